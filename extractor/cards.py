@@ -1,0 +1,198 @@
+"""Cards: linked FileFacts -> Card records (exceptions resolved, field docs, ids, related).
+
+The project-wide half of linking: every raise site becomes one card, whatever could or
+could not be resolved about it.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from collections import defaultdict
+from dataclasses import replace
+
+from .link import BUILTIN_EXCEPTIONS, Project, Symbol
+from .messages import unknown
+from .model import Card, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, SiteFact
+from .options import Options
+
+RELATED_LIMIT = 12
+
+
+def resolve_exception(project: Project, facts: FileFacts, site: SiteFact) -> tuple[ExceptionRef, MessageTemplate]:
+    """The exception class(es) a site raises, and its message (replaced when built by a factory)."""
+    message = site.message
+    if site.kind == "reraise":
+        classes = tuple(_class_name(project.resolve(facts, w), w) for w in site.caught)
+        display = " | ".join(site.caught) if site.caught else "re-raised exception"
+        return _ref(project, display, site.written, classes, None, site.reason), message
+    if site.written is None:
+        return ExceptionRef(display="unknown", reason=site.reason or "unknown"), message
+    symbol = _symbol_for(project, facts, site)
+    if symbol is not None and symbol.kind in ("class", "builtin"):
+        return _ref(project, site.written, site.written, (symbol.qualname,), None, site.reason), message
+    if site.reason == "raised_variable":
+        return ExceptionRef(display=site.written, written=site.written, reason="raised_variable"), message
+    factory = site.written + "(...)"
+    if symbol is not None and symbol.kind in ("function", "method"):
+        built = project.class_of_annotation(symbol.facts, symbol.returns) if symbol.facts else None
+        built_name = _builtin_return(symbol.returns)
+        message = unknown("factory", "built_by_factory")
+        if built is not None or built_name is not None:
+            target = built or built_name
+            return _ref(project, target.rsplit(".", 1)[-1], site.written, (target,), factory, None), message
+        return ExceptionRef(display=factory, written=site.written, factory=factory, reason="factory_without_return_type"), message
+    last = site.written.rsplit(".", 1)[-1]
+    if site.is_call and not last[:1].isupper():
+        message = unknown("factory", "built_by_factory")
+        return ExceptionRef(display=factory, written=site.written, factory=factory, reason="unresolved_factory"), message
+    target = symbol.qualname if symbol is not None else site.written
+    return _ref(project, site.written, site.written, (target,), None, "outside_tree" if symbol else "unresolved_name"), message
+
+
+def _symbol_for(project: Project, facts: FileFacts, site: SiteFact) -> Symbol | None:
+    head, _, rest = site.written.partition(".")
+    if head in ("cls", "self") and site.owner is not None and rest:
+        return project.lookup(f"{facts.module}.{site.owner}.{rest}")
+    return project.resolve(facts, site.written)
+
+
+def _builtin_return(returns: str | None) -> str | None:
+    name = (returns or "").strip().strip("\"'")
+    return name if name in BUILTIN_EXCEPTIONS else None
+
+
+def _class_name(symbol: Symbol | None, written: str) -> str:
+    return symbol.qualname if symbol is not None else written
+
+
+def _ref(project: Project, display: str, written: str | None, classes: tuple[str, ...], factory: str | None, reason: str | None) -> ExceptionRef:
+    ancestors: dict[str, None] = {}
+    for name in classes:
+        ancestors.update(dict.fromkeys(project.ancestors(name)))
+    return ExceptionRef(display=display, written=written, classes=classes, ancestors=tuple(ancestors), factory=factory, reason=reason)
+
+
+# --- ids and related ---------------------------------------------------------------------
+
+
+def _normal_expr(expr: str) -> str:
+    try:
+        return ast.unparse(ast.parse(expr.strip(), mode="eval"))
+    except (SyntaxError, ValueError, RecursionError):
+        return " ".join(expr.split())
+
+
+def id_key(path: str, site_function: str | None, exception: str, message: MessageTemplate) -> str:
+    """What identifies a site across edits: never its line number."""
+    if message.parts is not None:
+        text = "".join(
+            "{" + _normal_expr(p.expr) + "}" if isinstance(p, Hole) else p.text for p in message.parts
+        )
+    else:
+        text = f"<{message.reason}:{_normal_expr(message.source or '')}>"
+    return "\0".join((path, site_function or "<module>", exception, text))
+
+
+def assign_ids(keys: list[str]) -> list[str]:
+    """16-hex ids; repeated keys get an ordinal in source order so ids stay distinct."""
+    seen: dict[str, int] = defaultdict(int)
+    ids: list[str] = []
+    for key in keys:
+        seen[key] += 1
+        salted = key if seen[key] == 1 else f"{key}\0#{seen[key]}"
+        ids.append(hashlib.sha256(salted.encode("utf-8")).hexdigest()[:16])
+    return ids
+
+
+def _scoped_inputs(card: Card, owner: str | None) -> set[tuple[str, ...]]:
+    keys: set[tuple[str, ...]] = set()
+    for name in card.guard.inputs:
+        root = name.split(".")[0]
+        if root in ("self", "cls") and owner is not None:
+            keys.add(("class", card.path, owner, name))
+        else:
+            keys.add(("function", card.path, card.function or "", name))
+            keys.add(("module", card.path, name))
+    return keys
+
+
+def link_related(cards: list[Card], owners: list[str | None]) -> list[Card]:
+    """Related: sites sharing an input, same function first, then same class, then file."""
+    index: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    scoped = [_scoped_inputs(card, owner) for card, owner in zip(cards, owners)]
+    for i, keys in enumerate(scoped):
+        for key in keys:
+            index[key].append(i)
+    out: list[Card] = []
+    for i, card in enumerate(cards):
+        candidates: set[int] = set()
+        for key in scoped[i]:
+            candidates.update(index[key])
+        candidates.discard(i)
+
+        def rank(j: int, card: Card = card, owner: str | None = owners[i]) -> tuple:
+            other = cards[j]
+            same_function = other.path == card.path and other.function == card.function
+            same_class = owner is not None and owners[j] == owner and other.path == card.path
+            return (0 if same_function else 1 if same_class else 2, other.path, other.line, other.id)
+
+        related = tuple(cards[j].id for j in sorted(candidates, key=rank)[:RELATED_LIMIT])
+        out.append(replace(card, related=related))
+    return out
+
+
+# --- cards ---------------------------------------------------------------------------------
+
+
+def permalink(options: Options, path: str, start: int, end: int) -> str | None:
+    if not options.repo_url or not options.rev:
+        return None
+    anchor = f"#L{start}" if start == end else f"#L{start}-L{end}"
+    return f"{options.repo_url.rstrip('/')}/blob/{options.rev}/{path}{anchor}"
+
+
+def build_cards(files: list[FileFacts], options: Options) -> list[Card]:
+    """One card per raise site of every analysed file, sorted by path then line."""
+    project = Project(files)
+    drafts: list[tuple[Card, str | None, str]] = []
+    for facts in sorted(files, key=lambda f: f.path):
+        for site in facts.sites:
+            exception, message = resolve_exception(project, facts, site)
+            docs = _docs(project, facts, site)
+            key = id_key(facts.path, site.function, exception.display, message)
+            card = Card(
+                id="", path=facts.path, line=site.line, end_line=site.end_line, function=site.function,
+                decorators=site.decorators, kind=site.kind, exception=exception, cause=site.cause,
+                message=message, guard=site.guard, excerpt=site.excerpt, docs=docs,
+                permalink=permalink(options, facts.path, site.line, site.end_line),
+            )
+            drafts.append((card, site.owner, key))
+    ids = assign_ids([key for _, _, key in drafts])
+    cards = [replace(card, id=card_id) for (card, _, _), card_id in zip(drafts, ids)]
+    owners = [owner for _, owner, _ in drafts]
+    cards = link_related(cards, owners)
+    return [c for c in cards if _selected(c, options.exceptions)]
+
+
+def _docs(project: Project, facts: FileFacts, site: SiteFact) -> Docs:
+    owner_doc = None
+    owner = None
+    if site.owner is not None:
+        owner = f"{facts.module}.{site.owner}"
+        found = project.classes.get(owner)
+        owner_doc = found[1].doc if found else None
+    fields: list[FieldDoc] = []
+    for name in site.guard.inputs:
+        doc = project.field_doc(facts, site.owner, name)
+        if doc is not None:
+            fields.append(doc)
+    return Docs(function_doc=site.function_doc, owner=owner, owner_doc=owner_doc, fields=tuple(fields))
+
+
+def _selected(card: Card, wanted: tuple[str, ...]) -> bool:
+    if not wanted:
+        return True
+    names = {*card.exception.classes, *card.exception.ancestors}
+    short = {n.rsplit(".", 1)[-1] for n in names}
+    return any(w in names or w in short for w in wanted)

@@ -1,0 +1,290 @@
+"""The per-file pass: SourceFile -> FileFacts | FileFailure, a pure function of the file's bytes.
+
+``ast`` (CPython's own parser, the floor for speed) reads the whole file: declarations,
+and where every raise is. libcst then parses only the units that hold a raise (the
+outermost function around it, or the top-level statement) to model messages and
+guards. A unit libcst cannot parse still yields all its raise sites, marked as such.
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import libcst as cst
+
+from . import declarations as decl
+from .cstpass import RaiseFacts, UnitAnalysis, parse_unit
+from .messages import unknown
+from .model import ClassFact, Excerpt, FileFacts, FileFailure, Guard, Opaque, SiteFact
+from .options import Options, strict_from_env
+from .scope import ModuleNames
+from .sources import DecodeError, SourceFile, decode_source, split_lines
+
+log = logging.getLogger("raisedocs")
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_BODIES = ("body", "orelse", "finalbody")
+
+
+@dataclass
+class _Hit:
+    node: ast.Raise
+    stack: tuple[ast.AST, ...]
+
+
+@dataclass
+class _FileScan:
+    imports: list[tuple[str, str]]
+    classes: list[ClassFact]
+    functions: list[tuple[str, str | None]]
+    hits: list[_Hit]
+    kinds: dict[str, str]
+    assigned: dict[str, list[ast.expr]]
+
+
+def collect_file(source: SourceFile, options: Options) -> FileFacts | FileFailure:
+    """Analyse one file; never raises (except in strict mode, for bugs of ours)."""
+    try:
+        text = decode_source(source.data)
+    except DecodeError as exc:
+        return FileFailure(path=source.path, stage="decode", error=_one_line(str(exc)))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text, filename=source.path)
+    except SyntaxError as exc:
+        where = f"line {exc.lineno}: " if exc.lineno else ""
+        return FileFailure(path=source.path, stage="parse", error=_one_line(where + str(exc.msg)))
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return FileFailure(path=source.path, stage="parse", error=_one_line(f"{type(exc).__name__}: {exc}"))
+    try:
+        return _analyse(source.path, text, tree, options)
+    except Exception as exc:  # the per-file boundary: a bug of ours must not stop the run
+        if options.is_strict or strict_from_env():
+            raise
+        log.debug("analysis failed for %s", source.path, exc_info=True)
+        return FileFailure(path=source.path, stage="analyse", error=_one_line(f"{type(exc).__name__}: {exc}"))
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:300]
+
+
+# --- the ast scan -------------------------------------------------------------------------
+
+
+def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText) -> _FileScan:
+    scan = _FileScan(imports=[], classes=[], functions=[], hits=[], kinds={}, assigned={})
+    # Statements only: a raise is a statement, so expressions are never walked.
+    work: list[tuple[ast.stmt, tuple[ast.AST, ...]]] = [(s, ()) for s in reversed(tree.body)]
+    while work:
+        stmt, stack = work.pop()
+        if isinstance(stmt, ast.Raise):
+            scan.hits.append(_Hit(stmt, stack))
+            continue
+        at_module = not any(isinstance(s, (*_DEFS, ast.ClassDef)) for s in stack)
+        if at_module:
+            _module_binding(stmt, module, is_package, scan)
+        if isinstance(stmt, ast.ClassDef):
+            scan.classes.append(decl.class_fact(stmt, _qualname(stack, stmt.name), src))
+        elif isinstance(stmt, _DEFS):
+            scan.functions.append((_qualname(stack, stmt.name), src.flat(stmt.returns) if stmt.returns else None))
+        inner = (*stack, stmt)
+        for child in reversed(list(_children(stmt))):
+            work.append((child, inner))
+    scan.hits.sort(key=lambda h: (h.node.lineno, h.node.col_offset))
+    return scan
+
+
+def _children(stmt: ast.stmt) -> Iterator[ast.stmt]:
+    for name in _BODIES:
+        yield from getattr(stmt, name, ())
+    for handler in getattr(stmt, "handlers", ()):
+        yield from handler.body
+    for case in getattr(stmt, "cases", ()):
+        yield from case.body
+
+
+def _module_binding(stmt: ast.stmt, module: str, is_package: bool, scan: _FileScan) -> None:
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        for local, target in decl.import_bindings(stmt, module, is_package):
+            scan.imports.append((local, target))
+            scan.kinds[local] = "import"
+    elif isinstance(stmt, (*_DEFS, ast.ClassDef)):
+        scan.kinds[stmt.name] = "def" if isinstance(stmt, _DEFS) else "class"
+    elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        value = stmt.value if not isinstance(stmt, ast.AugAssign) else None
+        for target in targets:
+            for node in ast.walk(target):
+                if isinstance(node, ast.Name):
+                    scan.kinds.setdefault(node.id, "var")
+                    single = isinstance(target, ast.Name) and value is not None
+                    scan.assigned.setdefault(node.id, []).append(value if single else None)  # type: ignore[arg-type]
+
+
+def _qualname(stack: tuple[ast.AST, ...], name: str) -> str:
+    parts: list[str] = []
+    for node in stack:
+        if isinstance(node, ast.ClassDef):
+            parts.append(node.name)
+        elif isinstance(node, _DEFS):
+            parts.extend((node.name, "<locals>"))
+    return ".".join([*parts, name])
+
+
+def _module_names(scan: _FileScan, src: decl.SourceText) -> tuple[ModuleNames, list[tuple[str, str]]]:
+    values: dict[str, str] = {}
+    assignments: list[tuple[str, str]] = []
+    for name, nodes in scan.assigned.items():
+        if len(nodes) != 1 or nodes[0] is None:
+            continue
+        code = src.flat(nodes[0])
+        assignments.append((name, code))
+        try:
+            ast.literal_eval(nodes[0])
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            continue
+        values[name] = code
+    return ModuleNames(kinds=scan.kinds, values=values), sorted(assignments)
+
+
+# --- units and sites -----------------------------------------------------------------------
+
+
+def _unit_of(hit: _Hit) -> ast.AST:
+    for node in hit.stack:
+        if isinstance(node, _DEFS):
+            return node
+    return hit.stack[0] if hit.stack else hit.node
+
+
+def _unit_text(unit: ast.AST, lines: list[str]) -> str:
+    first = min([unit.lineno, *(d.lineno for d in getattr(unit, "decorator_list", ()))])
+    end = unit.end_lineno or unit.lineno
+    chunk = lines[first - 1 : end]
+    line = lines[unit.lineno - 1]
+    prefix = line.encode("utf-8")[: unit.col_offset].decode("utf-8", "replace")
+    if prefix.strip():
+        # A simple statement after ";" on a line: cut it out exactly.
+        text = decl.SourceText(lines).segment(unit)
+        return text + "\n"
+    if unit.col_offset > 0:
+        return "if 1:\n" + "\n".join(chunk) + "\n"
+    return "\n".join(chunk) + "\n"
+
+
+def _analyse(path: str, text: str, tree: ast.Module, options: Options) -> FileFacts:
+    lines = split_lines(text)
+    src = decl.SourceText(lines)
+    module = decl.module_name(path)
+    scan = _scan(tree, module, path.endswith("__init__.py"), src)
+    names, assignments = _module_names(scan, src)
+    units: dict[int, tuple[ast.AST, list[_Hit]]] = {}
+    for hit in scan.hits:
+        unit = _unit_of(hit)
+        units.setdefault(id(unit), (unit, []))[1].append(hit)
+    sites: list[SiteFact] = []
+    for unit, hits in units.values():
+        for hit, facts in zip(hits, _unit_facts(unit, hits, lines, names)):
+            sites.append(_site(hit, facts, lines, src, options))
+    sites.sort(key=lambda s: (s.line, s.end_line))
+    return FileFacts(
+        path=path,
+        module=module,
+        imports=tuple(scan.imports),
+        classes=tuple(scan.classes),
+        functions=tuple(scan.functions),
+        assignments=tuple(assignments),
+        module_names=tuple(sorted(scan.kinds)),
+        sites=tuple(sites),
+    )
+
+
+def _unit_facts(unit: ast.AST, hits: list[_Hit], lines: list[str], names: ModuleNames) -> list[RaiseFacts]:
+    try:
+        found = parse_unit(_unit_text(unit, lines))
+    except cst.ParserSyntaxError:
+        return [_fallback(hit, "libcst_parse_error") for hit in hits]
+    except RecursionError:
+        return [_fallback(hit, "too_deep") for hit in hits]
+    if not isinstance(unit, _DEFS):
+        found = [(node, chain) for node, chain in found if not any(isinstance(n, cst.FunctionDef) for n in chain)]
+    if len(found) != len(hits):
+        return [_fallback(hit, "unit_mismatch") for hit in hits]
+    analysis = UnitAnalysis(names)
+    out: list[RaiseFacts] = []
+    for hit, (node, chain) in zip(hits, found):
+        try:
+            out.append(analysis.analyse(node, chain))
+        except RecursionError:
+            out.append(_fallback(hit, "too_deep"))
+    return out
+
+
+def _fallback(hit: _Hit, reason: str) -> RaiseFacts:
+    """A raise found by ``ast`` that libcst could not model: located, named, and honest."""
+    exc = hit.node.exc
+    if exc is None:
+        kind, written = "reraise", None
+    elif isinstance(exc, ast.Call):
+        kind, written = "call", ast.unparse(exc.func)
+    else:
+        kind, written = "name", ast.unparse(exc)
+    guard = Guard(code="<unknown>", tree=Opaque(code="", reason=reason))
+    cause = ast.unparse(hit.node.cause) if hit.node.cause is not None else None
+    return RaiseFacts(
+        kind=kind, written=written, is_call=isinstance(exc, ast.Call), caught=(), cause=cause,
+        message=unknown("unsupported", reason), guard=guard, reason=reason,
+    )
+
+
+def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, options: Options) -> SiteFact:
+    function = next((n for n in reversed(hit.stack) if isinstance(n, _DEFS)), None)
+    holder = next((n for n in reversed(hit.stack) if isinstance(n, (*_DEFS, ast.ClassDef))), None)
+    qualname = None
+    if holder is not None:
+        index = hit.stack.index(holder)
+        qualname = _qualname(hit.stack[:index], holder.name)
+    owner = None
+    if function is not None:
+        index = hit.stack.index(function)
+        if index > 0 and isinstance(hit.stack[index - 1], ast.ClassDef):
+            owner = _qualname(hit.stack[: index - 1], hit.stack[index - 1].name)
+    span = function if function is not None else (hit.stack[0] if hit.stack else hit.node)
+    return SiteFact(
+        line=hit.node.lineno,
+        end_line=hit.node.end_lineno or hit.node.lineno,
+        function=qualname,
+        owner=owner,
+        decorators=tuple(src.flat(d) for d in function.decorator_list) if function is not None else (),
+        kind=facts.kind,
+        written=facts.written,
+        is_call=facts.is_call,
+        caught=facts.caught,
+        cause=facts.cause,
+        message=facts.message,
+        guard=facts.guard,
+        excerpt=_excerpt(span, hit.node, lines, options.excerpt_lines),
+        function_doc=ast.get_docstring(function) if function is not None else None,
+        reason=facts.reason,
+    )
+
+
+def _excerpt(span: ast.AST, node: ast.Raise, lines: list[str], limit: int) -> Excerpt:
+    """The enclosing definition, clipped to ``limit`` lines that keep the raise in view."""
+    first = min([span.lineno, *(d.lineno for d in getattr(span, "decorator_list", ()))])
+    last = span.end_lineno or span.lineno
+    raise_first, raise_last = node.lineno, node.end_lineno or node.lineno
+    limit = max(limit, raise_last - raise_first + 1)
+    if last - first + 1 > limit:
+        lowest = first
+        before = (limit - (raise_last - raise_first + 1)) // 2
+        first = max(first, raise_first - before)
+        last = min(last, first + limit - 1)
+        first = max(lowest, last - limit + 1)
+    return Excerpt(start_line=first, text="\n".join(lines[first - 1 : last]))

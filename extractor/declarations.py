@@ -1,0 +1,211 @@
+"""Declarations: an ``ast`` module -> imports, classes, fields, factories and aliases of one file.
+
+This is the cheap whole-file half of the per-file pass: it reads only statements, never
+walks expressions, and takes source text straight from the lines (``SourceText``).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+
+from .model import ClassFact, Constraint, FieldFact
+
+FIELD_CALLS = frozenset({"Field", "field", "attrib", "ib", "PrivateAttr"})
+CONSTRAINT_KEYWORDS = (
+    "gt",
+    "ge",
+    "lt",
+    "le",
+    "multiple_of",
+    "min_length",
+    "max_length",
+    "pattern",
+    "regex",
+    "max_digits",
+    "decimal_places",
+    "strict",
+    "allow_inf_nan",
+    "choices",
+)
+
+
+class SourceText:
+    """Source lines of one file, sliced by ``ast`` positions (columns are UTF-8 byte offsets)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self._encoded: dict[int, bytes] = {}
+
+    def _line_bytes(self, lineno: int) -> bytes:
+        cached = self._encoded.get(lineno)
+        if cached is None:
+            cached = self.lines[lineno - 1].encode("utf-8")
+            self._encoded[lineno] = cached
+        return cached
+
+    def segment(self, node: ast.AST) -> str:
+        """The exact source text of ``node``, as written."""
+        start, end = node.lineno, node.end_lineno or node.lineno
+        col, end_col = node.col_offset, node.end_col_offset or 0
+        if start == end:
+            return self._line_bytes(start)[col:end_col].decode("utf-8", "replace")
+        chunks = [self._line_bytes(start)[col:].decode("utf-8", "replace")]
+        chunks.extend(self.lines[start : end - 1])
+        chunks.append(self._line_bytes(end)[:end_col].decode("utf-8", "replace"))
+        return "\n".join(chunks)
+
+    def flat(self, node: ast.AST) -> str:
+        """The source of ``node`` on one line (for annotations and defaults)."""
+        text = self.segment(node)
+        return " ".join(part.strip() for part in text.splitlines()) if "\n" in text else text
+
+
+def module_name(path: str) -> str:
+    """``a/b/c.py`` -> ``a.b.c``; ``a/b/__init__.py`` -> ``a.b``."""
+    parts = path[:-3].split("/") if path.endswith(".py") else path.split("/")
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def resolve_relative(module: str, is_package: bool, level: int, target: str | None) -> str:
+    """The absolute dotted name of ``from <level dots><target> import ...`` inside ``module``."""
+    if level == 0:
+        return target or ""
+    base = module.split(".") if module else []
+    if not is_package:
+        base = base[:-1]
+    if level > 1:
+        base = base[: len(base) - (level - 1)] if level - 1 <= len(base) else []
+    return ".".join([*base, *([target] if target else [])])
+
+
+def import_bindings(node: ast.Import | ast.ImportFrom, module: str, is_package: bool) -> list[tuple[str, str]]:
+    """Local names an import statement binds, each with the dotted name it refers to."""
+    out: list[tuple[str, str]] = []
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.asname:
+                out.append((alias.asname, alias.name))
+            else:
+                head = alias.name.split(".")[0]
+                out.append((head, head))
+        return out
+    base = resolve_relative(module, is_package, node.level, node.module)
+    for alias in node.names:
+        if alias.name == "*":
+            continue
+        out.append((alias.asname or alias.name, f"{base}.{alias.name}" if base else alias.name))
+    return out
+
+
+def _string_value(stmt: ast.stmt | None) -> str | None:
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
+        return inspect.cleandoc(stmt.value.value)
+    return None
+
+
+def _call_name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Name):
+            return func.id
+        if isinstance(func, ast.Attribute):
+            return func.attr
+    return None
+
+
+def _field_call_facts(call: ast.Call, src: SourceText) -> tuple[str | None, str | None, list[Constraint]]:
+    default = default_factory = None
+    if call.args and not isinstance(call.args[0], ast.Starred):
+        first = src.flat(call.args[0])
+        if first not in ("...", "Ellipsis"):
+            default = first
+    constraints: list[Constraint] = []
+    for kw in call.keywords:
+        if kw.arg == "default":
+            default = src.flat(kw.value)
+        elif kw.arg in ("default_factory", "factory"):
+            default_factory = src.flat(kw.value)
+        elif kw.arg in CONSTRAINT_KEYWORDS:
+            constraints.append(Constraint(name=kw.arg, value=src.flat(kw.value)))
+    return default, default_factory, constraints
+
+
+def _annotated_constraints(annotation: ast.expr, src: SourceText) -> list[Constraint]:
+    """Constraints declared inside ``Annotated[T, Field(ge=0)]``."""
+    if not isinstance(annotation, ast.Subscript):
+        return []
+    head = annotation.value
+    name = head.id if isinstance(head, ast.Name) else head.attr if isinstance(head, ast.Attribute) else None
+    if name != "Annotated" or not isinstance(annotation.slice, ast.Tuple):
+        return []
+    found: list[Constraint] = []
+    for meta in annotation.slice.elts[1:]:
+        if isinstance(meta, ast.Call) and _call_name(meta) in FIELD_CALLS:
+            found.extend(_field_call_facts(meta, src)[2])
+    return found
+
+
+def field_fact(stmt: ast.stmt, following: ast.stmt | None, src: SourceText) -> FieldFact | None:
+    """A class-body ``name: T = value`` or ``name = value`` as a field, else None."""
+    if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+        name, annotation, value = stmt.target.id, stmt.annotation, stmt.value
+    elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        name, annotation, value = stmt.targets[0].id, None, stmt.value
+    else:
+        return None
+    default = default_factory = None
+    constraints: list[Constraint] = []
+    if isinstance(value, ast.Call) and _call_name(value) in FIELD_CALLS:
+        default, default_factory, constraints = _field_call_facts(value, src)
+    elif value is not None:
+        default = src.flat(value)
+    if annotation is not None:
+        constraints = _annotated_constraints(annotation, src) + constraints
+    return FieldFact(
+        name=name,
+        line=stmt.lineno,
+        annotation=src.flat(annotation) if annotation is not None else None,
+        default=default,
+        default_factory=default_factory,
+        constraints=tuple(constraints),
+        doc=_string_value(following),
+    )
+
+
+def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
+    """Bases, docstring, fields and method return annotations of a class."""
+    fields: list[FieldFact] = []
+    methods: list[tuple[str, str | None]] = []
+    body = node.body
+    for index, stmt in enumerate(body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            methods.append((stmt.name, src.flat(stmt.returns) if stmt.returns is not None else None))
+            continue
+        following = body[index + 1] if index + 1 < len(body) else None
+        fact = field_fact(stmt, following, src)
+        if fact is not None:
+            fields.append(fact)
+    return ClassFact(
+        qualname=qualname,
+        line=node.lineno,
+        bases=tuple(src.flat(base) for base in node.bases),
+        doc=ast.get_docstring(node),
+        fields=tuple(fields),
+        methods=tuple(methods),
+    )
+
+
+def alias_value(stmt: ast.stmt, src: SourceText) -> tuple[str, str] | None:
+    """``Backend = Literal[...]`` or ``Backend: TypeAlias = Literal[...]`` at module level."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        target, value = stmt.targets[0].id, stmt.value
+    elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+        target, value = stmt.target.id, stmt.value
+    else:
+        return None
+    if isinstance(value, (ast.Subscript, ast.BinOp, ast.Name, ast.Attribute, ast.Tuple, ast.List, ast.Constant)):
+        return target, src.flat(value)
+    return None

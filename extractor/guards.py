@@ -1,0 +1,200 @@
+"""Guards: the libcst path from a function down to a raise -> Guard predicate tree.
+
+The guard conjoins the tests of enclosing ``if``/``elif``/``else`` and ``while``, the
+negated conditions of every earlier exit on the way (``raise``, ``return``, ``continue``,
+``break``, exiting calls, failing ``assert``), and ``match``/``case`` patterns. Loops,
+``except`` handlers and ``finally`` blocks are context. Where a preceding statement may
+exit in a way the model cannot phrase (inside a loop or a ``try``), the guard says so in
+``approximations``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from .expressions import ExprModel
+from .model import And, Compare, Const, GuardNode, IsInstance, IsNone, Not, Opaque, Or, Truthy
+from .scope import MAX_INLINE_DEPTH, dotted, raw_code, strip_parens
+
+TRUE = Const(value=True)
+FALSE = Const(value=False)
+_INVERSE = {"==": "!=", "!=": "==", "in": "not in", "not in": "in", "is": "is not", "is not": "is"}
+
+
+# --- boolean algebra on the tree -------------------------------------------------------
+
+
+def conj(items: Sequence[GuardNode]) -> GuardNode:
+    flat: list[GuardNode] = []
+    for item in items:
+        if item == FALSE:
+            return FALSE
+        if item == TRUE:
+            continue
+        flat.extend(item.items if isinstance(item, And) else (item,))
+    unique = list(dict.fromkeys(flat))
+    return TRUE if not unique else unique[0] if len(unique) == 1 else And(items=tuple(unique))
+
+
+def disj(items: Sequence[GuardNode]) -> GuardNode:
+    flat: list[GuardNode] = []
+    for item in items:
+        if item == TRUE:
+            return TRUE
+        if item == FALSE:
+            continue
+        flat.extend(item.items if isinstance(item, Or) else (item,))
+    unique = list(dict.fromkeys(flat))
+    for item in unique:
+        if negate(item) in unique:
+            return TRUE
+    return FALSE if not unique else unique[0] if len(unique) == 1 else Or(items=tuple(unique))
+
+
+def negate(node: GuardNode) -> GuardNode:
+    """Logical negation, simplified only where the result means exactly the same."""
+    if isinstance(node, Const):
+        return Const(value=not node.value)
+    if isinstance(node, Not):
+        return node.item
+    if isinstance(node, Compare) and len(node.ops) == 1 and node.ops[0] in _INVERSE:
+        return Compare(left=node.left, ops=(_INVERSE[node.ops[0]],), comparators=node.comparators)
+    return Not(item=node)
+
+
+# --- rendering the tree as Python ------------------------------------------------------
+
+
+def render_guard(node: GuardNode, parent: int = 0) -> str:
+    """The tree as one Python boolean expression, with the parentheses precedence needs."""
+    if isinstance(node, Const):
+        return "True" if node.value else "False"
+    if isinstance(node, Or):
+        return _wrap(" or ".join(render_guard(i, 1) for i in node.items), 1, parent)
+    if isinstance(node, And):
+        return _wrap(" and ".join(render_guard(i, 2) for i in node.items), 2, parent)
+    if isinstance(node, Not):
+        inner = node.item
+        if isinstance(inner, IsNone):
+            return f"{inner.expr} is not None"
+        return _wrap("not " + render_guard(inner, 4 if isinstance(inner, (Compare, Truthy)) else 3), 3, parent)
+    if isinstance(node, Compare):
+        pieces = [node.left]
+        for op, right in zip(node.ops, node.comparators):
+            pieces.extend((op, right))
+        return _wrap(" ".join(pieces), 3, parent) if parent >= 4 else " ".join(pieces)
+    if isinstance(node, IsNone):
+        return _wrap(f"{node.expr} is None", 3, parent) if parent >= 4 else f"{node.expr} is None"
+    if isinstance(node, IsInstance):
+        types = node.types[0] if len(node.types) == 1 else "(" + ", ".join(node.types) + ")"
+        return f"isinstance({node.expr}, {types})"
+    if isinstance(node, Truthy):
+        return node.expr
+    return f"<{node.reason}: {node.code}>" if isinstance(node, Opaque) else "?"
+
+
+def _wrap(text: str, level: int, parent: int) -> str:
+    return f"({text})" if parent > level else text
+
+
+# --- conditions -> tree ---------------------------------------------------------------------
+
+_COMPARE_OPS = {
+    cst.Equal: "==", cst.NotEqual: "!=", cst.LessThan: "<", cst.LessThanEqual: "<=",
+    cst.GreaterThan: ">", cst.GreaterThanEqual: ">=", cst.In: "in", cst.NotIn: "not in",
+    cst.Is: "is", cst.IsNot: "is not",
+}
+
+
+class ConditionModel:
+    """Turns libcst test expressions into guard nodes over one function's inputs."""
+
+    def __init__(self, exprs: ExprModel) -> None:
+        self.exprs = exprs
+
+    def condition(self, node: cst.BaseExpression, depth: int = 0) -> GuardNode:
+        node = strip_parens(node)
+        if isinstance(node, cst.BooleanOperation):
+            items = [self.condition(x, depth) for x in _bool_chain(node)]
+            return conj(items) if isinstance(node.operator, cst.And) else disj(items)
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            return negate(self.condition(node.expression, depth))
+        if isinstance(node, cst.Comparison):
+            return self._comparison(node)
+        if isinstance(node, cst.Call) and dotted(node.func) == "isinstance" and len(node.args) == 2:
+            types = strip_parens(node.args[1].value)
+            elements = types.elements if isinstance(types, cst.Tuple) else None
+            names = tuple(raw_code(e.value) for e in elements) if elements is not None else (raw_code(types),)
+            return IsInstance(expr=self.exprs.atom(node.args[0].value), types=names)
+        if isinstance(node, cst.Name):
+            if node.value in ("True", "False"):
+                return Const(value=node.value == "True")
+            value = self.exprs.scope.inline_value(node.value)
+            if value is not None and depth < MAX_INLINE_DEPTH:
+                return self.condition(value, depth + 1)
+        if isinstance(node, (cst.IfExp, cst.Lambda, cst.NamedExpr)):
+            code = self.exprs.atom(node)
+            self.exprs.by_code["(" + code + ")"] = self.exprs.by_code[code]
+            return Truthy(expr="(" + code + ")")
+        return Truthy(expr=self.exprs.atom(node))
+
+    def _comparison(self, node: cst.Comparison) -> GuardNode:
+        ops = tuple(_COMPARE_OPS[type(t.operator)] for t in node.comparisons)
+        left = self.exprs.atom(node.left)
+        rights = tuple(self.exprs.atom(t.comparator) for t in node.comparisons)
+        if len(ops) == 1 and ops[0] in ("is", "is not") and rights[0] == "None":
+            test = IsNone(expr=left)
+            return test if ops[0] == "is" else Not(item=test)
+        return Compare(left=left, ops=ops, comparators=rights)
+
+    def pattern(self, subject: str, pattern: cst.MatchPattern) -> GuardNode:
+        """The condition under which ``case pattern`` matches ``subject``."""
+        if isinstance(pattern, cst.MatchAs):
+            return TRUE if pattern.pattern is None else self.pattern(subject, pattern.pattern)
+        if isinstance(pattern, cst.MatchValue):
+            return Compare(left=subject, ops=("==",), comparators=(self.exprs.atom(pattern.value),))
+        if isinstance(pattern, cst.MatchSingleton):
+            value = raw_code(pattern.value)
+            return IsNone(expr=subject) if value == "None" else Compare(left=subject, ops=("is",), comparators=(value,))
+        if isinstance(pattern, cst.MatchOr):
+            return disj([self.pattern(subject, p.pattern) for p in pattern.patterns])
+        if isinstance(pattern, cst.MatchClass):
+            test = IsInstance(expr=subject, types=(raw_code(pattern.cls),))
+            if pattern.patterns or pattern.kwds:
+                return conj([test, Opaque(code=raw_code(pattern), reason="match_class_arguments")])
+            return test
+        return Opaque(code=raw_code(pattern), reason="match_pattern")
+
+
+def _bool_chain(node: cst.BooleanOperation) -> list[cst.BaseExpression]:
+    """Operands of a chain of the same boolean operator, left to right, without recursion."""
+    operator = type(node.operator)
+    items: list[cst.BaseExpression] = []
+    stack: list[cst.BaseExpression] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.BooleanOperation) and type(current.operator) is operator and not current.lpar:
+            stack.append(current.right)
+            stack.append(current.left)
+        else:
+            items.append(current)
+    return items
+
+
+def atoms_of(node: GuardNode) -> list[str]:
+    """The expression codes a guard tree reads, in order."""
+    out: list[str] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (And, Or)):
+            stack.extend(reversed(current.items))
+        elif isinstance(current, Not):
+            stack.append(current.item)
+        elif isinstance(current, Compare):
+            out.extend((current.left, *current.comparators))
+        elif isinstance(current, (IsNone, IsInstance, Truthy)):
+            out.append(current.expr)
+    return out

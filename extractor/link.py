@@ -1,0 +1,253 @@
+"""Linking: every file's FileFacts -> the project view (names, exception hierarchy, fields).
+
+``Project`` resolves a name as written in one module to the symbol it denotes anywhere in
+the tree (through imports and package re-exports), to a builtin, or to an outside name.
+Module names come from paths; an import that names a module by a shorter dotted path
+(``src/`` layouts) is matched by unique suffix.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from dataclasses import dataclass
+
+from .model import ClassFact, FieldDoc, FieldFact, FileFacts
+
+BUILTIN_EXCEPTIONS: dict[str, tuple[str, ...]] = {
+    name: tuple(c.__name__ for c in obj.__mro__ if c is not object)
+    for name, obj in vars(builtins).items()
+    if isinstance(obj, type) and issubclass(obj, BaseException)
+}
+_MAX_DEPTH = 12
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """What a name denotes: kind is class, function, method, builtin or outside."""
+
+    kind: str
+    qualname: str
+    facts: FileFacts | None = None
+    returns: str | None = None
+
+
+class Project:
+    """Name resolution and class facts across all analysed files."""
+
+    def __init__(self, files: list[FileFacts]) -> None:
+        self.modules: dict[str, FileFacts] = {f.module: f for f in sorted(files, key=lambda f: f.path)}
+        self._suffixes: dict[str, list[str]] = {}
+        for name in self.modules:
+            parts = name.split(".")
+            for i in range(1, len(parts)):
+                self._suffixes.setdefault(".".join(parts[i:]), []).append(name)
+        self.classes: dict[str, tuple[FileFacts, ClassFact]] = {}
+        self.functions: dict[str, tuple[FileFacts, str | None]] = {}
+        for facts in self.modules.values():
+            for cls in facts.classes:
+                self.classes[f"{facts.module}.{cls.qualname}"] = (facts, cls)
+            for qualname, returns in facts.functions:
+                self.functions[f"{facts.module}.{qualname}"] = (facts, returns)
+        self._imports = {f.module: dict(f.imports) for f in self.modules.values()}
+        self._assignments = {f.module: dict(f.assignments) for f in self.modules.values()}
+
+    def module(self, name: str) -> FileFacts | None:
+        found = self.modules.get(name)
+        if found is not None:
+            return found
+        candidates = self._suffixes.get(name, [])
+        return self.modules[candidates[0]] if len(candidates) == 1 else None
+
+    # --- names ---------------------------------------------------------------------
+    def resolve(self, facts: FileFacts, written: str, depth: int = 0) -> Symbol | None:
+        """The symbol ``written`` (a dotted name) denotes inside ``facts``' module."""
+        head, _, rest = written.partition(".")
+        local = f"{facts.module}.{written}"
+        if local in self.classes or local in self.functions or self._method(local):
+            return self.lookup(local, depth)
+        imports = self._imports[facts.module]
+        if head in imports:
+            return self.lookup(imports[head] + ("." + rest if rest else ""), depth)
+        if not rest and head in BUILTIN_EXCEPTIONS:
+            return Symbol(kind="builtin", qualname=head)
+        return None
+
+    def lookup(self, target: str, depth: int = 0) -> Symbol:
+        """The symbol behind an absolute dotted name: in the tree if found there, else outside."""
+        if target in self.classes:
+            return Symbol(kind="class", qualname=target, facts=self.classes[target][0])
+        if target in self.functions:
+            facts, returns = self.functions[target]
+            return Symbol(kind="function", qualname=target, facts=facts, returns=returns)
+        method = self._method(target)
+        if method is not None:
+            return method
+        parts = target.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            facts = self.module(".".join(parts[:cut]))
+            if facts is None:
+                continue
+            inner = ".".join(parts[cut:])
+            key = f"{facts.module}.{inner}"
+            if key != target and (key in self.classes or key in self.functions or self._method(key)):
+                return self.lookup(key, depth)
+            if depth < _MAX_DEPTH and inner.split(".")[0] in self._imports[facts.module]:
+                found = self.resolve(facts, inner, depth + 1)
+                if found is not None:
+                    return found
+            break
+        return Symbol(kind="outside", qualname=target)
+
+    def _method(self, target: str) -> Symbol | None:
+        owner, _, name = target.rpartition(".")
+        if owner not in self.classes:
+            return None
+        facts, cls = self.classes[owner]
+        for method, returns in cls.methods:
+            if method == name:
+                return Symbol(kind="method", qualname=target, facts=facts, returns=returns)
+        return None
+
+    # --- classes -------------------------------------------------------------------
+    def class_of_annotation(self, facts: FileFacts, annotation: str | None) -> str | None:
+        """The in-tree class an annotation names (through quotes, Optional, ``X | None``)."""
+        for name in _annotation_names(annotation):
+            symbol = self.resolve(facts, name)
+            if symbol is not None and symbol.kind == "class":
+                return symbol.qualname
+        return None
+
+    def ancestors(self, qualname: str) -> tuple[str, ...]:
+        """Every known ancestor of a class, nearest first (builtins by their MRO)."""
+        if qualname in BUILTIN_EXCEPTIONS:
+            return BUILTIN_EXCEPTIONS[qualname][1:]
+        seen: dict[str, None] = {}
+        stack = [qualname]
+        while stack and len(seen) < 64:
+            current = stack.pop(0)
+            if current in BUILTIN_EXCEPTIONS:
+                for name in BUILTIN_EXCEPTIONS[current][1:]:
+                    seen.setdefault(name, None)
+                continue
+            if current not in self.classes:
+                continue
+            facts, cls = self.classes[current]
+            for base in cls.bases:
+                symbol = self.resolve(facts, base)
+                target = symbol.qualname if symbol is not None else base
+                if target not in seen and target != qualname:
+                    seen[target] = None
+                    stack.append(target)
+        return tuple(seen)
+
+    def field(self, class_qualname: str, name: str, depth: int = 0) -> tuple[FileFacts, ClassFact, FieldFact] | None:
+        """A field declared on the class or, failing that, on its in-tree bases."""
+        if class_qualname not in self.classes or depth > _MAX_DEPTH:
+            return None
+        facts, cls = self.classes[class_qualname]
+        for fact in cls.fields:
+            if fact.name == name:
+                return facts, cls, fact
+        for base in cls.bases:
+            symbol = self.resolve(facts, base)
+            if symbol is not None and symbol.kind == "class":
+                found = self.field(symbol.qualname, name, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def literal_values(self, facts: FileFacts, annotation: str | None, depth: int = 0) -> tuple[str, ...] | None:
+        """Values of ``Literal[...]`` in an annotation, following aliases across modules."""
+        if annotation is None or depth > 6:
+            return None
+        try:
+            tree = ast.parse(annotation.strip().strip("\"'"), mode="eval")
+        except (SyntaxError, ValueError, RecursionError):
+            return None
+        values: list[str] = []
+        found = False
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Subscript) and _tail(node.value) == "Literal":
+                found = True
+                elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+                values.extend(ast.unparse(e) for e in elements)
+            elif isinstance(node, ast.Name) and node.id not in ("Literal", "Optional", "Union", "None"):
+                alias = self._alias(facts, node.id)
+                if alias is not None:
+                    inner = self.literal_values(alias[0], alias[1], depth + 1)
+                    if inner is not None:
+                        found = True
+                        values.extend(inner)
+        return tuple(dict.fromkeys(values)) if found else None
+
+    def _alias(self, facts: FileFacts, name: str) -> tuple[FileFacts, str] | None:
+        value = self._assignments[facts.module].get(name)
+        if value is not None:
+            return facts, value
+        target = self._imports[facts.module].get(name)
+        if target is None:
+            return None
+        module, _, symbol = target.rpartition(".")
+        owner = self.module(module)
+        if owner is None or symbol not in self._assignments[owner.module]:
+            return None
+        return owner, self._assignments[owner.module][symbol]
+
+    def field_doc(self, facts: FileFacts, owner: str | None, expr: str) -> FieldDoc | None:
+        """Docs of the field an input like ``self.a.b`` reads, through annotated sub-fields."""
+        parts = expr.split(".")
+        if owner is None or len(parts) < 2 or parts[0] not in ("self", "cls"):
+            return None
+        current = f"{facts.module}.{owner}"
+        found = None
+        for index, name in enumerate(parts[1:]):
+            found = self.field(current, name)
+            if found is None:
+                return None
+            if index < len(parts) - 2:
+                nested = self.class_of_annotation(found[0], found[2].annotation)
+                if nested is None:
+                    return None
+                current = nested
+        assert found is not None
+        where, cls, fact = found
+        return FieldDoc(
+            input=expr,
+            owner=f"{where.module}.{cls.qualname}",
+            name=fact.name,
+            path=where.path,
+            line=fact.line,
+            annotation=fact.annotation,
+            default=fact.default,
+            default_factory=fact.default_factory,
+            constraints=fact.constraints,
+            literal_values=self.literal_values(where, fact.annotation),
+            doc=fact.doc,
+        )
+
+
+def _tail(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def _annotation_names(annotation: str | None) -> list[str]:
+    """Dotted names an annotation mentions, outermost first (``Optional[X]`` -> X)."""
+    if not annotation:
+        return []
+    try:
+        tree = ast.parse(annotation.strip().strip("\"'"), mode="eval")
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            try:
+                names.append(ast.unparse(node))
+            except (ValueError, RecursionError):
+                continue
+    return [n for n in names if n not in ("Optional", "Union", "None", "typing.Optional", "Annotated")]

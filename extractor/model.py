@@ -1,0 +1,392 @@
+"""Data model: frozen records for every stage, and the one generic JSON serializer.
+
+Every record is a ``@dataclass(frozen=True, slots=True, kw_only=True)``. Records that
+appear in a union (message parts, guard nodes) carry a ``TAG`` class variable, written
+as ``"type"`` in JSON so that ``from_json`` can rebuild them. ``to_json``/``from_json``
+are the only (de)serializers: there are no per-class ``as_dict`` methods.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any, ClassVar, Union
+
+SCHEMA_ID = "raisedocs/catalog/1"
+
+record = dataclass(frozen=True, slots=True, kw_only=True)
+
+
+# --- message templates -------------------------------------------------------------
+
+
+@record
+class Text:
+    """Literal text of a message."""
+
+    TAG: ClassVar[str] = "text"
+    text: str
+
+
+@record
+class Hole:
+    """An interpolated expression, with its source text as written."""
+
+    TAG: ClassVar[str] = "hole"
+    expr: str
+    conversion: str | None = None
+    format_spec: str | None = None
+
+
+Part = Union[Text, Hole]
+
+
+@record
+class MessageTemplate:
+    """The message argument of a raise: text and holes kept apart.
+
+    ``parts`` is None when the message cannot be reconstructed statically; ``reason``
+    then says why, as a snake_case code.
+    """
+
+    form: str
+    parts: tuple[Part, ...] | None = None
+    template: str | None = None
+    placeholders: tuple[str, ...] = ()
+    reason: str | None = None
+    source: str | None = None
+
+
+# --- guards --------------------------------------------------------------------------
+
+
+@record
+class Const:
+    TAG: ClassVar[str] = "const"
+    value: bool
+
+
+@record
+class And:
+    TAG: ClassVar[str] = "and"
+    items: tuple[GuardNode, ...]
+
+
+@record
+class Or:
+    TAG: ClassVar[str] = "or"
+    items: tuple[GuardNode, ...]
+
+
+@record
+class Not:
+    TAG: ClassVar[str] = "not"
+    item: GuardNode
+
+
+@record
+class Compare:
+    """``left op0 comparators[0] op1 comparators[1] ...`` with operators as written."""
+
+    TAG: ClassVar[str] = "compare"
+    left: str
+    ops: tuple[str, ...]
+    comparators: tuple[str, ...]
+
+
+@record
+class IsNone:
+    TAG: ClassVar[str] = "is_none"
+    expr: str
+
+
+@record
+class IsInstance:
+    TAG: ClassVar[str] = "isinstance"
+    expr: str
+    types: tuple[str, ...]
+
+
+@record
+class Truthy:
+    TAG: ClassVar[str] = "truthy"
+    expr: str
+
+
+@record
+class Opaque:
+    """A condition the model cannot express; ``code`` is the source, ``reason`` a code."""
+
+    TAG: ClassVar[str] = "opaque"
+    code: str
+    reason: str
+
+
+GuardNode = Union[Const, And, Or, Not, Compare, IsNone, IsInstance, Truthy, Opaque]
+
+
+@record
+class Context:
+    """Something that holds around the raise but is not a boolean over inputs."""
+
+    kind: str  # "loop" | "loop_else" | "except" | "finally"
+    code: str
+
+
+@record
+class Guard:
+    """The condition under which control reaches a raise."""
+
+    code: str
+    tree: GuardNode
+    inputs: tuple[str, ...] = ()
+    opaque: tuple[str, ...] = ()
+    calls: tuple[str, ...] = ()
+    constants: tuple[tuple[str, str], ...] = ()
+    context: tuple[Context, ...] = ()
+    approximations: tuple[str, ...] = ()
+
+
+# --- exceptions, docs, sites ---------------------------------------------------------
+
+
+@record
+class ExceptionRef:
+    """The raised exception: as written, and resolved where the tree allows."""
+
+    display: str
+    written: str | None = None
+    classes: tuple[str, ...] = ()
+    ancestors: tuple[str, ...] = ()
+    factory: str | None = None
+    reason: str | None = None
+
+
+@record
+class Constraint:
+    name: str
+    value: str
+
+
+@record
+class FieldDoc:
+    """A declared class field that a guard input refers to."""
+
+    input: str
+    owner: str
+    name: str
+    path: str
+    line: int
+    annotation: str | None = None
+    default: str | None = None
+    default_factory: str | None = None
+    constraints: tuple[Constraint, ...] = ()
+    literal_values: tuple[str, ...] | None = None
+    doc: str | None = None
+
+
+@record
+class Docs:
+    function_doc: str | None = None
+    owner: str | None = None
+    owner_doc: str | None = None
+    fields: tuple[FieldDoc, ...] = ()
+
+
+@record
+class Excerpt:
+    start_line: int
+    text: str
+
+
+@record
+class Card:
+    """One raise site, as the catalog publishes it."""
+
+    id: str
+    path: str
+    line: int
+    end_line: int
+    function: str | None
+    decorators: tuple[str, ...]
+    kind: str  # "call" | "name" | "reraise"
+    exception: ExceptionRef
+    cause: str | None
+    message: MessageTemplate
+    guard: Guard
+    excerpt: Excerpt
+    docs: Docs
+    related: tuple[str, ...] = ()
+    permalink: str | None = None
+
+
+@record
+class FileFailure:
+    """A file the run could not analyse, with a one-line reason."""
+
+    path: str
+    stage: str  # "read" | "decode" | "parse" | "analyse"
+    error: str
+
+
+@record
+class Generator:
+    name: str
+    version: str
+
+
+@record
+class SourceInfo:
+    root: str
+    repo_url: str | None = None
+    rev: str | None = None
+
+
+@record
+class Stats:
+    files: int
+    files_failed: int
+    raise_sites: int
+    cards: int
+
+
+@record
+class Catalog:
+    schema: str
+    generator: Generator
+    source: SourceInfo
+    stats: Stats
+    failures: tuple[FileFailure, ...]
+    errors: tuple[Card, ...]
+
+
+# --- the one serializer --------------------------------------------------------------
+
+
+def to_data(value: Any) -> Any:
+    """Turn records, tuples and primitives into JSON-ready data."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, Any] = {}
+        tag = getattr(type(value), "TAG", None)
+        if tag is not None:
+            out["type"] = tag
+        for f in dataclasses.fields(value):
+            out[f.name] = to_data(getattr(value, f.name))
+        return out
+    if isinstance(value, (tuple, list)):
+        return [to_data(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_data(v) for k, v in value.items()}
+    return value
+
+
+def dumps(value: Any) -> str:
+    """Serialize deterministically: sorted keys, indent 2, trailing newline."""
+    return json.dumps(to_data(value), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+def to_json(value: Any) -> str:
+    return dumps(value)
+
+
+_TAGGED: dict[str, type] = {
+    cls.TAG: cls
+    for cls in (Text, Hole, Const, And, Or, Not, Compare, IsNone, IsInstance, Truthy, Opaque)
+}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls, globalns=globals())
+
+
+def from_data(tp: Any, data: Any) -> Any:
+    """Rebuild a value of type ``tp`` from JSON data (inverse of ``to_data``)."""
+    origin = typing.get_origin(tp)
+    if origin in (Union, types.UnionType):
+        args = typing.get_args(tp)
+        if data is None and type(None) in args:
+            return None
+        if isinstance(data, dict) and "type" in data and data["type"] in _TAGGED:
+            return from_data(_TAGGED[data["type"]], data)
+        non_none = [a for a in args if a is not type(None)]
+        return from_data(non_none[0], data)
+    if origin is tuple:
+        args = typing.get_args(tp)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(from_data(args[0], v) for v in data)
+        return tuple(from_data(a, v) for a, v in zip(args, data))
+    if origin is dict:
+        _, vt = typing.get_args(tp)
+        return {k: from_data(vt, v) for k, v in data.items()}
+    if dataclasses.is_dataclass(tp):
+        hints = _hints(tp)
+        kwargs = {f.name: from_data(hints[f.name], data[f.name]) for f in dataclasses.fields(tp) if f.name in data}
+        return tp(**kwargs)
+    return data
+
+
+def from_json(tp: type, text: str) -> Any:
+    return from_data(tp, json.loads(text))
+
+
+
+# --- per-file facts: the pure, cacheable result of one file's pass -----------------
+
+
+@record
+class FieldFact:
+    """A class-body assignment: ``name: annotation = value`` and the string right after it."""
+
+    name: str
+    line: int
+    annotation: str | None = None
+    default: str | None = None
+    default_factory: str | None = None
+    constraints: tuple[Constraint, ...] = ()
+    doc: str | None = None
+
+
+@record
+class ClassFact:
+    qualname: str
+    line: int
+    bases: tuple[str, ...] = ()
+    doc: str | None = None
+    fields: tuple[FieldFact, ...] = ()
+    methods: tuple[tuple[str, str | None], ...] = ()  # (name, return annotation)
+
+
+@record
+class SiteFact:
+    """One raise statement before project-wide linking (names as written)."""
+
+    line: int
+    end_line: int
+    function: str | None
+    owner: str | None  # qualname of the class whose method holds the raise
+    decorators: tuple[str, ...]
+    kind: str
+    written: str | None
+    is_call: bool
+    caught: tuple[str, ...]
+    cause: str | None
+    message: MessageTemplate
+    guard: Guard
+    excerpt: Excerpt
+    function_doc: str | None = None
+    reason: str | None = None
+
+
+@record
+class FileFacts:
+    path: str
+    module: str
+    imports: tuple[tuple[str, str], ...] = ()  # (local name, dotted target)
+    classes: tuple[ClassFact, ...] = ()
+    functions: tuple[tuple[str, str | None], ...] = ()  # (qualname, return annotation)
+    assignments: tuple[tuple[str, str], ...] = ()  # module-level name bound once -> value source
+    module_names: tuple[str, ...] = ()  # every name bound at module level
+    sites: tuple[SiteFact, ...] = ()

@@ -1,0 +1,185 @@
+"""Paths: the chain of libcst nodes from a function to one raise -> Guard.
+
+``extract_guard`` walks the chain top-down. At each block it adds the fall-through
+condition of every earlier sibling statement (``fallthrough``), at each branch the test
+that selects it, and it records loops and handlers as context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from .expressions import ExprModel
+from .guards import FALSE, TRUE, ConditionModel, atoms_of, conj, disj, negate, render_guard
+from .model import Context, Guard, GuardNode
+from .scope import EXIT_CALLS, Scope, dotted, raw_code
+
+_BLOCKS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine)
+_TERMINATORS = (cst.Raise, cst.Return, cst.Continue, cst.Break)
+
+
+class PathModel:
+    """Fall-through and branch conditions for the statements of one function."""
+
+    def __init__(self, scope: Scope) -> None:
+        self.exprs = ExprModel(scope)
+        self.conditions = ConditionModel(self.exprs)
+        self.approximations: dict[str, None] = {}
+
+    # --- how control passes an earlier statement -----------------------------------
+    def fallthrough(self, stmt: cst.CSTNode) -> GuardNode:
+        """The condition under which control gets past ``stmt`` to the next statement."""
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock)):
+            return self.block(stmt.body)
+        if isinstance(stmt, _TERMINATORS):
+            return FALSE
+        if isinstance(stmt, cst.Assert):
+            return self.conditions.condition(stmt.test)
+        if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) and dotted(stmt.value.func) in EXIT_CALLS:
+            return FALSE
+        if isinstance(stmt, cst.If):
+            return self._if(stmt)
+        if isinstance(stmt, cst.With):
+            return self.fallthrough(stmt.body)
+        if isinstance(stmt, (cst.Try, cst.TryStar)):
+            return self._try(stmt)
+        if isinstance(stmt, (cst.For, cst.While)):
+            if _may_exit(stmt, loops_absorb=True):
+                self.approximations["loop_exit_ignored"] = None
+            return TRUE
+        if isinstance(stmt, cst.Match):
+            return self._match_fallthrough(stmt)
+        return TRUE
+
+    def block(self, body: Sequence[cst.CSTNode]) -> GuardNode:
+        items: list[GuardNode] = []
+        for stmt in body:
+            condition = self.fallthrough(stmt)
+            items.append(condition)
+            if condition == FALSE:
+                break
+        return conj(items)
+
+    def _if(self, stmt: cst.If) -> GuardNode:
+        body = self.fallthrough(stmt.body)
+        if stmt.orelse is None:
+            other: GuardNode = TRUE
+        elif isinstance(stmt.orelse, cst.If):
+            other = self._if(stmt.orelse)
+        else:
+            other = self.fallthrough(stmt.orelse.body)
+        if body == TRUE and other == TRUE:
+            return TRUE
+        test = self.conditions.condition(stmt.test)
+        return disj([conj([test, body]), conj([negate(test), other])])
+
+    def _try(self, stmt: cst.Try | cst.TryStar) -> GuardNode:
+        if not stmt.handlers:
+            final = self.fallthrough(stmt.finalbody.body) if stmt.finalbody is not None else TRUE
+            return conj([self.fallthrough(stmt.body), final])
+        if _may_exit(stmt, loops_absorb=False):
+            self.approximations["try_exit_ignored"] = None
+        return TRUE
+
+    def _match_fallthrough(self, stmt: cst.Match) -> GuardNode:
+        subject = self.exprs.atom(stmt.subject)
+        outcomes: list[GuardNode] = []
+        earlier: list[GuardNode] = []
+        for case in stmt.cases:
+            selected = self.case(subject, case)
+            outcomes.append(conj([*map(negate, earlier), selected, self.fallthrough(case.body)]))
+            earlier.append(selected)
+        outcomes.append(conj([negate(c) for c in earlier]))
+        return disj(outcomes)
+
+    def case(self, subject: str, case: cst.MatchCase) -> GuardNode:
+        selected = self.conditions.pattern(subject, case.pattern)
+        return conj([selected, self.conditions.condition(case.guard)]) if case.guard is not None else selected
+
+    # --- the walk down to the raise --------------------------------------------------
+    def step(self, parent: cst.CSTNode, child: cst.CSTNode, out: list[GuardNode], context: list[Context]) -> None:
+        """Add what choosing ``child`` inside ``parent`` implies."""
+        if isinstance(parent, _BLOCKS):
+            for sibling in parent.body:
+                if sibling is child:
+                    break
+                out.append(self.fallthrough(sibling))
+        elif isinstance(parent, cst.If):
+            test = self.conditions.condition(parent.test)
+            out.append(test if child is parent.body else negate(test))
+        elif isinstance(parent, cst.While):
+            test = self.conditions.condition(parent.test)
+            out.append(test if child is parent.body else negate(test))
+            context.append(Context(kind="loop", code="while " + raw_code(parent.test)))
+        elif isinstance(parent, cst.For):
+            head = f"for {raw_code(parent.target)} in {raw_code(parent.iter)}"
+            context.append(Context(kind="loop" if child is parent.body else "loop_else", code=head))
+        elif isinstance(parent, cst.ExceptHandler):
+            context.append(Context(kind="except", code=_handler_code(parent)))
+        elif isinstance(parent, cst.Finally):
+            context.append(Context(kind="finally", code="finally"))
+        elif isinstance(parent, cst.Match):
+            subject = self.exprs.atom(parent.subject)
+            for case in parent.cases:
+                selected = self.case(subject, case)
+                if case is child:
+                    out.append(selected)
+                    break
+                out.append(negate(selected))
+
+
+def _handler_code(handler: cst.ExceptHandler) -> str:
+    code = "except"
+    if handler.type is not None:
+        code += " " + raw_code(handler.type)
+    if handler.name is not None:
+        code += " as " + raw_code(handler.name.name)
+    return code
+
+
+def handler_types(handler: cst.ExceptHandler) -> tuple[str, ...]:
+    """The classes an ``except`` clause catches, as written (``BaseException`` for a bare one)."""
+    if handler.type is None:
+        return ("BaseException",)
+    node = handler.type
+    if isinstance(node, cst.Tuple):
+        return tuple(raw_code(e.value) for e in node.elements)
+    return (raw_code(node),)
+
+
+def _may_exit(stmt: cst.CSTNode, *, loops_absorb: bool) -> bool:
+    """Whether ``stmt`` holds a raise/return (or break/continue when loops do not absorb them)."""
+    stack: list[cst.CSTNode] = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Raise, cst.Return)):
+            return True
+        if not loops_absorb and isinstance(node, (cst.Break, cst.Continue)):
+            return True
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
+            continue
+        stack.extend(node.children)
+    return False
+
+
+def extract_guard(chain: Sequence[cst.CSTNode], start: int, scope: Scope) -> Guard:
+    """The guard of the raise at the end of ``chain``, walking from ``chain[start]`` down."""
+    model = PathModel(scope)
+    conditions: list[GuardNode] = []
+    context: list[Context] = []
+    for parent, child in zip(chain[start:], chain[start + 1 :]):
+        model.step(parent, child, conditions, context)
+    tree = conj(conditions)
+    refs = model.exprs.refs_of(atoms_of(tree))
+    return Guard(
+        code=render_guard(tree),
+        tree=tree,
+        inputs=tuple(refs.inputs),
+        opaque=tuple(refs.opaque),
+        calls=tuple(refs.calls),
+        constants=tuple(sorted(refs.constants.items())),
+        context=tuple(context),
+        approximations=tuple(model.approximations),
+    )

@@ -1,0 +1,227 @@
+"""Scopes: a libcst function -> its parameters and local bindings, and expression rendering.
+
+``Scope`` answers "what is this name?" for the guard and message models: a parameter
+(an input), a local assigned once (inlined), a local bound several times (opaque), a
+module-level name, or a builtin. ``Scope.code`` renders an expression on one line with
+once-assigned locals inlined, and records the inputs, opaque names and calls it meets.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+BUILTIN_NAMES = frozenset(dir(builtins))
+# Calls whose meaning is fixed by Python itself; anything else in a guard is an opaque call.
+PURE_BUILTINS = frozenset(
+    {
+        "abs", "all", "any", "bool", "callable", "dict", "float", "frozenset", "getattr", "hasattr",
+        "int", "isinstance", "issubclass", "len", "list", "max", "min", "repr", "round", "set",
+        "sorted", "str", "sum", "tuple", "type",
+    }
+)
+EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort"})
+MAX_INLINE_DEPTH = 8
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleNames:
+    """What the module binds at top level: ``kind`` is var, import, def or class."""
+
+    kinds: dict[str, str]
+    values: dict[str, str]
+
+
+def target_names(target: cst.BaseExpression) -> Iterator[str]:
+    stack = [target]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            yield node.value
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            stack.extend(e.value for e in node.elements)
+        elif isinstance(node, cst.StarredElement):
+            stack.append(node.value)
+
+
+def dotted(node: cst.BaseExpression) -> str | None:
+    """``a.b.c`` for a pure Name/Attribute chain, else None."""
+    names: list[str] = []
+    current = node
+    while isinstance(current, cst.Attribute):
+        names.append(current.attr.value)
+        current = current.value
+    if not isinstance(current, cst.Name):
+        return None
+    names.append(current.value)
+    return ".".join(reversed(names))
+
+
+def strip_parens(node: cst.BaseExpression) -> cst.BaseExpression:
+    return node.with_changes(lpar=(), rpar=()) if getattr(node, "lpar", None) else node
+
+
+class _Flattener(cst.CSTTransformer):
+    """Rewrites newlines and comments inside brackets to single spaces."""
+
+    def leave_ParenthesizedWhitespace(self, original_node, updated_node):  # noqa: N802 (libcst API)
+        return cst.SimpleWhitespace(" ")
+
+    def leave_LeftParen(self, original_node, updated_node):  # noqa: N802
+        return updated_node.with_changes(whitespace_after=cst.SimpleWhitespace(""))
+
+    def leave_RightParen(self, original_node, updated_node):  # noqa: N802
+        return updated_node.with_changes(whitespace_before=cst.SimpleWhitespace(""))
+
+    def leave_LeftSquareBracket(self, original_node, updated_node):  # noqa: N802
+        return updated_node.with_changes(whitespace_after=cst.SimpleWhitespace(""))
+
+    def leave_RightSquareBracket(self, original_node, updated_node):  # noqa: N802
+        return updated_node.with_changes(whitespace_before=cst.SimpleWhitespace(""))
+
+
+_EMPTY_MODULE = cst.Module(body=[])
+
+
+def raw_code(node: cst.CSTNode) -> str:
+    """Source of ``node`` as written, on one line when it spans several."""
+    code = _EMPTY_MODULE.code_for_node(node)
+    if "\n" in code or "\r" in code:
+        code = _EMPTY_MODULE.code_for_node(node.visit(_Flattener()))
+    return code.strip()
+
+
+@dataclass
+class Refs:
+    """Names and calls met while rendering the expressions of one guard."""
+
+    inputs: dict[str, None] = field(default_factory=dict)
+    opaque: dict[str, None] = field(default_factory=dict)
+    calls: dict[str, None] = field(default_factory=dict)
+    constants: dict[str, str] = field(default_factory=dict)
+
+
+class Scope:
+    """Name facts of one function (or of module level when ``function`` is None)."""
+
+    def __init__(self, function: cst.FunctionDef | None, outer_locals: frozenset[str], module: ModuleNames) -> None:
+        self.function = function
+        self.module = module
+        self.outer_locals = outer_locals
+        self.params: set[str] = set()
+        self.bindings: dict[str, list[cst.BaseExpression | None]] = {}
+        self.globals: set[str] = set()
+        self.handler_names: set[str] = set()
+        if function is not None:
+            self._read_params(function.params)
+            self._scan_block(function.body)
+
+    # --- building ---------------------------------------------------------------
+    def _read_params(self, params: cst.Parameters) -> None:
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            self.params.add(param.name.value)
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                self.params.add(star.name.value)
+
+    def _bind(self, name: str, value: cst.BaseExpression | None) -> None:
+        self.bindings.setdefault(name, []).append(value)
+
+    def _scan_block(self, block: cst.BaseSuite) -> None:
+        stack: list[cst.CSTNode] = [block]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine)):
+                stack.extend(reversed(node.body))
+            elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                self._bind(node.name.value, None)
+            elif isinstance(node, cst.BaseCompoundStatement):
+                self._scan_compound(node, stack)
+            else:
+                self._scan_small(node)
+
+    def _scan_compound(self, node: cst.BaseCompoundStatement, stack: list[cst.CSTNode]) -> None:
+        if isinstance(node, cst.For):
+            for name in target_names(node.target):
+                self._bind(name, None)
+        elif isinstance(node, cst.With):
+            for item in node.items:
+                if item.asname is not None:
+                    for name in target_names(item.asname.name):
+                        self._bind(name, None)
+        elif isinstance(node, (cst.Try, cst.TryStar)):
+            for handler in node.handlers:
+                if handler.name is not None:
+                    self._bind(handler.name.name.value, None)
+                    self.handler_names.add(handler.name.name.value)
+                stack.append(handler.body)
+            if node.finalbody is not None:
+                stack.append(node.finalbody.body)
+        elif isinstance(node, cst.Match):
+            stack.extend(case.body for case in node.cases)
+        stack.append(node.body)
+        orelse = getattr(node, "orelse", None)
+        if isinstance(orelse, cst.If):
+            stack.append(orelse)
+        elif orelse is not None:
+            stack.append(orelse.body)
+
+    def _scan_small(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Assign):
+            single = len(node.targets) >= 1 and all(isinstance(t.target, cst.Name) for t in node.targets)
+            for target in node.targets:
+                for name in target_names(target.target):
+                    self._bind(name, node.value if single else None)
+        elif isinstance(node, cst.AnnAssign) and node.value is not None:
+            for name in target_names(node.target):
+                self._bind(name, node.value)
+        elif isinstance(node, cst.AugAssign):
+            for name in target_names(node.target):
+                self._bind(name, None)
+        elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                bound = alias.asname.name if alias.asname is not None else alias.name
+                self._bind(dotted(bound).split(".")[0] if dotted(bound) else "", None)
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            self.globals.update(item.name.value for item in node.names)
+        elif isinstance(node, cst.Del):
+            for name in target_names(node.target):
+                self._bind(name, None)
+
+    # --- queries ----------------------------------------------------------------
+    def is_local(self, name: str) -> bool:
+        return name in self.bindings and name not in self.globals and name not in self.params
+
+    def inline_value(self, name: str) -> cst.BaseExpression | None:
+        """The value of a local bound exactly once by ``name = value``, else None."""
+        if not self.is_local(name):
+            return None
+        values = self.bindings[name]
+        return values[0] if len(values) == 1 else None
+
+    def message_target(self, name: cst.Name) -> cst.BaseExpression | str | None:
+        """What a message variable holds, or a reason code when it cannot be known."""
+        value = self.inline_value(name.value)
+        if value is not None:
+            return value
+        if name.value in self.params:
+            return "message_is_parameter"
+        if self.is_local(name.value):
+            return "message_variable_reassigned"
+        return "message_variable_unresolved"
+
+    def classify(self, root: str) -> str:
+        """input | opaque | constant | ignore, for the root name of a reference."""
+        if root in self.params or root in self.globals:
+            return "input"
+        if self.is_local(root) or root in self.outer_locals:
+            return "opaque"
+        kind = self.module.kinds.get(root)
+        if kind == "var":
+            return "constant" if root in self.module.values else "input"
+        if kind is not None or root in BUILTIN_NAMES:
+            return "ignore"
+        return "input"

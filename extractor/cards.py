@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import re
 from collections import defaultdict
 from dataclasses import replace
 
@@ -163,7 +164,7 @@ def build_cards(files: list[FileFacts], options: Options) -> list[Card]:
             key = id_key(facts.path, site.function, exception.display, message)
             card = Card(
                 id="", path=facts.path, line=site.line, end_line=site.end_line, function=site.function,
-                decorators=site.decorators, kind=site.kind, exception=exception, cause=site.cause,
+                decorators=site.decorators, entry=entry_points(facts, site), kind=site.kind, exception=exception, cause=site.cause,
                 message=message, guard=site.guard, excerpt=site.excerpt, docs=docs,
                 permalink=permalink(options, facts.path, site.line, site.end_line),
             )
@@ -173,6 +174,36 @@ def build_cards(files: list[FileFacts], options: Options) -> list[Card]:
     owners = [owner for _, owner, _ in drafts]
     cards = link_related(cards, owners)
     return [c for c in cards if _selected(c, options.exceptions)]
+
+
+_VALIDATOR_MODE = re.compile(r"mode\s*=\s*[\"'](\w+)")
+
+
+def entry_points(facts: FileFacts, site: SiteFact) -> tuple[str, ...]:
+    """How a caller reaches the raising function, from its decorators and name (codes)."""
+    imports = dict(facts.imports)
+    found: list[str] = []
+    for decorator in site.decorators:
+        head = decorator.split("(", 1)[0].strip()
+        first, _, rest = head.partition(".")
+        target = imports.get(first, first) + ("." + rest if rest else "")
+        if target.startswith("pydantic"):
+            name = target.rsplit(".", 1)[-1]
+            if name == "model_validator":
+                mode = _VALIDATOR_MODE.search(decorator)
+                found.append(f"pydantic_model_validator_{mode.group(1) if mode else 'after'}")
+            elif name in ("field_validator", "validator"):
+                found.append("pydantic_field_validator")
+            elif name == "root_validator":
+                found.append("pydantic_root_validator")
+        elif target in ("property", "functools.cached_property"):
+            found.append("property")
+    name = (site.function or "").rsplit(".", 1)[-1]
+    if site.owner is not None and name == "__init__":
+        found.append("constructor")
+    elif site.owner is not None and name == "__post_init__":
+        found.append("post_init")
+    return tuple(found)
 
 
 def _docs(project: Project, facts: FileFacts, site: SiteFact) -> Docs:

@@ -161,8 +161,9 @@ class Project:
         """Values of ``Literal[...]`` in an annotation, following aliases across modules."""
         if annotation is None or depth > 6:
             return None
+        text = annotation.strip().strip("\"'")
         try:
-            tree = ast.parse(annotation.strip().strip("\"'"), mode="eval")
+            tree = ast.parse(text, mode="eval")
         except (SyntaxError, ValueError, RecursionError):
             return None
         values: list[str] = []
@@ -171,7 +172,7 @@ class Project:
             if isinstance(node, ast.Subscript) and _tail(node.value) == "Literal":
                 found = True
                 elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-                values.extend(ast.unparse(e) for e in elements)
+                values.extend(ast.get_source_segment(text, e) or ast.unparse(e) for e in elements)
             elif isinstance(node, ast.Name) and node.id not in ("Literal", "Optional", "Union", "None"):
                 alias = self._alias(facts, node.id)
                 if alias is not None:

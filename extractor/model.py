@@ -212,6 +212,7 @@ class Card:
     end_line: int
     function: str | None
     decorators: tuple[str, ...]
+    entry: tuple[str, ...]  # how callers reach the function: codes such as "constructor"
     kind: str  # "call" | "name" | "reraise"
     exception: ExceptionRef
     cause: str | None

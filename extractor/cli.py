@@ -1,0 +1,96 @@
+"""The command line: thin click commands over the library; no analysis logic lives here."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import click
+
+from . import __version__
+from .errors import RaisedocsError
+from .options import Options
+
+log = logging.getLogger("raisedocs")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="raisedocs")
+def cli() -> None:
+    """Turn a Python repository into an error catalog: one card per raise site."""
+
+
+@cli.command()
+@click.argument("path", type=click.Path(file_okay=True, dir_okay=True))
+@click.option("-o", "--output", "outdir", type=click.Path(), help="Docs folder to write (catalog.json, index.md, errors/). Without it, the catalog JSON goes to stdout.")
+@click.option("--include", multiple=True, help="Only files whose path or name matches this glob (repeatable).")
+@click.option("--exclude", multiple=True, help="Skip files and folders matching this glob (repeatable).")
+@click.option("--no-default-excludes", is_flag=True, help="Also walk .git, virtualenvs, build, dist, node_modules, __pycache__.")
+@click.option("--exception", "exceptions", multiple=True, help="Only cards whose exception is this class or a subclass of it (repeatable).")
+@click.option("--excerpt-lines", type=click.IntRange(min=1), default=40, show_default=True, help="Most source lines shown around a raise.")
+@click.option("--repo-url", help="Forge URL of the repository, for permalinks (e.g. https://github.com/org/repo).")
+@click.option("--rev", help="Commit the permalinks pin to (needs --repo-url).")
+@click.option("--repo-name", help="Name shown on cards (default: the folder name).")
+@click.option("--strict", is_flag=True, help="Exit 1 when any file could not be analysed.")
+def extract(path: str, outdir: str | None, include: tuple[str, ...], exclude: tuple[str, ...], no_default_excludes: bool,
+            exceptions: tuple[str, ...], excerpt_lines: int, repo_url: str | None, rev: str | None,
+            repo_name: str | None, strict: bool) -> None:
+    """Extract the error catalog of the Python files under PATH."""
+    from .model import dumps
+    from .pipeline import extract as run_extract
+
+    options = Options(
+        include=include, exclude=exclude, use_default_excludes=not no_default_excludes, exceptions=exceptions,
+        excerpt_lines=excerpt_lines, repo_url=repo_url, rev=rev, repo_name=repo_name,
+    )
+    catalog = run_extract(path, options)
+    if outdir is None:
+        click.echo(dumps(catalog), nl=False)
+    else:
+        from .output import write_docs
+        from .render import render_docs
+
+        write_docs(render_docs(catalog), outdir)
+        stats = catalog.stats
+        click.echo(
+            f"raisedocs: {stats.cards} cards from {stats.raise_sites} raise sites in {stats.files} files "
+            f"({stats.files_failed} not analysed) -> {outdir}",
+            err=True,
+        )
+    for failure in catalog.failures:
+        log.info("not analysed: %s (%s: %s)", failure.path, failure.stage, failure.error)
+    if strict and catalog.failures:
+        sys.exit(1)
+
+
+@cli.command()
+def schema() -> None:
+    """Print the JSON Schema of catalog.json."""
+    from importlib import resources
+
+    click.echo(resources.files("extractor").joinpath("catalog.schema.json").read_text("utf-8"), nl=False)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: one-line errors and exit 2 for bad arguments and whole-run failures."""
+    logging.basicConfig(level=logging.WARNING, format="raisedocs: %(message)s", stream=sys.stderr)
+    try:
+        cli.main(args=argv, prog_name="raisedocs", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.ClickException as exc:
+        click.echo(f"raisedocs: error: {exc.format_message()}", err=True)
+        return 2
+    except click.exceptions.Abort:
+        click.echo("raisedocs: aborted", err=True)
+        return 130
+    except RaisedocsError as exc:
+        click.echo(f"raisedocs: error: {exc}", err=True)
+        return 2
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

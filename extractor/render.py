@@ -1,0 +1,84 @@
+"""Rendering: catalog JSON data -> the files of a docs folder (Markdown cards, index, JSON).
+
+Works from JSON data alone (``model.to_data`` of a Catalog, or a loaded catalog.json), so
+a catalog written by one version can be rendered by another.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from .model import to_data
+
+
+def _template_root() -> Path:
+    """Templates ship as package data (``extractor/templates``); a source checkout keeps them at the top."""
+    try:
+        packaged = resources.files("extractor.templates")
+        if packaged.joinpath("card.md.j2").is_file():
+            return Path(str(packaged))
+    except ModuleNotFoundError:
+        pass
+    return Path(__file__).resolve().parent.parent / "templates"
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(_template_root())),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def _tidy(text: str) -> str:
+    """Collapse the blank-line runs that template conditionals leave behind."""
+    lines = text.split("\n")
+    out: list[str] = []
+    in_code = False
+    for line in lines:
+        if line.startswith("```"):
+            in_code = not in_code
+        if not in_code and not line.strip() and out and not out[-1].strip():
+            continue
+        out.append(line.rstrip() if not in_code else line)
+    return "\n".join(out).strip("\n") + "\n"
+
+
+def render_card(card: dict[str, Any], catalog: dict[str, Any], cards_by_id: dict[str, Any]) -> str:
+    repo = catalog["source"]["repo_url"] or catalog["source"]["root"]
+    repo = repo.rstrip("/").split("://", 1)[-1].split("/", 1)[-1] if "://" in repo else repo
+    url = catalog["source"]["repo_url"] or ""
+    forge = "GitHub" if "github." in url else "GitLab" if "gitlab." in url else "the forge"
+    text = environment().get_template("card.md.j2").render(
+        card=card, cards=cards_by_id, repo=repo, forge=forge, source=catalog["source"], generator=catalog["generator"]
+    )
+    return _tidy(text)
+
+
+def render_index(catalog: dict[str, Any]) -> str:
+    return _tidy(environment().get_template("index.md.j2").render(**catalog))
+
+
+def dump_json(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+def render_docs(catalog: Any) -> dict[str, str]:
+    """Every file of a docs folder, by relative POSIX path."""
+    data = catalog if isinstance(catalog, dict) else to_data(catalog)
+    by_id = {card["id"]: card for card in data["errors"]}
+    files = {"catalog.json": dump_json(data), "index.md": render_index(data)}
+    for card in data["errors"]:
+        files[f"errors/{card['id']}.md"] = render_card(card, data, by_id)
+        files[f"errors/{card['id']}.json"] = dump_json(card)
+    return files

@@ -81,7 +81,8 @@ class ExprModel:
     def atom(self, node: cst.BaseExpression) -> str:
         """One-line code of ``node`` with once-assigned locals inlined; records its references."""
         inlined = self.inline(node)
-        code = raw_code(strip_parens(inlined))
+        # Outer parentheses go only where they cannot matter: around atoms.
+        code = raw_code(strip_parens(inlined) if isinstance(inlined, _ATOMIC) else inlined)
         if code not in self.by_code:
             self.by_code[code] = refs = Refs()
             self.collect(inlined, refs)

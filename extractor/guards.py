@@ -61,6 +61,11 @@ def negate(node: GuardNode) -> GuardNode:
         return node.item
     if isinstance(node, Compare) and len(node.ops) == 1 and node.ops[0] in _INVERSE:
         return Compare(left=node.left, ops=(_INVERSE[node.ops[0]],), comparators=node.comparators)
+    if isinstance(node, (And, Or)):
+        # De Morgan, but only when every operand has an exact negation of its own.
+        negated = [negate(item) for item in node.items]
+        if not any(isinstance(item, Not) for item in negated):
+            return disj(negated) if isinstance(node, And) else conj(negated)
     return Not(item=node)
 
 

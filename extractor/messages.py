@@ -354,6 +354,8 @@ def _reconstruct(node: cst.BaseExpression, render: Render, resolve: Resolve, dep
         return _reconstruct_concat(node, render, resolve, depth)
     if isinstance(node, cst.Name):
         target = resolve(node)
+        if target is node:
+            return make_template("parameter", [Hole(expr=node.value)])
         if isinstance(target, str):
             return unknown("variable", target)
         if target is None:

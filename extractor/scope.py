@@ -162,6 +162,7 @@ class Scope:
                 stack.append(node.finalbody.body)
         elif isinstance(node, cst.Match):
             stack.extend(case.body for case in node.cases)
+            return
         stack.append(node.body)
         orelse = getattr(node, "orelse", None)
         if isinstance(orelse, cst.If):
@@ -203,12 +204,13 @@ class Scope:
         return values[0] if len(values) == 1 else None
 
     def message_target(self, name: cst.Name) -> cst.BaseExpression | str | None:
-        """What a message variable holds, or a reason code when it cannot be known."""
+        """What a message variable holds: its one value, the name itself for a parameter
+        (the message is then ``{name}``), or a reason code when it cannot be known."""
         value = self.inline_value(name.value)
         if value is not None:
             return value
         if name.value in self.params:
-            return "message_is_parameter"
+            return name
         if self.is_local(name.value):
             return "message_variable_reassigned"
         return "message_variable_unresolved"

@@ -102,7 +102,7 @@ def assign_ids(keys: list[str]) -> list[str]:
     for key in keys:
         seen[key] += 1
         salted = key if seen[key] == 1 else f"{key}\0#{seen[key]}"
-        ids.append(hashlib.sha256(salted.encode("utf-8")).hexdigest()[:16])
+        ids.append(hashlib.sha256(salted.encode("utf-8", "surrogatepass")).hexdigest()[:16])
     return ids
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import types
 import typing
 from dataclasses import dataclass
@@ -284,9 +285,16 @@ def to_data(value: Any) -> Any:
     return value
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def dumps(value: Any) -> str:
-    """Serialize deterministically: sorted keys, indent 2, trailing newline."""
-    return json.dumps(to_data(value), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    """Serialize deterministically: sorted keys, indent 2, trailing newline.
+
+    Lone surrogates (legal in Python strings, not in UTF-8) are written as JSON escapes.
+    """
+    text = json.dumps(to_data(value), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def to_json(value: Any) -> str:

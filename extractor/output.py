@@ -46,7 +46,7 @@ def write_docs(files: dict[str, str], outdir: str) -> None:
         for rel, text in sorted(files.items()):
             full = os.path.join(staging, *rel.split("/"))
             os.makedirs(os.path.dirname(full), exist_ok=True)
-            with open(full, "w", encoding="utf-8", newline="\n") as handle:
+            with open(full, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as handle:
                 handle.write(text)
         os.chmod(staging, 0o755)
         _swap(staging, target)

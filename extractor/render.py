@@ -6,7 +6,6 @@ a catalog written by one version can be rendered by another.
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import Any
 
 import jinja2
 
-from .model import to_data
+from .model import dumps, to_data
 
 
 def _template_root() -> Path:
@@ -70,7 +69,7 @@ def render_index(catalog: dict[str, Any]) -> str:
 
 
 def dump_json(data: Any) -> str:
-    return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    return dumps(data)
 
 
 def render_docs(catalog: Any) -> dict[str, str]:

@@ -1,0 +1,19 @@
+"""Test configuration: strict mode, and ``--update-golden`` to rewrite golden files."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+# Bugs of ours on one file must fail the tests instead of becoming a FileFailure.
+os.environ["RAISEDOCS_STRICT"] = "1"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-golden", action="store_true", help="rewrite tests/golden from the current output")
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-golden"))

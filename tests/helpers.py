@@ -1,0 +1,62 @@
+"""Helpers shared by the tests: temp trees, one-snippet extraction, CLI runs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+from extractor import extract
+from extractor.cli import main
+from extractor.model import Card
+from extractor.options import Options
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def temp_tree(base: Path, files: dict[str, str | bytes]) -> Path:
+    """Write ``files`` (relative path -> text or bytes) under ``base``."""
+    for rel, content in files.items():
+        path = base / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(textwrap.dedent(content), encoding="utf-8")
+    return base
+
+
+def extract_snippet(tmp_path: Path, code: str, **options: object) -> list[Card]:
+    """The cards of one module ``mod.py`` holding ``code``."""
+    temp_tree(tmp_path, {"mod.py": code})
+    return list(extract(str(tmp_path), Options(**options)).errors)  # type: ignore[arg-type]
+
+
+def only(cards: list[Card]) -> Card:
+    assert len(cards) == 1, [c.line for c in cards]
+    return cards[0]
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+
+def run_cli(capsys, *args: str) -> Run:  # noqa: ANN001 (pytest fixture)
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return Run(code=code, out=captured.out, err=captured.err)
+
+
+def run_module(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``python -m extractor ...`` in a fresh interpreter."""
+    full_env = {**os.environ, **(env or {})}
+    full_env["PYTHONPATH"] = str(ROOT) + os.pathsep + full_env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-m", "extractor", *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=300)

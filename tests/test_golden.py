@@ -1,0 +1,51 @@
+"""Golden tests: the whole docs folder of each fixture tree, compared file by file.
+
+Regenerate with ``pytest tests/test_golden.py --update-golden`` and review the diff like code.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from extractor.model import Catalog, from_json, to_json
+from extractor.schema import validate_catalog
+
+from .helpers import FIXTURES, GOLDEN, run_cli
+
+CASES = {
+    "offload": ["--repo-url", "https://github.com/acme/minivllm", "--rev", "c794754062" + "0" * 30],
+    "forms": [],
+    "broken": [],
+}
+
+
+def _files(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8") for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_golden_docs(case: str, tmp_path: Path, capsys, update_golden: bool) -> None:
+    out = tmp_path / "docs"
+    run = run_cli(capsys, "extract", str(FIXTURES / case), "-o", str(out), *CASES[case])
+    assert run.code == 0, run.err
+    produced = _files(out)
+    golden = GOLDEN / case
+    if update_golden:
+        shutil.rmtree(golden, ignore_errors=True)
+        shutil.copytree(out, golden)
+    expected = _files(golden)
+    assert sorted(produced) == sorted(expected), "file set differs; run pytest --update-golden and review"
+    for rel, text in expected.items():
+        assert produced[rel] == text, f"{rel} differs from tests/golden/{case}; run pytest --update-golden and review"
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_golden_catalog_matches_schema_and_round_trips(case: str) -> None:
+    text = (GOLDEN / case / "catalog.json").read_text(encoding="utf-8")
+    validate_catalog(json.loads(text))
+    catalog = from_json(Catalog, text)
+    assert to_json(catalog) == text

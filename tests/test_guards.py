@@ -1,0 +1,172 @@
+"""Guards: the condition that reaches each raise, asserted as whole Python expressions."""
+
+from __future__ import annotations
+
+from .helpers import extract_snippet
+
+
+def guards(tmp_path, code: str) -> list[str]:
+    return [c.guard.code for c in extract_snippet(tmp_path, code)]
+
+
+def test_if_elif_else_negates_earlier_branches(tmp_path) -> None:
+    code = """
+    def f(mode):
+        if mode == "a":
+            raise ValueError("a")
+        elif mode == "b":
+            raise ValueError("b")
+        else:
+            raise ValueError("c")
+    """
+    assert guards(tmp_path, code) == ['mode == "a"', 'mode != "a" and mode == "b"', 'mode != "a" and mode != "b"']
+
+
+def test_earlier_raise_on_the_path_is_negated(tmp_path) -> None:
+    code = """
+    def f(self):
+        if self.backend == "p" or self.size > 0:
+            if self.n > self.size:
+                raise ValueError("n")
+            if self.step < 1:
+                raise ValueError("step")
+    """
+    assert guards(tmp_path, code)[1] == (
+        '(self.backend == "p" or self.size > 0) and not (self.n > self.size) and self.step < 1'
+    )
+
+
+def test_early_return_continue_break_and_assert(tmp_path) -> None:
+    code = """
+    def f(x, items):
+        assert x > 0
+        if x == 5:
+            return
+        for item in items:
+            if item is None:
+                continue
+            if item == "stop":
+                break
+            raise ValueError(item)
+    """
+    [guard] = extract_snippet(tmp_path, code)
+    assert guard.guard.code == "x > 0 and x != 5 and item is not None and item != \"stop\""
+    assert guard.guard.inputs == ("x",)
+    assert guard.guard.opaque == ("item",)
+    assert [(c.kind, c.code) for c in guard.guard.context] == [("loop", "for item in items")]
+
+
+def test_once_assigned_local_is_inlined_and_reassigned_one_is_opaque(tmp_path) -> None:
+    code = """
+    def f(self, n):
+        active = self.size > 0
+        limit = 1
+        if n:
+            limit = 2
+        if active and n > limit:
+            raise ValueError("x")
+    """
+    [card] = extract_snippet(tmp_path, code)
+    assert card.guard.code == "self.size > 0 and n > limit"
+    assert card.guard.inputs == ("self.size", "n")
+    assert card.guard.opaque == ("limit",)
+
+
+def test_while_test_and_except_handler(tmp_path) -> None:
+    code = """
+    def f(queue, table, key):
+        while queue:
+            raise ValueError("w")
+        try:
+            return table[key]
+        except (KeyError, IndexError) as exc:
+            raise LookupError(key) from exc
+    """
+    first, second = extract_snippet(tmp_path, code)
+    assert first.guard.code == "queue"
+    assert second.guard.code == "True"
+    assert [(c.kind, c.code) for c in second.guard.context] == [("except", "except (KeyError, IndexError) as exc")]
+    assert second.cause == "exc"
+
+
+def test_match_case_patterns(tmp_path) -> None:
+    code = """
+    def f(v):
+        match v:
+            case 0 | 1:
+                raise ValueError("bit")
+            case None:
+                raise ValueError("none")
+            case str() if len(v) > 3:
+                raise ValueError("long")
+            case [a, b]:
+                raise ValueError("pair")
+    """
+    assert guards(tmp_path, code) == [
+        "v == 0 or v == 1",
+        "v != 0 and v != 1 and v is None",
+        "v != 0 and v != 1 and v is not None and isinstance(v, str) and len(v) > 3",
+        "v != 0 and v != 1 and v is not None and not (isinstance(v, str) and len(v) > 3) and <match_pattern: [a, b]>",
+    ]
+
+
+def test_unknown_calls_and_constants_are_listed(tmp_path) -> None:
+    code = """
+    import os
+    ALLOWED = ("a", "b")
+
+    def f(path, x):
+        if not os.path.exists(path) and x not in ALLOWED:
+            raise FileNotFoundError(path)
+    """
+    [card] = extract_snippet(tmp_path, code)
+    assert card.guard.code == "not os.path.exists(path) and x not in ALLOWED"
+    assert card.guard.inputs == ("path", "x")
+    assert card.guard.calls == ("os.path.exists(path)",)
+    assert card.guard.constants == (("ALLOWED", '("a", "b")'),)
+
+
+def test_loop_and_try_exits_are_flagged_as_approximations(tmp_path) -> None:
+    code = """
+    def f(items, x):
+        for item in items:
+            if item:
+                return
+        try:
+            if x:
+                return
+        except KeyError:
+            pass
+        raise ValueError("x")
+    """
+    [card] = extract_snippet(tmp_path, code)
+    assert card.guard.code == "True"
+    assert card.guard.approximations == ("loop_exit_ignored", "try_exit_ignored")
+
+
+def test_nested_function_and_module_level(tmp_path) -> None:
+    code = """
+    import sys
+    if sys.version_info < (3, 8):
+        raise RuntimeError("old")
+
+    def outer(limit):
+        def inner(n):
+            if n > limit:
+                raise ValueError(n)
+        return inner
+    """
+    module_level, nested = extract_snippet(tmp_path, code)
+    assert (module_level.function, module_level.guard.code) == (None, "sys.version_info < (3, 8)")
+    assert (nested.function, nested.guard.code) == ("outer.<locals>.inner", "n > limit")
+    assert nested.guard.opaque == ("limit",)
+
+
+def test_multiline_condition_is_rendered_on_one_line(tmp_path) -> None:
+    code = """
+    def f(a, b):
+        if (a >  # the first bound
+                b):
+            raise ValueError("a")
+    """
+    assert guards(tmp_path, code) == ["a > b"]

@@ -47,11 +47,16 @@ def decode_source(data: bytes) -> str:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
-        raise DecodeError(str(exc.msg if hasattr(exc, "msg") else exc)) from None
+        message = str(exc.msg if hasattr(exc, "msg") else exc)
+        if message == "invalid or missing encoding declaration":
+            message = "not valid UTF-8 and no encoding declared"
+        raise DecodeError(message) from None
     try:
         return data.decode(encoding)
-    except (UnicodeDecodeError, LookupError) as exc:
-        raise DecodeError(f"cannot decode as {encoding}: {exc.reason if hasattr(exc, 'reason') else exc}") from None
+    except UnicodeDecodeError as exc:
+        raise DecodeError(f"cannot decode as {encoding} at byte {exc.start}: {exc.reason}") from None
+    except LookupError as exc:
+        raise DecodeError(f"unknown encoding: {encoding}: {exc}") from None
 
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -108,6 +113,8 @@ def read_tree(root: str, options: Options) -> tuple[list[SourceFile], list[FileF
                 continue
             result = _read_file(os.path.join(dirpath, name), rel, real_root)
             (files if isinstance(result, SourceFile) else failures).append(result)
+    files.sort(key=lambda f: f.path)
+    failures.sort(key=lambda f: f.path)
     return files, failures
 
 

@@ -1,0 +1,112 @@
+"""The command line from the outside: exit codes, one-line errors, output discipline."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from extractor.schema import schema_text, shipped_schema
+
+from .helpers import FIXTURES, run_cli, run_module, temp_tree
+
+
+def test_missing_path_is_one_line_and_exit_2(capsys, tmp_path) -> None:
+    run = run_cli(capsys, "extract", str(tmp_path / "nope"), "-o", str(tmp_path / "out"))
+    assert run.code == 2
+    assert run.err == f"raisedocs: error: path does not exist: {tmp_path / 'nope'}\n"
+
+
+def test_output_that_is_a_file_is_refused(capsys, tmp_path) -> None:
+    (tmp_path / "out").write_text("x")
+    run = run_cli(capsys, "extract", str(FIXTURES / "offload"), "-o", str(tmp_path / "out"))
+    assert (run.code, run.err) == (2, f"raisedocs: error: output path is a file: {tmp_path / 'out'}\n")
+
+
+def test_foreign_output_folder_is_never_replaced(capsys, tmp_path) -> None:
+    temp_tree(tmp_path, {"docs/keep.md": "mine"})
+    run = run_cli(capsys, "extract", str(FIXTURES / "offload"), "-o", str(tmp_path / "docs"))
+    assert run.code == 2
+    assert "holds no raisedocs catalog" in run.err and run.err.count("\n") == 1
+    assert (tmp_path / "docs" / "keep.md").read_text() == "mine"
+
+
+def test_unknown_option_is_one_line_and_exit_2(capsys) -> None:
+    run = run_cli(capsys, "extract", "--bogus", "x")
+    assert run.code == 2
+    assert run.err.startswith("raisedocs: error: No such option") and "--bogus" in run.err
+    assert run.err.count("\n") == 1
+
+
+def test_rerun_replaces_previous_catalog(capsys, tmp_path) -> None:
+    out = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(FIXTURES / "offload"), "-o", str(out)).code == 0
+    (out / "errors" / "stale.md").write_text("old card")
+    assert run_cli(capsys, "extract", str(FIXTURES / "offload"), "-o", str(out)).code == 0
+    assert not (out / "errors" / "stale.md").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs"]
+
+
+def test_failed_render_keeps_previous_catalog(capsys, tmp_path, monkeypatch) -> None:
+    out = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(FIXTURES / "offload"), "-o", str(out)).code == 0
+    before = (out / "catalog.json").read_text()
+
+    calls = []
+
+    def disk_full(*args, **kwargs):  # noqa: ANN002, ANN003
+        calls.append(args[0])
+        if len(calls) > 3:
+            raise OSError(28, "No space left on device")
+        return open(*args, **kwargs)
+
+    monkeypatch.setattr("extractor.output.open", disk_full, raising=False)
+    run = run_cli(capsys, "extract", str(FIXTURES / "forms"), "-o", str(out))
+    monkeypatch.undo()
+    assert (run.code, run.err) == (2, f"raisedocs: error: cannot write {out}: No space left on device\n")
+    assert (out / "catalog.json").read_text() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs"]
+
+
+def test_stdout_is_the_catalog_and_stderr_is_quiet(capsys) -> None:
+    run = run_cli(capsys, "extract", str(FIXTURES / "offload"))
+    assert run.code == 0
+    assert json.loads(run.out)["stats"] == {"cards": 4, "files": 6, "files_failed": 0, "raise_sites": 4}
+    assert run.err == ""
+
+
+def test_strict_exits_1_when_files_fail(capsys) -> None:
+    assert run_cli(capsys, "extract", str(FIXTURES / "broken"), "--strict").code == 1
+    assert run_cli(capsys, "extract", str(FIXTURES / "broken")).code == 0
+
+
+def test_exception_filter_follows_the_hierarchy(capsys) -> None:
+    run = run_cli(capsys, "extract", str(FIXTURES / "forms"), "--exception", "FormsError")
+    cards = json.loads(run.out)["errors"]
+    assert sorted({c["exception"]["display"] for c in cards}) == ["BadData", "MyValidationError", "errors.MyValidationError"]
+    run = run_cli(capsys, "extract", str(FIXTURES / "forms"), "--exception", "KeyError")
+    cards = json.loads(run.out)["errors"]
+    assert sorted({c["exception"]["display"] for c in cards}) == ["KeyError", "KeyError | IndexError", "Missing"]
+
+
+def test_schema_command_prints_the_shipped_schema(capsys) -> None:
+    run = run_cli(capsys, "schema")
+    assert json.loads(run.out) == shipped_schema()
+    assert run.out == schema_text(), "catalog.schema.json is stale: python -m extractor.schema > extractor/catalog.schema.json"
+
+
+def test_python_dash_m_and_determinism_across_hash_seeds(tmp_path) -> None:
+    outputs = []
+    for seed in ("0", "12345"):
+        proc = run_module("extract", str(FIXTURES / "forms"), env={"PYTHONHASHSEED": seed})
+        assert proc.returncode == 0, proc.stderr
+        outputs.append(proc.stdout)
+    assert outputs[0] == outputs[1]
+
+
+def test_walk_order_does_not_change_output(capsys, tmp_path) -> None:
+    files = {f"pkg/m{i}.py": f"def f{i}(x):\n    if x > {i}:\n        raise ValueError('x')\n" for i in range(6)}
+    temp_tree(tmp_path / "one", files)
+    temp_tree(tmp_path / "two", dict(reversed(list(files.items()))))
+    first = run_cli(capsys, "extract", str(tmp_path / "one"), "--repo-name", "r").out
+    second = run_cli(capsys, "extract", str(tmp_path / "two"), "--repo-name", "r").out
+    assert first == second and os.path.basename(str(tmp_path)) not in first

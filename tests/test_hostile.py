@@ -1,0 +1,26 @@
+"""Nothing in the analysed tree is ever imported or run."""
+
+from __future__ import annotations
+
+import glob
+import os
+import sys
+
+from extractor import extract
+from extractor.options import Options
+
+from .helpers import FIXTURES
+
+
+def test_hostile_guards_and_module_code_never_run() -> None:
+    for path in glob.glob("/tmp/raisedocs_pwned*"):
+        os.remove(path)
+    catalog = extract(str(FIXTURES / "forms"), Options(include=("*hostile.py",)))
+    assert [c.guard.calls for c in catalog.errors] == [
+        ('os.system("touch /tmp/raisedocs_pwned")',),
+        ('open("/tmp/raisedocs_pwned2", "w")',),
+        ('__import__("os").system("touch /tmp/raisedocs_pwned4")', '__import__("os")'),
+        ('eval("1")',),
+    ]
+    assert glob.glob("/tmp/raisedocs_pwned*") == []
+    assert "forms.hostile" not in sys.modules

@@ -1,0 +1,74 @@
+"""Reading sources: decoding as CPython does, line splitting, walking, symlinks."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from extractor.options import Options
+from extractor.sources import DecodeError, decode_source, read_tree, split_lines
+
+from .helpers import temp_tree
+
+
+@pytest.mark.parametrize(
+    ("data", "text"),
+    [
+        (b"\xef\xbb\xbfx = 1\n", "x = 1\n"),
+        (b"# -*- coding: latin-1 -*-\ns = '\xe9'\n", "# -*- coding: latin-1 -*-\ns = 'é'\n"),
+        (b"#!/usr/bin/env python\n# vim: set fileencoding=koi8-r :\ns = '\xc1'\n", "#!/usr/bin/env python\n# vim: set fileencoding=koi8-r :\ns = 'а'\n"),
+    ],
+)
+def test_decode_follows_bom_and_pep263(data: bytes, text: str) -> None:
+    assert decode_source(data) == text
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"# coding: no-such-codec\n", "unknown encoding: no-such-codec"),
+        (b"s = '\xff'\n", "not valid UTF-8 and no encoding declared"),
+        (b"# coding: utf-8\ns = '\xff'\n", "cannot decode as utf-8 at byte 21: invalid start byte"),
+        (b"\xef\xbb\xbf# coding: latin-1\n", "encoding problem: utf-8"),
+    ],
+)
+def test_decode_errors_are_one_line(data: bytes, message: str) -> None:
+    with pytest.raises(DecodeError) as info:
+        decode_source(data)
+    assert str(info.value) == message
+
+
+def test_split_lines_counts_like_the_tokenizer() -> None:
+    assert split_lines("a\r\nb\rc\nd\x0ce\u2028f") == ["a", "b", "c", "d\x0ce\u2028f"]
+
+
+def test_walk_is_sorted_and_skips_default_and_given_excludes(tmp_path) -> None:
+    temp_tree(tmp_path, {
+        "b.py": "", "a/z.py": "", "a/y.py": "", "venv/lib.py": "", "build/gen.py": "",
+        "pkg/__pycache__/x.py": "", "notes.txt": "", "tests/test_a.py": "",
+    })
+    files, failures = read_tree(str(tmp_path), Options(exclude=("tests",)))
+    assert [f.path for f in files] == ["a/y.py", "a/z.py", "b.py"]
+    assert failures == []
+    files, _ = read_tree(str(tmp_path), Options(include=("a/*",)))
+    assert [f.path for f in files] == ["a/y.py", "a/z.py"]
+
+
+def test_symlink_loops_dangling_and_outside_links_are_failures(tmp_path) -> None:
+    root = tmp_path / "repo"
+    temp_tree(root, {"ok.py": "raise ValueError('x')\n"})
+    (tmp_path / "secret.py").write_text("password = 1\n")
+    os.symlink("loop_b.py", root / "loop_a.py")
+    os.symlink("loop_a.py", root / "loop_b.py")
+    os.symlink("missing.py", root / "dangling.py")
+    os.symlink(tmp_path / "secret.py", root / "outside.py")
+    os.symlink(".", root / "dirloop")
+    files, failures = read_tree(str(root), Options())
+    assert [f.path for f in files] == ["ok.py"]
+    assert [(f.path, f.error) for f in failures] == [
+        ("dangling.py", "broken symlink"),
+        ("loop_a.py", "symlink loop"),
+        ("loop_b.py", "symlink loop"),
+        ("outside.py", "symlink points outside the analysed tree"),
+    ]

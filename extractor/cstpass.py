@@ -1,13 +1,14 @@
 """The libcst pass: the source of one unit (a definition that holds raises) -> RaiseFacts per raise.
 
-A unit is parsed once. ``RaiseCollector`` descends only through statements (a raise is
-a statement, so expressions never need visiting) and snapshots the chain of enclosing
-nodes at every raise. Positions come from the ``ast`` pass, matched by order, so no
+A unit is parsed once. ``find_raises`` descends only through statements (a raise is a
+statement, so expressions never need visiting) and keeps the chain of enclosing nodes of
+every raise. Positions come from the ``ast`` pass, matched by order, so no
 metadata provider is needed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import libcst as cst
@@ -17,10 +18,9 @@ from .model import Guard, MessageTemplate
 from .paths import extract_guard, handler_types
 from .scope import ModuleNames, Scope, dotted, raw_code, strip_parens
 
-_DESCEND = (
-    cst.Module, cst.BaseCompoundStatement, cst.IndentedBlock, cst.SimpleStatementSuite,
-    cst.SimpleStatementLine, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally,
-    cst.MatchCase,
+_BODIED = (
+    cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase, cst.With,
+    cst.FunctionDef, cst.ClassDef,
 )
 _MESSAGE_KEYWORDS = ("message", "msg")
 
@@ -37,26 +37,39 @@ class RaiseFacts:
     reason: str | None
 
 
-class RaiseCollector(cst.CSTVisitor):
-    """Collects every raise with the chain of statements around it, in source order."""
+def _statement_children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    """The statement-level children of a node, in source order (never expressions)."""
+    if isinstance(node, (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine)):
+        return node.body
+    if isinstance(node, (cst.If, cst.For, cst.While)):
+        return (node.body, node.orelse) if node.orelse is not None else (node.body,)
+    if isinstance(node, (cst.Try, cst.TryStar)):
+        tail = tuple(n for n in (node.orelse, node.finalbody) if n is not None)
+        return (node.body, *node.handlers, *tail)
+    if isinstance(node, cst.Match):
+        return node.cases
+    if isinstance(node, _BODIED):
+        return (node.body,)
+    return ()
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.stack: list[cst.CSTNode] = []
-        self.found: list[tuple[cst.Raise, tuple[cst.CSTNode, ...]]] = []
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
+def find_raises(module: cst.Module) -> list[tuple[cst.Raise, tuple[cst.CSTNode, ...]]]:
+    """Every raise with the chain of statements around it, in source order.
+
+    Walks statements only (a raise is a statement), iteratively, so no expression is
+    visited and no nesting depth can exhaust the stack.
+    """
+    found: list[tuple[cst.Raise, tuple[cst.CSTNode, ...]]] = []
+    work: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(module, ())]
+    while work:
+        node, chain = work.pop()
+        chain = (*chain, node)
         if isinstance(node, cst.Raise):
-            self.found.append((node, (*self.stack, node)))
-            return False
-        if isinstance(node, _DESCEND):
-            self.stack.append(node)
-            return True
-        return False
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        if self.stack and self.stack[-1] is original_node:
-            self.stack.pop()
+            found.append((node, chain))
+            continue
+        for child in reversed(_statement_children(node)):
+            work.append((child, chain))
+    return found
 
 
 class UnitAnalysis:
@@ -147,7 +160,4 @@ def parse_unit(text: str) -> list[tuple[cst.Raise, tuple[cst.CSTNode, ...]]]:
         libcst.ParserSyntaxError: libcst cannot parse the unit.
         RecursionError: the unit nests deeper than the visitor can walk.
     """
-    module = cst.parse_module(text)
-    collector = RaiseCollector()
-    module.visit(collector)
-    return collector.found
+    return find_raises(cst.parse_module(text))

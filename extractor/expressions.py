@@ -76,7 +76,18 @@ class ExprModel:
         self.by_code: dict[str, Refs] = {}
 
     def inline(self, node: cst.BaseExpression, depth: int = 0) -> cst.BaseExpression:
+        if not self._has_inlinable(node):
+            return node
         return node.visit(_Inliner(self, depth, _bound_inside(node)))
+
+    def _has_inlinable(self, node: cst.CSTNode) -> bool:
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, cst.Name) and self.scope.inline_value(current.value) is not None:
+                return True
+            stack.extend(current.children)
+        return False
 
     def atom(self, node: cst.BaseExpression) -> str:
         """One-line code of ``node`` with once-assigned locals inlined; records its references."""

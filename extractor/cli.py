@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 
 import click
@@ -89,6 +90,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 1
+    except Exception as exc:  # the process boundary: a bug of ours gets one line, not a traceback
+        if os.environ.get("RAISEDOCS_DEBUG"):
+            raise
+        click.echo(f"raisedocs: internal error: {type(exc).__name__}: {exc} (set RAISEDOCS_DEBUG=1 for the traceback)", err=True)
+        return 2
     return 0
 
 

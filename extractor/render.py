@@ -7,7 +7,6 @@ a catalog written by one version can be rendered by another.
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +16,11 @@ from .model import dumps, to_data
 
 
 def _template_root() -> Path:
-    """Templates ship as package data (``extractor/templates``); a source checkout keeps them at the top."""
-    try:
-        packaged = resources.files("extractor.templates")
-        if packaged.joinpath("card.md.j2").is_file():
-            return Path(str(packaged))
-    except ModuleNotFoundError:
-        pass
-    return Path(__file__).resolve().parent.parent / "templates"
+    """Templates ship inside the package (``extractor/templates``) in a wheel; a source
+    checkout keeps them in the top-level ``templates/`` folder."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "templates"
+    return packaged if (packaged / "card.md.j2").is_file() else here.parent / "templates"
 
 
 @lru_cache(maxsize=1)

@@ -110,3 +110,26 @@ def test_walk_order_does_not_change_output(capsys, tmp_path) -> None:
     first = run_cli(capsys, "extract", str(tmp_path / "one"), "--repo-name", "r").out
     second = run_cli(capsys, "extract", str(tmp_path / "two"), "--repo-name", "r").out
     assert first == second and os.path.basename(str(tmp_path)) not in first
+
+
+def test_installed_package_renders_with_its_own_templates(tmp_path) -> None:
+    """The wheel carries the templates: run the installed package from outside the checkout."""
+    import shutil
+    import subprocess
+    import sys
+
+    import pytest
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    probe = subprocess.run([sys.executable, "-c", "import extractor, sys; print(extractor.__file__)"],
+                           cwd=tmp_path, env=env, capture_output=True, text=True)
+    if probe.returncode != 0:
+        pytest.skip("raisedocs is not installed in this interpreter (pip install . installs it)")
+    if probe.stdout.startswith(str(FIXTURES.parent)):
+        pytest.skip("editable install: the installed package is this checkout")
+    script = shutil.which("raisedocs", path=os.path.dirname(sys.executable))
+    assert script is not None
+    proc = subprocess.run([script, "extract", str(FIXTURES / "offload"), "-o", str(tmp_path / "docs")],
+                          cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "docs" / "index.md").read_text().startswith("# offload · error catalog")

@@ -1,0 +1,42 @@
+"""Property tests: on any program CPython accepts, the pass finds exactly its raises and never raises."""
+
+from __future__ import annotations
+
+import ast
+
+import hypothesmith
+from hypothesis import HealthCheck, given, settings
+
+from extractor.collect import collect_file
+from extractor.model import FileFacts, FileFailure
+from extractor.options import Options
+from extractor.sources import SourceFile
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def _check(source: str) -> None:
+    try:
+        expected = sum(isinstance(n, ast.Raise) for n in ast.walk(ast.parse(source)))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return
+    result = collect_file(SourceFile.from_bytes("gen.py", source.encode("utf-8", "surrogatepass")), Options())
+    if isinstance(result, FileFailure):
+        # Only decoding can differ between str and bytes input (e.g. surrogates).
+        assert result.stage == "decode", result
+        return
+    assert isinstance(result, FileFacts)
+    assert len(result.sites) == expected
+    assert [s.line for s in result.sites] == sorted(s.line for s in result.sites)
+
+
+@SETTINGS
+@given(hypothesmith.from_grammar())
+def test_grammar_generated_programs(source: str) -> None:
+    _check(source)
+
+
+@SETTINGS
+@given(hypothesmith.from_node())
+def test_node_generated_programs(source: str) -> None:
+    _check(source)

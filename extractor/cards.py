@@ -14,7 +14,8 @@ from dataclasses import replace
 
 from .link import BUILTIN_EXCEPTIONS, Project, Symbol
 from .messages import unknown
-from .model import Card, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, SiteFact
+from .model import Card, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, Opaque, SiteFact
+from .triggers import CardContext, solve_card
 from .options import Options
 
 RELATED_LIMIT = 12
@@ -156,7 +157,9 @@ def permalink(options: Options, path: str, start: int, end: int) -> str | None:
 def build_cards(files: list[FileFacts], options: Options) -> list[Card]:
     """One card per raise site of every analysed file, sorted by path then line."""
     project = Project(files)
+    flags = cli_flags(files)
     drafts: list[tuple[Card, str | None, str]] = []
+    sites: list[SiteFact] = []
     for facts in sorted(files, key=lambda f: f.path):
         for site in facts.sites:
             exception, message = resolve_exception(project, facts, site)
@@ -166,14 +169,55 @@ def build_cards(files: list[FileFacts], options: Options) -> list[Card]:
                 id="", path=facts.path, line=site.line, end_line=site.end_line, function=site.function,
                 decorators=site.decorators, entry=entry_points(facts, site), kind=site.kind, exception=exception, cause=site.cause,
                 message=message, guard=site.guard, excerpt=site.excerpt, docs=docs,
-                permalink=permalink(options, facts.path, site.line, site.end_line),
+                permalink=permalink(options, facts.path, site.line, site.end_line), lints=site.lints,
             )
             drafts.append((card, site.owner, key))
+            sites.append(site)
     ids = assign_ids([key for _, _, key in drafts])
     cards = [replace(card, id=card_id) for (card, _, _), card_id in zip(drafts, ids)]
     owners = [owner for _, owner, _ in drafts]
     cards = link_related(cards, owners)
-    return [c for c in cards if _selected(c, options.exceptions)]
+    selected = [(c, s) for c, s in zip(cards, sites) if _selected(c, options.exceptions)]
+    return [solve_card(card, _context(project, card, site, cards, flags, options)) for card, site in selected]
+
+
+def _context(project: Project, card: Card, site: SiteFact, cards: list[Card], flags: dict[str, str], options: Options) -> CardContext:
+    siblings = tuple(
+        c.guard.code for c in cards
+        if c.path == card.path and c.function == card.function and c.id != card.id and not isinstance(c.guard.tree, Opaque)
+    )
+    module = None
+    if card.exception.classes and card.exception.classes[0] in project.classes:
+        module = project.classes[card.exception.classes[0]][0].module
+    return CardContext(
+        params=site.params, siblings=siblings, flags=flags, command=options.command,
+        class_at=lambda prefix: class_at(project, card.docs.owner, prefix), exception_module=module,
+    )
+
+
+def class_at(project: Project, owner: str | None, prefix: str) -> str | None:
+    """Short name of the in-tree class of the field at ``self.a.b`` (through annotations)."""
+    if owner is None:
+        return None
+    current = owner
+    for name in prefix.split(".")[1:]:
+        found = project.field(current, name)
+        if found is None:
+            return None
+        nested = project.class_of_annotation(found[0], found[2].annotation)
+        if nested is None:
+            return None
+        current = nested
+    return current.rsplit(".", 1)[-1]
+
+
+def cli_flags(files: list[FileFacts]) -> dict[str, str]:
+    """Destination -> the first long flag declared for it anywhere in the tree."""
+    flags: dict[str, str] = {}
+    for facts in sorted(files, key=lambda f: f.path):
+        for dest, flag in facts.flags:
+            flags.setdefault(dest, flag)
+    return flags
 
 
 _VALIDATOR_MODE = re.compile(r"mode\s*=\s*[\"'](\w+)")

@@ -32,17 +32,18 @@ def cli() -> None:
 @click.option("--repo-url", help="Forge URL of the repository, for permalinks (e.g. https://github.com/org/repo).")
 @click.option("--rev", help="Commit the permalinks pin to (needs --repo-url).")
 @click.option("--repo-name", help="Name shown on cards (default: the folder name).")
+@click.option("--command", help="Command that CLI examples start with (default: [tool.raisedocs] command or the console script in PATH/pyproject.toml).")
 @click.option("--strict", is_flag=True, help="Exit 1 when any file could not be analysed.")
 def extract(path: str, outdir: str | None, include: tuple[str, ...], exclude: tuple[str, ...], no_default_excludes: bool,
             exceptions: tuple[str, ...], excerpt_lines: int, repo_url: str | None, rev: str | None,
-            repo_name: str | None, strict: bool) -> None:
+            repo_name: str | None, command: str | None, strict: bool) -> None:
     """Extract the error catalog of the Python files under PATH."""
     from .model import dumps
     from .pipeline import extract as run_extract
 
     options = Options(
         include=include, exclude=exclude, use_default_excludes=not no_default_excludes, exceptions=exceptions,
-        excerpt_lines=excerpt_lines, repo_url=repo_url, rev=rev, repo_name=repo_name,
+        excerpt_lines=excerpt_lines, repo_url=repo_url, rev=rev, repo_name=repo_name, command=command,
     )
     catalog = run_extract(path, options)
     if outdir is None:
@@ -70,6 +71,28 @@ def schema() -> None:
     from importlib import resources
 
     click.echo(resources.files("extractor").joinpath("catalog.schema.json").read_text("utf-8"), nl=False)
+
+
+@cli.command()
+@click.argument("text")
+@click.option("--catalog", "catalog_path", default="catalog/catalog.json", show_default=True, help="catalog.json, or the docs folder that holds it.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
+@click.option("--limit", type=click.IntRange(min=1), default=3, show_default=True, help="Most cards shown.")
+def explain(text: str, catalog_path: str, output_format: str, limit: int) -> None:
+    """Find the cards whose message matches TEXT, a pasted error message ("-" reads stdin)."""
+    from .explain import load_catalog, locate_catalog, match_message, render_match
+    from .model import dumps
+
+    catalog = load_catalog(catalog_path)
+    matches = match_message(sys.stdin.read() if text == "-" else text, catalog, limit)
+    if not matches:
+        click.echo("raisedocs: no card matches this message", err=True)
+        sys.exit(1)
+    if output_format == "json":
+        click.echo(dumps(matches), nl=False)
+    else:
+        catalog_dir = os.path.dirname(locate_catalog(catalog_path))
+        click.echo("\n\n".join(render_match(match, catalog_dir) for match in matches))
 
 
 def main(argv: list[str] | None = None) -> int:

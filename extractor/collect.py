@@ -44,6 +44,7 @@ class _FileScan:
     hits: list[_Hit]
     kinds: dict[str, str]
     assigned: dict[str, list[ast.expr]]
+    flags: list[tuple[str, str]]
 
 
 def collect_file(source: SourceFile, options: Options) -> FileFacts | FileFailure:
@@ -78,7 +79,7 @@ def _one_line(text: str) -> str:
 
 
 def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText) -> _FileScan:
-    scan = _FileScan(imports=[], classes=[], functions=[], hits=[], kinds={}, assigned={})
+    scan = _FileScan(imports=[], classes=[], functions=[], hits=[], kinds={}, assigned={}, flags=[])
     # Statements only: a raise is a statement, so expressions are never walked.
     work: list[tuple[ast.stmt, tuple[ast.AST, ...]]] = [(s, ()) for s in reversed(tree.body)]
     while work:
@@ -89,6 +90,8 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText)
         at_module = not any(isinstance(s, (*_DEFS, ast.ClassDef)) for s in stack)
         if at_module:
             _module_binding(stmt, module, is_package, scan)
+        if isinstance(stmt, (ast.Expr, *_DEFS)):
+            scan.flags.extend(decl.cli_flags(stmt))
         if isinstance(stmt, ast.ClassDef):
             scan.classes.append(decl.class_fact(stmt, _qualname(stack, stmt.name), src))
         elif isinstance(stmt, _DEFS):
@@ -201,6 +204,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options) -> FileFa
         functions=tuple(scan.functions),
         assignments=tuple(assignments),
         module_names=tuple(sorted(scan.kinds)),
+        flags=tuple(sorted(set(scan.flags))),
         sites=tuple(sites),
     )
 
@@ -239,7 +243,7 @@ def _fallback(hit: _Hit, reason: str) -> RaiseFacts:
     cause = ast.unparse(hit.node.cause) if hit.node.cause is not None else None
     return RaiseFacts(
         kind=kind, written=written, is_call=isinstance(exc, ast.Call), caught=(), cause=cause,
-        message=unknown("unsupported", reason), guard=guard, reason=reason,
+        message=unknown("unsupported", reason), guard=guard, reason=reason, lints=(),
     )
 
 
@@ -272,6 +276,8 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
         excerpt=_excerpt(span, hit.node, lines, options.excerpt_lines),
         function_doc=ast.get_docstring(function) if function is not None else None,
         reason=facts.reason,
+        params=decl.function_params(function, src) if function is not None else (),
+        lints=facts.lints,
     )
 
 

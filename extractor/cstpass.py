@@ -8,13 +8,14 @@ metadata provider is needed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import libcst as cst
 
 from .messages import reconstruct_message, unknown
-from .model import Guard, MessageTemplate
+from .model import Guard, MessageTemplate, Text
 from .paths import extract_guard, handler_types
 from .scope import ModuleNames, Scope, dotted, raw_code, strip_parens
 
@@ -35,6 +36,7 @@ class RaiseFacts:
     message: MessageTemplate
     guard: Guard
     reason: str | None
+    lints: tuple[str, ...] = ()
 
 
 def _statement_children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
@@ -105,7 +107,8 @@ class UnitAnalysis:
         guard = extract_guard(chain, start, scope)
         handlers = [n for n in chain[start:] if isinstance(n, (cst.ExceptHandler, cst.ExceptStarHandler))]
         cause = raw_code(node.cause.item) if node.cause is not None else None
-        return _describe(node, handlers, scope, guard, cause)
+        facts = _describe(node, handlers, scope, guard, cause)
+        return replace(facts, lints=lint_message(facts.message, scope))
 
 
 def _describe(node: cst.Raise, handlers: list, scope: Scope, guard: Guard, cause: str | None) -> RaiseFacts:
@@ -161,3 +164,19 @@ def parse_unit(text: str) -> list[tuple[cst.Raise, tuple[cst.CSTNode, ...]]]:
         RecursionError: the unit nests deeper than the visitor can walk.
     """
     return find_raises(cst.parse_module(text))
+
+
+_BRACED_NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?:[.\[][^{}]*)?(?:![rsa])?(?::[^{}]*)?\}")
+
+
+def lint_message(message: MessageTemplate, scope: Scope) -> tuple[str, ...]:
+    """Codes for probable mistakes in a message: ``{name}`` in a plain string where
+    ``name`` is bound in the function reads like a forgotten ``f`` prefix."""
+    if message.parts is None or not message.form.endswith("plain"):
+        return ()
+    text = "".join(p.text for p in message.parts if isinstance(p, Text))
+    for match in _BRACED_NAME.finditer(text):
+        name = match.group(1)
+        if name in scope.params or name in scope.bindings or name in ("self", "cls"):
+            return ("probable_missing_f_prefix",)
+    return ()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import inspect
 
-from .model import ClassFact, Constraint, FieldFact
+from .model import ClassFact, Constraint, FieldFact, Param
 
 FIELD_CALLS = frozenset({"Field", "field", "attrib", "ib", "PrivateAttr"})
 CONSTRAINT_KEYWORDS = (
@@ -209,3 +209,62 @@ def alias_value(stmt: ast.stmt, src: SourceText) -> tuple[str, str] | None:
     if isinstance(value, (ast.Subscript, ast.BinOp, ast.Name, ast.Attribute, ast.Tuple, ast.List, ast.Constant)):
         return target, src.flat(value)
     return None
+
+
+def _long_flags(args: list[ast.expr]) -> list[str]:
+    return [a.value for a in args if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("--")]
+
+
+def _dest_of(flags: list[str], names: list[str], keywords: list[ast.keyword]) -> str:
+    for kw in keywords:
+        if kw.arg == "dest" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
+            return kw.value.value
+    if names:
+        return names[0]
+    return flags[0][2:].replace("-", "_")
+
+
+def cli_flags(stmt: ast.stmt) -> list[tuple[str, str]]:
+    """``(destination, --flag)`` pairs an argparse, click or typer declaration makes."""
+    found: list[tuple[str, str]] = []
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and _call_name(stmt.value) in ("add_argument", "add_option"):
+        calls = [(stmt.value, None)]
+    elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        calls = [(d, None) for d in stmt.decorator_list if isinstance(d, ast.Call) and _call_name(d) == "option"]
+        params = stmt.args.args + stmt.args.kwonlyargs
+        defaults = [None] * (len(stmt.args.args) - len(stmt.args.defaults)) + list(stmt.args.defaults) + list(stmt.args.kw_defaults)
+        for param, default in zip(params, defaults):
+            for node in (default, getattr(param.annotation, "slice", None)):
+                for call in ast.walk(node) if node is not None else ():
+                    if isinstance(call, ast.Call) and _call_name(call) == "Option":
+                        calls.append((call, param.arg))
+    else:
+        return found
+    for call, param in calls:
+        flags = _long_flags(call.args)
+        if not flags:
+            continue
+        names = [param] if param else [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.isidentifier()]
+        dest = _dest_of(flags, names, call.keywords)
+        found.extend((dest, flag) for flag in flags[:1])
+    return found
+
+
+def function_params(node: ast.FunctionDef | ast.AsyncFunctionDef, src: SourceText) -> tuple[Param, ...]:
+    """Parameters with their annotations and defaults as written."""
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    pairs = [*zip(positional, defaults), *zip(args.kwonlyargs, args.kw_defaults)]
+    if args.vararg is not None:
+        pairs.append((args.vararg, None))
+    if args.kwarg is not None:
+        pairs.append((args.kwarg, None))
+    return tuple(
+        Param(
+            name=arg.arg,
+            annotation=src.flat(arg.annotation) if arg.annotation is not None else None,
+            default=src.flat(default) if default is not None else None,
+        )
+        for arg, default in pairs
+    )

@@ -352,6 +352,10 @@ def _reconstruct(node: cst.BaseExpression, render: Render, resolve: Resolve, dep
         return make_template("percent", percent_parts(template, node.right, render))
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
         return _reconstruct_concat(node, render, resolve, depth)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("str", "repr") \
+            and len(node.args) == 1 and not node.args[0].star and node.args[0].keyword is None:
+        # str(x) / repr(x) is the whole message: a template with one hole says exactly that.
+        return make_template("call", [Hole(expr=render(node))])
     if isinstance(node, cst.Name):
         target = resolve(node)
         if target is node:

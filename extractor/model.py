@@ -138,11 +138,21 @@ class Context:
 
 
 @record
+class GuardPart:
+    """One conjunct of a guard: ``own`` (the raise's own test), ``outer`` (an enclosing
+    test) or ``exit`` (an earlier exit on the path, negated)."""
+
+    role: str
+    code: str
+
+
+@record
 class Guard:
     """The condition under which control reaches a raise."""
 
     code: str
     tree: GuardNode
+    parts: tuple[GuardPart, ...] = ()
     inputs: tuple[str, ...] = ()
     opaque: tuple[str, ...] = ()
     calls: tuple[str, ...] = ()
@@ -204,6 +214,68 @@ class Excerpt:
 
 
 @record
+class Param:
+    """A parameter of the function that holds a raise, as declared."""
+
+    name: str
+    annotation: str | None = None
+    default: str | None = None
+
+
+@record
+class Domain:
+    """What an input may be, from its declaration; values are source text as written."""
+
+    input: str
+    source: str  # "field" | "parameter" | "opaque" | "unknown"
+    types: tuple[str, ...] = ()
+    choices: tuple[str, ...] | None = None
+    constraints: tuple[Constraint, ...] = ()
+    default: str | None = None
+    has_default: bool = False
+
+
+@record
+class Trigger:
+    """Input values that make the whole guard true, changing as few defaults as possible."""
+
+    status: str  # "solved" | "unsolved" | "unreachable"
+    inputs: dict[str, Any]
+    changed: tuple[str, ...] = ()
+    assumes: dict[str, Any] = dataclasses.field(default_factory=dict)
+    reason: str | None = None
+    conflicts: tuple[str, ...] = ()
+    message: str | None = None
+    verified: bool = False
+
+
+@record
+class Fix:
+    """A minimal change to the trigger that makes the guard false."""
+
+    inputs: dict[str, Any]
+    changed: tuple[str, ...]
+    description: str
+    target: str  # "own_test" | "outer"
+    verified: bool = False
+
+
+@record
+class Validator:
+    name: str
+    code: str
+    params: dict[str, str]
+    verified: bool = False
+
+
+@record
+class Example:
+    style: str  # "cli" | "python"
+    before: str
+    after: str
+
+
+@record
 class Card:
     """One raise site, as the catalog publishes it."""
 
@@ -223,6 +295,12 @@ class Card:
     docs: Docs
     related: tuple[str, ...] = ()
     permalink: str | None = None
+    domains: tuple[Domain, ...] = ()
+    trigger: Trigger | None = None
+    fixes: tuple[Fix, ...] = ()
+    validator: Validator | None = None
+    example: Example | None = None
+    lints: tuple[str, ...] = ()
 
 
 @record
@@ -387,6 +465,8 @@ class SiteFact:
     excerpt: Excerpt
     function_doc: str | None = None
     reason: str | None = None
+    params: tuple[Param, ...] = ()
+    lints: tuple[str, ...] = ()
 
 
 @record
@@ -398,4 +478,5 @@ class FileFacts:
     functions: tuple[tuple[str, str | None], ...] = ()  # (qualname, return annotation)
     assignments: tuple[tuple[str, str], ...] = ()  # module-level name bound once -> value source
     module_names: tuple[str, ...] = ()  # every name bound at module level
+    flags: tuple[tuple[str, str], ...] = ()  # (destination, --flag) declared for a CLI
     sites: tuple[SiteFact, ...] = ()

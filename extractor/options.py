@@ -36,6 +36,7 @@ class Options:
     repo_url: str | None = None
     rev: str | None = None
     repo_name: str | None = None
+    command: str | None = None
     is_strict: bool = False
 
     @property

@@ -13,7 +13,7 @@ import libcst as cst
 
 from .expressions import ExprModel
 from .guards import FALSE, TRUE, ConditionModel, atoms_of, conj, disj, negate, render_guard
-from .model import Context, Guard, GuardNode
+from .model import And, Context, Guard, GuardNode, GuardPart
 from .scope import EXIT_CALLS, Scope, dotted, raw_code
 
 _BLOCKS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine)
@@ -99,19 +99,19 @@ class PathModel:
         return conj([selected, self.conditions.condition(case.guard)]) if case.guard is not None else selected
 
     # --- the walk down to the raise --------------------------------------------------
-    def step(self, parent: cst.CSTNode, child: cst.CSTNode, out: list[GuardNode], context: list[Context]) -> None:
-        """Add what choosing ``child`` inside ``parent`` implies."""
+    def step(self, parent: cst.CSTNode, child: cst.CSTNode, out: list[tuple[str, GuardNode]], context: list[Context]) -> None:
+        """Add what choosing ``child`` inside ``parent`` implies, each with its role."""
         if isinstance(parent, _BLOCKS):
             for sibling in parent.body:
                 if sibling is child:
                     break
-                out.append(self.fallthrough(sibling))
+                out.append(("exit", self.fallthrough(sibling)))
         elif isinstance(parent, cst.If):
             test = self.conditions.condition(parent.test)
-            out.append(test if child is parent.body else negate(test))
+            out.append(("test", test if child is parent.body else negate(test)))
         elif isinstance(parent, cst.While):
             test = self.conditions.condition(parent.test)
-            out.append(test if child is parent.body else negate(test))
+            out.append(("test", test if child is parent.body else negate(test)))
             context.append(Context(kind="loop", code="while " + raw_code(parent.test)))
         elif isinstance(parent, cst.For):
             head = f"for {raw_code(parent.target)} in {raw_code(parent.iter)}"
@@ -125,9 +125,9 @@ class PathModel:
             for case in parent.cases:
                 selected = self.case(subject, case)
                 if case is child:
-                    out.append(selected)
+                    out.append(("test", selected))
                     break
-                out.append(negate(selected))
+                out.append(("test", negate(selected)))
 
 
 def _handler_code(handler: cst.ExceptHandler) -> str:
@@ -167,15 +167,16 @@ def _may_exit(stmt: cst.CSTNode, *, loops_absorb: bool) -> bool:
 def extract_guard(chain: Sequence[cst.CSTNode], start: int, scope: Scope) -> Guard:
     """The guard of the raise at the end of ``chain``, walking from ``chain[start]`` down."""
     model = PathModel(scope)
-    conditions: list[GuardNode] = []
+    conditions: list[tuple[str, GuardNode]] = []
     context: list[Context] = []
     for parent, child in zip(chain[start:], chain[start + 1 :]):
         model.step(parent, child, conditions, context)
-    tree = conj(conditions)
+    tree = conj([node for _, node in conditions])
     refs = model.exprs.refs_of(atoms_of(tree))
     return Guard(
         code=render_guard(tree),
         tree=tree,
+        parts=_parts(conditions),
         inputs=tuple(refs.inputs),
         opaque=tuple(refs.opaque),
         calls=tuple(refs.calls),
@@ -183,3 +184,15 @@ def extract_guard(chain: Sequence[cst.CSTNode], start: int, scope: Scope) -> Gua
         context=tuple(context),
         approximations=tuple(model.approximations),
     )
+
+
+def _parts(conditions: list[tuple[str, GuardNode]]) -> tuple[GuardPart, ...]:
+    """Conjuncts with roles: the last branch test is the raise's own, earlier ones outer."""
+    last_test = max((i for i, (role, _) in enumerate(conditions) if role == "test"), default=-1)
+    parts: list[GuardPart] = []
+    for index, (role, node) in enumerate(conditions):
+        if node == TRUE:
+            continue
+        named = "own" if index == last_test else "outer" if role == "test" else "exit"
+        parts.extend(GuardPart(role=named, code=render_guard(item)) for item in (node.items if isinstance(node, And) else (node,)))
+    return tuple(parts)

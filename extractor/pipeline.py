@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 from . import __version__
@@ -9,7 +10,7 @@ from .cards import build_cards
 from .collect import collect_file
 from .model import SCHEMA_ID, Catalog, FileFacts, FileFailure, Generator, SourceInfo, Stats
 from .options import Options
-from .sources import read_tree
+from .sources import read_command, read_tree
 
 
 def extract(root: str, options: Options) -> Catalog:
@@ -19,6 +20,8 @@ def extract(root: str, options: Options) -> Catalog:
         SourceError: ``root`` cannot be read.
     """
     files, failures = read_tree(root, options)
+    if options.command is None and os.path.isdir(root):
+        options = dataclasses.replace(options, command=read_command(root))
     facts: list[FileFacts] = []
     for source in files:
         result = collect_file(source, options)

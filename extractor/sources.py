@@ -8,10 +8,16 @@ import hashlib
 import io
 import os
 import re
+import sys
 import tokenize
 from dataclasses import dataclass
 
 from .errors import SourceError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
 from .model import FileFailure
 from .options import Options
 
@@ -136,3 +142,21 @@ def _read_file(full: str, rel: str, real_root: str) -> SourceFile | FileFailure:
         if exc.errno == errno.ENOENT:
             return FileFailure(path=rel, stage="read", error="broken symlink")
         return FileFailure(path=rel, stage="read", error=exc.strerror or type(exc).__name__)
+
+
+def read_command(root: str) -> str | None:
+    """The command a CLI example starts with, from the analysed repo's pyproject.toml:
+    ``[tool.raisedocs] command``, else the first console script ``[project.scripts]`` declares."""
+    path = os.path.join(root, "pyproject.toml")
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    command = data.get("tool", {}).get("raisedocs", {}).get("command")
+    if isinstance(command, str) and command.strip():
+        return command.strip()
+    scripts = data.get("project", {}).get("scripts", {})
+    if isinstance(scripts, dict) and scripts:
+        return sorted(scripts)[0]
+    return None

@@ -1,0 +1,180 @@
+"""Domains: declared annotations, constraints and defaults -> the values an input may take.
+
+Works on declarations as written (source strings from fields and parameters); values are
+read with ``ast.literal_eval`` only, so nothing from the tree is evaluated.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from .model import Constraint, Domain, FieldDoc, Param
+
+_TYPE_NAMES = {"int", "float", "str", "bool", "bytes", "list", "dict", "set", "tuple", "frozenset"}
+_ALIASES = {"List": "list", "Dict": "dict", "Set": "set", "Tuple": "tuple", "FrozenSet": "frozenset",
+            "Sequence": "list", "Mapping": "dict", "PositiveInt": "int", "NonNegativeInt": "int",
+            "PositiveFloat": "float", "NonNegativeFloat": "float", "StrictInt": "int", "StrictStr": "str"}
+_IMPLIED = {"PositiveInt": (Constraint(name="gt", value="0"),), "NonNegativeInt": (Constraint(name="ge", value="0"),),
+            "PositiveFloat": (Constraint(name="gt", value="0"),), "NonNegativeFloat": (Constraint(name="ge", value="0"),)}
+_FACTORIES = {"list": "[]", "dict": "{}", "set": "set()", "tuple": "()", "frozenset": "frozenset()", "str": "''", "int": "0", "float": "0.0"}
+NO_VALUE = object()
+
+
+def _tail(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def read_annotation(annotation: str | None) -> tuple[tuple[str, ...], tuple[str, ...] | None, tuple[Constraint, ...]]:
+    """Type names, Literal choices (as source) and implied constraints of an annotation."""
+    if not annotation:
+        return (), None, ()
+    text = annotation.strip()
+    if len(text) > 1 and text[0] in "\"'" and text[-1] == text[0]:
+        text = text[1:-1]
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return (), None, ()
+    types: list[str] = []
+    choices: list[str] = []
+    implied: list[Constraint] = []
+    found_literal = _walk_annotation(tree, text, types, choices, implied)
+    return tuple(dict.fromkeys(types)), (tuple(choices) if found_literal else None), tuple(implied)
+
+
+def _walk_annotation(node: ast.expr, text: str, types: list[str], choices: list[str], implied: list[Constraint]) -> bool:
+    if isinstance(node, ast.Constant) and node.value is None:
+        types.append("NoneType")
+        return False
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        left = _walk_annotation(node.left, text, types, choices, implied)
+        return _walk_annotation(node.right, text, types, choices, implied) or left
+    name = _tail(node.value) if isinstance(node, ast.Subscript) else _tail(node)
+    if isinstance(node, ast.Subscript):
+        args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if name == "Literal":
+            for arg in args:
+                choices.append(ast.get_source_segment(text, arg) or ast.unparse(arg))
+                types.append(type(_literal(ast.unparse(arg))).__name__)
+            return True
+        if name in ("Optional", "Union"):
+            if name == "Optional":
+                types.append("NoneType")
+            found = False
+            for arg in args:
+                found = _walk_annotation(arg, text, types, choices, implied) or found
+            return found
+        if name == "Annotated":
+            return _walk_annotation(args[0], text, types, choices, implied)
+    if name in _TYPE_NAMES:
+        types.append(name)
+    elif name in _ALIASES:
+        types.append(_ALIASES[name])
+        implied.extend(_IMPLIED.get(name, ()))
+    elif name is not None:
+        types.append("object:" + name)
+    return False
+
+
+def _literal(code: str) -> Any:
+    try:
+        return ast.literal_eval(code)
+    except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
+        return NO_VALUE
+
+
+def default_source(default: str | None, factory: str | None) -> str | None:
+    """The default as a literal source, through simple default factories (``list`` -> ``[]``)."""
+    if default is not None:
+        return default if _literal(default) is not NO_VALUE else None
+    if factory is not None:
+        name = factory.strip()
+        if name.startswith("lambda:"):
+            body = name[len("lambda:"):].strip()
+            return body if _literal(body) is not NO_VALUE else None
+        return _FACTORIES.get(name)
+    return None
+
+
+def field_domain(doc: FieldDoc) -> Domain:
+    types, choices, implied = read_annotation(doc.annotation)
+    if doc.literal_values is not None:
+        # The annotation names an alias; the values say what the type really is.
+        choices = doc.literal_values
+        kinds = [type(literal_value(c)).__name__ for c in choices]
+        types = tuple(dict.fromkeys([*kinds, *(t for t in types if t == "NoneType")]))
+    default = default_source(doc.default, doc.default_factory)
+    return Domain(
+        input=doc.input, source="field", types=types, choices=choices,
+        constraints=tuple(implied) + doc.constraints, default=default,
+        has_default=doc.default is not None or doc.default_factory is not None,
+    )
+
+
+def param_domain(name: str, param: Param) -> Domain:
+    types, choices, implied = read_annotation(param.annotation)
+    default = default_source(param.default, None)
+    return Domain(
+        input=name, source="parameter", types=types, choices=choices, constraints=implied,
+        default=default, has_default=param.default is not None,
+    )
+
+
+def unknown_domain(name: str, source: str) -> Domain:
+    return Domain(input=name, source=source)
+
+
+def literal_value(code: str | None) -> Any:
+    """The value of a literal source string, or ``NO_VALUE``."""
+    return NO_VALUE if code is None else _literal(code)
+
+
+def admits(domain: Domain, value: Any) -> bool:
+    """Whether ``value`` is inside the declared domain (type, choices, constraints)."""
+    if domain.choices is not None:
+        allowed = [literal_value(c) for c in domain.choices]
+        if not any(type(value) is type(a) and value == a for a in allowed if a is not NO_VALUE):
+            return False
+    if domain.types and not _type_ok(domain.types, value):
+        return False
+    return all(_constraint_ok(c, value) for c in domain.constraints)
+
+
+def _type_ok(types: tuple[str, ...], value: Any) -> bool:
+    """Plain types only: a value of a class the tree defines cannot be built statically."""
+    plain = [t for t in types if not t.startswith("object:")]
+    name = type(value).__name__
+    if name in plain:
+        return True
+    if name == "int" and "float" in plain:
+        return True
+    return name == "tuple" and "list" in plain
+
+
+def _constraint_ok(constraint: Constraint, value: Any) -> bool:
+    bound = _literal(constraint.value)
+    if bound is NO_VALUE or value is None:
+        return True
+    try:
+        if constraint.name == "ge":
+            return value >= bound
+        if constraint.name == "gt":
+            return value > bound
+        if constraint.name == "le":
+            return value <= bound
+        if constraint.name == "lt":
+            return value < bound
+        if constraint.name == "multiple_of":
+            return value % bound == 0
+        if constraint.name == "min_length":
+            return len(value) >= bound
+        if constraint.name == "max_length":
+            return len(value) <= bound
+    except TypeError:
+        return False
+    return True

@@ -1,0 +1,210 @@
+"""Triggers: a linked Card -> the same card with domains, trigger, fixes, validator and example.
+
+Everything here is verified in the restricted evaluator before it is published: the
+trigger makes the guard true and makes the generated validator raise the card's message;
+each fix makes the guard false, trips no other raise of the function, and makes the
+validator pass. What cannot be verified says so (``verified: false`` and a reason).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from . import solver
+from .domains import NO_VALUE, field_domain, literal_value, param_domain
+from .evaluate import EvalError, Raised, dotted_name, evaluate, format_value, run_validator, to_json_value
+from .examples import build_example
+from .model import Card, Domain, Fix, Hole, MessageTemplate, Opaque, Param, Text, Trigger, Validator
+from .validator import NotExpressible, generate_validator, validator_name
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+@dataclass(frozen=True, slots=True)
+class CardContext:
+    """What solving one card needs from the project."""
+
+    params: tuple[Param, ...]
+    siblings: tuple[str, ...]  # guards of the other raises in the same function
+    flags: dict[str, str]
+    command: str | None
+    class_at: Callable[[str], str | None]
+    exception_module: str | None  # where an in-tree exception class is defined
+
+
+def card_domains(card: Card, params: tuple[Param, ...], names: list[str]) -> dict[str, Domain]:
+    by_param = {p.name: p for p in params}
+    fields = {f.input: f for f in card.docs.fields}
+    domains: dict[str, Domain] = {}
+    for name in names:
+        if name in fields:
+            domains[name] = field_domain(fields[name])
+        elif name in by_param:
+            domains[name] = param_domain(name, by_param[name])
+        else:
+            domains[name] = Domain(input=name, source="opaque" if name in card.guard.opaque else "unknown")
+    return domains
+
+
+def _message_refs(message: MessageTemplate) -> list[str]:
+    refs: list[str] = []
+    for part in message.parts or ():
+        if not isinstance(part, Hole):
+            continue
+        try:
+            tree = ast.parse(part.expr, mode="eval")
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+        called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in inner and id(node) not in called:
+                name = dotted_name(node)
+                if name is not None and name not in refs and name not in _BUILTIN_NAMES:
+                    refs.append(name)
+    return refs
+
+
+def render_message(message: MessageTemplate, env: dict[str, Any]) -> str:
+    """The message text for these values.
+
+    Raises:
+        EvalError: a placeholder reads something the evaluator does not allow.
+    """
+    out: list[str] = []
+    for part in message.parts or ():
+        if isinstance(part, Text):
+            out.append(part.text)
+        else:
+            out.append(format_value(evaluate(part.expr, env), part.conversion, part.format_spec or ""))
+    return "".join(out)
+
+
+def _complete_env(env: dict[str, Any], refs: list[str], domains: dict[str, Domain]) -> dict[str, Any]:
+    """Values for names only the message reads: their default, else a value of their type."""
+    full = dict(env)
+    for name in refs:
+        if name in full or any(name.startswith(k + ".") for k in full):
+            continue
+        domain = domains.get(name)
+        if domain is not None and domain.has_default and literal_value(domain.default) is not NO_VALUE:
+            full[name] = literal_value(domain.default)
+        elif domain is not None:
+            variable = solver.Variable(name=name, domain=domain)
+            options = solver._candidates(variable, [])
+            if options:
+                full[name] = options[0]
+    return full
+
+
+def _validator(card: Card, ctx: CardContext, problem: solver.Problem, keys: list[str], domains: dict[str, Domain]) -> tuple[Validator | None, str | None]:
+    exc = card.exception
+    if card.kind == "reraise" or exc.factory or len(exc.classes) != 1 or card.message.parts is None:
+        return None, "no_single_class_or_message"
+    qualname = exc.classes[0]
+    name = qualname.rsplit(".", 1)[-1]
+    own = [p.code for p in card.guard.parts if p.role == "own"]
+    own_inputs = [k for k in keys if any(k in code for code in own)]
+    try:
+        generated = generate_validator(
+            name=validator_name(own_inputs, name), guard_code=card.guard.code, message=card.message,
+            exception=name, import_from=ctx.exception_module, keys=keys, domains=domains,
+            boolean_atoms={n for n, v in problem.variables.items() if v.is_boolean and v.is_atom},
+            constants=dict(card.guard.constants),
+            docstring=f"Raise {name} as {card.path}:{card.line} does, under the same condition.",
+        )
+    except (NotExpressible, SyntaxError) as exc_info:
+        return None, str(exc_info.args[0]) if exc_info.args else "not_expressible"
+    return Validator(name=generated.name, code=generated.code, params=generated.params), None
+
+
+def _run(validator: Validator, env: dict[str, Any]) -> Any:
+    try:
+        return run_validator(validator.code, {param: env.get(key) for param, key in validator.params.items()})
+    except (EvalError, StopIteration):
+        return EvalError
+
+
+def solve_card(card: Card, ctx: CardContext) -> Card:
+    """The card with its domains, trigger, fixes, validator and example filled in."""
+    refs = _message_refs(card.message)
+    names = list(dict.fromkeys([*card.guard.inputs, *card.guard.opaque, *refs]))
+    domains = card_domains(card, ctx.params, names)
+    published = tuple(domains[n] for n in names)
+    if isinstance(card.guard.tree, Opaque):
+        trigger = Trigger(status="unsolved", inputs={}, reason="guard_not_modelled")
+        return replace(card, domains=published, trigger=trigger)
+    try:
+        problem = solver.build_problem(card.guard, domains)
+    except EvalError:
+        return replace(card, domains=published, trigger=Trigger(status="unsolved", inputs={}, reason="guard_not_expression"))
+    solution = solver.search(problem)
+    if solution.status != "solved":
+        trigger = Trigger(status=solution.status, inputs={}, reason=solution.reason, conflicts=solution.conflicts)
+        return replace(card, domains=published, trigger=trigger)
+    env = _complete_env(solution.assignment, refs, domains)
+    keys = list(dict.fromkeys([*problem.variables, *(r for r in refs if r in env)]))
+    validator, _ = _validator(card, ctx, problem, keys, domains)
+    try:
+        message = render_message(card.message, env) if card.message.parts is not None else None
+    except EvalError:
+        message = None
+    raised = _run(validator, env) if validator is not None else None
+    expected_class = card.exception.classes[0].rsplit(".", 1)[-1] if card.exception.classes else None
+    trigger_ok = (
+        problem.holds(env) is True and message is not None and isinstance(raised, Raised)
+        and raised.message == message and raised.exception == expected_class
+    )
+    found = _fixes(card, ctx, problem, env, validator)
+    fixes = [fix for fix, _ in found]
+    if validator is not None:
+        validator = replace(validator, verified=trigger_ok and all(f.verified for f in fixes))
+    atoms = {n for n, v in problem.variables.items() if v.is_atom}
+    trigger = Trigger(
+        status="solved",
+        inputs={n: to_json_value(env[n]) for n in names if n in env and n not in atoms},
+        assumes={n: to_json_value(env[n]) for n in sorted(atoms)},
+        changed=solution.changed,
+        reason="assumes_opaque_values" if atoms else None,
+        message=message,
+        verified=trigger_ok,
+    )
+    example = _example(card, ctx, solution, env, found)
+    return replace(card, domains=published, trigger=trigger, fixes=tuple(fixes), validator=validator, example=example)
+
+
+def _fixes(card: Card, ctx: CardContext, problem: solver.Problem, env: dict[str, Any], validator: Validator | None) -> list[tuple[Fix, Any]]:
+    """Verified fixes, each with the Python value it sets."""
+    parts = [(p.role, p.code) for p in card.guard.parts]
+    fixes: list[tuple[Fix, Any]] = []
+    for candidate in solver.find_fixes(problem, env, parts, list(ctx.siblings)):
+        name = candidate.changed[0]
+        before, after = env[name], candidate.assignment[name]
+        verified = problem.holds(candidate.assignment) is False and (validator is None or _run(validator, candidate.assignment) is None)
+        verb = "make" if problem.variables[name].is_atom else "set"
+        fixes.append((Fix(
+            inputs={name: to_json_value(after)},
+            changed=candidate.changed,
+            description=f"{verb} `{name}` to `{after!r}` (the trigger has `{before!r}`), so that `{candidate.part}` is false",
+            target=candidate.target,
+            verified=verified and validator is not None,
+        ), after))
+    return fixes
+
+
+def _example(card: Card, ctx: CardContext, solution: solver.Solution, env: dict[str, Any], fixes: list[tuple[Fix, Any]]) -> Any:
+    if not fixes or any(n not in card.guard.inputs for n in solution.changed):
+        return None
+    fix, value = fixes[0]
+    name = fix.changed[0]
+    if name not in card.guard.inputs:
+        return None
+    before = {n: env[n] for n in solution.changed}
+    after = {**before, name: value}
+    params = {p.name for p in ctx.params}
+    return build_example(card, before, after, command=ctx.command, flags=ctx.flags, params=params, class_at=ctx.class_at)

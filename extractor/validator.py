@@ -1,0 +1,162 @@
+"""Validators: Guard + message template -> a standalone check function, generated with libcst.
+
+The function takes the guard's inputs (and any other value the message reads) as
+parameters named after their leaf names, restates the whole guard with module constants
+inlined and opaque calls turned into parameters, and raises the same exception class with
+the same message.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .model import Domain, Hole, MessageTemplate, Text
+
+_BUILTIN_ANNOTATIONS = {"int", "float", "str", "bool", "bytes", "list", "dict", "set", "tuple", "frozenset"}
+
+
+class NotExpressible(Exception):
+    """The validator cannot be written; ``args[0]`` is the reason code."""
+
+
+@dataclass(frozen=True, slots=True)
+class Generated:
+    name: str
+    code: str
+    params: dict[str, str]  # parameter -> input (or opaque atom) it stands for
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"\W+", "_", text).strip("_").lower() or "value"
+
+
+def param_names(keys: list[str]) -> dict[str, str]:
+    """Input -> parameter name: the leaf name, lengthened only where two inputs share it."""
+    names: dict[str, str] = {}
+    for depth in range(1, 8):
+        proposal = {key: _slug("_".join(key.split(".")[-depth:])) if "(" not in key else _slug(key) for key in keys if key not in names}
+        counts: dict[str, int] = {}
+        for value in [*proposal.values(), *names.values()]:
+            counts[value] = counts.get(value, 0) + 1
+        for key, value in proposal.items():
+            if counts[value] == 1 or depth == 7:
+                names[key] = value if counts[value] == 1 else f"{value}_{len(names)}"
+    if "self" in names.values() or "cls" in names.values():
+        names = {k: ("obj" if v in ("self", "cls") else v) for k, v in names.items()}
+    return names
+
+
+class _Rename(cst.CSTTransformer):
+    """Inputs -> parameter names, opaque atoms -> parameters, constants -> their literal."""
+
+    def __init__(self, names: dict[str, str], constants: dict[str, str]) -> None:
+        super().__init__()
+        self.names = names
+        self.constants = constants
+
+    def _replacement(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
+        try:
+            key = ast.unparse(ast.parse(cst.Module(body=[]).code_for_node(node).strip(), mode="eval"))
+        except (SyntaxError, ValueError, RecursionError):
+            return None
+        if key in self.names:
+            return cst.Name(self.names[key])
+        if key in self.constants:
+            return cst.parse_expression(self.constants[key]).with_changes(
+                lpar=[cst.LeftParen()], rpar=[cst.RightParen()]
+            )
+        return None
+
+    def leave_Attribute(self, original_node, updated_node):  # noqa: N802 (libcst API)
+        return self._replacement(original_node) or updated_node
+
+    def leave_Name(self, original_node, updated_node):  # noqa: N802
+        return self._replacement(original_node) or updated_node
+
+    def leave_Call(self, original_node, updated_node):  # noqa: N802
+        return self._replacement(original_node) or updated_node
+
+
+def _annotation(domain: Domain | None, is_boolean_atom: bool) -> cst.Annotation | None:
+    if is_boolean_atom:
+        return cst.Annotation(cst.Name("bool"))
+    if domain is None or not domain.types:
+        return None
+    names = list(dict.fromkeys("None" if t == "NoneType" else t for t in domain.types))
+    if not all(n in _BUILTIN_ANNOTATIONS or n == "None" for n in names):
+        return None
+    if "int" in names and "float" in names:
+        names.remove("int")
+    return cst.Annotation(cst.parse_expression(" | ".join(names)))
+
+
+def _message_node(message: MessageTemplate, rename: _Rename) -> cst.BaseExpression:
+    if message.parts is None:
+        raise NotExpressible("message_not_reconstructed")
+    pieces: list[cst.BaseFormattedStringContent] = []
+    holes: list[str] = []
+    for part in message.parts:
+        if isinstance(part, Text):
+            escaped = repr(part.text)[1:-1].replace('"', '\\"').replace("\\'", "'")
+            pieces.append(cst.FormattedStringText(escaped.replace("{", "{{").replace("}", "}}")))
+            continue
+        assert isinstance(part, Hole)
+        try:
+            expr = cst.parse_expression(part.expr).visit(rename)
+        except cst.ParserSyntaxError as exc:
+            raise NotExpressible("placeholder_not_expression") from exc
+        code = cst.Module(body=[]).code_for_node(expr)
+        if '"' in code or "\\" in code or "\n" in code:
+            raise NotExpressible("placeholder_needs_quotes")
+        holes.append(code)
+        spec = [cst.FormattedStringText(part.format_spec)] if part.format_spec else None
+        pieces.append(cst.FormattedStringExpression(expression=expr, conversion=part.conversion, format_spec=spec))
+    if not holes:
+        return cst.SimpleString('"' + "".join(p.value for p in pieces).replace("{{", "{").replace("}}", "}") + '"')  # type: ignore[attr-defined]
+    return cst.FormattedString(parts=pieces, start='f"', end='"')
+
+
+def generate_validator(
+    *, name: str, guard_code: str, message: MessageTemplate, exception: str, import_from: str | None,
+    keys: list[str], domains: dict[str, Domain], boolean_atoms: set[str], constants: dict[str, str], docstring: str,
+) -> Generated:
+    """The validator's source.
+
+    Raises:
+        NotExpressible: the message or guard cannot be restated as a standalone function.
+    """
+    names = param_names(keys)
+    rename = _Rename(names, constants)
+    try:
+        test = cst.parse_expression(guard_code).visit(rename)
+    except cst.ParserSyntaxError as exc:
+        raise NotExpressible("guard_not_expression") from exc
+    raise_stmt = cst.Raise(exc=cst.Call(func=cst.Name(exception), args=[cst.Arg(_message_node(message, rename))]))
+    body = cst.IndentedBlock(body=[
+        cst.SimpleStatementLine([cst.Expr(cst.SimpleString('"""' + docstring.replace('"', "'").replace("\\", "/") + '"""'))]),
+        cst.If(test=test, body=cst.IndentedBlock(body=[cst.SimpleStatementLine([raise_stmt])])),
+    ])
+    params = [cst.Param(name=cst.Name(names[key]), annotation=_annotation(domains.get(key), key in boolean_atoms)) for key in keys]
+    function = cst.FunctionDef(
+        name=cst.Name(name), params=cst.Parameters(params=params),
+        body=body, returns=cst.Annotation(cst.Name("None")),
+    )
+    statements: list[cst.BaseStatement] = []
+    if import_from is not None:
+        statements.append(cst.parse_statement(f"from {import_from} import {exception}"))
+        statements.append(cst.EmptyLine())  # type: ignore[arg-type]
+    module = cst.Module(body=[s for s in statements if isinstance(s, cst.BaseStatement)] + [function])
+    code = module.code
+    if import_from is not None:
+        code = code.replace(f"import {exception}\n", f"import {exception}\n\n\n", 1)
+    compile(code, "<validator>", "exec")  # syntax check only: nothing is executed
+    return Generated(name=name, code=code, params={names[k]: k for k in keys})
+
+
+def validator_name(own_inputs: list[str], fallback: str) -> str:
+    leaf = own_inputs[-1].split(".")[-1] if own_inputs else fallback
+    return "check_" + _slug(leaf)

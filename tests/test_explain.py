@@ -1,0 +1,188 @@
+"""``raisedocs explain``: a pasted error message -> the cards whose message template matches it."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from extractor.explain import load_catalog, match_message, render_match
+
+from .helpers import FIXTURES, run_cli
+
+PREFETCH_STEP = "offload_prefetch_step (0) must be >= 1 when prefetch offloading is enabled (offload_group_size > 0)"
+PREFETCH_STEP_CARD = "9433068982eb5687"  # minivllm/config/offload.py:49
+NUM_IN_GROUP_CARD = "619283c31394ff2d"  # minivllm/config/offload.py:43
+PYDANTIC_WRAPPED = """\
+1 validation error for OffloadConfig
+  Value error, offload_prefetch_step (0) must be >= 1 when prefetch
+offloading is enabled (offload_group_size > 0) [type=value_error, input_value={'prefetch': {'offload_group_size': 2, 'offload_prefetch_step': 0}}, input_type=dict]
+    For further information visit https://errors.pydantic.dev/2.9/v/value_error
+"""
+
+
+@pytest.fixture
+def docs(capsys, tmp_path) -> str:  # noqa: ANN001 (pytest fixture)
+    """The docs folder of the bundled ``offload`` fixture."""
+    out = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(FIXTURES / "offload"), "-o", str(out)).code == 0
+    return str(out)
+
+
+def test_exact_message_prints_the_card(capsys, docs) -> None:
+    run = run_cli(capsys, "explain", PREFETCH_STEP, "--catalog", f"{docs}/catalog.json")
+    assert (run.code, run.err) == (0, "")
+    lines = run.out.splitlines()
+    # Between "When:" and "Card:" come the trigger and fixes, when the card has them.
+    assert lines[:4] + lines[-1:] == [
+        f"ValueError · minivllm/config/offload.py:49 · card {PREFETCH_STEP_CARD} (score 0.99)",
+        "offload_prefetch_step ({self.prefetch.offload_prefetch_step}) must be >= 1 when prefetch offloading is enabled"
+        " (offload_group_size > 0)",
+        "  self.prefetch.offload_prefetch_step = 0",
+        'When: (self.offload_backend == "prefetch" or self.prefetch.offload_group_size > 0)'
+        " and not (self.prefetch.offload_num_in_group > self.prefetch.offload_group_size)"
+        " and self.prefetch.offload_prefetch_step < 1",
+        f"Card: {docs}/errors/{PREFETCH_STEP_CARD}.md",
+    ]
+
+
+def test_message_wrapped_in_a_pydantic_validation_error_still_matches_first(capsys, docs) -> None:
+    run = run_cli(capsys, "explain", PYDANTIC_WRAPPED, "--catalog", docs)
+    assert run.code == 0
+    header, _template, value = run.out.splitlines()[:3]
+    assert header.startswith(f"ValueError · minivllm/config/offload.py:49 · card {PREFETCH_STEP_CARD} (score ")
+    assert value == "  self.prefetch.offload_prefetch_step = 0"
+
+
+def test_two_placeholders_are_both_captured(capsys, docs) -> None:
+    run = run_cli(capsys, "explain", "offload_num_in_group (8) must be <= offload_group_size (4)", "--catalog", docs)
+    assert run.code == 0
+    assert run.out.splitlines()[:4] == [
+        f"ValueError · minivllm/config/offload.py:43 · card {NUM_IN_GROUP_CARD} (score 0.98)",
+        "offload_num_in_group ({self.prefetch.offload_num_in_group}) must be <= offload_group_size"
+        " ({self.prefetch.offload_group_size})",
+        "  self.prefetch.offload_num_in_group = 8",
+        "  self.prefetch.offload_group_size = 4",
+    ]
+
+
+def test_trailing_placeholder_in_a_traceback_stops_at_the_end(capsys, docs) -> None:
+    text = "Traceback (most recent call last):\n  File \"run.py\", line 3, in <module>\nSystemExit: --offload-group-size must be >= 0, got -3\n"
+    run = run_cli(capsys, "explain", text, "--catalog", docs, "--limit", "1")
+    assert run.code == 0
+    assert run.out.splitlines()[0].startswith("SystemExit · minivllm/cli.py:31 · card ")
+    assert run.out.splitlines()[2] == "  args.offload_group_size = -3"
+
+
+def test_message_that_matches_nothing_exits_1(capsys, docs) -> None:
+    run = run_cli(capsys, "explain", "KeyError: 'model.layers.0.weight'", "--catalog", docs)
+    assert (run.code, run.out, run.err) == (1, "", "raisedocs: no card matches this message\n")
+
+
+def test_missing_catalog_is_one_line_and_exit_2(capsys, tmp_path) -> None:
+    run = run_cli(capsys, "explain", PREFETCH_STEP, "--catalog", str(tmp_path / "nope.json"))
+    assert (run.code, run.out, run.err) == (2, "", f"raisedocs: error: catalog not found: {tmp_path / 'nope.json'}\n")
+
+
+@pytest.mark.parametrize(
+    ("content", "error"),
+    [
+        ("{", "is not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
+        ('{"schema": "other/1"}', "is not a raisedocs catalog: schema is 'other/1', expected 'raisedocs/catalog/1'"),
+        ('{"schema": "raisedocs/catalog/1"}', "catalog does not match schema at (root): 'errors' is a required property"),
+    ],
+)
+def test_bad_catalog_is_one_line_and_exit_2(capsys, tmp_path, content: str, error: str) -> None:
+    (tmp_path / "catalog.json").write_text(content)
+    run = run_cli(capsys, "explain", PREFETCH_STEP, "--catalog", str(tmp_path))
+    assert run.code == 2
+    assert run.err.startswith("raisedocs: error: ") and run.err.endswith(f"{error}\n") and run.err.count("\n") == 1
+
+
+def test_json_output_carries_ids_scores_and_values(capsys, docs) -> None:
+    run = run_cli(capsys, "explain", PREFETCH_STEP, "--catalog", docs, "--format", "json")
+    assert run.code == 0
+    matches = json.loads(run.out)
+    assert [(m["id"], m["score"], m["values"]) for m in matches] == [
+        (PREFETCH_STEP_CARD, 0.9942, {"self.prefetch.offload_prefetch_step": "0"}),
+    ]
+    assert matches[0]["card"] == next(c for c in load_catalog(docs)["errors"] if c["id"] == PREFETCH_STEP_CARD)
+    assert run.out == json.dumps(matches, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+def test_dash_reads_the_message_from_stdin(capsys, docs, monkeypatch) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(PYDANTIC_WRAPPED))
+    run = run_cli(capsys, "explain", "-", "--catalog", docs, "--format", "json")
+    assert run.code == 0
+    assert [m["id"] for m in json.loads(run.out)] == [PREFETCH_STEP_CARD]
+
+
+# --- matching rules, on the fixture's cards with their templates swapped --------------
+
+
+def _catalog_with_parts(docs: str, parts_by_line: dict[int, list[dict[str, str | None]]]) -> dict:
+    """The fixture's catalog with the message parts of the cards at these lines replaced."""
+    data = load_catalog(docs)
+    for card in data["errors"]:
+        card["message"]["parts"] = parts_by_line.get(card["line"], [_text("never shown")])
+    return data
+
+
+def _text(text: str) -> dict[str, str]:
+    return {"type": "text", "text": text}
+
+
+def _hole(expr: str, conversion: str | None = None) -> dict[str, str | None]:
+    return {"type": "hole", "expr": expr, "conversion": conversion, "format_spec": None}
+
+
+def test_the_same_placeholder_must_show_the_same_text(docs) -> None:
+    parts = [_text("expected "), _hole("n"), _text(" items, counted "), _hole("n"), _text(" twice")]
+    catalog = _catalog_with_parts(docs, {49: parts})
+    assert [m.values for m in match_message("expected 3 items, counted 3 twice", catalog, 3)] == [{"n": "3"}]
+    assert match_message("expected 3 items, counted 4 twice", catalog, 3) == []
+
+
+def test_leading_placeholder_drops_the_wrapper_head(docs) -> None:
+    catalog = _catalog_with_parts(docs, {49: [_hole("name", "r"), _text(" is not a known backend")]})
+    matches = match_message("ValueError: 'fast path' is not a known backend", catalog, 3)
+    assert [m.values for m in matches] == [{"name": "'fast path'"}]
+
+
+def test_templates_without_a_long_literal_match_nothing(docs) -> None:
+    catalog = _catalog_with_parts(docs, {49: [_hole("a"), _text(": "), _hole("b")]})
+    assert match_message("a: b", catalog, 3) == []
+
+
+def test_cards_are_ordered_by_score_then_location(docs) -> None:
+    shorter = [_text("value "), _hole("x"), _text(" is too large")]
+    catalog = _catalog_with_parts(docs, {49: shorter, 43: shorter, 73: [_text("the value "), _hole("x"), _text(" is too large")]})
+    matches = match_message("the value 3 is too large", catalog, 3)
+    assert [(m.card["line"], m.score) for m in matches] == [(73, 0.9737), (43, 0.7895), (49, 0.7895)]
+    assert [m.card["line"] for m in match_message("the value 3 is too large", catalog, 1)] == [73]
+
+
+def test_a_wrapped_message_scores_below_the_bare_message(docs) -> None:
+    data = load_catalog(docs)
+    bare, wrapped = (match_message(text, data, 1)[0] for text in (PREFETCH_STEP, f"ValueError: {PREFETCH_STEP}"))
+    assert (bare.id, wrapped.id) == (PREFETCH_STEP_CARD, PREFETCH_STEP_CARD)
+    assert bare.score > wrapped.score
+
+
+def test_solved_trigger_and_fixes_are_shown(docs) -> None:
+    data = load_catalog(docs)
+    match = match_message(PREFETCH_STEP, data, 1)[0]
+    card = {
+        **match.card,
+        "trigger": {"status": "solved", "inputs": {"self.prefetch.offload_group_size": 1, "self.prefetch.offload_prefetch_step": 0}},
+        "fixes": [{"description": "set self.prefetch.offload_prefetch_step to 1"}],
+    }
+    text = render_match(type(match)(id=match.id, score=match.score, values=match.values, card=card), "nowhere")
+    assert text.splitlines()[4:] == [
+        "Trigger:",
+        "  self.prefetch.offload_group_size = 1",
+        "  self.prefetch.offload_prefetch_step = 0",
+        "Fixes:",
+        "  - set self.prefetch.offload_prefetch_step to 1",
+    ]

@@ -53,16 +53,21 @@ def extract(path: str, outdir: str | None, include: tuple[str, ...], exclude: tu
         from .render import render_docs
 
         write_docs(render_docs(catalog), outdir)
-        stats = catalog.stats
-        click.echo(
-            f"raisedocs: {stats.cards} cards from {stats.raise_sites} raise sites in {stats.files} files "
-            f"({stats.files_failed} not analysed) -> {outdir}",
-            err=True,
-        )
+        click.echo(f"raisedocs: wrote {outdir}", err=True)
+    click.echo(summary_line(catalog.stats), err=True)
     for failure in catalog.failures:
         log.info("not analysed: %s (%s: %s)", failure.path, failure.stage, failure.error)
     if strict and catalog.failures:
         sys.exit(1)
+
+
+def summary_line(stats) -> str:  # noqa: ANN001 (model.Stats)
+    unsolved = ", ".join(f"{reason} {count}" for reason, count in stats.unsolved.items()) or "none"
+    return (
+        f"raisedocs: {stats.raise_sites} raise sites in {stats.files} files ({stats.files_failed} not analysed); "
+        f"{stats.cards} cards, {stats.templates} with a message template; triggers solved {stats.solved} "
+        f"(verified {stats.verified}), unreachable {stats.unreachable}, unsolved by reason: {unsolved}"
+    )
 
 
 @cli.command()

@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from .messages import reconstruct_message, unknown
-from .model import Guard, MessageTemplate, Text
+from .expressions import ExprModel
+from .model import Guard, Hole, MessageTemplate, Part, Text
 from .paths import extract_guard, handler_types
 from .scope import ModuleNames, Scope, dotted, raw_code, strip_parens
 
@@ -153,7 +154,21 @@ def _call_message(call: cst.Call, scope: Scope) -> MessageTemplate:
         if target is None:
             return unknown("none", "no_arguments" if not keywords else "keyword_arguments_only")
     message = reconstruct_message(target, raw_code, scope.message_target)
-    return message if message.parts is not None else replace(message, source=raw_code(target))
+    if message.parts is None:
+        return replace(message, source=raw_code(target))
+    return replace(message, parts=tuple(_inline_hole(part, scope) for part in message.parts))
+
+
+def _inline_hole(part: Part, scope: Scope) -> Part:
+    """A placeholder reading once-assigned locals also carries its value in terms of inputs."""
+    if not isinstance(part, Hole):
+        return part
+    try:
+        node = cst.parse_expression(part.expr)
+    except cst.ParserSyntaxError:
+        return part
+    inlined = raw_code(ExprModel(scope).inline(node))
+    return replace(part, value=inlined) if inlined != raw_code(node) else part
 
 
 def parse_unit(text: str) -> list[tuple[cst.Raise, tuple[cst.CSTNode, ...]]]:

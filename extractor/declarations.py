@@ -256,15 +256,17 @@ def function_params(node: ast.FunctionDef | ast.AsyncFunctionDef, src: SourceTex
     positional = [*args.posonlyargs, *args.args]
     defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
     pairs = [*zip(positional, defaults), *zip(args.kwonlyargs, args.kw_defaults)]
-    if args.vararg is not None:
-        pairs.append((args.vararg, None))
-    if args.kwarg is not None:
-        pairs.append((args.kwarg, None))
-    return tuple(
+    params = [
         Param(
             name=arg.arg,
             annotation=src.flat(arg.annotation) if arg.annotation is not None else None,
             default=src.flat(default) if default is not None else None,
         )
         for arg, default in pairs
-    )
+    ]
+    # Unpassed *args and **kwargs are empty: that is their default.
+    if args.vararg is not None:
+        params.append(Param(name=args.vararg.arg, annotation="tuple", default="()"))
+    if args.kwarg is not None:
+        params.append(Param(name=args.kwarg.arg, annotation="dict", default="{}"))
+    return tuple(params)

@@ -11,6 +11,7 @@ import shlex
 from collections.abc import Callable
 from typing import Any
 
+from .domains import NO_VALUE
 from .model import Card, Example
 
 _CONSTRUCTING = {"constructor", "post_init", "pydantic_model_validator_after", "pydantic_model_validator_before",
@@ -84,16 +85,22 @@ def python_snippet(card: Card, values: dict[str, Any], params: set[str], class_a
     return f"{obj}.{name}({call_args})"
 
 
-def build_example(card: Card, before: dict[str, Any], after: dict[str, Any] | None, *, command: str | None,
-                  flags: dict[str, str], params: set[str], class_at: Callable[[str], str | None]) -> Example | None:
-    """Before (the trigger's changes) and after (the first fix's changes on top)."""
-    if after is None:
-        return None
+def build_example(card: Card, before: dict[str, Any], after: dict[str, Any], *, command: str | None,
+                  flags: dict[str, str], required: dict[str, Any], class_at: Callable[[str], str | None]) -> Example | None:
+    """Before (the trigger's changes) and after (the first fix's changes on top).
+
+    ``required`` holds the function's parameters without a default, with the trigger's
+    value where it has one; a Python call is written only when all have a value.
+    """
     if command:
         first, second = cli_line(command, before, flags), cli_line(command, after, flags)
         if first and second:
             return Example(style="cli", before=first, after=second)
-    first, second = python_snippet(card, before, params, class_at), python_snippet(card, after, params, class_at)
+    if any(value is NO_VALUE for value in required.values()):
+        return None
+    params = set(required) | {k for k in {*before, *after} if "." not in k}
+    first = python_snippet(card, {**required, **before}, params, class_at)
+    second = python_snippet(card, {**required, **after}, params, class_at)
     if first and second:
         return Example(style="python", before=first, after=second)
     return None

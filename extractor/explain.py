@@ -19,11 +19,11 @@ from .schema import validate_catalog
 
 CATALOG_FILE = "catalog.json"
 
-# A template must hold a literal run this long (whitespace aside), or "{x}" would match anything.
+# A template must hold a literal part this long (edges trimmed), or "{x}: {y}" would match anything.
 MIN_LITERAL = 4
 
 _WHITESPACE = re.compile(r"\s+")
-# Text that wrappers put right after a message: pydantic's "  [type=value_error, ...]".
+# Where a trailing hole ends: the end of the text, or pydantic's " [type=value_error, ...]".
 _WRAPPER_TAIL = r"(?=\s\[type=|$)"
 # Text that wrappers put right before a message: "ValueError: ", pydantic's "Value error, ".
 _WRAPPER_HEAD = re.compile(r"^.*(?:\b\w*(?:Error|Exception|Exit|Warning|Interrupt)|Value error|Assertion failed)[:,] ")

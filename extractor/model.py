@@ -40,6 +40,7 @@ class Hole:
     expr: str
     conversion: str | None = None
     format_spec: str | None = None
+    value: str | None = None  # ``expr`` with once-assigned locals inlined, where that differs
 
 
 Part = Union[Text, Hole]
@@ -331,6 +332,11 @@ class Stats:
     files_failed: int
     raise_sites: int
     cards: int
+    templates: int = 0
+    solved: int = 0
+    verified: int = 0
+    unreachable: int = 0
+    unsolved: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 @record

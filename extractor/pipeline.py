@@ -8,7 +8,7 @@ import os
 from . import __version__
 from .cards import build_cards
 from .collect import collect_file
-from .model import SCHEMA_ID, Catalog, FileFacts, FileFailure, Generator, SourceInfo, Stats
+from .model import SCHEMA_ID, Card, Catalog, FileFacts, FileFailure, Generator, SourceInfo, Stats
 from .options import Options
 from .sources import read_command, read_tree
 
@@ -36,12 +36,27 @@ def extract(root: str, options: Options) -> Catalog:
         schema=SCHEMA_ID,
         generator=Generator(name="raisedocs", version=__version__),
         source=SourceInfo(root=name, repo_url=options.repo_url, rev=options.rev),
-        stats=Stats(
-            files=len(files) + sum(1 for f in failures if f.stage == "read"),
-            files_failed=len(failures),
-            raise_sites=sum(len(f.sites) for f in facts),
-            cards=len(cards),
-        ),
+        stats=_stats(len(files) + sum(1 for f in failures if f.stage == "read"), len(failures), facts, cards),
         failures=tuple(failures),
         errors=tuple(cards),
+    )
+
+
+def _stats(files: int, failed: int, facts: list[FileFacts], cards: list[Card]) -> Stats:
+    """Honest totals: what was found, and how much of it was reconstructed and solved."""
+    unsolved: dict[str, int] = {}
+    for card in cards:
+        if card.trigger is not None and card.trigger.status == "unsolved":
+            reason = (card.trigger.reason or "unknown").split(":")[0]
+            unsolved[reason] = unsolved.get(reason, 0) + 1
+    return Stats(
+        files=files,
+        files_failed=failed,
+        raise_sites=sum(len(f.sites) for f in facts),
+        cards=len(cards),
+        templates=sum(1 for c in cards if c.message.template is not None),
+        solved=sum(1 for c in cards if c.trigger is not None and c.trigger.status == "solved"),
+        verified=sum(1 for c in cards if c.trigger is not None and c.trigger.verified),
+        unreachable=sum(1 for c in cards if c.trigger is not None and c.trigger.status == "unreachable"),
+        unsolved=dict(sorted(unsolved.items())),
     )

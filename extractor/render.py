@@ -25,7 +25,7 @@ def _template_root() -> Path:
 
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(_template_root())),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
@@ -33,6 +33,14 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    env.filters["pyrepr"] = _pyrepr
+    env.filters["capitalize_first"] = lambda text: text[:1].upper() + text[1:]
+    return env
+
+
+def _pyrepr(value: Any) -> str:
+    """JSON data shown as the Python literal it stands for."""
+    return repr(value)
 
 
 def _tidy(text: str) -> str:

@@ -105,7 +105,8 @@ def _scan(node: ast.expr, inputs: set[str], constants: set[str]) -> tuple[set[st
             atoms.setdefault(ast.unparse(current), boolean)
             continue
         if isinstance(current, ast.Call):
-            stack.extend((a, False) for a in current.args)
+            is_isinstance = dotted_name(current.func) == "isinstance"
+            stack.extend((a, False) for a in (current.args[:1] if is_isinstance else current.args))
             if isinstance(current.func, ast.Attribute):
                 stack.append((current.func.value, False))
             continue
@@ -131,7 +132,12 @@ def build_problem(guard: Guard, domains: dict[str, Domain]) -> Problem:
     for name in [*guard.inputs, *guard.opaque]:
         if name in refs:
             domain = domains.get(name) or Domain(input=name, source="opaque" if name in guard.opaque else "unknown")
-            variables[name] = Variable(name=name, domain=domain, default=literal_value(domain.default) if domain.has_default else NO_VALUE)
+            # An opaque name (a local bound several times, a loop variable) is not an input:
+            # the trigger can only assume a value for it.
+            variables[name] = Variable(
+                name=name, domain=domain, is_atom=name in guard.opaque,
+                default=literal_value(domain.default) if domain.has_default else NO_VALUE,
+            )
     for code, boolean in sorted(atoms.items()):
         domain = Domain(input=code, source="opaque", types=("bool",) if boolean else ())
         variables[code] = Variable(name=code, domain=domain, is_atom=True, is_boolean=boolean)
@@ -162,8 +168,9 @@ def _comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
                         seeds.setdefault(name, []).extend(_generic(problem.variables[other_name]))
                     continue
                 if isinstance(op, (ast.In, ast.NotIn)) and side is left:
-                    items = list(value) if isinstance(value, (tuple, list, set, frozenset, dict, str)) else []
-                    seeds.setdefault(name, []).extend(sorted(items, key=repr) + ["__other__"])
+                    items = sorted(value, key=repr) if isinstance(value, (tuple, list, set, frozenset, dict)) else []
+                    outside = [n for item in items for n in _neighbours(item)[1:] if n not in items]
+                    seeds.setdefault(name, []).extend(items + outside[:2])
                 elif is_len and isinstance(value, int):
                     seeds.setdefault(name, []).extend(_sized(problem.variables[name], value))
                 else:
@@ -215,8 +222,6 @@ def _generic(variable: Variable) -> list[Any]:
     out: list[Any] = []
     if variable.domain.choices is not None:
         out.extend(literal_value(c) for c in variable.domain.choices)
-    if not types or "bool" in types:
-        out.extend([False, True])
     if not types or "int" in types:
         out.extend([0, 1, -1, 2])
     if "float" in types:
@@ -229,6 +234,8 @@ def _generic(variable: Variable) -> list[Any]:
         out.extend([{}, {"x": 0}])
     if "set" in types:
         out.extend([set(), {0}])
+    if not types or "bool" in types:
+        out.extend([False, True])
     if "NoneType" in types or not types:
         out.append(None)
     return [v for v in out if v is not NO_VALUE]

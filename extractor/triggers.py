@@ -57,7 +57,7 @@ def _message_refs(message: MessageTemplate) -> list[str]:
         if not isinstance(part, Hole):
             continue
         try:
-            tree = ast.parse(part.expr, mode="eval")
+            tree = ast.parse(part.value or part.expr, mode="eval")
         except (SyntaxError, ValueError, RecursionError):
             continue
         inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
@@ -81,7 +81,7 @@ def render_message(message: MessageTemplate, env: dict[str, Any]) -> str:
         if isinstance(part, Text):
             out.append(part.text)
         else:
-            out.append(format_value(evaluate(part.expr, env), part.conversion, part.format_spec or ""))
+            out.append(format_value(evaluate(part.value or part.expr, env), part.conversion, part.format_spec or ""))
     return "".join(out)
 
 
@@ -156,10 +156,12 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         message = None
     raised = _run(validator, env) if validator is not None else None
     expected_class = card.exception.classes[0].rsplit(".", 1)[-1] if card.exception.classes else None
-    trigger_ok = (
-        problem.holds(env) is True and message is not None and isinstance(raised, Raised)
-        and raised.message == message and raised.exception == expected_class
+    # The trigger is verified when the guard holds under it; where a validator exists it
+    # must also raise the card's class with exactly the rendered message.
+    reproduces = validator is None or (
+        message is not None and isinstance(raised, Raised) and raised.message == message and raised.exception == expected_class
     )
+    trigger_ok = problem.holds(env) is True and reproduces
     found = _fixes(card, ctx, problem, env, validator)
     fixes = [fix for fix, _ in found]
     if validator is not None:
@@ -167,7 +169,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     atoms = {n for n, v in problem.variables.items() if v.is_atom}
     trigger = Trigger(
         status="solved",
-        inputs={n: to_json_value(env[n]) for n in names if n in env and n not in atoms},
+        inputs={n: to_json_value(env[n]) for n in names if n in env and n not in atoms and n not in problem.constants},
         assumes={n: to_json_value(env[n]) for n in sorted(atoms)},
         changed=solution.changed,
         reason="assumes_opaque_values" if atoms else None,
@@ -186,11 +188,14 @@ def _fixes(card: Card, ctx: CardContext, problem: solver.Problem, env: dict[str,
         name = candidate.changed[0]
         before, after = env[name], candidate.assignment[name]
         verified = problem.holds(candidate.assignment) is False and (validator is None or _run(validator, candidate.assignment) is None)
-        verb = "make" if problem.variables[name].is_atom else "set"
+        if problem.variables[name].is_atom:
+            description = f"`{candidate.part}` is false when `{name}` is `{after!r}` (the trigger assumes `{before!r}`)"
+        else:
+            description = f"set `{name}` to `{after!r}` (the trigger has `{before!r}`), so that `{candidate.part}` is false"
         fixes.append((Fix(
             inputs={name: to_json_value(after)},
             changed=candidate.changed,
-            description=f"{verb} `{name}` to `{after!r}` (the trigger has `{before!r}`), so that `{candidate.part}` is false",
+            description=description,
             target=candidate.target,
             verified=verified and validator is not None,
         ), after))
@@ -206,5 +211,6 @@ def _example(card: Card, ctx: CardContext, solution: solver.Solution, env: dict[
         return None
     before = {n: env[n] for n in solution.changed}
     after = {**before, name: value}
-    params = {p.name for p in ctx.params}
-    return build_example(card, before, after, command=ctx.command, flags=ctx.flags, params=params, class_at=ctx.class_at)
+    # A Python call needs its required parameters too; they take the trigger's values.
+    required = {p.name: env.get(p.name, NO_VALUE) for p in ctx.params if p.default is None and p.name not in ("self", "cls")}
+    return build_example(card, before, after, command=ctx.command, flags=ctx.flags, required=required, class_at=ctx.class_at)

@@ -106,7 +106,7 @@ def _message_node(message: MessageTemplate, rename: _Rename) -> cst.BaseExpressi
             continue
         assert isinstance(part, Hole)
         try:
-            expr = cst.parse_expression(part.expr).visit(rename)
+            expr = cst.parse_expression(part.value or part.expr).visit(rename)
         except cst.ParserSyntaxError as exc:
             raise NotExpressible("placeholder_not_expression") from exc
         code = cst.Module(body=[]).code_for_node(expr)

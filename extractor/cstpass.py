@@ -127,7 +127,7 @@ def _describe(node: cst.Raise, handlers: list, scope: Scope, guard: Guard, cause
         for handler in reversed(handlers):
             if handler.name is not None and raw_code(handler.name.name) == exc.value:
                 return facts(kind="reraise", written=exc.value, message=unknown("reraise", "reraise"), caught=handler_types(handler))
-        value = scope.inline_value(exc.value)
+        value = scope.single_value(exc.value)
         if isinstance(value, cst.Call):
             return facts(kind="name", written=raw_code(value.func), is_call=True, message=_call_message(value, scope))
         if value is not None or scope.is_local(exc.value) or exc.value in scope.params:

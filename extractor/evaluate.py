@@ -13,6 +13,7 @@ import math
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 _MAX_SIZE = 100_000
@@ -61,15 +62,23 @@ def dotted_name(node: ast.AST) -> str | None:
 
 
 def parse_expr(code: str) -> ast.expr:
-    """Parse one expression.
+    """Parse one expression (cached: the search evaluates the same guard many times).
 
     Raises:
         EvalError: the code is not a single Python expression.
     """
+    tree = _parse_cached(code)
+    if tree is None:
+        raise EvalError(f"not an expression: {code!r}")
+    return tree
+
+
+@lru_cache(maxsize=8192)
+def _parse_cached(code: str) -> ast.expr | None:
     try:
         return ast.parse(code.strip(), mode="eval").body
-    except (SyntaxError, ValueError, RecursionError) as exc:
-        raise EvalError(f"not an expression: {code!r}") from exc
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 class Evaluator:
@@ -227,11 +236,21 @@ def _type_tuple(node: ast.expr) -> tuple[type, ...]:
 
 
 def _code_key(node: ast.AST) -> str | None:
+    """The environment key a node may be bound under (dotted input, or opaque atom code).
+
+    Memoized on the node: parsed trees are cached and evaluated many times by the search.
+    """
+    try:
+        return node._raisedocs_key  # type: ignore[attr-defined]
+    except AttributeError:
+        pass
+    key = None
     if isinstance(node, (ast.Name, ast.Attribute)):
-        return dotted_name(node)
-    if isinstance(node, (ast.Call, ast.Subscript)):
-        return ast.unparse(node)
-    return None
+        key = dotted_name(node)
+    elif isinstance(node, (ast.Call, ast.Subscript)):
+        key = ast.unparse(node)
+    node._raisedocs_key = key  # type: ignore[attr-defined]
+    return key
 
 
 def format_value(value: Any, conversion: str | None, spec: str) -> str:

@@ -196,20 +196,26 @@ class Scope:
     def is_local(self, name: str) -> bool:
         return name in self.bindings and name not in self.globals and name not in self.params
 
-    def inline_value(self, name: str) -> cst.BaseExpression | None:
+    def single_value(self, name: str) -> cst.BaseExpression | None:
         """The value of a local bound exactly once by ``name = value``, else None."""
         if not self.is_local(name):
             return None
         values = self.bindings[name]
         return values[0] if len(values) == 1 else None
 
+    def inline_value(self, name: str) -> cst.BaseExpression | None:
+        """A once-bound local's value, only when re-reading it later means the same thing:
+        no call with effects, no mutable display that later statements may fill."""
+        value = self.single_value(name)
+        return value if value is not None and is_pure(value) else None
+
     def message_target(self, name: cst.Name) -> cst.BaseExpression | str | None:
         """What a message variable holds: its one value, the name itself for a parameter
         (the message is then ``{name}``), or a reason code when it cannot be known."""
-        value = self.inline_value(name.value)
+        value = self.single_value(name.value)
         if value is not None:
             return value
-        if name.value in self.params:
+        if name.value in self.params and name.value not in self.bindings:
             return name
         if self.is_local(name.value):
             return "message_variable_reassigned"
@@ -217,6 +223,8 @@ class Scope:
 
     def classify(self, root: str) -> str:
         """input | opaque | constant | ignore, for the root name of a reference."""
+        if root in self.params and root in self.bindings:
+            return "opaque"  # rebound in the body: at the raise it may no longer be the argument
         if root in self.params or root in self.globals:
             return "input"
         if self.is_local(root) or root in self.outer_locals:
@@ -227,3 +235,30 @@ class Scope:
         if kind is not None or root in BUILTIN_NAMES:
             return "ignore"
         return "input"
+
+
+_PURE_NODES = (
+    cst.Name, cst.Attribute, cst.Subscript, cst.Comparison, cst.BooleanOperation, cst.UnaryOperation,
+    cst.BinaryOperation, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
+    cst.FormattedString, cst.Tuple, cst.IfExp, cst.Ellipsis,
+)
+
+
+def is_pure(node: cst.BaseExpression) -> bool:
+    """Whether evaluating ``node`` again gives the same value: names, attributes, literals,
+    operators, tuples and calls to pure builtins only."""
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Call):
+            if dotted(current.func) not in PURE_BUILTINS or any(arg.star for arg in current.args):
+                return False
+            stack.extend(arg.value for arg in current.args)
+            continue
+        if isinstance(current, cst.BaseExpression) and not isinstance(current, _PURE_NODES):
+            return False
+        if isinstance(current, cst.Attribute):
+            stack.append(current.value)
+            continue
+        stack.extend(current.children)
+    return True

@@ -21,7 +21,7 @@ from .domains import NO_VALUE, admits, literal_value
 from .evaluate import PURE_FUNCTIONS, STR_METHODS, EvalError, dotted_name, evaluate, parse_expr
 from .model import Domain, Guard
 
-SEARCH_BUDGET = 20_000
+SEARCH_BUDGET = 4_000
 MAX_CHANGED = 3
 _FINITE_KINDS = {"bool", "NoneType"}
 
@@ -82,7 +82,8 @@ def _is_pure_call(node: ast.Call) -> bool:
         return all((dotted_name(t) or "") in {"int", "float", "str", "bool", "list", "dict", "tuple", "set", "bytes", "frozenset"} for t in types)
     if name in PURE_FUNCTIONS:
         return True
-    return isinstance(node.func, ast.Attribute) and node.func.attr in STR_METHODS and isinstance(node.func.value, ast.Constant)
+    # A str method is evaluated only on a str; on anything else the evaluator refuses.
+    return isinstance(node.func, ast.Attribute) and node.func.attr in STR_METHODS
 
 
 def _scan(node: ast.expr, inputs: set[str], constants: set[str]) -> tuple[set[str], dict[str, bool]]:
@@ -228,7 +229,7 @@ def _generic(variable: Variable) -> list[Any]:
         out.extend([0.0, 1.0, -1.0, 0.5])
     if not types or "str" in types:
         out.extend(["", "x"])
-    if "list" in types or "tuple" in types:
+    if not types or "list" in types or "tuple" in types:
         out.extend([[], [0]])
     if "dict" in types:
         out.extend([{}, {"x": 0}])

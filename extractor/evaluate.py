@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -76,7 +77,9 @@ def parse_expr(code: str) -> ast.expr:
 @lru_cache(maxsize=8192)
 def _parse_cached(code: str) -> ast.expr | None:
     try:
-        return ast.parse(code.strip(), mode="eval").body
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(code.strip(), mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 

@@ -132,11 +132,11 @@ class ExprModel:
             if isinstance(current, cst.Lambda):
                 stack.append(current.body)
                 continue
-            stack.extend(current.children)
+            stack.extend(reversed(current.children))  # LIFO: keep source order
 
     def _call(self, call: cst.Call, bound: set[str], stack: list[cst.CSTNode], refs: Refs) -> None:
         chain = dotted(call.func)
-        stack.extend(arg.value for arg in call.args)
+        stack.extend(reversed([arg.value for arg in call.args]))
         if chain is None:
             stack.append(call.func)
             refs.calls[raw_code(call)] = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import warnings
 
 from . import __version__
 from .cards import build_cards
@@ -19,6 +20,15 @@ def extract(root: str, options: Options) -> Catalog:
     Raises:
         SourceError: ``root`` cannot be read.
     """
+    # Parsing snippets of the analysed code (annotations, guards, templates) must not print
+    # CPython's SyntaxWarnings about that code.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return _extract(root, options)
+
+
+def _extract(root: str, options: Options) -> Catalog:
     files, failures = read_tree(root, options)
     if options.command is None and os.path.isdir(root):
         options = dataclasses.replace(options, command=read_command(root))

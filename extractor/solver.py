@@ -161,6 +161,7 @@ def _comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
             for side, other in ((left, right), (right, left)):
                 name, is_len = _variable_of(side, problem)
                 if name is None:
+                    _seed_arithmetic(side, other, problem, env, seeds)
                     continue
                 value = _constant(other, env)
                 if value is NO_VALUE:
@@ -177,6 +178,19 @@ def _comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
                 else:
                     seeds.setdefault(name, []).extend(_neighbours(value))
     return seeds
+
+
+def _seed_arithmetic(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
+    """``a + b > 3``: each variable of an arithmetic side gets the bound's neighbours too."""
+    if not isinstance(side, ast.BinOp):
+        return
+    value = _constant(other, env)
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return
+    for node in ast.walk(side):
+        name, _ = _variable_of(node, problem) if isinstance(node, (ast.Name, ast.Attribute)) else (None, False)
+        if name is not None:
+            seeds.setdefault(name, []).extend(_neighbours(value) + _neighbours(value + 1)[1:])
 
 
 def _variable_of(node: ast.expr, problem: Problem) -> tuple[str | None, bool]:
@@ -404,7 +418,13 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
         variable = problem.variables[name]
         current = trigger.get(name, NO_VALUE)
         options = [v for v in variable.candidates if _key(v) != _key(current)]
-        for value in sorted(options, key=lambda v: _distance(current, v)):
+
+        def rank(value: Any, current: Any = current, default: Any = variable.default) -> tuple:
+            # The smallest numeric change first (up to the bound); among equals, the default.
+            kind, gap, text = _distance(current, value)
+            return (kind, gap, _key(value) != _key(default), text)
+
+        for value in sorted(options, key=rank):
             env = dict(trigger)
             env[name] = value
             if problem.holds(env, code) is False and problem.holds(env) is False and not _trips(siblings, env):

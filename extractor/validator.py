@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from dataclasses import dataclass
 
 import libcst as cst
@@ -153,7 +154,9 @@ def generate_validator(
     code = module.code
     if import_from is not None:
         code = code.replace(f"import {exception}\n", f"import {exception}\n\n\n", 1)
-    compile(code, "<validator>", "exec")  # syntax check only: nothing is executed
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compile(code, "<validator>", "exec")  # syntax check only: nothing is executed
     return Generated(name=name, code=code, params={names[k]: k for k in keys})
 
 

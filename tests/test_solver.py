@@ -1,0 +1,114 @@
+"""Triggers and fixes: solved from the guard, within declared domains, verified."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from extractor import extract
+from extractor.evaluate import evaluate
+from extractor.options import Options
+
+from .helpers import FIXTURES, extract_snippet, only
+
+
+def solved(tmp_path, code: str):
+    card = only(extract_snippet(tmp_path, code))
+    assert card.trigger is not None
+    return card
+
+
+CASES = [
+    ("def f(x: int):\n    if x > 10:\n        raise ValueError('x')\n", {"x": 11}, {"x": 10}),
+    ("def f(x: int = 5):\n    if x >= 10:\n        raise ValueError('x')\n", {"x": 10}, {"x": 9}),
+    ("def f(a: int = 1, b: int = 1):\n    if a > b:\n        raise ValueError('x')\n", {"a": 2, "b": 1}, {"a": 1}),
+    ("def f(x: int = 5):\n    if not 0 <= x < 10:\n        raise ValueError('x')\n", {"x": 10}, {"x": 9}),
+    ("def f(mode: str = 'a'):\n    if mode not in ('a', 'b'):\n        raise ValueError('x')\n", {"mode": ""}, {"mode": "a"}),
+    ("MODES = ('a', 'b')\ndef f(mode: str = 'a'):\n    if mode not in MODES:\n        raise ValueError('x')\n", {"mode": ""}, {"mode": "a"}),
+    ("def f(x: int | None = 0):\n    if x is None:\n        raise ValueError('x')\n", {"x": None}, {"x": 0}),
+    ("def f(x: str = 'a'):\n    if not x:\n        raise ValueError('x')\n", {"x": ""}, {"x": "a"}),
+    ("def f(x=0):\n    if not isinstance(x, int):\n        raise TypeError('x')\n", {"x": ""}, {"x": 0}),
+    ("def f(items: list = ()):\n    if len(items) > 2:\n        raise ValueError('x')\n", {"items": [0, 0, 0]}, {"items": {"python": "()"}}),
+    ("def f(a: int = 4, b: int = 2):\n    if a % b != 0:\n        raise ValueError('x')\n", {"a": 1, "b": 2}, {"a": 0}),
+    ("def f(a: int = 0, b: int = 0):\n    if a + b > 3:\n        raise ValueError('x')\n", {"a": 4, "b": 0}, {"a": 3}),
+    ("def f(a: int = 1, b: int = 1):\n    if a * b < 0:\n        raise ValueError('x')\n", {"a": -1, "b": 1}, {"a": 0}),
+    ("def f(a: bool = False, b: bool = False):\n    if a and not b or b and not a:\n        raise ValueError('x')\n", {"a": True, "b": False}, {"a": False}),
+]
+
+
+@pytest.mark.parametrize(("code", "trigger", "fix"), CASES)
+def test_guard_forms_are_solved_and_fixed(tmp_path, code: str, trigger: dict, fix: dict) -> None:
+    card = solved(tmp_path, code)
+    assert (card.trigger.status, card.trigger.verified) == ("solved", True)
+    assert card.trigger.inputs == trigger
+    assert card.fixes[0].inputs == fix and card.fixes[0].verified
+    values = {k: tuple() if v == {"python": "()"} else v for k, v in card.fixes[0].inputs.items()}
+    constants = {name: ast.literal_eval(source) for name, source in card.guard.constants}
+    assert evaluate(card.guard.code, {**constants, **card.trigger.inputs}) is True
+    assert not evaluate(card.guard.code, {**constants, **card.trigger.inputs, **values})
+
+
+def test_opaque_calls_become_assumed_atoms(tmp_path) -> None:
+    card = solved(tmp_path, "import os\ndef f(path: str = ''):\n    if not os.path.exists(path):\n        raise FileNotFoundError(path)\n")
+    assert card.trigger.status == "solved" and card.trigger.verified
+    assert card.trigger.assumes == {"os.path.exists(path)": False}
+    assert card.trigger.reason == "assumes_opaque_values"
+    assert card.trigger.message == ""
+    assert "os_path_exists_path: bool" in card.validator.code
+
+
+def test_declared_constraint_makes_guard_unreachable(tmp_path) -> None:
+    code = """
+    from pydantic import BaseModel, Field, model_validator
+
+    class C(BaseModel):
+        n: int = Field(default=1, ge=1)
+
+        @model_validator(mode="after")
+        def check(self):
+            if self.n < 1:
+                raise ValueError("n must be positive")
+            return self
+    """
+    card = solved(tmp_path, code)
+    assert card.trigger.status == "unreachable"
+    assert card.trigger.conflicts == ("self.n < 1", "self.n: declared ge=1")
+    assert card.fixes == () and card.example is None
+
+
+def test_finite_domains_prove_unreachable(tmp_path) -> None:
+    card = solved(tmp_path, "def f(a: bool = False):\n    if a and not a:\n        raise ValueError('never')\n")
+    assert (card.trigger.status, card.trigger.reason) == ("unreachable", "no_value_in_finite_domains")
+
+
+def test_plain_string_with_a_bound_name_is_linted(tmp_path) -> None:
+    cards = extract_snippet(tmp_path, "def f(x):\n    raise ValueError('x is {x}')\n\ndef g(x):\n    raise ValueError('use {name}')\n")
+    assert [c.lints for c in cards] == [("probable_missing_f_prefix",), ()]
+
+
+def test_seed_trap_the_prefetch_step_card_reaches_its_own_message() -> None:
+    """The seed card's example (--offload-backend prefetch --offload-prefetch-step 0) trips the
+    earlier num_in_group raise with the default group size; our trigger reaches its own."""
+    catalog = extract(str(FIXTURES / "offload"), Options())
+    by_line = {c.line: c for c in catalog.errors}
+    earlier, step = by_line[43], by_line[49]
+    defaults = {"self.offload_backend": "auto", "self.prefetch.offload_group_size": 0,
+                "self.prefetch.offload_num_in_group": 1, "self.prefetch.offload_prefetch_step": 1}
+    seed = {**defaults, "self.offload_backend": "prefetch", "self.prefetch.offload_prefetch_step": 0}
+    assert evaluate(step.guard.code, seed) is False
+    assert evaluate(earlier.guard.code, seed) is True
+    assert step.trigger.inputs == {**defaults, "self.prefetch.offload_group_size": 1, "self.prefetch.offload_prefetch_step": 0}
+    assert step.trigger.changed == ("self.prefetch.offload_group_size", "self.prefetch.offload_prefetch_step")
+    assert evaluate(earlier.guard.code, step.trigger.inputs) is False
+    assert step.trigger.verified
+    assert step.trigger.message == "offload_prefetch_step (0) must be >= 1 when prefetch offloading is enabled (offload_group_size > 0)"
+    assert step.example.style == "cli"
+    assert step.example.before == "minivllm serve model --offload-group-size 1 --offload-prefetch-step 0"
+    assert step.example.after == "minivllm serve model --offload-group-size 1 --offload-prefetch-step 1"
+    assert [f.description for f in step.fixes] == [
+        "set `self.prefetch.offload_prefetch_step` to `1` (the trigger has `0`), so that `self.prefetch.offload_prefetch_step < 1` is false",
+        "set `self.prefetch.offload_group_size` to `0` (the trigger has `1`), so that "
+        "`self.offload_backend == \"prefetch\" or self.prefetch.offload_group_size > 0` is false",
+    ]
+    assert all(c.trigger.verified and c.validator.verified for c in catalog.errors)

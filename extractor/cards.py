@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import logging
 import re
 from collections import defaultdict
 from dataclasses import replace
 
 from .link import BUILTIN_EXCEPTIONS, Project, Symbol
 from .messages import unknown
-from .model import Card, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, Opaque, SiteFact
+from .model import Card, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, Opaque, SiteFact, Trigger
 from .triggers import CardContext, solve_card
-from .options import Options
+from .options import Options, strict_from_env
 
 RELATED_LIMIT = 12
+log = logging.getLogger("raisedocs")
 
 
 def resolve_exception(project: Project, facts: FileFacts, site: SiteFact) -> tuple[ExceptionRef, MessageTemplate]:
@@ -178,7 +180,19 @@ def build_cards(files: list[FileFacts], options: Options) -> list[Card]:
     owners = [owner for _, owner, _ in drafts]
     cards = link_related(cards, owners)
     selected = [(c, s) for c, s in zip(cards, sites) if _selected(c, options.exceptions)]
-    return [solve_card(card, _context(project, card, site, cards, flags, options)) for card, site in selected]
+    return [_solve(card, _context(project, card, site, cards, flags, options), options) for card, site in selected]
+
+
+def _solve(card: Card, context: CardContext, options: Options) -> Card:
+    """The per-card boundary: a bug of ours while solving one card leaves it unsolved, with why."""
+    try:
+        return solve_card(card, context)
+    except Exception as exc:
+        if options.is_strict or strict_from_env():
+            raise
+        log.debug("solving failed for %s:%s", card.path, card.line, exc_info=True)
+        reason = f"internal_error: {type(exc).__name__}"
+        return replace(card, trigger=Trigger(status="unsolved", inputs={}, reason=reason))
 
 
 def _context(project: Project, card: Card, site: SiteFact, cards: list[Card], flags: dict[str, str], options: Options) -> CardContext:

@@ -87,6 +87,10 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText)
         if isinstance(stmt, ast.Raise):
             scan.hits.append(_Hit(stmt, stack))
             continue
+        if isinstance(stmt, ast.Global):
+            # A function may rebind these module names: they are never constants.
+            for name in stmt.names:
+                scan.assigned.setdefault(name, []).append(None)  # type: ignore[arg-type]
         at_module = not any(isinstance(s, (*_DEFS, ast.ClassDef)) for s in stack)
         if at_module:
             _module_binding(stmt, module, is_package, scan)

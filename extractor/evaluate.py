@@ -39,6 +39,9 @@ _COMPARE: dict[type, Callable[[Any, Any], Any]] = {
 }
 
 
+_VALUE_ERRORS = (TypeError, ValueError, ArithmeticError, LookupError, AttributeError)
+
+
 class EvalError(Exception):
     """The expression needs something outside the allow-list, or failed on these values."""
 
@@ -280,6 +283,9 @@ def evaluate(code: str, env: Mapping[str, Any]) -> Any:
         return Evaluator(env).eval(parse_expr(code))
     except RecursionError as exc:
         raise EvalError("too deep") from exc
+    except _VALUE_ERRORS as exc:
+        # The operation is allowed but these plain values do not support it.
+        raise EvalError(f"{type(exc).__name__}: {exc}") from exc
 
 
 def run_validator(source: str, kwargs: Mapping[str, Any]) -> Raised | None:
@@ -291,7 +297,10 @@ def run_validator(source: str, kwargs: Mapping[str, Any]) -> Raised | None:
     module = ast.parse(source)
     function = next(n for n in module.body if isinstance(n, ast.FunctionDef))
     env = dict(kwargs)
-    return _run_block(function.body, Evaluator(env))
+    try:
+        return _run_block(function.body, Evaluator(env))
+    except (RecursionError, *_VALUE_ERRORS) as exc:
+        raise EvalError(f"{type(exc).__name__}: {exc}") from exc
 
 
 def _run_block(body: list[ast.stmt], evaluator: Evaluator) -> Raised | None:

@@ -138,6 +138,9 @@ class Scope:
                 stack.extend(reversed(node.body))
             elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
                 self._bind(node.name.value, None)
+                # A nested function that declares ``nonlocal x`` can rebind x at any time.
+                for name in _nonlocal_names(node):
+                    self._bind(name, None)
             elif isinstance(node, cst.BaseCompoundStatement):
                 self._scan_compound(node, stack)
             else:
@@ -244,6 +247,22 @@ _PURE_NODES = (
 )
 
 
+def _nonlocal_names(node: cst.CSTNode) -> set[str]:
+    names: set[str] = set()
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Nonlocal):
+            names.update(item.name.value for item in current.names)
+        elif not isinstance(current, cst.BaseExpression):
+            stack.extend(current.children)
+    return names
+
+
+# Builtins whose result is a fresh mutable object: re-reading the local is not re-calling them.
+_MUTABLE_RESULTS = frozenset({"list", "dict", "set", "sorted"})
+
+
 def is_pure(node: cst.BaseExpression) -> bool:
     """Whether evaluating ``node`` again gives the same value: names, attributes, literals,
     operators, tuples and calls to pure builtins only."""
@@ -251,7 +270,8 @@ def is_pure(node: cst.BaseExpression) -> bool:
     while stack:
         current = stack.pop()
         if isinstance(current, cst.Call):
-            if dotted(current.func) not in PURE_BUILTINS or any(arg.star for arg in current.args):
+            name = dotted(current.func)
+            if name not in PURE_BUILTINS or name in _MUTABLE_RESULTS or any(arg.star for arg in current.args):
                 return False
             stack.extend(arg.value for arg in current.args)
             continue

@@ -51,7 +51,7 @@ def card_domains(card: Card, params: tuple[Param, ...], names: list[str]) -> dic
     return domains
 
 
-def _message_refs(message: MessageTemplate) -> list[str]:
+def _message_refs(message: MessageTemplate, params: set[str]) -> list[str]:
     refs: list[str] = []
     for part in message.parts or ():
         if not isinstance(part, Hole):
@@ -65,7 +65,7 @@ def _message_refs(message: MessageTemplate) -> list[str]:
         for node in ast.walk(tree):
             if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in inner and id(node) not in called:
                 name = dotted_name(node)
-                if name is not None and name not in refs and name not in _BUILTIN_NAMES:
+                if name is not None and name not in refs and (name not in _BUILTIN_NAMES or name in params):
                     refs.append(name)
     return refs
 
@@ -132,7 +132,7 @@ def _run(validator: Validator, env: dict[str, Any]) -> Any:
 
 def solve_card(card: Card, ctx: CardContext) -> Card:
     """The card with its domains, trigger, fixes, validator and example filled in."""
-    refs = _message_refs(card.message)
+    refs = _message_refs(card.message, {p.name for p in ctx.params})
     names = list(dict.fromkeys([*card.guard.inputs, *card.guard.opaque, *refs]))
     domains = card_domains(card, ctx.params, names)
     published = tuple(domains[n] for n in names)

@@ -106,6 +106,8 @@ def _validator(card: Card, ctx: CardContext, problem: solver.Problem, keys: list
     exc = card.exception
     if card.kind == "reraise" or exc.factory or len(exc.classes) != 1 or card.message.parts is None:
         return None, "no_single_class_or_message"
+    if card.guard.code == "True":
+        return None, "unconditional"
     qualname = exc.classes[0]
     name = qualname.rsplit(".", 1)[-1]
     own = [p.code for p in card.guard.parts if p.role == "own"]
@@ -148,7 +150,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         trigger = Trigger(status=solution.status, inputs={}, reason=solution.reason, conflicts=solution.conflicts)
         return replace(card, domains=published, trigger=trigger)
     env = _complete_env(solution.assignment, refs, domains)
-    keys = list(dict.fromkeys([*problem.variables, *(r for r in refs if r in env)]))
+    keys = list(dict.fromkeys([*problem.variables, *(r for r in refs if r in env and r not in problem.constants)]))
     validator, _ = _validator(card, ctx, problem, keys, domains)
     try:
         message = render_message(card.message, env) if card.message.parts is not None else None

@@ -17,6 +17,7 @@ import libcst as cst
 
 from .model import Domain, Hole, MessageTemplate, Text
 
+_CONVERSIONS = {"str": "s", "repr": "r", "ascii": "a"}
 _BUILTIN_ANNOTATIONS = {"int", "float", "str", "bool", "bytes", "list", "dict", "set", "tuple", "frozenset"}
 
 
@@ -110,12 +111,17 @@ def _message_node(message: MessageTemplate, rename: _Rename) -> cst.BaseExpressi
             expr = cst.parse_expression(part.value or part.expr).visit(rename)
         except cst.ParserSyntaxError as exc:
             raise NotExpressible("placeholder_not_expression") from exc
+        conversion = part.conversion
+        if conversion is None and isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) \
+                and expr.func.value in _CONVERSIONS and len(expr.args) == 1 and not expr.args[0].star and expr.args[0].keyword is None:
+            # f"{str(x)}" is f"{x!s}": the flag is the idiom linters ask for.
+            expr, conversion = expr.args[0].value, _CONVERSIONS[expr.func.value]
         code = cst.Module(body=[]).code_for_node(expr)
         if '"' in code or "\\" in code or "\n" in code:
             raise NotExpressible("placeholder_needs_quotes")
         holes.append(code)
         spec = [cst.FormattedStringText(part.format_spec)] if part.format_spec else None
-        pieces.append(cst.FormattedStringExpression(expression=expr, conversion=part.conversion, format_spec=spec))
+        pieces.append(cst.FormattedStringExpression(expression=expr, conversion=conversion, format_spec=spec))
     if not holes:
         return cst.SimpleString('"' + "".join(p.value for p in pieces).replace("{{", "{").replace("}}", "}") + '"')  # type: ignore[attr-defined]
     return cst.FormattedString(parts=pieces, start='f"', end='"')

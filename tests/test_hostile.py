@@ -24,3 +24,19 @@ def test_hostile_guards_and_module_code_never_run() -> None:
     ]
     assert glob.glob("/tmp/raisedocs_pwned*") == []
     assert "forms.hostile" not in sys.modules
+
+
+def test_hostile_guards_are_assumed_not_evaluated() -> None:
+    for path in glob.glob("/tmp/raisedocs_pwned*"):
+        os.remove(path)
+    catalog = extract(str(FIXTURES / "forms"), Options(include=("*hostile.py",)))
+    assumed = [card.trigger.assumes for card in catalog.errors]
+    assert assumed == [
+        {"os.system('touch /tmp/raisedocs_pwned')": 0},
+        {"open('/tmp/raisedocs_pwned2', 'w')": True},
+        {"__import__('os').system('touch /tmp/raisedocs_pwned4')": 0},
+        {"eval('1')": True},
+    ]
+    assert all(card.trigger.verified for card in catalog.errors)
+    assert all("os.system(" not in card.validator.code and "eval(" not in card.validator.code for card in catalog.errors)
+    assert glob.glob("/tmp/raisedocs_pwned*") == []

@@ -42,7 +42,11 @@ class PathModel:
         if isinstance(stmt, cst.If):
             return self._if(stmt)
         if isinstance(stmt, cst.With):
-            return self.fallthrough(stmt.body)
+            # A context manager may swallow an exception raised in its body
+            # (contextlib.suppress, assertRaises): only return/break/continue surely leave.
+            if _may_exit(stmt.body, loops_absorb=True):
+                self.approximations["with_exit_ignored"] = None
+            return TRUE
         if isinstance(stmt, (cst.Try, cst.TryStar)):
             return self._try(stmt)
         if isinstance(stmt, (cst.For, cst.While)):

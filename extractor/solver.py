@@ -309,10 +309,13 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET) -> Solution:
                     return Solution(status="solved", assignment=problem.env(assignment), changed=changed)
     if len(optional) > MAX_CHANGED:
         exhausted = False
+    # Unreachability is claimed only over true inputs: an opaque atom or a local bound several
+    # times can hold different values at the different points the guard mentions it.
     conflicts = bound_conflicts(problem)
     if conflicts:
         return Solution(status="unreachable", assignment={}, reason="bounds_conflict", conflicts=conflicts)
-    if exhausted and all(_is_finite(v) for v in problem.variables.values()):
+    has_atoms = any(v.is_atom for v in problem.variables.values())
+    if exhausted and not has_atoms and all(_is_finite(v) for v in problem.variables.values()):
         return Solution(status="unreachable", assignment={}, reason="no_value_in_finite_domains", conflicts=(problem.code,))
     return Solution(status="unsolved", assignment={}, reason="no_candidate_satisfies")
 
@@ -351,6 +354,8 @@ def bound_conflicts(problem: Problem) -> tuple[str, ...]:
             if constraint.name in ("ge", "gt", "le", "lt") and isinstance(value, (int, float)):
                 bounds.setdefault(name, []).append((constraint.name, float(value), f"{name}: declared {constraint.name}={constraint.value}"))
     for name, items in sorted(bounds.items()):
+        if problem.variables[name].is_atom:
+            continue
         low, high = -math.inf, math.inf
         low_open = high_open = False
         for kind, value, _ in items:

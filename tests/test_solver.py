@@ -112,3 +112,41 @@ def test_seed_trap_the_prefetch_step_card_reaches_its_own_message() -> None:
         "`self.offload_backend == \"prefetch\" or self.prefetch.offload_group_size > 0` is false",
     ]
     assert all(c.trigger.verified and c.validator.verified for c in catalog.errors)
+
+
+def test_no_unreachable_claim_rests_on_calls_or_rebound_locals(tmp_path) -> None:
+    code = """
+    def f(conn, self):
+        if not conn.poll():
+            raise TimeoutError("first")
+        if not conn.poll():
+            raise TimeoutError("second")
+        code, resp = self.mail()
+        if code != 250:
+            raise ValueError("mail")
+        for each in self.to:
+            code, resp = self.rcpt(each)
+            if code == 421:
+                raise ValueError("rcpt")
+    """
+    cards = extract_snippet(tmp_path, code)
+    # The second poll and the second `code` are other values than the first: the solver may
+    # fail to find a trigger, but it must never call these raises unreachable.
+    assert [c.trigger.status for c in cards] == ["solved", "unsolved", "solved", "unsolved"]
+    assert [c.trigger.reason for c in cards[1::2]] == ["no_candidate_satisfies", "no_candidate_satisfies"]
+    assert cards[0].trigger.assumes == {"conn.poll()": False}
+
+
+def test_with_block_that_raises_may_be_swallowed(tmp_path) -> None:
+    code = """
+    import contextlib
+
+    def f():
+        with contextlib.suppress(OSError):
+            raise OSError("swallowed")
+        raise ValueError("reached")
+    """
+    second = extract_snippet(tmp_path, code)[1]
+    assert second.guard.code == "True"
+    assert second.guard.approximations == ("with_exit_ignored",)
+    assert second.trigger.status == "solved"

@@ -17,7 +17,7 @@ from .link import BUILTIN_EXCEPTIONS, Project, Symbol
 from .messages import unknown
 from .model import Card, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, Opaque, SiteFact, Trigger
 from .triggers import CardContext, solve_card
-from .options import Options, strict_from_env
+from .options import Options
 
 RELATED_LIMIT = 12
 log = logging.getLogger("raisedocs")
@@ -156,8 +156,9 @@ def permalink(options: Options, path: str, start: int, end: int) -> str | None:
     return f"{options.repo_url.rstrip('/')}/blob/{options.rev}/{path}{anchor}"
 
 
-def build_cards(files: list[FileFacts], options: Options) -> list[Card]:
-    """One card per raise site of every analysed file, sorted by path then line."""
+def build_cards(files: list[FileFacts], options: Options) -> list[tuple[Card, CardContext]]:
+    """One card per raise site of every analysed file, sorted by path then line, each with
+    what solving it needs (see ``solve_one``)."""
     project = Project(files)
     flags = cli_flags(files)
     drafts: list[tuple[Card, str | None, str]] = []
@@ -180,15 +181,16 @@ def build_cards(files: list[FileFacts], options: Options) -> list[Card]:
     owners = [owner for _, owner, _ in drafts]
     cards = link_related(cards, owners)
     selected = [(c, s) for c, s in zip(cards, sites) if _selected(c, options.exceptions)]
-    return [_solve(card, _context(project, card, site, cards, flags, options), options) for card, site in selected]
+    return [(card, _context(project, card, site, cards, flags, options)) for card, site in selected]
 
 
-def _solve(card: Card, context: CardContext, options: Options) -> Card:
+def solve_one(item: tuple[Card, CardContext, bool]) -> Card:
     """The per-card boundary: a bug of ours while solving one card leaves it unsolved, with why."""
+    card, context, strict = item
     try:
         return solve_card(card, context)
     except Exception as exc:
-        if options.is_strict or strict_from_env():
+        if strict:
             raise
         log.debug("solving failed for %s:%s", card.path, card.line, exc_info=True)
         reason = f"internal_error: {type(exc).__name__}"
@@ -203,9 +205,11 @@ def _context(project: Project, card: Card, site: SiteFact, cards: list[Card], fl
     module = None
     if card.exception.classes and card.exception.classes[0] in project.classes:
         module = project.classes[card.exception.classes[0]][0].module
+    prefixes = {".".join(i.split(".")[:n]) for i in card.guard.inputs if i.startswith("self.") for n in range(2, i.count(".") + 1)}
+    classes = {p: c for p in sorted(prefixes) if (c := class_at(project, card.docs.owner, p)) is not None}
     return CardContext(
         params=site.params, siblings=siblings, flags=flags, command=options.command,
-        class_at=lambda prefix: class_at(project, card.docs.owner, prefix), exception_module=module,
+        classes=classes, exception_module=module,
     )
 
 

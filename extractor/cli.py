@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -13,6 +15,41 @@ from .errors import RaisedocsError
 from .options import Options
 
 log = logging.getLogger("raisedocs")
+
+
+def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Options shared by every command that runs an extraction."""
+    for decorator in reversed([
+        click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: the CPU count)."),
+        click.option("--cache-dir", type=click.Path(file_okay=False), help="Cache folder (default: the user cache dir)."),
+        click.option("--no-cache", is_flag=True, help="Neither read nor write the cache."),
+        click.option("--quiet", "-q", is_flag=True, help="Print nothing on stderr but errors."),
+        click.option("--verbose", "-v", is_flag=True, help="Also list every file not analysed, and cache hits."),
+    ]):
+        command = decorator(command)
+    return command
+
+
+def run_settings(run: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "jobs": run["jobs"] or os.cpu_count() or 1,
+        "use_cache": not run["no_cache"],
+        "cache_dir": run["cache_dir"],
+    }
+
+
+def progress_for(run: dict[str, Any]) -> Callable[[str, int, int], None] | None:
+    """A progress line on stderr, only when stderr is a terminal and not --quiet."""
+    if run["quiet"] or not sys.stderr.isatty():
+        return None
+
+    def show(stage: str, done: int, total: int) -> None:
+        end = "\n" if done == total else ""
+        click.echo(f"\rraisedocs: {stage} {done}/{total}", err=True, nl=False)
+        if end:
+            click.echo("", err=True)
+
+    return show
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -29,23 +66,26 @@ def cli() -> None:
 @click.option("--no-default-excludes", is_flag=True, help="Also walk .git, virtualenvs, build, dist, node_modules, __pycache__.")
 @click.option("--exception", "exceptions", multiple=True, help="Only cards whose exception is this class or a subclass of it (repeatable).")
 @click.option("--excerpt-lines", type=click.IntRange(min=1), default=40, show_default=True, help="Most source lines shown around a raise.")
-@click.option("--repo-url", help="Forge URL of the repository, for permalinks (e.g. https://github.com/org/repo).")
-@click.option("--rev", help="Commit the permalinks pin to (needs --repo-url).")
+@click.option("--repo-url", help="Forge URL of the repository, for permalinks (default with --rev: origin, if on GitHub or GitLab).")
+@click.option("--rev", help="Read this commit (tag, branch, sha) of the git repository at PATH; permalinks pin to its full sha.")
 @click.option("--repo-name", help="Name shown on cards (default: the folder name).")
 @click.option("--command", help="Command that CLI examples start with (default: [tool.raisedocs] command or the console script in PATH/pyproject.toml).")
 @click.option("--strict", is_flag=True, help="Exit 1 when any file could not be analysed.")
+@run_options
 def extract(path: str, outdir: str | None, include: tuple[str, ...], exclude: tuple[str, ...], no_default_excludes: bool,
             exceptions: tuple[str, ...], excerpt_lines: int, repo_url: str | None, rev: str | None,
-            repo_name: str | None, command: str | None, strict: bool) -> None:
-    """Extract the error catalog of the Python files under PATH."""
+            repo_name: str | None, command: str | None, strict: bool, **run: Any) -> None:
+    """Extract the error catalog of the Python files under PATH (or of commit --rev of the
+    git repository at PATH, read from the object store)."""
     from .model import dumps
     from .pipeline import extract as run_extract
 
     options = Options(
         include=include, exclude=exclude, use_default_excludes=not no_default_excludes, exceptions=exceptions,
         excerpt_lines=excerpt_lines, repo_url=repo_url, rev=rev, repo_name=repo_name, command=command,
+        **run_settings(run),
     )
-    catalog = run_extract(path, options)
+    catalog = run_extract(path, options, progress_for(run))
     if outdir is None:
         click.echo(dumps(catalog), nl=False)
     else:
@@ -53,10 +93,13 @@ def extract(path: str, outdir: str | None, include: tuple[str, ...], exclude: tu
         from .render import render_docs
 
         write_docs(render_docs(catalog), outdir)
-        click.echo(f"raisedocs: wrote {outdir}", err=True)
-    click.echo(summary_line(catalog.stats), err=True)
-    for failure in catalog.failures:
-        log.info("not analysed: %s (%s: %s)", failure.path, failure.stage, failure.error)
+        if not run["quiet"]:
+            click.echo(f"raisedocs: wrote {outdir}", err=True)
+    if not run["quiet"]:
+        click.echo(summary_line(catalog.stats), err=True)
+    if run["verbose"]:
+        for failure in catalog.failures:
+            click.echo(f"raisedocs: not analysed: {failure.path} ({failure.stage}: {failure.error})", err=True)
     if strict and catalog.failures:
         sys.exit(1)
 

@@ -37,6 +37,9 @@ class Options:
     rev: str | None = None
     repo_name: str | None = None
     command: str | None = None
+    jobs: int = 1
+    use_cache: bool = False
+    cache_dir: str | None = None
     is_strict: bool = False
 
     @property

@@ -1,55 +1,126 @@
-"""The pipeline: a folder -> Catalog (read, collect each file, link)."""
+"""The pipeline: a folder or a git commit -> Catalog (read, collect each file, link, solve).
+
+The two expensive stages, the per-file pass and per-card solving, are pure functions of
+their inputs: they are cached by content and run in a process pool, and their results are
+put back in input order, so the output is the same for every job count.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import os
 import warnings
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from typing import Any, TypeVar
 
 from . import __version__
-from .cards import build_cards
+from .cache import Cache
+from .cards import build_cards, solve_one
 from .collect import collect_file
-from .model import SCHEMA_ID, Card, Catalog, FileFacts, FileFailure, Generator, SourceInfo, Stats
-from .options import Options
-from .sources import read_command, read_tree
+from .errors import SourceError
+from .model import SCHEMA_ID, Card, Catalog, FileFacts, FileFailure, Generator, SourceInfo, Stats, to_json
+from .options import Options, strict_from_env
+from .sources import SourceFile, forge_url, read_command, read_commit, read_tree, resolve_rev
+
+T = TypeVar("T")
+R = TypeVar("R")
+Mapper = Callable[[Callable[[T], R], list[T]], Iterator[R]]
+Progress = Callable[[str, int, int], None]
 
 
-def extract(root: str, options: Options) -> Catalog:
-    """Analyse every Python file under ``root`` and build its error catalog.
+def extract(root: str, options: Options, progress: Progress | None = None) -> Catalog:
+    """Analyse every Python file under ``root`` (or of commit ``options.rev`` of the git
+    repository at ``root``) and build its error catalog.
 
     Raises:
-        SourceError: ``root`` cannot be read.
+        SourceError: ``root`` cannot be read, or ``options.rev`` names no commit.
     """
     # Parsing snippets of the analysed code (annotations, guards, templates) must not print
     # CPython's SyntaxWarnings about that code.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SyntaxWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
-        return _extract(root, options)
+        with _mapper(options.jobs) as mapper:
+            return _extract(root, options, mapper, progress or (lambda stage, done, total: None))
 
 
-def _extract(root: str, options: Options) -> Catalog:
-    files, failures = read_tree(root, options)
-    if options.command is None and os.path.isdir(root):
-        options = dataclasses.replace(options, command=read_command(root))
+@contextmanager
+def _mapper(jobs: int) -> Iterator[Mapper]:
+    if jobs <= 1:
+        yield lambda fn, items: map(fn, items)
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        def run(fn: Callable[[Any], Any], items: list[Any]) -> Iterator[Any]:
+            chunk = max(1, min(64, len(items) // (jobs * 8) or 1))
+            return pool.map(fn, items, chunksize=chunk)
+        yield run
+
+
+def read_sources(root: str, options: Options) -> tuple[list[SourceFile], list[FileFailure], Options, str]:
+    """The files to analyse, the options completed from the repository, and the root's name."""
+    if options.rev is not None:
+        sha = resolve_rev(root, options.rev)
+        files, failures = read_commit(root, sha, options)
+        command = options.command or read_command(root, sha)
+        options = dataclasses.replace(options, rev=sha, repo_url=options.repo_url or forge_url(root), command=command)
+        name = os.path.basename(os.path.realpath(root).rstrip("/"))
+        name = name[:-4] if name.endswith(".git") else name
+    else:
+        files, failures = read_tree(root, options)
+        name = os.path.basename(os.path.realpath(root).rstrip("/"))
+        if options.command is None and os.path.isdir(root):
+            options = dataclasses.replace(options, command=read_command(root))
+    return files, failures, options, options.repo_name or name
+
+
+def _collect(item: tuple[SourceFile, Options]) -> FileFacts | FileFailure:
+    return collect_file(*item)
+
+
+def _extract(root: str, options: Options, mapper: Mapper, progress: Progress) -> Catalog:
+    files, failures, options, name = read_sources(root, options)
+    cache = Cache.for_options(options)
     facts: list[FileFacts] = []
-    for source in files:
-        result = collect_file(source, options)
-        if isinstance(result, FileFailure):
-            failures.append(result)
-        else:
-            facts.append(result)
-    cards = build_cards(facts, options)
+    for result in _cached(files, options, cache, mapper, progress):
+        (failures if isinstance(result, FileFailure) else facts).append(result)  # type: ignore[arg-type]
+    drafts = build_cards(facts, options)
+    cards = list(_solved(drafts, options, cache, mapper, progress))
     failures.sort(key=lambda f: f.path)
-    name = options.repo_name or os.path.basename(os.path.realpath(root).rstrip("/"))
+    read_failures = sum(1 for f in failures if f.stage == "read")
     return Catalog(
         schema=SCHEMA_ID,
         generator=Generator(name="raisedocs", version=__version__),
         source=SourceInfo(root=name, repo_url=options.repo_url, rev=options.rev),
-        stats=_stats(len(files) + sum(1 for f in failures if f.stage == "read"), len(failures), facts, cards),
+        stats=_stats(len(files) + read_failures, len(failures), facts, cards),
         failures=tuple(failures),
         errors=tuple(cards),
     )
+
+
+def _cached(files: list[SourceFile], options: Options, cache: Cache, mapper: Mapper, progress: Progress) -> Iterable[FileFacts | FileFailure]:
+    keys = [Cache.file_key(f.path, f.blob_sha, options) for f in files]
+    results: list[FileFacts | FileFailure | None] = [cache.get_file(k) for k in keys]
+    missing = [i for i, r in enumerate(results) if r is None]
+    for done, (index, result) in enumerate(zip(missing, mapper(_collect, [(files[i], options) for i in missing])), 1):
+        results[index] = result
+        cache.put_file(keys[index], result)
+        progress("files", done, len(missing))
+    return [r for r in results if r is not None]
+
+
+def _solved(drafts: list, options: Options, cache: Cache, mapper: Mapper, progress: Progress) -> Iterable[Card]:
+    strict = options.is_strict or strict_from_env()
+    keys = [Cache.card_key(to_json(card) + to_json(context)) for card, context in drafts]
+    results: list[Card | None] = [cache.get_card(k) for k in keys]
+    missing = [i for i, r in enumerate(results) if r is None]
+    items = [(drafts[i][0], drafts[i][1], strict) for i in missing]
+    for done, (index, card) in enumerate(zip(missing, mapper(solve_one, items)), 1):
+        results[index] = card
+        cache.put_card(keys[index], card)
+        progress("cards", done, len(missing))
+    return [r for r in results if r is not None]
 
 
 def _stats(files: int, failed: int, facts: list[FileFacts], cards: list[Card]) -> Stats:
@@ -70,3 +141,6 @@ def _stats(files: int, failed: int, facts: list[FileFacts], cards: list[Card]) -
         unreachable=sum(1 for c in cards if c.trigger is not None and c.trigger.status == "unreachable"),
         unsolved=dict(sorted(unsolved.items())),
     )
+
+
+__all__ = ["SourceError", "extract", "read_sources"]

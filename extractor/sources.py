@@ -8,6 +8,7 @@ import hashlib
 import io
 import os
 import re
+import subprocess
 import sys
 import tokenize
 from dataclasses import dataclass
@@ -144,14 +145,18 @@ def _read_file(full: str, rel: str, real_root: str) -> SourceFile | FileFailure:
         return FileFailure(path=rel, stage="read", error=exc.strerror or type(exc).__name__)
 
 
-def read_command(root: str) -> str | None:
-    """The command a CLI example starts with, from the analysed repo's pyproject.toml:
-    ``[tool.raisedocs] command``, else the first console script ``[project.scripts]`` declares."""
-    path = os.path.join(root, "pyproject.toml")
+def read_command(root: str, sha: str | None = None) -> str | None:
+    """The command a CLI example starts with, from the analysed repo's pyproject.toml (in
+    commit ``sha`` when given): ``[tool.raisedocs] command``, else the first console script
+    ``[project.scripts]`` declares."""
     try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError):
+        if sha is not None:
+            raw = _git(root, "cat-file", "blob", f"{sha}:pyproject.toml")
+        else:
+            with open(os.path.join(root, "pyproject.toml"), "rb") as handle:
+                raw = handle.read()
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (OSError, SourceError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return None
     command = data.get("tool", {}).get("raisedocs", {}).get("command")
     if isinstance(command, str) and command.strip():
@@ -160,3 +165,102 @@ def read_command(root: str) -> str | None:
     if isinstance(scripts, dict) and scripts:
         return sorted(scripts)[0]
     return None
+
+
+# --- git: read a commit straight from the object store ------------------------------------
+
+
+def _git(repo: str, *args: str, data: bytes | None = None) -> bytes:
+    """Run a read-only git command in ``repo``.
+
+    Raises:
+        SourceError: git is missing or the command fails.
+    """
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
+    try:
+        proc = subprocess.run(["git", "-C", repo, *args], input=data, capture_output=True, env=env, check=False)
+    except OSError as exc:
+        raise SourceError(f"cannot run git: {exc.strerror}") from None
+    if proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise SourceError(f"git {args[0]} failed in {repo}: {message[-1] if message else proc.returncode}")
+    return proc.stdout
+
+
+def resolve_rev(repo: str, rev: str) -> str:
+    """The full 40-hex sha of a commit-ish (tag, branch, short or full sha).
+
+    Raises:
+        SourceError: ``repo`` is not a git repository or ``rev`` names no commit.
+    """
+    if not os.path.isdir(repo):
+        raise SourceError(f"path does not exist: {repo}")
+    _git(repo, "rev-parse", "--git-dir")
+    try:
+        sha = _git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}").decode().strip()
+    except SourceError:
+        raise SourceError(f"unknown revision in {repo}: {rev}") from None
+    return sha
+
+
+def read_commit(repo: str, sha: str, options: Options) -> tuple[list[SourceFile], list[FileFailure]]:
+    """Every ``.py`` blob of commit ``sha``, without touching the work tree or the index."""
+    listing = _git(repo, "ls-tree", "-r", "-z", "--full-tree", sha)
+    wanted: list[tuple[str, str]] = []
+    failures: list[FileFailure] = []
+    for entry in listing.split(b"\0"):
+        if not entry:
+            continue
+        meta, _, raw_path = entry.partition(b"\t")
+        mode, kind, blob = meta.decode().split(" ")
+        path = raw_path.decode("utf-8", "surrogateescape")
+        if not path.endswith(".py") or not _selected_path(path, options):
+            continue
+        if mode == "120000":
+            failures.append(FileFailure(path=path, stage="read", error="symlink (not followed in a git tree)"))
+        elif kind == "blob":
+            wanted.append((path, blob))
+    contents = _cat_blobs(repo, [blob for _, blob in wanted])
+    files = [SourceFile(path=path, data=contents[blob], blob_sha=blob) for path, blob in wanted]
+    files.sort(key=lambda f: f.path)
+    failures.sort(key=lambda f: f.path)
+    return files, failures
+
+
+def _selected_path(path: str, options: Options) -> bool:
+    parts = path.split("/")
+    for index in range(1, len(parts)):
+        if _matches("/".join(parts[:index]), options.excluded_dirs):
+            return False
+    if _matches(path, options.exclude):
+        return False
+    return not options.include or _matches(path, options.include)
+
+
+def _cat_blobs(repo: str, blobs: list[str]) -> dict[str, bytes]:
+    """Blob contents by sha, through one ``git cat-file --batch`` process."""
+    if not blobs:
+        return {}
+    out = _git(repo, "cat-file", "--batch", data=("\n".join(blobs) + "\n").encode())
+    contents: dict[str, bytes] = {}
+    offset = 0
+    for _ in blobs:
+        newline = out.index(b"\n", offset)
+        sha, _, size = out[offset:newline].decode().split(" ")
+        start = newline + 1
+        contents[sha] = out[start : start + int(size)]
+        offset = start + int(size) + 1
+    return contents
+
+
+_REMOTE = re.compile(r"^(?:https?://|ssh://git@|git@)(?P<host>github\.com|gitlab\.com)[:/](?P<path>.+?)(?:\.git)?/?$")
+
+
+def forge_url(repo: str) -> str | None:
+    """``origin`` as an https URL when it is on GitHub or GitLab, else None."""
+    try:
+        remote = _git(repo, "config", "--get", "remote.origin.url").decode().strip()
+    except SourceError:
+        return None
+    match = _REMOTE.match(remote)
+    return f"https://{match.group('host')}/{match.group('path')}" if match else None

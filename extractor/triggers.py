@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -33,7 +32,7 @@ class CardContext:
     siblings: tuple[str, ...]  # guards of the other raises in the same function
     flags: dict[str, str]
     command: str | None
-    class_at: Callable[[str], str | None]
+    classes: dict[str, str]  # "self.a.b" -> short name of the in-tree class of that field
     exception_module: str | None  # where an in-tree exception class is defined
 
 
@@ -215,4 +214,4 @@ def _example(card: Card, ctx: CardContext, solution: solver.Solution, env: dict[
     after = {**before, name: value}
     # A Python call needs its required parameters too; they take the trigger's values.
     required = {p.name: env.get(p.name, NO_VALUE) for p in ctx.params if p.default is None and p.name not in ("self", "cls")}
-    return build_example(card, before, after, command=ctx.command, flags=ctx.flags, required=required, class_at=ctx.class_at)
+    return build_example(card, before, after, command=ctx.command, flags=ctx.flags, required=required, class_at=ctx.classes.get)

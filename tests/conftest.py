@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+import tempfile
 
 import pytest
 
 # Bugs of ours on one file must fail the tests instead of becoming a FileFailure.
 os.environ["RAISEDOCS_STRICT"] = "1"
+# The CLI caches in the user cache dir by default; tests keep theirs to themselves.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="raisedocs-test-cache-")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

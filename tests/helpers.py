@@ -60,3 +60,40 @@ def run_module(*args: str, cwd: Path | None = None, env: dict[str, str] | None =
     full_env = {**os.environ, **(env or {})}
     full_env["PYTHONPATH"] = str(ROOT) + os.pathsep + full_env.get("PYTHONPATH", "")
     return subprocess.run([sys.executable, "-m", "extractor", *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=300)
+
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "raisedocs tests", "GIT_AUTHOR_EMAIL": "tests@example.invalid",
+    "GIT_COMMITTER_NAME": "raisedocs tests", "GIT_COMMITTER_EMAIL": "tests@example.invalid",
+    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00+00:00", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00+00:00",
+    "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_SYSTEM": "/dev/null",
+}
+
+
+def git(repo: Path, *args: str) -> str:
+    proc = subprocess.run(["git", "-C", str(repo), *args], env={**os.environ, **GIT_ENV}, capture_output=True, text=True, check=True)
+    return proc.stdout.strip()
+
+
+def make_git_repo(repo: Path, commits: list[tuple[str, dict[str, str | bytes | None]]]) -> list[str]:
+    """A repository with one commit per (message, {path: content or None to delete});
+    commit shas are deterministic (fixed names and dates)."""
+    repo.mkdir(parents=True, exist_ok=True)
+    git(repo, "init", "-q", "-b", "main")
+    shas = []
+    for message, files in commits:
+        for rel, content in files.items():
+            path = repo / rel
+            if content is None:
+                git(repo, "rm", "-q", rel)
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content, encoding="utf-8")
+            git(repo, "add", rel)
+        git(repo, "commit", "-q", "--allow-empty", "-m", message)
+        shas.append(git(repo, "rev-parse", "HEAD"))
+    return shas
+
+
+def tree_files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}

@@ -14,13 +14,23 @@ import pytest
 from extractor.model import Catalog, from_json, to_json
 from extractor.schema import validate_catalog
 
-from .helpers import FIXTURES, GOLDEN, run_cli
+from .helpers import FIXTURES, GOLDEN, git, make_git_repo, run_cli, tree_files
 
 CASES = {
-    "offload": ["--repo-url", "https://github.com/acme/minivllm", "--rev", "c794754062" + "0" * 30],
+    "offload": ["--repo-url", "https://github.com/acme/minivllm", "--rev", "v1"],
     "forms": [],
     "broken": [],
 }
+
+
+def _source(case: str, tmp_path: Path) -> Path:
+    """The fixture tree; for a case pinned to a revision, a git repository committing it."""
+    if "--rev" not in CASES[case]:
+        return FIXTURES / case
+    repo = tmp_path / case
+    make_git_repo(repo, [("fixture", {k: v for k, v in tree_files(FIXTURES / case).items()})])
+    git(repo, "tag", "v1")
+    return repo
 
 
 def _files(folder: Path) -> dict[str, str]:
@@ -30,7 +40,7 @@ def _files(folder: Path) -> dict[str, str]:
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_golden_docs(case: str, tmp_path: Path, capsys, update_golden: bool) -> None:
     out = tmp_path / "docs"
-    run = run_cli(capsys, "extract", str(FIXTURES / case), "-o", str(out), *CASES[case])
+    run = run_cli(capsys, "extract", str(_source(case, tmp_path)), "-o", str(out), *CASES[case])
     assert run.code == 0, run.err
     produced = _files(out)
     golden = GOLDEN / case

@@ -1,0 +1,117 @@
+"""The cache: content-keyed results of the per-file pass and of per-card solving, on disk.
+
+Keys hash the tool version, the options that change the result and the input itself (a
+file's git blob id and path, or a card's JSON), so a stale entry can never be read. An
+entry that is missing, truncated, corrupt or of another shape is ignored and rewritten;
+writes go through a temporary file and a rename, so concurrent runs never see half an entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from typing import Any
+
+from . import __version__
+from .model import Card, FileFacts, FileFailure, from_data, to_data
+from .options import Options
+
+
+def default_cache_dir() -> str:
+    import platformdirs
+
+    return platformdirs.user_cache_dir("raisedocs")
+
+
+class Cache:
+    """A directory of JSON entries; a disabled cache (``root`` None) stores nothing."""
+
+    def __init__(self, root: str | None) -> None:
+        self.root = os.path.join(root, __version__) if root else None
+        self.hits = 0
+        self.misses = 0
+
+    @staticmethod
+    def for_options(options: Options) -> Cache:
+        if not options.use_cache:
+            return Cache(None)
+        return Cache(options.cache_dir or default_cache_dir())
+
+    def _path(self, key: str) -> str:
+        assert self.root is not None
+        return os.path.join(self.root, key[:2], key + ".json")
+
+    def _read(self, key: str) -> Any:
+        if self.root is None:
+            return None
+        try:
+            with open(self._path(key), encoding="utf-8") as handle:
+                return json.load(handle)
+        except (OSError, ValueError):
+            return None
+
+    def _write(self, key: str, data: Any) -> None:
+        if self.root is None:
+            return
+        path = self._path(key)
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(data, handle, ensure_ascii=False, separators=(",", ":"))
+            os.replace(tmp, path)
+        except OSError:
+            return  # a cache that cannot be written only costs time
+
+    # --- per-file results ---------------------------------------------------------------
+    @staticmethod
+    def file_key(path: str, blob_sha: str, options: Options) -> str:
+        material = f"file\0{__version__}\0{options.excerpt_lines}\0{path}\0{blob_sha}"
+        return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def get_file(self, key: str) -> FileFacts | FileFailure | None:
+        data = self._read(key)
+        try:
+            if isinstance(data, dict) and data.get("kind") == "facts":
+                result = from_data(FileFacts, data["data"])
+            elif isinstance(data, dict) and data.get("kind") == "failure":
+                result = from_data(FileFailure, data["data"])
+            else:
+                result = None
+            if result is not None and to_data(result) != data["data"]:
+                result = None  # parsed, but not what we wrote: corrupt
+        except (KeyError, TypeError, ValueError, AttributeError, RecursionError):
+            result = None
+        self._count(result)
+        return result
+
+    def put_file(self, key: str, result: FileFacts | FileFailure) -> None:
+        kind = "facts" if isinstance(result, FileFacts) else "failure"
+        self._write(key, {"kind": kind, "data": to_data(result)})
+
+    # --- per-card solving ---------------------------------------------------------------
+    @staticmethod
+    def card_key(material: str) -> str:
+        return hashlib.sha256(f"card\0{__version__}\0{material}".encode("utf-8", "surrogatepass")).hexdigest()
+
+    def get_card(self, key: str) -> Card | None:
+        data = self._read(key)
+        try:
+            result = from_data(Card, data) if isinstance(data, dict) else None
+            if result is not None and to_data(result) != data:
+                result = None
+        except (KeyError, TypeError, ValueError, AttributeError, RecursionError):
+            result = None
+        self._count(result)
+        return result
+
+    def put_card(self, key: str, card: Card) -> None:
+        self._write(key, to_data(card))
+
+    def _count(self, result: object) -> None:
+        if result is None:
+            self.misses += 1
+        else:
+            self.hits += 1

@@ -143,6 +143,65 @@ def explain(text: str, catalog_path: str, output_format: str, limit: int) -> Non
         click.echo("\n\n".join(render_match(match, catalog_dir) for match in matches))
 
 
+@cli.command()
+@click.argument("old")
+@click.argument("new")
+@click.option("--format", "output_format", type=click.Choice(["md", "json"]), default="md", show_default=True, help="Markdown for release notes, or JSON.")
+@click.option("--fail-on", default="", help="Comma-separated categories that make the exit status 1 (e.g. added,removed).")
+@click.option("--link-base", default="errors/", show_default=True, help="Prefix of links to the new cards.")
+@run_options
+def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, **run: Any) -> None:
+    """Compare the error catalogs OLD and NEW: each a catalog.json, a docs folder, or PATH@REV."""
+    from .diff import CATEGORIES, counts, diff_catalogs
+    from .model import dumps
+    from .pipeline import catalog_data
+    from .render import render_diff
+
+    wanted = [c.strip() for c in fail_on.split(",") if c.strip()]
+    unknown = [c for c in wanted if c not in CATEGORIES]
+    if unknown:
+        raise click.BadParameter(f"unknown categories {', '.join(unknown)}; choose from {', '.join(CATEGORIES)}", param_hint="--fail-on")
+    options = Options(**run_settings(run))
+    result = diff_catalogs(catalog_data(old, options), catalog_data(new, options))
+    click.echo(dumps(result) if output_format == "json" else render_diff(result, link_base), nl=False)
+    found = counts(result)
+    if any(found[c] for c in wanted):
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("docs_dir", type=click.Path())
+@click.option("--path", "source", default=".", show_default=True, help="The tree the docs were generated from.")
+@click.option("--rev", help="Check against this commit of the git repository at --path.")
+@click.option("--repo-url", help="As given to extract.")
+@click.option("--repo-name", help="As given to extract.")
+@click.option("--exception", "exceptions", multiple=True, help="As given to extract.")
+@click.option("--excerpt-lines", type=click.IntRange(min=1), default=40, show_default=True, help="As given to extract.")
+@click.option("--command", help="As given to extract.")
+@run_options
+def check(docs_dir: str, source: str, rev: str | None, repo_url: str | None, repo_name: str | None,
+          exceptions: tuple[str, ...], excerpt_lines: int, command: str | None, **run: Any) -> None:
+    """Regenerate the docs in memory and compare with DOCS_DIR: exit 1 when stale."""
+    from .output import compare_docs
+    from .pipeline import extract as run_extract
+    from .render import render_docs
+
+    options = Options(
+        rev=rev, repo_url=repo_url, repo_name=repo_name, exceptions=exceptions, excerpt_lines=excerpt_lines,
+        command=command, **run_settings(run),
+    )
+    report = compare_docs(render_docs(run_extract(source, options)), docs_dir)
+    for kind in ("stale", "missing", "orphaned"):
+        for rel in report[kind]:
+            click.echo(f"{kind}: {rel}")
+    if any(report.values()):
+        counts = ", ".join(f"{len(report[k])} {k}" for k in ("stale", "missing", "orphaned"))
+        click.echo(f"raisedocs: {docs_dir} is out of date ({counts}); regenerate with raisedocs extract", err=True)
+        sys.exit(1)
+    if not run["quiet"]:
+        click.echo(f"raisedocs: {docs_dir} is up to date", err=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: one-line errors and exit 2 for bad arguments and whole-run failures."""
     logging.basicConfig(level=logging.WARNING, format="raisedocs: %(message)s", stream=sys.stderr)

@@ -486,3 +486,34 @@ class FileFacts:
     module_names: tuple[str, ...] = ()  # every name bound at module level
     flags: tuple[tuple[str, str], ...] = ()  # (destination, --flag) declared for a CLI
     sites: tuple[SiteFact, ...] = ()
+
+
+# --- diffs ----------------------------------------------------------------------------------
+
+
+@record
+class CardRef:
+    """Enough of a card to name it in a diff."""
+
+    id: str
+    path: str
+    line: int
+    function: str | None
+    exception: str
+    template: str | None
+
+
+@record
+class Change:
+    kind: str  # added | removed | message_changed | guard_changed | exception_changed | moved | now_fails | fixed_failure
+    old: CardRef | None = None
+    new: CardRef | None = None
+    detail: str | None = None
+    failure: FileFailure | None = None
+
+
+@record
+class CatalogDiff:
+    old: str
+    new: str
+    changes: tuple[Change, ...] = ()

@@ -64,3 +64,29 @@ def _swap(staging: str, target: str) -> None:
     os.rename(target, retired)
     os.rename(staging, target)
     shutil.rmtree(retired, ignore_errors=True)
+
+
+def compare_docs(files: dict[str, str], docs_dir: str) -> dict[str, list[str]]:
+    """Which files of ``docs_dir`` differ from ``files`` (stale), are absent (missing) or
+    are not produced any more (orphaned).
+
+    Raises:
+        OutputError: ``docs_dir`` is not a folder.
+    """
+    if not os.path.isdir(docs_dir):
+        raise OutputError(f"not a docs folder: {docs_dir}")
+    present: dict[str, str] = {}
+    for dirpath, _, filenames in os.walk(docs_dir):
+        for name in filenames:
+            full = os.path.join(dirpath, name)
+            present[os.path.relpath(full, docs_dir).replace(os.sep, "/")] = full
+    report: dict[str, list[str]] = {"stale": [], "missing": [], "orphaned": sorted(set(present) - set(files))}
+    for rel, text in sorted(files.items()):
+        if rel not in present:
+            report["missing"].append(rel)
+            continue
+        with open(present[rel], "rb") as handle:
+            on_disk = handle.read()
+        if on_disk != text.encode("utf-8", "backslashreplace"):
+            report["stale"].append(rel)
+    return report

@@ -144,3 +144,20 @@ def _stats(files: int, failed: int, facts: list[FileFacts], cards: list[Card]) -
 
 
 __all__ = ["SourceError", "extract", "read_sources"]
+
+
+def catalog_data(spec: str, options: Options) -> dict[str, Any]:
+    """One side of a diff: a catalog.json, a docs folder holding one, or ``PATH@REV``
+    extracted in memory.
+
+    Raises:
+        CatalogError: the catalog file is missing or invalid.
+        SourceError: ``PATH@REV`` names no repository or no commit.
+    """
+    from .explain import load_catalog
+    from .model import to_data
+
+    path, at, rev = spec.rpartition("@")
+    if at and os.path.isdir(path):
+        return to_data(extract(path, dataclasses.replace(options, rev=rev)))
+    return load_catalog(spec)

@@ -85,3 +85,12 @@ def render_docs(catalog: Any) -> dict[str, str]:
         files[f"errors/{card['id']}.md"] = render_card(card, data, by_id)
         files[f"errors/{card['id']}.json"] = dump_json(card)
     return files
+
+
+def render_diff(result: Any, link_base: str = "errors/") -> str:
+    """Release-notes Markdown for a CatalogDiff, grouped by category, linking the new cards."""
+    from .diff import CATEGORIES
+
+    data = result if isinstance(result, dict) else to_data(result)
+    template = environment().get_template("diff.md.j2")
+    return _tidy(template.render(diff=data, link_base=link_base, order_kinds=CATEGORIES))

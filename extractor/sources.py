@@ -205,7 +205,8 @@ def resolve_rev(repo: str, rev: str) -> str:
 
 def read_commit(repo: str, sha: str, options: Options) -> tuple[list[SourceFile], list[FileFailure]]:
     """Every ``.py`` blob of commit ``sha``, without touching the work tree or the index."""
-    listing = _git(repo, "ls-tree", "-r", "-z", "--full-tree", sha)
+    # Relative to ``repo``: a sub-folder of a repository reads just that sub-tree.
+    listing = _git(repo, "ls-tree", "-r", "-z", sha)
     wanted: list[tuple[str, str]] = []
     failures: list[FileFailure] = []
     for entry in listing.split(b"\0"):

@@ -1,0 +1,177 @@
+"""Releases: extract a pinned commit, diff two revisions, check docs, cache, jobs."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from extractor import extract
+from extractor.cache import Cache
+from extractor.options import Options
+
+from .helpers import git, make_git_repo, run_cli
+
+V1 = {
+    "pkg/__init__.py": "",
+    "pkg/errors.py": "class AppError(Exception):\n    pass\n\n\nclass LimitError(AppError, ValueError):\n    pass\n",
+    "pkg/core.py": '''from .errors import AppError, LimitError
+
+
+def load(path, size):
+    if size > 10:
+        raise ValueError(f"size {size} is too large")
+    if not path:
+        raise ValueError("path is required")
+    if size < 0:
+        raise AppError("negative size")
+    return path
+
+
+def scale(n):
+    if n > 3:
+        raise LimitError(f"n ({n}) must be <= 3")
+    return n
+''',
+    "pkg/old.py": "def gone(x):\n    if x:\n        raise KeyError(x)\n",
+    "pkg/util.py": "def helper(v):\n    if v is None:\n        raise TypeError('v is required')\n    return v\n",
+}
+
+V2 = {
+    "pkg/core.py": '''from .errors import AppError, LimitError
+
+
+def load(path, size):
+    if size > 100:
+        raise ValueError(f"size {size} is too large")
+    if not path:
+        raise ValueError("a path is required")
+    if size < 0:
+        raise LimitError("negative size")
+    return path
+
+
+def scale(n):
+    if n > 3:
+        raise LimitError(f"n ({n}) must be <= 3")
+    return n
+
+
+def fresh(z):
+    if z == 0:
+        raise ZeroDivisionError("z must not be 0")
+''',
+    "pkg/old.py": None,
+    "pkg/util.py": None,
+    "pkg/helpers.py": "def helper(v):\n    if v is None:\n        raise TypeError('v is required')\n    return v\n",
+}
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> tuple[Path, list[str]]:
+    path = tmp_path / "repo"
+    shas = make_git_repo(path, [("v1", V1), ("v2", V2)])
+    git(path, "tag", "v1", shas[0])
+    git(path, "tag", "v2", shas[1])
+    return path, shas
+
+
+def test_extract_rev_reads_the_commit_not_the_dirty_work_tree(repo, capsys) -> None:
+    path, shas = repo
+    (path / "pkg" / "core.py").write_text("raise SystemExit('dirty')\n")
+    (path / "pkg" / "untracked.py").write_text("raise SystemExit('untracked')\n")
+    status_before = git(path, "status", "--porcelain")
+    run = run_cli(capsys, "extract", str(path), "--rev", "v1", "--repo-url", "https://github.com/o/r", "--no-cache")
+    assert run.code == 0, run.err
+    catalog = json.loads(run.out)
+    assert catalog["source"] == {"repo_url": "https://github.com/o/r", "rev": shas[0], "root": "repo"}
+    assert [(c["path"], c["line"]) for c in catalog["errors"]] == [
+        ("pkg/core.py", 6), ("pkg/core.py", 8), ("pkg/core.py", 10), ("pkg/core.py", 16), ("pkg/old.py", 3), ("pkg/util.py", 3),
+    ]
+    assert catalog["errors"][0]["permalink"] == f"https://github.com/o/r/blob/{shas[0]}/pkg/core.py#L6"
+    assert git(path, "status", "--porcelain") == status_before
+    assert git(path, "rev-parse", "HEAD") == shas[1]
+
+
+def test_extract_rev_works_on_bare_repos_and_short_shas(repo, tmp_path, capsys) -> None:
+    path, shas = repo
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "clone", "-q", "--bare", str(path), str(bare))
+    git(bare, "remote", "set-url", "origin", "git@github.com:acme/widgets.git")
+    run = run_cli(capsys, "extract", str(bare), "--rev", shas[1][:8], "--no-cache")
+    catalog = json.loads(run.out)
+    assert catalog["source"] == {"repo_url": "https://github.com/acme/widgets", "rev": shas[1], "root": "bare"}
+    assert run_cli(capsys, "extract", str(bare), "--rev", "nope").err == f"raisedocs: error: unknown revision in {bare}: nope\n"
+
+
+def test_diff_reports_each_change_once(repo, capsys) -> None:
+    path, _ = repo
+    run = run_cli(capsys, "diff", f"{path}@v1", f"{path}@v2", "--format", "json", "--no-cache")
+    assert run.code == 0, run.err
+    changes = [(c["kind"], (c["new"] or c["old"])["path"], (c["new"] or c["old"])["line"], c["detail"]) for c in json.loads(run.out)["changes"]]
+    assert changes == [
+        ("added", "pkg/core.py", 22, None),
+        ("removed", "pkg/old.py", 3, None),
+        ("message_changed", "pkg/core.py", 8, None),
+        ("guard_changed", "pkg/core.py", 6, "size > 10 -> size > 100"),
+        ("exception_changed", "pkg/core.py", 10, "subclass"),
+        ("moved", "pkg/helpers.py", 3, "path"),
+    ]
+
+
+def test_diff_markdown_and_fail_on(repo, capsys) -> None:
+    path, _ = repo
+    run = run_cli(capsys, "diff", f"{path}@v1", f"{path}@v2", "--fail-on", "removed", "--no-cache")
+    assert run.code == 1
+    assert run.out.startswith("# Error catalog changes: repo@")
+    assert "## New errors (1)\n\n- `ZeroDivisionError`: z must not be 0 ([pkg/core.py:22](errors/" in run.out
+    assert "## Errors with a different exception class (1)" in run.out and "was `AppError`, now a subclass of it" in run.out
+    assert run_cli(capsys, "diff", f"{path}@v1", f"{path}@v1", "--fail-on", "added,removed", "--no-cache").code == 0
+    assert run_cli(capsys, "diff", f"{path}@v1", f"{path}@v2", "--fail-on", "bogus").code == 2
+
+
+def test_check_exit_codes(repo, tmp_path, capsys) -> None:
+    path, _ = repo
+    docs = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(path), "--rev", "v1", "-o", str(docs), "--no-cache").code == 0
+    assert run_cli(capsys, "check", str(docs), "--path", str(path), "--rev", "v1", "--no-cache").code == 0
+    run = run_cli(capsys, "check", str(docs), "--path", str(path), "--rev", "v2", "--no-cache")
+    assert run.code == 1
+    lines = run.out.splitlines()
+    assert "stale: index.md" in lines and "stale: catalog.json" in lines
+    assert any(line.startswith("missing: errors/") for line in lines) and any(line.startswith("orphaned: errors/") for line in lines)
+
+
+def test_cache_hits_and_corrupt_entries_are_rewritten(repo, tmp_path) -> None:
+    path, _ = repo
+    cache_dir = tmp_path / "cache"
+    options = Options(rev="v1", use_cache=True, cache_dir=str(cache_dir))
+    first = extract(str(path), options)
+    entries = sorted(cache_dir.rglob("*.json"))
+    assert len(entries) == 5 + 6  # five files, six cards
+    for entry in entries[:4]:
+        entry.write_text('{"kind": "facts", "data": {"path": 1}}' if entry.stat().st_size % 2 else "{trunc")
+    again = extract(str(path), options)
+    assert again == first
+    cache = Cache(str(cache_dir))
+    keys = [p.stem for p in sorted(cache_dir.rglob("*.json"))]
+    assert all((cache.get_file(k) or cache.get_card(k)) is not None for k in keys)
+    assert cache.hits == len(keys)
+
+
+def test_output_is_identical_for_every_job_count(repo, tmp_path) -> None:
+    path, _ = repo
+    outputs = []
+    for jobs in (1, 2, 3):
+        catalog = extract(str(path), Options(rev="v2", jobs=jobs))
+        outputs.append(catalog)
+    assert outputs[0] == outputs[1] == outputs[2]
+
+
+def test_rev_needs_a_git_repository(tmp_path, capsys) -> None:
+    (tmp_path / "plain").mkdir()
+    run = run_cli(capsys, "extract", str(tmp_path / "plain"), "--rev", "HEAD", "--no-cache")
+    assert run.code == 2 and run.err.startswith("raisedocs: error: git rev-parse failed in") and run.err.count("\n") == 1
+    assert os.listdir(tmp_path / "plain") == []

@@ -44,11 +44,16 @@ class Cache:
         return os.path.join(self.root, key[:2], key + ".json")
 
     def _read(self, key: str) -> Any:
+        """The entry's data, or None when it is missing or its checksum does not match."""
         if self.root is None:
             return None
         try:
-            with open(self._path(key), encoding="utf-8") as handle:
-                return json.load(handle)
+            with open(self._path(key), "rb") as handle:
+                raw = handle.read()
+            digest, _, text = raw.partition(b"\n")
+            if hashlib.sha256(text).hexdigest().encode() != digest:
+                return None  # truncated, corrupt, or written by something else
+            return json.loads(text)
         except (OSError, ValueError):
             return None
 
@@ -56,14 +61,18 @@ class Cache:
         if self.root is None:
             return
         path = self._path(key)
+        # ASCII JSON (lone surrogates survive as escapes) after a checksum line.
+        text = json.dumps(data, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+        tmp = None
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(data, handle, ensure_ascii=False, separators=(",", ":"))
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(hashlib.sha256(text).hexdigest().encode() + b"\n" + text)
             os.replace(tmp, path)
         except OSError:
-            return  # a cache that cannot be written only costs time
+            if tmp is not None and os.path.exists(tmp):
+                os.remove(tmp)  # a cache that cannot be written only costs time
 
     # --- per-file results ---------------------------------------------------------------
     @staticmethod
@@ -80,8 +89,6 @@ class Cache:
                 result = from_data(FileFailure, data["data"])
             else:
                 result = None
-            if result is not None and to_data(result) != data["data"]:
-                result = None  # parsed, but not what we wrote: corrupt
         except (KeyError, TypeError, ValueError, AttributeError, RecursionError):
             result = None
         self._count(result)
@@ -100,8 +107,6 @@ class Cache:
         data = self._read(key)
         try:
             result = from_data(Card, data) if isinstance(data, dict) else None
-            if result is not None and to_data(result) != data:
-                result = None
         except (KeyError, TypeError, ValueError, AttributeError, RecursionError):
             result = None
         self._count(result)

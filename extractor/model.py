@@ -9,6 +9,7 @@ are the only (de)serializers: there are no per-class ``as_dict`` methods.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import re
 import types
@@ -359,8 +360,8 @@ def to_data(value: Any) -> Any:
         tag = getattr(type(value), "TAG", None)
         if tag is not None:
             out["type"] = tag
-        for f in dataclasses.fields(value):
-            out[f.name] = to_data(getattr(value, f.name))
+        for name in _field_names(type(value)):
+            out[name] = to_data(getattr(value, name))
         return out
     if isinstance(value, (tuple, list)):
         return [to_data(v) for v in value]
@@ -391,34 +392,71 @@ _TAGGED: dict[str, type] = {
 }
 
 
+@functools.lru_cache(maxsize=None)
 def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls, globalns=globals())
 
 
+@functools.lru_cache(maxsize=None)
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
 def from_data(tp: Any, data: Any) -> Any:
     """Rebuild a value of type ``tp`` from JSON data (inverse of ``to_data``)."""
+    return _decoder(tp)(data)
+
+
+def _identity(data: Any) -> Any:
+    return data
+
+
+_PRIMITIVE = (str, int, float, bool, type(None), Any)
+
+
+@functools.lru_cache(maxsize=None)
+def _decoder(tp: Any) -> Any:
+    """A decoding function for ``tp``, built once per type (decoding is on the warm path)."""
     origin = typing.get_origin(tp)
+    if tp in _PRIMITIVE:
+        return _identity
     if origin in (Union, types.UnionType):
         args = typing.get_args(tp)
-        if data is None and type(None) in args:
-            return None
-        if isinstance(data, dict) and "type" in data and data["type"] in _TAGGED:
-            return from_data(_TAGGED[data["type"]], data)
-        non_none = [a for a in args if a is not type(None)]
-        return from_data(non_none[0], data)
+        if all(a in _PRIMITIVE for a in args):
+            return _identity
+        tagged = {getattr(a, "TAG"): _decoder(a) for a in args if hasattr(a, "TAG")}
+        others = [_decoder(a) for a in args if a is not type(None) and not hasattr(a, "TAG")]
+
+        def union(data: Any) -> Any:
+            if data is None:
+                return None
+            if isinstance(data, dict) and data.get("type") in tagged:
+                return tagged[data["type"]](data)
+            return others[0](data) if others else data
+
+        return union
     if origin is tuple:
         args = typing.get_args(tp)
         if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(from_data(args[0], v) for v in data)
-        return tuple(from_data(a, v) for a, v in zip(args, data))
+            item = _decoder(args[0])
+            return (lambda data: tuple(data)) if item is _identity else (lambda data: tuple(item(v) for v in data))
+        items = [_decoder(a) for a in args]
+        return lambda data: tuple(d(v) for d, v in zip(items, data))
     if origin is dict:
-        _, vt = typing.get_args(tp)
-        return {k: from_data(vt, v) for k, v in data.items()}
+        value = _decoder(typing.get_args(tp)[1])
+        return (lambda data: dict(data)) if value is _identity else (lambda data: {k: value(v) for k, v in data.items()})
     if dataclasses.is_dataclass(tp):
-        hints = _hints(tp)
-        kwargs = {f.name: from_data(hints[f.name], data[f.name]) for f in dataclasses.fields(tp) if f.name in data}
-        return tp(**kwargs)
-    return data
+        # Field decoders are resolved on first use: guard trees are recursive types.
+        fields: list[tuple[str, Any]] = []
+
+        def record_of(data: Any) -> Any:
+            if not fields:
+                hints = _hints(tp)
+                fields.extend((name, _decoder(hints[name])) for name in _field_names(tp))
+            return tp(**{name: decode(data[name]) for name, decode in fields if name in data})
+
+        return record_of
+    return _identity
 
 
 def from_json(tp: type, text: str) -> Any:
@@ -517,3 +555,8 @@ class CatalogDiff:
     old: str
     new: str
     changes: tuple[Change, ...] = ()
+
+
+def fingerprint(value: Any) -> str:
+    """Compact, key-sorted JSON of a record: cheap material for content hashes."""
+    return json.dumps(to_data(value), sort_keys=True, separators=(",", ":"), ensure_ascii=True)

@@ -20,7 +20,7 @@ from .cache import Cache
 from .cards import build_cards, solve_one
 from .collect import collect_file
 from .errors import SourceError
-from .model import SCHEMA_ID, Card, Catalog, FileFacts, FileFailure, Generator, SourceInfo, Stats, to_json
+from .model import SCHEMA_ID, Card, Catalog, FileFacts, FileFailure, Generator, SourceInfo, Stats, fingerprint
 from .options import Options, strict_from_env
 from .sources import SourceFile, forge_url, read_command, read_commit, read_tree, resolve_rev
 
@@ -112,7 +112,7 @@ def _cached(files: list[SourceFile], options: Options, cache: Cache, mapper: Map
 
 def _solved(drafts: list, options: Options, cache: Cache, mapper: Mapper, progress: Progress) -> Iterable[Card]:
     strict = options.is_strict or strict_from_env()
-    keys = [Cache.card_key(to_json(card) + to_json(context)) for card, context in drafts]
+    keys = [Cache.card_key(fingerprint(card) + fingerprint(context)) for card, context in drafts]
     results: list[Card | None] = [cache.get_card(k) for k in keys]
     missing = [i for i, r in enumerate(results) if r is None]
     items = [(drafts[i][0], drafts[i][1], strict) for i in missing]

@@ -175,3 +175,12 @@ def test_rev_needs_a_git_repository(tmp_path, capsys) -> None:
     run = run_cli(capsys, "extract", str(tmp_path / "plain"), "--rev", "HEAD", "--no-cache")
     assert run.code == 2 and run.err.startswith("raisedocs: error: git rev-parse failed in") and run.err.count("\n") == 1
     assert os.listdir(tmp_path / "plain") == []
+
+
+def test_cache_keeps_lone_surrogates(tmp_path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "m.py").write_text('def f():\n    raise ValueError("bad \\udcff byte")\n', encoding="utf-8")
+    options = Options(use_cache=True, cache_dir=str(tmp_path / "cache"))
+    first = extract(str(tmp_path / "src"), options)
+    assert first.errors[0].message.template == "bad \udcff byte"
+    assert extract(str(tmp_path / "src"), options) == first

@@ -56,6 +56,7 @@ def main() -> int:
     parser.add_argument("path")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--rev-pair", nargs=2, metavar=("OLD", "NEW"), help="two revisions of the git repository at PATH to diff")
+    parser.add_argument("--changed", type=int, default=40, help="without --rev-pair: files changed between the two synthetic revisions")
     args = parser.parse_args()
     cache_dir = tempfile.mkdtemp(prefix="raisedocs-bench-")
     options = Options(jobs=args.jobs, use_cache=True, cache_dir=cache_dir)
@@ -67,14 +68,43 @@ def main() -> int:
     timed(f"render ({2 * len(catalog.errors) + 2} files)", floor, lambda: render_docs(catalog))
     if args.rev_pair:
         old, new = args.rev_pair
-        extract(args.path, _with_rev(options, old))
-        timed(f"diff {old}..{new} (old side warm)", floor, lambda: diff_catalogs(
-            to_data(extract(args.path, _with_rev(options, old))), to_data(extract(args.path, _with_rev(options, new)))))
+        repo = args.path
+    else:
+        repo, old, new = synthetic_history(args.path, args.changed)
+    extract(repo, _with_rev(options, old))  # what the previous CI run left in the cache
+    timed(f"diff {old[:10]}..{new[:10]} (old side cached)", floor, lambda: diff_catalogs(
+        to_data(extract(repo, _with_rev(options, old))), to_data(extract(repo, _with_rev(options, new)))))
     print(f"raise sites: {catalog.stats.raise_sites}  cards: {catalog.stats.cards}  solved: {catalog.stats.solved}")
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"peak memory (max RSS): {own:.0f} MiB main process, {children:.0f} MiB largest worker")
     return 0
+
+
+def synthetic_history(path: str, changed: int) -> tuple[str, str, str]:
+    """A throwaway git repository holding PATH twice: as is, then with ``changed`` files
+    edited (a message reworded, a guard tightened, a raise added)."""
+    import shutil
+    import subprocess
+
+    repo = tempfile.mkdtemp(prefix="raisedocs-bench-repo-")
+    shutil.copytree(path, repo, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "site-packages"))
+    env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@x"}
+
+    def git(*argv: str) -> str:
+        return subprocess.run(["git", "-C", repo, *argv], env=env, check=True, capture_output=True, text=True).stdout.strip()
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-q", "-m", "old")
+    old = git("rev-parse", "HEAD")
+    files, _, _, _ = read_sources(repo, Options())
+    for source in [f for f in files if b"raise ValueError(" in f.data][:changed]:
+        text = source.data.replace(b"raise ValueError(", b"raise ValueError('changed: ' + ", 1)
+        text += b"\n\ndef _bench_added(x):\n    if x > 1:\n        raise ValueError('added')\n"
+        Path(repo, source.path).write_bytes(text)
+    git("commit", "-q", "-am", "new")
+    return repo, old, git("rev-parse", "HEAD")
 
 
 def _with_rev(options: Options, rev: str) -> Options:

@@ -15,7 +15,7 @@ import tempfile
 from typing import Any
 
 from . import __version__
-from .model import Card, FileFacts, FileFailure, from_data, to_data
+from .model import FileFacts, FileFailure, Solved, from_data, to_data
 from .options import Options
 
 
@@ -103,17 +103,17 @@ class Cache:
     def card_key(material: str) -> str:
         return hashlib.sha256(f"card\0{__version__}\0{material}".encode("utf-8", "surrogatepass")).hexdigest()
 
-    def get_card(self, key: str) -> Card | None:
+    def get_solved(self, key: str) -> Solved | None:
         data = self._read(key)
         try:
-            result = from_data(Card, data) if isinstance(data, dict) else None
+            result = from_data(Solved, data) if isinstance(data, dict) else None
         except (KeyError, TypeError, ValueError, AttributeError, RecursionError):
             result = None
         self._count(result)
         return result
 
-    def put_card(self, key: str, card: Card) -> None:
-        self._write(key, to_data(card))
+    def put_solved(self, key: str, solved: Solved) -> None:
+        self._write(key, to_data(solved))
 
     def _count(self, result: object) -> None:
         if result is None:

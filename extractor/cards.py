@@ -181,7 +181,11 @@ def build_cards(files: list[FileFacts], options: Options) -> list[tuple[Card, Ca
     owners = [owner for _, owner, _ in drafts]
     cards = link_related(cards, owners)
     selected = [(c, s) for c, s in zip(cards, sites) if _selected(c, options.exceptions)]
-    return [(card, _context(project, card, site, cards, flags, options)) for card, site in selected]
+    by_function: dict[tuple[str, str | None], list[Card]] = defaultdict(list)
+    for card in cards:
+        if not isinstance(card.guard.tree, Opaque):
+            by_function[(card.path, card.function)].append(card)
+    return [(card, _context(project, card, site, by_function[(card.path, card.function)], flags, options)) for card, site in selected]
 
 
 def solve_one(item: tuple[Card, CardContext, bool]) -> Card:
@@ -197,11 +201,8 @@ def solve_one(item: tuple[Card, CardContext, bool]) -> Card:
         return replace(card, trigger=Trigger(status="unsolved", inputs={}, reason=reason))
 
 
-def _context(project: Project, card: Card, site: SiteFact, cards: list[Card], flags: dict[str, str], options: Options) -> CardContext:
-    siblings = tuple(
-        c.guard.code for c in cards
-        if c.path == card.path and c.function == card.function and c.id != card.id and not isinstance(c.guard.tree, Opaque)
-    )
+def _context(project: Project, card: Card, site: SiteFact, same_function: list[Card], flags: dict[str, str], options: Options) -> CardContext:
+    siblings = tuple(c.guard.code for c in same_function if c.id != card.id)
     module = None
     if card.exception.classes and card.exception.classes[0] in project.classes:
         module = project.classes[card.exception.classes[0]][0].module

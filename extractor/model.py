@@ -278,6 +278,17 @@ class Example:
 
 
 @record
+class Solved:
+    """What solving adds to a card: cached on its own, joined to a freshly linked card."""
+
+    domains: tuple[Domain, ...] = ()
+    trigger: Trigger | None = None
+    fixes: tuple[Fix, ...] = ()
+    validator: Validator | None = None
+    example: Example | None = None
+
+
+@record
 class Card:
     """One raise site, as the catalog publishes it."""
 
@@ -353,20 +364,27 @@ class Catalog:
 # --- the one serializer --------------------------------------------------------------
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def to_data(value: Any) -> Any:
     """Turn records, tuples and primitives into JSON-ready data."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out: dict[str, Any] = {}
-        tag = getattr(type(value), "TAG", None)
-        if tag is not None:
-            out["type"] = tag
-        for name in _field_names(type(value)):
-            out[name] = to_data(getattr(value, name))
-        return out
+    if isinstance(value, _SCALARS):
+        return value
     if isinstance(value, (tuple, list)):
-        return [to_data(v) for v in value]
+        return [v if isinstance(v, _SCALARS) else to_data(v) for v in value]
     if isinstance(value, dict):
         return {str(k): to_data(v) for k, v in value.items()}
+    cls = type(value)
+    if hasattr(cls, "__dataclass_fields__"):
+        out: dict[str, Any] = {}
+        tag = getattr(cls, "TAG", None)
+        if tag is not None:
+            out["type"] = tag
+        for name in _field_names(cls):
+            field_value = getattr(value, name)
+            out[name] = field_value if isinstance(field_value, _SCALARS) else to_data(field_value)
+        return out
     return value
 
 

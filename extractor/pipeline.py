@@ -20,7 +20,7 @@ from .cache import Cache
 from .cards import build_cards, solve_one
 from .collect import collect_file
 from .errors import SourceError
-from .model import SCHEMA_ID, Card, Catalog, FileFacts, FileFailure, Generator, SourceInfo, Stats, fingerprint
+from .model import SCHEMA_ID, Card, Catalog, FileFacts, FileFailure, Generator, SourceInfo, Solved, Stats, fingerprint
 from .options import Options, strict_from_env
 from .sources import SourceFile, forge_url, read_command, read_commit, read_tree, resolve_rev
 
@@ -46,16 +46,29 @@ def extract(root: str, options: Options, progress: Progress | None = None) -> Ca
             return _extract(root, options, mapper, progress or (lambda stage, done, total: None))
 
 
+_POOL_THRESHOLD = 32  # below this many items, starting workers costs more than it saves
+
+
 @contextmanager
 def _mapper(jobs: int) -> Iterator[Mapper]:
-    if jobs <= 1:
-        yield lambda fn, items: map(fn, items)
-        return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        def run(fn: Callable[[Any], Any], items: list[Any]) -> Iterator[Any]:
-            chunk = max(1, min(64, len(items) // (jobs * 8) or 1))
-            return pool.map(fn, items, chunksize=chunk)
+    """``map`` for the expensive stages: in-process for one job or little work, else a
+    process pool started on first need and shared by both stages."""
+    pool: ProcessPoolExecutor | None = None
+
+    def run(fn: Callable[[Any], Any], items: list[Any]) -> Iterator[Any]:
+        nonlocal pool
+        if jobs <= 1 or len(items) < _POOL_THRESHOLD:
+            return map(fn, items)
+        if pool is None:
+            pool = ProcessPoolExecutor(max_workers=jobs)
+        chunk = max(1, min(64, len(items) // (jobs * 8) or 1))
+        return pool.map(fn, items, chunksize=chunk)
+
+    try:
         yield run
+    finally:
+        if pool is not None:
+            pool.shutdown()
 
 
 def read_sources(root: str, options: Options) -> tuple[list[SourceFile], list[FileFailure], Options, str]:
@@ -82,11 +95,12 @@ def _collect(item: tuple[SourceFile, Options]) -> FileFacts | FileFailure:
 def _extract(root: str, options: Options, mapper: Mapper, progress: Progress) -> Catalog:
     files, failures, options, name = read_sources(root, options)
     cache = Cache.for_options(options)
+    keys = [Cache.file_key(f.path, f.blob_sha, options) for f in files]
     facts: list[FileFacts] = []
-    for result in _cached(files, options, cache, mapper, progress):
+    for result in _cached(files, keys, options, cache, mapper, progress):
         (failures if isinstance(result, FileFailure) else facts).append(result)  # type: ignore[arg-type]
     drafts = build_cards(facts, options)
-    cards = list(_solved(drafts, options, cache, mapper, progress))
+    cards = list(_solved(drafts, dict(zip((f.path for f in files), keys)), options, cache, mapper, progress))
     failures.sort(key=lambda f: f.path)
     read_failures = sum(1 for f in failures if f.stage == "read")
     return Catalog(
@@ -99,8 +113,7 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress) ->
     )
 
 
-def _cached(files: list[SourceFile], options: Options, cache: Cache, mapper: Mapper, progress: Progress) -> Iterable[FileFacts | FileFailure]:
-    keys = [Cache.file_key(f.path, f.blob_sha, options) for f in files]
+def _cached(files: list[SourceFile], keys: list[str], options: Options, cache: Cache, mapper: Mapper, progress: Progress) -> Iterable[FileFacts | FileFailure]:
     results: list[FileFacts | FileFailure | None] = [cache.get_file(k) for k in keys]
     missing = [i for i, r in enumerate(results) if r is None]
     for done, (index, result) in enumerate(zip(missing, mapper(_collect, [(files[i], options) for i in missing])), 1):
@@ -110,17 +123,26 @@ def _cached(files: list[SourceFile], options: Options, cache: Cache, mapper: Map
     return [r for r in results if r is not None]
 
 
-def _solved(drafts: list, options: Options, cache: Cache, mapper: Mapper, progress: Progress) -> Iterable[Card]:
+def _solved(drafts: list, file_keys: dict[str, str], options: Options, cache: Cache, mapper: Mapper, progress: Progress) -> Iterable[Card]:
     strict = options.is_strict or strict_from_env()
-    keys = [Cache.card_key(fingerprint(card) + fingerprint(context)) for card, context in drafts]
-    results: list[Card | None] = [cache.get_card(k) for k in keys]
+    # What solving reads: the site (its file's content key and its id), the linked docs and
+    # exception, and the context; related ids and permalinks are not part of it.
+    keys = [
+        Cache.card_key(file_keys[card.path] + card.id + fingerprint((card.docs, card.exception, card.entry, context)))
+        for card, context in drafts
+    ]
+    results: list[Solved | None] = [cache.get_solved(k) for k in keys]
     missing = [i for i, r in enumerate(results) if r is None]
     items = [(drafts[i][0], drafts[i][1], strict) for i in missing]
     for done, (index, card) in enumerate(zip(missing, mapper(solve_one, items)), 1):
-        results[index] = card
-        cache.put_card(keys[index], card)
+        solved = Solved(domains=card.domains, trigger=card.trigger, fixes=card.fixes, validator=card.validator, example=card.example)
+        results[index] = solved
+        cache.put_solved(keys[index], solved)
         progress("cards", done, len(missing))
-    return [r for r in results if r is not None]
+    return [
+        dataclasses.replace(card, domains=s.domains, trigger=s.trigger, fixes=s.fixes, validator=s.validator, example=s.example)
+        for (card, _), s in zip(drafts, results) if s is not None
+    ]
 
 
 def _stats(files: int, failed: int, facts: list[FileFacts], cards: list[Card]) -> Stats:

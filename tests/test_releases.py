@@ -157,16 +157,16 @@ def test_cache_hits_and_corrupt_entries_are_rewritten(repo, tmp_path) -> None:
     assert again == first
     cache = Cache(str(cache_dir))
     keys = [p.stem for p in sorted(cache_dir.rglob("*.json"))]
-    assert all((cache.get_file(k) or cache.get_card(k)) is not None for k in keys)
+    assert all((cache.get_file(k) or cache.get_solved(k)) is not None for k in keys)
     assert cache.hits == len(keys)
 
 
-def test_output_is_identical_for_every_job_count(repo, tmp_path) -> None:
-    path, _ = repo
-    outputs = []
-    for jobs in (1, 2, 3):
-        catalog = extract(str(path), Options(rev="v2", jobs=jobs))
-        outputs.append(catalog)
+def test_output_is_identical_for_every_job_count(tmp_path) -> None:
+    # Enough files and cards that the process pool really runs (it skips small batches).
+    files = {f"pkg/m{i:02}.py": f"def f{i}(x, y: int = {i}):\n    if x > y + {i}:\n        raise ValueError(f'x ({{x}}) > {i}')\n" for i in range(48)}
+    make_git_repo(tmp_path / "big", [("only", files)])
+    outputs = [extract(str(tmp_path / "big"), Options(rev="HEAD", jobs=jobs)) for jobs in (1, 2, 3)]
+    assert len(outputs[0].errors) == 48 and all(c.trigger.verified for c in outputs[0].errors)
     assert outputs[0] == outputs[1] == outputs[2]
 
 

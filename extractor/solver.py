@@ -153,6 +153,8 @@ def _comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
     """Values each variable is compared with (constants, and other variables' candidates)."""
     seeds: dict[str, list[Any]] = {}
     env = dict(problem.constants)
+    # Against an expression over other variables, seed with its value at their defaults.
+    at_defaults = problem.env({})
     for node in ast.walk(problem.tree):
         if not isinstance(node, ast.Compare):
             continue
@@ -168,7 +170,9 @@ def _comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
                     other_name, _ = _variable_of(other, problem)
                     if other_name is not None:
                         seeds.setdefault(name, []).extend(_generic(problem.variables[other_name]))
-                    continue
+                    value = _constant(other, at_defaults)
+                    if value is NO_VALUE:
+                        continue
                 if isinstance(op, (ast.In, ast.NotIn)) and side is left:
                     items = sorted(value, key=repr) if isinstance(value, (tuple, list, set, frozenset, dict)) else []
                     outside = [n for item in items for n in _neighbours(item)[1:] if n not in items]

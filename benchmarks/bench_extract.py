@@ -65,7 +65,7 @@ def main() -> int:
     print(f"{'floor (ast.parse, 1 process)':<34} {floor:7.2f} s")
     catalog = timed("cold extract (empty cache)", floor, lambda: extract(args.path, options))
     timed("warm extract (unchanged tree)", floor, lambda: extract(args.path, options))
-    timed(f"render ({2 * len(catalog.errors) + 2} files)", floor, lambda: render_docs(catalog))
+    timed(f"render ({2 * len(catalog.errors) + 2} files)", floor, lambda: sum(len(text) for _, text in render_docs(catalog)))
     if args.rev_pair:
         old, new = args.rev_pair
         repo = args.path

@@ -106,14 +106,17 @@ def _string_value(stmt: ast.stmt | None) -> str | None:
     return None
 
 
-def _call_name(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Call):
-        func = node.func
-        if isinstance(func, ast.Name):
-            return func.id
-        if isinstance(func, ast.Attribute):
-            return func.attr
+def tail_name(node: ast.expr) -> str | None:
+    """The last name of ``a.b.c`` or ``c``; None for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
     return None
+
+
+def _call_name(node: ast.expr) -> str | None:
+    return tail_name(node.func) if isinstance(node, ast.Call) else None
 
 
 def _field_call_facts(call: ast.Call, src: SourceText) -> tuple[str | None, str | None, list[Constraint]]:

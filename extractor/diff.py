@@ -60,7 +60,8 @@ def _classify(old: dict[str, Any], new: dict[str, Any]) -> Change:
     """One category for a matched pair: exception, then message, then guard, then place."""
     old_ref, new_ref = _ref(old), _ref(new)
     if _classes(old) != _classes(new):
-        return Change(kind="exception_changed", old=old_ref, new=new_ref, detail=_relation(old, new))
+        classes = f"{', '.join(sorted(_classes(old)))} -> {', '.join(sorted(_classes(new)))}"
+        return Change(kind="exception_changed", old=old_ref, new=new_ref, detail=f"{_relation(old, new)}: {classes}")
     if _text(old) != _text(new):
         return Change(kind="message_changed", old=old_ref, new=new_ref)
     if old["guard"]["code"] != new["guard"]["code"]:

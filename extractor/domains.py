@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from .declarations import tail_name
 from .model import Constraint, Domain, FieldDoc, Param
 
 _TYPE_NAMES = {"int", "float", "str", "bool", "bytes", "list", "dict", "set", "tuple", "frozenset"}
@@ -19,14 +20,6 @@ _IMPLIED = {"PositiveInt": (Constraint(name="gt", value="0"),), "NonNegativeInt"
             "PositiveFloat": (Constraint(name="gt", value="0"),), "NonNegativeFloat": (Constraint(name="ge", value="0"),)}
 _FACTORIES = {"list": "[]", "dict": "{}", "set": "set()", "tuple": "()", "frozenset": "frozenset()", "str": "''", "int": "0", "float": "0.0"}
 NO_VALUE = object()
-
-
-def _tail(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
 
 
 def read_annotation(annotation: str | None) -> tuple[tuple[str, ...], tuple[str, ...] | None, tuple[Constraint, ...]]:
@@ -54,7 +47,7 @@ def _walk_annotation(node: ast.expr, text: str, types: list[str], choices: list[
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         left = _walk_annotation(node.left, text, types, choices, implied)
         return _walk_annotation(node.right, text, types, choices, implied) or left
-    name = _tail(node.value) if isinstance(node, ast.Subscript) else _tail(node)
+    name = tail_name(node.value) if isinstance(node, ast.Subscript) else tail_name(node)
     if isinstance(node, ast.Subscript):
         args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         if name == "Literal":

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -145,8 +146,11 @@ class Evaluator:
         if isinstance(node.op, ast.Pow) and (not isinstance(right, (int, float)) or abs(right) > 64):
             raise EvalError("exponent too large")
         if isinstance(node.op, ast.Mult) and any(isinstance(v, (str, bytes, list, tuple)) for v in (left, right)):
-            count = right if isinstance(right, int) else left
-            if isinstance(count, int) and count > _MAX_SIZE:
+            sequence, count = (left, right) if isinstance(right, int) else (right, left)
+            if isinstance(count, int) and len(sequence) * max(count, 0) > _MAX_SIZE:
+                raise EvalError("sequence too large")
+        if isinstance(node.op, ast.Add) and isinstance(left, (str, bytes, list, tuple)) and isinstance(right, type(left)):
+            if len(left) + len(right) > _MAX_SIZE:
                 raise EvalError("sequence too large")
         try:
             return op(left, right)
@@ -259,8 +263,13 @@ def _code_key(node: ast.AST) -> str | None:
     return key
 
 
+_WIDTH = re.compile(r"\d+")
+
+
 def format_value(value: Any, conversion: str | None, spec: str) -> str:
-    """``format`` after ``!r``/``!s``/``!a``, on plain values only."""
+    """``format`` after ``!r``/``!s``/``!a``, on plain values only (bounded widths)."""
+    if any(int(w) > 10_000 for w in _WIDTH.findall(spec)):
+        raise EvalError("format width too large")
     if conversion == "r":
         value = repr(value)
     elif conversion == "s":

@@ -12,6 +12,7 @@ import ast
 import builtins
 from dataclasses import dataclass
 
+from .declarations import tail_name
 from .model import ClassFact, FieldDoc, FieldFact, FileFacts
 
 BUILTIN_EXCEPTIONS: dict[str, tuple[str, ...]] = {
@@ -169,7 +170,7 @@ class Project:
         values: list[str] = []
         found = False
         for node in ast.walk(tree):
-            if isinstance(node, ast.Subscript) and _tail(node.value) == "Literal":
+            if isinstance(node, ast.Subscript) and tail_name(node.value) == "Literal":
                 found = True
                 elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
                 values.extend(ast.get_source_segment(text, e) or ast.unparse(e) for e in elements)
@@ -226,14 +227,6 @@ class Project:
             literal_values=self.literal_values(where, fact.annotation),
             doc=fact.doc,
         )
-
-
-def _tail(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
 
 
 def _annotation_names(annotation: str | None) -> list[str]:

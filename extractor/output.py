@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 import shutil
 import tempfile
 
@@ -21,8 +22,8 @@ def _is_catalog_dir(path: str) -> bool:
         return False
 
 
-def write_docs(files: dict[str, str], outdir: str) -> None:
-    """Write ``files`` as the whole content of ``outdir``.
+def write_docs(files: Iterable[tuple[str, str]], outdir: str) -> None:
+    """Write ``files`` (relative path, text) as the whole content of ``outdir``.
 
     The new folder is built beside the old one and swapped in by renames, so an interrupted
     run leaves the previous catalog in place.
@@ -43,7 +44,7 @@ def write_docs(files: dict[str, str], outdir: str) -> None:
     except OSError as exc:
         raise OutputError(f"cannot write to {parent}: {exc.strerror}") from None
     try:
-        for rel, text in sorted(files.items()):
+        for rel, text in files:
             full = os.path.join(staging, *rel.split("/"))
             os.makedirs(os.path.dirname(full), exist_ok=True)
             with open(full, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as handle:
@@ -66,7 +67,7 @@ def _swap(staging: str, target: str) -> None:
     shutil.rmtree(retired, ignore_errors=True)
 
 
-def compare_docs(files: dict[str, str], docs_dir: str) -> dict[str, list[str]]:
+def compare_docs(files: Iterable[tuple[str, str]], docs_dir: str) -> dict[str, list[str]]:
     """Which files of ``docs_dir`` differ from ``files`` (stale), are absent (missing) or
     are not produced any more (orphaned).
 
@@ -80,8 +81,10 @@ def compare_docs(files: dict[str, str], docs_dir: str) -> dict[str, list[str]]:
         for name in filenames:
             full = os.path.join(dirpath, name)
             present[os.path.relpath(full, docs_dir).replace(os.sep, "/")] = full
-    report: dict[str, list[str]] = {"stale": [], "missing": [], "orphaned": sorted(set(present) - set(files))}
-    for rel, text in sorted(files.items()):
+    report: dict[str, list[str]] = {"stale": [], "missing": [], "orphaned": []}
+    produced: set[str] = set()
+    for rel, text in files:
+        produced.add(rel)
         if rel not in present:
             report["missing"].append(rel)
             continue
@@ -89,4 +92,7 @@ def compare_docs(files: dict[str, str], docs_dir: str) -> dict[str, list[str]]:
             on_disk = handle.read()
         if on_disk != text.encode("utf-8", "backslashreplace"):
             report["stale"].append(rel)
+    report["orphaned"] = sorted(set(present) - produced)
+    report["stale"].sort()
+    report["missing"].sort()
     return report

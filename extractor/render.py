@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import jinja2
@@ -76,15 +77,16 @@ def dump_json(data: Any) -> str:
     return dumps(data)
 
 
-def render_docs(catalog: Any) -> dict[str, str]:
-    """Every file of a docs folder, by relative POSIX path."""
+def render_docs(catalog: Any) -> Iterator[tuple[str, str]]:
+    """Every file of a docs folder as (relative POSIX path, text), one at a time, in path
+    order, so that a large catalog is never held rendered in memory all at once."""
     data = catalog if isinstance(catalog, dict) else to_data(catalog)
     by_id = {card["id"]: card for card in data["errors"]}
-    files = {"catalog.json": dump_json(data), "index.md": render_index(data)}
-    for card in data["errors"]:
-        files[f"errors/{card['id']}.md"] = render_card(card, data, by_id)
-        files[f"errors/{card['id']}.json"] = dump_json(card)
-    return files
+    yield "catalog.json", dump_json(data)
+    for card in sorted(data["errors"], key=lambda c: c["id"]):
+        yield f"errors/{card['id']}.json", dump_json(card)
+        yield f"errors/{card['id']}.md", render_card(card, data, by_id)
+    yield "index.md", render_index(data)
 
 
 def render_diff(result: Any, link_base: str = "errors/") -> str:

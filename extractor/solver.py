@@ -21,7 +21,7 @@ from .domains import NO_VALUE, admits, literal_value
 from .evaluate import PURE_FUNCTIONS, STR_METHODS, EvalError, dotted_name, evaluate, parse_expr
 from .model import Domain, Guard
 
-SEARCH_BUDGET = 4_000
+SEARCH_BUDGET = 1_500
 MAX_CHANGED = 3
 _FINITE_KINDS = {"bool", "NoneType"}
 

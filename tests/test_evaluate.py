@@ -49,3 +49,12 @@ def test_validator_is_interpreted_not_executed() -> None:
     assert run_validator(source, {"n": 1}) is None
     with pytest.raises(EvalError):
         run_validator("def check() -> None:\n    import os\n", {})
+
+
+@pytest.mark.parametrize(
+    "code",
+    ["[0] * 1000 * 1000", "'ab' * 60000", "x + x", "f'{1:>100000000}'"],
+)
+def test_huge_values_are_refused(code: str) -> None:
+    with pytest.raises(EvalError):
+        evaluate(code, {"x": "a" * 60_000})

@@ -116,7 +116,7 @@ def test_diff_reports_each_change_once(repo, capsys) -> None:
         ("removed", "pkg/old.py", 3, None),
         ("message_changed", "pkg/core.py", 8, None),
         ("guard_changed", "pkg/core.py", 6, "size > 10 -> size > 100"),
-        ("exception_changed", "pkg/core.py", 10, "subclass"),
+        ("exception_changed", "pkg/core.py", 10, "subclass: pkg.errors.AppError -> pkg.errors.LimitError"),
         ("moved", "pkg/helpers.py", 3, "path"),
     ]
 

@@ -226,8 +226,11 @@ def _neighbours(value: Any) -> list[Any]:
     return [value]
 
 
+MAX_WITNESS_LENGTH = 4096  # a longer string or list would not be a readable trigger
+
+
 def _sized(variable: Variable, n: int) -> list[Any]:
-    lengths = [m for m in (n, n - 1, n + 1) if m >= 0]
+    lengths = [m for m in (n, n - 1, n + 1) if 0 <= m <= MAX_WITNESS_LENGTH]
     types = variable.domain.types
     if "str" in types and "list" not in types:
         return ["a" * m for m in lengths]

@@ -150,3 +150,9 @@ def test_with_block_that_raises_may_be_swallowed(tmp_path) -> None:
     assert second.guard.code == "True"
     assert second.guard.approximations == ("with_exit_ignored",)
     assert second.trigger.status == "solved"
+
+
+def test_no_trigger_is_built_from_huge_values(tmp_path) -> None:
+    card = solved(tmp_path, "def f(data: str = ''):\n    if len(data) > 2 ** 24:\n        raise ValueError('too long')\n")
+    assert card.trigger.status == "unsolved"
+    assert card.trigger.reason == "no_candidate_satisfies"

@@ -145,7 +145,7 @@ def build_problem(guard: Guard, domains: dict[str, Domain]) -> Problem:
     problem = Problem(code=guard.code, tree=tree, variables=variables, constants=constants)
     seeds = _comparison_seeds(problem)
     for variable in variables.values():
-        variable.candidates = _candidates(variable, seeds.get(variable.name, []))
+        variable.candidates = candidates(variable, seeds.get(variable.name, []))
     return problem
 
 
@@ -267,7 +267,8 @@ def _key(value: Any) -> tuple[str, str]:
     return type(value).__name__, repr(value)
 
 
-def _candidates(variable: Variable, seeds: list[Any]) -> list[Any]:
+def candidates(variable: Variable, seeds: list[Any]) -> list[Any]:
+    """The values worth trying for a variable: its default, seeds, then typical values of its type."""
     pool = ([variable.default] if variable.has_default else []) + seeds + _generic(variable)
     if variable.is_boolean:
         pool = [False, True]

@@ -95,7 +95,7 @@ def _complete_env(env: dict[str, Any], refs: list[str], domains: dict[str, Domai
             full[name] = literal_value(domain.default)
         elif domain is not None:
             variable = solver.Variable(name=name, domain=domain)
-            options = solver._candidates(variable, [])
+            options = solver.candidates(variable, [])
             if options:
                 full[name] = options[0]
     return full

@@ -208,10 +208,16 @@ def _context(project: Project, card: Card, site: SiteFact, same_function: list[C
         module = project.classes[card.exception.classes[0]][0].module
     prefixes = {".".join(i.split(".")[:n]) for i in card.guard.inputs if i.startswith("self.") for n in range(2, i.count(".") + 1)}
     classes = {p: c for p in sorted(prefixes) if (c := class_at(project, card.docs.owner, p)) is not None}
+    facts = project.by_path.get(card.path)
+    choices = {
+        p.name: members for p in site.params
+        if facts is not None and p.annotation and (members := project.enum_members(facts, p.annotation))
+    }
     return CardContext(
         params=site.params, siblings=siblings, flags=flags, command=options.command,
-        classes=classes, exception_module=module,
+        classes=classes, exception_module=module, param_choices=choices,
     )
+
 
 
 def class_at(project: Project, owner: str | None, prefix: str) -> str | None:

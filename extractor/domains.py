@@ -7,9 +7,11 @@ read with ``ast.literal_eval`` only, so nothing from the tree is evaluated.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 from .declarations import tail_name
+from .evaluate import EnumMember
 from .model import Constraint, Domain, FieldDoc, Param
 
 _TYPE_NAMES = {"int", "float", "str", "bool", "bytes", "list", "dict", "set", "tuple", "frozenset"}
@@ -99,9 +101,9 @@ def field_domain(doc: FieldDoc) -> Domain:
     if doc.literal_values is not None:
         # The annotation names an alias; the values say what the type really is.
         choices = doc.literal_values
-        kinds = [type(literal_value(c)).__name__ for c in choices]
+        kinds = [type(choice_value(c)).__name__ for c in choices]
         types = tuple(dict.fromkeys([*kinds, *(t for t in types if t == "NoneType")]))
-    default = default_source(doc.default, doc.default_factory)
+    default = doc.default if choices and doc.default in choices else default_source(doc.default, doc.default_factory)
     return Domain(
         input=doc.input, source="field", types=types, choices=choices,
         constraints=tuple(implied) + doc.constraints, default=default,
@@ -122,15 +124,33 @@ def unknown_domain(name: str, source: str) -> Domain:
     return Domain(input=name, source=source)
 
 
+_ENUM_MEMBER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$")
+
+
 def literal_value(code: str | None) -> Any:
     """The value of a literal source string, or ``NO_VALUE``."""
     return NO_VALUE if code is None else _literal(code)
 
 
+def choice_value(code: str) -> Any:
+    """A declared choice: a literal, or ``Enum.MEMBER`` of an Enum defined in the tree."""
+    value = _literal(code)
+    if value is NO_VALUE and _ENUM_MEMBER.match(code):
+        return EnumMember(code)
+    return value
+
+
+def default_value(domain: Domain) -> Any:
+    """The declared default; a dotted name counts only when it is one of the choices."""
+    if domain.default is not None and domain.choices is not None and domain.default in domain.choices:
+        return choice_value(domain.default)
+    return literal_value(domain.default)
+
+
 def admits(domain: Domain, value: Any) -> bool:
     """Whether ``value`` is inside the declared domain (type, choices, constraints)."""
     if domain.choices is not None:
-        allowed = [literal_value(c) for c in domain.choices]
+        allowed = [choice_value(c) for c in domain.choices]
         if not any(type(value) is type(a) and value == a for a in allowed if a is not NO_VALUE):
             return False
     if domain.types and not _type_ok(domain.types, value):

@@ -47,6 +47,30 @@ class EvalError(Exception):
     """The expression needs something outside the allow-list, or failed on these values."""
 
 
+class EnumMember:
+    """A member of an Enum defined in the analysed tree, known by name only (never imported).
+
+    Interned, so ``is`` and ``==`` both mean "the same member", as for real Enum members.
+    """
+
+    _members: dict[str, EnumMember] = {}
+    __slots__ = ("name",)
+
+    def __new__(cls, name: str) -> EnumMember:
+        member = cls._members.get(name)
+        if member is None:
+            member = super().__new__(cls)
+            member.name = name
+            cls._members[name] = member
+        return member
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __reduce__(self) -> tuple:
+        return (EnumMember, (self.name,))
+
+
 @dataclass(frozen=True, slots=True)
 class Raised:
     """What a generated validator raised: the class name and the rendered message."""

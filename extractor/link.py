@@ -38,6 +38,7 @@ class Project:
 
     def __init__(self, files: list[FileFacts]) -> None:
         self.modules: dict[str, FileFacts] = {f.module: f for f in sorted(files, key=lambda f: f.path)}
+        self.by_path: dict[str, FileFacts] = {f.path: f for f in files}
         self._suffixes: dict[str, list[str]] = {}
         for name in self.modules:
             parts = name.split(".")
@@ -183,6 +184,16 @@ class Project:
                         values.extend(inner)
         return tuple(dict.fromkeys(values)) if found else None
 
+    def enum_members(self, facts: FileFacts, annotation: str | None) -> tuple[str, ...] | None:
+        """``Color.RED``, ... when the annotation names an Enum class defined in the tree."""
+        qualname = self.class_of_annotation(facts, annotation)
+        if qualname is None or not any(a.rsplit(".", 1)[-1].endswith(("Enum", "Flag")) for a in self.ancestors(qualname)):
+            return None
+        cls = self.classes[qualname][1]
+        short = cls.qualname.rsplit(".", 1)[-1]
+        members = tuple(f"{short}.{f.name}" for f in cls.fields if f.annotation is None and not f.name.startswith("_"))
+        return members or None
+
     def _alias(self, facts: FileFacts, name: str) -> tuple[FileFacts, str] | None:
         value = self._assignments[facts.module].get(name)
         if value is not None:
@@ -224,7 +235,7 @@ class Project:
             default=fact.default,
             default_factory=fact.default_factory,
             constraints=fact.constraints,
-            literal_values=self.literal_values(where, fact.annotation),
+            literal_values=self.literal_values(where, fact.annotation) or self.enum_members(where, fact.annotation),
             doc=fact.doc,
         )
 

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .domains import NO_VALUE, admits, literal_value
-from .evaluate import PURE_FUNCTIONS, STR_METHODS, EvalError, dotted_name, evaluate, parse_expr
+from .domains import NO_VALUE, admits, choice_value, default_value, literal_value
+from .evaluate import PURE_FUNCTIONS, STR_METHODS, EnumMember, EvalError, dotted_name, evaluate, parse_expr
 from .model import Domain, Guard
 
 SEARCH_BUDGET = 1_500
@@ -128,6 +128,10 @@ def build_problem(guard: Guard, domains: dict[str, Domain]) -> Problem:
     """
     tree = parse_expr(guard.code)
     constants = {name: value for name, source in guard.constants if (value := literal_value(source)) is not NO_VALUE}
+    for domain in domains.values():
+        for choice in domain.choices or ():
+            if isinstance(member := choice_value(choice), EnumMember):
+                constants[choice] = member  # ``Color.RED`` in the guard is that member
     refs, atoms = _scan(tree, set(guard.inputs) | set(guard.opaque), set(constants))
     variables: dict[str, Variable] = {}
     for name in [*guard.inputs, *guard.opaque]:
@@ -137,7 +141,7 @@ def build_problem(guard: Guard, domains: dict[str, Domain]) -> Problem:
             # the trigger can only assume a value for it.
             variables[name] = Variable(
                 name=name, domain=domain, is_atom=name in guard.opaque,
-                default=literal_value(domain.default) if domain.has_default else NO_VALUE,
+                default=default_value(domain) if domain.has_default else NO_VALUE,
             )
     for code, boolean in sorted(atoms.items()):
         domain = Domain(input=code, source="opaque", types=("bool",) if boolean else ())
@@ -243,7 +247,7 @@ def _generic(variable: Variable) -> list[Any]:
     types = variable.domain.types
     out: list[Any] = []
     if variable.domain.choices is not None:
-        out.extend(literal_value(c) for c in variable.domain.choices)
+        out.extend(choice_value(c) for c in variable.domain.choices)
     if not types or "int" in types:
         out.extend([0, 1, -1, 2])
     if "float" in types:

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 from dataclasses import dataclass, replace
 from typing import Any
 
 from . import solver
-from .domains import NO_VALUE, field_domain, literal_value, param_domain
-from .evaluate import EvalError, Raised, dotted_name, evaluate, format_value, run_validator, to_json_value
+from .domains import NO_VALUE, default_value, field_domain, param_domain
+from .evaluate import EnumMember, EvalError, Raised, dotted_name, evaluate, format_value, run_validator, to_json_value
 from .examples import build_example
 from .model import Card, Domain, Fix, Hole, MessageTemplate, Opaque, Param, Text, Trigger, Validator
 from .validator import NotExpressible, generate_validator, validator_name
@@ -34,15 +35,20 @@ class CardContext:
     command: str | None
     classes: dict[str, str]  # "self.a.b" -> short name of the in-tree class of that field
     exception_module: str | None  # where an in-tree exception class is defined
+    param_choices: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # Enum-typed parameters
 
 
-def card_domains(card: Card, params: tuple[Param, ...], names: list[str]) -> dict[str, Domain]:
+def card_domains(card: Card, params: tuple[Param, ...], names: list[str], param_choices: dict[str, tuple[str, ...]]) -> dict[str, Domain]:
     by_param = {p.name: p for p in params}
     fields = {f.input: f for f in card.docs.fields}
     domains: dict[str, Domain] = {}
     for name in names:
         if name in fields:
             domains[name] = field_domain(fields[name])
+        elif name in by_param and name in param_choices:
+            param = by_param[name]
+            default = param.default if param.default in param_choices[name] else None
+            domains[name] = dataclasses.replace(param_domain(name, param), choices=param_choices[name], types=("EnumMember",), default=default)
         elif name in by_param:
             domains[name] = param_domain(name, by_param[name])
         else:
@@ -91,8 +97,8 @@ def _complete_env(env: dict[str, Any], refs: list[str], domains: dict[str, Domai
         if name in full or any(name.startswith(k + ".") for k in full):
             continue
         domain = domains.get(name)
-        if domain is not None and domain.has_default and literal_value(domain.default) is not NO_VALUE:
-            full[name] = literal_value(domain.default)
+        if domain is not None and domain.has_default and default_value(domain) is not NO_VALUE:
+            full[name] = default_value(domain)
         elif domain is not None:
             variable = solver.Variable(name=name, domain=domain)
             options = solver.candidates(variable, [])
@@ -107,6 +113,8 @@ def _validator(card: Card, ctx: CardContext, problem: solver.Problem, keys: list
         return None, "no_single_class_or_message"
     if card.guard.code == "True":
         return None, "unconditional"
+    if any(isinstance(value, EnumMember) for value in problem.constants.values()):
+        return None, "needs_enum_import"  # a standalone function would have to import the Enum
     qualname = exc.classes[0]
     name = qualname.rsplit(".", 1)[-1]
     own = [p.code for p in card.guard.parts if p.role == "own"]
@@ -135,7 +143,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     """The card with its domains, trigger, fixes, validator and example filled in."""
     refs = _message_refs(card.message, {p.name for p in ctx.params})
     names = list(dict.fromkeys([*card.guard.inputs, *card.guard.opaque, *refs]))
-    domains = card_domains(card, ctx.params, names)
+    domains = card_domains(card, ctx.params, names, ctx.param_choices)
     published = tuple(domains[n] for n in names)
     if isinstance(card.guard.tree, Opaque):
         trigger = Trigger(status="unsolved", inputs={}, reason="guard_not_modelled")

@@ -156,3 +156,53 @@ def test_no_trigger_is_built_from_huge_values(tmp_path) -> None:
     card = solved(tmp_path, "def f(data: str = ''):\n    if len(data) > 2 ** 24:\n        raise ValueError('too long')\n")
     assert card.trigger.status == "unsolved"
     assert card.trigger.reason == "no_candidate_satisfies"
+
+
+def test_enum_fields_take_their_members(tmp_path) -> None:
+    code = """
+    import enum
+    from pydantic import BaseModel, model_validator
+
+    class Mode(enum.Enum):
+        FAST = "fast"
+        SAFE = "safe"
+
+    class Config(BaseModel):
+        mode: Mode = Mode.SAFE
+        retries: int = 0
+
+        @model_validator(mode="after")
+        def check(self):
+            if self.mode is Mode.FAST and self.retries > 0:
+                raise ValueError(f"retries ({self.retries}) need the SAFE mode")
+            return self
+    """
+    card = solved(tmp_path, code)
+    assert card.docs.fields[0].literal_values == ("Mode.FAST", "Mode.SAFE")
+    assert (card.trigger.status, card.trigger.verified) == ("solved", True)
+    assert card.trigger.inputs == {"self.mode": {"python": "Mode.FAST"}, "self.retries": 1}
+    assert card.trigger.message == "retries (1) need the SAFE mode"
+    assert card.example.before == "Config(mode=Mode.FAST, retries=1)"
+    assert [f.inputs for f in card.fixes] == [{"self.mode": {"python": "Mode.SAFE"}}, {"self.retries": 0}]
+
+
+def test_enum_parameters_take_their_members(tmp_path) -> None:
+    code = """
+    from enum import Enum
+
+    class Color(Enum):
+        RED = 1
+        BLUE = 2
+
+    def paint(color: Color = Color.BLUE):
+        if color == Color.RED:
+            raise ValueError("red is sold out")
+    """
+    card = solved(tmp_path, code)
+    assert card.trigger.inputs == {"color": {"python": "Color.RED"}}
+    assert (card.trigger.verified, card.example.before, card.example.after) == (True, "paint(color=Color.RED)", "paint(color=Color.BLUE)")
+
+
+def test_a_dotted_default_outside_enum_choices_is_not_a_value(tmp_path) -> None:
+    card = solved(tmp_path, "import os\ndef f(sep: str = os.sep):\n    if sep != '/':\n        raise ValueError(sep)\n")
+    assert card.trigger.inputs == {"sep": "/_x"} and card.trigger.changed == ("sep",)

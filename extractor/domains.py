@@ -83,8 +83,14 @@ def _literal(code: str) -> Any:
         return NO_VALUE
 
 
+_ATTRS_FACTORY = re.compile(r"^(?:attrs?\.)?Factory\(\s*([A-Za-z_][A-Za-z0-9_.]*|lambda:.*)\s*\)$")
+
+
 def default_source(default: str | None, factory: str | None) -> str | None:
-    """The default as a literal source, through simple default factories (``list`` -> ``[]``)."""
+    """The default as a literal source, through simple default factories (``list`` -> ``[]``,
+    ``attrs.Factory(dict)`` -> ``{}``, ``lambda: 3`` -> ``3``)."""
+    if default is not None and (match := _ATTRS_FACTORY.match(default.strip())):
+        return default_source(None, match.group(1))
     if default is not None:
         return default if _literal(default) is not NO_VALUE else None
     if factory is not None:

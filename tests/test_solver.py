@@ -206,3 +206,31 @@ def test_enum_parameters_take_their_members(tmp_path) -> None:
 def test_a_dotted_default_outside_enum_choices_is_not_a_value(tmp_path) -> None:
     card = solved(tmp_path, "import os\ndef f(sep: str = os.sep):\n    if sep != '/':\n        raise ValueError(sep)\n")
     assert card.trigger.inputs == {"sep": "/_x"} and card.trigger.changed == ("sep",)
+
+
+@pytest.mark.parametrize(
+    ("declaration", "default"),
+    [
+        ("items: list = Field(default_factory=list)", "[]"),
+        ("items: list = field(default_factory=list)", "[]"),
+        ("items: list = attr.ib(factory=list)", "[]"),
+        ("items: list = attr.ib(default=attr.Factory(list))", "[]"),
+        ("items: list = attrs.field(default=attrs.Factory(lambda: [0]))", "[0]"),
+    ],
+)
+def test_default_factories_give_defaults(tmp_path, declaration: str, default: str) -> None:
+    code = f"""
+    import attr, attrs
+    from dataclasses import field
+    from pydantic import Field
+
+    class C:
+        {declaration}
+
+        def check(self):
+            if len(self.items) > 1:
+                raise ValueError("too many")
+    """
+    card = solved(tmp_path, code)
+    assert card.domains[0].default == default
+    assert card.trigger.changed == ("self.items",) and len(card.trigger.inputs["self.items"]) == 2

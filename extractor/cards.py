@@ -222,18 +222,8 @@ def _context(project: Project, card: Card, site: SiteFact, same_function: list[C
 
 def class_at(project: Project, owner: str | None, prefix: str) -> str | None:
     """Short name of the in-tree class of the field at ``self.a.b`` (through annotations)."""
-    if owner is None:
-        return None
-    current = owner
-    for name in prefix.split(".")[1:]:
-        found = project.field(current, name)
-        if found is None:
-            return None
-        nested = project.class_of_annotation(found[0], found[2].annotation)
-        if nested is None:
-            return None
-        current = nested
-    return current.rsplit(".", 1)[-1]
+    found = project.class_along(owner, prefix.split(".")[1:]) if owner is not None else None
+    return found.rsplit(".", 1)[-1] if found is not None else None
 
 
 def cli_flags(files: list[FileFacts]) -> dict[str, str]:

@@ -207,23 +207,29 @@ class Project:
             return None
         return owner, self._assignments[owner.module][symbol]
 
+    def class_along(self, owner: str, names: list[str]) -> str | None:
+        """The in-tree class reached from class ``owner`` through the annotated fields
+        ``names`` (``["prefetch"]`` -> the class of ``owner.prefetch``); None where it breaks."""
+        current = owner
+        for name in names:
+            found = self.field(current, name)
+            if found is None:
+                return None
+            nested = self.class_of_annotation(found[0], found[2].annotation)
+            if nested is None:
+                return None
+            current = nested
+        return current
+
     def field_doc(self, facts: FileFacts, owner: str | None, expr: str) -> FieldDoc | None:
         """Docs of the field an input like ``self.a.b`` reads, through annotated sub-fields."""
         parts = expr.split(".")
         if owner is None or len(parts) < 2 or parts[0] not in ("self", "cls"):
             return None
-        current = f"{facts.module}.{owner}"
-        found = None
-        for index, name in enumerate(parts[1:]):
-            found = self.field(current, name)
-            if found is None:
-                return None
-            if index < len(parts) - 2:
-                nested = self.class_of_annotation(found[0], found[2].annotation)
-                if nested is None:
-                    return None
-                current = nested
-        assert found is not None
+        holder = self.class_along(f"{facts.module}.{owner}", parts[1:-1])
+        found = self.field(holder, parts[-1]) if holder is not None else None
+        if found is None:
+            return None
         where, cls, fact = found
         return FieldDoc(
             input=expr,

@@ -19,7 +19,6 @@ from . import __version__
 from .cache import Cache
 from .cards import build_cards, solve_one
 from .collect import collect_file
-from .errors import SourceError
 from .model import SCHEMA_ID, Card, Catalog, FileFacts, FileFailure, Generator, SourceInfo, Solved, Stats, fingerprint
 from .options import Options, strict_from_env
 from .sources import SourceFile, forge_url, read_command, read_commit, read_tree, resolve_rev
@@ -164,8 +163,6 @@ def _stats(files: int, failed: int, facts: list[FileFacts], cards: list[Card]) -
         unsolved=dict(sorted(unsolved.items())),
     )
 
-
-__all__ = ["SourceError", "extract", "read_sources"]
 
 
 def catalog_data(spec: str, options: Options) -> dict[str, Any]:

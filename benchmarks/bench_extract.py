@@ -82,8 +82,8 @@ def main() -> int:
 
 
 def synthetic_history(path: str, changed: int) -> tuple[str, str, str]:
-    """A throwaway git repository holding PATH twice: as is, then with ``changed`` files
-    edited (a message reworded, a guard tightened, a raise added)."""
+    """A throwaway git repository holding PATH twice: as is, then with ``changed`` files,
+    evenly spaced in path order, edited (a message reworded, a raise added)."""
     import shutil
     import subprocess
 
@@ -99,7 +99,10 @@ def synthetic_history(path: str, changed: int) -> tuple[str, str, str]:
     git("commit", "-q", "-m", "old")
     old = git("rev-parse", "HEAD")
     files, _, _, _ = read_sources(repo, Options())
-    for source in [f for f in files if b"raise ValueError(" in f.data][:changed]:
+    # A typical commit: files spread evenly over the tree, not its first (or largest) ones.
+    candidates = [f for f in files if b"raise ValueError(" in f.data]
+    step = max(1, len(candidates) // max(1, changed))
+    for source in candidates[::step][:changed]:
         text = source.data.replace(b"raise ValueError(", b"raise ValueError('changed: ' + ", 1)
         text += b"\n\ndef _bench_added(x):\n    if x > 1:\n        raise ValueError('added')\n"
         Path(repo, source.path).write_bytes(text)

@@ -11,12 +11,32 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import tempfile
+from dataclasses import dataclass
 from typing import Any
 
 from . import __version__
 from .model import FileFacts, FileFailure, Solved, from_data, to_data
 from .options import Options
+
+
+# What a result depends on besides its input: this tool and the Python running it (its
+# parser and its builtin exception classes).
+_SALT = f"{__version__}\0{sys.version_info[0]}.{sys.version_info[1]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Linked:
+    """One file's cards, linked and solved, as catalog JSON data without permalinks; and
+    what linking them read, which must still hold for a later run to reuse them."""
+
+    sites: int  # raise sites in the file, selected as cards or not
+    flags: tuple[tuple[str, str], ...]  # CLI flags the file declares
+    modules: dict[str, str | None]  # module name -> file key of the file providing it (None: no such module)
+    suffixes: dict[str, str | None]  # shortened module name -> the module it matched
+    flag_reads: dict[str, str | None]  # CLI destination -> the flag its examples used
+    cards: list[dict[str, Any]]
 
 
 def default_cache_dir() -> str:
@@ -77,7 +97,7 @@ class Cache:
     # --- per-file results ---------------------------------------------------------------
     @staticmethod
     def file_key(path: str, blob_sha: str, options: Options) -> str:
-        material = f"file\0{__version__}\0{options.excerpt_lines}\0{path}\0{blob_sha}"
+        material = f"file\0{_SALT}\0{options.excerpt_lines}\0{path}\0{blob_sha}"
         return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
 
     def get_file(self, key: str) -> FileFacts | FileFailure | None:
@@ -101,7 +121,7 @@ class Cache:
     # --- per-card solving ---------------------------------------------------------------
     @staticmethod
     def card_key(material: str) -> str:
-        return hashlib.sha256(f"card\0{__version__}\0{material}".encode("utf-8", "surrogatepass")).hexdigest()
+        return hashlib.sha256(f"card\0{_SALT}\0{material}".encode("utf-8", "surrogatepass")).hexdigest()
 
     def get_solved(self, key: str) -> Solved | None:
         data = self._read(key)
@@ -115,8 +135,49 @@ class Cache:
     def put_solved(self, key: str, solved: Solved) -> None:
         self._write(key, to_data(solved))
 
+    # --- per-file linked cards ----------------------------------------------------------
+    @staticmethod
+    def linked_key(file_key: str, options: Options) -> str:
+        """Besides the file, linking reads the exception filter and the CLI command."""
+        material = json.dumps(["linked", file_key, list(options.exceptions), options.command])
+        return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def get_linked(self, key: str) -> Linked | None:
+        data = self._read(key)
+        try:
+            result = _linked_from(data) if isinstance(data, dict) else None
+        except (KeyError, TypeError, ValueError, AttributeError):
+            result = None
+        self._count(result)
+        return result
+
+    def put_linked(self, key: str, linked: Linked) -> None:
+        self._write(key, {
+            "sites": linked.sites, "flags": linked.flags, "modules": linked.modules, "suffixes": linked.suffixes,
+            "flag_reads": linked.flag_reads, "cards": linked.cards,
+        })
+
     def _count(self, result: object) -> None:
         if result is None:
             self.misses += 1
         else:
             self.hits += 1
+
+
+def _linked_from(data: dict[str, Any]) -> Linked | None:
+    """A Linked entry, or None when any part has the wrong shape."""
+    def mapping(value: Any) -> dict[str, str | None]:
+        if not isinstance(value, dict) or not all(isinstance(v, (str, type(None))) for v in value.values()):
+            raise ValueError("not a mapping of names")
+        return value
+
+    cards = data["cards"]
+    flags = tuple((dest, flag) for dest, flag in data["flags"])
+    if not isinstance(data["sites"], int) or not isinstance(cards, list) or not all(isinstance(d, str) and isinstance(f, str) for d, f in flags):
+        return None
+    if not all(isinstance(c, dict) and isinstance(c.get("line"), int) and isinstance(c.get("end_line"), int) and isinstance(c.get("id"), str) for c in cards):
+        return None
+    return Linked(
+        sites=data["sites"], flags=flags, modules=mapping(data["modules"]), suffixes=mapping(data["suffixes"]),
+        flag_reads=mapping(data["flag_reads"]), cards=cards,
+    )

@@ -11,6 +11,7 @@ import hashlib
 import logging
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import replace
 
 from .link import BUILTIN_EXCEPTIONS, Project, Symbol
@@ -156,36 +157,38 @@ def permalink(options: Options, path: str, start: int, end: int) -> str | None:
     return f"{options.repo_url.rstrip('/')}/blob/{options.rev}/{path}{anchor}"
 
 
-def build_cards(files: list[FileFacts], options: Options) -> list[tuple[Card, CardContext]]:
-    """One card per raise site of every analysed file, sorted by path then line, each with
-    what solving it needs (see ``solve_one``)."""
-    project = Project(files)
-    flags = cli_flags(files)
+def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options: Options) -> tuple[list[tuple[Card, CardContext]], dict[str, str | None]]:
+    """One card per raise site of a file, in source order, each with what solving it needs
+    (see ``solve_one``); and the CLI flags those cards may name (destination -> its flag,
+    or None where none is declared), which is all they read of ``flags``."""
     drafts: list[tuple[Card, str | None, str]] = []
-    sites: list[SiteFact] = []
-    for facts in sorted(files, key=lambda f: f.path):
-        for site in facts.sites:
-            exception, message = resolve_exception(project, facts, site)
-            docs = _docs(project, facts, site)
-            key = id_key(facts.path, site.function, exception.display, message)
-            card = Card(
-                id="", path=facts.path, line=site.line, end_line=site.end_line, function=site.function,
-                decorators=site.decorators, entry=entry_points(facts, site), kind=site.kind, exception=exception, cause=site.cause,
-                message=message, guard=site.guard, excerpt=site.excerpt, docs=docs,
-                permalink=permalink(options, facts.path, site.line, site.end_line), lints=site.lints,
-            )
-            drafts.append((card, site.owner, key))
-            sites.append(site)
+    for site in facts.sites:
+        exception, message = resolve_exception(project, facts, site)
+        docs = _docs(project, facts, site)
+        key = id_key(facts.path, site.function, exception.display, message)
+        card = Card(
+            id="", path=facts.path, line=site.line, end_line=site.end_line, function=site.function,
+            decorators=site.decorators, entry=entry_points(facts, site), kind=site.kind, exception=exception, cause=site.cause,
+            message=message, guard=site.guard, excerpt=site.excerpt, docs=docs, permalink=None, lints=site.lints,
+        )
+        drafts.append((card, site.owner, key))
     ids = assign_ids([key for _, _, key in drafts])
     cards = [replace(card, id=card_id) for (card, _, _), card_id in zip(drafts, ids)]
-    owners = [owner for _, owner, _ in drafts]
-    cards = link_related(cards, owners)
-    selected = [(c, s) for c, s in zip(cards, sites) if _selected(c, options.exceptions)]
-    by_function: dict[tuple[str, str | None], list[Card]] = defaultdict(list)
+    cards = link_related(cards, [owner for _, owner, _ in drafts])
+    by_function: dict[str | None, list[Card]] = defaultdict(list)
     for card in cards:
         if not isinstance(card.guard.tree, Opaque):
-            by_function[(card.path, card.function)].append(card)
-    return [(card, _context(project, card, site, by_function[(card.path, card.function)], flags, options)) for card, site in selected]
+            by_function[card.function].append(card)
+    read_flags: dict[str, str | None] = {}
+    out: list[tuple[Card, CardContext]] = []
+    for card, site in zip(cards, facts.sites):
+        if not _selected(card, options.exceptions):
+            continue
+        # Examples name flags only for the guard's own inputs (see triggers._example).
+        own_flags = {tail: flags[tail] for tail in sorted({i.rsplit(".", 1)[-1] for i in card.guard.inputs}) if tail in flags}
+        read_flags.update({tail: flags.get(tail) for tail in (i.rsplit(".", 1)[-1] for i in card.guard.inputs)})
+        out.append((card, _context(project, facts, card, site, by_function[card.function], own_flags, options)))
+    return out, read_flags
 
 
 def solve_one(item: tuple[Card, CardContext, bool]) -> Card:
@@ -201,17 +204,15 @@ def solve_one(item: tuple[Card, CardContext, bool]) -> Card:
         return replace(card, trigger=Trigger(status="unsolved", inputs={}, reason=reason))
 
 
-def _context(project: Project, card: Card, site: SiteFact, same_function: list[Card], flags: dict[str, str], options: Options) -> CardContext:
+def _context(project: Project, facts: FileFacts, card: Card, site: SiteFact, same_function: list[Card], flags: dict[str, str], options: Options) -> CardContext:
     siblings = tuple(c.guard.code for c in same_function if c.id != card.id)
-    module = None
-    if card.exception.classes and card.exception.classes[0] in project.classes:
-        module = project.classes[card.exception.classes[0]][0].module
+    found = project.class_fact(card.exception.classes[0]) if card.exception.classes else None
+    module = found[0].module if found is not None else None
     prefixes = {".".join(i.split(".")[:n]) for i in card.guard.inputs if i.startswith("self.") for n in range(2, i.count(".") + 1)}
     classes = {p: c for p in sorted(prefixes) if (c := class_at(project, card.docs.owner, p)) is not None}
-    facts = project.by_path.get(card.path)
     choices = {
         p.name: members for p in site.params
-        if facts is not None and p.annotation and (members := project.enum_members(facts, p.annotation))
+        if p.annotation and (members := project.enum_members(facts, p.annotation))
     }
     return CardContext(
         params=site.params, siblings=siblings, flags=flags, command=options.command,
@@ -226,11 +227,12 @@ def class_at(project: Project, owner: str | None, prefix: str) -> str | None:
     return found.rsplit(".", 1)[-1] if found is not None else None
 
 
-def cli_flags(files: list[FileFacts]) -> dict[str, str]:
-    """Destination -> the first long flag declared for it anywhere in the tree."""
+def cli_flags(declared: Iterable[tuple[str, tuple[tuple[str, str], ...]]]) -> dict[str, str]:
+    """Destination -> the first long flag declared for it anywhere in the tree, from each
+    file's (path, flags) in any order."""
     flags: dict[str, str] = {}
-    for facts in sorted(files, key=lambda f: f.path):
-        for dest, flag in facts.flags:
+    for _, pairs in sorted(declared):
+        for dest, flag in pairs:
             flags.setdefault(dest, flag)
     return flags
 
@@ -270,7 +272,7 @@ def _docs(project: Project, facts: FileFacts, site: SiteFact) -> Docs:
     owner = None
     if site.owner is not None:
         owner = f"{facts.module}.{site.owner}"
-        found = project.classes.get(owner)
+        found = project.class_fact(owner)
         owner_doc = found[1].doc if found else None
     fields: list[FieldDoc] = []
     for name in site.guard.inputs:

@@ -77,17 +77,17 @@ def extract(path: str, outdir: str | None, include: tuple[str, ...], exclude: tu
             repo_name: str | None, command: str | None, strict: bool, **run: Any) -> None:
     """Extract the error catalog of the Python files under PATH (or of commit --rev of the
     git repository at PATH, read from the object store)."""
-    from .model import dumps
-    from .pipeline import extract as run_extract
+    from .model import dumps_data
+    from .pipeline import extract_data
 
     options = Options(
         include=include, exclude=exclude, use_default_excludes=not no_default_excludes, exceptions=exceptions,
         excerpt_lines=excerpt_lines, repo_url=repo_url, rev=rev, repo_name=repo_name, command=command,
         **run_settings(run),
     )
-    catalog = run_extract(path, options, progress_for(run))
+    catalog = extract_data(path, options, progress_for(run))
     if outdir is None:
-        click.echo(dumps(catalog), nl=False)
+        click.echo(dumps_data(catalog), nl=False)
     else:
         from .output import write_docs
         from .render import render_docs
@@ -96,20 +96,21 @@ def extract(path: str, outdir: str | None, include: tuple[str, ...], exclude: tu
         if not run["quiet"]:
             click.echo(f"raisedocs: wrote {outdir}", err=True)
     if not run["quiet"]:
-        click.echo(summary_line(catalog.stats), err=True)
+        click.echo(summary_line(catalog["stats"]), err=True)
     if run["verbose"]:
-        for failure in catalog.failures:
-            click.echo(f"raisedocs: not analysed: {failure.path} ({failure.stage}: {failure.error})", err=True)
-    if strict and catalog.failures:
+        for failure in catalog["failures"]:
+            click.echo(f"raisedocs: not analysed: {failure['path']} ({failure['stage']}: {failure['error']})", err=True)
+    if strict and catalog["failures"]:
         sys.exit(1)
 
 
-def summary_line(stats) -> str:  # noqa: ANN001 (model.Stats)
-    unsolved = ", ".join(f"{reason} {count}" for reason, count in stats.unsolved.items()) or "none"
+def summary_line(stats: dict[str, Any]) -> str:
+    """The catalog's totals (its ``stats`` data) in one line."""
+    unsolved = ", ".join(f"{reason} {count}" for reason, count in stats["unsolved"].items()) or "none"
     return (
-        f"raisedocs: {stats.raise_sites} raise sites in {stats.files} files ({stats.files_failed} not analysed); "
-        f"{stats.cards} cards, {stats.templates} with a message template; triggers solved {stats.solved} "
-        f"(verified {stats.verified}), unreachable {stats.unreachable}, unsolved by reason: {unsolved}"
+        f"raisedocs: {stats['raise_sites']} raise sites in {stats['files']} files ({stats['files_failed']} not analysed); "
+        f"{stats['cards']} cards, {stats['templates']} with a message template; triggers solved {stats['solved']} "
+        f"(verified {stats['verified']}), unreachable {stats['unreachable']}, unsolved by reason: {unsolved}"
     )
 
 
@@ -183,14 +184,14 @@ def check(docs_dir: str, source: str, rev: str | None, repo_url: str | None, rep
           exceptions: tuple[str, ...], excerpt_lines: int, command: str | None, **run: Any) -> None:
     """Regenerate the docs in memory and compare with DOCS_DIR: exit 1 when stale."""
     from .output import compare_docs
-    from .pipeline import extract as run_extract
+    from .pipeline import extract_data
     from .render import render_docs
 
     options = Options(
         rev=rev, repo_url=repo_url, repo_name=repo_name, exceptions=exceptions, excerpt_lines=excerpt_lines,
         command=command, **run_settings(run),
     )
-    report = compare_docs(render_docs(run_extract(source, options)), docs_dir)
+    report = compare_docs(render_docs(extract_data(source, options)), docs_dir)
     for kind in ("stale", "missing", "orphaned"):
         for rel in report[kind]:
             click.echo(f"{kind}: {rel}")

@@ -49,6 +49,8 @@ class _FileScan:
 
 def collect_file(source: SourceFile, options: Options) -> FileFacts | FileFailure:
     """Analyse one file; never raises (except in strict mode, for bugs of ours)."""
+    if source.data is None:
+        raise ValueError(f"{source.path}: contents not read (sources.with_contents)")  # a bug of ours
     try:
         text = decode_source(source.data)
     except DecodeError as exc:

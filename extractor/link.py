@@ -4,13 +4,19 @@
 the tree (through imports and package re-exports), to a builtin, or to an outside name.
 Module names come from paths; an import that names a module by a shorter dotted path
 (``src/`` layouts) is matched by unique suffix.
+
+Modules are loaded on first use, and every question records what it consulted (``Reads``):
+each module name looked at, with the file that provides it or None, and the answer of each
+suffix match. Cards linked from unchanged facts under unchanged reads are unchanged, which
+is what lets a later run reuse them (``pipeline``).
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from .declarations import tail_name
 from .model import ClassFact, FieldDoc, FieldFact, FileFacts
@@ -33,42 +39,120 @@ class Symbol:
     returns: str | None = None
 
 
-class Project:
-    """Name resolution and class facts across all analysed files."""
+@dataclass(slots=True)
+class Reads:
+    """What linking consulted: module name -> path of the file providing it (None: no such
+    module), and suffix match -> the module it found (None: none or ambiguous)."""
 
-    def __init__(self, files: list[FileFacts]) -> None:
-        self.modules: dict[str, FileFacts] = {f.module: f for f in sorted(files, key=lambda f: f.path)}
-        self.by_path: dict[str, FileFacts] = {f.path: f for f in files}
+    modules: dict[str, str | None] = field(default_factory=dict)
+    suffixes: dict[str, str | None] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class _Module:
+    facts: FileFacts
+    classes: dict[str, ClassFact]
+    functions: dict[str, str | None]
+    imports: dict[str, str]
+    assignments: dict[str, str]
+
+
+class Project:
+    """Name resolution and class facts across all analysed files.
+
+    ``providers`` maps each module name to the path of the file defining it; ``load`` reads
+    that file's facts when a question first needs them.
+    """
+
+    def __init__(self, providers: dict[str, str], load: Callable[[str], FileFacts]) -> None:
+        self.providers = providers
+        self._load = load
+        self._loaded: dict[str, _Module] = {}
         self._suffixes: dict[str, list[str]] = {}
-        for name in self.modules:
+        for name in sorted(providers):
             parts = name.split(".")
             for i in range(1, len(parts)):
                 self._suffixes.setdefault(".".join(parts[i:]), []).append(name)
-        self.classes: dict[str, tuple[FileFacts, ClassFact]] = {}
-        self.functions: dict[str, tuple[FileFacts, str | None]] = {}
-        for facts in self.modules.values():
-            for cls in facts.classes:
-                self.classes[f"{facts.module}.{cls.qualname}"] = (facts, cls)
-            for qualname, returns in facts.functions:
-                self.functions[f"{facts.module}.{qualname}"] = (facts, returns)
-        self._imports = {f.module: dict(f.imports) for f in self.modules.values()}
-        self._assignments = {f.module: dict(f.assignments) for f in self.modules.values()}
+        self.reads = Reads()
+
+    @classmethod
+    def of(cls, files: list[FileFacts]) -> Project:
+        """A project over facts held in memory (a later file wins a module name)."""
+        by_path = {f.path: f for f in files}
+        return cls({f.module: f.path for f in sorted(files, key=lambda f: f.path)}, by_path.__getitem__)
+
+    def record(self) -> Reads:
+        """Start a new record of reads; the returned one is the finished record."""
+        done, self.reads = self.reads, Reads()
+        return done
+
+    def _module(self, name: str) -> _Module | None:
+        path = self.providers.get(name)
+        self.reads.modules[name] = path
+        if path is None:
+            return None
+        found = self._loaded.get(name)
+        if found is None:
+            facts = self._load(path)
+            found = _Module(
+                facts=facts,
+                classes={c.qualname: c for c in facts.classes},
+                functions=dict(facts.functions),
+                imports=dict(facts.imports),
+                assignments=dict(facts.assignments),
+            )
+            self._loaded[name] = found
+        return found
+
+    def suffix_match(self, name: str) -> str | None:
+        """The one module whose dotted name ends with ``name`` (not recorded)."""
+        if name in self.providers:
+            return name
+        candidates = self._suffixes.get(name, [])
+        return candidates[0] if len(candidates) == 1 else None
 
     def module(self, name: str) -> FileFacts | None:
-        found = self.modules.get(name)
-        if found is not None:
-            return found
-        candidates = self._suffixes.get(name, [])
-        return self.modules[candidates[0]] if len(candidates) == 1 else None
+        found = self.suffix_match(name)
+        self.reads.suffixes[name] = found
+        module = self._module(found) if found is not None else None
+        return module.facts if module is not None else None
+
+    def _find(self, key: str, table: str) -> tuple[FileFacts, object] | None:
+        """``key`` (module.qualname) in the classes or functions of the most specific module
+        that is a prefix of it (``a.b.C`` is class C of module a.b before class b.C of a)."""
+        parts = key.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = self._module(".".join(parts[:cut]))
+            if module is None:
+                continue
+            entries = module.classes if table == "classes" else module.functions
+            inner = ".".join(parts[cut:])
+            if inner in entries:
+                return module.facts, entries[inner]
+        return None
+
+    def class_fact(self, qualname: str) -> tuple[FileFacts, ClassFact] | None:
+        return self._find(qualname, "classes")  # type: ignore[return-value]
+
+    def _function(self, qualname: str) -> tuple[FileFacts, str | None] | None:
+        return self._find(qualname, "functions")  # type: ignore[return-value]
+
+    def _imports(self, facts: FileFacts) -> dict[str, str]:
+        module = self._module(facts.module)
+        return module.imports if module is not None else {}
+
+    def _assignments(self, facts: FileFacts) -> dict[str, str]:
+        module = self._module(facts.module)
+        return module.assignments if module is not None else {}
 
     # --- names ---------------------------------------------------------------------
     def resolve(self, facts: FileFacts, written: str, depth: int = 0) -> Symbol | None:
         """The symbol ``written`` (a dotted name) denotes inside ``facts``' module."""
         head, _, rest = written.partition(".")
         local = f"{facts.module}.{written}"
-        if local in self.classes or local in self.functions or self._method(local):
+        if self.class_fact(local) or self._function(local) or self._method(local):
             return self.lookup(local, depth)
-        imports = self._imports[facts.module]
+        imports = self._imports(facts)
         if head in imports:
             return self.lookup(imports[head] + ("." + rest if rest else ""), depth)
         if not rest and head in BUILTIN_EXCEPTIONS:
@@ -77,10 +161,12 @@ class Project:
 
     def lookup(self, target: str, depth: int = 0) -> Symbol:
         """The symbol behind an absolute dotted name: in the tree if found there, else outside."""
-        if target in self.classes:
-            return Symbol(kind="class", qualname=target, facts=self.classes[target][0])
-        if target in self.functions:
-            facts, returns = self.functions[target]
+        found_class = self.class_fact(target)
+        if found_class is not None:
+            return Symbol(kind="class", qualname=target, facts=found_class[0])
+        found_function = self._function(target)
+        if found_function is not None:
+            facts, returns = found_function
             return Symbol(kind="function", qualname=target, facts=facts, returns=returns)
         method = self._method(target)
         if method is not None:
@@ -92,9 +178,9 @@ class Project:
                 continue
             inner = ".".join(parts[cut:])
             key = f"{facts.module}.{inner}"
-            if key != target and (key in self.classes or key in self.functions or self._method(key)):
+            if key != target and (self.class_fact(key) or self._function(key) or self._method(key)):
                 return self.lookup(key, depth)
-            if depth < _MAX_DEPTH and inner.split(".")[0] in self._imports[facts.module]:
+            if depth < _MAX_DEPTH and inner.split(".")[0] in self._imports(facts):
                 found = self.resolve(facts, inner, depth + 1)
                 if found is not None:
                     return found
@@ -103,9 +189,10 @@ class Project:
 
     def _method(self, target: str) -> Symbol | None:
         owner, _, name = target.rpartition(".")
-        if owner not in self.classes:
+        found = self.class_fact(owner) if owner else None
+        if found is None:
             return None
-        facts, cls = self.classes[owner]
+        facts, cls = found
         for method, returns in cls.methods:
             if method == name:
                 return Symbol(kind="method", qualname=target, facts=facts, returns=returns)
@@ -132,9 +219,10 @@ class Project:
                 for name in BUILTIN_EXCEPTIONS[current][1:]:
                     seen.setdefault(name, None)
                 continue
-            if current not in self.classes:
+            found = self.class_fact(current)
+            if found is None:
                 continue
-            facts, cls = self.classes[current]
+            facts, cls = found
             for base in cls.bases:
                 symbol = self.resolve(facts, base)
                 target = symbol.qualname if symbol is not None else base
@@ -145,9 +233,10 @@ class Project:
 
     def field(self, class_qualname: str, name: str, depth: int = 0) -> tuple[FileFacts, ClassFact, FieldFact] | None:
         """A field declared on the class or, failing that, on its in-tree bases."""
-        if class_qualname not in self.classes or depth > _MAX_DEPTH:
+        found = self.class_fact(class_qualname) if depth <= _MAX_DEPTH else None
+        if found is None:
             return None
-        facts, cls = self.classes[class_qualname]
+        facts, cls = found
         for fact in cls.fields:
             if fact.name == name:
                 return facts, cls, fact
@@ -189,23 +278,22 @@ class Project:
         qualname = self.class_of_annotation(facts, annotation)
         if qualname is None or not any(a.rsplit(".", 1)[-1].endswith(("Enum", "Flag")) for a in self.ancestors(qualname)):
             return None
-        cls = self.classes[qualname][1]
+        cls = self.class_fact(qualname)[1]  # type: ignore[index]
         short = cls.qualname.rsplit(".", 1)[-1]
         members = tuple(f"{short}.{f.name}" for f in cls.fields if f.annotation is None and not f.name.startswith("_"))
         return members or None
 
     def _alias(self, facts: FileFacts, name: str) -> tuple[FileFacts, str] | None:
-        value = self._assignments[facts.module].get(name)
+        value = self._assignments(facts).get(name)
         if value is not None:
             return facts, value
-        target = self._imports[facts.module].get(name)
+        target = self._imports(facts).get(name)
         if target is None:
             return None
         module, _, symbol = target.rpartition(".")
         owner = self.module(module)
-        if owner is None or symbol not in self._assignments[owner.module]:
-            return None
-        return owner, self._assignments[owner.module][symbol]
+        value = self._assignments(owner).get(symbol) if owner is not None else None
+        return (owner, value) if owner is not None and value is not None else None
 
     def class_along(self, owner: str, names: list[str]) -> str | None:
         """The in-tree class reached from class ``owner`` through the annotated fields

@@ -396,7 +396,12 @@ def dumps(value: Any) -> str:
 
     Lone surrogates (legal in Python strings, not in UTF-8) are written as JSON escapes.
     """
-    text = json.dumps(to_data(value), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    return dumps_data(to_data(value))
+
+
+def dumps_data(data: Any) -> str:
+    """``dumps`` for what already is JSON data (``to_data`` output, a loaded catalog)."""
+    text = json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 

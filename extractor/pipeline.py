@@ -10,18 +10,21 @@ from __future__ import annotations
 import dataclasses
 import os
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from . import __version__
-from .cache import Cache
-from .cards import build_cards, solve_one
+from .cache import Cache, Linked
+from .cards import cli_flags, link_file, permalink, solve_one
 from .collect import collect_file
-from .model import SCHEMA_ID, Card, Catalog, FileFacts, FileFailure, Generator, SourceInfo, Solved, Stats, fingerprint
+from .declarations import module_name
+from .link import Project, Reads
+from .model import SCHEMA_ID, Card, Catalog, FileFacts, FileFailure, Generator, SourceInfo, Solved, Stats, fingerprint, from_data, to_data
+from .triggers import CardContext
 from .options import Options, strict_from_env
-from .sources import SourceFile, forge_url, read_command, read_commit, read_tree, resolve_rev
+from .sources import SourceFile, forge_url, read_command, read_commit, read_tree, resolve_rev, with_contents
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -29,9 +32,9 @@ Mapper = Callable[[Callable[[T], R], list[T]], Iterator[R]]
 Progress = Callable[[str, int, int], None]
 
 
-def extract(root: str, options: Options, progress: Progress | None = None) -> Catalog:
+def extract_data(root: str, options: Options, progress: Progress | None = None) -> dict[str, Any]:
     """Analyse every Python file under ``root`` (or of commit ``options.rev`` of the git
-    repository at ``root``) and build its error catalog.
+    repository at ``root``) and build its error catalog, as catalog.json data.
 
     Raises:
         SourceError: ``root`` cannot be read, or ``options.rev`` names no commit.
@@ -43,6 +46,11 @@ def extract(root: str, options: Options, progress: Progress | None = None) -> Ca
         warnings.simplefilter("ignore", DeprecationWarning)
         with _mapper(options.jobs) as mapper:
             return _extract(root, options, mapper, progress or (lambda stage, done, total: None))
+
+
+def extract(root: str, options: Options, progress: Progress | None = None) -> Catalog:
+    """``extract_data`` as a Catalog record."""
+    return from_data(Catalog, extract_data(root, options, progress))
 
 
 _POOL_THRESHOLD = 32  # below this many items, starting workers costs more than it saves
@@ -91,43 +99,109 @@ def _collect(item: tuple[SourceFile, Options]) -> FileFacts | FileFailure:
     return collect_file(*item)
 
 
-def _extract(root: str, options: Options, mapper: Mapper, progress: Progress) -> Catalog:
+def _extract(root: str, options: Options, mapper: Mapper, progress: Progress) -> dict[str, Any]:
+    """Incremental by construction: a file whose facts, and everything linking its cards
+    read from other files, are as in an earlier run takes its cards from the cache; the
+    others are collected (in parallel, cached by content), linked and solved."""
     files, failures, options, name = read_sources(root, options)
+    contents: Callable[[list[SourceFile]], list[SourceFile]] = (
+        (lambda wanted: with_contents(root, wanted)) if options.rev is not None else (lambda wanted: wanted)
+    )
     cache = Cache.for_options(options)
-    keys = [Cache.file_key(f.path, f.blob_sha, options) for f in files]
-    facts: list[FileFacts] = []
-    for result in _cached(files, keys, options, cache, mapper, progress):
-        (failures if isinstance(result, FileFailure) else facts).append(result)  # type: ignore[arg-type]
-    drafts = build_cards(facts, options)
-    cards = list(_solved(drafts, dict(zip((f.path for f in files), keys)), options, cache, mapper, progress))
+    keys = {f.path: Cache.file_key(f.path, f.blob_sha, options) for f in files}
+    linked = {f.path: cache.get_linked(Cache.linked_key(keys[f.path], options)) for f in files}
+    facts: dict[str, FileFacts] = {}
+    sources = {f.path: f for f in files}
+    unlinked = [f for f in files if linked[f.path] is None]
+    for result in _collected(unlinked, keys, contents, options, cache, mapper, progress):
+        if isinstance(result, FileFailure):
+            failures.append(result)
+        else:
+            facts[result.path] = result
+    analysed = sorted(p for p in keys if p in facts or linked[p] is not None)
+    providers = {module_name(path): path for path in analysed}  # a later path wins a module name
+
+    def load(path: str) -> FileFacts:
+        if path not in facts:
+            found = cache.get_file(keys[path])
+            facts[path] = found if isinstance(found, FileFacts) else collect_file(contents([sources[path]])[0], options)  # type: ignore[assignment]
+        return facts[path]
+
+    project = Project(providers, load)
+    flags = cli_flags((p, linked[p].flags if linked[p] is not None else facts[p].flags) for p in analysed)  # type: ignore[union-attr]
+    provider_key = {module: keys[path] for module, path in providers.items()}
+    relink = [p for p in analysed if not _still_holds(linked[p], project, provider_key, flags)]
+    drafts: list[tuple[Card, CardContext]] = []
+    reads: dict[str, tuple[Reads, dict[str, str | None]]] = {}
+    for path in relink:
+        project.record()
+        file_drafts, flag_reads = link_file(project, load(path), flags, options)
+        reads[path] = (project.record(), flag_reads)
+        drafts.extend(file_drafts)
+    by_path: dict[str, list[dict[str, Any]]] = {path: [] for path in relink}
+    for card in _solved(drafts, options, cache, mapper, progress):
+        by_path[card.path].append(to_data(card))
+    for path in relink:
+        done, flag_reads = reads[path]
+        entry = Linked(
+            sites=len(facts[path].sites), flags=facts[path].flags, cards=by_path[path],
+            modules={m: provider_key.get(m) for m, p in sorted(done.modules.items())},
+            suffixes=dict(sorted(done.suffixes.items())), flag_reads=dict(sorted(flag_reads.items())),
+        )
+        cache.put_linked(Cache.linked_key(keys[path], options), entry)
+        linked[path] = entry
+    errors = [
+        {**card, "permalink": permalink(options, path, card["line"], card["end_line"])}
+        for path in analysed for card in linked[path].cards  # type: ignore[union-attr]
+    ]
     failures.sort(key=lambda f: f.path)
     read_failures = sum(1 for f in failures if f.stage == "read")
-    return Catalog(
+    sites = sum(linked[p].sites for p in analysed)  # type: ignore[union-attr]
+    data = to_data(Catalog(
         schema=SCHEMA_ID,
         generator=Generator(name="raisedocs", version=__version__),
         source=SourceInfo(root=name, repo_url=options.repo_url, rev=options.rev),
-        stats=_stats(len(files) + read_failures, len(failures), facts, cards),
+        stats=_stats(len(files) + read_failures, len(failures), sites, errors),
         failures=tuple(failures),
-        errors=tuple(cards),
+        errors=(),
+    ))
+    data["errors"] = errors
+    return data
+
+
+def _still_holds(entry: Linked | None, project: Project, provider_key: dict[str, str], flags: dict[str, str]) -> bool:
+    """Whether what linking a file's cards read is unchanged: each module it looked at is
+    provided by the same file content (or is still absent), each shortened module name
+    matches the same module, each CLI flag its examples name is the same."""
+    return (
+        entry is not None
+        and all(provider_key.get(module) == key for module, key in entry.modules.items())
+        and all(project.suffix_match(name) == found for name, found in entry.suffixes.items())
+        and all(flags.get(dest) == flag for dest, flag in entry.flag_reads.items())
     )
 
 
-def _cached(files: list[SourceFile], keys: list[str], options: Options, cache: Cache, mapper: Mapper, progress: Progress) -> Iterable[FileFacts | FileFailure]:
-    results: list[FileFacts | FileFailure | None] = [cache.get_file(k) for k in keys]
+def _collected(files: list[SourceFile], keys: dict[str, str], contents: Callable[[list[SourceFile]], list[SourceFile]],
+               options: Options, cache: Cache, mapper: Mapper, progress: Progress) -> list[FileFacts | FileFailure]:
+    """Each file's facts (or why it could not be analysed), from the cache or collected."""
+    results: list[FileFacts | FileFailure | None] = [cache.get_file(keys[f.path]) for f in files]
     missing = [i for i, r in enumerate(results) if r is None]
-    for done, (index, result) in enumerate(zip(missing, mapper(_collect, [(files[i], options) for i in missing])), 1):
+    read = contents([files[i] for i in missing])
+    for done, (index, result) in enumerate(zip(missing, mapper(_collect, [(source, options) for source in read])), 1):
         results[index] = result
-        cache.put_file(keys[index], result)
+        cache.put_file(keys[files[index].path], result)
         progress("files", done, len(missing))
     return [r for r in results if r is not None]
 
 
-def _solved(drafts: list, file_keys: dict[str, str], options: Options, cache: Cache, mapper: Mapper, progress: Progress) -> Iterable[Card]:
+def _solved(drafts: list[tuple[Card, CardContext]], options: Options, cache: Cache, mapper: Mapper, progress: Progress) -> list[Card]:
     strict = options.is_strict or strict_from_env()
-    # What solving reads: the site (its file's content key and its id), the linked docs and
-    # exception, and the context; related ids and permalinks are not part of it.
+    # Exactly what solving reads of a card (triggers.solve_card): never its line, id,
+    # related ids or permalink, so a raise that an edit elsewhere moved is not solved again.
     keys = [
-        Cache.card_key(file_keys[card.path] + card.id + fingerprint((card.docs, card.exception, card.entry, context)))
+        Cache.card_key(fingerprint((
+            card.path, card.function, card.kind, card.guard, card.message, card.docs, card.exception, card.entry, context,
+        )))
         for card, context in drafts
     ]
     results: list[Solved | None] = [cache.get_solved(k) for k in keys]
@@ -144,25 +218,25 @@ def _solved(drafts: list, file_keys: dict[str, str], options: Options, cache: Ca
     ]
 
 
-def _stats(files: int, failed: int, facts: list[FileFacts], cards: list[Card]) -> Stats:
+def _stats(files: int, failed: int, sites: int, cards: list[dict[str, Any]]) -> Stats:
     """Honest totals: what was found, and how much of it was reconstructed and solved."""
     unsolved: dict[str, int] = {}
-    for card in cards:
-        if card.trigger is not None and card.trigger.status == "unsolved":
-            reason = (card.trigger.reason or "unknown").split(":")[0]
+    triggers = [card["trigger"] for card in cards if card["trigger"] is not None]
+    for trigger in triggers:
+        if trigger["status"] == "unsolved":
+            reason = (trigger["reason"] or "unknown").split(":")[0]
             unsolved[reason] = unsolved.get(reason, 0) + 1
     return Stats(
         files=files,
         files_failed=failed,
-        raise_sites=sum(len(f.sites) for f in facts),
+        raise_sites=sites,
         cards=len(cards),
-        templates=sum(1 for c in cards if c.message.template is not None),
-        solved=sum(1 for c in cards if c.trigger is not None and c.trigger.status == "solved"),
-        verified=sum(1 for c in cards if c.trigger is not None and c.trigger.verified),
-        unreachable=sum(1 for c in cards if c.trigger is not None and c.trigger.status == "unreachable"),
+        templates=sum(1 for card in cards if card["message"]["template"] is not None),
+        solved=sum(1 for t in triggers if t["status"] == "solved"),
+        verified=sum(1 for t in triggers if t["verified"]),
+        unreachable=sum(1 for t in triggers if t["status"] == "unreachable"),
         unsolved=dict(sorted(unsolved.items())),
     )
-
 
 
 def catalog_data(spec: str, options: Options) -> dict[str, Any]:
@@ -174,9 +248,8 @@ def catalog_data(spec: str, options: Options) -> dict[str, Any]:
         SourceError: ``PATH@REV`` names no repository or no commit.
     """
     from .explain import load_catalog
-    from .model import to_data
 
     path, at, rev = spec.rpartition("@")
     if at and os.path.isdir(path):
-        return to_data(extract(path, dataclasses.replace(options, rev=rev)))
+        return extract_data(path, dataclasses.replace(options, rev=rev))
     return load_catalog(spec)

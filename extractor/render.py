@@ -13,7 +13,7 @@ from typing import Any
 
 import jinja2
 
-from .model import dumps, to_data
+from .model import dumps_data, to_data
 
 
 def _template_root() -> Path:
@@ -74,7 +74,7 @@ def render_index(catalog: dict[str, Any]) -> str:
 
 
 def dump_json(data: Any) -> str:
-    return dumps(data)
+    return dumps_data(data)
 
 
 def render_docs(catalog: Any) -> Iterator[tuple[str, str]]:

@@ -25,10 +25,11 @@ from .options import Options
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SourceFile:
-    """One Python file: its repo-relative POSIX path and its raw bytes."""
+    """One Python file: its repo-relative POSIX path, its git blob id and its raw bytes
+    (None for a blob of a commit not read yet: see ``with_contents``)."""
 
     path: str
-    data: bytes
+    data: bytes | None
     blob_sha: str
 
     @staticmethod
@@ -221,8 +222,9 @@ def read_commit(repo: str, sha: str, options: Options) -> tuple[list[SourceFile]
             failures.append(FileFailure(path=path, stage="read", error="symlink (not followed in a git tree)"))
         elif kind == "blob":
             wanted.append((path, blob))
-    contents = _cat_blobs(repo, [blob for _, blob in wanted])
-    files = [SourceFile(path=path, data=contents[blob], blob_sha=blob) for path, blob in wanted]
+    # Blob contents are read only for the files that are analysed again (``with_contents``):
+    # a re-run over a cached commit reads the tree listing and the cache, nothing else.
+    files = [SourceFile(path=path, data=None, blob_sha=blob) for path, blob in wanted]
     files.sort(key=lambda f: f.path)
     failures.sort(key=lambda f: f.path)
     return files, failures
@@ -236,6 +238,16 @@ def _selected_path(path: str, options: Options) -> bool:
     if _matches(path, options.exclude):
         return False
     return not options.include or _matches(path, options.include)
+
+
+def with_contents(repo: str, files: list[SourceFile]) -> list[SourceFile]:
+    """The files with their bytes, blobs not read yet read from the object store of ``repo``.
+
+    Raises:
+        SourceError: git fails.
+    """
+    contents = _cat_blobs(repo, sorted({f.blob_sha for f in files if f.data is None}))
+    return [f if f.data is not None else SourceFile(path=f.path, data=contents[f.blob_sha], blob_sha=f.blob_sha) for f in files]
 
 
 def _cat_blobs(repo: str, blobs: list[str]) -> dict[str, bytes]:

@@ -125,7 +125,8 @@ def _validator(card: Card, ctx: CardContext, problem: solver.Problem, keys: list
             exception=name, import_from=ctx.exception_module, keys=keys, domains=domains,
             boolean_atoms={n for n, v in problem.variables.items() if v.is_boolean and v.is_atom},
             constants=dict(card.guard.constants),
-            docstring=f"Raise {name} as {card.path}:{card.line} does, under the same condition.",
+            # Named by function, not line, so that a solution survives edits above the raise.
+            docstring=f"Raise {name} as {f'{card.function}()' if card.function else 'the module body'} in {card.path} does, under the same condition.",
         )
     except (NotExpressible, SyntaxError) as exc_info:
         return None, str(exc_info.args[0]) if exc_info.args else "not_expressible"

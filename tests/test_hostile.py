@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import glob
 import os
 import sys
@@ -38,5 +39,7 @@ def test_hostile_guards_are_assumed_not_evaluated() -> None:
         {"eval('1')": True},
     ]
     assert all(card.trigger.verified for card in catalog.errors)
-    assert all("os.system(" not in card.validator.code and "eval(" not in card.validator.code for card in catalog.errors)
+    # The validators take the opaque calls' results as parameters; they never make the calls.
+    called = {ast.unparse(node.func) for card in catalog.errors for node in ast.walk(ast.parse(card.validator.code)) if isinstance(node, ast.Call)}
+    assert called == {"ValueError"}
     assert glob.glob("/tmp/raisedocs_pwned*") == []

@@ -56,7 +56,8 @@ def test_offload_validator_is_the_expected_function() -> None:
     assert card["validator"]["code"] == (
         "def check_offload_prefetch_step(offload_backend: str, offload_group_size: int, "
         "offload_num_in_group: int, offload_prefetch_step: int) -> None:\n"
-        '    """Raise ValueError as minivllm/config/offload.py:49 does, under the same condition."""\n'
+        '    """Raise ValueError as OffloadConfig.validate_offload_config() in minivllm/config/offload.py does, '
+        'under the same condition."""\n'
         '    if (offload_backend == "prefetch" or offload_group_size > 0) and not (offload_num_in_group > offload_group_size) '
         "and offload_prefetch_step < 1:\n"
         '        raise ValueError(f"offload_prefetch_step ({offload_prefetch_step}) must be >= 1 when prefetch '

@@ -186,7 +186,7 @@ def _collected(files: list[SourceFile], keys: dict[str, str], contents: Callable
     """Each file's facts (or why it could not be analysed), from the cache or collected."""
     results: list[FileFacts | FileFailure | None] = [cache.get_file(keys[f.path]) for f in files]
     missing = [i for i, r in enumerate(results) if r is None]
-    read = contents([files[i] for i in missing])
+    read = contents([files[i] for i in missing]) if missing else []
     for done, (index, result) in enumerate(zip(missing, mapper(_collect, [(source, options) for source in read])), 1):
         results[index] = result
         cache.put_file(keys[files[index].path], result)

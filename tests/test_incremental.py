@@ -1,0 +1,123 @@
+"""Incremental runs: cards reused from the cache are exactly the cards a cold run builds.
+
+Each commit below changes only files *other* than the one whose cards it changes, so a
+run that reused those cards without re-checking what linking read would be caught.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from extractor.cache import Cache
+from extractor.model import dumps_data
+from extractor.options import Options
+from extractor.pipeline import extract_data
+
+from .helpers import make_git_repo
+
+CONFIG = '''from dataclasses import dataclass
+
+from helpers import HelperError
+
+from .errors import AppError, Wrapped
+from .sub import Sub
+
+
+@dataclass
+class Config:
+    size: int = 1
+    """How many items."""
+    sub: Sub = None
+
+    def check(self):
+        if self.size > 10:
+            raise AppError(f"size {self.size} must be <= 10")
+        if self.sub.depth < 0:
+            raise ValueError(f"depth {self.sub.depth} must be >= 0")
+
+
+def wrap(x):
+    if x:
+        raise Wrapped("wrapped")
+
+
+def helped(y):
+    if y is None:
+        raise HelperError("y is required")
+'''
+
+HISTORY: list[tuple[str, dict[str, str | None]]] = [
+    ("base", {
+        "pyproject.toml": '[tool.raisedocs]\ncommand = "app"\n',
+        "app/__init__.py": "",
+        "app/errors.py": "class AppError(Exception):\n    pass\n",
+        "app/sub.py": 'class Sub:\n    depth: int = 0\n    """How deep."""\n',
+        "app/config.py": CONFIG,
+        "app/cli.py": 'import argparse\n\nparser = argparse.ArgumentParser()\nparser.add_argument("--size", type=int)\n',
+        "src/helpers.py": "class HelperError(LookupError):\n    pass\n",
+    }),
+    # The exception hierarchy changes in errors.py: AppError's ancestors, Wrapped resolves.
+    ("hierarchy", {"app/errors.py": "class AppError(ValueError):\n    pass\n\n\nclass Wrapped(AppError):\n    pass\n"}),
+    # A field's docs change in sub.py.
+    ("docs", {"app/sub.py": 'class Sub:\n    depth: int = 0\n    """Nesting depth, 0 for none."""\n'}),
+    # The CLI flag for `size` changes in cli.py.
+    ("flags", {"app/cli.py": 'import argparse\n\nparser = argparse.ArgumentParser()\nparser.add_argument("--max-items", dest="size", type=int)\n'}),
+    # A second module named `helpers` makes the import in config.py ambiguous.
+    ("ambiguous", {"lib/helpers.py": "class HelperError(KeyError):\n    pass\n"}),
+    # errors.py disappears: AppError and Wrapped no longer resolve.
+    ("removed", {"app/errors.py": None}),
+]
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    repo = tmp_path_factory.mktemp("incremental") / "repo"
+    return repo, make_git_repo(repo, HISTORY)
+
+
+def _card(catalog: dict, line_text: str) -> dict:
+    return next(c for c in catalog["errors"] if c["path"] == "app/config.py" and line_text in (c["message"]["template"] or ""))
+
+
+def _doc(catalog: dict, field: str) -> str:
+    return next(f["doc"] for f in _card(catalog, "depth")["docs"]["fields"] if f["input"] == field)
+
+
+def test_every_revision_in_any_order_matches_a_cold_run(history, tmp_path) -> None:
+    repo, shas = history
+    options = Options(use_cache=True, cache_dir=str(tmp_path / "cache"))
+    cold = {sha: extract_data(str(repo), dataclasses.replace(options, rev=sha, use_cache=False)) for sha in shas}
+    for sha in [*shas, *reversed(shas), shas[2], shas[0], shas[5], shas[3]]:
+        assert dumps_data(extract_data(str(repo), dataclasses.replace(options, rev=sha))) == dumps_data(cold[sha]), sha
+
+    # The history really changes config.py's cards, though config.py itself never changes.
+    base, hierarchy, docs, flags, ambiguous, removed = (cold[sha] for sha in shas)
+    assert _card(base, "size")["exception"]["ancestors"] == ["Exception", "BaseException"]
+    assert _card(hierarchy, "size")["exception"]["ancestors"] == ["ValueError", "Exception", "BaseException"]
+    assert _card(base, "wrapped")["exception"]["reason"] == "outside_tree"
+    assert _card(hierarchy, "wrapped")["exception"]["ancestors"][:2] == ["app.errors.AppError", "ValueError"]
+    assert _doc(hierarchy, "self.sub.depth") == "How deep."
+    assert _doc(docs, "self.sub.depth") == "Nesting depth, 0 for none."
+    assert "--size" in _card(hierarchy, "size")["example"]["before"]
+    assert "--size" in _card(docs, "size")["example"]["before"]
+    assert "--max-items" in _card(flags, "size")["example"]["before"]
+    assert _card(flags, "required")["exception"]["classes"] == ["src.helpers.HelperError"]
+    assert _card(ambiguous, "required")["exception"]["classes"] == ["helpers.HelperError"]
+    assert _card(removed, "size")["exception"]["ancestors"] == []
+
+
+def test_an_unchanged_tree_reads_only_the_listing_and_the_cache(history, tmp_path, monkeypatch) -> None:
+    repo, shas = history
+    options = Options(rev=shas[-1], use_cache=True, cache_dir=str(tmp_path / "cache"))
+    first = extract_data(str(repo), options)
+
+    def no_blobs(*args: object) -> None:
+        raise AssertionError("a warm run read file contents")
+
+    monkeypatch.setattr("extractor.pipeline.with_contents", no_blobs)
+    monkeypatch.setattr(Cache, "get_file", no_blobs)
+    monkeypatch.setattr(Cache, "get_solved", no_blobs)
+    assert extract_data(str(repo), options) == first

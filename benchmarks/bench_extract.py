@@ -24,9 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from extractor.diff import diff_catalogs  # noqa: E402
-from extractor.model import to_data  # noqa: E402
 from extractor.options import Options  # noqa: E402
-from extractor.pipeline import extract, read_sources  # noqa: E402
+from extractor.pipeline import extract_data, read_sources  # noqa: E402
 from extractor.render import render_docs  # noqa: E402
 
 
@@ -63,18 +62,19 @@ def main() -> int:
     floor, count = floor_seconds(args.path, Options())
     print(f"files: {count}  jobs: {args.jobs}")
     print(f"{'floor (ast.parse, 1 process)':<34} {floor:7.2f} s")
-    catalog = timed("cold extract (empty cache)", floor, lambda: extract(args.path, options))
-    timed("warm extract (unchanged tree)", floor, lambda: extract(args.path, options))
-    timed(f"render ({2 * len(catalog.errors) + 2} files)", floor, lambda: sum(len(text) for _, text in render_docs(catalog)))
+    catalog = timed("cold extract (empty cache)", floor, lambda: extract_data(args.path, options))
+    timed("warm extract (unchanged tree)", floor, lambda: extract_data(args.path, options))
+    timed(f"render ({2 * len(catalog['errors']) + 2} files)", floor, lambda: sum(len(text) for _, text in render_docs(catalog)))
     if args.rev_pair:
         old, new = args.rev_pair
         repo = args.path
     else:
         repo, old, new = synthetic_history(args.path, args.changed)
-    extract(repo, _with_rev(options, old))  # what the previous CI run left in the cache
+    extract_data(repo, _with_rev(options, old))  # what the previous CI run left in the cache
     timed(f"diff {old[:10]}..{new[:10]} (old side cached)", floor, lambda: diff_catalogs(
-        to_data(extract(repo, _with_rev(options, old))), to_data(extract(repo, _with_rev(options, new)))))
-    print(f"raise sites: {catalog.stats.raise_sites}  cards: {catalog.stats.cards}  solved: {catalog.stats.solved}")
+        extract_data(repo, _with_rev(options, old)), extract_data(repo, _with_rev(options, new))))
+    stats = catalog["stats"]
+    print(f"raise sites: {stats['raise_sites']}  cards: {stats['cards']}  solved: {stats['solved']}")
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"peak memory (max RSS): {own:.0f} MiB main process, {children:.0f} MiB largest worker")

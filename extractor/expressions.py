@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .scope import MAX_INLINE_DEPTH, PURE_BUILTINS, Refs, Scope, dotted, raw_code, strip_parens, target_names
+from .scope import MAX_INLINE_DEPTH, PURE_BUILTINS, Refs, Scope, child_nodes, dotted, raw_code, strip_parens, target_names
 
 _ATOMIC = (
     cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, cst.ConcatenatedString,
@@ -37,7 +37,7 @@ def _bound_inside(node: cst.CSTNode) -> set[str]:
             bound.update(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
         elif isinstance(current, cst.CompFor):
             bound.update(target_names(current.target))
-        stack.extend(current.children)
+        stack.extend(child_nodes(current))
     return bound
 
 
@@ -86,7 +86,7 @@ class ExprModel:
             current = stack.pop()
             if isinstance(current, cst.Name) and self.scope.inline_value(current.value) is not None:
                 return True
-            stack.extend(current.children)
+            stack.extend(child_nodes(current))
         return False
 
     def atom(self, node: cst.BaseExpression) -> str:

@@ -14,7 +14,7 @@ import libcst as cst
 from .expressions import ExprModel
 from .guards import FALSE, TRUE, ConditionModel, atoms_of, conj, disj, negate, render_guard
 from .model import And, Context, Guard, GuardNode, GuardPart
-from .scope import EXIT_CALLS, Scope, dotted, raw_code
+from .scope import EXIT_CALLS, Scope, child_nodes, dotted, raw_code
 
 _BLOCKS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine)
 _TERMINATORS = (cst.Raise, cst.Return, cst.Continue, cst.Break)
@@ -164,7 +164,7 @@ def _may_exit(stmt: cst.CSTNode, *, loops_absorb: bool) -> bool:
             return True
         if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
             continue
-        stack.extend(node.children)
+        stack.extend(child_nodes(node))
     return False
 
 

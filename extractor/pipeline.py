@@ -187,7 +187,10 @@ def _collected(files: list[SourceFile], keys: dict[str, str], contents: Callable
     results: list[FileFacts | FileFailure | None] = [cache.get_file(keys[f.path]) for f in files]
     missing = [i for i, r in enumerate(results) if r is None]
     read = contents([files[i] for i in missing]) if missing else []
-    for done, (index, result) in enumerate(zip(missing, mapper(_collect, [(source, options) for source in read])), 1):
+    # Largest first, so that no worker is left alone with a big file at the end.
+    order = sorted(range(len(read)), key=lambda n: (-len(read[n].data or b""), read[n].path))
+    missing = [missing[n] for n in order]
+    for done, (index, result) in enumerate(zip(missing, mapper(_collect, [(read[n], options) for n in order])), 1):
         results[index] = result
         cache.put_file(keys[files[index].path], result)
         progress("files", done, len(missing))

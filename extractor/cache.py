@@ -135,6 +135,20 @@ class Cache:
     def put_solved(self, key: str, solved: Solved) -> None:
         self._write(key, to_data(solved))
 
+    # --- per-definition results of the libcst pass, for the next version of a file --------
+    @staticmethod
+    def units_key(path: str) -> str:
+        return hashlib.sha256(f"units\0{_SALT}\0{path}".encode("utf-8", "surrogatepass")).hexdigest()
+
+    def get_units(self, key: str) -> dict[str, Any]:
+        """Unit key -> results as JSON data; each is checked when decoded (``collect``)."""
+        data = self._read(key)
+        self._count(data if isinstance(data, dict) else None)
+        return data if isinstance(data, dict) else {}
+
+    def put_units(self, key: str, units: dict[str, Any]) -> None:
+        self._write(key, units)
+
     # --- per-file linked cards ----------------------------------------------------------
     @staticmethod
     def linked_key(file_key: str, options: Options) -> str:

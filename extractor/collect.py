@@ -9,17 +9,21 @@ guards. A unit libcst cannot parse still yields all its raise sites, marked as s
 from __future__ import annotations
 
 import ast
+import hashlib
+import json
 import logging
+import re
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import libcst as cst
 
 from . import declarations as decl
 from .cstpass import RaiseFacts, UnitAnalysis, parse_unit
 from .messages import unknown
-from .model import ClassFact, Excerpt, FileFacts, FileFailure, Guard, Opaque, SiteFact
+from .model import ClassFact, Excerpt, FileFacts, FileFailure, Guard, Opaque, SiteFact, from_data, to_data
 from .options import Options, strict_from_env
 from .scope import ModuleNames
 from .sources import DecodeError, SourceFile, decode_source, split_lines
@@ -27,6 +31,7 @@ from .sources import DecodeError, SourceFile, decode_source, split_lines
 log = logging.getLogger("raisedocs")
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_WORD = re.compile(r"[^\W\d]\w*")
 _BODIES = ("body", "orelse", "finalbody")
 
 
@@ -47,8 +52,19 @@ class _FileScan:
     flags: list[tuple[str, str]]
 
 
-def collect_file(source: SourceFile, options: Options) -> FileFacts | FileFailure:
-    """Analyse one file; never raises (except in strict mode, for bugs of ours)."""
+@dataclass
+class UnitMemo:
+    """The libcst pass's results per definition, keyed by what they depend on (the
+    definition's text and the module-level bindings of the names it uses): ``known`` from
+    an earlier version of the file, as JSON data; ``now`` filled for this version."""
+
+    known: dict[str, Any] = field(default_factory=dict)
+    now: dict[str, Any] = field(default_factory=dict)
+
+
+def collect_file(source: SourceFile, options: Options, memo: UnitMemo | None = None) -> FileFacts | FileFailure:
+    """Analyse one file; never raises (except in strict mode, for bugs of ours). With a
+    memo, definitions unchanged since an earlier version are not parsed again."""
     if source.data is None:
         raise ValueError(f"{source.path}: contents not read (sources.with_contents)")  # a bug of ours
     try:
@@ -65,7 +81,7 @@ def collect_file(source: SourceFile, options: Options) -> FileFacts | FileFailur
     except (ValueError, RecursionError, MemoryError) as exc:
         return FileFailure(path=source.path, stage="parse", error=_one_line(f"{type(exc).__name__}: {exc}"))
     try:
-        return _analyse(source.path, text, tree, options)
+        return _analyse(source.path, text, tree, options, memo)
     except Exception as exc:  # the per-file boundary: a bug of ours must not stop the run
         if options.is_strict or strict_from_env():
             raise
@@ -187,7 +203,7 @@ def _unit_text(unit: ast.AST, lines: list[str]) -> str:
     return "\n".join(chunk) + "\n"
 
 
-def _analyse(path: str, text: str, tree: ast.Module, options: Options) -> FileFacts:
+def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: UnitMemo | None) -> FileFacts:
     lines = split_lines(text)
     src = decl.SourceText(lines)
     module = decl.module_name(path)
@@ -199,7 +215,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options) -> FileFa
         units.setdefault(id(unit), (unit, []))[1].append(hit)
     sites: list[SiteFact] = []
     for unit, hits in units.values():
-        for hit, facts in zip(hits, _unit_facts(unit, hits, lines, names)):
+        for hit, facts in zip(hits, _memo_unit_facts(unit, hits, lines, names, memo)):
             sites.append(_site(hit, facts, lines, src, options))
     sites.sort(key=lambda s: (s.line, s.end_line))
     return FileFacts(
@@ -213,6 +229,31 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options) -> FileFa
         flags=tuple(sorted(set(scan.flags))),
         sites=tuple(sites),
     )
+
+
+def _memo_unit_facts(unit: ast.AST, hits: list[_Hit], lines: list[str], names: ModuleNames, memo: UnitMemo | None) -> list[RaiseFacts]:
+    if memo is None:
+        return _unit_facts(unit, hits, lines, names)
+    text = _unit_text(unit, lines)
+    # What the pass reads besides the text: whether the unit is a definition, and how the
+    # module binds each name the unit mentions (scope.Scope.classify). Every word of the
+    # text counts as a name: a superset, cheaper than a walk, and never a wrong reuse.
+    # Listing the words that are module-level names is enough: a word that becomes one
+    # changes the list.
+    used = sorted(n for n in set(_WORD.findall(text)) if n in names.kinds or n in names.values)
+    material = json.dumps([text, isinstance(unit, _DEFS), [[n, names.kinds.get(n), names.values.get(n)] for n in used]])
+    key = hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
+    known = memo.known.get(key)
+    found: list[RaiseFacts] | None = None
+    if isinstance(known, list) and len(known) == len(hits):
+        try:
+            found = [from_data(RaiseFacts, item) for item in known]
+        except (KeyError, TypeError, ValueError, AttributeError, RecursionError):
+            found = None
+    if found is None:
+        found = _unit_facts(unit, hits, lines, names)
+    memo.now[key] = [to_data(f) for f in found]
+    return found
 
 
 def _unit_facts(unit: ast.AST, hits: list[_Hit], lines: list[str], names: ModuleNames) -> list[RaiseFacts]:

@@ -121,3 +121,27 @@ def test_an_unchanged_tree_reads_only_the_listing_and_the_cache(history, tmp_pat
     monkeypatch.setattr(Cache, "get_file", no_blobs)
     monkeypatch.setattr(Cache, "get_solved", no_blobs)
     assert extract_data(str(repo), options) == first
+
+
+UNIT = "def check(x):\n    if x > LIMIT:\n        raise ValueError(f'x ({x}) > {LIMIT}')\n"
+FILE_HISTORY: list[tuple[str, dict[str, str | None]]] = [
+    ("constant", {"m.py": "LIMIT = 10\n\n\n" + UNIT}),
+    # Same definition text; the module binds LIMIT to another value: a new guard constant.
+    ("rebound", {"m.py": "LIMIT = 20\n\n\n" + UNIT}),
+    # LIMIT no longer bound by the module: it becomes an input of the guard.
+    ("unbound", {"m.py": UNIT}),
+    # Lines shift above the unchanged definition.
+    ("shifted", {"m.py": "def other(y):\n    if y:\n        raise KeyError(y)\n\n\n" + UNIT}),
+]
+
+
+def test_unchanged_definitions_reuse_their_libcst_results_only_where_sound(tmp_path) -> None:
+    repo = tmp_path / "repo"
+    shas = make_git_repo(repo, FILE_HISTORY)
+    options = Options(use_cache=True, cache_dir=str(tmp_path / "cache"))
+    cold = [extract_data(str(repo), dataclasses.replace(options, rev=sha, use_cache=False)) for sha in shas]
+    for sha, expected in zip(shas, cold):
+        assert dumps_data(extract_data(str(repo), dataclasses.replace(options, rev=sha))) == dumps_data(expected), sha
+    guards = [next(c for c in catalog["errors"] if c["function"] == "check")["guard"] for catalog in cold]
+    assert [g["constants"] for g in guards[:3]] == [[["LIMIT", "10"]], [["LIMIT", "20"]], []]
+    assert "LIMIT" in guards[2]["inputs"] and guards[3] == guards[2]

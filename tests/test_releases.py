@@ -150,7 +150,8 @@ def test_cache_hits_and_corrupt_entries_are_rewritten(repo, tmp_path) -> None:
     options = Options(rev="v1", use_cache=True, cache_dir=str(cache_dir))
     first = extract(str(path), options)
     entries = sorted(cache_dir.rglob("*.json"))
-    assert len(entries) == 5 + 6 + 5  # five files' facts, six cards' solutions, five files' linked cards
+    # Five files' facts, six cards' solutions, five files' linked cards and libcst results.
+    assert len(entries) == 5 + 6 + 5 + 5
     # Every entry corrupt (well-formed but of the wrong shape, or truncated): all recomputed.
     for entry in entries:
         entry.write_text('{"kind": "facts", "data": {"path": 1}}' if entry.stat().st_size % 2 else "{trunc")
@@ -158,7 +159,7 @@ def test_cache_hits_and_corrupt_entries_are_rewritten(repo, tmp_path) -> None:
     assert again == first
     cache = Cache(str(cache_dir))
     keys = [p.stem for p in sorted(cache_dir.rglob("*.json"))]
-    assert all((cache.get_file(k) or cache.get_solved(k) or cache.get_linked(k)) is not None for k in keys)
+    assert all((cache.get_file(k) or cache.get_solved(k) or cache.get_linked(k) or cache.get_units(k)) for k in keys)
     assert cache.hits == len(keys)
 
 

@@ -23,10 +23,61 @@ _BUILTIN_TYPES: dict[str, type] = {
     "int": int, "float": float, "str": str, "bool": bool, "list": list, "dict": dict,
     "tuple": tuple, "set": set, "frozenset": frozenset, "bytes": bytes, "type(None)": type(None),
 }
+def _hash_is_stable(value: Any) -> bool:
+    """Whether CPython orders this value in a set the same way in every process (numbers
+    are; str and bytes hashes change with PYTHONHASHSEED, None's with the address space)."""
+    if type(value) in (int, bool, float, complex):
+        return True
+    return type(value) is tuple and all(_hash_is_stable(v) for v in value)
+
+
+class _StableOrder:
+    """Set iteration (and so ``repr``, ``join``, ``list``) in an order that is the same in
+    every run: CPython's own where it is fixed (numbers), else sorted by type and repr.
+    The analysed program may print such a set in another order; no order is promised."""
+
+    _base: type = set
+    _display = "set"
+
+    def __iter__(self) -> Any:
+        items = list(self._base.__iter__(self))  # type: ignore[attr-defined]
+        if all(_hash_is_stable(v) for v in items):
+            return iter(items)
+        return iter(sorted(items, key=lambda v: (type(v).__name__, repr(v))))
+
+    def __repr__(self) -> str:
+        if not self:
+            return f"{self._display}()"
+        body = ", ".join(repr(v) for v in self)
+        return "{" + body + "}" if self._display == "set" else f"frozenset({{{body}}})"
+
+
+def _stable_operator(name: str) -> Callable[..., Any]:
+    def method(self: Any, other: Any) -> Any:
+        result = getattr(self._base, name)(self, other)
+        return result if result is NotImplemented else type(self)(result)
+
+    return method
+
+
+for _name in ("__or__", "__and__", "__sub__", "__xor__", "__ror__", "__rand__", "__rsub__", "__rxor__"):
+    setattr(_StableOrder, _name, _stable_operator(_name))
+
+
+class StableSet(_StableOrder, set):  # type: ignore[misc]
+    _base = set
+    _display = "set"
+
+
+class StableFrozenSet(_StableOrder, frozenset):  # type: ignore[misc]
+    _base = frozenset
+    _display = "frozenset"
+
+
 PURE_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "len": len, "abs": abs, "min": min, "max": max, "bool": bool, "int": int, "float": float,
     "str": str, "repr": repr, "round": round, "sorted": sorted, "sum": sum, "any": any, "all": all,
-    "tuple": tuple, "list": list, "set": set, "frozenset": frozenset, "type": type,
+    "tuple": tuple, "list": list, "set": StableSet, "frozenset": StableFrozenSet, "type": type,
 }
 STR_METHODS = frozenset({"join", "upper", "lower", "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "replace", "title"})
 _BINOPS: dict[type, Callable[[Any, Any], Any]] = {
@@ -203,7 +254,7 @@ class Evaluator:
         return [self.eval(e) for e in node.elts]
 
     def _Set(self, node: ast.Set) -> Any:  # noqa: N802
-        return {self.eval(e) for e in node.elts}
+        return StableSet(self.eval(e) for e in node.elts)
 
     def _Dict(self, node: ast.Dict) -> Any:  # noqa: N802
         if any(k is None for k in node.keys):

@@ -47,10 +47,43 @@ def disj(items: Sequence[GuardNode]) -> GuardNode:
             continue
         flat.extend(item.items if isinstance(item, Or) else (item,))
     unique = list(dict.fromkeys(flat))
-    for item in unique:
-        if negate(item) in unique:
-            return TRUE
+    if _has_complement(unique):
+        return TRUE
     return FALSE if not unique else unique[0] if len(unique) == 1 else Or(items=tuple(unique))
+
+
+def _has_complement(items: list[GuardNode]) -> bool:
+    """Whether some item's ``negate`` is among the (flattened, ``Or``-free) items, decided
+    without building the negation of compound items: building it recursively made long
+    ``if``/``elif`` chains of exits exponential."""
+    present = set(items)
+    for item in items:
+        if isinstance(item, Not):
+            found = item.item in present
+        elif isinstance(item, Compare) and len(item.ops) == 1 and item.ops[0] in _INVERSE:
+            found = Compare(left=item.left, ops=(_INVERSE[item.ops[0]],), comparators=item.comparators) in present
+        elif isinstance(item, (And, Or)):
+            # negate() gives Not(item) exactly when it cannot apply De Morgan; otherwise an
+            # Or (of an And), which a flattened disjunction never holds.
+            found = _negation_is_not(item) and Not(item=item) in present
+        else:
+            found = not isinstance(item, Const) and Not(item=item) in present
+        if found:
+            return True
+    return False
+
+
+def _negation_is_not(node: GuardNode) -> bool:
+    """Whether ``negate(node)`` is a ``Not`` node (mirrors ``negate`` without building)."""
+    if isinstance(node, Const):
+        return False
+    if isinstance(node, Not):
+        return isinstance(node.item, Not)
+    if isinstance(node, Compare) and len(node.ops) == 1 and node.ops[0] in _INVERSE:
+        return False
+    if isinstance(node, (And, Or)):
+        return any(_negation_is_not(item) for item in node.items)
+    return True
 
 
 def negate(node: GuardNode) -> GuardNode:

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from extractor.evaluate import EvalError, Raised, evaluate, run_validator
+
+from .helpers import ROOT
 
 
 @pytest.mark.parametrize(
@@ -58,3 +64,22 @@ def test_validator_is_interpreted_not_executed() -> None:
 def test_huge_values_are_refused(code: str) -> None:
     with pytest.raises(EvalError):
         evaluate(code, {"x": "a" * 60_000})
+
+
+def test_set_order_does_not_depend_on_the_hash_seed() -> None:
+    # Messages that print a set of strings (or join one) must render the same in every run.
+    code = (
+        "from extractor.evaluate import evaluate\n"
+        "print(repr(evaluate(\"{'alpha', 'beta', 'gamma', 'delta', 'eps'}\", {})), "
+        "evaluate(\"', '.join(frozenset({'alpha', 'beta', 'gamma', 'delta', 'eps'}))\", {}), "
+        "evaluate(\"{3, 1, 2}\", {}), "
+        "repr({'alpha', 'beta', 'gamma', 'delta', 'eps'}))\n"
+    )
+    runs = []
+    for seed in ("1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+        runs.append(out.rsplit(" {", 1))  # ours, then Python's own set repr
+    assert len({ours for ours, _ in runs}) == 1
+    assert runs[0][0] == "{'alpha', 'beta', 'delta', 'eps', 'gamma'} alpha, beta, delta, eps, gamma {1, 2, 3}"
+    assert len({theirs for _, theirs in runs}) > 1  # the hazard is real: Python's own order varies

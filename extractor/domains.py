@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from .declarations import tail_name
-from .evaluate import EnumMember
+from .evaluate import EnumMember, stable
 from .model import Constraint, Domain, FieldDoc, Param
 
 _TYPE_NAMES = {"int", "float", "str", "bool", "bytes", "list", "dict", "set", "tuple", "frozenset"}
@@ -78,7 +78,7 @@ def _walk_annotation(node: ast.expr, text: str, types: list[str], choices: list[
 
 def _literal(code: str) -> Any:
     try:
-        return ast.literal_eval(code)
+        return stable(ast.literal_eval(code))  # sets in a run-independent order
     except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
         return NO_VALUE
 

@@ -74,6 +74,23 @@ class StableFrozenSet(_StableOrder, frozenset):  # type: ignore[misc]
     _display = "frozenset"
 
 
+def stable(value: Any) -> Any:
+    """``value`` with every set in it (``ast.literal_eval`` output, say) as a StableSet."""
+    if isinstance(value, _StableOrder):
+        return value
+    if isinstance(value, frozenset):
+        return StableFrozenSet(stable(v) for v in value)
+    if isinstance(value, set):
+        return StableSet(stable(v) for v in value)
+    if isinstance(value, tuple):
+        return tuple(stable(v) for v in value)
+    if isinstance(value, list):
+        return [stable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: stable(v) for k, v in value.items()}
+    return value
+
+
 PURE_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "len": len, "abs": abs, "min": min, "max": max, "bool": bool, "int": int, "float": float,
     "str": str, "repr": repr, "round": round, "sorted": sorted, "sum": sum, "any": any, "all": all,
@@ -173,10 +190,10 @@ class Evaluator:
         code = _code_key(node)
         if code is not None and code in self.env:
             return self.env[code]
-        method = getattr(self, "_" + type(node).__name__, None)
+        method = _METHODS.get(type(node))
         if method is None:
             raise EvalError(f"unsupported: {type(node).__name__}")
-        return method(node)
+        return method(self, node)
 
     # --- expressions -------------------------------------------------------------
     def _Constant(self, node: ast.Constant) -> Any:  # noqa: N802 (ast node names)
@@ -318,6 +335,14 @@ def _type_tuple(node: ast.expr) -> tuple[type, ...]:
             raise EvalError(f"isinstance with a class outside the allow-list: {key}")
         types.append(_BUILTIN_TYPES[key])
     return tuple(types)
+
+
+# Node type -> the Evaluator method for it (``_Name`` for ast.Name, ...): the allow-list.
+_METHODS: dict[type, Callable[[Evaluator, Any], Any]] = {
+    node_type: getattr(Evaluator, "_" + node_type.__name__)
+    for node_type in vars(ast).values()
+    if isinstance(node_type, type) and issubclass(node_type, ast.AST) and hasattr(Evaluator, "_" + node_type.__name__)
+}
 
 
 def _code_key(node: ast.AST) -> str | None:

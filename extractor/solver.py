@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .domains import NO_VALUE, admits, choice_value, default_value, literal_value
-from .evaluate import PURE_FUNCTIONS, STR_METHODS, EnumMember, EvalError, dotted_name, evaluate, parse_expr
+from .evaluate import PURE_FUNCTIONS, STR_METHODS, EnumMember, EvalError, StableSet, dotted_name, evaluate, parse_expr
 from .model import Domain, Guard
 
 SEARCH_BUDGET = 1_500
@@ -48,12 +48,13 @@ class Problem:
     tree: ast.expr
     variables: dict[str, Variable]
     constants: dict[str, Any]
+    _base: dict[str, Any] | None = field(default=None, repr=False, compare=False)  # built once, on first use
 
     def env(self, assignment: dict[str, Any]) -> dict[str, Any]:
-        env = dict(self.constants)
-        env.update({n: v.default for n, v in self.variables.items() if v.has_default})
-        env.update(assignment)
-        return env
+        """The constants and defaults, with ``assignment`` on top."""
+        if self._base is None:
+            self._base = {**self.constants, **{n: v.default for n, v in self.variables.items() if v.has_default}}
+        return {**self._base, **assignment}
 
     def holds(self, env: dict[str, Any], code: str | None = None) -> bool | None:
         """True/False when the guard (or ``code``) evaluates, None when it cannot."""
@@ -259,7 +260,7 @@ def _generic(variable: Variable) -> list[Any]:
     if "dict" in types:
         out.extend([{}, {"x": 0}])
     if "set" in types:
-        out.extend([set(), {0}])
+        out.extend([StableSet(), StableSet({0})])
     if not types or "bool" in types:
         out.extend([False, True])
     if "NoneType" in types or not types:
@@ -308,8 +309,12 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET) -> Solution:
         return Solution(status="unsolved", assignment={}, reason=f"no_candidate_values:{missing}")
     spent = 0
     exhausted = True
+    must_touch = _false_conjuncts(problem)
     for size in range(min(len(optional), MAX_CHANGED) + 1):
         for subset in itertools.combinations(optional, size):
+            names = {v.name for v in subset}
+            if any(not names & touched for touched in must_touch):
+                continue  # a conjunct false under the defaults keeps them all: no solution here
             pools = [_options(v, True) for v in subset] + [_options(v, False) for v in required]
             for values in itertools.product(*pools):
                 spent += 1
@@ -330,6 +335,20 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET) -> Solution:
     if exhausted and not has_atoms and all(_is_finite(v) for v in problem.variables.values()):
         return Solution(status="unreachable", assignment={}, reason="no_value_in_finite_domains", conflicts=(problem.code,))
     return Solution(status="unsolved", assignment={}, reason="no_candidate_satisfies")
+
+
+def _false_conjuncts(problem: Problem) -> list[set[str]]:
+    """For each top-level conjunct that is false under the defaults alone, the variables it
+    may read (every variable whose name occurs in its text: a superset). A change that
+    touches none of them leaves it false, so the search skips it without losing a solution."""
+    base = problem.env({})
+    found: list[set[str]] = []
+    for part in conjuncts(problem.tree):
+        code = ast.unparse(part)
+        names = {name for name in problem.variables if name in code}
+        if all(problem.variables[name].has_default for name in names) and problem.holds(base, code) is False:
+            found.append(names)
+    return found
 
 
 def _is_finite(variable: Variable) -> bool:

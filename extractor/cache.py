@@ -118,22 +118,32 @@ class Cache:
         kind = "facts" if isinstance(result, FileFacts) else "failure"
         self._write(key, {"kind": kind, "data": to_data(result)})
 
-    # --- per-card solving ---------------------------------------------------------------
+    # --- per-card solving, grouped by the file the cards are in ---------------------------
     @staticmethod
     def card_key(material: str) -> str:
         return hashlib.sha256(f"card\0{_SALT}\0{material}".encode("utf-8", "surrogatepass")).hexdigest()
 
-    def get_solved(self, key: str) -> Solved | None:
-        data = self._read(key)
-        try:
-            result = from_data(Solved, data) if isinstance(data, dict) else None
-        except (KeyError, TypeError, ValueError, AttributeError, RecursionError):
-            result = None
-        self._count(result)
-        return result
+    @staticmethod
+    def solutions_key(path: str) -> str:
+        return hashlib.sha256(f"solutions\0{_SALT}\0{path}".encode("utf-8", "surrogatepass")).hexdigest()
 
-    def put_solved(self, key: str, solved: Solved) -> None:
-        self._write(key, to_data(solved))
+    def get_solutions(self, key: str) -> dict[str, Any]:
+        """Card key -> Solved as JSON data, for the cards a file had when last solved
+        (keyed by path: one entry per file, so a cold run writes one file per file)."""
+        data = self._read(key)
+        self._count(data if isinstance(data, dict) else None)
+        return data if isinstance(data, dict) else {}
+
+    def put_solutions(self, key: str, solutions: dict[str, Any]) -> None:
+        self._write(key, solutions)
+
+    @staticmethod
+    def solved_from(data: Any) -> Solved | None:
+        """A Solved record from its JSON data, or None when the data has the wrong shape."""
+        try:
+            return from_data(Solved, data) if isinstance(data, dict) else None
+        except (KeyError, TypeError, ValueError, AttributeError, RecursionError):
+            return None
 
     # --- per-definition results of the libcst pass, for the next version of a file --------
     @staticmethod

@@ -239,14 +239,23 @@ def _solved(drafts: list[tuple[Card, CardContext]], options: Options, cache: Cac
         )))
         for card, context in drafts
     ]
-    results: list[Solved | None] = [cache.get_solved(k) for k in keys]
+    known = {path: cache.get_solutions(Cache.solutions_key(path)) for path in sorted({card.path for card, _ in drafts})}
+    stored: list[Any] = [known[card.path].get(key) for (card, _), key in zip(drafts, keys)]
+    results: list[Solved | None] = [Cache.solved_from(data) for data in stored]
     missing = [i for i, r in enumerate(results) if r is None]
     items = [(drafts[i][0], drafts[i][1], strict) for i in missing]
     for done, (index, card) in enumerate(zip(missing, mapper(solve_one, items)), 1):
         solved = Solved(domains=card.domains, trigger=card.trigger, fixes=card.fixes, validator=card.validator, example=card.example)
         results[index] = solved
-        cache.put_solved(keys[index], solved)
+        stored[index] = to_data(solved)
         progress("cards", done, len(missing))
+    # Each file's entry holds the solutions of its current cards: it never grows stale.
+    groups: dict[str, dict[str, Any]] = {path: {} for path in known}
+    for (card, _), key, data in zip(drafts, keys, stored):
+        groups[card.path][key] = data
+    for path, group in groups.items():
+        if group != known[path]:
+            cache.put_solutions(Cache.solutions_key(path), group)
     return [
         dataclasses.replace(card, domains=s.domains, trigger=s.trigger, fixes=s.fixes, validator=s.validator, example=s.example)
         for (card, _), s in zip(drafts, results) if s is not None

@@ -309,21 +309,26 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET) -> Solution:
         return Solution(status="unsolved", assignment={}, reason=f"no_candidate_values:{missing}")
     spent = 0
     exhausted = True
-    must_touch = _false_conjuncts(problem)
+    parts = _conjunct_parts(problem)
+    required_names = {v.name for v in required}
     for size in range(min(len(optional), MAX_CHANGED) + 1):
         for subset in itertools.combinations(optional, size):
-            names = {v.name for v in subset}
-            if any(not names & touched for touched in must_touch):
-                continue  # a conjunct false under the defaults keeps them all: no solution here
+            changing = {v.name for v in subset} | required_names
+            # A conjunct that reads none of the changed variables keeps its value under the
+            # defaults: if that is not true, no value of this subset helps; if it is, only
+            # the other conjuncts need evaluating. Exact: the same solutions, found sooner.
+            if any(status is not True and not names & changing for _, names, status in parts):
+                continue
+            touched = [code for code, names, _ in parts if names & changing]
             pools = [_options(v, True) for v in subset] + [_options(v, False) for v in required]
             for values in itertools.product(*pools):
                 spent += 1
                 if spent > budget:
                     return Solution(status="unsolved", assignment={}, reason="search_budget")
-                assignment = {v.name: value for v, value in zip([*subset, *required], values)}
-                if problem.holds(problem.env(assignment)):
+                env = problem.env({v.name: value for v, value in zip([*subset, *required], values)})
+                if all(problem.holds(env, code) is True for code in touched):
                     changed = tuple(v.name for v in [*subset, *required])
-                    return Solution(status="solved", assignment=problem.env(assignment), changed=changed)
+                    return Solution(status="solved", assignment=env, changed=changed)
     if len(optional) > MAX_CHANGED:
         exhausted = False
     # Unreachability is claimed only over true inputs: an opaque atom or a local bound several
@@ -337,18 +342,17 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET) -> Solution:
     return Solution(status="unsolved", assignment={}, reason="no_candidate_satisfies")
 
 
-def _false_conjuncts(problem: Problem) -> list[set[str]]:
-    """For each top-level conjunct that is false under the defaults alone, the variables it
-    may read (every variable whose name occurs in its text: a superset). A change that
-    touches none of them leaves it false, so the search skips it without losing a solution."""
+def _conjunct_parts(problem: Problem) -> list[tuple[str, set[str], bool | None]]:
+    """Each top-level conjunct of the guard: its code, the variables it may read (every
+    variable whose name occurs in its text: a superset) and its value under the defaults
+    alone (None where it cannot be evaluated)."""
     base = problem.env({})
-    found: list[set[str]] = []
+    parts: list[tuple[str, set[str], bool | None]] = []
     for part in conjuncts(problem.tree):
         code = ast.unparse(part)
         names = {name for name in problem.variables if name in code}
-        if all(problem.variables[name].has_default for name in names) and problem.holds(base, code) is False:
-            found.append(names)
-    return found
+        parts.append((code, names, problem.holds(base, code)))
+    return parts
 
 
 def _is_finite(variable: Variable) -> bool:

@@ -388,8 +388,13 @@ def evaluate(code: str, env: Mapping[str, Any]) -> Any:
     Raises:
         EvalError: outside the allow-list, or the values do not support the operation.
     """
+    return evaluate_tree(parse_expr(code), env)
+
+
+def evaluate_tree(tree: ast.AST | None, env: Mapping[str, Any]) -> Any:
+    """``evaluate`` of an already parsed expression (None: one that does not parse)."""
     try:
-        return Evaluator(env).eval(parse_expr(code))
+        return Evaluator(env).eval(tree)  # type: ignore[arg-type]
     except RecursionError as exc:
         raise EvalError("too deep") from exc
     except _VALUE_ERRORS as exc:

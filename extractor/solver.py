@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .domains import NO_VALUE, admits, choice_value, default_value, literal_value
-from .evaluate import PURE_FUNCTIONS, STR_METHODS, EnumMember, EvalError, StableSet, dotted_name, evaluate, parse_expr
+from .evaluate import PURE_FUNCTIONS, STR_METHODS, EnumMember, EvalError, StableSet, dotted_name, evaluate, evaluate_tree, parse_expr
 from .model import Domain, Guard
 
 SEARCH_BUDGET = 1_500
@@ -59,7 +59,14 @@ class Problem:
     def holds(self, env: dict[str, Any], code: str | None = None) -> bool | None:
         """True/False when the guard (or ``code``) evaluates, None when it cannot."""
         try:
-            return bool(evaluate(code or self.code, env))
+            tree = parse_expr(code) if code else self.tree
+        except EvalError:
+            return None
+        return self.holds_tree(env, tree)
+
+    def holds_tree(self, env: dict[str, Any], tree: ast.AST | None) -> bool | None:
+        try:
+            return bool(evaluate_tree(tree, env))
         except EvalError:
             return None
 
@@ -319,14 +326,14 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET) -> Solution:
             # the other conjuncts need evaluating. Exact: the same solutions, found sooner.
             if any(status is not True and not names & changing for _, names, status in parts):
                 continue
-            touched = [code for code, names, _ in parts if names & changing]
+            touched = [tree for tree, names, _ in parts if names & changing]
             pools = [_options(v, True) for v in subset] + [_options(v, False) for v in required]
             for values in itertools.product(*pools):
                 spent += 1
                 if spent > budget:
                     return Solution(status="unsolved", assignment={}, reason="search_budget")
                 env = problem.env({v.name: value for v, value in zip([*subset, *required], values)})
-                if all(problem.holds(env, code) is True for code in touched):
+                if all(problem.holds_tree(env, tree) is True for tree in touched):
                     changed = tuple(v.name for v in [*subset, *required])
                     return Solution(status="solved", assignment=env, changed=changed)
     if len(optional) > MAX_CHANGED:
@@ -342,16 +349,16 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET) -> Solution:
     return Solution(status="unsolved", assignment={}, reason="no_candidate_satisfies")
 
 
-def _conjunct_parts(problem: Problem) -> list[tuple[str, set[str], bool | None]]:
-    """Each top-level conjunct of the guard: its code, the variables it may read (every
+def _conjunct_parts(problem: Problem) -> list[tuple[ast.expr, set[str], bool | None]]:
+    """Each top-level conjunct of the guard: its tree, the variables it may read (every
     variable whose name occurs in its text: a superset) and its value under the defaults
     alone (None where it cannot be evaluated)."""
     base = problem.env({})
-    parts: list[tuple[str, set[str], bool | None]] = []
+    parts: list[tuple[ast.expr, set[str], bool | None]] = []
     for part in conjuncts(problem.tree):
-        code = ast.unparse(part)
+        code = ast.unparse(part)  # the form variables (opaque atoms included) are named in
         names = {name for name in problem.variables if name in code}
-        parts.append((code, names, problem.holds(base, code)))
+        parts.append((part, names, problem.holds_tree(base, part)))
     return parts
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .model import Domain, Hole, MessageTemplate, Text
+from .scope import dotted
 
 _CONVERSIONS = {"str": "s", "repr": "r", "ascii": "a"}
 _BUILTIN_ANNOTATIONS = {"int", "float", "str", "bool", "bytes", "list", "dict", "set", "tuple", "frozenset"}
@@ -61,10 +62,13 @@ class _Rename(cst.CSTTransformer):
         self.constants = constants
 
     def _replacement(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
-        try:
-            key = ast.unparse(ast.parse(cst.Module(body=[]).code_for_node(node).strip(), mode="eval"))
-        except (SyntaxError, ValueError, RecursionError):
-            return None
+        # Keys are in ast.unparse form: a dotted name is its own; a call needs the round trip.
+        key = dotted(node)
+        if key is None:
+            try:
+                key = ast.unparse(ast.parse(cst.Module(body=[]).code_for_node(node).strip(), mode="eval"))
+            except (SyntaxError, ValueError, RecursionError):
+                return None
         if key in self.names:
             return cst.Name(self.names[key])
         if key in self.constants:

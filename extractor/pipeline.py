@@ -22,7 +22,7 @@ from .cards import cli_flags, link_file, permalink, solve_one
 from .collect import UnitMemo, collect_file
 from .declarations import module_name
 from .link import Project, Reads
-from .model import SCHEMA_ID, Card, Catalog, FileFacts, FileFailure, Generator, SourceInfo, Solved, Stats, fingerprint, from_data, to_data
+from .model import SCHEMA_ID, Card, Catalog, Excerpt, FileFacts, FileFailure, Generator, SourceInfo, Solved, Stats, fingerprint, from_data, to_data
 from .triggers import CardContext
 from .options import Options, strict_from_env
 from .sources import SourceFile, forge_url, read_command, read_commit, read_tree, resolve_rev, with_contents
@@ -243,9 +243,10 @@ def _solved(drafts: list[tuple[Card, CardContext]], options: Options, cache: Cac
     stored: list[Any] = [known[card.path].get(key) for (card, _), key in zip(drafts, keys)]
     results: list[Solved | None] = [Cache.solved_from(data) for data in stored]
     missing = [i for i, r in enumerate(results) if r is None]
-    items = [(drafts[i][0], drafts[i][1], strict) for i in missing]
-    for done, (index, card) in enumerate(zip(missing, mapper(solve_one, items)), 1):
-        solved = Solved(domains=card.domains, trigger=card.trigger, fixes=card.fixes, validator=card.validator, example=card.example)
+    # Workers get each card without its excerpt (solving never reads it) and send back only
+    # the solution: both ways, a fraction of the pickling.
+    items = [(dataclasses.replace(drafts[i][0], excerpt=_NO_EXCERPT), drafts[i][1], strict) for i in missing]
+    for done, (index, solved) in enumerate(zip(missing, mapper(_solve, items)), 1):
         results[index] = solved
         stored[index] = to_data(solved)
         progress("cards", done, len(missing))
@@ -260,6 +261,14 @@ def _solved(drafts: list[tuple[Card, CardContext]], options: Options, cache: Cac
         dataclasses.replace(card, domains=s.domains, trigger=s.trigger, fixes=s.fixes, validator=s.validator, example=s.example)
         for (card, _), s in zip(drafts, results) if s is not None
     ]
+
+
+_NO_EXCERPT = Excerpt(start_line=0, text="")
+
+
+def _solve(item: tuple[Card, CardContext, bool]) -> Solved:
+    card = solve_one(item)
+    return Solved(domains=card.domains, trigger=card.trigger, fixes=card.fixes, validator=card.validator, example=card.example)
 
 
 def _stats(files: int, failed: int, sites: int, cards: list[dict[str, Any]]) -> Stats:

@@ -117,17 +117,18 @@ def read_sources(root: str, options: Options) -> tuple[list[SourceFile], list[Fi
     return files, failures, options, options.repo_name or name
 
 
-def _collect(item: tuple[SourceFile, Options]) -> FileFacts | FileFailure:
-    """Collect one file (in a worker), reusing the libcst results of the definitions that
-    are unchanged since the version of the file analysed last."""
-    source, options = item
+def _collect(item: tuple[SourceFile, str, Options]) -> FileFacts | FileFailure:
+    """Collect one file (in a worker) and cache its facts under ``key``, reusing the libcst
+    results of the definitions unchanged since the version of the file analysed last."""
+    source, key, options = item
     cache = Cache.for_options(options)
     if cache.root is None:
         return collect_file(source, options)
-    key = Cache.units_key(source.path)
-    memo = UnitMemo(known=cache.get_units(key))
+    units_key = Cache.units_key(source.path)
+    memo = UnitMemo(known=cache.get_units(units_key))
     result = collect_file(source, options, memo)
-    cache.put_units(key, memo.now)
+    cache.put_units(units_key, memo.now)
+    cache.put_file(key, result)
     return result
 
 
@@ -222,9 +223,9 @@ def _collected(files: list[SourceFile], keys: dict[str, str], contents: Callable
     # Largest first, so that no worker is left alone with a big file at the end.
     order = sorted(range(len(read)), key=lambda n: (-len(read[n].data or b""), read[n].path))
     missing = [missing[n] for n in order]
-    for done, (index, result) in enumerate(zip(missing, mapper(_collect, [(read[n], options) for n in order])), 1):
-        results[index] = result
-        cache.put_file(keys[files[index].path], result)
+    work = [(read[n], keys[read[n].path], options) for n in order]
+    for done, (index, result) in enumerate(zip(missing, mapper(_collect, work)), 1):
+        results[index] = result  # the worker has cached it
         progress("files", done, len(missing))
     return [r for r in results if r is not None]
 

@@ -6,7 +6,8 @@ The floor reads nothing twice and parses every file the extract run reads, in on
 with CPython's own parser: no Python-hosted analyzer can beat it (best of three passes).
 Prints, in one run: the floor, a cold extract (empty cache, N processes), a warm re-run of
 the unchanged tree (best of three), the render of the docs folder, a diff of two git
-revisions (the old side left in the cache by a previous run, as in CI), and peak memory.
+revisions (best of three, each from the cache as the old side's run left it, as in CI),
+and peak memory.
 A benchmark, never a timed test.
 """
 
@@ -16,6 +17,7 @@ import argparse
 import ast
 import os
 import resource
+import shutil
 import sys
 import tempfile
 import time
@@ -80,20 +82,36 @@ def main() -> int:
     else:
         repo, old, new = synthetic_history(args.path, args.changed)
     extract_data(repo, _with_rev(options, old))  # what the previous CI run left in the cache
-    timed(f"diff {old[:10]}..{new[:10]} (old side cached)", floor, lambda: diff_catalogs(
-        extract_data(repo, _with_rev(options, old)), extract_data(repo, _with_rev(options, new))))
+    snapshot = tempfile.mkdtemp(prefix="raisedocs-bench-")
+    shutil.copytree(cache_dir, snapshot, dirs_exist_ok=True)
+
+    def diff_from_snapshot() -> object:
+        # Each repetition starts from the cache as the old side's run left it (restored
+        # untimed below), so every one analyses the changed files afresh.
+        return diff_catalogs(extract_data(repo, _with_rev(options, old)), extract_data(repo, _with_rev(options, new)))
+
+    best = float("inf")
+    for _ in range(3):
+        shutil.rmtree(cache_dir)
+        shutil.copytree(snapshot, cache_dir)
+        start = time.perf_counter()
+        diff_from_snapshot()
+        best = min(best, time.perf_counter() - start)
+    label = f"diff {old[:10]}..{new[:10]} (old side cached, best of 3)"
+    print(f"{label:<34} {best:7.2f} s = {best / floor:5.2f}x the floor")
     stats = catalog["stats"]
     print(f"raise sites: {stats['raise_sites']}  cards: {stats['cards']}  solved: {stats['solved']}")
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"peak memory (max RSS): {own:.0f} MiB main process, {children:.0f} MiB largest worker")
+    for folder in (cache_dir, snapshot, *([] if args.rev_pair else [repo])):
+        shutil.rmtree(folder, ignore_errors=True)
     return 0
 
 
 def synthetic_history(path: str, changed: int) -> tuple[str, str, str]:
     """A throwaway git repository holding PATH twice: as is, then with ``changed`` files,
     evenly spaced in path order, edited (a message reworded, a raise added)."""
-    import shutil
     import subprocess
 
     repo = tempfile.mkdtemp(prefix="raisedocs-bench-repo-")

@@ -210,13 +210,14 @@ def read_commit(repo: str, sha: str, options: Options) -> tuple[list[SourceFile]
     listing = _git(repo, "ls-tree", "-r", "-z", sha)
     wanted: list[tuple[str, str]] = []
     failures: list[FileFailure] = []
+    excluded_dir: dict[str, bool] = {}
     for entry in listing.split(b"\0"):
         if not entry:
             continue
         meta, _, raw_path = entry.partition(b"\t")
         mode, kind, blob = meta.decode().split(" ")
         path = raw_path.decode("utf-8", "surrogateescape")
-        if not path.endswith(".py") or not _selected_path(path, options):
+        if not path.endswith(".py") or not _selected_path(path, options, excluded_dir):
             continue
         if mode == "120000":
             failures.append(FileFailure(path=path, stage="read", error="symlink (not followed in a git tree)"))
@@ -230,10 +231,16 @@ def read_commit(repo: str, sha: str, options: Options) -> tuple[list[SourceFile]
     return files, failures
 
 
-def _selected_path(path: str, options: Options) -> bool:
+def _selected_path(path: str, options: Options, excluded_dir: dict[str, bool]) -> bool:
+    """Whether a path of a commit is analysed; ``excluded_dir`` memoizes folder decisions
+    (a tree lists each folder once per file in it)."""
     parts = path.split("/")
     for index in range(1, len(parts)):
-        if _matches("/".join(parts[:index]), options.excluded_dirs):
+        folder = "/".join(parts[:index])
+        excluded = excluded_dir.get(folder)
+        if excluded is None:
+            excluded = excluded_dir[folder] = _matches(folder, options.excluded_dirs)
+        if excluded:
             return False
     if _matches(path, options.exclude):
         return False

@@ -155,9 +155,14 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress) ->
     providers = {module_name(path): path for path in analysed}  # a later path wins a module name
 
     def load(path: str) -> FileFacts:
+        """A parsed file's facts: held, cached, or collected again (the cache may have lost
+        them; the same bytes parse the same way, so this is facts again, not a failure)."""
         if path not in facts:
             found = cache.get_file(keys[path])
-            facts[path] = found if isinstance(found, FileFacts) else collect_file(contents([sources[path]])[0], options)  # type: ignore[assignment]
+            if not isinstance(found, FileFacts):
+                found = collect_file(contents([sources[path]])[0], options)
+                cache.put_file(keys[path], found)
+            facts[path] = found  # type: ignore[assignment]
         return facts[path]
 
     project = Project(providers, load)
@@ -178,7 +183,7 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress) ->
         done, flag_reads = reads[path]
         entry = Linked(
             sites=len(facts[path].sites), flags=facts[path].flags, cards=by_path[path],
-            modules={m: provider_key.get(m) for m, p in sorted(done.modules.items())},
+            modules={module: provider_key.get(module) for module in sorted(done.modules)},
             suffixes=dict(sorted(done.suffixes.items())), flag_reads=dict(sorted(flag_reads.items())),
         )
         cache.put_linked(Cache.linked_key(keys[path], options), entry)

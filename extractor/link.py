@@ -75,12 +75,6 @@ class Project:
                 self._suffixes.setdefault(".".join(parts[i:]), []).append(name)
         self.reads = Reads()
 
-    @classmethod
-    def of(cls, files: list[FileFacts]) -> Project:
-        """A project over facts held in memory (a later file wins a module name)."""
-        by_path = {f.path: f for f in files}
-        return cls({f.module: f.path for f in sorted(files, key=lambda f: f.path)}, by_path.__getitem__)
-
     def record(self) -> Reads:
         """Start a new record of reads; the returned one is the finished record."""
         done, self.reads = self.reads, Reads()

@@ -8,6 +8,8 @@ and an addition. Works from JSON alone: catalogs of different tool versions comp
 from __future__ import annotations
 
 import difflib
+from collections import defaultdict
+from collections.abc import Iterator
 from typing import Any
 
 from .model import CardRef, CatalogDiff, Change, FileFailure
@@ -37,23 +39,47 @@ def _relation(old: dict[str, Any], new: dict[str, Any]) -> str:
     return "unrelated"
 
 
-def _ratio(a: str | None, b: str | None) -> float:
+def _ratio(a: str | None, b: str | None, bound: bool = False) -> float:
+    """difflib's similarity ratio; with ``bound``, its cheap upper bound (quick_ratio)."""
     if a is None or b is None:
         return 1.0 if a == b else 0.0
-    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+    if a == b:
+        return 1.0
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return matcher.quick_ratio() if bound else matcher.ratio()
 
 
 def _text(card: dict[str, Any]) -> str | None:
     return card["message"]["template"] if card["message"]["template"] is not None else card["message"].get("source")
 
 
+def _candidates(lonely_old: list[dict[str, Any]], lonely_new: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+    """The pairs that can score above 0: same path and function, or same message text.
+    (Scoring every pair was quadratic in the unmatched cards of a release.)"""
+    by_place: dict[tuple[str, str | None], list[dict[str, Any]]] = defaultdict(list)
+    by_text: dict[str | None, list[dict[str, Any]]] = defaultdict(list)
+    for new in lonely_new:
+        by_place[(new["path"], new["function"])].append(new)
+        by_text[_text(new)].append(new)
+    for old in lonely_old:
+        seen: set[str] = set()
+        for new in (*by_place.get((old["path"], old["function"]), ()), *by_text.get(_text(old), ())):
+            if new["id"] not in seen:
+                seen.add(new["id"])
+                yield old, new
+
+
 def _score(old: dict[str, Any], new: dict[str, Any]) -> float:
+    """Similarity in [0, 1]; anything below the pairing threshold is returned as 0."""
     same_place = old["path"] == new["path"] and old["function"] == new["function"]
     same_text = _text(old) == _text(new)
     if not same_place and not same_text:
         return 0.0
-    return 0.6 * _ratio(_text(old), _text(new)) + 0.2 * _ratio(old["guard"]["code"], new["guard"]["code"]) \
-        + 0.1 * (old["function"] == new["function"]) + 0.1 * (old["path"] == new["path"])
+    places = 0.1 * (old["function"] == new["function"]) + 0.1 * (old["path"] == new["path"])
+    text = _ratio(_text(old), _text(new), bound=True)
+    if 0.6 * text + 0.2 + places < _PAIR_THRESHOLD:
+        return 0.0  # even identical guards would not lift it to the threshold
+    return 0.6 * _ratio(_text(old), _text(new)) + 0.2 * _ratio(old["guard"]["code"], new["guard"]["code"]) + places
 
 
 def _classify(old: dict[str, Any], new: dict[str, Any]) -> Change:
@@ -84,7 +110,7 @@ def diff_catalogs(old: dict[str, Any], new: dict[str, Any]) -> CatalogDiff:
     lonely_old = [old_cards[i] for i in sorted(old_cards.keys() - new_cards.keys())]
     lonely_new = [new_cards[i] for i in sorted(new_cards.keys() - old_cards.keys())]
     pairs = sorted(
-        ((_score(o, n), o["id"], n["id"]) for o in lonely_old for n in lonely_new),
+        ((score, o["id"], n["id"]) for o, n in _candidates(lonely_old, lonely_new) if (score := _score(o, n)) >= _PAIR_THRESHOLD),
         key=lambda p: (-p[0], p[1], p[2]),
     )
     used_old: set[str] = set()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from extractor.errors import CatalogError
 from extractor.model import Catalog, from_json, to_json
 from extractor.schema import validate_catalog
 
@@ -59,3 +60,15 @@ def test_golden_catalog_matches_schema_and_round_trips(case: str) -> None:
     validate_catalog(json.loads(text))
     catalog = from_json(Catalog, text)
     assert to_json(catalog) == text
+
+
+def test_schema_tells_guard_nodes_apart_by_their_tag() -> None:
+    catalog = json.loads((GOLDEN / "offload" / "catalog.json").read_text(encoding="utf-8"))
+    tree = catalog["errors"][0]["guard"]["tree"]
+    assert tree["type"] in ("and", "compare")
+    unknown = {**tree, "type": "nonsense"}
+    other = {"type": "not" if tree["type"] != "not" else "and", **{k: v for k, v in tree.items() if k != "type"}}
+    for bad, message in ((unknown, "is not one of"), (other, "Additional properties are not allowed")):
+        catalog["errors"][0]["guard"]["tree"] = bad
+        with pytest.raises(CatalogError, match=message):
+            validate_catalog(catalog)

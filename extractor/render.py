@@ -82,11 +82,24 @@ def render_docs(catalog: Any) -> Iterator[tuple[str, str]]:
     order, so that a large catalog is never held rendered in memory all at once."""
     data = catalog if isinstance(catalog, dict) else to_data(catalog)
     by_id = {card["id"]: card for card in data["errors"]}
-    yield "catalog.json", dump_json(data)
-    for card in sorted(data["errors"], key=lambda c: c["id"]):
-        yield f"errors/{card['id']}.json", dump_json(card)
+    # Each card is encoded once: its file, and (indented) its place in catalog.json.
+    texts = [dump_json(card) for card in data["errors"]]
+    yield "catalog.json", _catalog_json(data, texts)
+    for card, text in sorted(zip(data["errors"], texts), key=lambda pair: pair[0]["id"]):
+        yield f"errors/{card['id']}.json", text
         yield f"errors/{card['id']}.md", render_card(card, data, by_id)
     yield "index.md", render_index(data)
+
+
+def _catalog_json(data: dict[str, Any], card_texts: list[str]) -> str:
+    """``dump_json(data)``, built from the cards' own texts: the same bytes (JSON strings
+    hold no raw newline, so indenting every line nests a card), one encoding pass less."""
+    envelope = dump_json({**data, "errors": []})
+    head = '{\n  "errors": [],'
+    if not card_texts or not envelope.startswith(head):  # "errors" sorts first among the keys
+        return dump_json(data)
+    items = ",\n".join("    " + text.rstrip("\n").replace("\n", "\n    ") for text in card_texts)
+    return '{\n  "errors": [\n' + items + "\n  ]," + envelope[len(head):]
 
 
 def render_diff(result: Any, link_base: str = "errors/") -> str:

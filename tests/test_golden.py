@@ -13,6 +13,7 @@ import pytest
 
 from extractor.errors import CatalogError
 from extractor.model import Catalog, from_json, to_json
+from extractor.render import render_docs
 from extractor.schema import validate_catalog
 
 from .helpers import FIXTURES, GOLDEN, git, make_git_repo, run_cli, tree_files
@@ -52,6 +53,14 @@ def test_golden_docs(case: str, tmp_path: Path, capsys, update_golden: bool) -> 
     assert sorted(produced) == sorted(expected), "file set differs; run pytest --update-golden and review"
     for rel, text in expected.items():
         assert produced[rel] == text, f"{rel} differs from tests/golden/{case}; run pytest --update-golden and review"
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_docs_render_the_same_from_catalog_json(case: str) -> None:
+    # catalog.json is the contract: rendering it again (key order now sorted, as written)
+    # gives back every file extract wrote, byte for byte.
+    catalog = json.loads((GOLDEN / case / "catalog.json").read_text(encoding="utf-8"))
+    assert dict(render_docs(catalog)) == _files(GOLDEN / case)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

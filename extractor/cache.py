@@ -118,24 +118,10 @@ class Cache:
         kind = "facts" if isinstance(result, FileFacts) else "failure"
         self._write(key, {"kind": kind, "data": to_data(result)})
 
-    # --- per-card solving, grouped by the file the cards are in ---------------------------
+    # --- per-card solving -----------------------------------------------------------------
     @staticmethod
     def card_key(material: str) -> str:
         return hashlib.sha256(f"card\0{_SALT}\0{material}".encode("utf-8", "surrogatepass")).hexdigest()
-
-    @staticmethod
-    def solutions_key(path: str) -> str:
-        return hashlib.sha256(f"solutions\0{_SALT}\0{path}".encode("utf-8", "surrogatepass")).hexdigest()
-
-    def get_solutions(self, key: str) -> dict[str, Any]:
-        """Card key -> Solved as JSON data, for the cards a file had when last solved
-        (keyed by path: one entry per file, so a cold run writes one file per file)."""
-        data = self._read(key)
-        self._count(data if isinstance(data, dict) else None)
-        return data if isinstance(data, dict) else {}
-
-    def put_solutions(self, key: str, solutions: dict[str, Any]) -> None:
-        self._write(key, solutions)
 
     @staticmethod
     def solved_from(data: Any) -> Solved | None:
@@ -145,19 +131,22 @@ class Cache:
         except (KeyError, TypeError, ValueError, AttributeError, RecursionError):
             return None
 
-    # --- per-definition results of the libcst pass, for the next version of a file --------
+    # --- per path: what the last analysed version of a file left for the next one ---------
     @staticmethod
-    def units_key(path: str) -> str:
-        return hashlib.sha256(f"units\0{_SALT}\0{path}".encode("utf-8", "surrogatepass")).hexdigest()
+    def path_key(kind: str, path: str) -> str:
+        """Key of a per-path entry: ``units`` (libcst results per definition) or
+        ``solutions`` (card key -> solution, for the cards the file had when last solved)."""
+        return hashlib.sha256(f"{kind}\0{_SALT}\0{path}".encode("utf-8", "surrogatepass")).hexdigest()
 
-    def get_units(self, key: str) -> dict[str, Any]:
-        """Unit key -> results as JSON data; each is checked when decoded (``collect``)."""
+    def get_by_path(self, key: str) -> dict[str, Any]:
+        """The entry as JSON data ({} when missing or corrupt); each value is checked when
+        it is decoded, by its user."""
         data = self._read(key)
         self._count(data if isinstance(data, dict) else None)
         return data if isinstance(data, dict) else {}
 
-    def put_units(self, key: str, units: dict[str, Any]) -> None:
-        self._write(key, units)
+    def put_by_path(self, key: str, entry: dict[str, Any]) -> None:
+        self._write(key, entry)
 
     # --- per-file linked cards ----------------------------------------------------------
     @staticmethod

@@ -185,8 +185,9 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
         if not _selected(card, options.exceptions):
             continue
         # Examples name flags only for the guard's own inputs (see triggers._example).
-        own_flags = {tail: flags[tail] for tail in sorted({i.rsplit(".", 1)[-1] for i in card.guard.inputs}) if tail in flags}
-        read_flags.update({tail: flags.get(tail) for tail in (i.rsplit(".", 1)[-1] for i in card.guard.inputs)})
+        tails = sorted({i.rsplit(".", 1)[-1] for i in card.guard.inputs})
+        own_flags = {tail: flags[tail] for tail in tails if tail in flags}
+        read_flags.update({tail: flags.get(tail) for tail in tails})
         out.append((card, _context(project, facts, card, site, by_function[card.function], own_flags, options)))
     return out, read_flags
 

@@ -232,9 +232,9 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
 
 
 def _memo_unit_facts(unit: ast.AST, hits: list[_Hit], lines: list[str], names: ModuleNames, memo: UnitMemo | None) -> list[RaiseFacts]:
-    if memo is None:
-        return _unit_facts(unit, hits, lines, names)
     text = _unit_text(unit, lines)
+    if memo is None:
+        return _unit_facts(unit, hits, text, names)
     # What the pass reads besides the text: whether the unit is a definition, and how the
     # module binds each name the unit mentions (scope.Scope.classify). Every word of the
     # text counts as a name: a superset, cheaper than a walk, and never a wrong reuse.
@@ -244,21 +244,23 @@ def _memo_unit_facts(unit: ast.AST, hits: list[_Hit], lines: list[str], names: M
     material = json.dumps([text, isinstance(unit, _DEFS), [[n, names.kinds.get(n), names.values.get(n)] for n in used]])
     key = hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
     known = memo.known.get(key)
-    found: list[RaiseFacts] | None = None
     if isinstance(known, list) and len(known) == len(hits):
         try:
-            found = [from_data(RaiseFacts, item) for item in known]
+            reused = [from_data(RaiseFacts, item) for item in known]
         except (KeyError, TypeError, ValueError, AttributeError, RecursionError):
-            found = None
-    if found is None:
-        found = _unit_facts(unit, hits, lines, names)
+            pass
+        else:
+            memo.now[key] = known
+            return reused
+    found = _unit_facts(unit, hits, text, names)
     memo.now[key] = [to_data(f) for f in found]
     return found
 
 
-def _unit_facts(unit: ast.AST, hits: list[_Hit], lines: list[str], names: ModuleNames) -> list[RaiseFacts]:
+def _unit_facts(unit: ast.AST, hits: list[_Hit], text: str, names: ModuleNames) -> list[RaiseFacts]:
+    """The libcst pass over one unit (its ``_unit_text``)."""
     try:
-        found = parse_unit(_unit_text(unit, lines))
+        found = parse_unit(text)
     except cst.ParserSyntaxError:
         return [_fallback(hit, "libcst_parse_error") for hit in hits]
     except RecursionError:

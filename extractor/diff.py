@@ -39,14 +39,16 @@ def _relation(old: dict[str, Any], new: dict[str, Any]) -> str:
     return "unrelated"
 
 
-def _ratio(a: str | None, b: str | None, bound: bool = False) -> float:
-    """difflib's similarity ratio; with ``bound``, its cheap upper bound (quick_ratio)."""
+def _matcher(a: str | None, b: str | None) -> difflib.SequenceMatcher | float:
+    """The ratio where it is trivial (a missing text, equal texts), else a matcher for it."""
     if a is None or b is None:
         return 1.0 if a == b else 0.0
-    if a == b:
-        return 1.0
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    return matcher.quick_ratio() if bound else matcher.ratio()
+    return 1.0 if a == b else difflib.SequenceMatcher(None, a, b, autojunk=False)
+
+
+def _ratio(a: str | None, b: str | None) -> float:
+    found = _matcher(a, b)
+    return found if isinstance(found, float) else found.ratio()
 
 
 def _text(card: dict[str, Any]) -> str | None:
@@ -76,10 +78,12 @@ def _score(old: dict[str, Any], new: dict[str, Any]) -> float:
     if not same_place and not same_text:
         return 0.0
     places = 0.1 * (old["function"] == new["function"]) + 0.1 * (old["path"] == new["path"])
-    text = _ratio(_text(old), _text(new), bound=True)
-    if 0.6 * text + 0.2 + places < _PAIR_THRESHOLD:
+    matcher = _matcher(_text(old), _text(new))
+    bound = matcher if isinstance(matcher, float) else matcher.quick_ratio()  # an upper bound of ratio()
+    if 0.6 * bound + 0.2 + places < _PAIR_THRESHOLD:
         return 0.0  # even identical guards would not lift it to the threshold
-    return 0.6 * _ratio(_text(old), _text(new)) + 0.2 * _ratio(old["guard"]["code"], new["guard"]["code"]) + places
+    text = matcher if isinstance(matcher, float) else matcher.ratio()
+    return 0.6 * text + 0.2 * _ratio(old["guard"]["code"], new["guard"]["code"]) + places
 
 
 def _classify(old: dict[str, Any], new: dict[str, Any]) -> Change:

@@ -58,16 +58,12 @@ def _has_complement(items: list[GuardNode]) -> bool:
     ``if``/``elif`` chains of exits exponential."""
     present = set(items)
     for item in items:
-        if isinstance(item, Not):
-            found = item.item in present
-        elif isinstance(item, Compare) and len(item.ops) == 1 and item.ops[0] in _INVERSE:
-            found = Compare(left=item.left, ops=(_INVERSE[item.ops[0]],), comparators=item.comparators) in present
-        elif isinstance(item, (And, Or)):
+        if isinstance(item, (And, Or)):
             # negate() gives Not(item) exactly when it cannot apply De Morgan; otherwise an
             # Or (of an And), which a flattened disjunction never holds.
             found = _negation_is_not(item) and Not(item=item) in present
         else:
-            found = not isinstance(item, Const) and Not(item=item) in present
+            found = negate(item) in present  # one step for a leaf: nothing recursive
         if found:
             return True
     return False

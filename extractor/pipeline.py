@@ -124,10 +124,10 @@ def _collect(item: tuple[SourceFile, str, Options]) -> FileFacts | FileFailure:
     cache = Cache.for_options(options)
     if cache.root is None:
         return collect_file(source, options)
-    units_key = Cache.units_key(source.path)
-    memo = UnitMemo(known=cache.get_units(units_key))
+    units_key = Cache.path_key("units", source.path)
+    memo = UnitMemo(known=cache.get_by_path(units_key))
     result = collect_file(source, options, memo)
-    cache.put_units(units_key, memo.now)
+    cache.put_by_path(units_key, memo.now)
     cache.put_file(key, result)
     return result
 
@@ -245,7 +245,7 @@ def _solved(drafts: list[tuple[Card, CardContext]], options: Options, cache: Cac
         )))
         for card, context in drafts
     ]
-    known = {path: cache.get_solutions(Cache.solutions_key(path)) for path in sorted({card.path for card, _ in drafts})}
+    known = {path: cache.get_by_path(Cache.path_key("solutions", path)) for path in sorted({card.path for card, _ in drafts})}
     stored: list[Any] = [known[card.path].get(key) for (card, _), key in zip(drafts, keys)]
     results: list[Solved | None] = [Cache.solved_from(data) for data in stored]
     missing = [i for i, r in enumerate(results) if r is None]
@@ -262,7 +262,7 @@ def _solved(drafts: list[tuple[Card, CardContext]], options: Options, cache: Cac
         groups[card.path][key] = data
     for path, group in groups.items():
         if group != known[path]:
-            cache.put_solutions(Cache.solutions_key(path), group)
+            cache.put_by_path(Cache.path_key("solutions", path), group)
     return [
         dataclasses.replace(card, domains=s.domains, trigger=s.trigger, fixes=s.fixes, validator=s.validator, example=s.example)
         for (card, _), s in zip(drafts, results) if s is not None

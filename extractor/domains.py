@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from .declarations import tail_name
-from .evaluate import EnumMember, stable
+from .values import EnumMember, stable
 from .model import Constraint, Domain, FieldDoc, Param
 
 _TYPE_NAMES = {"int", "float", "str", "bool", "bytes", "list", "dict", "set", "tuple", "frozenset"}

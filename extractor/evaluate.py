@@ -1,6 +1,6 @@
 """The restricted evaluator: Python source (guards, templates, generated validators) -> values.
 
-An interpreter over ``ast`` with an allow-list: literals, boolean logic, comparisons,
+A compiler from ``ast`` to closures, with an allow-list: literals, boolean logic, comparisons,
 arithmetic, subscripts, f-strings, a few pure builtins and ``str`` methods, and names or
 attribute paths looked up in an environment of plain values. Nothing from the analysed
 tree is imported or called; anything outside the allow-list raises ``EvalError``.
@@ -9,7 +9,6 @@ tree is imported or called; anything outside the allow-list raises ``EvalError``
 from __future__ import annotations
 
 import ast
-import math
 import operator
 import re
 import warnings
@@ -18,79 +17,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from .values import StableFrozenSet, StableSet
+
 _MAX_SIZE = 100_000
 _BUILTIN_TYPES: dict[str, type] = {
     "int": int, "float": float, "str": str, "bool": bool, "list": list, "dict": dict,
     "tuple": tuple, "set": set, "frozenset": frozenset, "bytes": bytes, "type(None)": type(None),
 }
-def _hash_is_stable(value: Any) -> bool:
-    """Whether CPython orders this value in a set the same way in every process (numbers
-    are; str and bytes hashes change with PYTHONHASHSEED, None's with the address space)."""
-    if type(value) in (int, bool, float, complex):
-        return True
-    return type(value) is tuple and all(_hash_is_stable(v) for v in value)
-
-
-class _StableOrder:
-    """Set iteration (and so ``repr``, ``join``, ``list``) in an order that is the same in
-    every run: CPython's own where it is fixed (numbers), else sorted by type and repr.
-    The analysed program may print such a set in another order; no order is promised."""
-
-    _base: type = set
-    _display = "set"
-
-    def __iter__(self) -> Any:
-        items = list(self._base.__iter__(self))  # type: ignore[attr-defined]
-        if all(_hash_is_stable(v) for v in items):
-            return iter(items)
-        return iter(sorted(items, key=lambda v: (type(v).__name__, repr(v))))
-
-    def __repr__(self) -> str:
-        if not self:
-            return f"{self._display}()"
-        body = ", ".join(repr(v) for v in self)
-        return "{" + body + "}" if self._display == "set" else f"frozenset({{{body}}})"
-
-
-def _stable_operator(name: str) -> Callable[..., Any]:
-    def method(self: Any, other: Any) -> Any:
-        result = getattr(self._base, name)(self, other)
-        return result if result is NotImplemented else type(self)(result)
-
-    return method
-
-
-for _name in ("__or__", "__and__", "__sub__", "__xor__", "__ror__", "__rand__", "__rsub__", "__rxor__"):
-    setattr(_StableOrder, _name, _stable_operator(_name))
-
-
-class StableSet(_StableOrder, set):  # type: ignore[misc]
-    _base = set
-    _display = "set"
-
-
-class StableFrozenSet(_StableOrder, frozenset):  # type: ignore[misc]
-    _base = frozenset
-    _display = "frozenset"
-
-
-def stable(value: Any) -> Any:
-    """``value`` with every set in it (``ast.literal_eval`` output, say) as a StableSet."""
-    if isinstance(value, _StableOrder):
-        return value
-    if isinstance(value, frozenset):
-        return StableFrozenSet(stable(v) for v in value)
-    if isinstance(value, set):
-        return StableSet(stable(v) for v in value)
-    if isinstance(value, tuple):
-        return tuple(stable(v) for v in value)
-    if isinstance(value, list):
-        return [stable(v) for v in value]
-    if isinstance(value, dict):
-        return {k: stable(v) for k, v in value.items()}
-    return value
-
-
 PURE_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "len": len, "abs": abs, "min": min, "max": max, "bool": bool, "int": int, "float": float,
     "str": str, "repr": repr, "round": round, "sorted": sorted, "sum": sum, "any": any, "all": all,
@@ -113,30 +46,6 @@ _VALUE_ERRORS = (TypeError, ValueError, ArithmeticError, LookupError, AttributeE
 
 class EvalError(Exception):
     """The expression needs something outside the allow-list, or failed on these values."""
-
-
-class EnumMember:
-    """A member of an Enum defined in the analysed tree, known by name only (never imported).
-
-    Interned, so ``is`` and ``==`` both mean "the same member", as for real Enum members.
-    """
-
-    _members: dict[str, EnumMember] = {}
-    __slots__ = ("name",)
-
-    def __new__(cls, name: str) -> EnumMember:
-        member = cls._members.get(name)
-        if member is None:
-            member = super().__new__(cls)
-            member.name = name
-            cls._members[name] = member
-        return member
-
-    def __repr__(self) -> str:
-        return self.name
-
-    def __reduce__(self) -> tuple:
-        return (EnumMember, (self.name,))
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,150 +89,281 @@ def _parse_cached(code: str) -> ast.expr | None:
         return None
 
 
-class Evaluator:
-    """Evaluates expressions over ``env``: dotted inputs and opaque atoms (by code) -> values."""
+Fn = Callable[[Mapping[str, Any]], Any]
 
-    def __init__(self, env: Mapping[str, Any]) -> None:
-        self.env = env
 
-    def eval(self, node: ast.AST) -> Any:
-        code = _code_key(node)
-        if code is not None and code in self.env:
-            return self.env[code]
-        method = _METHODS.get(type(node))
-        if method is None:
-            raise EvalError(f"unsupported: {type(node).__name__}")
-        return method(self, node)
+class _Memo:
+    """A compiled function kept on its tree; pickles as nothing, so a tree sent to another
+    process is compiled again there instead of failing to pickle."""
 
-    # --- expressions -------------------------------------------------------------
-    def _Constant(self, node: ast.Constant) -> Any:  # noqa: N802 (ast node names)
-        return node.value
+    __slots__ = ("fn",)
 
-    def _Name(self, node: ast.Name) -> Any:  # noqa: N802
-        if node.id in ("True", "False", "None"):
-            return {"True": True, "False": False, "None": None}[node.id]
+    def __init__(self, fn: Fn | None = None) -> None:
+        self.fn = fn
+
+    def __reduce__(self) -> tuple:
+        return (_Memo, ())
+
+
+def _compiled(node: ast.AST) -> Fn:
+    """``node`` as a function of the environment, built once per tree (the search
+    evaluates the same guard thousands of times). Evaluation follows the allow-list
+    exactly as an interpreter would: a node outside it raises when, and only when, it is
+    reached (``x or <unsupported>`` is True for a true ``x``)."""
+    memo = getattr(node, "_raisedocs_fn", None)
+    if memo is not None and memo.fn is not None:
+        return memo.fn
+    fn = _compile(node)
+    node._raisedocs_fn = _Memo(fn)  # type: ignore[attr-defined]
+    return fn
+
+
+_MISSING = object()
+
+
+def _compile(node: ast.AST) -> Fn:
+    builder = _BUILDERS.get(type(node), _unsupported)
+    inner = builder(node)
+    key = _code_key(node)
+    if key is None:
+        return inner
+
+    def bound_or_computed(env: Mapping[str, Any]) -> Any:
+        # A dotted input or an opaque atom bound in the environment wins over computing it.
+        value = env.get(key, _MISSING)
+        return inner(env) if value is _MISSING else value
+
+    return bound_or_computed
+
+
+def _code_key(node: ast.AST) -> str | None:
+    """The environment key a node may be bound under (dotted input, or opaque atom code)."""
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return dotted_name(node)
+    if isinstance(node, (ast.Call, ast.Subscript)):
+        return ast.unparse(node)
+    return None
+
+
+# A node outside the allow-list compiles to a function that refuses when it is reached.
+
+
+def _unsupported(node: ast.AST) -> Fn:
+    def refuse(env: Mapping[str, Any]) -> Any:
+        raise EvalError(f"unsupported: {type(node).__name__}")
+
+    return refuse
+
+
+# --- one builder per allowed node type -------------------------------------------------
+
+
+def _constant(node: ast.Constant) -> Fn:
+    value = node.value
+    return lambda env: value
+
+
+_NAMED = {"True": True, "False": False, "None": None}
+
+
+def _name(node: ast.Name) -> Fn:
+    if node.id in _NAMED:
+        value = _NAMED[node.id]
+        return lambda env: value
+
+    def unknown(env: Mapping[str, Any]) -> Any:
         raise EvalError(f"unknown name: {node.id}")
 
-    def _Attribute(self, node: ast.Attribute) -> Any:  # noqa: N802
-        if node.attr == "__name__":
-            value = self.eval(node.value)
-            if isinstance(value, type):
-                return value.__name__
+    return unknown
+
+
+def _attribute(node: ast.Attribute) -> Fn:
+    base = _compiled(node.value) if node.attr == "__name__" else None
+
+    def name_of(env: Mapping[str, Any]) -> Any:
+        value = base(env) if base is not None else None
+        if base is not None and isinstance(value, type):
+            return value.__name__
         raise EvalError(f"unknown attribute: {ast.unparse(node)}")
 
-    def _BoolOp(self, node: ast.BoolOp) -> Any:  # noqa: N802
-        is_and = isinstance(node.op, ast.And)
+    return name_of
+
+
+def _bool_op(node: ast.BoolOp) -> Fn:
+    operands = [_compiled(v) for v in node.values]
+    is_and = isinstance(node.op, ast.And)
+
+    def bool_op(env: Mapping[str, Any]) -> Any:
         value: Any = None
-        for operand in node.values:
-            value = self.eval(operand)
+        for operand in operands:
+            value = operand(env)
             if bool(value) != is_and:
                 return value
         return value
 
-    def _UnaryOp(self, node: ast.UnaryOp) -> Any:  # noqa: N802
-        value = self.eval(node.operand)
-        if isinstance(node.op, ast.Not):
-            return not value
-        if isinstance(node.op, ast.USub):
-            return -value
-        if isinstance(node.op, ast.UAdd):
-            return +value
+    return bool_op
+
+
+def _unary_op(node: ast.UnaryOp) -> Fn:
+    operand = _compiled(node.operand)
+    if isinstance(node.op, ast.Not):
+        return lambda env: not operand(env)
+    if isinstance(node.op, ast.USub):
+        return lambda env: -operand(env)
+    if isinstance(node.op, ast.UAdd):
+        return lambda env: +operand(env)
+
+    def unsupported(env: Mapping[str, Any]) -> Any:
+        operand(env)
         raise EvalError("unsupported unary operator")
 
-    def _BinOp(self, node: ast.BinOp) -> Any:  # noqa: N802
-        op = _BINOPS.get(type(node.op))
+    return unsupported
+
+
+def _bin_op(node: ast.BinOp) -> Fn:
+    op = _BINOPS.get(type(node.op))
+    left, right = _compiled(node.left), _compiled(node.right)
+    is_pow, is_mult, is_add = (isinstance(node.op, t) for t in (ast.Pow, ast.Mult, ast.Add))
+
+    def bin_op(env: Mapping[str, Any]) -> Any:
         if op is None:
             raise EvalError("unsupported operator")
-        left, right = self.eval(node.left), self.eval(node.right)
-        if isinstance(node.op, ast.Pow) and (not isinstance(right, (int, float)) or abs(right) > 64):
+        a, b = left(env), right(env)
+        if is_pow and (not isinstance(b, (int, float)) or abs(b) > 64):
             raise EvalError("exponent too large")
-        if isinstance(node.op, ast.Mult) and any(isinstance(v, (str, bytes, list, tuple)) for v in (left, right)):
-            sequence, count = (left, right) if isinstance(right, int) else (right, left)
+        if is_mult and (isinstance(a, _SEQUENCES) or isinstance(b, _SEQUENCES)):
+            sequence, count = (a, b) if isinstance(b, int) else (b, a)
             if isinstance(count, int) and len(sequence) * max(count, 0) > _MAX_SIZE:
                 raise EvalError("sequence too large")
-        if isinstance(node.op, ast.Add) and isinstance(left, (str, bytes, list, tuple)) and isinstance(right, type(left)):
-            if len(left) + len(right) > _MAX_SIZE:
-                raise EvalError("sequence too large")
+        if is_add and isinstance(a, _SEQUENCES) and isinstance(b, type(a)) and len(a) + len(b) > _MAX_SIZE:
+            raise EvalError("sequence too large")
         try:
-            return op(left, right)
+            return op(a, b)
         except (TypeError, ZeroDivisionError, OverflowError, ValueError) as exc:
             raise EvalError(str(exc)) from exc
 
-    def _Compare(self, node: ast.Compare) -> Any:  # noqa: N802
-        left = self.eval(node.left)
-        for op, comparator in zip(node.ops, node.comparators):
-            right = self.eval(comparator)
+    return bin_op
+
+
+_SEQUENCES = (str, bytes, list, tuple)
+
+
+def _compare(node: ast.Compare) -> Fn:
+    first = _compiled(node.left)
+    steps = [(_COMPARE[type(op)], _compiled(c)) for op, c in zip(node.ops, node.comparators)]
+
+    def compare(env: Mapping[str, Any]) -> bool:
+        left = first(env)
+        for test, operand in steps:
+            right = operand(env)
             try:
-                if not _COMPARE[type(op)](left, right):
+                if not test(left, right):
                     return False
             except TypeError as exc:
                 raise EvalError(str(exc)) from exc
             left = right
         return True
 
-    def _IfExp(self, node: ast.IfExp) -> Any:  # noqa: N802
-        return self.eval(node.body) if self.eval(node.test) else self.eval(node.orelse)
+    return compare
 
-    def _Tuple(self, node: ast.Tuple) -> Any:  # noqa: N802
-        return tuple(self.eval(e) for e in node.elts)
 
-    def _List(self, node: ast.List) -> Any:  # noqa: N802
-        return [self.eval(e) for e in node.elts]
+def _if_exp(node: ast.IfExp) -> Fn:
+    test, body, orelse = _compiled(node.test), _compiled(node.body), _compiled(node.orelse)
+    return lambda env: body(env) if test(env) else orelse(env)
 
-    def _Set(self, node: ast.Set) -> Any:  # noqa: N802
-        return StableSet(self.eval(e) for e in node.elts)
 
-    def _Dict(self, node: ast.Dict) -> Any:  # noqa: N802
-        if any(k is None for k in node.keys):
+def _elements(node: ast.Tuple | ast.List | ast.Set, make: Callable[[list[Any]], Any]) -> Fn:
+    items = [_compiled(e) for e in node.elts]
+    return lambda env: make([item(env) for item in items])
+
+
+def _dict(node: ast.Dict) -> Fn:
+    is_unpacking = any(k is None for k in node.keys)
+    pairs = [(_compiled(k), _compiled(v)) for k, v in zip(node.keys, node.values) if k is not None]
+
+    def make(env: Mapping[str, Any]) -> dict[Any, Any]:
+        if is_unpacking:
             raise EvalError("dict unpacking")
-        return {self.eval(k): self.eval(v) for k, v in zip(node.keys, node.values)}  # type: ignore[arg-type]
+        return {key(env): value(env) for key, value in pairs}
 
-    def _Subscript(self, node: ast.Subscript) -> Any:  # noqa: N802
-        value = self.eval(node.value)
-        index = self.eval(node.slice)
+    return make
+
+
+def _subscript(node: ast.Subscript) -> Fn:
+    container, index = _compiled(node.value), _compiled(node.slice)
+
+    def subscript(env: Mapping[str, Any]) -> Any:
+        value, at = container(env), index(env)
         try:
-            return value[index]
+            return value[at]
         except (TypeError, KeyError, IndexError) as exc:
             raise EvalError(str(exc)) from exc
 
-    def _Slice(self, node: ast.Slice) -> Any:  # noqa: N802
-        parts = [self.eval(p) if p is not None else None for p in (node.lower, node.upper, node.step)]
-        return slice(*parts)
+    return subscript
 
-    def _Call(self, node: ast.Call) -> Any:  # noqa: N802
-        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
-            raise EvalError("keyword or star arguments")
-        name = dotted_name(node.func)
-        if name == "isinstance" and len(node.args) == 2:
-            return isinstance(self.eval(node.args[0]), _type_tuple(node.args[1]))
-        if name in PURE_FUNCTIONS:
-            args = [self.eval(a) for a in node.args]
+
+def _slice(node: ast.Slice) -> Fn:
+    parts = [_compiled(p) if p is not None else None for p in (node.lower, node.upper, node.step)]
+    return lambda env: slice(*[p(env) if p is not None else None for p in parts])
+
+
+def _call(node: ast.Call) -> Fn:
+    if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+        return _keywords_or_stars(node)
+    name = dotted_name(node.func)
+    args = [_compiled(a) for a in node.args]
+    if name == "isinstance" and len(node.args) == 2:
+        return _isinstance(args[0], node.args[1])
+    if name in PURE_FUNCTIONS:
+        function = PURE_FUNCTIONS[name]
+
+        def pure(env: Mapping[str, Any]) -> Any:
+            values = [arg(env) for arg in args]
             try:
-                return PURE_FUNCTIONS[name](*args)
+                return function(*values)
             except (TypeError, ValueError, OverflowError) as exc:
                 raise EvalError(str(exc)) from exc
-        if isinstance(node.func, ast.Attribute) and node.func.attr in STR_METHODS:
-            target = self.eval(node.func.value)
-            if isinstance(target, str):
-                args = [self.eval(a) for a in node.args]
-                try:
-                    return getattr(target, node.func.attr)(*args)
-                except (TypeError, ValueError) as exc:
-                    raise EvalError(str(exc)) from exc
+
+        return pure
+    if isinstance(node.func, ast.Attribute) and node.func.attr in STR_METHODS:
+        target, method = _compiled(node.func.value), node.func.attr
+
+        def str_method(env: Mapping[str, Any]) -> Any:
+            value = target(env)
+            if not isinstance(value, str):
+                raise EvalError(f"call outside the allow-list: {ast.unparse(node)}")
+            values = [arg(env) for arg in args]
+            try:
+                return getattr(value, method)(*values)
+            except (TypeError, ValueError) as exc:
+                raise EvalError(str(exc)) from exc
+
+        return str_method
+
+    def outside(env: Mapping[str, Any]) -> Any:
         raise EvalError(f"call outside the allow-list: {ast.unparse(node)}")
 
-    def _JoinedStr(self, node: ast.JoinedStr) -> str:  # noqa: N802
-        out: list[str] = []
-        for value in node.values:
-            if isinstance(value, ast.Constant):
-                out.append(str(value.value))
-            else:
-                out.append(self._FormattedValue(value))  # type: ignore[arg-type]
-        return "".join(out)
+    return outside
 
-    def _FormattedValue(self, node: ast.FormattedValue) -> str:  # noqa: N802
-        spec = self._JoinedStr(node.format_spec) if node.format_spec is not None else ""
-        return format_value(self.eval(node.value), chr(node.conversion) if node.conversion != -1 else None, spec)
+
+def _keywords_or_stars(node: ast.Call) -> Fn:
+    def refuse(env: Mapping[str, Any]) -> Any:
+        raise EvalError("keyword or star arguments")
+
+    return refuse
+
+
+def _isinstance(value: Fn, classes: ast.expr) -> Fn:
+    try:
+        types: tuple[type, ...] | None = _type_tuple(classes)
+    except EvalError:
+        types = None  # refused when reached, as below
+
+    def check(env: Mapping[str, Any]) -> bool:
+        tested = value(env)
+        return isinstance(tested, types if types is not None else _type_tuple(classes))
+
+    return check
 
 
 def _type_tuple(node: ast.expr) -> tuple[type, ...]:
@@ -337,30 +377,26 @@ def _type_tuple(node: ast.expr) -> tuple[type, ...]:
     return tuple(types)
 
 
-# Node type -> the Evaluator method for it (``_Name`` for ast.Name, ...): the allow-list.
-_METHODS: dict[type, Callable[[Evaluator, Any], Any]] = {
-    node_type: getattr(Evaluator, "_" + node_type.__name__)
-    for node_type in vars(ast).values()
-    if isinstance(node_type, type) and issubclass(node_type, ast.AST) and hasattr(Evaluator, "_" + node_type.__name__)
+def _joined_str(node: ast.JoinedStr) -> Fn:
+    pieces = [(str(v.value), None) if isinstance(v, ast.Constant) else ("", _formatted_value(v)) for v in node.values]  # type: ignore[arg-type]
+    return lambda env: "".join([text if piece is None else piece(env) for text, piece in pieces])
+
+
+def _formatted_value(node: ast.FormattedValue) -> Fn:
+    spec = _joined_str(node.format_spec) if node.format_spec is not None else None  # type: ignore[arg-type]
+    value = _compiled(node.value)
+    conversion = chr(node.conversion) if node.conversion != -1 else None
+    return lambda env: format_value(value(env), conversion, spec(env) if spec is not None else "")
+
+
+# Node type -> its builder: the allow-list.
+_BUILDERS: dict[type, Callable[[Any], Fn]] = {
+    ast.Constant: _constant, ast.Name: _name, ast.Attribute: _attribute, ast.BoolOp: _bool_op,
+    ast.UnaryOp: _unary_op, ast.BinOp: _bin_op, ast.Compare: _compare, ast.IfExp: _if_exp,
+    ast.Tuple: lambda n: _elements(n, tuple), ast.List: lambda n: _elements(n, list),
+    ast.Set: lambda n: _elements(n, StableSet), ast.Dict: _dict, ast.Subscript: _subscript,
+    ast.Slice: _slice, ast.Call: _call, ast.JoinedStr: _joined_str, ast.FormattedValue: _formatted_value,
 }
-
-
-def _code_key(node: ast.AST) -> str | None:
-    """The environment key a node may be bound under (dotted input, or opaque atom code).
-
-    Memoized on the node: parsed trees are cached and evaluated many times by the search.
-    """
-    try:
-        return node._raisedocs_key  # type: ignore[attr-defined]
-    except AttributeError:
-        pass
-    key = None
-    if isinstance(node, (ast.Name, ast.Attribute)):
-        key = dotted_name(node)
-    elif isinstance(node, (ast.Call, ast.Subscript)):
-        key = ast.unparse(node)
-    node._raisedocs_key = key  # type: ignore[attr-defined]
-    return key
 
 
 _WIDTH = re.compile(r"\d+")
@@ -393,13 +429,33 @@ def evaluate(code: str, env: Mapping[str, Any]) -> Any:
 
 def evaluate_tree(tree: ast.AST | None, env: Mapping[str, Any]) -> Any:
     """``evaluate`` of an already parsed expression (None: one that does not parse)."""
+    if tree is None:
+        raise EvalError("not an expression")
     try:
-        return Evaluator(env).eval(tree)  # type: ignore[arg-type]
+        return _compiled(tree)(env)
     except RecursionError as exc:
         raise EvalError("too deep") from exc
     except _VALUE_ERRORS as exc:
         # The operation is allowed but these plain values do not support it.
         raise EvalError(f"{type(exc).__name__}: {exc}") from exc
+
+
+def predicate(tree: ast.AST) -> Callable[[Mapping[str, Any]], bool | None]:
+    """``tree`` as a test over environments: True or False, None where it cannot be
+    evaluated. Built once; the search calls it for every assignment it tries."""
+    try:
+        fn = _compiled(tree)
+    except RecursionError:
+        return lambda env: None
+    failures = (EvalError, RecursionError, *_VALUE_ERRORS)
+
+    def holds(env: Mapping[str, Any]) -> bool | None:
+        try:
+            return bool(fn(env))
+        except failures:
+            return None
+
+    return holds
 
 
 def run_validator(source: str, kwargs: Mapping[str, Any]) -> Raised | None:
@@ -412,22 +468,22 @@ def run_validator(source: str, kwargs: Mapping[str, Any]) -> Raised | None:
     function = next(n for n in module.body if isinstance(n, ast.FunctionDef))
     env = dict(kwargs)
     try:
-        return _run_block(function.body, Evaluator(env))
+        return _run_block(function.body, env)
     except (RecursionError, *_VALUE_ERRORS) as exc:
         raise EvalError(f"{type(exc).__name__}: {exc}") from exc
 
 
-def _run_block(body: list[ast.stmt], evaluator: Evaluator) -> Raised | None:
+def _run_block(body: list[ast.stmt], env: Mapping[str, Any]) -> Raised | None:
     for stmt in body:
         if isinstance(stmt, ast.If):
-            branch = stmt.body if evaluator.eval(stmt.test) else stmt.orelse
-            result = _run_block(branch, evaluator)
+            branch = stmt.body if _compiled(stmt.test)(env) else stmt.orelse
+            result = _run_block(branch, env)
             if result is not None:
                 return result
         elif isinstance(stmt, ast.Raise) and isinstance(stmt.exc, ast.Call):
             name = dotted_name(stmt.exc.func) or "?"
             args = stmt.exc.args
-            message = evaluator.eval(args[0]) if args else ""
+            message = _compiled(args[0])(env) if args else ""
             return Raised(exception=name, message=str(message))
         elif isinstance(stmt, (ast.Pass, ast.Expr)) and (not isinstance(stmt, ast.Expr) or isinstance(stmt.value, ast.Constant)):
             continue
@@ -436,20 +492,3 @@ def _run_block(body: list[ast.stmt], evaluator: Evaluator) -> Raised | None:
         else:
             raise EvalError(f"unsupported statement: {type(stmt).__name__}")
     return None
-
-
-def is_finite_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def to_json_value(value: Any) -> Any:
-    """A value as JSON can carry it; anything else as ``{"python": repr}``."""
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else {"python": repr(value)}
-    if isinstance(value, list):
-        return [to_json_value(v) for v in value]
-    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-        return {k: to_json_value(v) for k, v in value.items()}
-    return {"python": repr(value)}

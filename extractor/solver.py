@@ -13,12 +13,13 @@ from __future__ import annotations
 import ast
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from .domains import NO_VALUE, admits, choice_value, default_value, literal_value
-from .evaluate import PURE_FUNCTIONS, STR_METHODS, EnumMember, EvalError, StableSet, dotted_name, evaluate, evaluate_tree, parse_expr
+from .evaluate import PURE_FUNCTIONS, STR_METHODS, EvalError, dotted_name, evaluate, evaluate_tree, parse_expr, predicate
+from .values import EnumMember, StableSet
 from .model import Domain, Guard
 
 SEARCH_BUDGET = 1_500
@@ -318,6 +319,7 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET) -> Solution:
     exhausted = True
     parts = _conjunct_parts(problem)
     required_names = {v.name for v in required}
+    base = problem.env({})
     for size in range(min(len(optional), MAX_CHANGED) + 1):
         for subset in itertools.combinations(optional, size):
             changing = {v.name for v in subset} | required_names
@@ -326,15 +328,19 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET) -> Solution:
             # the other conjuncts need evaluating. Exact: the same solutions, found sooner.
             if any(status is not True and not names & changing for _, names, status in parts):
                 continue
-            touched = [tree for tree, names, _ in parts if names & changing]
+            tests = [test for test, names, _ in parts if names & changing]
             pools = [_options(v, True) for v in subset] + [_options(v, False) for v in required]
+            changed = tuple(v.name for v in [*subset, *required])
             for values in itertools.product(*pools):
                 spent += 1
                 if spent > budget:
                     return Solution(status="unsolved", assignment={}, reason="search_budget")
-                env = problem.env({v.name: value for v, value in zip([*subset, *required], values)})
-                if all(problem.holds_tree(env, tree) is True for tree in touched):
-                    changed = tuple(v.name for v in [*subset, *required])
+                env = base.copy()
+                env.update(zip(changed, values))
+                for test in tests:
+                    if test(env) is not True:
+                        break
+                else:
                     return Solution(status="solved", assignment=env, changed=changed)
     if len(optional) > MAX_CHANGED:
         exhausted = False
@@ -349,16 +355,17 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET) -> Solution:
     return Solution(status="unsolved", assignment={}, reason="no_candidate_satisfies")
 
 
-def _conjunct_parts(problem: Problem) -> list[tuple[ast.expr, set[str], bool | None]]:
-    """Each top-level conjunct of the guard: its tree, the variables it may read (every
+def _conjunct_parts(problem: Problem) -> list[tuple[Callable[[dict[str, Any]], bool | None], set[str], bool | None]]:
+    """Each top-level conjunct of the guard: its test, the variables it may read (every
     variable whose name occurs in its text: a superset) and its value under the defaults
     alone (None where it cannot be evaluated)."""
     base = problem.env({})
-    parts: list[tuple[ast.expr, set[str], bool | None]] = []
+    parts: list[tuple[Callable[[dict[str, Any]], bool | None], set[str], bool | None]] = []
     for part in conjuncts(problem.tree):
         code = ast.unparse(part)  # the form variables (opaque atoms included) are named in
         names = {name for name in problem.variables if name in code}
-        parts.append((part, names, problem.holds_tree(base, part)))
+        test = predicate(part)
+        parts.append((test, names, test(base)))
     return parts
 
 

@@ -16,7 +16,8 @@ from typing import Any
 
 from . import solver
 from .domains import NO_VALUE, default_value, field_domain, param_domain
-from .evaluate import EnumMember, EvalError, Raised, dotted_name, evaluate, format_value, run_validator, to_json_value
+from .evaluate import EvalError, Raised, dotted_name, evaluate, format_value, run_validator
+from .values import EnumMember, to_json_value
 from .examples import build_example
 from .model import Card, Domain, Fix, Hole, MessageTemplate, Opaque, Param, Text, Trigger, Validator
 from .validator import NotExpressible, generate_validator, validator_name

@@ -83,3 +83,36 @@ def test_set_order_does_not_depend_on_the_hash_seed() -> None:
     assert len({ours for ours, _ in runs}) == 1
     assert runs[0][0] == "{'alpha', 'beta', 'delta', 'eps', 'gamma'} alpha, beta, delta, eps, gamma {1, 2, 3}"
     assert len({theirs for _, theirs in runs}) > 1  # the hazard is real: Python's own order varies
+
+
+@pytest.mark.parametrize(
+    ("code", "env", "value"),
+    [
+        # Refusals happen when a node is reached, never when the guard is compiled.
+        ("x or __import__('os')", {"x": 1}, 1),
+        ("x and y.__class__", {"x": 0}, 0),
+        ("x if x else {**y}", {"x": 2}, 2),
+        ("isinstance(x, MyClass) or True", {"x": 1}, None),
+        # A bound input or opaque atom wins over computing the node.
+        ("len(x) > 2", {"len(x)": 5, "x": []}, True),
+        ("cfg.items[0]", {"cfg.items[0]": "bound", "cfg.items": ["computed"]}, "bound"),
+    ],
+)
+def test_lazy_refusal_and_bound_atoms(code: str, env: dict, value: object) -> None:
+    if value is None:
+        with pytest.raises(EvalError, match="isinstance with a class outside the allow-list: MyClass"):
+            evaluate(code, env)
+    else:
+        assert evaluate(code, env) == value
+
+
+def test_a_compiled_tree_still_pickles() -> None:
+    # Guards compiled in one process may be sent to another: the compiled form is not sent.
+    import pickle
+
+    from extractor.evaluate import evaluate_tree, parse_expr
+
+    tree = parse_expr("a + 1 > b")
+    assert evaluate_tree(tree, {"a": 2, "b": 2}) is True
+    copy = pickle.loads(pickle.dumps(tree))
+    assert evaluate_tree(copy, {"a": 0, "b": 2}) is False

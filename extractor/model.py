@@ -369,23 +369,47 @@ _SCALARS = (str, int, float, bool, type(None))
 
 def to_data(value: Any) -> Any:
     """Turn records, tuples and primitives into JSON-ready data."""
-    if isinstance(value, _SCALARS):
-        return value
-    if isinstance(value, (tuple, list)):
-        return [v if isinstance(v, _SCALARS) else to_data(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): to_data(v) for k, v in value.items()}
-    cls = type(value)
-    if hasattr(cls, "__dataclass_fields__"):
-        out: dict[str, Any] = {}
+    encode = _ENCODERS.get(type(value))
+    return encode(value) if encode is not None else _encoder(type(value))(value)
+
+
+def _identity(data: Any) -> Any:
+    return data
+
+
+def _sequence(value: tuple[Any, ...] | list[Any]) -> list[Any]:
+    return [to_data(v) for v in value]
+
+
+def _mapping(value: dict[Any, Any]) -> dict[str, Any]:
+    return {str(k): to_data(v) for k, v in value.items()}
+
+
+def _encoder(cls: type) -> Any:
+    """The encoding function for values of exactly ``cls``, built once per class (the
+    run encodes a few million records: facts for the cache, cards for the catalog)."""
+    if issubclass(cls, _SCALARS):
+        encode = _identity
+    elif issubclass(cls, (tuple, list)):
+        encode = _sequence
+    elif issubclass(cls, dict):
+        encode = _mapping
+    elif dataclasses.is_dataclass(cls):
+        names = _field_names(cls)
         tag = getattr(cls, "TAG", None)
-        if tag is not None:
-            out["type"] = tag
-        for name in _field_names(cls):
-            field_value = getattr(value, name)
-            out[name] = field_value if isinstance(field_value, _SCALARS) else to_data(field_value)
-        return out
-    return value
+
+        def encode(value: Any) -> dict[str, Any]:
+            out: dict[str, Any] = {"type": tag} if tag is not None else {}
+            for name in names:
+                out[name] = to_data(getattr(value, name))
+            return out
+    else:
+        encode = _identity
+    _ENCODERS[cls] = encode
+    return encode
+
+
+_ENCODERS: dict[type, Any] = {}
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -428,10 +452,6 @@ def _field_names(cls: type) -> tuple[str, ...]:
 def from_data(tp: Any, data: Any) -> Any:
     """Rebuild a value of type ``tp`` from JSON data (inverse of ``to_data``)."""
     return _decoder(tp)(data)
-
-
-def _identity(data: Any) -> Any:
-    return data
 
 
 _PRIMITIVE = (str, int, float, bool, type(None), Any)

@@ -12,7 +12,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,6 +51,7 @@ class Cache:
         self.root = os.path.join(root, __version__) if root else None
         self.hits = 0
         self.misses = 0
+        self._folders: set[str] = set()  # folders known to exist
 
     @staticmethod
     def for_options(options: Options) -> Cache:
@@ -81,17 +81,22 @@ class Cache:
         if self.root is None:
             return
         path = self._path(key)
+        folder = os.path.dirname(path)
         # ASCII JSON (lone surrogates survive as escapes) after a checksum line.
         text = json.dumps(data, ensure_ascii=True, separators=(",", ":")).encode("ascii")
-        tmp = None
+        # One temporary name per process: a run writes from one thread per process, and a
+        # leftover of a dead process with the same id is simply overwritten.
+        tmp = f"{path}.{os.getpid()}.tmp"
         try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
-            with os.fdopen(fd, "wb") as handle:
+            if folder not in self._folders:
+                os.makedirs(folder, exist_ok=True)
+                self._folders.add(folder)
+            with open(tmp, "wb") as handle:
                 handle.write(hashlib.sha256(text).hexdigest().encode() + b"\n" + text)
             os.replace(tmp, path)
         except OSError:
-            if tmp is not None and os.path.exists(tmp):
+            self._folders.discard(folder)
+            if os.path.exists(tmp):
                 os.remove(tmp)  # a cache that cannot be written only costs time
 
     # --- per-file results ---------------------------------------------------------------

@@ -21,8 +21,8 @@ from .cache import Cache, Linked
 from .cards import cli_flags, link_file, permalink, solve_one
 from .collect import UnitMemo, collect_file
 from .declarations import module_name
-from .link import Project, Reads
-from .model import SCHEMA_ID, Card, Catalog, Excerpt, FileFacts, FileFailure, Generator, SourceInfo, Solved, Stats, fingerprint, from_data, to_data
+from .link import Project
+from .model import SCHEMA_ID, Card, Catalog, FileFacts, FileFailure, Generator, SourceInfo, Solved, Stats, fingerprint, from_data, to_data
 from .triggers import CardContext
 from .options import Options, strict_from_env
 from .sources import SourceFile, forge_url, read_command, read_commit, read_tree, resolve_rev, with_contents
@@ -169,24 +169,19 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress) ->
     flags = cli_flags((p, linked[p].flags if linked[p] is not None else facts[p].flags) for p in analysed)  # type: ignore[union-attr]
     provider_key = {module: keys[path] for module, path in providers.items()}
     relink = [p for p in analysed if not _still_holds(linked[p], project, provider_key, flags)]
-    drafts: list[tuple[Card, CardContext]] = []
-    reads: dict[str, tuple[Reads, dict[str, str | None]]] = {}
+    strict = options.is_strict or strict_from_env()
+    work: list[_FileWork] = []
     for path in relink:
         project.record()
-        file_drafts, flag_reads = link_file(project, load(path), flags, options)
-        reads[path] = (project.record(), flag_reads)
-        drafts.extend(file_drafts)
-    by_path: dict[str, list[dict[str, Any]]] = {path: [] for path in relink}
-    for card in _solved(drafts, options, cache, mapper, progress):
-        by_path[card.path].append(to_data(card))
-    for path in relink:
-        done, flag_reads = reads[path]
+        drafts, flag_reads = link_file(project, load(path), flags, options)
+        done = project.record()
         entry = Linked(
-            sites=len(facts[path].sites), flags=facts[path].flags, cards=by_path[path],
+            sites=len(facts[path].sites), flags=facts[path].flags, cards=[],
             modules={module: provider_key.get(module) for module in sorted(done.modules)},
             suffixes=dict(sorted(done.suffixes.items())), flag_reads=dict(sorted(flag_reads.items())),
         )
-        cache.put_linked(Cache.linked_key(keys[path], options), entry)
+        work.append(_FileWork(path, Cache.linked_key(keys[path], options), entry, drafts, options, strict))
+    for path, entry in zip(relink, _solved(work, mapper, progress)):
         linked[path] = entry
     errors = [
         {**card, "permalink": permalink(options, path, card["line"], card["end_line"])}
@@ -235,46 +230,64 @@ def _collected(files: list[SourceFile], keys: dict[str, str], contents: Callable
     return [r for r in results if r is not None]
 
 
-def _solved(drafts: list[tuple[Card, CardContext]], options: Options, cache: Cache, mapper: Mapper, progress: Progress) -> list[Card]:
-    strict = options.is_strict or strict_from_env()
-    # Exactly what solving reads of a card (triggers.solve_card): never its line, id,
-    # related ids or permalink, so a raise that an edit elsewhere moved is not solved again.
-    keys = [
-        Cache.card_key(fingerprint((
+@dataclasses.dataclass(frozen=True)
+class _FileWork:
+    """One re-linked file's cards to solve, and the cache entry they complete."""
+
+    path: str
+    linked_key: str
+    entry: Linked  # what linking read; its cards are filled in by solving
+    drafts: list[tuple[Card, CardContext]]
+    options: Options
+    is_strict: bool
+
+
+def _solved(work: list[_FileWork], mapper: Mapper, progress: Progress) -> list[Linked]:
+    """Each file's Linked entry, its cards solved: one file per task, the files with the
+    most cards first, so that no worker is left alone with a big one at the end. Workers
+    also encode the cards and write both cache entries, off the main process."""
+    order = sorted(range(len(work)), key=lambda n: (-len(work[n].drafts), work[n].path))
+    results: list[Linked | None] = [None] * len(work)
+    total = sum(len(w.drafts) for w in work)
+    done = 0
+    for index, entry in zip(order, mapper(_solve_file, [work[n] for n in order])):
+        results[index] = entry
+        done += len(work[index].drafts)
+        progress("cards", done, total)
+    return results  # type: ignore[return-value]
+
+
+def _solve_file(work: _FileWork) -> Linked:
+    """Solve one file's cards, reusing the solutions its last version had for cards whose
+    solving inputs are unchanged; cache the solutions and the linked entry."""
+    cache = Cache.for_options(work.options)
+    solutions_key = Cache.path_key("solutions", work.path)
+    known = cache.get_by_path(solutions_key)
+    group: dict[str, Any] = {}
+    cards: list[dict[str, Any]] = []
+    for card, context in work.drafts:
+        # Exactly what solving reads of a card (triggers.solve_card): never its line, id,
+        # related ids or permalink, so a raise that an edit elsewhere moved is not solved again.
+        key = Cache.card_key(fingerprint((
             card.path, card.function, card.kind, card.guard, card.message, card.docs, card.exception, card.entry, context,
         )))
-        for card, context in drafts
-    ]
-    known = {path: cache.get_by_path(Cache.path_key("solutions", path)) for path in sorted({card.path for card, _ in drafts})}
-    stored: list[Any] = [known[card.path].get(key) for (card, _), key in zip(drafts, keys)]
-    results: list[Solved | None] = [Cache.solved_from(data) for data in stored]
-    missing = [i for i, r in enumerate(results) if r is None]
-    # Workers get each card without its excerpt (solving never reads it) and send back only
-    # the solution: both ways, a fraction of the pickling.
-    items = [(dataclasses.replace(drafts[i][0], excerpt=_NO_EXCERPT), drafts[i][1], strict) for i in missing]
-    for done, (index, solved) in enumerate(zip(missing, mapper(_solve, items)), 1):
-        results[index] = solved
-        stored[index] = to_data(solved)
-        progress("cards", done, len(missing))
-    # Each file's entry holds the solutions of its current cards: it never grows stale.
-    groups: dict[str, dict[str, Any]] = {path: {} for path in known}
-    for (card, _), key, data in zip(drafts, keys, stored):
-        groups[card.path][key] = data
-    for path, group in groups.items():
-        if group != known[path]:
-            cache.put_by_path(Cache.path_key("solutions", path), group)
-    return [
-        dataclasses.replace(card, domains=s.domains, trigger=s.trigger, fixes=s.fixes, validator=s.validator, example=s.example)
-        for (card, _), s in zip(drafts, results) if s is not None
-    ]
-
-
-_NO_EXCERPT = Excerpt(start_line=0, text="")
-
-
-def _solve(item: tuple[Card, CardContext, bool]) -> Solved:
-    card = solve_one(item)
-    return Solved(domains=card.domains, trigger=card.trigger, fixes=card.fixes, validator=card.validator, example=card.example)
+        solved = Cache.solved_from(known.get(key))
+        if solved is None:
+            card = solve_one((card, context, work.is_strict))
+            solved = Solved(domains=card.domains, trigger=card.trigger, fixes=card.fixes, validator=card.validator, example=card.example)
+            group[key] = to_data(solved)
+        else:
+            group[key] = known[key]
+            card = dataclasses.replace(
+                card, domains=solved.domains, trigger=solved.trigger, fixes=solved.fixes, validator=solved.validator, example=solved.example,
+            )
+        cards.append(to_data(card))
+    # The entry holds the solutions of the file's current cards: it never grows stale.
+    if group != known:
+        cache.put_by_path(solutions_key, group)
+    entry = dataclasses.replace(work.entry, cards=cards)
+    cache.put_linked(work.linked_key, entry)
+    return entry
 
 
 def _stats(files: int, failed: int, sites: int, cards: list[dict[str, Any]]) -> Stats:

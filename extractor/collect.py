@@ -96,12 +96,12 @@ def _one_line(text: str) -> str:
 # --- the ast scan -------------------------------------------------------------------------
 
 
-def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText) -> _FileScan:
+def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText, has_flag_calls: bool = True) -> _FileScan:
     scan = _FileScan(imports=[], classes=[], functions=[], hits=[], kinds={}, assigned={}, flags=[])
     # Statements only: a raise is a statement, so expressions are never walked.
-    work: list[tuple[ast.stmt, tuple[ast.AST, ...]]] = [(s, ()) for s in reversed(tree.body)]
+    work: list[tuple[ast.stmt, tuple[ast.AST, ...], bool]] = [(s, (), True) for s in reversed(tree.body)]
     while work:
-        stmt, stack = work.pop()
+        stmt, stack, at_module = work.pop()
         if isinstance(stmt, ast.Raise):
             scan.hits.append(_Hit(stmt, stack))
             continue
@@ -109,20 +109,34 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText)
             # A function may rebind these module names: they are never constants.
             for name in stmt.names:
                 scan.assigned.setdefault(name, []).append(None)  # type: ignore[arg-type]
-        at_module = not any(isinstance(s, (*_DEFS, ast.ClassDef)) for s in stack)
         if at_module:
             _module_binding(stmt, module, is_package, scan)
-        if isinstance(stmt, (ast.Expr, *_DEFS)):
+        if has_flag_calls and isinstance(stmt, _MAY_DECLARE_FLAGS):
             scan.flags.extend(decl.cli_flags(stmt))
         if isinstance(stmt, ast.ClassDef):
             scan.classes.append(decl.class_fact(stmt, _qualname(stack, stmt.name), src))
         elif isinstance(stmt, _DEFS):
             scan.functions.append((_qualname(stack, stmt.name), src.flat(stmt.returns) if stmt.returns else None))
-        inner = (*stack, stmt)
-        for child in reversed(list(_children(stmt))):
-            work.append((child, inner))
+        if isinstance(stmt, _COMPOUND):
+            inner = (*stack, stmt)
+            inner_at_module = at_module and not isinstance(stmt, _SCOPES)
+            for child in reversed(list(_children(stmt))):
+                work.append((child, inner, inner_at_module))
     scan.hits.sort(key=lambda h: (h.node.lineno, h.node.col_offset))
     return scan
+
+
+_SCOPES = (*_DEFS, ast.ClassDef)
+_MAY_DECLARE_FLAGS = (ast.Expr, *_DEFS)
+_COMPOUND = (*_SCOPES, ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match)
+# Every CLI flag declaration (decl.cli_flags) calls one of these by name.
+_FLAG_CALL = re.compile(r"\b(?:add_argument|add_option|option|Option)\b")
+
+
+def may_declare_flags(text: str) -> bool:
+    """False only when no statement of ``text`` can declare a CLI flag: none of the call
+    names appears (non-ASCII source may spell a name in other characters, NFKC)."""
+    return not text.isascii() or _FLAG_CALL.search(text) is not None
 
 
 def _children(stmt: ast.stmt) -> Iterator[ast.stmt]:
@@ -207,7 +221,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
     lines = split_lines(text)
     src = decl.SourceText(lines)
     module = decl.module_name(path)
-    scan = _scan(tree, module, path.endswith("__init__.py"), src)
+    scan = _scan(tree, module, path.endswith("__init__.py"), src, may_declare_flags(text))
     names, assignments = _module_names(scan, src)
     units: dict[int, tuple[ast.AST, list[_Hit]]] = {}
     for hit in scan.hits:

@@ -72,7 +72,12 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 
 def split_lines(text: str) -> list[str]:
     """Split into lines the way Python's tokenizer counts them (\\n, \\r\\n, \\r only)."""
-    lines: list[str] = []
+    if "\r" not in text:  # the common case, in C
+        lines = text.split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        return lines
+    lines = []
     start = 0
     for match in _LINE_END.finditer(text):
         lines.append(text[start : match.start()])

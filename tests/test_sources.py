@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from extractor.options import Options
 from extractor.sources import DecodeError, decode_source, read_tree, split_lines
@@ -41,6 +44,15 @@ def test_decode_errors_are_one_line(data: bytes, message: str) -> None:
 
 def test_split_lines_counts_like_the_tokenizer() -> None:
     assert split_lines("a\r\nb\rc\nd\x0ce\u2028f") == ["a", "b", "c", "d\x0ce\u2028f"]
+
+
+@given(st.text(alphabet="ab\n\r\x0c\u2028 "))
+def test_split_lines_fast_path_agrees_with_the_tokenizer_rule(text: str) -> None:
+    # Lines end at \n, \r\n or \r only; a final line end opens no new line.
+    expected = re.split(r"\r\n|\r|\n", text)
+    if expected[-1] == "":
+        expected.pop()
+    assert split_lines(text) == expected
 
 
 def test_walk_is_sorted_and_skips_default_and_given_excludes(tmp_path) -> None:

@@ -127,7 +127,8 @@ def _collect(item: tuple[SourceFile, str, Options]) -> FileFacts | FileFailure:
     units_key = Cache.path_key("units", source.path)
     memo = UnitMemo(known=cache.get_by_path(units_key))
     result = collect_file(source, options, memo)
-    cache.put_by_path(units_key, memo.now)
+    if memo.now != memo.known:  # a file without raises has none; an unchanged one, the same
+        cache.put_by_path(units_key, memo.now)
     cache.put_file(key, result)
     return result
 

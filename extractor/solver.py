@@ -328,20 +328,13 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET) -> Solution:
             # the other conjuncts need evaluating. Exact: the same solutions, found sooner.
             if any(status is not True and not names & changing for _, names, status in parts):
                 continue
-            tests = [test for test, names, _ in parts if names & changing]
             pools = [_options(v, True) for v in subset] + [_options(v, False) for v in required]
             changed = tuple(v.name for v in [*subset, *required])
-            for values in itertools.product(*pools):
-                spent += 1
-                if spent > budget:
-                    return Solution(status="unsolved", assignment={}, reason="search_budget")
-                env = base.copy()
-                env.update(zip(changed, values))
-                for test in tests:
-                    if test(env) is not True:
-                        break
-                else:
-                    return Solution(status="solved", assignment=env, changed=changed)
+            found, spent = _first_assignment(changed, pools, parts, base, spent, budget)
+            if found is _OVER_BUDGET:
+                return Solution(status="unsolved", assignment={}, reason="search_budget")
+            if found is not None:
+                return Solution(status="solved", assignment=found, changed=changed)
     if len(optional) > MAX_CHANGED:
         exhausted = False
     # Unreachability is claimed only over true inputs: an opaque atom or a local bound several
@@ -353,6 +346,59 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET) -> Solution:
     if exhausted and not has_atoms and all(_is_finite(v) for v in problem.variables.values()):
         return Solution(status="unreachable", assignment={}, reason="no_value_in_finite_domains", conflicts=(problem.code,))
     return Solution(status="unsolved", assignment={}, reason="no_candidate_satisfies")
+
+
+_OVER_BUDGET: dict[str, Any] = {}  # a sentinel, compared by identity
+_DONE = object()
+_Test = Callable[[dict[str, Any]], "bool | None"]
+
+
+def _first_assignment(changed: tuple[str, ...], pools: list[list[Any]], parts: list[tuple[_Test, set[str], bool | None]],
+                      base: dict[str, Any], spent: int, budget: int) -> tuple[dict[str, Any] | None, int]:
+    """The first assignment, in the order of ``itertools.product(*pools)``, under which
+    every conjunct reading a changed variable is true; and the budget spent.
+
+    Depth first, one variable per level: a conjunct is tested at the level where the last
+    changed variable it reads gets its value, and a false one cuts off every completion
+    of that prefix (none can change it). The answer is the one plain enumeration finds;
+    each assignment tested in full, and each prefix cut off, spends one unit, so the search
+    never spends more than enumeration would up to the same answer. ``_OVER_BUDGET`` when
+    the budget runs out first.
+    """
+    if any(not pool for pool in pools):
+        return None, spent  # no assignment at all
+    level_of = {name: level for level, name in enumerate(changed)}
+    checks: list[list[_Test]] = [[] for _ in changed]
+    for test, names, _ in parts:
+        read = [level_of[name] for name in names if name in level_of]
+        if read:
+            checks[max(read)].append(test)
+    env = base.copy()
+    if not changed:
+        return (env, spent + 1) if spent + 1 <= budget else (_OVER_BUDGET, spent + 1)
+    last = len(changed) - 1
+    # An explicit stack of value iterators, one per assigned level.
+    stack = [iter(pools[0])]
+    while stack:
+        level = len(stack) - 1
+        value = next(stack[-1], _DONE)
+        if value is _DONE:  # this level's values are used up
+            stack.pop()
+            continue
+        if level == last:
+            spent += 1
+            if spent > budget:
+                return _OVER_BUDGET, spent
+        env[changed[level]] = value
+        if all(test(env) is True for test in checks[level]):
+            if level == last:
+                return env, spent
+            stack.append(iter(pools[level + 1]))
+        elif level < last:
+            spent += 1
+            if spent > budget:
+                return _OVER_BUDGET, spent
+    return None, spent
 
 
 def _conjunct_parts(problem: Problem) -> list[tuple[Callable[[dict[str, Any]], bool | None], set[str], bool | None]]:

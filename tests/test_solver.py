@@ -234,3 +234,28 @@ def test_default_factories_give_defaults(tmp_path, declaration: str, default: st
     card = solved(tmp_path, code)
     assert card.domains[0].default == default
     assert card.trigger.changed == ("self.items",) and len(card.trigger.inputs["self.items"]) == 2
+
+
+def test_search_cuts_off_prefixes_and_finds_what_enumeration_finds() -> None:
+    # Eight inputs without defaults, each about ten candidates: plain enumeration needs
+    # ~10^8 assignments; cutting off a prefix as soon as its own conjunct is false needs ~100.
+    import itertools
+
+    from extractor.model import Domain, Guard, Opaque
+    from extractor.solver import SEARCH_BUDGET, _first_assignment, _conjunct_parts, build_problem, search
+
+    names = [f"p{i}" for i in range(8)]
+    code = " and ".join(f"{n} == {i + 3}" for i, n in enumerate(names))
+    guard = Guard(code=code, tree=Opaque(code=code, reason="test"), inputs=tuple(names))
+    problem = build_problem(guard, {n: Domain(input=n, source="parameter", types=("int",)) for n in names})
+    solution = search(problem)
+    assert solution.status == "solved"
+    assert {n: solution.assignment[n] for n in names} == {n: i + 3 for i, n in enumerate(names)}
+    # On a small problem, the first assignment is the one itertools.product order gives.
+    small = build_problem(Guard(code="a > b and b > 1 and a != 4", tree=Opaque(code="", reason="test"), inputs=("a", "b")),
+                          {n: Domain(input=n, source="parameter", types=("int",)) for n in ("a", "b")})
+    variables = list(small.variables.values())
+    pools = [v.candidates for v in variables]
+    expected = next(values for values in itertools.product(*pools) if evaluate(small.code, dict(zip(["a", "b"], values))) is True)
+    found, spent = _first_assignment(("a", "b"), pools, _conjunct_parts(small), {}, 0, SEARCH_BUDGET)
+    assert (found["a"], found["b"]) == expected and spent <= len(pools[0]) * len(pools[1])

@@ -155,6 +155,22 @@ def _unsupported(node: ast.AST) -> Fn:
     return refuse
 
 
+class _Source:
+    """A node's source for a refusal's message, unparsed on first use only: the search
+    may refuse the same node thousands of times, and most nodes are never refused."""
+
+    __slots__ = ("node", "text")
+
+    def __init__(self, node: ast.AST) -> None:
+        self.node = node
+        self.text: str | None = None
+
+    def __str__(self) -> str:
+        if self.text is None:
+            self.text = ast.unparse(self.node)
+        return self.text
+
+
 # --- one builder per allowed node type -------------------------------------------------
 
 
@@ -178,13 +194,14 @@ def _name(node: ast.Name) -> Fn:
 
 
 def _attribute(node: ast.Attribute) -> Fn:
+    code = _Source(node)
     base = _compiled(node.value) if node.attr == "__name__" else None
 
     def name_of(env: Mapping[str, Any]) -> Any:
         value = base(env) if base is not None else None
         if base is not None and isinstance(value, type):
             return value.__name__
-        raise EvalError(f"unknown attribute: {ast.unparse(node)}")
+        raise EvalError(f"unknown attribute: {code}")
 
     return name_of
 
@@ -312,6 +329,7 @@ def _call(node: ast.Call) -> Fn:
         return _keywords_or_stars(node)
     name = dotted_name(node.func)
     args = [_compiled(a) for a in node.args]
+    code = _Source(node)
     if name == "isinstance" and len(node.args) == 2:
         return _isinstance(args[0], node.args[1])
     if name in PURE_FUNCTIONS:
@@ -331,7 +349,7 @@ def _call(node: ast.Call) -> Fn:
         def str_method(env: Mapping[str, Any]) -> Any:
             value = target(env)
             if not isinstance(value, str):
-                raise EvalError(f"call outside the allow-list: {ast.unparse(node)}")
+                raise EvalError(f"call outside the allow-list: {code}")
             values = [arg(env) for arg in args]
             try:
                 return getattr(value, method)(*values)
@@ -341,7 +359,7 @@ def _call(node: ast.Call) -> Fn:
         return str_method
 
     def outside(env: Mapping[str, Any]) -> Any:
-        raise EvalError(f"call outside the allow-list: {ast.unparse(node)}")
+        raise EvalError(f"call outside the allow-list: {code}")
 
     return outside
 

@@ -9,6 +9,8 @@ the same message.
 from __future__ import annotations
 
 import ast
+import dataclasses
+import functools
 import re
 import warnings
 from dataclasses import dataclass
@@ -53,13 +55,34 @@ def param_names(keys: list[str]) -> dict[str, str]:
     return names
 
 
-class _Rename(cst.CSTTransformer):
-    """Inputs -> parameter names, opaque atoms -> parameters, constants -> their literal."""
+class _Rename:
+    """Inputs -> parameter names, opaque atoms -> parameters, constants -> their literal.
+
+    A node (name, attribute or call) that stands for one of them is replaced whole; the
+    nodes above a replacement are rebuilt, every other node is kept as it is (a libcst
+    transformer would rebuild the whole tree: most of a validator's cost)."""
 
     def __init__(self, names: dict[str, str], constants: dict[str, str]) -> None:
-        super().__init__()
         self.names = names
         self.constants = constants
+
+    def apply(self, node: cst.CSTNode) -> cst.CSTNode:
+        if isinstance(node, (cst.Name, cst.Attribute, cst.Call)):
+            replacement = self._replacement(node)
+            if replacement is not None:
+                return replacement
+        changes: dict[str, object] = {}
+        for name in _child_fields(type(node)):
+            value = getattr(node, name)
+            if isinstance(value, cst.CSTNode):
+                renamed = self.apply(value)
+                if renamed is not value:
+                    changes[name] = renamed
+            elif isinstance(value, (list, tuple)) and value:
+                items = [self.apply(v) if isinstance(v, cst.CSTNode) else v for v in value]
+                if any(new is not old for new, old in zip(items, value)):
+                    changes[name] = type(value)(items)
+        return node.with_changes(**changes) if changes else node
 
     def _replacement(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
         # Keys are in ast.unparse form: a dotted name is its own; a call needs the round trip.
@@ -77,14 +100,11 @@ class _Rename(cst.CSTTransformer):
             )
         return None
 
-    def leave_Attribute(self, original_node, updated_node):  # noqa: N802 (libcst API)
-        return self._replacement(original_node) or updated_node
 
-    def leave_Name(self, original_node, updated_node):  # noqa: N802
-        return self._replacement(original_node) or updated_node
-
-    def leave_Call(self, original_node, updated_node):  # noqa: N802
-        return self._replacement(original_node) or updated_node
+@functools.lru_cache(maxsize=None)
+def _child_fields(cls: type) -> tuple[str, ...]:
+    """The fields of a libcst node class, in declaration order."""
+    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 def _annotation(domain: Domain | None, is_boolean_atom: bool) -> cst.Annotation | None:
@@ -112,7 +132,7 @@ def _message_node(message: MessageTemplate, rename: _Rename) -> cst.BaseExpressi
             continue
         assert isinstance(part, Hole)
         try:
-            expr = cst.parse_expression(part.value or part.expr).visit(rename)
+            expr = rename.apply(cst.parse_expression(part.value or part.expr))
         except cst.ParserSyntaxError as exc:
             raise NotExpressible("placeholder_not_expression") from exc
         conversion = part.conversion
@@ -143,7 +163,7 @@ def generate_validator(
     names = param_names(keys)
     rename = _Rename(names, constants)
     try:
-        test = cst.parse_expression(guard_code).visit(rename)
+        test = rename.apply(cst.parse_expression(guard_code))
     except cst.ParserSyntaxError as exc:
         raise NotExpressible("guard_not_expression") from exc
     raise_stmt = cst.Raise(exc=cst.Call(func=cst.Name(exception), args=[cst.Arg(_message_node(message, rename))]))

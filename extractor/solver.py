@@ -214,13 +214,15 @@ def _variable_of(node: ast.expr, problem: Problem) -> tuple[str | None, bool]:
     if isinstance(node, ast.Call) and dotted_name(node.func) == "len" and len(node.args) == 1:
         inner, _ = _variable_of(node.args[0], problem)
         return inner, True
+    if isinstance(node, ast.Constant):
+        return None, False  # a literal names no input and no opaque value
     key = dotted_name(node) if isinstance(node, (ast.Name, ast.Attribute)) else ast.unparse(node)
     return (key, False) if key in problem.variables else (None, False)
 
 
 def _constant(node: ast.expr, env: dict[str, Any]) -> Any:
     try:
-        return evaluate(ast.unparse(node), env)
+        return evaluate_tree(node, env)
     except EvalError:
         return NO_VALUE
 

@@ -65,6 +65,8 @@ class _Rename:
     def __init__(self, names: dict[str, str], constants: dict[str, str]) -> None:
         self.names = names
         self.constants = constants
+        # Keys that are code (an opaque call, say), not a dotted name.
+        self.code_keys = [key for key in [*names, *constants] if not _DOTTED.fullmatch(key)]
 
     def apply(self, node: cst.CSTNode) -> cst.CSTNode:
         if isinstance(node, (cst.Name, cst.Attribute, cst.Call)):
@@ -88,6 +90,8 @@ class _Rename:
         # Keys are in ast.unparse form: a dotted name is its own; a call needs the round trip.
         key = dotted(node)
         if key is None:
+            if not self._may_be_code_key(node):
+                return None
             try:
                 key = ast.unparse(ast.parse(cst.Module(body=[]).code_for_node(node).strip(), mode="eval"))
             except (SyntaxError, ValueError, RecursionError):
@@ -99,6 +103,19 @@ class _Rename:
                 lpar=[cst.LeftParen()], rpar=[cst.RightParen()]
             )
         return None
+
+
+    def _may_be_code_key(self, node: cst.BaseExpression) -> bool:
+        """False when the node's unparsed form cannot be a code key: a call of a dotted
+        name unparses as that name and "(", an attribute ends with "." and its name."""
+        if isinstance(node, cst.Call) and (func := dotted(node.func)) is not None:
+            return any(key.startswith(func + "(") for key in self.code_keys)
+        if isinstance(node, cst.Attribute):
+            return any(key.endswith("." + node.attr.value) for key in self.code_keys)
+        return bool(self.code_keys)
+
+
+_DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 
 
 @functools.lru_cache(maxsize=None)

@@ -18,7 +18,7 @@ import libcst as cst
 from .messages import reconstruct_message, unknown
 from .expressions import ExprModel
 from .model import Guard, Hole, MessageTemplate, Part, Text
-from .paths import extract_guard, handler_types
+from .paths import PathModel, extract_guard, handler_types
 from .scope import ModuleNames, Scope, dotted, raw_code, strip_parens
 
 _BODIED = (
@@ -82,6 +82,7 @@ class UnitAnalysis:
     def __init__(self, module_names: ModuleNames) -> None:
         self.module_names = module_names
         self._scopes: dict[int, Scope] = {}
+        self._paths: dict[int, PathModel] = {}  # per scope
 
     def scope_for(self, chain: tuple[cst.CSTNode, ...]) -> tuple[Scope, int]:
         """The scope of the innermost function around the raise, and its index in ``chain``."""
@@ -106,7 +107,10 @@ class UnitAnalysis:
 
     def analyse(self, node: cst.Raise, chain: tuple[cst.CSTNode, ...]) -> RaiseFacts:
         scope, start = self.scope_for(chain)
-        guard = extract_guard(chain, start, scope)
+        paths = self._paths.get(id(scope))
+        if paths is None:
+            paths = self._paths[id(scope)] = PathModel(scope)
+        guard = extract_guard(chain, start, scope, paths)
         handlers = [n for n in chain[start:] if isinstance(n, (cst.ExceptHandler, cst.ExceptStarHandler))]
         cause = raw_code(node.cause.item) if node.cause is not None else None
         facts = _describe(node, handlers, scope, guard, cause)

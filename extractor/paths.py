@@ -21,22 +21,48 @@ _TERMINATORS = (cst.Raise, cst.Return, cst.Continue, cst.Break)
 
 
 class PathModel:
-    """Fall-through and branch conditions for the statements of one function."""
+    """Fall-through and branch conditions for the statements of one function.
+
+    One model serves every raise of the function: each statement's fall-through and each
+    test is modelled once (a function of n checks in a row would otherwise cost n^2),
+    and replays the approximations it made for every raise whose path passes it."""
 
     def __init__(self, scope: Scope) -> None:
         self.exprs = ExprModel(scope)
         self.conditions = ConditionModel(self.exprs)
         self.approximations: dict[str, None] = {}
+        # Keyed by node identity: the nodes live as long as the unit's tree, as does the model.
+        self._fallthrough: dict[int, tuple[GuardNode, tuple[str, ...]]] = {}
+        self._tests: dict[int, GuardNode] = {}
+
+    def test(self, node: cst.BaseExpression) -> GuardNode:
+        """``conditions.condition(node)``, modelled once per node."""
+        found = self._tests.get(id(node))
+        if found is None:
+            found = self._tests[id(node)] = self.conditions.condition(node)
+        return found
 
     # --- how control passes an earlier statement -----------------------------------
     def fallthrough(self, stmt: cst.CSTNode) -> GuardNode:
         """The condition under which control gets past ``stmt`` to the next statement."""
+        found = self._fallthrough.get(id(stmt))
+        if found is None:
+            outer, self.approximations = self.approximations, {}
+            try:
+                node = self._fallthrough_of(stmt)
+            finally:
+                made, self.approximations = self.approximations, outer
+            found = self._fallthrough[id(stmt)] = (node, tuple(made))
+        self.approximations.update(dict.fromkeys(found[1]))
+        return found[0]
+
+    def _fallthrough_of(self, stmt: cst.CSTNode) -> GuardNode:
         if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock)):
             return self.block(stmt.body)
         if isinstance(stmt, _TERMINATORS):
             return FALSE
         if isinstance(stmt, cst.Assert):
-            return self.conditions.condition(stmt.test)
+            return self.test(stmt.test)
         if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) and dotted(stmt.value.func) in EXIT_CALLS:
             return FALSE
         if isinstance(stmt, cst.If):
@@ -76,7 +102,7 @@ class PathModel:
             other = self.fallthrough(stmt.orelse.body)
         if body == TRUE and other == TRUE:
             return TRUE
-        test = self.conditions.condition(stmt.test)
+        test = self.test(stmt.test)
         return disj([conj([test, body]), conj([negate(test), other])])
 
     def _try(self, stmt: cst.Try | cst.TryStar) -> GuardNode:
@@ -111,10 +137,10 @@ class PathModel:
                     break
                 out.append(("exit", self.fallthrough(sibling)))
         elif isinstance(parent, cst.If):
-            test = self.conditions.condition(parent.test)
+            test = self.test(parent.test)
             out.append(("test", test if child is parent.body else negate(test)))
         elif isinstance(parent, cst.While):
-            test = self.conditions.condition(parent.test)
+            test = self.test(parent.test)
             out.append(("test", test if child is parent.body else negate(test)))
             context.append(Context(kind="loop", code="while " + raw_code(parent.test)))
         elif isinstance(parent, cst.For):
@@ -168,9 +194,11 @@ def _may_exit(stmt: cst.CSTNode, *, loops_absorb: bool) -> bool:
     return False
 
 
-def extract_guard(chain: Sequence[cst.CSTNode], start: int, scope: Scope) -> Guard:
-    """The guard of the raise at the end of ``chain``, walking from ``chain[start]`` down."""
-    model = PathModel(scope)
+def extract_guard(chain: Sequence[cst.CSTNode], start: int, scope: Scope, model: PathModel | None = None) -> Guard:
+    """The guard of the raise at the end of ``chain``, walking from ``chain[start]`` down
+    (``model``: the PathModel of ``scope`` shared by the function's raises)."""
+    model = model if model is not None else PathModel(scope)
+    model.approximations = {}
     conditions: list[tuple[str, GuardNode]] = []
     context: list[Context] = []
     for parent, child in zip(chain[start:], chain[start + 1 :]):

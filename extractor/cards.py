@@ -11,7 +11,7 @@ import hashlib
 import logging
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from .link import BUILTIN_EXCEPTIONS, Project, Symbol
@@ -181,6 +181,15 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
             by_function[card.function].append(card)
     read_flags: dict[str, str | None] = {}
     out: list[tuple[Card, CardContext]] = []
+    # The cards of one function share its parameters: each annotation is resolved once per
+    # file (what it reads is recorded for the whole file either way).
+    members: dict[str, tuple[str, ...] | None] = {}
+
+    def enum_members(annotation: str) -> tuple[str, ...] | None:
+        if annotation not in members:
+            members[annotation] = project.enum_members(facts, annotation)
+        return members[annotation]
+
     for card, site in zip(cards, facts.sites):
         if not _selected(card, options.exceptions):
             continue
@@ -188,7 +197,7 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
         tails = sorted({i.rsplit(".", 1)[-1] for i in card.guard.inputs})
         own_flags = {tail: flags[tail] for tail in tails if tail in flags}
         read_flags.update({tail: flags.get(tail) for tail in tails})
-        out.append((card, _context(project, facts, card, site, by_function[card.function], own_flags, options)))
+        out.append((card, _context(project, card, site, by_function[card.function], own_flags, options, enum_members)))
     return out, read_flags
 
 
@@ -205,7 +214,8 @@ def solve_one(item: tuple[Card, CardContext, bool]) -> Card:
         return replace(card, trigger=Trigger(status="unsolved", inputs={}, reason=reason))
 
 
-def _context(project: Project, facts: FileFacts, card: Card, site: SiteFact, same_function: list[Card], flags: dict[str, str], options: Options) -> CardContext:
+def _context(project: Project, card: Card, site: SiteFact, same_function: list[Card], flags: dict[str, str], options: Options,
+             enum_members: Callable[[str], tuple[str, ...] | None]) -> CardContext:
     siblings = tuple(c.guard.code for c in same_function if c.id != card.id)
     found = project.class_fact(card.exception.classes[0]) if card.exception.classes else None
     module = found[0].module if found is not None else None
@@ -213,7 +223,7 @@ def _context(project: Project, facts: FileFacts, card: Card, site: SiteFact, sam
     classes = {p: c for p in sorted(prefixes) if (c := class_at(project, card.docs.owner, p)) is not None}
     choices = {
         p.name: members for p in site.params
-        if p.annotation and (members := project.enum_members(facts, p.annotation))
+        if p.annotation and (members := enum_members(p.annotation))
     }
     return CardContext(
         params=site.params, siblings=siblings, flags=flags, command=options.command,

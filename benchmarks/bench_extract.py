@@ -92,7 +92,9 @@ def main() -> int:
     def diff_from_snapshot() -> object:
         # Each repetition starts from the cache as the old side's run left it (restored
         # untimed below), so every one analyses the changed files afresh.
-        return diff_catalogs(extract_data(repo, _with_rev(options, old)), extract_data(repo, _with_rev(options, new)))
+        # As `raisedocs diff REPO@OLD REPO@NEW` does: one process, the shared files decoded once.
+        decoded: dict = {}
+        return diff_catalogs(extract_data(repo, _with_rev(options, old), decoded=decoded), extract_data(repo, _with_rev(options, new), decoded=decoded))
 
     best = float("inf")
     for _ in range(3):

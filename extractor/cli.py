@@ -163,7 +163,8 @@ def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, *
     if unknown:
         raise click.BadParameter(f"unknown categories {', '.join(unknown)}; choose from {', '.join(CATEGORIES)}", param_hint="--fail-on")
     options = Options(**run_settings(run))
-    result = diff_catalogs(catalog_data(old, options), catalog_data(new, options))
+    decoded: dict = {}  # the files both sides share are decoded from the cache once
+    result = diff_catalogs(catalog_data(old, options, decoded), catalog_data(new, options, decoded))
     click.echo(dumps(result) if output_format == "json" else render_diff(result, link_base), nl=False)
     found = counts(result)
     if any(found[c] for c in wanted):

@@ -33,9 +33,12 @@ Mapper = Callable[[Callable[[T], R], list[T]], Iterator[R]]
 Progress = Callable[[str, int, int], None]
 
 
-def extract_data(root: str, options: Options, progress: Progress | None = None) -> dict[str, Any]:
+def extract_data(root: str, options: Options, progress: Progress | None = None, decoded: dict[str, Linked] | None = None) -> dict[str, Any]:
     """Analyse every Python file under ``root`` (or of commit ``options.rev`` of the git
     repository at ``root``) and build its error catalog, as catalog.json data.
+
+    ``decoded``: linked entries an earlier run in this process decoded, by cache key (the
+    two sides of a diff share most files); replaced by this run's.
 
     Raises:
         SourceError: ``root`` cannot be read, or ``options.rev`` names no commit.
@@ -46,7 +49,7 @@ def extract_data(root: str, options: Options, progress: Progress | None = None) 
         warnings.simplefilter("ignore", SyntaxWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
         with _mapper(options.jobs) as mapper, _no_cyclic_gc():
-            return _extract(root, options, mapper, progress or (lambda stage, done, total: None))
+            return _extract(root, options, mapper, progress or (lambda stage, done, total: None), decoded)
 
 
 @contextmanager
@@ -133,7 +136,7 @@ def _collect(item: tuple[SourceFile, str, Options]) -> FileFacts | FileFailure:
     return result
 
 
-def _extract(root: str, options: Options, mapper: Mapper, progress: Progress) -> dict[str, Any]:
+def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, decoded: dict[str, Linked] | None) -> dict[str, Any]:
     """Incremental by construction: a file whose facts, and everything linking its cards
     read from other files, are as in an earlier run takes its cards from the cache; the
     others are collected (in parallel, cached by content), linked and solved."""
@@ -143,7 +146,9 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress) ->
     )
     cache = Cache.for_options(options)
     keys = {f.path: Cache.file_key(f.path, f.blob_sha, options) for f in files}
-    linked = {f.path: cache.get_linked(Cache.linked_key(keys[f.path], options)) for f in files}
+    linked_keys = {path: Cache.linked_key(key, options) for path, key in keys.items()}
+    known = decoded if decoded is not None else {}
+    linked = {f.path: known.get(linked_keys[f.path]) or cache.get_linked(linked_keys[f.path]) for f in files}
     facts: dict[str, FileFacts] = {}
     sources = {f.path: f for f in files}
     unlinked = [f for f in files if linked[f.path] is None]
@@ -181,9 +186,12 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress) ->
             modules={module: provider_key.get(module) for module in sorted(done.modules)},
             suffixes=dict(sorted(done.suffixes.items())), flag_reads=dict(sorted(flag_reads.items())),
         )
-        work.append(_FileWork(path, Cache.linked_key(keys[path], options), entry, drafts, options, strict))
+        work.append(_FileWork(path, linked_keys[path], entry, drafts, options, strict))
     for path, entry in zip(relink, _solved(work, mapper, progress)):
         linked[path] = entry
+    if decoded is not None:
+        decoded.clear()
+        decoded.update((linked_keys[path], linked[path]) for path in analysed)  # type: ignore[misc]
     errors = [
         {**card, "permalink": permalink(options, path, card["line"], card["end_line"])}
         for path in analysed for card in linked[path].cards  # type: ignore[union-attr]
@@ -312,9 +320,9 @@ def _stats(files: int, failed: int, sites: int, cards: list[dict[str, Any]]) -> 
     )
 
 
-def catalog_data(spec: str, options: Options) -> dict[str, Any]:
+def catalog_data(spec: str, options: Options, decoded: dict[str, Linked] | None = None) -> dict[str, Any]:
     """One side of a diff: a catalog.json, a docs folder holding one, or ``PATH@REV``
-    extracted in memory.
+    extracted in memory (sharing ``decoded`` with the other side, see ``extract_data``).
 
     Raises:
         CatalogError: the catalog file is missing or invalid.
@@ -324,5 +332,5 @@ def catalog_data(spec: str, options: Options) -> dict[str, Any]:
 
     path, at, rev = spec.rpartition("@")
     if at and os.path.isdir(path):
-        return extract_data(path, dataclasses.replace(options, rev=rev))
+        return extract_data(path, dataclasses.replace(options, rev=rev), decoded=decoded)
     return load_catalog(spec)

@@ -189,3 +189,16 @@ def test_cache_keeps_lone_surrogates(tmp_path) -> None:
     first = extract(str(tmp_path / "src"), options)
     assert first.errors[0].message.template == "bad \udcff byte"
     assert extract(str(tmp_path / "src"), options) == first
+
+
+def test_a_diffs_two_sides_share_decoded_entries_without_changing_either(repo, tmp_path) -> None:
+    from extractor.pipeline import extract_data
+
+    path, _ = repo
+    options = Options(use_cache=True, cache_dir=str(tmp_path / "cache"))
+    alone = {rev: extract_data(str(path), Options(rev=rev, use_cache=False)) for rev in ("v1", "v2")}
+    decoded: dict = {}
+    for rev in ("v1", "v2", "v1"):
+        assert extract_data(str(path), Options(rev=rev, use_cache=True, cache_dir=options.cache_dir), decoded=decoded) == alone[rev]
+        stats = alone[rev]["stats"]
+        assert len(decoded) == stats["files"] - stats["files_failed"]  # replaced by this run's entries

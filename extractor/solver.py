@@ -2,8 +2,9 @@
 
 Each variable (a guard input, or an opaque atom such as ``os.path.exists(path)``) gets a
 finite list of candidate values from its domain and from the constants the guard compares
-it with. The search changes as few defaulted variables as possible (0, 1, 2, then 3) and
-accepts an assignment only when the restricted evaluator says the whole guard is true,
+it with. The search changes as few defaulted variables as possible (0, 1, 2, then 3),
+assigns them depth first, cutting off a prefix as soon as a conjunct it decides is false,
+and accepts an assignment only when the restricted evaluator says every conjunct is true,
 so a trigger never contradicts its guard. A conjunction whose numeric bounds (declared
 constraints included) leave no value is reported unreachable, with the conflicting parts.
 """

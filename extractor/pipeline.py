@@ -86,7 +86,9 @@ def _mapper(jobs: int) -> Iterator[Mapper]:
             return map(fn, items)
         if pool is None:
             pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_start)
-        chunk = max(1, min(64, len(items) // (jobs * 8) or 1))
+        # Items come largest first: small chunks keep the first ones from piling up on one
+        # worker (the 64 stdlib files with the most cards hold 47% of its cards).
+        chunk = max(1, min(8, len(items) // (jobs * 32)))
         return pool.map(_YoungCollected(fn), items, chunksize=chunk)
 
     try:

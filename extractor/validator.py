@@ -104,7 +104,6 @@ class _Rename:
             )
         return None
 
-
     def _may_be_code_key(self, node: cst.BaseExpression) -> bool:
         """False when the node's unparsed form cannot be a code key: a call of a dotted
         name unparses as that name and "(", an attribute ends with "." and its name."""

@@ -259,7 +259,9 @@ def _needed_end(unit: ast.AST, hits: list[_Hit], lines: list[str]) -> int | None
         return None
     bound = _bound_names(tail)
     first = min([unit.lineno, *(d.lineno for d in unit.decorator_list)])
-    if bound is None or not bound.isdisjoint(_WORD.findall("\n".join(lines[first - 1 : cut]))):
+    kept = "\n".join(lines[first - 1 : cut])
+    # ``ast`` gives names NFKC-normalized, libcst as written: compare only ASCII text.
+    if bound is None or not kept.isascii() or not bound.isdisjoint(_WORD.findall(kept)):
         return None
     return cut
 

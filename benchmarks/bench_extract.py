@@ -130,8 +130,15 @@ def cold_run_peak(path: str, jobs: int) -> tuple[float, float]:
         "from extractor.options import Options\n"
         "from extractor.pipeline import extract_data\n"
         f"extract_data({path!r}, Options(jobs={jobs}, use_cache=True, cache_dir={cache_dir!r}))\n"
-        "print(json.dumps([resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,"
-        " resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024]))\n"
+        # ru_maxrss would keep the peak of the process this one was forked from (Linux
+        # carries it across exec); VmHWM belongs to this program's memory alone.
+        "own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
+        "try:\n"
+        "    status = open('/proc/self/status').read().split('VmHWM:')[1]\n"
+        "    own = int(status.split()[0]) / 1024\n"
+        "except (OSError, IndexError, ValueError):\n"
+        "    pass\n"
+        "print(json.dumps([own, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024]))\n"
     )
     root = str(Path(__file__).resolve().parent.parent)
     env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}

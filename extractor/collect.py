@@ -202,8 +202,13 @@ def _unit_of(hit: _Hit) -> ast.AST:
     return hit.stack[0] if hit.stack else hit.node
 
 
+def _first_line(node: ast.AST) -> int:
+    """The first line of a statement, its decorators included."""
+    return min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+
+
 def _unit_text(unit: ast.AST, lines: list[str], end: int | None = None) -> str:
-    first = min([unit.lineno, *(d.lineno for d in getattr(unit, "decorator_list", ()))])
+    first = _first_line(unit)
     end = end or unit.end_lineno or unit.lineno
     chunk = lines[first - 1 : end]
     line = lines[unit.lineno - 1]
@@ -258,8 +263,7 @@ def _needed_end(unit: ast.AST, hits: list[_Hit], lines: list[str]) -> int | None
     if not tail or cut is None or tail[0].lineno <= cut:
         return None
     bound = _bound_names(tail)
-    first = min([unit.lineno, *(d.lineno for d in unit.decorator_list)])
-    kept = "\n".join(lines[first - 1 : cut])
+    kept = "\n".join(lines[_first_line(unit) - 1 : cut])
     # ``ast`` gives names NFKC-normalized, libcst as written: compare only ASCII text.
     if bound is None or not kept.isascii() or not bound.isdisjoint(_WORD.findall(kept)):
         return None
@@ -392,7 +396,7 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
 
 def _excerpt(span: ast.AST, node: ast.Raise, lines: list[str], limit: int) -> Excerpt:
     """The enclosing definition, clipped to ``limit`` lines that keep the raise in view."""
-    first = min([span.lineno, *(d.lineno for d in getattr(span, "decorator_list", ()))])
+    first = _first_line(span)
     last = span.end_lineno or span.lineno
     raise_first, raise_last = node.lineno, node.end_lineno or node.lineno
     limit = max(limit, raise_last - raise_first + 1)

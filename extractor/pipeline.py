@@ -247,14 +247,19 @@ def _collected(files: list[SourceFile], keys: dict[str, str], contents: Callable
     results: list[FileFacts | FileFailure | None] = [cache.get_file(keys[f.path]) for f in files]
     missing = [i for i, r in enumerate(results) if r is None]
     read = contents([files[i] for i in missing]) if missing else []
-    # Largest first, so that no worker is left alone with a big file at the end.
-    order = sorted(range(len(read)), key=lambda n: (-len(read[n].data or b""), read[n].path))
-    missing = [missing[n] for n in order]
-    work = [(read[n], keys[read[n].path], options) for n in order]
-    for done, (index, result) in enumerate(zip(missing, mapper(_collect, work)), 1):
-        results[index] = result  # the worker has cached it
+    work = [(source, keys[source.path], options) for source in read]
+    sizes = [(len(source.data or b""), source.path) for source in read]
+    for done, (n, result) in enumerate(_largest_first(mapper, _collect, work, sizes), 1):
+        results[missing[n]] = result  # the worker has cached it
         progress("files", done, len(missing))
     return [r for r in results if r is not None]
+
+
+def _largest_first(mapper: Mapper, fn: Callable[[T], R], items: list[T], sizes: list[tuple[int, str]]) -> Iterator[tuple[int, R]]:
+    """``(index in items, fn(item))``, the items sent largest first (by ``sizes``, ties by
+    name), so that no worker is left alone with a big one at the end."""
+    order = sorted(range(len(items)), key=lambda n: (-sizes[n][0], sizes[n][1]))
+    return zip(order, mapper(fn, [items[n] for n in order]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -271,13 +276,13 @@ class _FileWork:
 
 def _solved(work: list[_FileWork], mapper: Mapper, progress: Progress) -> list[Linked]:
     """Each file's Linked entry, its cards solved: one file per task, the files with the
-    most cards first, so that no worker is left alone with a big one at the end. Workers
-    also encode the cards and write both cache entries, off the main process."""
-    order = sorted(range(len(work)), key=lambda n: (-len(work[n].drafts), work[n].path))
+    most cards first. Workers also encode the cards and write both cache entries, off the
+    main process."""
     results: list[Linked | None] = [None] * len(work)
     total = sum(len(w.drafts) for w in work)
     done = 0
-    for index, entry in zip(order, mapper(_solve_file, [work[n] for n in order])):
+    sizes = [(len(w.drafts), w.path) for w in work]
+    for index, entry in _largest_first(mapper, _solve_file, work, sizes):
         results[index] = entry
         done += len(work[index].drafts)
         progress("cards", done, total)
@@ -301,13 +306,10 @@ def _solve_file(work: _FileWork) -> Linked:
         solved = Cache.solved_from(known.get(key))
         if solved is None:
             card = solve_one((card, context, work.is_strict))
-            solved = Solved(domains=card.domains, trigger=card.trigger, fixes=card.fixes, validator=card.validator, example=card.example)
-            group[key] = to_data(solved)
+            group[key] = to_data(Solved(**{name: getattr(card, name) for name in _SOLVED_FIELDS}))
         else:
             group[key] = known[key]
-            card = dataclasses.replace(
-                card, domains=solved.domains, trigger=solved.trigger, fixes=solved.fixes, validator=solved.validator, example=solved.example,
-            )
+            card = dataclasses.replace(card, **{name: getattr(solved, name) for name in _SOLVED_FIELDS})
         cards.append(to_data(card))
     # The entry holds the solutions of the file's current cards: it never grows stale.
     if group != known:
@@ -315,6 +317,10 @@ def _solve_file(work: _FileWork) -> Linked:
     entry = dataclasses.replace(work.entry, cards=cards)
     cache.put_linked(work.linked_key, entry)
     return entry
+
+
+# What solving adds to a card, under the same names on Card and Solved.
+_SOLVED_FIELDS = tuple(f.name for f in dataclasses.fields(Solved))
 
 
 def _stats(files: int, failed: int, sites: int, cards: list[dict[str, Any]]) -> Stats:

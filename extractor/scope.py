@@ -30,7 +30,8 @@ MAX_INLINE_DEPTH = 8
 
 
 @functools.lru_cache(maxsize=None)
-def _node_fields(cls: type) -> tuple[str, ...]:
+def node_fields(cls: type) -> tuple[str, ...]:
+    """The fields of a libcst node class, in declaration order."""
     return tuple(f.name for f in dataclasses.fields(cls))
 
 
@@ -41,7 +42,7 @@ def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
     order matters, use that instead.
     """
     out: list[cst.CSTNode] = []
-    for name in _node_fields(type(node)):
+    for name in node_fields(type(node)):
         value = getattr(node, name)
         kind = type(value)
         if kind is tuple or kind is list:

@@ -9,8 +9,6 @@ the same message.
 from __future__ import annotations
 
 import ast
-import dataclasses
-import functools
 import re
 import warnings
 from dataclasses import dataclass
@@ -18,7 +16,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .model import Domain, Hole, MessageTemplate, Text
-from .scope import dotted
+from .scope import dotted, node_fields
 
 _CONVERSIONS = {"str": "s", "repr": "r", "ascii": "a"}
 _BUILTIN_ANNOTATIONS = {"int", "float", "str", "bool", "bytes", "list", "dict", "set", "tuple", "frozenset"}
@@ -74,7 +72,7 @@ class _Rename:
             if replacement is not None:
                 return replacement
         changes: dict[str, object] = {}
-        for name in _child_fields(type(node)):
+        for name in node_fields(type(node)):
             value = getattr(node, name)
             if isinstance(value, cst.CSTNode):
                 renamed = self.apply(value)
@@ -115,12 +113,6 @@ class _Rename:
 
 
 _DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
-
-
-@functools.lru_cache(maxsize=None)
-def _child_fields(cls: type) -> tuple[str, ...]:
-    """The fields of a libcst node class, in declaration order."""
-    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 def _annotation(domain: Domain | None, is_boolean_atom: bool) -> cst.Annotation | None:

@@ -482,13 +482,19 @@ def run_validator(source: str, kwargs: Mapping[str, Any]) -> Raised | None:
     Raises:
         EvalError: the source has a statement or expression outside the allow-list.
     """
-    module = ast.parse(source)
-    function = next(n for n in module.body if isinstance(n, ast.FunctionDef))
     env = dict(kwargs)
     try:
-        return _run_block(function.body, env)
+        return _run_block(_validator_body(source), env)
     except (RecursionError, *_VALUE_ERRORS) as exc:
         raise EvalError(f"{type(exc).__name__}: {exc}") from exc
+
+
+@lru_cache(maxsize=64)
+def _validator_body(source: str) -> list[ast.stmt]:
+    """The function body of a validator, parsed once: a card runs its validator on the
+    trigger and on every fix, and the compiled tests stay on the cached tree."""
+    module = ast.parse(source)
+    return next(n for n in module.body if isinstance(n, ast.FunctionDef)).body
 
 
 def _run_block(body: list[ast.stmt], env: Mapping[str, Any]) -> Raised | None:

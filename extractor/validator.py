@@ -1,4 +1,4 @@
-"""Validators: Guard + message template -> a standalone check function, generated with libcst.
+"""Validators: Guard + message template -> a standalone check function.
 
 The function takes the guard's inputs (and any other value the message reads) as
 parameters named after their leaf names, restates the whole guard with module constants
@@ -13,10 +13,8 @@ import re
 import warnings
 from dataclasses import dataclass
 
-import libcst as cst
-
 from .model import Domain, Hole, MessageTemplate, Text
-from .scope import dotted, node_fields
+from .evaluate import dotted_name
 
 _CONVERSIONS = {"str": "s", "repr": "r", "ascii": "a"}
 _BUILTIN_ANNOTATIONS = {"int", "float", "str", "bool", "bytes", "list", "dict", "set", "tuple", "frozenset"}
@@ -56,9 +54,9 @@ def param_names(keys: list[str]) -> dict[str, str]:
 class _Rename:
     """Inputs -> parameter names, opaque atoms -> parameters, constants -> their literal.
 
-    A node (name, attribute or call) that stands for one of them is replaced whole; the
-    nodes above a replacement are rebuilt, every other node is kept as it is (a libcst
-    transformer would rebuild the whole tree: most of a validator's cost)."""
+    Works on the text: the expression is parsed with ``ast``, and the source span of each
+    outermost node (name, attribute or call) that stands for one of them, with the
+    parentheses that are its own, is replaced; everything else stays as written."""
 
     def __init__(self, names: dict[str, str], constants: dict[str, str]) -> None:
         self.names = names
@@ -66,58 +64,135 @@ class _Rename:
         # Keys that are code (an opaque call, say), not a dotted name.
         self.code_keys = [key for key in [*names, *constants] if not _DOTTED.fullmatch(key)]
 
-    def apply(self, node: cst.CSTNode) -> cst.CSTNode:
-        if isinstance(node, (cst.Name, cst.Attribute, cst.Call)):
+    def apply(self, code: str) -> str:
+        """``code`` (one expression) renamed.
+
+        Raises:
+            SyntaxError: ``code`` is not one expression.
+        """
+        code = code.rstrip()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                tree = ast.parse(code, mode="eval")
+            except (ValueError, RecursionError, MemoryError) as exc:
+                raise SyntaxError(str(exc)) from exc
+        edits: list[tuple[ast.AST | None, ast.expr, str]] = []
+        self._collect(tree.body, None, edits)
+        if not edits:
+            return code
+        text = _Text(code)
+        spans = sorted((*text.own_span(node, parent), replacement) for parent, node, replacement in edits)
+        pieces: list[bytes] = []
+        position = 0
+        for start, end, replacement in spans:  # never nested: only outermost nodes are replaced
+            pieces.extend((text.data[position:start], replacement.encode("utf-8")))
+            position = end
+        pieces.append(text.data[position:])
+        return b"".join(pieces).decode("utf-8")
+
+    def _collect(self, node: ast.AST, parent: ast.AST | None, edits: list[tuple[ast.AST | None, ast.expr, str]]) -> None:
+        if isinstance(node, (ast.Name, ast.Attribute, ast.Call)):
             replacement = self._replacement(node)
             if replacement is not None:
-                return replacement
-        changes: dict[str, object] = {}
-        for name in node_fields(type(node)):
-            value = getattr(node, name)
-            if isinstance(value, cst.CSTNode):
-                renamed = self.apply(value)
-                if renamed is not value:
-                    changes[name] = renamed
-            elif isinstance(value, (list, tuple)) and value:
-                items = [self.apply(v) if isinstance(v, cst.CSTNode) else v for v in value]
-                if any(new is not old for new, old in zip(items, value)):
-                    changes[name] = type(value)(items)
-        return node.with_changes(**changes) if changes else node
+                edits.append((parent, node, replacement))
+                return
+        for child in ast.iter_child_nodes(node):
+            self._collect(child, node, edits)
 
-    def _replacement(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
-        # Keys are in ast.unparse form: a dotted name is its own; a call needs the round trip.
-        key = dotted(node)
+    def _replacement(self, node: ast.Name | ast.Attribute | ast.Call) -> str | None:
+        # Keys are in ast.unparse form: a dotted name is its own.
+        key = dotted_name(node)
         if key is None:
             if not self._may_be_code_key(node):
                 return None
-            try:
-                key = ast.unparse(ast.parse(cst.Module(body=[]).code_for_node(node).strip(), mode="eval"))
-            except (SyntaxError, ValueError, RecursionError):
-                return None
+            key = ast.unparse(node)
         if key in self.names:
-            return cst.Name(self.names[key])
+            return self.names[key]
         if key in self.constants:
-            return cst.parse_expression(self.constants[key]).with_changes(
-                lpar=[cst.LeftParen()], rpar=[cst.RightParen()]
-            )
+            literal = _without_outer_parens(self.constants[key])
+            return literal if literal == "()" else f"({literal})"
         return None
 
-    def _may_be_code_key(self, node: cst.BaseExpression) -> bool:
+    def _may_be_code_key(self, node: ast.expr) -> bool:
         """False when the node's unparsed form cannot be a code key: a call of a dotted
         name unparses as that name and "(", an attribute ends with "." and its name."""
-        if isinstance(node, cst.Call) and (func := dotted(node.func)) is not None:
+        if isinstance(node, ast.Call) and (func := dotted_name(node.func)) is not None:
             return any(key.startswith(func + "(") for key in self.code_keys)
-        if isinstance(node, cst.Attribute):
-            return any(key.endswith("." + node.attr.value) for key in self.code_keys)
+        if isinstance(node, ast.Attribute):
+            return any(key.endswith("." + node.attr) for key in self.code_keys)
         return bool(self.code_keys)
 
 
 _DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 
 
-def _annotation(domain: Domain | None, is_boolean_atom: bool) -> cst.Annotation | None:
+class _Text:
+    """An expression's source as UTF-8 bytes (``ast`` offsets count bytes), and the span
+    of a node with the parentheses that are its own."""
+
+    def __init__(self, code: str) -> None:
+        self.data = code.encode("utf-8")
+        self.line_starts = [0]
+        newline = self.data.find(b"\n")
+        while newline >= 0:
+            self.line_starts.append(newline + 1)
+            newline = self.data.find(b"\n", newline + 1)
+
+    def span(self, node: ast.expr) -> tuple[int, int]:
+        return (self.line_starts[node.lineno - 1] + node.col_offset,
+                self.line_starts[node.end_lineno - 1] + node.end_col_offset)  # type: ignore[operator]
+
+    def own_span(self, node: ast.expr, parent: ast.AST | None) -> tuple[int, int]:
+        """The node's span widened over the parentheses around it: ``(x)`` is one name
+        written in parentheses, but in ``f(x)`` they belong to the call."""
+        start, end = self.span(node)
+        layers = [(start, end)]
+        while True:
+            before = self._skip(start - 1, -1)
+            after = self._skip(end, 1)
+            if before < 0 or after >= len(self.data) or self.data[before] != 40 or self.data[after] != 41:
+                break
+            start, end = before, after + 1
+            layers.append((start, end))
+        if (len(layers) > 1 and isinstance(parent, ast.Call) and parent.args == [node] and not parent.keywords
+                and layers[-1][1] == self.span(parent)[1]):
+            layers.pop()  # the call's own parentheses
+        return layers[-1]
+
+    def _skip(self, index: int, step: int) -> int:
+        while 0 <= index < len(self.data) and self.data[index] in _BLANK:
+            index += step
+        return index
+
+
+_BLANK = frozenset(b" \t\n\r\f\\")
+
+
+def _parse(code: str) -> ast.expr | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(code, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _without_outer_parens(code: str) -> str:
+    """``(1, 2)`` -> ``1, 2``: parentheses around the whole literal that only group it."""
+    code = code.strip()
+    tree = _parse(code)
+    while tree is not None and code.startswith("(") and code.endswith(")"):
+        inner = _parse(code[1:-1].strip())
+        if inner is None or ast.dump(inner) != ast.dump(tree):
+            break
+        code = code[1:-1].strip()
+    return code
+
+
+def _annotation(domain: Domain | None, is_boolean_atom: bool) -> str | None:
     if is_boolean_atom:
-        return cst.Annotation(cst.Name("bool"))
+        return "bool"
     if domain is None or not domain.types:
         return None
     names = list(dict.fromkeys("None" if t == "NoneType" else t for t in domain.types))
@@ -125,38 +200,40 @@ def _annotation(domain: Domain | None, is_boolean_atom: bool) -> cst.Annotation 
         return None
     if "int" in names and "float" in names:
         names.remove("int")
-    return cst.Annotation(cst.parse_expression(" | ".join(names)))
+    return " | ".join(names)
 
 
-def _message_node(message: MessageTemplate, rename: _Rename) -> cst.BaseExpression:
+def _message_code(message: MessageTemplate, rename: _Rename) -> str:
     if message.parts is None:
         raise NotExpressible("message_not_reconstructed")
-    pieces: list[cst.BaseFormattedStringContent] = []
-    holes: list[str] = []
+    pieces: list[str] = []
+    has_holes = False
     for part in message.parts:
         if isinstance(part, Text):
             escaped = repr(part.text)[1:-1].replace('"', '\\"').replace("\\'", "'")
-            pieces.append(cst.FormattedStringText(escaped.replace("{", "{{").replace("}", "}}")))
+            pieces.append(escaped.replace("{", "{{").replace("}", "}}"))
             continue
         assert isinstance(part, Hole)
         try:
-            expr = rename.apply(cst.parse_expression(part.value or part.expr))
-        except cst.ParserSyntaxError as exc:
+            code = rename.apply(part.value or part.expr)
+        except SyntaxError as exc:
             raise NotExpressible("placeholder_not_expression") from exc
         conversion = part.conversion
-        if conversion is None and isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) \
-                and expr.func.value in _CONVERSIONS and len(expr.args) == 1 and not expr.args[0].star and expr.args[0].keyword is None:
+        expr = _parse(code)
+        if conversion is None and isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) \
+                and expr.func.id in _CONVERSIONS and len(expr.args) == 1 and not isinstance(expr.args[0], ast.Starred) \
+                and not expr.keywords:
             # f"{str(x)}" is f"{x!s}": the flag is the idiom linters ask for.
-            expr, conversion = expr.args[0].value, _CONVERSIONS[expr.func.value]
-        code = cst.Module(body=[]).code_for_node(expr)
+            text = _Text(code)
+            start, end = text.own_span(expr.args[0], expr)
+            code, conversion = text.data[start:end].decode("utf-8"), _CONVERSIONS[expr.func.id]
         if '"' in code or "\\" in code or "\n" in code:
             raise NotExpressible("placeholder_needs_quotes")
-        holes.append(code)
-        spec = [cst.FormattedStringText(part.format_spec)] if part.format_spec else None
-        pieces.append(cst.FormattedStringExpression(expression=expr, conversion=conversion, format_spec=spec))
-    if not holes:
-        return cst.SimpleString('"' + "".join(p.value for p in pieces).replace("{{", "{").replace("}}", "}") + '"')  # type: ignore[attr-defined]
-    return cst.FormattedString(parts=pieces, start='f"', end='"')
+        has_holes = True
+        pieces.append("{" + code + (f"!{conversion}" if conversion else "") + (f":{part.format_spec}" if part.format_spec else "") + "}")
+    if not has_holes:
+        return '"' + "".join(pieces).replace("{{", "{").replace("}}", "}") + '"'
+    return 'f"' + "".join(pieces) + '"'
 
 
 def generate_validator(
@@ -171,27 +248,22 @@ def generate_validator(
     names = param_names(keys)
     rename = _Rename(names, constants)
     try:
-        test = rename.apply(cst.parse_expression(guard_code))
-    except cst.ParserSyntaxError as exc:
+        test = rename.apply(guard_code)
+    except SyntaxError as exc:
         raise NotExpressible("guard_not_expression") from exc
-    raise_stmt = cst.Raise(exc=cst.Call(func=cst.Name(exception), args=[cst.Arg(_message_node(message, rename))]))
-    body = cst.IndentedBlock(body=[
-        cst.SimpleStatementLine([cst.Expr(cst.SimpleString('"""' + docstring.replace('"', "'").replace("\\", "/") + '"""'))]),
-        cst.If(test=test, body=cst.IndentedBlock(body=[cst.SimpleStatementLine([raise_stmt])])),
-    ])
-    params = [cst.Param(name=cst.Name(names[key]), annotation=_annotation(domains.get(key), key in boolean_atoms)) for key in keys]
-    function = cst.FunctionDef(
-        name=cst.Name(name), params=cst.Parameters(params=params),
-        body=body, returns=cst.Annotation(cst.Name("None")),
+    params = []
+    for key in keys:
+        annotation = _annotation(domains.get(key), key in boolean_atoms)
+        params.append(names[key] if annotation is None else f"{names[key]}: {annotation}")
+    docstring = docstring.replace('"', "'").replace("\\", "/")
+    code = (
+        f"def {name}({', '.join(params)}) -> None:\n"
+        f'    """{docstring}"""\n'
+        f"    if {test}:\n"
+        f"        raise {exception}({_message_code(message, rename)})\n"
     )
-    statements: list[cst.BaseStatement] = []
     if import_from is not None:
-        statements.append(cst.parse_statement(f"from {import_from} import {exception}"))
-        statements.append(cst.EmptyLine())  # type: ignore[arg-type]
-    module = cst.Module(body=[s for s in statements if isinstance(s, cst.BaseStatement)] + [function])
-    code = module.code
-    if import_from is not None:
-        code = code.replace(f"import {exception}\n", f"import {exception}\n\n\n", 1)
+        code = f"from {import_from} import {exception}\n\n\n" + code
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         compile(code, "<validator>", "exec")  # syntax check only: nothing is executed

@@ -69,3 +69,30 @@ def test_offload_validator_is_the_expected_function() -> None:
         "offload_num_in_group": "self.prefetch.offload_num_in_group",
         "offload_prefetch_step": "self.prefetch.offload_prefetch_step",
     }
+
+
+def _renamed(code: str, names: dict[str, str], constants: dict[str, str] | None = None) -> str:
+    from extractor.validator import _Rename
+
+    return _Rename(names, constants or {}).apply(code)
+
+
+def test_rename_replaces_a_node_with_its_own_parentheses_and_keeps_the_rest_as_written() -> None:
+    names = {"self.x": "x", "self.y": "y"}
+    assert _renamed("(self.x)  >  0 and ( self.y )", names) == "x  >  0 and y"
+    assert _renamed("f(self.x) or f((self.x)) or f((self.x),) or g(self.x, (self.y))", names) == (
+        "f(x) or f(x) or f(x,) or g(x, y)"
+    )
+    assert _renamed("(self.x).real", names) == "x.real"
+    # Dict and conditional fields are not in source order: the edits are applied by position.
+    assert _renamed("{self.x: 1, 2: self.y}[self.x if self.y else 0] == 'é'", names) == "{x: 1, 2: y}[x if y else 0] == 'é'"
+
+
+def test_rename_reads_keys_as_code_and_inlines_constants_in_one_pair_of_parentheses() -> None:
+    names = {"self.x": "x", "len(self.items)": "len_self_items"}
+    constants = {"SIZES": "(1, 2)", "EMPTY": "()", "LIMIT": "(10)"}
+    assert _renamed("len(self.items) > LIMIT and self.x in SIZES and self.x != EMPTY", names, constants) == (
+        "len_self_items > (10) and x in (1, 2) and x != ()"
+    )
+    # An attribute's name is not an input of the same name.
+    assert _renamed("g(self.x).x > 0", {"x": "other", "self.x": "x"}) == "g(x).x > 0"

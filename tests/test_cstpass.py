@@ -86,3 +86,97 @@ def test_libcst_reads_a_function_only_up_to_its_last_raise_when_the_rest_cannot_
     assert collect.collect_file(source, Options()) == cut
     # `limit` is inlined (assigned once); `x` is not (the loop in g's tail rebinds it).
     assert [(site.guard.code, site.guard.opaque) for site in cut.sites] == [("a > 10", ()), ("x > 3", ("x",)), ("a", ())]
+
+
+ELIDED = '''import sys
+
+
+class C:
+    def m(self, a, b):
+        """A docstring
+        on two lines."""
+        log.info("checking %s", a)  # a comment after
+        # a comment line
+
+        unused = compute(a)
+        seen = [v for v in a]
+        if a is None:
+            sys.exit(2)
+        for item in a:
+            print(item)
+        if seen:
+            raise ValueError(f"{a} {b}")
+        n = len(a); log.debug(n)
+        if b:
+            total = 0
+            total += b
+        helper(total)
+        with open(b) as fh:
+            fh.read()
+        (size := len(b))
+        if size > 3:
+            raise KeyError(b)
+'''
+
+
+def _read_whole(monkeypatch) -> None:
+    from extractor import collect
+
+    monkeypatch.setattr(collect, "_unread_left_out", lambda unit, lines, first, end: lines[first - 1 : end])
+
+
+def test_libcst_reads_no_statement_it_would_not_use(monkeypatch) -> None:
+    # Left out: the docstring, the logging call, comments and blank lines between
+    # statements, `unused = ...` (bound, never read), the loop over `item`, the `with`
+    # (binds `fh`, read only inside). Kept: the exit call, `seen` and `total` (read
+    # later), the `;` line, and the expression statement holding `:=`.
+    import ast
+
+    from extractor import collect
+    from extractor.options import Options
+    from extractor.sources import SourceFile, split_lines
+
+    tree = ast.parse(ELIDED)
+    lines = split_lines(ELIDED)
+    method = tree.body[1].body[0]
+    assert collect._unit_text(method, lines) == '''if 1:
+    def m(self, a, b):
+        ...
+        ...
+        ...
+        seen = [v for v in a]
+        if a is None:
+            sys.exit(2)
+        ...
+        if seen:
+            raise ValueError(f"{a} {b}")
+        n = len(a); log.debug(n)
+        if b:
+            total = 0
+            total += b
+        ...
+        ...
+        (size := len(b))
+        if size > 3:
+            raise KeyError(b)
+'''
+    source = SourceFile(path="m.py", data=ELIDED.encode(), blob_sha="0" * 40)
+    elided = collect.collect_file(source, Options())
+    _read_whole(monkeypatch)
+    assert collect.collect_file(source, Options()) == elided
+    assert [site.guard.code for site in elided.sites] == ["a is not None and seen", "a is not None and not seen and size > 3"]
+
+
+def test_leaving_statements_out_changes_no_fact_of_the_fixtures(monkeypatch) -> None:
+    from extractor import collect
+    from extractor.options import Options
+    from extractor.pipeline import read_sources
+
+    from .helpers import FIXTURES
+
+    for case in ("forms", "offload", "broken"):
+        files, *_ = read_sources(str(FIXTURES / case), Options())
+        elided = [collect.collect_file(f, Options()) for f in files]
+        with monkeypatch.context() as patch:
+            _read_whole(patch)
+            assert [collect.collect_file(f, Options()) for f in files] == elided

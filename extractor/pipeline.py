@@ -11,7 +11,7 @@ import dataclasses
 import gc
 import os
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -29,7 +29,7 @@ from .sources import SourceFile, forge_url, read_command, read_commit, read_tree
 
 T = TypeVar("T")
 R = TypeVar("R")
-Mapper = Callable[[Callable[[T], R], list[T]], Iterator[R]]
+Mapper = Callable[[Callable[[T], R], Iterable[T], int], Iterator[R]]
 Progress = Callable[[str, int, int], None]
 
 
@@ -80,15 +80,16 @@ def _mapper(jobs: int) -> Iterator[Mapper]:
     process pool started on first need and shared by both stages."""
     pool: ProcessPoolExecutor | None = None
 
-    def run(fn: Callable[[Any], Any], items: list[Any]) -> Iterator[Any]:
+    def run(fn: Callable[[Any], Any], items: Iterable[Any], count: int) -> Iterator[Any]:
+        """``map(fn, items)`` over ``count`` items; a pool takes each item as it is made."""
         nonlocal pool
-        if jobs <= 1 or len(items) < _POOL_THRESHOLD:
+        if jobs <= 1 or count < _POOL_THRESHOLD:
             return map(fn, items)
         if pool is None:
             pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_start)
         # Items come largest first: small chunks keep the first ones from piling up on one
         # worker (the 64 stdlib files with the most cards hold 47% of its cards).
-        chunk = max(1, min(8, len(items) // (jobs * 32)))
+        chunk = max(1, min(8, count // (jobs * 32)))
         return pool.map(_YoungCollected(fn), items, chunksize=chunk)
 
     try:
@@ -193,20 +194,27 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, de
     flags = cli_flags((p, linked[p].flags if linked[p] is not None else facts[p].flags) for p in analysed)  # type: ignore[union-attr]
     provider_key = {module: keys[path] for module, path in providers.items()}
     relink = [p for p in analysed if not _still_holds(linked[p], project, provider_key, flags)]
+    # The files with the most raise sites (about as many cards) first, so that no worker is
+    # left alone with a big one at the end; each is linked as the pool takes it, so the
+    # workers solve while this process links the rest.
+    relink.sort(key=lambda path: (-len(load(path).sites), path))
     strict = options.is_strict or strict_from_env()
-    work: list[_FileWork] = []
-    for path in relink:
-        project.record()
-        drafts, flag_reads = link_file(project, load(path), flags, options)
-        done = project.record()
-        entry = Linked(
-            sites=len(facts[path].sites), flags=facts[path].flags, cards=[],
-            modules={module: provider_key.get(module) for module in sorted(done.modules)},
-            suffixes=dict(sorted(done.suffixes.items())), flag_reads=dict(sorted(flag_reads.items())),
-        )
-        work.append(_FileWork(path, linked_keys[path], entry, drafts, options, strict))
-    for path, entry in zip(relink, _solved(work, mapper, progress)):
+
+    def linked_work() -> Iterator[_FileWork]:
+        for path in relink:
+            project.record()
+            drafts, flag_reads = link_file(project, load(path), flags, options)
+            done = project.record()
+            entry = Linked(
+                sites=len(facts[path].sites), flags=facts[path].flags, cards=[],
+                modules={module: provider_key.get(module) for module in sorted(done.modules)},
+                suffixes=dict(sorted(done.suffixes.items())), flag_reads=dict(sorted(flag_reads.items())),
+            )
+            yield _FileWork(path, linked_keys[path], entry, drafts, options, strict)
+
+    for done, (path, entry) in enumerate(zip(relink, mapper(_solve_file, linked_work(), len(relink))), 1):
         linked[path] = entry
+        progress("files solved", done, len(relink))
     if decoded is not None:
         decoded.clear()
         decoded.update((linked_keys[path], linked[path]) for path in analysed)  # type: ignore[misc]
@@ -259,7 +267,7 @@ def _largest_first(mapper: Mapper, fn: Callable[[T], R], items: list[T], sizes: 
     """``(index in items, fn(item))``, the items sent largest first (by ``sizes``, ties by
     name), so that no worker is left alone with a big one at the end."""
     order = sorted(range(len(items)), key=lambda n: (-sizes[n][0], sizes[n][1]))
-    return zip(order, mapper(fn, [items[n] for n in order]))
+    return zip(order, mapper(fn, [items[n] for n in order], len(items)))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -272,21 +280,6 @@ class _FileWork:
     drafts: list[tuple[Card, CardContext]]
     options: Options
     is_strict: bool
-
-
-def _solved(work: list[_FileWork], mapper: Mapper, progress: Progress) -> list[Linked]:
-    """Each file's Linked entry, its cards solved: one file per task, the files with the
-    most cards first. Workers also encode the cards and write both cache entries, off the
-    main process."""
-    results: list[Linked | None] = [None] * len(work)
-    total = sum(len(w.drafts) for w in work)
-    done = 0
-    sizes = [(len(w.drafts), w.path) for w in work]
-    for index, entry in _largest_first(mapper, _solve_file, work, sizes):
-        results[index] = entry
-        done += len(work[index].drafts)
-        progress("cards", done, total)
-    return results  # type: ignore[return-value]
 
 
 def _solve_file(work: _FileWork) -> Linked:

@@ -352,7 +352,6 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET) -> Solution:
 
 
 _OVER_BUDGET: dict[str, Any] = {}  # a sentinel, compared by identity
-_DONE = object()
 _Test = Callable[[dict[str, Any]], "bool | None"]
 
 
@@ -371,36 +370,50 @@ def _first_assignment(changed: tuple[str, ...], pools: list[list[Any]], parts: l
     if any(not pool for pool in pools):
         return None, spent  # no assignment at all
     level_of = {name: level for level, name in enumerate(changed)}
-    checks: list[list[_Test]] = [[] for _ in changed]
+    # A check that reads only its own level's variable (the others keep their base values)
+    # depends on that value alone: its outcome is kept per value, not recomputed under
+    # every prefix. Checks with several variables run each time.
+    own: list[list[_Test]] = [[] for _ in changed]
+    shared: list[list[_Test]] = [[] for _ in changed]
     for test, names, _ in parts:
-        read = [level_of[name] for name in names if name in level_of]
+        read = {level_of[name] for name in names if name in level_of}
         if read:
-            checks[max(read)].append(test)
+            level = max(read)
+            (own if len(read) == 1 else shared)[level].append(test)
+    known: list[list[bool | None]] = [[None] * len(pool) for pool in pools]
     env = base.copy()
     if not changed:
         return (env, spent + 1) if spent + 1 <= budget else (_OVER_BUDGET, spent + 1)
     last = len(changed) - 1
-    # An explicit stack of value iterators, one per assigned level.
-    stack = [iter(pools[0])]
+
+    def holds(level: int, index: int) -> bool:
+        env[changed[level]] = pools[level][index]
+        ok = known[level][index]
+        if ok is None:
+            ok = known[level][index] = all(test(env) is True for test in own[level])
+        return ok and all(test(env) is True for test in shared[level])
+
+    # An explicit stack of value indices, one per assigned level.
+    stack = [iter(range(len(pools[0])))]
     while stack:
         level = len(stack) - 1
-        value = next(stack[-1], _DONE)
-        if value is _DONE:  # this level's values are used up
+        index = next(stack[-1], None)
+        if index is None:  # this level's values are used up
             stack.pop()
             continue
         if level == last:
             spent += 1
             if spent > budget:
                 return _OVER_BUDGET, spent
-        env[changed[level]] = value
-        if all(test(env) is True for test in checks[level]):
-            if level == last:
-                return env, spent
-            stack.append(iter(pools[level + 1]))
-        elif level < last:
-            spent += 1
-            if spent > budget:
-                return _OVER_BUDGET, spent
+        if not holds(level, index):
+            if level < last:
+                spent += 1
+                if spent > budget:
+                    return _OVER_BUDGET, spent
+            continue
+        if level == last:
+            return env, spent
+        stack.append(iter(range(len(pools[level + 1]))))
     return None, spent
 
 

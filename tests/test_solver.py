@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from extractor import extract
 from extractor.evaluate import evaluate
@@ -259,3 +261,81 @@ def test_search_cuts_off_prefixes_and_finds_what_enumeration_finds() -> None:
     expected = next(values for values in itertools.product(*pools) if evaluate(small.code, dict(zip(["a", "b"], values))) is True)
     found, spent = _first_assignment(("a", "b"), pools, _conjunct_parts(small), {}, 0, SEARCH_BUDGET)
     assert (found["a"], found["b"]) == expected and spent <= len(pools[0]) * len(pools[1])
+
+
+def _reference_first_assignment(changed, pools, parts, base, spent, budget):
+    """The search as specified: depth first in product order, a conjunct tested at the
+    level of the last changed variable it reads, one unit per full assignment tested and
+    per prefix cut off."""
+    from extractor.solver import _OVER_BUDGET
+
+    level_of = {name: level for level, name in enumerate(changed)}
+    checks = [[] for _ in changed]
+    for test, names, _ in parts:
+        read = [level_of[n] for n in names if n in level_of]
+        if read:
+            checks[max(read)].append(test)
+    if any(not pool for pool in pools):
+        return None, spent
+    if not changed:
+        return (dict(base), spent + 1) if spent + 1 <= budget else (_OVER_BUDGET, spent + 1)
+    last, env, total = len(changed) - 1, dict(base), [spent]
+
+    class Over(Exception):
+        pass
+
+    def visit(level):
+        for value in pools[level]:
+            if level == last:
+                total[0] += 1
+                if total[0] > budget:
+                    raise Over
+            env[changed[level]] = value
+            if all(test(env) is True for test in checks[level]):
+                if level == last or visit(level + 1):
+                    return True
+            elif level < last:
+                total[0] += 1
+                if total[0] > budget:
+                    raise Over
+        return False
+
+    try:
+        return (env if visit(0) else None), total[0]
+    except Over:
+        return _OVER_BUDGET, None
+
+
+_CHECKS = [
+    (lambda a, b, k: (lambda env: env[a] > k), 1),
+    (lambda a, b, k: (lambda env: env[a] % 3 != k % 3), 1),
+    (lambda a, b, k: (lambda env: env[a] < env[b]), 2),
+    (lambda a, b, k: (lambda env: env[a] + env[b] == k), 2),
+    (lambda a, b, k: (lambda env: None), 1),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_search_spends_and_finds_exactly_what_the_specification_does(data) -> None:
+    # Outcomes kept per value must not change the
+    # answer or the budget spent, including where the budget runs out.
+    from extractor.solver import _OVER_BUDGET, _first_assignment
+
+    names = ["v0", "v1", "v2", "v3"][: data.draw(st.integers(0, 4))]
+    pools = [data.draw(st.lists(st.integers(-3, 6), max_size=6, unique=True)) for _ in names]
+    parts = []
+    for _ in range(data.draw(st.integers(0, 5))):
+        make, arity = data.draw(st.sampled_from(_CHECKS))
+        if not names:
+            break
+        a, b = data.draw(st.sampled_from(names)), data.draw(st.sampled_from(names))
+        parts.append((make(a, b, data.draw(st.integers(-2, 8))), {a, b} if arity == 2 else {a}, None))
+    base = {"unused": 0}
+    spent, budget = data.draw(st.integers(0, 5)), data.draw(st.integers(0, 120))
+    expected = _reference_first_assignment(tuple(names), pools, parts, base, spent, budget)
+    found = _first_assignment(tuple(names), pools, parts, base, spent, budget)
+    if expected[0] is _OVER_BUDGET:
+        assert found[0] is _OVER_BUDGET
+    else:
+        assert found == expected

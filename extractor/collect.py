@@ -132,13 +132,27 @@ _SCOPES = (*_DEFS, ast.ClassDef)
 _MAY_DECLARE_FLAGS = (ast.Expr, *_DEFS)
 _COMPOUND = (*_SCOPES, ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match)
 # Every CLI flag declaration (decl.cli_flags) calls one of these by name.
-_FLAG_CALL = re.compile(r"\b(?:add_argument|add_option|option|Option)\b")
+_FLAG_CALL_NAMES = ("add_argument", "add_option", "option", "Option")
 
 
 def may_declare_flags(text: str) -> bool:
     """False only when no statement of ``text`` can declare a CLI flag: none of the call
     names appears (non-ASCII source may spell a name in other characters, NFKC)."""
-    return not text.isascii() or _FLAG_CALL.search(text) is not None
+    if not text.isascii():
+        return True
+    # str.find scans fast; the regex tries its word boundary at every position.
+    for name in _FLAG_CALL_NAMES:
+        start = text.find(name)
+        while start >= 0:
+            end = start + len(name)
+            if (start == 0 or not _is_word(text[start - 1])) and (end == len(text) or not _is_word(text[end])):
+                return True
+            start = text.find(name, start + 1)
+    return False
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 def _children(stmt: ast.stmt) -> Iterator[ast.stmt]:

@@ -180,3 +180,22 @@ def test_leaving_statements_out_changes_no_fact_of_the_fixtures(monkeypatch) -> 
         with monkeypatch.context() as patch:
             _read_whole(patch)
             assert [collect.collect_file(f, Options()) for f in files] == elided
+
+
+def test_the_flag_call_prefilter_agrees_with_word_boundaries() -> None:
+    import re
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from extractor.collect import may_declare_flags
+
+    pieces = st.sampled_from(["option", "Option", "add_argument", "add_option", "_", "x", "1", " ", ".", "(", "é"])
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.lists(pieces, max_size=8).map("".join))
+    def agrees(text: str) -> None:
+        expected = not text.isascii() or re.search(r"\b(?:add_argument|add_option|option|Option)\b", text) is not None
+        assert may_declare_flags(text) is expected
+
+    agrees()

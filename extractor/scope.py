@@ -124,10 +124,35 @@ _EMPTY_MODULE = cst.Module(body=[])
 
 def raw_code(node: cst.CSTNode) -> str:
     """Source of ``node`` as written, on one line when it spans several."""
+    plain = _plain_code(node)
+    if plain is not None:
+        return plain
     code = _EMPTY_MODULE.code_for_node(node)
     if "\n" in code or "\r" in code:
         code = _EMPTY_MODULE.code_for_node(node.visit(_Flattener()))
     return code.strip()
+
+
+def _plain_code(node: cst.CSTNode) -> str | None:
+    """The code of a name, a literal or a dotted name written without parentheses or
+    spaces (most atoms of a guard), read off the tree instead of generated; else None."""
+    names: list[str] = []
+    while isinstance(node, cst.Attribute):
+        if node.lpar or not (_no_space(node.dot.whitespace_before) and _no_space(node.dot.whitespace_after)):
+            return None
+        names.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, _PLAIN_ATOMS) or node.lpar:
+        return None
+    names.append(node.value)
+    return ".".join(reversed(names))
+
+
+_PLAIN_ATOMS = (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
+
+
+def _no_space(whitespace: cst.BaseParenthesizableWhitespace) -> bool:
+    return isinstance(whitespace, cst.SimpleWhitespace) and not whitespace.value
 
 
 @dataclass

@@ -199,3 +199,31 @@ def test_the_flag_call_prefilter_agrees_with_word_boundaries() -> None:
         assert may_declare_flags(text) is expected
 
     agrees()
+
+
+def test_plain_atoms_read_off_the_tree_are_the_generated_code() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from extractor.scope import _EMPTY_MODULE, raw_code
+
+    atoms = st.sampled_from(["a", "b_1", "self", "0", "1.5", "2j", "'s'", '"t"', "(a)", "( b )"])
+    dots = st.sampled_from([".", " .", ". ", ".\\\n"])
+
+    @settings(max_examples=300, deadline=None)
+    @given(atoms, st.lists(st.tuples(dots, st.sampled_from(["x", "y_2"])), max_size=3), st.booleans())
+    def same(first: str, rest: list[tuple[str, str]], wrapped: bool) -> None:
+        code = first + "".join(dot + name for dot, name in rest)
+        if rest and first[0].isdigit() and "." in first + rest[0][0]:
+            code = f"({first})" + code[len(first):]  # 1.5.x is not an expression
+        if wrapped:
+            code = f"({code})"
+        try:
+            node = cst.parse_expression(code)
+        except cst.ParserSyntaxError:
+            return
+        generated = _EMPTY_MODULE.code_for_node(node)
+        if "\n" not in generated:
+            assert raw_code(node) == generated.strip()
+
+    same()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from functools import lru_cache
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -68,6 +69,7 @@ class Project:
         self.providers = providers
         self._load = load
         self._loaded: dict[str, _Module] = {}
+        self._found: dict[tuple[str, str], tuple[tuple[FileFacts, object] | None, list[str]]] = {}
         self._suffixes: dict[str, list[str]] = {}
         for name in sorted(providers):
             parts = name.split(".")
@@ -113,17 +115,30 @@ class Project:
 
     def _find(self, key: str, table: str) -> tuple[FileFacts, object] | None:
         """``key`` (module.qualname) in the classes or functions of the most specific module
-        that is a prefix of it (``a.b.C`` is class C of module a.b before class b.C of a)."""
+        that is a prefix of it (``a.b.C`` is class C of module a.b before class b.C of a).
+        Answered once per key; a repeated question records the same module reads."""
+        known = self._found.get((key, table))
+        if known is not None:
+            found, consulted = known
+            for name in consulted:
+                self.reads.modules[name] = self.providers.get(name)
+            return found
         parts = key.split(".")
+        consulted: list[str] = []
+        found = None
         for cut in range(len(parts) - 1, 0, -1):
-            module = self._module(".".join(parts[:cut]))
+            name = ".".join(parts[:cut])
+            consulted.append(name)
+            module = self._module(name)
             if module is None:
                 continue
             entries = module.classes if table == "classes" else module.functions
             inner = ".".join(parts[cut:])
             if inner in entries:
-                return module.facts, entries[inner]
-        return None
+                found = (module.facts, entries[inner])
+                break
+        self._found[(key, table)] = (found, consulted)
+        return found
 
     def class_fact(self, qualname: str) -> tuple[FileFacts, ClassFact] | None:
         return self._find(qualname, "classes")  # type: ignore[return-value]
@@ -328,14 +343,16 @@ class Project:
         )
 
 
-def _annotation_names(annotation: str | None) -> list[str]:
-    """Dotted names an annotation mentions, outermost first (``Optional[X]`` -> X)."""
+@lru_cache(maxsize=4096)
+def _annotation_names(annotation: str | None) -> tuple[str, ...]:
+    """Dotted names an annotation mentions, outermost first (``Optional[X]`` -> X); once
+    per annotation text (the same few recur on every parameter and field)."""
     if not annotation:
-        return []
+        return ()
     try:
         tree = ast.parse(annotation.strip().strip("\"'"), mode="eval")
     except (SyntaxError, ValueError, RecursionError):
-        return []
+        return ()
     names: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.Name, ast.Attribute)):
@@ -343,4 +360,4 @@ def _annotation_names(annotation: str | None) -> list[str]:
                 names.append(ast.unparse(node))
             except (ValueError, RecursionError):
                 continue
-    return [n for n in names if n not in ("Optional", "Union", "None", "typing.Optional", "Annotated")]
+    return tuple(n for n in names if n not in ("Optional", "Union", "None", "typing.Optional", "Annotated"))

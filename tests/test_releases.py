@@ -202,3 +202,22 @@ def test_a_diffs_two_sides_share_decoded_entries_without_changing_either(repo, t
         assert extract_data(str(path), Options(rev=rev, use_cache=True, cache_dir=options.cache_dir), decoded=decoded) == alone[rev]
         stats = alone[rev]["stats"]
         assert len(decoded) == stats["files"] - stats["files_failed"]  # replaced by this run's entries
+
+
+def test_a_lookup_answered_once_is_recorded_as_read_by_every_file_that_asks() -> None:
+    # Linking answers `pkg.errors.AppError` once per run; each file's record must still
+    # list the module, or a later change there would not re-link the second file.
+    from extractor.link import Project
+    from extractor.model import ClassFact, FileFacts
+
+    facts = {
+        "pkg/errors.py": FileFacts(path="pkg/errors.py", module="pkg.errors", classes=(ClassFact(qualname="AppError", line=1),)),
+        "pkg/__init__.py": FileFacts(path="pkg/__init__.py", module="pkg"),
+    }
+    project = Project({"pkg.errors": "pkg/errors.py", "pkg": "pkg/__init__.py"}, lambda path: facts[path])
+    project.record()
+    for _ in range(2):
+        assert project.class_fact("pkg.errors.AppError") is not None
+        assert project.record().modules == {"pkg.errors": "pkg/errors.py"}
+        assert project.class_fact("pkg.errors.Missing") is None
+        assert project.record().modules == {"pkg.errors": "pkg/errors.py", "pkg": "pkg/__init__.py"}

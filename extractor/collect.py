@@ -255,7 +255,8 @@ def _unread_left_out(unit: ast.AST, lines: list[str], first: int, end: int) -> l
             stop = stmt.end_lineno or stmt.lineno
             if stop > end:
                 break
-            if previous_end is not None:
+            if previous_end is not None and not lines[previous_end - 1].endswith("\\"):
+                # (a line that a backslash continues keeps the blank line that ends it)
                 out.update(dict.fromkeys(range(previous_end + 1, start)))
             previous_end = stop
             indent = _alone_on_lines(stmt, lines) if _falls_through(stmt, lines) else None

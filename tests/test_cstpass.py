@@ -227,3 +227,15 @@ def test_plain_atoms_read_off_the_tree_are_the_generated_code() -> None:
             assert raw_code(node) == generated.strip()
 
     same()
+
+
+def test_a_blank_line_that_ends_a_backslash_continuation_stays() -> None:
+    import ast
+
+    from extractor import collect
+    from extractor.sources import split_lines
+
+    source = "def f(x):\n    y = 1 \\\n\n    if x:\n        raise ValueError(y)\n"
+    text = collect._unit_text(ast.parse(source).body[0], split_lines(source))
+    assert text == source
+    assert len(parse_unit(text)) == 1

@@ -1,6 +1,6 @@
 """The cache: content-keyed results of the per-file pass and of per-card solving, on disk.
 
-Keys hash the tool version, the options that change the result and the input itself (a
+Keys hash the tool (version and code), the options that change the result and the input itself (a
 file's git blob id and path, or a card's JSON), so a stale entry can never be read. An
 entry that is missing, truncated, corrupt or of another shape is ignored and rewritten;
 writes go through a temporary file and a rename, so concurrent runs never see half an entry.
@@ -20,9 +20,25 @@ from .model import FileFacts, FileFailure, Solved, from_data, to_data
 from .options import Options
 
 
-# What a result depends on besides its input: this tool and the Python running it (its
-# parser and its builtin exception classes).
-_SALT = f"{__version__}\0{sys.version_info[0]}.{sys.version_info[1]}"
+def code_digest(package: str) -> str:
+    """A digest of the package's source (its ``.py`` files). A result is only as good as
+    the code that made it, and an install from a git commit keeps its version number
+    across fixes."""
+    digest = hashlib.sha256()
+    try:
+        for name in sorted(os.listdir(package)):
+            if name.endswith(".py"):
+                with open(os.path.join(package, name), "rb") as handle:
+                    digest.update(name.encode() + b"\0" + handle.read() + b"\0")
+    except OSError:  # not installed as files: the version alone
+        return "source-unknown"
+    return digest.hexdigest()[:16]
+
+
+# What a result depends on besides its input: this tool (its version and its code) and the
+# Python running it (its parser and its builtin exception classes).
+CODE = f"{__version__}-{code_digest(os.path.dirname(os.path.abspath(__file__)))}"
+_SALT = f"{CODE}\0{sys.version_info[0]}.{sys.version_info[1]}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +64,7 @@ class Cache:
     """A directory of JSON entries; a disabled cache (``root`` None) stores nothing."""
 
     def __init__(self, root: str | None) -> None:
-        self.root = os.path.join(root, __version__) if root else None
+        self.root = os.path.join(root, CODE) if root else None  # another version's entries are never read
         self.hits = 0
         self.misses = 0
         self._folders: set[str] = set()  # folders known to exist

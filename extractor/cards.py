@@ -172,9 +172,11 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
             message=message, guard=site.guard, excerpt=site.excerpt, docs=docs, permalink=None, lints=site.lints,
         )
         drafts.append((card, site.owner, key))
-    ids = assign_ids([key for _, _, key in drafts])
+    ids = assign_ids([key for _, _, key in drafts])  # over every site: ids do not depend on --exception
     cards = [replace(card, id=card_id) for (card, _, _), card_id in zip(drafts, ids)]
-    cards = link_related(cards, [owner for _, owner, _ in drafts])
+    chosen = [index for index, card in enumerate(cards) if _selected(card, options.exceptions)]
+    # Related cards are among those the catalog holds.
+    related = dict(zip(chosen, link_related([cards[i] for i in chosen], [drafts[i][1] for i in chosen])))
     by_function: dict[str | None, list[Card]] = defaultdict(list)
     for card in cards:
         if not isinstance(card.guard.tree, Opaque):
@@ -190,9 +192,8 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
             members[annotation] = project.enum_members(facts, annotation)
         return members[annotation]
 
-    for card, site in zip(cards, facts.sites):
-        if not _selected(card, options.exceptions):
-            continue
+    for index in chosen:
+        card, site = related[index], facts.sites[index]
         # Examples name flags only for the guard's own inputs (see triggers._example).
         tails = sorted({i.rsplit(".", 1)[-1] for i in card.guard.inputs})
         own_flags = {tail: flags[tail] for tail in tails if tail in flags}

@@ -94,6 +94,20 @@ def test_exception_filter_follows_the_hierarchy(capsys) -> None:
     assert sorted({c["exception"]["display"] for c in cards}) == ["KeyError", "KeyError | IndexError", "Missing"]
 
 
+def test_a_filtered_catalog_relates_only_cards_it_holds(capsys, tmp_path) -> None:
+    # Unfiltered, forms/ has ValueErrors related to other errors of the same function.
+    everything = {c["id"]: c for c in json.loads(run_cli(capsys, "extract", str(FIXTURES / "forms")).out)["errors"]}
+    assert any(everything[r]["exception"]["display"] != "ValueError" for c in everything.values()
+               if c["exception"]["display"] == "ValueError" for r in c["related"])
+    run = run_cli(capsys, "extract", str(FIXTURES / "forms"), "--exception", "ValueError", "-o", str(tmp_path / "docs"))
+    assert run.code == 0, run.err
+    catalog = json.loads((tmp_path / "docs" / "catalog.json").read_text(encoding="utf-8"))
+    ids = {c["id"] for c in catalog["errors"]}
+    assert ids <= set(everything)  # the same ids as unfiltered
+    assert all(set(c["related"]) <= ids for c in catalog["errors"])
+    assert any(c["related"] for c in catalog["errors"])
+
+
 def test_schema_command_prints_the_shipped_schema(capsys) -> None:
     run = run_cli(capsys, "schema")
     assert json.loads(run.out) == shipped_schema()

@@ -221,3 +221,23 @@ def test_a_lookup_answered_once_is_recorded_as_read_by_every_file_that_asks() ->
         assert project.record().modules == {"pkg.errors": "pkg/errors.py"}
         assert project.class_fact("pkg.errors.Missing") is None
         assert project.record().modules == {"pkg.errors": "pkg/errors.py", "pkg": "pkg/__init__.py"}
+
+
+def test_cache_entries_belong_to_the_code_that_wrote_them(tmp_path) -> None:
+    # Installed from a git commit, raisedocs keeps version 0.1.0 across fixes: entries
+    # written by other code must not be read.
+    import shutil
+    from pathlib import Path
+
+    from extractor import cache
+
+    package = tmp_path / "extractor"
+    shutil.copytree(Path(cache.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    before = cache.code_digest(str(package))
+    assert cache.CODE.endswith("-" + cache.code_digest(str(Path(cache.__file__).parent)))
+    (package / "notes.txt").write_text("not code", encoding="utf-8")
+    assert cache.code_digest(str(package)) == before
+    solver = package / "solver.py"
+    solver.write_text(solver.read_text(encoding="utf-8") + "\n# a fix\n", encoding="utf-8")
+    assert cache.code_digest(str(package)) != before
+    assert cache.Cache(str(tmp_path / "c")).root == str(tmp_path / "c" / cache.CODE)

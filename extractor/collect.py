@@ -12,10 +12,7 @@ import ast
 import hashlib
 import json
 import logging
-import re
 import warnings
-from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,15 +23,12 @@ from .cstpass import RaiseFacts, UnitAnalysis, parse_unit
 from .messages import unknown
 from .model import ClassFact, Excerpt, FileFacts, FileFailure, Guard, Opaque, SiteFact, from_data, to_data
 from .options import Options, strict_from_env
-from .evaluate import dotted_name
-from .scope import EXIT_CALLS, ModuleNames
+from .scope import ModuleNames
 from .sources import DecodeError, SourceFile, decode_source, split_lines
+from .units import COMPOUND, DEFS, SCOPES, WORD, children, first_line, needed_end, unit_text
 
 log = logging.getLogger("raisedocs")
 
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_WORD = re.compile(r"[^\W\d]\w*")
-_BODIES = ("body", "orelse", "finalbody")
 
 
 @dataclass
@@ -117,20 +111,18 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText,
             scan.flags.extend(decl.cli_flags(stmt))
         if isinstance(stmt, ast.ClassDef):
             scan.classes.append(decl.class_fact(stmt, _qualname(stack, stmt.name), src))
-        elif isinstance(stmt, _DEFS):
+        elif isinstance(stmt, DEFS):
             scan.functions.append((_qualname(stack, stmt.name), src.flat(stmt.returns) if stmt.returns else None))
-        if isinstance(stmt, _COMPOUND):
+        if isinstance(stmt, COMPOUND):
             inner = (*stack, stmt)
-            inner_at_module = at_module and not isinstance(stmt, _SCOPES)
-            for child in reversed(list(_children(stmt))):
+            inner_at_module = at_module and not isinstance(stmt, SCOPES)
+            for child in reversed(list(children(stmt))):
                 work.append((child, inner, inner_at_module))
     scan.hits.sort(key=lambda h: (h.node.lineno, h.node.col_offset))
     return scan
 
 
-_SCOPES = (*_DEFS, ast.ClassDef)
-_MAY_DECLARE_FLAGS = (ast.Expr, *_DEFS)
-_COMPOUND = (*_SCOPES, ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match)
+_MAY_DECLARE_FLAGS = (ast.Expr, *DEFS)
 # Every CLI flag declaration (decl.cli_flags) calls one of these by name.
 _FLAG_CALL_NAMES = ("add_argument", "add_option", "option", "Option")
 
@@ -155,18 +147,13 @@ def _is_word(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
-def _children(stmt: ast.stmt) -> Iterator[ast.stmt]:
-    for block in _blocks(stmt):
-        yield from block
-
-
 def _module_binding(stmt: ast.stmt, module: str, is_package: bool, scan: _FileScan) -> None:
     if isinstance(stmt, (ast.Import, ast.ImportFrom)):
         for local, target in decl.import_bindings(stmt, module, is_package):
             scan.imports.append((local, target))
             scan.kinds[local] = "import"
-    elif isinstance(stmt, (*_DEFS, ast.ClassDef)):
-        scan.kinds[stmt.name] = "def" if isinstance(stmt, _DEFS) else "class"
+    elif isinstance(stmt, (*DEFS, ast.ClassDef)):
+        scan.kinds[stmt.name] = "def" if isinstance(stmt, DEFS) else "class"
     elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         value = stmt.value if not isinstance(stmt, ast.AugAssign) else None
@@ -183,7 +170,7 @@ def _qualname(stack: tuple[ast.AST, ...], name: str) -> str:
     for node in stack:
         if isinstance(node, ast.ClassDef):
             parts.append(node.name)
-        elif isinstance(node, _DEFS):
+        elif isinstance(node, DEFS):
             parts.extend((node.name, "<locals>"))
     return ".".join([*parts, name])
 
@@ -209,145 +196,9 @@ def _module_names(scan: _FileScan, src: decl.SourceText) -> tuple[ModuleNames, l
 
 def _unit_of(hit: _Hit) -> ast.AST:
     for node in hit.stack:
-        if isinstance(node, _DEFS):
+        if isinstance(node, DEFS):
             return node
     return hit.stack[0] if hit.stack else hit.node
-
-
-def _first_line(node: ast.AST) -> int:
-    """The first line of a statement, its decorators included."""
-    return min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
-
-
-def _unit_text(unit: ast.AST, lines: list[str], end: int | None = None) -> str:
-    first = _first_line(unit)
-    end = end or unit.end_lineno or unit.lineno
-    line = lines[unit.lineno - 1]
-    prefix = line.encode("utf-8")[: unit.col_offset].decode("utf-8", "replace")
-    if prefix.strip():
-        # A simple statement after ";" on a line: cut it out exactly.
-        text = decl.SourceText(lines).segment(unit)
-        return text + "\n"
-    chunk = _unread_left_out(unit, lines, first, end)
-    if unit.col_offset > 0:
-        return "if 1:\n" + "\n".join(chunk) + "\n"
-    return "\n".join(chunk) + "\n"
-
-
-def _unread_left_out(unit: ast.AST, lines: list[str], first: int, end: int) -> list[str]:
-    """Lines ``first..end`` without what the libcst pass never reads.
-
-    A statement that has its lines to itself becomes ``...`` when the pass could read
-    nothing in it: it holds no raise and nothing that leaves or narrows the path (return,
-    break, continue, assert, match, a call of an exit function, global, nonlocal; see
-    ``paths.PathModel``), so it falls through, and no name it may bind is mentioned
-    anywhere else in the unit (``scope.Scope`` tracks bindings). An expression statement
-    (a docstring, a logging call) binds nothing the scope tracks unless it holds ``:=``.
-    Comment and blank lines between the statements of a block go too. libcst pays for
-    every token; these were about a fifth of the lines it read on vLLM."""
-    out: dict[int, str | None] = {}  # line -> its replacement, None: left out
-    words: Counter[str] | None = None  # word -> occurrences in lines first..end
-    blocks = list(_blocks(unit)) if isinstance(unit, _COMPOUND) else []
-    while blocks:
-        previous_end = None
-        for stmt in blocks.pop():
-            start = _first_line(stmt)
-            stop = stmt.end_lineno or stmt.lineno
-            if stop > end:
-                break
-            if previous_end is not None and not lines[previous_end - 1].endswith("\\"):
-                # (a line that a backslash continues keeps the blank line that ends it)
-                out.update(dict.fromkeys(range(previous_end + 1, start)))
-            previous_end = stop
-            indent = _alone_on_lines(stmt, lines) if _falls_through(stmt, lines) else None
-            if indent is not None and not isinstance(stmt, ast.Expr):
-                if words is None:
-                    kept = "\n".join(lines[first - 1 : end])
-                    words = _word_counts(kept) if kept.isascii() else Counter()
-                if not _binds_only_unread(stmt, lines, words):
-                    indent = None
-            if indent is not None:
-                out.update(dict.fromkeys(range(start + 1, stop + 1)))
-                out[start] = indent + "..."
-            elif isinstance(stmt, _COMPOUND):
-                blocks.extend(_blocks(stmt))
-    if not out:
-        return lines[first - 1 : end]
-    return [text for number, line in enumerate(lines[first - 1 : end], first)
-            if (text := out.get(number, line)) is not None]
-
-
-_LEAVES = (ast.Return, ast.Break, ast.Continue, ast.Assert, ast.Match, ast.Global, ast.Nonlocal)
-
-
-def _falls_through(stmt: ast.stmt, lines: list[str]) -> bool:
-    """Whether the statement holds no raise and nothing that leaves or narrows the path
-    (inside a nested definition only a raise counts: its statements are not on the path).
-    An expression statement also must hold no ``:=`` (looked for in its lines)."""
-    if isinstance(stmt, ast.Expr):
-        value = stmt.value
-        if isinstance(value, ast.Constant):
-            return True
-        if isinstance(value, ast.Call) and dotted_name(value.func) in EXIT_CALLS:
-            return False
-        return ":=" not in "\n".join(lines[stmt.lineno - 1 : stmt.end_lineno])
-    work: list[tuple[ast.stmt, bool]] = [(stmt, False)]
-    while work:
-        node, nested = work.pop()
-        if isinstance(node, ast.Raise):
-            return False
-        if not nested and (isinstance(node, _LEAVES) or isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
-                           and dotted_name(node.value.func) in EXIT_CALLS):
-            return False
-        if isinstance(node, _COMPOUND):
-            inner = nested or isinstance(node, _SCOPES)
-            work.extend((child, inner) for child in _children(node))
-    return True
-
-
-def _binds_only_unread(stmt: ast.stmt, lines: list[str], words: Counter[str]) -> bool:
-    """Whether no name the statement may bind appears in the unit outside it (``words``:
-    the unit's word counts, empty when its text is not ASCII: ``ast`` gives names
-    NFKC-normalized, the text has them as written)."""
-    text = "\n".join(lines[_first_line(stmt) - 1 : stmt.end_lineno])
-    bound = _bound_names([stmt], text)
-    if bound is None:
-        return False
-    if not bound:
-        return True
-    own = _word_counts(text)
-    return all(name in words and words[name] == own.get(name) for name in bound)
-
-
-def _word_counts(text: str) -> Counter[str]:
-    return Counter(_WORD.findall(text))
-
-
-def _blocks(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
-    for name in _BODIES:
-        yield getattr(stmt, name, [])
-    for handler in getattr(stmt, "handlers", ()):
-        yield handler.body
-    for case in getattr(stmt, "cases", ()):
-        yield case.body
-
-
-def _alone_on_lines(stmt: ast.stmt, lines: list[str]) -> str | None:
-    """The indentation of a statement that no other code shares a line with (none before it
-    on its first line, at most a comment after it on its last), else None."""
-    head, tail = lines[stmt.lineno - 1], lines[(stmt.end_lineno or stmt.lineno) - 1]
-    if head.isascii():
-        indent = head[: stmt.col_offset]
-    else:
-        indent = head.encode("utf-8")[: stmt.col_offset].decode("utf-8", "replace")
-    if tail.isascii():
-        rest = tail[stmt.end_col_offset :]
-    else:
-        rest = tail.encode("utf-8")[stmt.end_col_offset :].decode("utf-8", "replace")
-    rest = rest.strip()
-    if indent.strip() or (rest and not rest.startswith("#")):
-        return None
-    return indent
 
 
 def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: UnitMemo | None) -> FileFacts:
@@ -378,68 +229,8 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
     )
 
 
-def _needed_end(unit: ast.AST, hits: list[_Hit], lines: list[str]) -> int | None:
-    """The last line of a function the libcst pass needs: the end of the body statement
-    holding its last raise, when no statement after it binds a name that the text up to
-    there mentions (the scope of every name the pass looks at is then the same; about an
-    eighth of the lines libcst would parse, on the stdlib and on vLLM). None: all of it."""
-    if not isinstance(unit, _DEFS):
-        return None
-    last = max(hit.node.lineno for hit in hits)
-    index = max(i for i, stmt in enumerate(unit.body) if stmt.lineno <= last)
-    tail, cut = unit.body[index + 1 :], unit.body[index].end_lineno
-    if not tail or cut is None or tail[0].lineno <= cut:
-        return None
-    bound = _bound_names(tail, "\n".join(lines[cut : unit.end_lineno]))
-    kept = "\n".join(lines[_first_line(unit) - 1 : cut])
-    # ``ast`` gives names NFKC-normalized, libcst as written: compare only ASCII text.
-    if bound is None or not kept.isascii() or not bound.isdisjoint(_WORD.findall(kept)):
-        return None
-    return cut
-
-
-def _bound_names(stmts: list[ast.stmt], text: str) -> set[str] | None:
-    """Every name the statements (``text``: their source) may bind in the function they
-    are in: assignment, loop, ``with`` and ``except`` targets, imports, deletions, nested
-    definitions. None for what this does not follow: ``global``, ``nonlocal`` (in a nested
-    definition too), ``match`` captures and ``:=`` (looked for in the text)."""
-    if ":=" in text or "nonlocal" in text:
-        return None
-    names: set[str] = set()
-    work = list(stmts)
-    while work:
-        node = work.pop()
-        if isinstance(node, (ast.Global, ast.Nonlocal, ast.Match)):
-            return None
-        if isinstance(node, _SCOPES):
-            names.add(node.name)  # its own bindings are its own
-            continue
-        targets: list[ast.expr] = []
-        if isinstance(node, (ast.Assign, ast.Delete)):
-            targets = list(node.targets)
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
-            targets = [node.target]
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
-            targets = [item.optional_vars for item in node.items if item.optional_vars is not None]
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-        elif isinstance(node, (ast.Try, ast.TryStar)):
-            names.update(handler.name for handler in node.handlers if handler.name)
-        while targets:
-            target = targets.pop()
-            if isinstance(target, ast.Name):
-                names.add(target.id)
-            elif isinstance(target, (ast.Tuple, ast.List)):
-                targets.extend(target.elts)
-            elif isinstance(target, ast.Starred):
-                targets.append(target.value)
-        if isinstance(node, _COMPOUND):
-            work.extend(_children(node))
-    return names
-
-
 def _memo_unit_facts(unit: ast.AST, hits: list[_Hit], lines: list[str], names: ModuleNames, memo: UnitMemo | None) -> list[RaiseFacts]:
-    text = _unit_text(unit, lines, _needed_end(unit, hits, lines))
+    text = unit_text(unit, lines, needed_end(unit, max(hit.node.lineno for hit in hits), lines))
     if memo is None:
         return _unit_facts(unit, hits, text, names)
     # What the pass reads besides the text: whether the unit is a definition, and how the
@@ -447,8 +238,8 @@ def _memo_unit_facts(unit: ast.AST, hits: list[_Hit], lines: list[str], names: M
     # text counts as a name: a superset, cheaper than a walk, and never a wrong reuse.
     # Listing the words that are module-level names is enough: a word that becomes one
     # changes the list.
-    used = sorted(n for n in set(_WORD.findall(text)) if n in names.kinds or n in names.values)
-    material = json.dumps([text, isinstance(unit, _DEFS), [[n, names.kinds.get(n), names.values.get(n)] for n in used]])
+    used = sorted(n for n in set(WORD.findall(text)) if n in names.kinds or n in names.values)
+    material = json.dumps([text, isinstance(unit, DEFS), [[n, names.kinds.get(n), names.values.get(n)] for n in used]])
     key = hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
     known = memo.known.get(key)
     if isinstance(known, list) and len(known) == len(hits):
@@ -465,14 +256,14 @@ def _memo_unit_facts(unit: ast.AST, hits: list[_Hit], lines: list[str], names: M
 
 
 def _unit_facts(unit: ast.AST, hits: list[_Hit], text: str, names: ModuleNames) -> list[RaiseFacts]:
-    """The libcst pass over one unit (its ``_unit_text``)."""
+    """The libcst pass over one unit (its ``units.unit_text``)."""
     try:
         found = parse_unit(text)
     except cst.ParserSyntaxError:
         return [_fallback(hit, "libcst_parse_error") for hit in hits]
     except RecursionError:
         return [_fallback(hit, "too_deep") for hit in hits]
-    if not isinstance(unit, _DEFS):
+    if not isinstance(unit, DEFS):
         found = [(node, chain) for node, chain in found if not any(isinstance(n, cst.FunctionDef) for n in chain)]
     if len(found) != len(hits):
         return [_fallback(hit, "unit_mismatch") for hit in hits]
@@ -504,8 +295,8 @@ def _fallback(hit: _Hit, reason: str) -> RaiseFacts:
 
 
 def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, options: Options) -> SiteFact:
-    function = next((n for n in reversed(hit.stack) if isinstance(n, _DEFS)), None)
-    holder = next((n for n in reversed(hit.stack) if isinstance(n, (*_DEFS, ast.ClassDef))), None)
+    function = next((n for n in reversed(hit.stack) if isinstance(n, DEFS)), None)
+    holder = next((n for n in reversed(hit.stack) if isinstance(n, (*DEFS, ast.ClassDef))), None)
     qualname = None
     if holder is not None:
         index = hit.stack.index(holder)
@@ -539,7 +330,7 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
 
 def _excerpt(span: ast.AST, node: ast.Raise, lines: list[str], limit: int) -> Excerpt:
     """The enclosing definition, clipped to ``limit`` lines that keep the raise in view."""
-    first = _first_line(span)
+    first = first_line(span)
     last = span.end_lineno or span.lineno
     raise_first, raise_last = node.lineno, node.end_lineno or node.lineno
     limit = max(limit, raise_last - raise_first + 1)

@@ -4,6 +4,12 @@ The function takes the guard's inputs (and any other value the message reads) as
 parameters named after their leaf names, restates the whole guard with module constants
 inlined and opaque calls turned into parameters, and raises the same exception class with
 the same message.
+
+Written as text, not as libcst nodes (STYLE asks for nodes): building the guard as nodes
+meant a libcst parse, a rename and a codegen per card, 18% of a vLLM run in one process.
+The guard and each message hole keep the source's own text; ``ast`` spans say exactly what
+a rename replaces (a name, or a literal in parentheses), the skeleton around them is fixed,
+and every validator is compiled here and run against its card's trigger and fixes.
 """
 
 from __future__ import annotations

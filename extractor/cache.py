@@ -11,7 +11,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import shutil
 import sys
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +36,12 @@ def code_digest(package: str) -> str:
     except OSError:  # not installed as files: the version alone
         return "source-unknown"
     return digest.hexdigest()[:16]
+
+
+UNUSED_DAYS = 14
+_USED = "last-used"  # touched by every run that uses the folder
+_CODE_FOLDER = re.compile(r"\d+(?:\.\w+)+(?:-(?:[0-9a-f]{16}|source-unknown))?")  # CODE of any version
+_SHARD = re.compile(r"[0-9a-f]{2}")  # the folders entries are spread over
 
 
 # What a result depends on besides its input: this tool (its version and its code) and the
@@ -64,6 +73,7 @@ class Cache:
     """A directory of JSON entries; a disabled cache (``root`` None) stores nothing."""
 
     def __init__(self, root: str | None) -> None:
+        self.base = root
         self.root = os.path.join(root, CODE) if root else None  # another version's entries are never read
         self.hits = 0
         self.misses = 0
@@ -74,6 +84,38 @@ class Cache:
         if not options.use_cache:
             return Cache(None)
         return Cache(options.cache_dir or default_cache_dir())
+
+    def mark_used(self, now: float | None = None) -> None:
+        """Note that this code's entries are in use, and delete the entries of other
+        raisedocs versions or code that no run has used for ``UNUSED_DAYS`` (an install
+        from a newer commit would otherwise leave each older one's folder behind). Only
+        folders named like one of this cache's are touched; any failure is ignored."""
+        if self.base is None or self.root is None:
+            return
+        now = time.time() if now is None else now
+        try:
+            os.makedirs(self.root, exist_ok=True)
+            with open(os.path.join(self.root, _USED), "w", encoding="utf-8"):
+                pass
+            names = os.listdir(self.base)
+        except OSError:
+            return
+        for name in names:
+            folder = os.path.join(self.base, name)
+            if folder == self.root or not _CODE_FOLDER.fullmatch(name):
+                continue
+            try:
+                marker = os.path.join(folder, _USED)
+                if os.path.exists(marker):
+                    used = os.path.getmtime(marker)
+                elif all(_SHARD.fullmatch(entry) for entry in os.listdir(folder)):  # written before the marker
+                    used = os.path.getmtime(folder)
+                else:
+                    continue  # not a folder of this cache
+            except OSError:
+                continue
+            if now - used > UNUSED_DAYS * 86400:
+                shutil.rmtree(folder, ignore_errors=True)
 
     def _path(self, key: str) -> str:
         assert self.root is not None

@@ -164,6 +164,7 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, de
         (lambda wanted: with_contents(root, wanted)) if options.rev is not None else (lambda wanted: wanted)
     )
     cache = Cache.for_options(options)
+    cache.mark_used()
     keys = {f.path: Cache.file_key(f.path, f.blob_sha, options) for f in files}
     linked_keys = {path: Cache.linked_key(key, options) for path, key in keys.items()}
     known = decoded if decoded is not None else {}

@@ -241,3 +241,26 @@ def test_cache_entries_belong_to_the_code_that_wrote_them(tmp_path) -> None:
     solver.write_text(solver.read_text(encoding="utf-8") + "\n# a fix\n", encoding="utf-8")
     assert cache.code_digest(str(package)) != before
     assert cache.Cache(str(tmp_path / "c")).root == str(tmp_path / "c" / cache.CODE)
+
+
+def test_folders_of_other_code_unused_for_two_weeks_are_deleted(tmp_path) -> None:
+    import os
+    import time
+
+    from extractor import cache
+
+    root = tmp_path / "cache"
+    old_marked, old_bare, recent, foreign, lookalike = (root / n for n in (
+        "0.1.0-0123456789abcdef", "0.0.9", "0.1.0-fedcba9876543210", "my-notes", "1.5"))
+    for folder in (old_marked / "ab", old_bare / "cd", recent / "ef", foreign / "ab", lookalike / "data"):
+        folder.mkdir(parents=True)
+    (old_marked / "last-used").write_text("", encoding="utf-8")
+    (recent / "last-used").write_text("", encoding="utf-8")
+    month_ago = time.time() - 30 * 86400
+    for path in (old_marked / "last-used", old_bare, foreign, lookalike):
+        os.utime(path, (month_ago, month_ago))
+    store = cache.Cache(str(root))
+    store.mark_used()
+    assert sorted(p.name for p in root.iterdir()) == sorted([cache.CODE, "0.1.0-fedcba9876543210", "my-notes", "1.5"])
+    assert (root / cache.CODE / "last-used").exists()
+    cache.Cache(None).mark_used()  # a disabled cache touches nothing

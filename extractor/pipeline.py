@@ -213,9 +213,9 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, de
             )
             yield _FileWork(path, linked_keys[path], entry, drafts, options, strict)
 
-    for done, (path, entry) in enumerate(zip(relink, mapper(_solve_file, linked_work(), len(relink))), 1):
+    for solved, (path, entry) in enumerate(zip(relink, mapper(_solve_file, linked_work(), len(relink))), 1):
         linked[path] = entry
-        progress("files solved", done, len(relink))
+        progress("files solved", solved, len(relink))
     if decoded is not None:
         decoded.clear()
         decoded.update((linked_keys[path], linked[path]) for path in analysed)  # type: ignore[misc]
@@ -292,19 +292,19 @@ def _solve_file(work: _FileWork) -> Linked:
     group: dict[str, Any] = {}
     cards: list[dict[str, Any]] = []
     for card, context in work.drafts:
+        # Encoded once: the key reads these fields, and solving changes only _SOLVED_FIELDS.
+        data = to_data(card)
         # Exactly what solving reads of a card (triggers.solve_card): never its line, id,
         # related ids or permalink, so a raise that an edit elsewhere moved is not solved again.
-        key = Cache.card_key(fingerprint((
-            card.path, card.function, card.kind, card.guard, card.message, card.docs, card.exception, card.entry, context,
-        )))
+        key = Cache.card_key(fingerprint([*(data[name] for name in _SOLVING_READS), to_data(context)]))
         solved = Cache.solved_from(known.get(key))
         if solved is None:
-            card = solve_one((card, context, work.is_strict))
-            group[key] = to_data(Solved(**{name: getattr(card, name) for name in _SOLVED_FIELDS}))
+            solved = Solved(**{name: getattr(solve_one((card, context, work.is_strict)), name) for name in _SOLVED_FIELDS})
+            group[key] = to_data(solved)
         else:
             group[key] = known[key]
-            card = dataclasses.replace(card, **{name: getattr(solved, name) for name in _SOLVED_FIELDS})
-        cards.append(to_data(card))
+        data.update((name, to_data(getattr(solved, name))) for name in _SOLVED_FIELDS)
+        cards.append(data)
     # The entry holds the solutions of the file's current cards: it never grows stale.
     if group != known:
         cache.put_by_path(solutions_key, group)
@@ -315,6 +315,8 @@ def _solve_file(work: _FileWork) -> Linked:
 
 # What solving adds to a card, under the same names on Card and Solved.
 _SOLVED_FIELDS = tuple(f.name for f in dataclasses.fields(Solved))
+# What solving reads of a card, with its context.
+_SOLVING_READS = ("path", "function", "kind", "guard", "message", "docs", "exception", "entry")
 
 
 def _stats(files: int, failed: int, sites: int, cards: list[dict[str, Any]]) -> Stats:

@@ -97,14 +97,17 @@ class _Rename:
         pieces.append(text.data[position:])
         return b"".join(pieces).decode("utf-8")
 
-    def _collect(self, node: ast.AST, parent: ast.AST | None, edits: list[tuple[ast.AST | None, ast.expr, str]]) -> None:
-        if isinstance(node, (ast.Name, ast.Attribute, ast.Call)):
-            replacement = self._replacement(node)
-            if replacement is not None:
-                edits.append((parent, node, replacement))
-                return
-        for child in ast.iter_child_nodes(node):
-            self._collect(child, node, edits)
+    def _collect(self, root: ast.expr, parent: ast.AST | None, edits: list[tuple[ast.AST | None, ast.expr, str]]) -> None:
+        """The outermost nodes to replace (iteratively: a guard may nest deeply)."""
+        work: list[tuple[ast.AST, ast.AST | None]] = [(root, parent)]
+        while work:
+            node, parent = work.pop()
+            if isinstance(node, (ast.Name, ast.Attribute, ast.Call)):
+                replacement = self._replacement(node)
+                if replacement is not None:
+                    edits.append((parent, node, replacement))
+                    continue
+            work.extend((child, node) for child in ast.iter_child_nodes(node))
 
     def _replacement(self, node: ast.Name | ast.Attribute | ast.Call) -> str | None:
         # Keys are in ast.unparse form: a dotted name is its own.

@@ -299,7 +299,8 @@ def _solve_file(work: _FileWork) -> Linked:
         key = Cache.card_key(fingerprint([*(data[name] for name in _SOLVING_READS), to_data(context)]))
         solved = Cache.solved_from(known.get(key))
         if solved is None:
-            solved = Solved(**{name: getattr(solve_one((card, context, work.is_strict)), name) for name in _SOLVED_FIELDS})
+            done = solve_one((card, context, work.is_strict))
+            solved = Solved(**{name: getattr(done, name) for name in _SOLVED_FIELDS})
             group[key] = to_data(solved)
         else:
             group[key] = known[key]

@@ -264,3 +264,16 @@ def test_folders_of_other_code_unused_for_two_weeks_are_deleted(tmp_path) -> Non
     assert sorted(p.name for p in root.iterdir()) == sorted([cache.CODE, "0.1.0-fedcba9876543210", "my-notes", "1.5"])
     assert (root / cache.CODE / "last-used").exists()
     cache.Cache(None).mark_used()  # a disabled cache touches nothing
+
+
+def test_each_card_is_solved_once(monkeypatch) -> None:
+    from extractor import pipeline
+    from extractor.options import Options
+
+    from .helpers import FIXTURES
+
+    calls = []
+    solve = pipeline.solve_one
+    monkeypatch.setattr(pipeline, "solve_one", lambda item: calls.append(item[0].id) or solve(item))
+    catalog = pipeline.extract_data(str(FIXTURES / "forms"), Options(jobs=1, use_cache=False))
+    assert sorted(calls) == sorted(card["id"] for card in catalog["errors"])

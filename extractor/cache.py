@@ -1,7 +1,7 @@
 """The cache: content-keyed results of the per-file pass and of per-card solving, on disk.
 
-Keys hash the tool (version and code), the options that change the result and the input itself (a
-file's git blob id and path, or a card's JSON), so a stale entry can never be read. An
+Keys hash the tool (version and code), the options that change the result and the input
+itself (a file's git blob id and path, or a card's JSON), so a stale entry can never be read. An
 entry that is missing, truncated, corrupt or of another shape is ignored and rewritten;
 writes go through a temporary file and a rename, so concurrent runs never see half an entry.
 """

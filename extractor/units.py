@@ -31,7 +31,8 @@ def first_line(node: ast.AST) -> int:
 
 
 def children(stmt: ast.stmt) -> Iterator[ast.stmt]:
-    """The statements directly inside a compound statement, in source order."""
+    """The statements directly inside a compound statement, block by block (a try's
+    handlers come last: not source order)."""
     for block in _blocks(stmt):
         yield from block
 

@@ -300,11 +300,11 @@ def _solve_file(work: _FileWork) -> Linked:
         solved = Cache.solved_from(known.get(key))
         if solved is None:
             done = solve_one((card, context, work.is_strict))
-            solved = Solved(**{name: getattr(done, name) for name in _SOLVED_FIELDS})
-            group[key] = to_data(solved)
+            group[key] = encoded = to_data(Solved(**{name: getattr(done, name) for name in _SOLVED_FIELDS}))
         else:
             group[key] = known[key]
-        data.update((name, to_data(getattr(solved, name))) for name in _SOLVED_FIELDS)
+            encoded = to_data(solved)
+        data.update((name, encoded[name]) for name in _SOLVED_FIELDS)
         cards.append(data)
     # The entry holds the solutions of the file's current cards: it never grows stale.
     if group != known:

@@ -42,8 +42,7 @@ def unit_text(unit: ast.AST, lines: list[str], end: int | None = None) -> str:
     thinned, and under ``if 1:`` when the unit is indented."""
     first = first_line(unit)
     end = end or unit.end_lineno or unit.lineno
-    line = lines[unit.lineno - 1]
-    prefix = line.encode("utf-8")[: unit.col_offset].decode("utf-8", "replace")
+    prefix, _ = _split_at(lines[unit.lineno - 1], unit.col_offset)
     if prefix.strip():
         # A simple statement after ";" on a line: cut it out exactly.
         return SourceText(lines).segment(unit) + "\n"
@@ -104,24 +103,25 @@ def _falls_through(stmt: ast.stmt, lines: list[str]) -> bool:
     (inside a nested definition only a raise counts: its statements are not on the path).
     An expression statement also must hold no ``:=`` (looked for in its lines)."""
     if isinstance(stmt, ast.Expr):
-        value = stmt.value
-        if isinstance(value, ast.Constant):
+        if isinstance(stmt.value, ast.Constant):
             return True
-        if isinstance(value, ast.Call) and dotted_name(value.func) in EXIT_CALLS:
-            return False
-        return ":=" not in "\n".join(lines[stmt.lineno - 1 : stmt.end_lineno])
+        return not _is_exit_call(stmt) and ":=" not in "\n".join(lines[stmt.lineno - 1 : stmt.end_lineno])
     work: list[tuple[ast.stmt, bool]] = [(stmt, False)]
     while work:
         node, nested = work.pop()
         if isinstance(node, ast.Raise):
             return False
-        if not nested and (isinstance(node, _LEAVES) or isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
-                           and dotted_name(node.value.func) in EXIT_CALLS):
+        if not nested and (isinstance(node, _LEAVES) or _is_exit_call(node)):
             return False
         if isinstance(node, COMPOUND):
             inner = nested or isinstance(node, SCOPES)
             work.extend((child, inner) for child in children(node))
     return True
+
+
+def _is_exit_call(stmt: ast.stmt) -> bool:
+    """``sys.exit(...)`` and the like as a statement: paths.PathModel ends the path there."""
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and dotted_name(stmt.value.func) in EXIT_CALLS
 
 
 def _binds_only_unread(stmt: ast.stmt, lines: list[str], words: Counter[str]) -> bool:
@@ -154,26 +154,28 @@ def _blocks(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
 def _alone_on_lines(stmt: ast.stmt, lines: list[str]) -> str | None:
     """The indentation of a statement that no other code shares a line with (none before it
     on its first line, at most a comment after it on its last), else None."""
-    head, tail = lines[stmt.lineno - 1], lines[(stmt.end_lineno or stmt.lineno) - 1]
-    if head.isascii():
-        indent = head[: stmt.col_offset]
-    else:
-        indent = head.encode("utf-8")[: stmt.col_offset].decode("utf-8", "replace")
-    if tail.isascii():
-        rest = tail[stmt.end_col_offset :]
-    else:
-        rest = tail.encode("utf-8")[stmt.end_col_offset :].decode("utf-8", "replace")
+    indent, _ = _split_at(lines[stmt.lineno - 1], stmt.col_offset)
+    _, rest = _split_at(lines[(stmt.end_lineno or stmt.lineno) - 1], stmt.end_col_offset or 0)
     rest = rest.strip()
     if indent.strip() or (rest and not rest.startswith("#")):
         return None
     return indent
 
 
+def _split_at(line: str, column: int) -> tuple[str, str]:
+    """The line before and after an ``ast`` column (a UTF-8 byte offset)."""
+    if line.isascii():
+        return line[:column], line[column:]
+    data = line.encode("utf-8")
+    return data[:column].decode("utf-8", "replace"), data[column:].decode("utf-8", "replace")
+
+
 def needed_end(unit: ast.AST, last: int, lines: list[str]) -> int | None:
     """The last line of a function the libcst pass needs (``last``: the line of its last
-    raise): the end of the body statement holding that raise, when no statement after it binds a name that the text up to
-    there mentions (the scope of every name the pass looks at is then the same; about an
-    eighth of the lines libcst would parse, on the stdlib and on vLLM). None: all of it."""
+    raise): the end of the body statement holding that raise, when no statement after it
+    binds a name that the text up to there mentions (the scope of every name the pass looks
+    at is then the same; about an eighth of the lines libcst would parse, on the stdlib and
+    on vLLM). None: all of it."""
     if not isinstance(unit, DEFS):
         return None
     index = max(i for i, stmt in enumerate(unit.body) if stmt.lineno <= last)

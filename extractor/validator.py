@@ -20,7 +20,7 @@ import warnings
 from dataclasses import dataclass
 
 from .model import Domain, Hole, MessageTemplate, Text
-from .evaluate import dotted_name
+from .evaluate import EvalError, dotted_name, parse_expr
 
 _CONVERSIONS = {"str": "s", "repr": "r", "ascii": "a"}
 _BUILTIN_ANNOTATIONS = {"int", "float", "str", "bool", "bytes", "list", "dict", "set", "tuple", "frozenset"}
@@ -179,11 +179,10 @@ _BLANK = frozenset(b" \t\n\r\f\\")
 
 
 def _parse(code: str) -> ast.expr | None:
+    """``code`` as one expression (the evaluator's cached parse), None when it is not one."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return ast.parse(code, mode="eval").body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return parse_expr(code)
+    except EvalError:
         return None
 
 

@@ -27,10 +27,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from extractor.diff import diff_catalogs  # noqa: E402
 from extractor.options import Options  # noqa: E402
 from extractor.pipeline import extract_data, read_sources  # noqa: E402
-from extractor.render import render_docs  # noqa: E402
+from extractor.publish.diff import diff_catalogs  # noqa: E402
+from extractor.publish.render import render_docs  # noqa: E402
 
 
 def floor_seconds(root: str, options: Options, repeat: int = 3) -> tuple[float, int]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .diff import diff_catalogs  # noqa: E402
-from .explain import load_catalog  # noqa: E402
 from .pipeline import extract  # noqa: E402
-from .render import render_docs  # noqa: E402
+from .publish.diff import diff_catalogs  # noqa: E402
+from .publish.explain import load_catalog  # noqa: E402
+from .publish.render import render_docs  # noqa: E402
 
 __all__ = ["__version__", "diff_catalogs", "extract", "load_catalog", "render_docs"]

@@ -24,18 +24,22 @@ from .options import Options
 
 
 def code_digest(package: str) -> str:
-    """A digest of the package's source (its ``.py`` files). A result is only as good as
-    the code that made it, and an install from a git commit keeps its version number
-    across fixes."""
+    """A digest of the package's source (the ``.py`` files of it and its subpackages). A
+    result is only as good as the code that made it, and an install from a git commit
+    keeps its version number across fixes."""
     digest = hashlib.sha256()
+    found = False
     try:
-        for name in sorted(os.listdir(package)):
-            if name.endswith(".py"):
-                with open(os.path.join(package, name), "rb") as handle:
-                    digest.update(name.encode() + b"\0" + handle.read() + b"\0")
-    except OSError:  # not installed as files: the version alone
-        return "source-unknown"
-    return digest.hexdigest()[:16]
+        for folder, dirs, files in os.walk(package):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(f for f in files if f.endswith(".py")):
+                found = True
+                rel = os.path.relpath(os.path.join(folder, name), package).replace(os.sep, "/")
+                with open(os.path.join(folder, name), "rb") as handle:
+                    digest.update(rel.encode() + b"\0" + handle.read() + b"\0")
+    except OSError:
+        found = False
+    return digest.hexdigest()[:16] if found else "source-unknown"  # else the version alone
 
 
 UNUSED_DAYS = 14

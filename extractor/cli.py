@@ -89,8 +89,8 @@ def extract(path: str, outdir: str | None, include: tuple[str, ...], exclude: tu
     if outdir is None:
         click.echo(dumps_data(catalog), nl=False)
     else:
-        from .output import write_docs
-        from .render import render_docs
+        from .publish.output import write_docs
+        from .publish.render import render_docs
 
         write_docs(render_docs(catalog), outdir)
         if not run["quiet"]:
@@ -119,7 +119,7 @@ def schema() -> None:
     """Print the JSON Schema of catalog.json."""
     from importlib import resources
 
-    click.echo(resources.files("extractor").joinpath("catalog.schema.json").read_text("utf-8"), nl=False)
+    click.echo(resources.files("extractor.model").joinpath("catalog.schema.json").read_text("utf-8"), nl=False)
 
 
 @cli.command()
@@ -129,8 +129,13 @@ def schema() -> None:
 @click.option("--limit", type=click.IntRange(min=1), default=3, show_default=True, help="Most cards shown.")
 def explain(text: str, catalog_path: str, output_format: str, limit: int) -> None:
     """Find the cards whose message matches TEXT, a pasted error message ("-" reads stdin)."""
-    from .explain import load_catalog, locate_catalog, match_message, render_match
     from .model import dumps
+    from .publish.explain import (
+        load_catalog,
+        locate_catalog,
+        match_message,
+        render_match,
+    )
 
     catalog = load_catalog(catalog_path)
     matches = match_message(sys.stdin.read() if text == "-" else text, catalog, limit)
@@ -153,10 +158,10 @@ def explain(text: str, catalog_path: str, output_format: str, limit: int) -> Non
 @run_options
 def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, **run: Any) -> None:
     """Compare the error catalogs OLD and NEW: each a catalog.json, a docs folder, or PATH@REV."""
-    from .diff import CATEGORIES, counts, diff_catalogs
     from .model import dumps
     from .pipeline import catalog_data
-    from .render import render_diff
+    from .publish.diff import CATEGORIES, counts, diff_catalogs
+    from .publish.render import render_diff
 
     wanted = [c.strip() for c in fail_on.split(",") if c.strip()]
     unknown = [c for c in wanted if c not in CATEGORIES]
@@ -184,9 +189,9 @@ def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, *
 def check(docs_dir: str, source: str, rev: str | None, repo_url: str | None, repo_name: str | None,
           exceptions: tuple[str, ...], excerpt_lines: int, command: str | None, **run: Any) -> None:
     """Regenerate the docs in memory and compare with DOCS_DIR: exit 1 when stale."""
-    from .output import compare_docs
     from .pipeline import extract_data
-    from .render import render_docs
+    from .publish.output import compare_docs
+    from .publish.render import render_docs
 
     options = Options(
         rev=rev, repo_url=repo_url, repo_name=repo_name, exceptions=exceptions, excerpt_lines=excerpt_lines,

@@ -18,14 +18,35 @@ from typing import Any, TypeVar
 
 from . import __version__
 from .cache import Cache, Linked
-from .cards import cli_flags, link_file, permalink, solve_one
-from .collect import UnitMemo, collect_file
-from .declarations import module_name
-from .link import Project
-from .model import SCHEMA_ID, Card, Catalog, FileFacts, FileFailure, Generator, SourceInfo, Solved, Stats, fingerprint, from_data, to_data
-from .triggers import CardContext
+from .collect.declarations import module_name
+from .collect.file import UnitMemo, collect_file
+from .link.cards import CardContext, cli_flags, link_file, permalink
+from .link.project import Project
+from .model import (
+    SCHEMA_ID,
+    Card,
+    Catalog,
+    FileFacts,
+    FileFailure,
+    Generator,
+    Solved,
+    SourceInfo,
+    Stats,
+    fingerprint,
+    from_data,
+    to_data,
+)
 from .options import Options, strict_from_env
-from .sources import SourceFile, forge_url, read_command, read_commit, read_tree, resolve_rev, with_contents
+from .solve.triggers import solve_one
+from .sources import (
+    SourceFile,
+    forge_url,
+    read_command,
+    read_commit,
+    read_tree,
+    resolve_rev,
+    with_contents,
+)
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -349,7 +370,7 @@ def catalog_data(spec: str, options: Options, decoded: dict[str, Linked] | None 
         CatalogError: the catalog file is missing or invalid.
         SourceError: ``PATH@REV`` names no repository or no commit.
     """
-    from .explain import load_catalog
+    from .publish.explain import load_catalog
 
     path, at, rev = spec.rpartition("@")
     if at and os.path.isdir(path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 
-from extractor.schema import schema_text, shipped_schema
+from extractor.model.schema import schema_text, shipped_schema
 
 from .helpers import FIXTURES, run_cli, run_module, temp_tree
 
@@ -59,7 +59,7 @@ def test_failed_render_keeps_previous_catalog(capsys, tmp_path, monkeypatch) -> 
             raise OSError(28, "No space left on device")
         return open(*args, **kwargs)
 
-    monkeypatch.setattr("extractor.output.open", disk_full, raising=False)
+    monkeypatch.setattr("extractor.publish.output.open", disk_full, raising=False)
     run = run_cli(capsys, "extract", str(FIXTURES / "forms"), "-o", str(out))
     monkeypatch.undo()
     assert (run.code, run.err) == (2, f"raisedocs: error: cannot write {out}: No space left on device\n")
@@ -111,7 +111,7 @@ def test_a_filtered_catalog_relates_only_cards_it_holds(capsys, tmp_path) -> Non
 def test_schema_command_prints_the_shipped_schema(capsys) -> None:
     run = run_cli(capsys, "schema")
     assert json.loads(run.out) == shipped_schema()
-    assert run.out == schema_text(), "catalog.schema.json is stale: python -m extractor.schema > extractor/catalog.schema.json"
+    assert run.out == schema_text(), "catalog.schema.json is stale: python -m extractor.model.schema > extractor/model/catalog.schema.json"
 
 
 def test_python_dash_m_and_determinism_across_hash_seeds(tmp_path) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from extractor.cstpass import parse_unit
+from extractor.collect.cstpass import parse_unit
 
 UNIT = '''def f(x, *, y=1):
     """Doc."""
@@ -42,7 +42,7 @@ def test_the_flag_call_prefilter_agrees_with_word_boundaries() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from extractor.collect import may_declare_flags
+    from extractor.collect.file import may_declare_flags
 
     pieces = st.sampled_from(["option", "Option", "add_argument", "add_option", "_", "x", "1", " ", ".", "(", "é"])
 
@@ -59,7 +59,7 @@ def test_plain_atoms_read_off_the_tree_are_the_generated_code() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from extractor.scope import _EMPTY_MODULE, raw_code
+    from extractor.collect.scope import _EMPTY_MODULE, raw_code
 
     atoms = st.sampled_from(["a", "b_1", "self", "0", "1.5", "2j", "'s'", '"t"', "(a)", "( b )"])
     dots = st.sampled_from([".", " .", ". ", ".\\\n"])

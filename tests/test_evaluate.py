@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from extractor.evaluate import EvalError, Raised, evaluate, run_validator
+from extractor.solve.evaluate import EvalError, Raised, evaluate, run_validator
 
 from .helpers import ROOT
 
@@ -69,7 +69,7 @@ def test_huge_values_are_refused(code: str) -> None:
 def test_set_order_does_not_depend_on_the_hash_seed() -> None:
     # Messages that print a set of strings (or join one) must render the same in every run.
     code = (
-        "from extractor.evaluate import evaluate\n"
+        "from extractor.solve.evaluate import evaluate\n"
         "print(repr(evaluate(\"{'alpha', 'beta', 'gamma', 'delta', 'eps'}\", {})), "
         "evaluate(\"', '.join(frozenset({'alpha', 'beta', 'gamma', 'delta', 'eps'}))\", {}), "
         "evaluate(\"{3, 1, 2}\", {}), "
@@ -110,7 +110,7 @@ def test_a_compiled_tree_still_pickles() -> None:
     # Guards compiled in one process may be sent to another: the compiled form is not sent.
     import pickle
 
-    from extractor.evaluate import evaluate_tree, parse_expr
+    from extractor.solve.evaluate import evaluate_tree, parse_expr
 
     tree = parse_expr("a + 1 > b")
     assert evaluate_tree(tree, {"a": 2, "b": 2}) is True

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from extractor.explain import load_catalog, match_message, render_match
+from extractor.publish.explain import load_catalog, match_message, render_match
 
 from .helpers import FIXTURES, run_cli
 

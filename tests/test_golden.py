@@ -13,8 +13,8 @@ import pytest
 
 from extractor.errors import CatalogError
 from extractor.model import Catalog, from_json, to_json
-from extractor.render import render_docs
-from extractor.schema import validate_catalog
+from extractor.model.schema import validate_catalog
+from extractor.publish.render import render_docs
 
 from .helpers import FIXTURES, GOLDEN, git, make_git_repo, run_cli, tree_files
 

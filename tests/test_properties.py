@@ -9,7 +9,7 @@ import hypothesmith
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from extractor.collect import collect_file
+from extractor.collect.file import collect_file
 from extractor.model import FileFacts, FileFailure
 from extractor.options import Options
 from extractor.sources import SourceFile

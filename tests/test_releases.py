@@ -207,7 +207,7 @@ def test_a_diffs_two_sides_share_decoded_entries_without_changing_either(repo, t
 def test_a_lookup_answered_once_is_recorded_as_read_by_every_file_that_asks() -> None:
     # Linking answers `pkg.errors.AppError` once per run; each file's record must still
     # list the module, or a later change there would not re-link the second file.
-    from extractor.link import Project
+    from extractor.link.project import Project
     from extractor.model import ClassFact, FileFacts
 
     facts = {
@@ -237,7 +237,7 @@ def test_cache_entries_belong_to_the_code_that_wrote_them(tmp_path) -> None:
     assert cache.CODE.endswith("-" + cache.code_digest(str(Path(cache.__file__).parent)))
     (package / "notes.txt").write_text("not code", encoding="utf-8")
     assert cache.code_digest(str(package)) == before
-    solver = package / "solver.py"
+    solver = package / "solve" / "solver.py"  # a subpackage module counts too
     solver.write_text(solver.read_text(encoding="utf-8") + "\n# a fix\n", encoding="utf-8")
     assert cache.code_digest(str(package)) != before
     assert cache.Cache(str(tmp_path / "c")).root == str(tmp_path / "c" / cache.CODE)

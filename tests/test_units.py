@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from extractor.cstpass import parse_unit
-
+from extractor.collect.cstpass import parse_unit
 
 SOURCE = '''import os
 
@@ -38,7 +37,8 @@ def test_libcst_reads_a_function_only_up_to_its_last_raise_when_the_rest_cannot_
     # x is assigned twice and not inlined) and h's declares `global`: both read whole.
     import ast
 
-    from extractor import collect, units
+    from extractor.collect import file as collect
+    from extractor.collect import units
     from extractor.options import Options
     from extractor.sources import SourceFile, split_lines
 
@@ -90,7 +90,7 @@ class C:
 
 
 def _read_whole(monkeypatch) -> None:
-    from extractor import units
+    from extractor.collect import units
 
     monkeypatch.setattr(units, "_unread_left_out", lambda unit, lines, first, end: lines[first - 1 : end])
 
@@ -102,7 +102,8 @@ def test_libcst_reads_no_statement_it_would_not_use(monkeypatch) -> None:
     # later), the `;` line, and the expression statement holding `:=`.
     import ast
 
-    from extractor import collect, units
+    from extractor.collect import file as collect
+    from extractor.collect import units
     from extractor.options import Options
     from extractor.sources import SourceFile, split_lines
 
@@ -138,7 +139,7 @@ def test_libcst_reads_no_statement_it_would_not_use(monkeypatch) -> None:
 
 
 def test_leaving_statements_out_changes_no_fact_of_the_fixtures(monkeypatch) -> None:
-    from extractor import collect
+    from extractor.collect import file as collect
     from extractor.options import Options
     from extractor.pipeline import read_sources
 
@@ -155,7 +156,7 @@ def test_leaving_statements_out_changes_no_fact_of_the_fixtures(monkeypatch) -> 
 def test_a_blank_line_that_ends_a_backslash_continuation_stays() -> None:
     import ast
 
-    from extractor import units
+    from extractor.collect import units
     from extractor.sources import split_lines
 
     source = "def f(x):\n    y = 1 \\\n\n    if x:\n        raise ValueError(y)\n"

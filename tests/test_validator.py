@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from extractor.evaluate import Raised, run_validator
+from extractor.solve.evaluate import Raised, run_validator
 
 from .helpers import GOLDEN
 
@@ -72,7 +72,7 @@ def test_offload_validator_is_the_expected_function() -> None:
 
 
 def _renamed(code: str, names: dict[str, str], constants: dict[str, str] | None = None) -> str:
-    from extractor.validator import _Rename
+    from extractor.solve.validator import _Rename
 
     return _Rename(names, constants or {}).apply(code)
 

@@ -14,8 +14,19 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from ..model import (
+    And,
+    Compare,
+    Const,
+    GuardNode,
+    IsInstance,
+    IsNone,
+    Not,
+    Opaque,
+    Or,
+    Truthy,
+)
 from .expressions import ExprModel
-from .model import And, Compare, Const, GuardNode, IsInstance, IsNone, Not, Opaque, Or, Truthy
 from .scope import MAX_INLINE_DEPTH, dotted, raw_code, strip_parens
 
 TRUE = Const(value=True)

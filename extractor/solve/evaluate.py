@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..collect.declarations import dotted_name
 from .values import StableFrozenSet, StableSet
 
 _MAX_SIZE = 100_000
@@ -56,15 +57,6 @@ class Raised:
     message: str
 
 
-def dotted_name(node: ast.AST) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
 
 
 def parse_expr(code: str) -> ast.expr:

@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from .model import CardRef, CatalogDiff, Change, FileFailure
+from ..model import CardRef, CatalogDiff, Change, FileFailure
 
 CATEGORIES = ("added", "removed", "message_changed", "guard_changed", "exception_changed", "moved", "now_fails", "fixed_failure")
 _PAIR_THRESHOLD = 0.6

@@ -6,20 +6,20 @@ a catalog written by one version can be rendered by another.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
-from collections.abc import Iterator
 from typing import Any
 
 import jinja2
 
-from .model import dumps_data, to_data
+from ..model import dumps_data, to_data
 
 
 def _template_root() -> Path:
     """Templates ship inside the package (``extractor/templates``) in a wheel; a source
     checkout keeps them in the top-level ``templates/`` folder."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parents[1]  # the extractor package
     packaged = here / "templates"
     return packaged if (packaged / "card.md.j2").is_file() else here.parent / "templates"
 

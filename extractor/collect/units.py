@@ -14,8 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from .declarations import SourceText
-from .evaluate import dotted_name
+from .declarations import SourceText, dotted_name
 from .scope import EXIT_CALLS
 
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)

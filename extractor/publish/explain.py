@@ -13,9 +13,9 @@ import os
 import re
 from typing import Any
 
-from .errors import CatalogError
-from .model import SCHEMA_ID, record
-from .schema import validate_catalog
+from ..errors import CatalogError
+from ..model import SCHEMA_ID, record
+from ..model.schema import validate_catalog
 
 CATALOG_FILE = "catalog.json"
 

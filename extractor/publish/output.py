@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
 import shutil
 import tempfile
+from collections.abc import Iterable
 
-from .errors import OutputError
-from .model import SCHEMA_ID
+from ..errors import OutputError
+from ..model import SCHEMA_ID
 
 
 def _is_catalog_dir(path: str) -> bool:

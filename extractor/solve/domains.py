@@ -10,9 +10,9 @@ import ast
 import re
 from typing import Any
 
-from .declarations import tail_name
+from ..collect.declarations import tail_name
+from ..model import Constraint, Domain, FieldDoc, Param
 from .values import EnumMember, stable
-from .model import Constraint, Domain, FieldDoc, Param
 
 _TYPE_NAMES = {"int", "float", "str", "bool", "bytes", "list", "dict", "set", "tuple", "frozenset"}
 _ALIASES = {"List": "list", "Dict": "dict", "Set": "set", "Tuple": "tuple", "FrozenSet": "frozenset",

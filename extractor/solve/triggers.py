@@ -11,32 +11,35 @@ from __future__ import annotations
 import ast
 import builtins
 import dataclasses
-from dataclasses import dataclass, replace
+import logging
+from dataclasses import replace
 from typing import Any
 
+from ..collect.declarations import dotted_name
+from ..link.cards import CardContext
+from ..model import (
+    Card,
+    Domain,
+    Fix,
+    Hole,
+    MessageTemplate,
+    Opaque,
+    Param,
+    Text,
+    Trigger,
+    Validator,
+)
 from . import solver
 from .domains import NO_VALUE, default_value, field_domain, param_domain
-from .evaluate import EvalError, Raised, dotted_name, evaluate, format_value, run_validator
-from .values import EnumMember, to_json_value
+from .evaluate import EvalError, Raised, evaluate, format_value, run_validator
 from .examples import build_example
-from .model import Card, Domain, Fix, Hole, MessageTemplate, Opaque, Param, Text, Trigger, Validator
 from .validator import NotExpressible, generate_validator, validator_name
+from .values import EnumMember, to_json_value
+
+log = logging.getLogger("raisedocs")
 
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
-
-
-@dataclass(frozen=True, slots=True)
-class CardContext:
-    """What solving one card needs from the project."""
-
-    params: tuple[Param, ...]
-    siblings: tuple[str, ...]  # guards of the other raises in the same function
-    flags: dict[str, str]
-    command: str | None
-    classes: dict[str, str]  # "self.a.b" -> short name of the in-tree class of that field
-    exception_module: str | None  # where an in-tree exception class is defined
-    param_choices: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # Enum-typed parameters
 
 
 def card_domains(card: Card, params: tuple[Param, ...], names: list[str], param_choices: dict[str, tuple[str, ...]]) -> dict[str, Domain]:
@@ -225,3 +228,16 @@ def _example(card: Card, ctx: CardContext, solution: solver.Solution, env: dict[
     # A Python call needs its required parameters too; they take the trigger's values.
     required = {p.name: env.get(p.name, NO_VALUE) for p in ctx.params if p.default is None and p.name not in ("self", "cls")}
     return build_example(card, before, after, command=ctx.command, flags=ctx.flags, required=required, class_at=ctx.classes.get)
+
+
+def solve_one(item: tuple[Card, CardContext, bool]) -> Card:
+    """The per-card boundary: a bug of ours while solving one card leaves it unsolved, with why."""
+    card, context, strict = item
+    try:
+        return solve_card(card, context)
+    except Exception as exc:
+        if strict:
+            raise
+        log.debug("solving failed for %s:%s", card.path, card.line, exc_info=True)
+        reason = f"internal_error: {type(exc).__name__}"
+        return replace(card, trigger=Trigger(status="unsolved", inputs={}, reason=reason))

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import ast
 import builtins
-from functools import lru_cache
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from .declarations import tail_name
-from .model import ClassFact, FieldDoc, FieldFact, FileFacts
+from ..collect.declarations import tail_name
+from ..model import ClassFact, FieldDoc, FieldFact, FileFacts
 
 BUILTIN_EXCEPTIONS: dict[str, tuple[str, ...]] = {
     name: tuple(c.__name__ for c in obj.__mro__ if c is not object)

@@ -15,9 +15,9 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from .messages import reconstruct_message, unknown
+from ..model import Guard, Hole, MessageTemplate, Part, Text
 from .expressions import ExprModel
-from .model import Guard, Hole, MessageTemplate, Part, Text
+from .messages import reconstruct_message, unknown
 from .paths import PathModel, extract_guard, handler_types
 from .scope import ModuleNames, Scope, dotted, raw_code, strip_parens
 

@@ -7,21 +7,30 @@ could not be resolved about it.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
-import logging
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
-from .link import BUILTIN_EXCEPTIONS, Project, Symbol
-from .messages import unknown
-from .model import Card, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, Opaque, SiteFact, Trigger
-from .triggers import CardContext, solve_card
-from .options import Options
+from ..collect.messages import unknown
+from ..model import (
+    Card,
+    Docs,
+    ExceptionRef,
+    FieldDoc,
+    FileFacts,
+    Hole,
+    MessageTemplate,
+    Opaque,
+    Param,
+    SiteFact,
+)
+from ..options import Options
+from .project import BUILTIN_EXCEPTIONS, Project, Symbol
 
 RELATED_LIMIT = 12
-log = logging.getLogger("raisedocs")
 
 
 def resolve_exception(project: Project, facts: FileFacts, site: SiteFact) -> tuple[ExceptionRef, MessageTemplate]:
@@ -76,6 +85,19 @@ def _ref(project: Project, display: str, written: str | None, classes: tuple[str
     for name in classes:
         ancestors.update(dict.fromkeys(project.ancestors(name)))
     return ExceptionRef(display=display, written=written, classes=classes, ancestors=tuple(ancestors), factory=factory, reason=reason)
+
+
+@dataclass(frozen=True, slots=True)
+class CardContext:
+    """What solving one card needs from the project."""
+
+    params: tuple[Param, ...]
+    siblings: tuple[str, ...]  # guards of the other raises in the same function
+    flags: dict[str, str]
+    command: str | None
+    classes: dict[str, str]  # "self.a.b" -> short name of the in-tree class of that field
+    exception_module: str | None  # where an in-tree exception class is defined
+    param_choices: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # Enum-typed parameters
 
 
 # --- ids and related ---------------------------------------------------------------------
@@ -200,19 +222,6 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
         read_flags.update({tail: flags.get(tail) for tail in tails})
         out.append((card, _context(project, card, site, by_function[card.function], own_flags, options, enum_members)))
     return out, read_flags
-
-
-def solve_one(item: tuple[Card, CardContext, bool]) -> Card:
-    """The per-card boundary: a bug of ours while solving one card leaves it unsolved, with why."""
-    card, context, strict = item
-    try:
-        return solve_card(card, context)
-    except Exception as exc:
-        if strict:
-            raise
-        log.debug("solving failed for %s:%s", card.path, card.line, exc_info=True)
-        reason = f"internal_error: {type(exc).__name__}"
-        return replace(card, trigger=Trigger(status="unsolved", inputs={}, reason=reason))
 
 
 def _context(project: Project, card: Card, site: SiteFact, same_function: list[Card], flags: dict[str, str], options: Options,

@@ -11,9 +11,18 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from ..model import And, Context, Guard, GuardNode, GuardPart
 from .expressions import ExprModel
-from .guards import FALSE, TRUE, ConditionModel, atoms_of, conj, disj, negate, render_guard
-from .model import And, Context, Guard, GuardNode, GuardPart
+from .guards import (
+    FALSE,
+    TRUE,
+    ConditionModel,
+    atoms_of,
+    conj,
+    disj,
+    negate,
+    render_guard,
+)
 from .scope import EXIT_CALLS, Scope, child_nodes, dotted, raw_code
 
 _BLOCKS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import inspect
 
-from .model import ClassFact, Constraint, FieldFact, Param
+from ..model import ClassFact, Constraint, FieldFact, Param
 
 FIELD_CALLS = frozenset({"Field", "field", "attrib", "ib", "PrivateAttr"})
 CONSTRAINT_KEYWORDS = (
@@ -112,6 +112,17 @@ def tail_name(node: ast.expr) -> str | None:
         return node.id
     if isinstance(node, ast.Attribute):
         return node.attr
+    return None
+
+
+def dotted_name(node: ast.AST) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
     return None
 
 

@@ -11,8 +11,8 @@ import shlex
 from collections.abc import Callable
 from typing import Any
 
+from ..model import Card, Example
 from .domains import NO_VALUE
-from .model import Card, Example
 
 _CONSTRUCTING = {"constructor", "post_init", "pydantic_model_validator_after", "pydantic_model_validator_before",
                  "pydantic_model_validator_wrap", "pydantic_field_validator", "pydantic_root_validator"}

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 
 import libcst as cst
 
-from .model import Hole, MessageTemplate, Part, Text
+from ..model import Hole, MessageTemplate, Part, Text
 
 Resolve = Callable[[cst.Name], "cst.BaseExpression | str | None"]
 Render = Callable[[cst.CSTNode], str]

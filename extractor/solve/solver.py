@@ -18,10 +18,19 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..collect.declarations import dotted_name
+from ..model import Domain, Guard
 from .domains import NO_VALUE, admits, choice_value, default_value, literal_value
-from .evaluate import PURE_FUNCTIONS, STR_METHODS, EvalError, dotted_name, evaluate, evaluate_tree, parse_expr, predicate
+from .evaluate import (
+    PURE_FUNCTIONS,
+    STR_METHODS,
+    EvalError,
+    evaluate,
+    evaluate_tree,
+    parse_expr,
+    predicate,
+)
 from .values import EnumMember, StableSet
-from .model import Domain, Guard
 
 SEARCH_BUDGET = 1_500
 MAX_CHANGED = 3

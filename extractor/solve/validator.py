@@ -19,8 +19,9 @@ import re
 import warnings
 from dataclasses import dataclass
 
-from .model import Domain, Hole, MessageTemplate, Text
-from .evaluate import EvalError, dotted_name, parse_expr
+from ..collect.declarations import dotted_name
+from ..model import Domain, Hole, MessageTemplate, Text
+from .evaluate import EvalError, parse_expr
 
 _CONVERSIONS = {"str": "s", "repr": "r", "ascii": "a"}
 _BUILTIN_ANNOTATIONS = {"int", "float", "str", "bool", "bytes", "list", "dict", "set", "tuple", "frozenset"}

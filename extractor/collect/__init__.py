@@ -1,0 +1,1 @@
+"""Stage 1, collect: one SourceFile -> FileFacts | FileFailure, a pure function of its bytes."""

@@ -1,0 +1,1 @@
+"""Stage 3, solve: a linked Card -> domains, trigger, fixes, validator and example, verified."""

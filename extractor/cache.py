@@ -18,9 +18,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from . import __version__
 from .model import FileFacts, FileFailure, Solved, from_data, to_data
 from .options import Options
+from .version import VERSION as __version__
 
 
 def code_digest(package: str) -> str:

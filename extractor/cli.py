@@ -10,9 +10,9 @@ from typing import Any
 
 import click
 
-from . import __version__
 from .errors import RaisedocsError
 from .options import Options
+from .version import VERSION as __version__
 
 log = logging.getLogger("raisedocs")
 
@@ -130,12 +130,7 @@ def schema() -> None:
 def explain(text: str, catalog_path: str, output_format: str, limit: int) -> None:
     """Find the cards whose message matches TEXT, a pasted error message ("-" reads stdin)."""
     from .model import dumps
-    from .publish.explain import (
-        load_catalog,
-        locate_catalog,
-        match_message,
-        render_match,
-    )
+    from .publish.explain import load_catalog, locate_catalog, match_message, render_match
 
     catalog = load_catalog(catalog_path)
     matches = match_message(sys.stdin.read() if text == "-" else text, catalog, limit)

@@ -16,15 +16,15 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from . import __version__
 from .cache import Cache, Linked
 from .collect.declarations import module_name
 from .collect.file import UnitMemo, collect_file
-from .link.cards import CardContext, cli_flags, link_file, permalink
+from .link.cards import cli_flags, link_file, permalink
 from .link.project import Project
 from .model import (
     SCHEMA_ID,
     Card,
+    CardContext,
     Catalog,
     FileFacts,
     FileFailure,
@@ -38,15 +38,8 @@ from .model import (
 )
 from .options import Options, strict_from_env
 from .solve.triggers import solve_one
-from .sources import (
-    SourceFile,
-    forge_url,
-    read_command,
-    read_commit,
-    read_tree,
-    resolve_rev,
-    with_contents,
-)
+from .sources import SourceFile, forge_url, read_command, read_commit, read_tree, resolve_rev, with_contents
+from .version import VERSION as __version__
 
 T = TypeVar("T")
 R = TypeVar("R")

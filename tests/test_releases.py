@@ -237,7 +237,7 @@ def test_cache_entries_belong_to_the_code_that_wrote_them(tmp_path) -> None:
     assert cache.CODE.endswith("-" + cache.code_digest(str(Path(cache.__file__).parent)))
     (package / "notes.txt").write_text("not code", encoding="utf-8")
     assert cache.code_digest(str(package)) == before
-    solver = package / "solve" / "solver.py"  # a subpackage module counts too
+    solver = package / "solve" / "search.py"  # a subpackage module counts too
     solver.write_text(solver.read_text(encoding="utf-8") + "\n# a fix\n", encoding="utf-8")
     assert cache.code_digest(str(package)) != before
     assert cache.Cache(str(tmp_path / "c")).root == str(tmp_path / "c" / cache.CODE)

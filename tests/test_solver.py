@@ -244,13 +244,8 @@ def test_search_cuts_off_prefixes_and_finds_what_enumeration_finds() -> None:
     import itertools
 
     from extractor.model import Domain, Guard, Opaque
-    from extractor.solve.solver import (
-        SEARCH_BUDGET,
-        _conjunct_parts,
-        _first_assignment,
-        build_problem,
-        search,
-    )
+    from extractor.solve.problem import build_problem
+    from extractor.solve.search import SEARCH_BUDGET, _conjunct_parts, _first_assignment, search
 
     names = [f"p{i}" for i in range(8)]
     code = " and ".join(f"{n} == {i + 3}" for i, n in enumerate(names))
@@ -273,7 +268,7 @@ def _reference_first_assignment(changed, pools, parts, base, spent, budget):
     """The search as specified: depth first in product order, a conjunct tested at the
     level of the last changed variable it reads, one unit per full assignment tested and
     per prefix cut off."""
-    from extractor.solve.solver import _OVER_BUDGET
+    from extractor.solve.search import _OVER_BUDGET
 
     level_of = {name: level for level, name in enumerate(changed)}
     checks = [[] for _ in changed]
@@ -326,7 +321,7 @@ _CHECKS = [
 def test_search_spends_and_finds_exactly_what_the_specification_does(data) -> None:
     # Outcomes kept per value must not change the
     # answer or the budget spent, including where the budget runs out.
-    from extractor.solve.solver import _OVER_BUDGET, _first_assignment
+    from extractor.solve.search import _OVER_BUDGET, _first_assignment
 
     names = ["v0", "v1", "v2", "v3"][: data.draw(st.integers(0, 4))]
     pools = [data.draw(st.lists(st.integers(-3, 6), max_size=6, unique=True)) for _ in names]

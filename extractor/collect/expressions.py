@@ -9,17 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .scope import (
-    MAX_INLINE_DEPTH,
-    PURE_BUILTINS,
-    Refs,
-    Scope,
-    child_nodes,
-    dotted,
-    raw_code,
-    strip_parens,
-    target_names,
-)
+from .scope import MAX_INLINE_DEPTH, PURE_BUILTINS, Refs, Scope, child_nodes, dotted, raw_code, strip_parens, target_names
 
 _ATOMIC = (
     cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, cst.ConcatenatedString,

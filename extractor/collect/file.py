@@ -18,33 +18,14 @@ from typing import Any
 
 import libcst as cst
 
-from ..model import (
-    ClassFact,
-    Excerpt,
-    FileFacts,
-    FileFailure,
-    Guard,
-    Opaque,
-    SiteFact,
-    from_data,
-    to_data,
-)
+from ..model import ClassFact, Excerpt, FileFacts, FileFailure, Guard, Opaque, SiteFact, from_data, to_data
 from ..options import Options, strict_from_env
 from ..sources import DecodeError, SourceFile, decode_source, split_lines
 from . import declarations as decl
 from .cstpass import RaiseFacts, UnitAnalysis, parse_unit
 from .messages import unknown
 from .scope import ModuleNames
-from .units import (
-    COMPOUND,
-    DEFS,
-    SCOPES,
-    WORD,
-    children,
-    first_line,
-    needed_end,
-    unit_text,
-)
+from .units import COMPOUND, DEFS, SCOPES, WORD, children, first_line, needed_end, unit_text
 
 log = logging.getLogger("raisedocs")
 

@@ -14,18 +14,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from ..model import (
-    And,
-    Compare,
-    Const,
-    GuardNode,
-    IsInstance,
-    IsNone,
-    Not,
-    Opaque,
-    Or,
-    Truthy,
-)
+from ..model import And, Compare, Const, GuardNode, IsInstance, IsNone, Not, Opaque, Or, Truthy
 from .expressions import ExprModel
 from .scope import MAX_INLINE_DEPTH, dotted, raw_code, strip_parens
 

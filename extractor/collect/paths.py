@@ -13,16 +13,7 @@ import libcst as cst
 
 from ..model import And, Context, Guard, GuardNode, GuardPart
 from .expressions import ExprModel
-from .guards import (
-    FALSE,
-    TRUE,
-    ConditionModel,
-    atoms_of,
-    conj,
-    disj,
-    negate,
-    render_guard,
-)
+from .guards import FALSE, TRUE, ConditionModel, atoms_of, conj, disj, negate, render_guard
 from .scope import EXIT_CALLS, Scope, child_nodes, dotted, raw_code
 
 _BLOCKS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine)

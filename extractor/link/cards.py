@@ -7,26 +7,14 @@ could not be resolved about it.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import hashlib
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from ..collect.messages import unknown
-from ..model import (
-    Card,
-    Docs,
-    ExceptionRef,
-    FieldDoc,
-    FileFacts,
-    Hole,
-    MessageTemplate,
-    Opaque,
-    Param,
-    SiteFact,
-)
+from ..model import Card, CardContext, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, Opaque, SiteFact
 from ..options import Options
 from .project import BUILTIN_EXCEPTIONS, Project, Symbol
 
@@ -86,18 +74,6 @@ def _ref(project: Project, display: str, written: str | None, classes: tuple[str
         ancestors.update(dict.fromkeys(project.ancestors(name)))
     return ExceptionRef(display=display, written=written, classes=classes, ancestors=tuple(ancestors), factory=factory, reason=reason)
 
-
-@dataclass(frozen=True, slots=True)
-class CardContext:
-    """What solving one card needs from the project."""
-
-    params: tuple[Param, ...]
-    siblings: tuple[str, ...]  # guards of the other raises in the same function
-    flags: dict[str, str]
-    command: str | None
-    classes: dict[str, str]  # "self.a.b" -> short name of the in-tree class of that field
-    exception_module: str | None  # where an in-tree exception class is defined
-    param_choices: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # Enum-typed parameters
 
 
 # --- ids and related ---------------------------------------------------------------------

@@ -1,4 +1,39 @@
-"""The model: frozen records every stage exchanges, the one serializer, and the JSON Schema."""
+"""The model: frozen records every stage exchanges, the one serializer, and the JSON Schema.
 
-from .records import *  # noqa: F401,F403
-from .records import SCHEMA_ID, record  # noqa: F401
+``site`` (message templates, guards) -> ``facts`` (one file's pass) -> ``card`` (linked and
+solved) -> ``catalog`` (a run's output, and diffs); ``serialize`` turns any of them into JSON
+data and back; ``schema`` derives catalog.schema.json from the records.
+"""
+
+from .base import SCHEMA_ID, record
+from .card import Card, CardContext, Docs, Domain, Example, ExceptionRef, FieldDoc, Fix, Solved, Trigger, Validator
+from .catalog import CardRef, Catalog, CatalogDiff, Change, FileFailure, Generator, SourceInfo, Stats
+from .facts import ClassFact, Constraint, Excerpt, FieldFact, FileFacts, Param, SiteFact
+from .serialize import dumps, dumps_data, fingerprint, from_data, from_json, to_data, to_json
+from .site import (
+    And,
+    Compare,
+    Const,
+    Context,
+    Guard,
+    GuardNode,
+    GuardPart,
+    Hole,
+    IsInstance,
+    IsNone,
+    MessageTemplate,
+    Not,
+    Opaque,
+    Or,
+    Part,
+    Text,
+    Truthy,
+)
+
+__all__ = [
+    "SCHEMA_ID", "And", "Card", "CardContext", "CardRef", "Catalog", "CatalogDiff", "Change", "ClassFact", "Compare", "Const",
+    "Constraint", "Context", "Docs", "Domain", "Example", "Excerpt", "ExceptionRef", "FieldDoc", "FieldFact", "FileFacts",
+    "FileFailure", "Fix", "Generator", "Guard", "GuardNode", "GuardPart", "Hole", "IsInstance", "IsNone", "MessageTemplate",
+    "Not", "Opaque", "Or", "Param", "Part", "SiteFact", "Solved", "SourceInfo", "Stats", "Text", "Trigger", "Truthy",
+    "Validator", "dumps", "dumps_data", "fingerprint", "from_data", "from_json", "record", "to_data", "to_json",
+]

@@ -16,7 +16,8 @@ from importlib import resources
 from typing import Any, Union
 
 from ..errors import CatalogError
-from . import records as model
+from .base import SCHEMA_ID
+from .catalog import Catalog
 
 _PRIMITIVES = {str: "string", int: "integer", bool: "boolean", float: "number"}
 
@@ -65,7 +66,7 @@ def _record_schema(cls: type, defs: dict[str, Any]) -> None:
     if cls.__name__ in defs:
         return
     defs[cls.__name__] = {}
-    hints = typing.get_type_hints(cls, globalns=vars(model))
+    hints = typing.get_type_hints(cls)
     properties: dict[str, Any] = {}
     tag = getattr(cls, "TAG", None)
     if tag is not None:
@@ -81,14 +82,14 @@ def _record_schema(cls: type, defs: dict[str, Any]) -> None:
 
 
 def build_schema() -> dict[str, Any]:
-    """The catalog schema, derived from ``model.Catalog``."""
+    """The catalog schema, derived from ``Catalog``."""
     defs: dict[str, Any] = {}
-    _record_schema(model.Catalog, defs)
+    _record_schema(Catalog, defs)
     root = defs.pop("Catalog")
-    root["properties"]["schema"] = {"const": model.SCHEMA_ID}
+    root["properties"]["schema"] = {"const": SCHEMA_ID}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": model.SCHEMA_ID,
+        "$id": SCHEMA_ID,
         "title": "raisedocs error catalog",
         **root,
         "$defs": dict(sorted(defs.items())),

@@ -16,23 +16,13 @@ from dataclasses import replace
 from typing import Any
 
 from ..collect.declarations import dotted_name
-from ..link.cards import CardContext
-from ..model import (
-    Card,
-    Domain,
-    Fix,
-    Hole,
-    MessageTemplate,
-    Opaque,
-    Param,
-    Text,
-    Trigger,
-    Validator,
-)
-from . import solver
+from ..model import Card, CardContext, Domain, Fix, Hole, MessageTemplate, Opaque, Param, Text, Trigger, Validator
 from .domains import NO_VALUE, default_value, field_domain, param_domain
 from .evaluate import EvalError, Raised, evaluate, format_value, run_validator
 from .examples import build_example
+from .fixes import find_fixes
+from .problem import Problem, Variable, build_problem, candidates
+from .search import Solution, search
 from .validator import NotExpressible, generate_validator, validator_name
 from .values import EnumMember, to_json_value
 
@@ -104,14 +94,14 @@ def _complete_env(env: dict[str, Any], refs: list[str], domains: dict[str, Domai
         if domain is not None and domain.has_default and default_value(domain) is not NO_VALUE:
             full[name] = default_value(domain)
         elif domain is not None:
-            variable = solver.Variable(name=name, domain=domain)
-            options = solver.candidates(variable, [])
+            variable = Variable(name=name, domain=domain)
+            options = candidates(variable, [])
             if options:
                 full[name] = options[0]
     return full
 
 
-def _validator(card: Card, ctx: CardContext, problem: solver.Problem, keys: list[str], domains: dict[str, Domain]) -> tuple[Validator | None, str | None]:
+def _validator(card: Card, ctx: CardContext, problem: Problem, keys: list[str], domains: dict[str, Domain]) -> tuple[Validator | None, str | None]:
     exc = card.exception
     if card.kind == "reraise" or exc.factory or len(exc.classes) != 1 or card.message.parts is None:
         return None, "no_single_class_or_message"
@@ -154,10 +144,10 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         trigger = Trigger(status="unsolved", inputs={}, reason="guard_not_modelled")
         return replace(card, domains=published, trigger=trigger)
     try:
-        problem = solver.build_problem(card.guard, domains)
+        problem = build_problem(card.guard, domains)
     except EvalError:
         return replace(card, domains=published, trigger=Trigger(status="unsolved", inputs={}, reason="guard_not_expression"))
-    solution = solver.search(problem)
+    solution = search(problem)
     if solution.status != "solved":
         trigger = Trigger(status=solution.status, inputs={}, reason=solution.reason, conflicts=solution.conflicts)
         return replace(card, domains=published, trigger=trigger)
@@ -194,11 +184,11 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     return replace(card, domains=published, trigger=trigger, fixes=tuple(fixes), validator=validator, example=example)
 
 
-def _fixes(card: Card, ctx: CardContext, problem: solver.Problem, env: dict[str, Any], validator: Validator | None) -> list[tuple[Fix, Any]]:
+def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], validator: Validator | None) -> list[tuple[Fix, Any]]:
     """Verified fixes, each with the Python value it sets."""
     parts = [(p.role, p.code) for p in card.guard.parts]
     fixes: list[tuple[Fix, Any]] = []
-    for candidate in solver.find_fixes(problem, env, parts, list(ctx.siblings)):
+    for candidate in find_fixes(problem, env, parts, list(ctx.siblings)):
         name = candidate.changed[0]
         before, after = env[name], candidate.assignment[name]
         verified = problem.holds(candidate.assignment) is False and (validator is None or _run(validator, candidate.assignment) is None)
@@ -216,7 +206,7 @@ def _fixes(card: Card, ctx: CardContext, problem: solver.Problem, env: dict[str,
     return fixes
 
 
-def _example(card: Card, ctx: CardContext, solution: solver.Solution, env: dict[str, Any], fixes: list[tuple[Fix, Any]]) -> Any:
+def _example(card: Card, ctx: CardContext, solution: Solution, env: dict[str, Any], fixes: list[tuple[Fix, Any]]) -> Any:
     if not fixes or any(n not in card.guard.inputs for n in solution.changed):
         return None
     fix, value = fixes[0]

@@ -1,0 +1,9 @@
+"""The record decorator every model class uses, and the catalog's schema id."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SCHEMA_ID = "raisedocs/catalog/1"
+
+record = dataclass(frozen=True, slots=True, kw_only=True)

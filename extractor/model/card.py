@@ -1,0 +1,152 @@
+"""Cards: one raise site as the catalog publishes it, with what linking and solving add."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from .base import record
+from .facts import Constraint, Excerpt, Param
+from .site import Guard, MessageTemplate
+
+
+@record
+class ExceptionRef:
+    """The raised exception: as written, and resolved where the tree allows."""
+
+    display: str
+    written: str | None = None
+    classes: tuple[str, ...] = ()
+    ancestors: tuple[str, ...] = ()
+    factory: str | None = None
+    reason: str | None = None
+
+
+@record
+class FieldDoc:
+    """A declared class field that a guard input refers to."""
+
+    input: str
+    owner: str
+    name: str
+    path: str
+    line: int
+    annotation: str | None = None
+    default: str | None = None
+    default_factory: str | None = None
+    constraints: tuple[Constraint, ...] = ()
+    literal_values: tuple[str, ...] | None = None
+    doc: str | None = None
+
+
+@record
+class Docs:
+    function_doc: str | None = None
+    owner: str | None = None
+    owner_doc: str | None = None
+    fields: tuple[FieldDoc, ...] = ()
+
+
+@record
+class Domain:
+    """What an input may be, from its declaration; values are source text as written."""
+
+    input: str
+    source: str  # "field" | "parameter" | "opaque" | "unknown"
+    types: tuple[str, ...] = ()
+    choices: tuple[str, ...] | None = None
+    constraints: tuple[Constraint, ...] = ()
+    default: str | None = None
+    has_default: bool = False
+
+
+@record
+class Trigger:
+    """Input values that make the whole guard true, changing as few defaults as possible."""
+
+    status: str  # "solved" | "unsolved" | "unreachable"
+    inputs: dict[str, Any]
+    changed: tuple[str, ...] = ()
+    assumes: dict[str, Any] = dataclasses.field(default_factory=dict)
+    reason: str | None = None
+    conflicts: tuple[str, ...] = ()
+    message: str | None = None
+    verified: bool = False
+
+
+@record
+class Fix:
+    """A minimal change to the trigger that makes the guard false."""
+
+    inputs: dict[str, Any]
+    changed: tuple[str, ...]
+    description: str
+    target: str  # "own_test" | "outer"
+    verified: bool = False
+
+
+@record
+class Validator:
+    name: str
+    code: str
+    params: dict[str, str]
+    verified: bool = False
+
+
+@record
+class Example:
+    style: str  # "cli" | "python"
+    before: str
+    after: str
+
+
+@record
+class Solved:
+    """What solving adds to a card: cached on its own, joined to a freshly linked card."""
+
+    domains: tuple[Domain, ...] = ()
+    trigger: Trigger | None = None
+    fixes: tuple[Fix, ...] = ()
+    validator: Validator | None = None
+    example: Example | None = None
+
+
+@record
+class Card:
+    """One raise site, as the catalog publishes it."""
+
+    id: str
+    path: str
+    line: int
+    end_line: int
+    function: str | None
+    decorators: tuple[str, ...]
+    entry: tuple[str, ...]  # how callers reach the function: codes such as "constructor"
+    kind: str  # "call" | "name" | "reraise"
+    exception: ExceptionRef
+    cause: str | None
+    message: MessageTemplate
+    guard: Guard
+    excerpt: Excerpt
+    docs: Docs
+    related: tuple[str, ...] = ()
+    permalink: str | None = None
+    domains: tuple[Domain, ...] = ()
+    trigger: Trigger | None = None
+    fixes: tuple[Fix, ...] = ()
+    validator: Validator | None = None
+    example: Example | None = None
+    lints: tuple[str, ...] = ()
+
+
+@record
+class CardContext:
+    """What solving one card needs from the project (link hands it to solve with the card)."""
+
+    params: tuple[Param, ...]
+    siblings: tuple[str, ...]  # guards of the other raises in the same function
+    flags: dict[str, str]
+    command: str | None
+    classes: dict[str, str]  # "self.a.b" -> short name of the in-tree class of that field
+    exception_module: str | None  # where an in-tree exception class is defined
+    param_choices: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # Enum-typed parameters

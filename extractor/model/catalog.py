@@ -1,0 +1,84 @@
+"""The catalog and its diffs: what a run writes, and what comparing two catalogs gives."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .base import record
+from .card import Card
+
+
+@record
+class FileFailure:
+    """A file the run could not analyse, with a one-line reason."""
+
+    path: str
+    stage: str  # "read" | "decode" | "parse" | "analyse"
+    error: str
+
+
+@record
+class Generator:
+    name: str
+    version: str
+
+
+@record
+class SourceInfo:
+    root: str
+    repo_url: str | None = None
+    rev: str | None = None
+
+
+@record
+class Stats:
+    files: int
+    files_failed: int
+    raise_sites: int
+    cards: int
+    templates: int = 0
+    solved: int = 0
+    verified: int = 0
+    unreachable: int = 0
+    unsolved: dict[str, int] = dataclasses.field(default_factory=dict)
+
+
+@record
+class Catalog:
+    schema: str
+    generator: Generator
+    source: SourceInfo
+    stats: Stats
+    failures: tuple[FileFailure, ...]
+    errors: tuple[Card, ...]
+
+
+# --- diffs ----------------------------------------------------------------------------------
+
+
+@record
+class CardRef:
+    """Enough of a card to name it in a diff."""
+
+    id: str
+    path: str
+    line: int
+    function: str | None
+    exception: str
+    template: str | None
+
+
+@record
+class Change:
+    kind: str  # added | removed | message_changed | guard_changed | exception_changed | moved | now_fails | fixed_failure
+    old: CardRef | None = None
+    new: CardRef | None = None
+    detail: str | None = None
+    failure: FileFailure | None = None
+
+
+@record
+class CatalogDiff:
+    old: str
+    new: str
+    changes: tuple[Change, ...] = ()

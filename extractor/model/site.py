@@ -1,0 +1,147 @@
+"""Records of one raise site as the per-file pass sees it: the message template and the guard."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Union
+
+from .base import record
+
+# --- message templates -------------------------------------------------------------
+
+
+@record
+class Text:
+    """Literal text of a message."""
+
+    TAG: ClassVar[str] = "text"
+    text: str
+
+
+@record
+class Hole:
+    """An interpolated expression, with its source text as written."""
+
+    TAG: ClassVar[str] = "hole"
+    expr: str
+    conversion: str | None = None
+    format_spec: str | None = None
+    value: str | None = None  # ``expr`` with once-assigned locals inlined, where that differs
+
+
+Part = Union[Text, Hole]
+
+
+@record
+class MessageTemplate:
+    """The message argument of a raise: text and holes kept apart.
+
+    ``parts`` is None when the message cannot be reconstructed statically; ``reason``
+    then says why, as a snake_case code.
+    """
+
+    form: str
+    parts: tuple[Part, ...] | None = None
+    template: str | None = None
+    placeholders: tuple[str, ...] = ()
+    reason: str | None = None
+    source: str | None = None
+
+
+# --- guards --------------------------------------------------------------------------
+
+
+@record
+class Const:
+    TAG: ClassVar[str] = "const"
+    value: bool
+
+
+@record
+class And:
+    TAG: ClassVar[str] = "and"
+    items: tuple[GuardNode, ...]
+
+
+@record
+class Or:
+    TAG: ClassVar[str] = "or"
+    items: tuple[GuardNode, ...]
+
+
+@record
+class Not:
+    TAG: ClassVar[str] = "not"
+    item: GuardNode
+
+
+@record
+class Compare:
+    """``left op0 comparators[0] op1 comparators[1] ...`` with operators as written."""
+
+    TAG: ClassVar[str] = "compare"
+    left: str
+    ops: tuple[str, ...]
+    comparators: tuple[str, ...]
+
+
+@record
+class IsNone:
+    TAG: ClassVar[str] = "is_none"
+    expr: str
+
+
+@record
+class IsInstance:
+    TAG: ClassVar[str] = "isinstance"
+    expr: str
+    types: tuple[str, ...]
+
+
+@record
+class Truthy:
+    TAG: ClassVar[str] = "truthy"
+    expr: str
+
+
+@record
+class Opaque:
+    """A condition the model cannot express; ``code`` is the source, ``reason`` a code."""
+
+    TAG: ClassVar[str] = "opaque"
+    code: str
+    reason: str
+
+
+GuardNode = Union[Const, And, Or, Not, Compare, IsNone, IsInstance, Truthy, Opaque]
+
+
+@record
+class Context:
+    """Something that holds around the raise but is not a boolean over inputs."""
+
+    kind: str  # "loop" | "loop_else" | "except" | "finally"
+    code: str
+
+
+@record
+class GuardPart:
+    """One conjunct of a guard: ``own`` (the raise's own test), ``outer`` (an enclosing
+    test) or ``exit`` (an earlier exit on the path, negated)."""
+
+    role: str
+    code: str
+
+
+@record
+class Guard:
+    """The condition under which control reaches a raise."""
+
+    code: str
+    tree: GuardNode
+    parts: tuple[GuardPart, ...] = ()
+    inputs: tuple[str, ...] = ()
+    opaque: tuple[str, ...] = ()
+    calls: tuple[str, ...] = ()
+    constants: tuple[tuple[str, str], ...] = ()
+    context: tuple[Context, ...] = ()
+    approximations: tuple[str, ...] = ()

@@ -1,0 +1,18 @@
+"""The restricted evaluator: Python source (guards, templates, generated validators) -> values.
+
+A compiler from ``ast`` to closures, with an allow-list: literals, boolean logic, comparisons,
+arithmetic, subscripts, f-strings, a few pure builtins and ``str`` methods, and names or
+attribute paths looked up in an environment of plain values. Nothing from the analysed
+tree is imported or called; anything outside the allow-list raises ``EvalError``.
+
+``core`` compiles a tree node by node through the allow-list that ``expressions`` fills (one
+builder per allowed node type); ``builtins`` holds the pure functions, methods and operators
+those builders may call; ``statements`` interprets a generated validator's body.
+"""
+
+from . import expressions  # noqa: F401  (fills core.BUILDERS: the allow-list)
+from .builtins import PURE_FUNCTIONS, STR_METHODS, format_value
+from .core import EvalError, evaluate, evaluate_tree, parse_expr, predicate
+from .statements import Raised, run_validator
+
+__all__ = ["PURE_FUNCTIONS", "STR_METHODS", "EvalError", "Raised", "evaluate", "evaluate_tree", "format_value", "parse_expr", "predicate", "run_validator"]

@@ -1,0 +1,54 @@
+"""What the evaluator may call: pure builtins, ``str`` methods, operators, and bounded formatting."""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ..values import StableFrozenSet, StableSet
+from .core import EvalError
+
+MAX_SIZE = 100_000
+BUILTIN_TYPES: dict[str, type] = {
+    "int": int, "float": float, "str": str, "bool": bool, "list": list, "dict": dict,
+    "tuple": tuple, "set": set, "frozenset": frozenset, "bytes": bytes, "type(None)": type(None),
+}
+PURE_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "len": len, "abs": abs, "min": min, "max": max, "bool": bool, "int": int, "float": float,
+    "str": str, "repr": repr, "round": round, "sorted": sorted, "sum": sum, "any": any, "all": all,
+    "tuple": tuple, "list": list, "set": StableSet, "frozenset": StableFrozenSet, "type": type,
+}
+STR_METHODS = frozenset({"join", "upper", "lower", "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "replace", "title"})
+BINOPS: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+}
+COMPARISONS: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+}
+
+SEQUENCES = (str, bytes, list, tuple)
+
+
+_WIDTH = re.compile(r"\d+")
+
+
+def format_value(value: Any, conversion: str | None, spec: str) -> str:
+    """``format`` after ``!r``/``!s``/``!a``, on plain values only (bounded widths)."""
+    if any(int(w) > 10_000 for w in _WIDTH.findall(spec)):
+        raise EvalError("format width too large")
+    if conversion == "r":
+        value = repr(value)
+    elif conversion == "s":
+        value = str(value)
+    elif conversion == "a":
+        value = ascii(value)
+    try:
+        return format(value, spec)
+    except (TypeError, ValueError) as exc:
+        raise EvalError(str(exc)) from exc

@@ -1,0 +1,163 @@
+"""The evaluator's core: an ``ast`` expression -> a function of the environment, built once per tree."""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from collections.abc import Callable, Mapping
+from functools import lru_cache
+from typing import Any
+
+from ...collect.declarations import dotted_name
+
+VALUE_ERRORS = (TypeError, ValueError, ArithmeticError, LookupError, AttributeError)
+
+
+class EvalError(Exception):
+    """The expression needs something outside the allow-list, or failed on these values."""
+
+
+def parse_expr(code: str) -> ast.expr:
+    """Parse one expression (cached: the search evaluates the same guard many times).
+
+    Raises:
+        EvalError: the code is not a single Python expression.
+    """
+    tree = _parse_cached(code)
+    if tree is None:
+        raise EvalError(f"not an expression: {code!r}")
+    return tree
+
+
+@lru_cache(maxsize=8192)
+def _parse_cached(code: str) -> ast.expr | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(code.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+Fn = Callable[[Mapping[str, Any]], Any]
+
+
+class _Memo:
+    """A compiled function kept on its tree; pickles as nothing, so a tree sent to another
+    process is compiled again there instead of failing to pickle."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Fn | None = None) -> None:
+        self.fn = fn
+
+    def __reduce__(self) -> tuple:
+        return (_Memo, ())
+
+
+def compiled(node: ast.AST) -> Fn:
+    """``node`` as a function of the environment, built once per tree (the search
+    evaluates the same guard thousands of times). Evaluation follows the allow-list
+    exactly as an interpreter would: a node outside it raises when, and only when, it is
+    reached (``x or <unsupported>`` is True for a true ``x``)."""
+    memo = getattr(node, "_raisedocs_fn", None)
+    if memo is not None and memo.fn is not None:
+        return memo.fn
+    fn = _compile(node)
+    node._raisedocs_fn = _Memo(fn)  # type: ignore[attr-defined]
+    return fn
+
+
+_MISSING = object()
+
+
+def _compile(node: ast.AST) -> Fn:
+    builder = BUILDERS.get(type(node), _unsupported)
+    inner = builder(node)
+    key = _code_key(node)
+    if key is None:
+        return inner
+
+    def bound_or_computed(env: Mapping[str, Any]) -> Any:
+        # A dotted input or an opaque atom bound in the environment wins over computing it.
+        value = env.get(key, _MISSING)
+        return inner(env) if value is _MISSING else value
+
+    return bound_or_computed
+
+
+def _code_key(node: ast.AST) -> str | None:
+    """The environment key a node may be bound under (dotted input, or opaque atom code)."""
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return dotted_name(node)
+    if isinstance(node, (ast.Call, ast.Subscript)):
+        return ast.unparse(node)
+    return None
+
+
+# Node type -> its builder: the allow-list (filled by ``expressions``). A node outside it
+# compiles to a function that refuses when it is reached.
+BUILDERS: dict[type, Callable[[Any], Fn]] = {}
+
+
+def _unsupported(node: ast.AST) -> Fn:
+    def refuse(env: Mapping[str, Any]) -> Any:
+        raise EvalError(f"unsupported: {type(node).__name__}")
+
+    return refuse
+
+
+class LazySource:
+    """A node's source for a refusal's message, unparsed on first use only: the search
+    may refuse the same node thousands of times, and most nodes are never refused."""
+
+    __slots__ = ("node", "text")
+
+    def __init__(self, node: ast.AST) -> None:
+        self.node = node
+        self.text: str | None = None
+
+    def __str__(self) -> str:
+        if self.text is None:
+            self.text = ast.unparse(self.node)
+        return self.text
+
+
+def evaluate(code: str, env: Mapping[str, Any]) -> Any:
+    """Evaluate one expression over ``env``.
+
+    Raises:
+        EvalError: outside the allow-list, or the values do not support the operation.
+    """
+    return evaluate_tree(parse_expr(code), env)
+
+
+def evaluate_tree(tree: ast.AST | None, env: Mapping[str, Any]) -> Any:
+    """``evaluate`` of an already parsed expression (None: one that does not parse)."""
+    if tree is None:
+        raise EvalError("not an expression")
+    try:
+        return compiled(tree)(env)
+    except RecursionError as exc:
+        raise EvalError("too deep") from exc
+    except VALUE_ERRORS as exc:
+        # The operation is allowed but these plain values do not support it.
+        raise EvalError(f"{type(exc).__name__}: {exc}") from exc
+
+
+def predicate(tree: ast.AST) -> Callable[[Mapping[str, Any]], bool | None]:
+    """``tree`` as a test over environments: True or False, None where it cannot be
+    evaluated. Built once; the search calls it for every assignment it tries."""
+    try:
+        fn = compiled(tree)
+    except RecursionError:
+        return lambda env: None
+    failures = (EvalError, RecursionError, *VALUE_ERRORS)
+
+    def holds(env: Mapping[str, Any]) -> bool | None:
+        try:
+            return bool(fn(env))
+        except failures:
+            return None
+
+    return holds

@@ -1,0 +1,251 @@
+"""The evaluator's allow-list: one builder per allowed ``ast`` expression node type."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ...collect.declarations import dotted_name
+from ..values import StableSet
+from .builtins import BINOPS, BUILTIN_TYPES, COMPARISONS, MAX_SIZE, PURE_FUNCTIONS, SEQUENCES, STR_METHODS, format_value
+from .core import BUILDERS, EvalError, Fn, LazySource, compiled
+
+
+def _constant(node: ast.Constant) -> Fn:
+    value = node.value
+    return lambda env: value
+
+
+_NAMED = {"True": True, "False": False, "None": None}
+
+
+def _name(node: ast.Name) -> Fn:
+    if node.id in _NAMED:
+        value = _NAMED[node.id]
+        return lambda env: value
+
+    def unknown(env: Mapping[str, Any]) -> Any:
+        raise EvalError(f"unknown name: {node.id}")
+
+    return unknown
+
+
+def _attribute(node: ast.Attribute) -> Fn:
+    code = LazySource(node)
+    base = compiled(node.value) if node.attr == "__name__" else None
+
+    def name_of(env: Mapping[str, Any]) -> Any:
+        value = base(env) if base is not None else None
+        if base is not None and isinstance(value, type):
+            return value.__name__
+        raise EvalError(f"unknown attribute: {code}")
+
+    return name_of
+
+
+def _bool_op(node: ast.BoolOp) -> Fn:
+    operands = [compiled(v) for v in node.values]
+    is_and = isinstance(node.op, ast.And)
+
+    def bool_op(env: Mapping[str, Any]) -> Any:
+        value: Any = None
+        for operand in operands:
+            value = operand(env)
+            if bool(value) != is_and:
+                return value
+        return value
+
+    return bool_op
+
+
+def _unary_op(node: ast.UnaryOp) -> Fn:
+    operand = compiled(node.operand)
+    if isinstance(node.op, ast.Not):
+        return lambda env: not operand(env)
+    if isinstance(node.op, ast.USub):
+        return lambda env: -operand(env)
+    if isinstance(node.op, ast.UAdd):
+        return lambda env: +operand(env)
+
+    def unsupported(env: Mapping[str, Any]) -> Any:
+        operand(env)
+        raise EvalError("unsupported unary operator")
+
+    return unsupported
+
+
+def _bin_op(node: ast.BinOp) -> Fn:
+    op = BINOPS.get(type(node.op))
+    left, right = compiled(node.left), compiled(node.right)
+    is_pow, is_mult, is_add = (isinstance(node.op, t) for t in (ast.Pow, ast.Mult, ast.Add))
+
+    def bin_op(env: Mapping[str, Any]) -> Any:
+        if op is None:
+            raise EvalError("unsupported operator")
+        a, b = left(env), right(env)
+        if is_pow and (not isinstance(b, (int, float)) or abs(b) > 64):
+            raise EvalError("exponent too large")
+        if is_mult and (isinstance(a, SEQUENCES) or isinstance(b, SEQUENCES)):
+            sequence, count = (a, b) if isinstance(b, int) else (b, a)
+            if isinstance(count, int) and len(sequence) * max(count, 0) > MAX_SIZE:
+                raise EvalError("sequence too large")
+        if is_add and isinstance(a, SEQUENCES) and isinstance(b, type(a)) and len(a) + len(b) > MAX_SIZE:
+            raise EvalError("sequence too large")
+        try:
+            return op(a, b)
+        except (TypeError, ZeroDivisionError, OverflowError, ValueError) as exc:
+            raise EvalError(str(exc)) from exc
+
+    return bin_op
+
+
+def _compare(node: ast.Compare) -> Fn:
+    first = compiled(node.left)
+    steps = [(COMPARISONS[type(op)], compiled(c)) for op, c in zip(node.ops, node.comparators)]
+
+    def compare(env: Mapping[str, Any]) -> bool:
+        left = first(env)
+        for test, operand in steps:
+            right = operand(env)
+            try:
+                if not test(left, right):
+                    return False
+            except TypeError as exc:
+                raise EvalError(str(exc)) from exc
+            left = right
+        return True
+
+    return compare
+
+
+def _if_exp(node: ast.IfExp) -> Fn:
+    test, body, orelse = compiled(node.test), compiled(node.body), compiled(node.orelse)
+    return lambda env: body(env) if test(env) else orelse(env)
+
+
+def _elements(node: ast.Tuple | ast.List | ast.Set, make: Callable[[list[Any]], Any]) -> Fn:
+    items = [compiled(e) for e in node.elts]
+    return lambda env: make([item(env) for item in items])
+
+
+def _dict(node: ast.Dict) -> Fn:
+    is_unpacking = any(k is None for k in node.keys)
+    pairs = [(compiled(k), compiled(v)) for k, v in zip(node.keys, node.values) if k is not None]
+
+    def make(env: Mapping[str, Any]) -> dict[Any, Any]:
+        if is_unpacking:
+            raise EvalError("dict unpacking")
+        return {key(env): value(env) for key, value in pairs}
+
+    return make
+
+
+def _subscript(node: ast.Subscript) -> Fn:
+    container, index = compiled(node.value), compiled(node.slice)
+
+    def subscript(env: Mapping[str, Any]) -> Any:
+        value, at = container(env), index(env)
+        try:
+            return value[at]
+        except (TypeError, KeyError, IndexError) as exc:
+            raise EvalError(str(exc)) from exc
+
+    return subscript
+
+
+def _slice(node: ast.Slice) -> Fn:
+    parts = [compiled(p) if p is not None else None for p in (node.lower, node.upper, node.step)]
+    return lambda env: slice(*[p(env) if p is not None else None for p in parts])
+
+
+def _call(node: ast.Call) -> Fn:
+    if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+        return _keywords_or_stars(node)
+    name = dotted_name(node.func)
+    args = [compiled(a) for a in node.args]
+    code = LazySource(node)
+    if name == "isinstance" and len(node.args) == 2:
+        return _isinstance(args[0], node.args[1])
+    if name in PURE_FUNCTIONS:
+        function = PURE_FUNCTIONS[name]
+
+        def pure(env: Mapping[str, Any]) -> Any:
+            values = [arg(env) for arg in args]
+            try:
+                return function(*values)
+            except (TypeError, ValueError, OverflowError) as exc:
+                raise EvalError(str(exc)) from exc
+
+        return pure
+    if isinstance(node.func, ast.Attribute) and node.func.attr in STR_METHODS:
+        target, method = compiled(node.func.value), node.func.attr
+
+        def str_method(env: Mapping[str, Any]) -> Any:
+            value = target(env)
+            if not isinstance(value, str):
+                raise EvalError(f"call outside the allow-list: {code}")
+            values = [arg(env) for arg in args]
+            try:
+                return getattr(value, method)(*values)
+            except (TypeError, ValueError) as exc:
+                raise EvalError(str(exc)) from exc
+
+        return str_method
+
+    def outside(env: Mapping[str, Any]) -> Any:
+        raise EvalError(f"call outside the allow-list: {code}")
+
+    return outside
+
+
+def _keywords_or_stars(node: ast.Call) -> Fn:
+    def refuse(env: Mapping[str, Any]) -> Any:
+        raise EvalError("keyword or star arguments")
+
+    return refuse
+
+
+def _isinstance(value: Fn, classes: ast.expr) -> Fn:
+    try:
+        types: tuple[type, ...] | None = _type_tuple(classes)
+    except EvalError:
+        types = None  # refused when reached, as below
+
+    def check(env: Mapping[str, Any]) -> bool:
+        tested = value(env)
+        return isinstance(tested, types if types is not None else _type_tuple(classes))
+
+    return check
+
+
+def _type_tuple(node: ast.expr) -> tuple[type, ...]:
+    names = node.elts if isinstance(node, ast.Tuple) else [node]
+    types: list[type] = []
+    for name in names:
+        key = dotted_name(name) or ast.unparse(name)
+        if key not in BUILTIN_TYPES:
+            raise EvalError(f"isinstance with a class outside the allow-list: {key}")
+        types.append(BUILTIN_TYPES[key])
+    return tuple(types)
+
+
+def _joined_str(node: ast.JoinedStr) -> Fn:
+    pieces = [(str(v.value), None) if isinstance(v, ast.Constant) else ("", _formatted_value(v)) for v in node.values]  # type: ignore[arg-type]
+    return lambda env: "".join([text if piece is None else piece(env) for text, piece in pieces])
+
+
+def _formatted_value(node: ast.FormattedValue) -> Fn:
+    spec = _joined_str(node.format_spec) if node.format_spec is not None else None  # type: ignore[arg-type]
+    value = compiled(node.value)
+    conversion = chr(node.conversion) if node.conversion != -1 else None
+    return lambda env: format_value(value(env), conversion, spec(env) if spec is not None else "")
+
+
+BUILDERS.update({
+    ast.Constant: _constant, ast.Name: _name, ast.Attribute: _attribute, ast.BoolOp: _bool_op,
+    ast.UnaryOp: _unary_op, ast.BinOp: _bin_op, ast.Compare: _compare, ast.IfExp: _if_exp,
+    ast.Tuple: lambda n: _elements(n, tuple), ast.List: lambda n: _elements(n, list),
+    ast.Set: lambda n: _elements(n, StableSet), ast.Dict: _dict, ast.Subscript: _subscript,
+    ast.Slice: _slice, ast.Call: _call, ast.JoinedStr: _joined_str, ast.FormattedValue: _formatted_value,
+})

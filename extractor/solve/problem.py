@@ -1,0 +1,285 @@
+"""Problems: Guard + domains -> the variables to solve for, each with its candidate values.
+
+Each variable (a guard input, or an opaque atom such as ``os.path.exists(path)``) gets a
+finite list of candidate values from its domain and from the constants the guard compares
+it with.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..collect.declarations import dotted_name
+from ..model import Domain, Guard
+from .domains import NO_VALUE, admits, choice_value, default_value, literal_value
+from .evaluate import PURE_FUNCTIONS, STR_METHODS, EvalError, evaluate_tree, parse_expr
+from .values import EnumMember, StableSet
+
+
+@dataclass
+class Variable:
+    name: str
+    domain: Domain
+    is_atom: bool = False
+    is_boolean: bool = False
+    default: Any = NO_VALUE
+    candidates: list[Any] = field(default_factory=list)
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not NO_VALUE
+
+
+@dataclass
+class Problem:
+    """A guard ready to solve: its expression, variables and module constants."""
+
+    code: str
+    tree: ast.expr
+    variables: dict[str, Variable]
+    constants: dict[str, Any]
+    _base: dict[str, Any] | None = field(default=None, repr=False, compare=False)  # built once, on first use
+
+    def env(self, assignment: dict[str, Any]) -> dict[str, Any]:
+        """The constants and defaults, with ``assignment`` on top."""
+        if self._base is None:
+            self._base = {**self.constants, **{n: v.default for n, v in self.variables.items() if v.has_default}}
+        return {**self._base, **assignment}
+
+    def holds(self, env: dict[str, Any], code: str | None = None) -> bool | None:
+        """True/False when the guard (or ``code``) evaluates, None when it cannot."""
+        try:
+            tree = parse_expr(code) if code else self.tree
+        except EvalError:
+            return None
+        return self.holds_tree(env, tree)
+
+    def holds_tree(self, env: dict[str, Any], tree: ast.AST | None) -> bool | None:
+        try:
+            return bool(evaluate_tree(tree, env))
+        except EvalError:
+            return None
+
+
+def _is_pure_call(node: ast.Call) -> bool:
+    name = dotted_name(node.func)
+    if name == "isinstance" and len(node.args) == 2:
+        types = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+        return all((dotted_name(t) or "") in {"int", "float", "str", "bool", "list", "dict", "tuple", "set", "bytes", "frozenset"} for t in types)
+    if name in PURE_FUNCTIONS:
+        return True
+    # A str method is evaluated only on a str; on anything else the evaluator refuses.
+    return isinstance(node.func, ast.Attribute) and node.func.attr in STR_METHODS
+
+
+def scan_refs(node: ast.expr, inputs: set[str], constants: set[str]) -> tuple[set[str], dict[str, bool]]:
+    """Input references and opaque atoms (code -> used as a boolean) of a guard expression."""
+    refs: set[str] = set()
+    atoms: dict[str, bool] = {}
+    stack: list[tuple[ast.AST, bool]] = [(node, True)]
+    while stack:
+        current, boolean = stack.pop()
+        if isinstance(current, (ast.Name, ast.Attribute)):
+            name = dotted_name(current)
+            if name in inputs:
+                refs.add(name)
+            elif name is not None and name not in constants and name not in ("True", "False", "None"):
+                atoms.setdefault(name, boolean)
+            elif name is None:
+                stack.append((current.value, False))  # type: ignore[union-attr]
+            continue
+        if isinstance(current, ast.Call) and not _is_pure_call(current):
+            atoms.setdefault(ast.unparse(current), boolean)
+            continue
+        if isinstance(current, ast.Call):
+            is_isinstance = dotted_name(current.func) == "isinstance"
+            stack.extend((a, False) for a in (current.args[:1] if is_isinstance else current.args))
+            if isinstance(current.func, ast.Attribute):
+                stack.append((current.func.value, False))
+            continue
+        child_boolean = isinstance(current, (ast.BoolOp, ast.UnaryOp)) and boolean and (
+            not isinstance(current, ast.UnaryOp) or isinstance(current.op, ast.Not)
+        )
+        for child in ast.iter_child_nodes(current):
+            if isinstance(child, ast.expr):
+                stack.append((child, child_boolean))
+    return refs, atoms
+
+
+def build_problem(guard: Guard, domains: dict[str, Domain]) -> Problem:
+    """Variables, candidates and constants for one guard.
+
+    Raises:
+        EvalError: the guard code is not a Python expression (an unmodelled guard).
+    """
+    tree = parse_expr(guard.code)
+    constants = {name: value for name, source in guard.constants if (value := literal_value(source)) is not NO_VALUE}
+    for domain in domains.values():
+        for choice in domain.choices or ():
+            if isinstance(member := choice_value(choice), EnumMember):
+                constants[choice] = member  # ``Color.RED`` in the guard is that member
+    refs, atoms = scan_refs(tree, set(guard.inputs) | set(guard.opaque), set(constants))
+    variables: dict[str, Variable] = {}
+    for name in [*guard.inputs, *guard.opaque]:
+        if name in refs:
+            domain = domains.get(name) or Domain(input=name, source="opaque" if name in guard.opaque else "unknown")
+            # An opaque name (a local bound several times, a loop variable) is not an input:
+            # the trigger can only assume a value for it.
+            variables[name] = Variable(
+                name=name, domain=domain, is_atom=name in guard.opaque,
+                default=default_value(domain) if domain.has_default else NO_VALUE,
+            )
+    for code, boolean in sorted(atoms.items()):
+        domain = Domain(input=code, source="opaque", types=("bool",) if boolean else ())
+        variables[code] = Variable(name=code, domain=domain, is_atom=True, is_boolean=boolean)
+    problem = Problem(code=guard.code, tree=tree, variables=variables, constants=constants)
+    seeds = _comparison_seeds(problem)
+    for variable in variables.values():
+        variable.candidates = candidates(variable, seeds.get(variable.name, []))
+    return problem
+
+
+def _comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
+    """Values each variable is compared with (constants, and other variables' candidates)."""
+    seeds: dict[str, list[Any]] = {}
+    env = dict(problem.constants)
+    # Against an expression over other variables, seed with its value at their defaults.
+    at_defaults = problem.env({})
+    for node in ast.walk(problem.tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        operands = [node.left, *node.comparators]
+        for op, (left, right) in zip(node.ops, zip(operands, operands[1:])):
+            for side, other in ((left, right), (right, left)):
+                name, is_len = variable_of(side, problem)
+                if name is None:
+                    _seed_arithmetic(side, other, problem, env, seeds)
+                    continue
+                value = constant_value(other, env)
+                if value is NO_VALUE:
+                    other_name, _ = variable_of(other, problem)
+                    if other_name is not None:
+                        seeds.setdefault(name, []).extend(_generic(problem.variables[other_name]))
+                    value = constant_value(other, at_defaults)
+                    if value is NO_VALUE:
+                        continue
+                if isinstance(op, (ast.In, ast.NotIn)) and side is left:
+                    items = sorted(value, key=repr) if isinstance(value, (tuple, list, set, frozenset, dict)) else []
+                    outside = [n for item in items for n in _neighbours(item)[1:] if n not in items]
+                    seeds.setdefault(name, []).extend(items + outside[:2])
+                elif is_len and isinstance(value, int):
+                    seeds.setdefault(name, []).extend(_sized(problem.variables[name], value))
+                else:
+                    seeds.setdefault(name, []).extend(_neighbours(value))
+    return seeds
+
+
+def _seed_arithmetic(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
+    """``a + b > 3``: each variable of an arithmetic side gets the bound's neighbours too."""
+    if not isinstance(side, ast.BinOp):
+        return
+    value = constant_value(other, env)
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return
+    for node in ast.walk(side):
+        name, _ = variable_of(node, problem) if isinstance(node, (ast.Name, ast.Attribute)) else (None, False)
+        if name is not None:
+            seeds.setdefault(name, []).extend(_neighbours(value) + _neighbours(value + 1)[1:])
+
+
+def variable_of(node: ast.expr, problem: Problem) -> tuple[str | None, bool]:
+    if isinstance(node, ast.Call) and dotted_name(node.func) == "len" and len(node.args) == 1:
+        inner, _ = variable_of(node.args[0], problem)
+        return inner, True
+    if isinstance(node, ast.Constant):
+        return None, False  # a literal names no input and no opaque value
+    key = dotted_name(node) if isinstance(node, (ast.Name, ast.Attribute)) else ast.unparse(node)
+    return (key, False) if key in problem.variables else (None, False)
+
+
+def constant_value(node: ast.expr, env: dict[str, Any]) -> Any:
+    try:
+        return evaluate_tree(node, env)
+    except EvalError:
+        return NO_VALUE
+
+
+def _neighbours(value: Any) -> list[Any]:
+    if isinstance(value, bool) or value is None:
+        return [value]
+    if isinstance(value, int):
+        return [value, value - 1, value + 1]
+    if isinstance(value, float) and math.isfinite(value):
+        return [value, value - 0.5, value + 0.5, value - 1, value + 1]
+    if isinstance(value, str):
+        return [value, value + "_x", ""]
+    if isinstance(value, tuple) and value and all(isinstance(v, int) for v in value):
+        return [value, (*value[:-1], value[-1] - 1), (*value[:-1], value[-1] + 1)]
+    return [value]
+
+
+MAX_WITNESS_LENGTH = 4096  # a longer string or list would not be a readable trigger
+
+
+def _sized(variable: Variable, n: int) -> list[Any]:
+    lengths = [m for m in (n, n - 1, n + 1) if 0 <= m <= MAX_WITNESS_LENGTH]
+    types = variable.domain.types
+    if "str" in types and "list" not in types:
+        return ["a" * m for m in lengths]
+    return [[0] * m for m in lengths] + (["a" * m for m in lengths] if not types else [])
+
+
+def _generic(variable: Variable) -> list[Any]:
+    if variable.is_boolean:
+        return [False, True]
+    types = variable.domain.types
+    out: list[Any] = []
+    if variable.domain.choices is not None:
+        out.extend(choice_value(c) for c in variable.domain.choices)
+    if not types or "int" in types:
+        out.extend([0, 1, -1, 2])
+    if "float" in types:
+        out.extend([0.0, 1.0, -1.0, 0.5])
+    if not types or "str" in types:
+        out.extend(["", "x"])
+    if not types or "list" in types or "tuple" in types:
+        out.extend([[], [0]])
+    if "dict" in types:
+        out.extend([{}, {"x": 0}])
+    if "set" in types:
+        out.extend([StableSet(), StableSet({0})])
+    if not types or "bool" in types:
+        out.extend([False, True])
+    if "NoneType" in types or not types:
+        out.append(None)
+    return [v for v in out if v is not NO_VALUE]
+
+
+def value_key(value: Any) -> tuple[str, str]:
+    return type(value).__name__, repr(value)
+
+
+def candidates(variable: Variable, seeds: list[Any]) -> list[Any]:
+    """The values worth trying for a variable: its default, seeds, then typical values of its type."""
+    pool = ([variable.default] if variable.has_default else []) + seeds + _generic(variable)
+    if variable.is_boolean:
+        pool = [False, True]
+    seen: dict[tuple[str, str], Any] = {}
+    for value in pool:
+        if value is NO_VALUE or value_key(value) in seen:
+            continue
+        if variable.is_atom or admits(variable.domain, value):
+            seen[value_key(value)] = value
+    return list(seen.values())
+
+
+def conjuncts(tree: ast.expr) -> Iterator[ast.expr]:
+    if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And):
+        for value in tree.values:
+            yield from conjuncts(value)
+    else:
+        yield tree

@@ -1,0 +1,170 @@
+"""The search: a Problem -> Solution, the assignment that makes the guard true.
+
+The search changes as few defaulted variables as possible (0, 1, 2, then 3), assigns them
+depth first, cutting off a prefix as soon as a conjunct it decides is false, and accepts an
+assignment only when the restricted evaluator says every conjunct is true, so a trigger
+never contradicts its guard. Where nothing is found, ``bounds`` may show the guard unreachable.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .bounds import bound_conflicts
+from .evaluate import predicate
+from .problem import Problem, Variable, conjuncts, value_key
+
+SEARCH_BUDGET = 1_500
+MAX_CHANGED = 3
+_FINITE_KINDS = {"bool", "NoneType"}
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    status: str  # solved | unsolved | unreachable
+    assignment: dict[str, Any]
+    changed: tuple[str, ...] = ()
+    reason: str | None = None
+    conflicts: tuple[str, ...] = ()
+
+
+def distance(default: Any, value: Any) -> tuple[int, float, str]:
+    if isinstance(default, (int, float)) and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return (0, abs(float(value) - float(default)), repr(value))
+    return (1, 0.0, repr(value))
+
+
+def _options(variable: Variable, exclude_default: bool) -> list[Any]:
+    values = [v for v in variable.candidates if not (exclude_default and variable.has_default and value_key(v) == value_key(variable.default))]
+    return sorted(values, key=lambda v: distance(variable.default, v)) if variable.has_default else values
+
+
+def search(problem: Problem, budget: int = SEARCH_BUDGET) -> Solution:
+    """The assignment that makes the guard true with the fewest defaulted variables changed."""
+    required = [v for v in problem.variables.values() if not v.has_default]
+    optional = [v for v in problem.variables.values() if v.has_default]
+    if any(not v.candidates for v in required):
+        missing = next(v.name for v in required if not v.candidates)
+        return Solution(status="unsolved", assignment={}, reason=f"no_candidate_values:{missing}")
+    spent = 0
+    exhausted = True
+    parts = _conjunct_parts(problem)
+    required_names = {v.name for v in required}
+    base = problem.env({})
+    for size in range(min(len(optional), MAX_CHANGED) + 1):
+        for subset in itertools.combinations(optional, size):
+            changing = {v.name for v in subset} | required_names
+            # A conjunct that reads none of the changed variables keeps its value under the
+            # defaults: if that is not true, no value of this subset helps; if it is, only
+            # the other conjuncts need evaluating. Exact: the same solutions, found sooner.
+            if any(status is not True and not names & changing for _, names, status in parts):
+                continue
+            pools = [_options(v, True) for v in subset] + [_options(v, False) for v in required]
+            changed = tuple(v.name for v in [*subset, *required])
+            found, spent = _first_assignment(changed, pools, parts, base, spent, budget)
+            if found is _OVER_BUDGET:
+                return Solution(status="unsolved", assignment={}, reason="search_budget")
+            if found is not None:
+                return Solution(status="solved", assignment=found, changed=changed)
+    if len(optional) > MAX_CHANGED:
+        exhausted = False
+    # Unreachability is claimed only over true inputs: an opaque atom or a local bound several
+    # times can hold different values at the different points the guard mentions it.
+    conflicts = bound_conflicts(problem)
+    if conflicts:
+        return Solution(status="unreachable", assignment={}, reason="bounds_conflict", conflicts=conflicts)
+    has_atoms = any(v.is_atom for v in problem.variables.values())
+    if exhausted and not has_atoms and all(_is_finite(v) for v in problem.variables.values()):
+        return Solution(status="unreachable", assignment={}, reason="no_value_in_finite_domains", conflicts=(problem.code,))
+    return Solution(status="unsolved", assignment={}, reason="no_candidate_satisfies")
+
+
+_OVER_BUDGET: dict[str, Any] = {}  # a sentinel, compared by identity
+
+
+_Test = Callable[[dict[str, Any]], "bool | None"]
+
+
+def _first_assignment(changed: tuple[str, ...], pools: list[list[Any]], parts: list[tuple[_Test, set[str], bool | None]],
+                      base: dict[str, Any], spent: int, budget: int) -> tuple[dict[str, Any] | None, int]:
+    """The first assignment, in the order of ``itertools.product(*pools)``, under which
+    every conjunct reading a changed variable is true; and the budget spent.
+
+    Depth first, one variable per level: a conjunct is tested at the level where the last
+    changed variable it reads gets its value, and a false one cuts off every completion
+    of that prefix (none can change it). The answer is the one plain enumeration finds;
+    each assignment tested in full, and each prefix cut off, spends one unit, so the search
+    never spends more than enumeration would up to the same answer. ``_OVER_BUDGET`` when
+    the budget runs out first.
+    """
+    if any(not pool for pool in pools):
+        return None, spent  # no assignment at all
+    level_of = {name: level for level, name in enumerate(changed)}
+    # A check that reads only its own level's variable (the others keep their base values)
+    # depends on that value alone: its outcome is kept per value, not recomputed under
+    # every prefix. Checks with several variables run each time.
+    own: list[list[_Test]] = [[] for _ in changed]
+    shared: list[list[_Test]] = [[] for _ in changed]
+    for test, names, _ in parts:
+        read = {level_of[name] for name in names if name in level_of}
+        if read:
+            level = max(read)
+            (own if len(read) == 1 else shared)[level].append(test)
+    known: list[list[bool | None]] = [[None] * len(pool) for pool in pools]
+    env = base.copy()
+    if not changed:
+        return (env, spent + 1) if spent + 1 <= budget else (_OVER_BUDGET, spent + 1)
+    last = len(changed) - 1
+
+    def holds(level: int, index: int) -> bool:
+        env[changed[level]] = pools[level][index]
+        ok = known[level][index]
+        if ok is None:
+            ok = known[level][index] = all(test(env) is True for test in own[level])
+        return ok and all(test(env) is True for test in shared[level])
+
+    # An explicit stack of value indices, one per assigned level.
+    stack = [iter(range(len(pools[0])))]
+    while stack:
+        level = len(stack) - 1
+        index = next(stack[-1], None)
+        if index is None:  # this level's values are used up
+            stack.pop()
+            continue
+        if level == last:
+            spent += 1
+            if spent > budget:
+                return _OVER_BUDGET, spent
+        if not holds(level, index):
+            if level < last:
+                spent += 1
+                if spent > budget:
+                    return _OVER_BUDGET, spent
+            continue
+        if level == last:
+            return env, spent
+        stack.append(iter(range(len(pools[level + 1]))))
+    return None, spent
+
+
+def _conjunct_parts(problem: Problem) -> list[tuple[Callable[[dict[str, Any]], bool | None], set[str], bool | None]]:
+    """Each top-level conjunct of the guard: its test, the variables it may read (every
+    variable whose name occurs in its text: a superset) and its value under the defaults
+    alone (None where it cannot be evaluated)."""
+    base = problem.env({})
+    parts: list[tuple[Callable[[dict[str, Any]], bool | None], set[str], bool | None]] = []
+    for part in conjuncts(problem.tree):
+        code = ast.unparse(part)  # the form variables (opaque atoms included) are named in
+        names = {name for name in problem.variables if name in code}
+        test = predicate(part)
+        parts.append((test, names, test(base)))
+    return parts
+
+
+def _is_finite(variable: Variable) -> bool:
+    domain = variable.domain
+    return variable.is_boolean or domain.choices is not None or bool(domain.types) and set(domain.types) <= _FINITE_KINDS

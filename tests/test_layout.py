@@ -1,0 +1,62 @@
+"""The package layout: one subpackage per pipeline stage, imports that flow one way, small modules."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from .helpers import ROOT
+
+PACKAGE = ROOT / "extractor"
+STAGES = {"model", "collect", "link", "solve", "publish"}
+WHOLE_RUN = {"__init__.py", "__main__.py", "cli.py", "options.py", "errors.py", "version.py", "pipeline.py", "cache.py", "sources.py"}
+MAX_LINES = 400
+
+
+def _lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    """import-linter's contracts of ``root``/pyproject.toml, over the ``extractor`` package in ``root``."""
+    script = os.path.join(os.path.dirname(sys.executable), "lint-imports")
+    env = {**os.environ, "PYTHONPATH": str(root)}  # this tree's extractor, before an installed one
+    return subprocess.run([script, "--no-cache", "--config", str(root / "pyproject.toml")],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_the_top_level_shows_the_pipeline() -> None:
+    entries = {p.name for p in PACKAGE.iterdir() if p.name != "__pycache__"}
+    assert {p for p in entries if (PACKAGE / p).is_dir()} == STAGES
+    assert {p for p in entries if (PACKAGE / p).is_file() and p.endswith(".py")} == WHOLE_RUN
+
+
+def test_stages_import_only_earlier_stages() -> None:
+    run = _lint_imports(ROOT)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "Contracts: 3 kept, 0 broken." in run.stdout
+
+
+def test_the_import_contract_fails_when_an_earlier_stage_imports_a_later_one(tmp_path) -> None:
+    shutil.copytree(PACKAGE, tmp_path / "extractor", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    units = tmp_path / "extractor" / "collect" / "units.py"
+    units.write_text(units.read_text(encoding="utf-8") + "\nfrom ..publish import render  # noqa: E402,F401\n", encoding="utf-8")
+    run = _lint_imports(tmp_path)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "Stages import only earlier stages BROKEN" in run.stdout
+    assert "extractor.collect.units -> extractor.publish.render" in run.stdout
+
+
+def test_publish_may_not_import_libcst(tmp_path) -> None:
+    shutil.copytree(PACKAGE, tmp_path / "extractor", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    diff = tmp_path / "extractor" / "publish" / "diff.py"
+    diff.write_text(diff.read_text(encoding="utf-8") + "\nimport libcst  # noqa: E402,F401\n", encoding="utf-8")
+    run = _lint_imports(tmp_path)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "publish works from catalog data alone: no libcst, no analysis stage BROKEN" in run.stdout
+
+
+def test_no_module_is_over_the_size_limit() -> None:
+    sizes = {str(p.relative_to(PACKAGE)): len(p.read_text(encoding="utf-8").splitlines()) for p in PACKAGE.rglob("*.py")}
+    assert {name: n for name, n in sizes.items() if n > MAX_LINES} == {}

@@ -13,13 +13,11 @@ is what lets a later run reuse them (``pipeline``).
 
 from __future__ import annotations
 
-import ast
 import builtins
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 
-from ..collect.declarations import tail_name
+from ..collect.annotations import read_annotation
 from ..model import ClassFact, FieldDoc, FieldFact, FileFacts
 
 BUILTIN_EXCEPTIONS: dict[str, tuple[str, ...]] = {
@@ -210,7 +208,7 @@ class Project:
     # --- classes -------------------------------------------------------------------
     def class_of_annotation(self, facts: FileFacts, annotation: str | None) -> str | None:
         """The in-tree class an annotation names (through quotes, Optional, ``X | None``)."""
-        for name in _annotation_names(annotation):
+        for name in read_annotation(annotation).names:
             symbol = self.resolve(facts, name)
             if symbol is not None and symbol.kind == "class":
                 return symbol.qualname
@@ -261,25 +259,19 @@ class Project:
         """Values of ``Literal[...]`` in an annotation, following aliases across modules."""
         if annotation is None or depth > 6:
             return None
-        text = annotation.strip().strip("\"'")
-        try:
-            tree = ast.parse(text, mode="eval")
-        except (SyntaxError, ValueError, RecursionError):
-            return None
         values: list[str] = []
         found = False
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Subscript) and tail_name(node.value) == "Literal":
+        for kind, text in read_annotation(annotation).literals:
+            if kind == "value":
                 found = True
-                elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-                values.extend(ast.get_source_segment(text, e) or ast.unparse(e) for e in elements)
-            elif isinstance(node, ast.Name) and node.id not in ("Literal", "Optional", "Union", "None"):
-                alias = self._alias(facts, node.id)
-                if alias is not None:
-                    inner = self.literal_values(alias[0], alias[1], depth + 1)
-                    if inner is not None:
-                        found = True
-                        values.extend(inner)
+                values.append(text)
+                continue
+            alias = self._alias(facts, text)
+            if alias is not None:
+                inner = self.literal_values(alias[0], alias[1], depth + 1)
+                if inner is not None:
+                    found = True
+                    values.extend(inner)
         return tuple(dict.fromkeys(values)) if found else None
 
     def enum_members(self, facts: FileFacts, annotation: str | None) -> tuple[str, ...] | None:
@@ -341,23 +333,3 @@ class Project:
             literal_values=self.literal_values(where, fact.annotation) or self.enum_members(where, fact.annotation),
             doc=fact.doc,
         )
-
-
-@lru_cache(maxsize=4096)
-def _annotation_names(annotation: str | None) -> tuple[str, ...]:
-    """Dotted names an annotation mentions, outermost first (``Optional[X]`` -> X); once
-    per annotation text (the same few recur on every parameter and field)."""
-    if not annotation:
-        return ()
-    try:
-        tree = ast.parse(annotation.strip().strip("\"'"), mode="eval")
-    except (SyntaxError, ValueError, RecursionError):
-        return ()
-    names: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Name, ast.Attribute)):
-            try:
-                names.append(ast.unparse(node))
-            except (ValueError, RecursionError):
-                continue
-    return tuple(n for n in names if n not in ("Optional", "Union", "None", "typing.Optional", "Annotated"))

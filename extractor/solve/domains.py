@@ -10,70 +10,12 @@ import ast
 import re
 from typing import Any
 
-from ..collect.declarations import tail_name
+from ..collect.annotations import read_annotation
 from ..model import Constraint, Domain, FieldDoc, Param
 from .values import EnumMember, stable
 
-_TYPE_NAMES = {"int", "float", "str", "bool", "bytes", "list", "dict", "set", "tuple", "frozenset"}
-_ALIASES = {"List": "list", "Dict": "dict", "Set": "set", "Tuple": "tuple", "FrozenSet": "frozenset",
-            "Sequence": "list", "Mapping": "dict", "PositiveInt": "int", "NonNegativeInt": "int",
-            "PositiveFloat": "float", "NonNegativeFloat": "float", "StrictInt": "int", "StrictStr": "str"}
-_IMPLIED = {"PositiveInt": (Constraint(name="gt", value="0"),), "NonNegativeInt": (Constraint(name="ge", value="0"),),
-            "PositiveFloat": (Constraint(name="gt", value="0"),), "NonNegativeFloat": (Constraint(name="ge", value="0"),)}
 _FACTORIES = {"list": "[]", "dict": "{}", "set": "set()", "tuple": "()", "frozenset": "frozenset()", "str": "''", "int": "0", "float": "0.0"}
 NO_VALUE = object()
-
-
-def read_annotation(annotation: str | None) -> tuple[tuple[str, ...], tuple[str, ...] | None, tuple[Constraint, ...]]:
-    """Type names, Literal choices (as source) and implied constraints of an annotation."""
-    if not annotation:
-        return (), None, ()
-    text = annotation.strip()
-    if len(text) > 1 and text[0] in "\"'" and text[-1] == text[0]:
-        text = text[1:-1]
-    try:
-        tree = ast.parse(text, mode="eval").body
-    except (SyntaxError, ValueError, RecursionError):
-        return (), None, ()
-    types: list[str] = []
-    choices: list[str] = []
-    implied: list[Constraint] = []
-    found_literal = _walk_annotation(tree, text, types, choices, implied)
-    return tuple(dict.fromkeys(types)), (tuple(choices) if found_literal else None), tuple(implied)
-
-
-def _walk_annotation(node: ast.expr, text: str, types: list[str], choices: list[str], implied: list[Constraint]) -> bool:
-    if isinstance(node, ast.Constant) and node.value is None:
-        types.append("NoneType")
-        return False
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        left = _walk_annotation(node.left, text, types, choices, implied)
-        return _walk_annotation(node.right, text, types, choices, implied) or left
-    name = tail_name(node.value) if isinstance(node, ast.Subscript) else tail_name(node)
-    if isinstance(node, ast.Subscript):
-        args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        if name == "Literal":
-            for arg in args:
-                choices.append(ast.get_source_segment(text, arg) or ast.unparse(arg))
-                types.append(type(_literal(ast.unparse(arg))).__name__)
-            return True
-        if name in ("Optional", "Union"):
-            if name == "Optional":
-                types.append("NoneType")
-            found = False
-            for arg in args:
-                found = _walk_annotation(arg, text, types, choices, implied) or found
-            return found
-        if name == "Annotated":
-            return _walk_annotation(args[0], text, types, choices, implied)
-    if name in _TYPE_NAMES:
-        types.append(name)
-    elif name in _ALIASES:
-        types.append(_ALIASES[name])
-        implied.extend(_IMPLIED.get(name, ()))
-    elif name is not None:
-        types.append("object:" + name)
-    return False
 
 
 def _literal(code: str) -> Any:
@@ -103,7 +45,8 @@ def default_source(default: str | None, factory: str | None) -> str | None:
 
 
 def field_domain(doc: FieldDoc) -> Domain:
-    types, choices, implied = read_annotation(doc.annotation)
+    annotation = read_annotation(doc.annotation)
+    types, choices, implied = annotation.types, annotation.choices, annotation.implied
     if doc.literal_values is not None:
         # The annotation names an alias; the values say what the type really is.
         choices = doc.literal_values
@@ -118,7 +61,8 @@ def field_domain(doc: FieldDoc) -> Domain:
 
 
 def param_domain(name: str, param: Param) -> Domain:
-    types, choices, implied = read_annotation(param.annotation)
+    annotation = read_annotation(param.annotation)
+    types, choices, implied = annotation.types, annotation.choices, annotation.implied
     default = default_source(param.default, None)
     return Domain(
         input=name, source="parameter", types=types, choices=choices, constraints=implied,

@@ -1,0 +1,42 @@
+"""The one annotation reader: what domains and linking take from an annotation's text."""
+
+from __future__ import annotations
+
+import pytest
+
+from extractor.collect.annotations import Annotation, read_annotation
+from extractor.model import Constraint
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("int", Annotation(types=("int",), names=("int",), literals=(("alias", "int"),))),
+    ("Optional[int]", Annotation(types=("NoneType", "int"), names=("int",), literals=(("alias", "int"),))),
+    ("'int | None'", Annotation(types=("int", "NoneType"), names=("int",), literals=(("alias", "int"),))),
+    ("Literal['auto', 'native']", Annotation(
+        types=("str",), choices=("'auto'", "'native'"), names=("Literal",),
+        literals=(("value", "'auto'"), ("value", "'native'")))),
+    ("Literal[1, -1] | None", Annotation(
+        types=("int", "NoneType"), choices=("1", "-1"), names=("Literal",),
+        literals=(("value", "1"), ("value", "-1")))),
+    ("Annotated[PositiveInt, Field(le=8)]", Annotation(
+        types=("int",), implied=(Constraint(name="gt", value="0"),), names=("PositiveInt", "Field"),
+        literals=(("alias", "Annotated"), ("alias", "PositiveInt"), ("alias", "Field")))),
+    ("Optional[OffloadBackend]", Annotation(
+        types=("NoneType", "object:OffloadBackend"), names=("OffloadBackend",), literals=(("alias", "OffloadBackend"),))),
+    ("cfg.SubConfig", Annotation(types=("object:SubConfig",), names=("cfg.SubConfig", "cfg"), literals=(("alias", "cfg"),))),
+])
+def test_an_annotation_reads_as_types_choices_and_names(text: str, expected: Annotation) -> None:
+    assert read_annotation(text) == expected
+
+
+def test_a_literal_nested_in_a_container_is_no_choice_of_the_value_itself() -> None:
+    # The value is a list; its elements' Literal values are not choices of the value (the
+    # linker still lists them as the annotation's literals).
+    found = read_annotation("list[Literal['a', 'b']]")
+    assert (found.types, found.choices) == (("list",), None)
+    assert found.literals == (("alias", "list"), ("value", "'a'"), ("value", "'b'"))
+
+
+@pytest.mark.parametrize("text", [None, "", "not an annotation (", "x" * 10 + "[" * 300])
+def test_what_does_not_parse_says_nothing(text: str | None) -> None:
+    assert read_annotation(text) == Annotation()

@@ -25,7 +25,7 @@ from . import declarations as decl
 from .cstpass import RaiseFacts, UnitAnalysis, parse_unit
 from .messages import unknown
 from .scope import ModuleNames
-from .units import COMPOUND, DEFS, SCOPES, WORD, children, first_line, needed_end, unit_text
+from .units import COMPOUND, DEFS, SCOPES, WORD, children, first_line, needed_end, too_deep_for_libcst, unit_text
 
 log = logging.getLogger("raisedocs")
 
@@ -257,6 +257,8 @@ def _memo_unit_facts(unit: ast.AST, hits: list[_Hit], lines: list[str], names: M
 
 def _unit_facts(unit: ast.AST, hits: list[_Hit], text: str, names: ModuleNames) -> list[RaiseFacts]:
     """The libcst pass over one unit (its ``units.unit_text``)."""
+    if too_deep_for_libcst(unit, text):
+        return [_fallback(hit, "too_deep_for_libcst") for hit in hits]
     try:
         found = parse_unit(text)
     except cst.ParserSyntaxError:
@@ -274,6 +276,8 @@ def _unit_facts(unit: ast.AST, hits: list[_Hit], text: str, names: ModuleNames) 
             out.append(analysis.analyse(node, chain))
         except RecursionError:
             out.append(_fallback(hit, "too_deep"))
+        except cst.CSTValidationError:  # a node libcst accepts when parsing but refuses to rebuild
+            out.append(_fallback(hit, "libcst_validation_error"))
     return out
 
 

@@ -11,9 +11,21 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from ..model import And, Context, Guard, GuardNode, GuardPart
+from ..model import And, Context, Guard, GuardNode, GuardPart, Opaque
 from .expressions import ExprModel
-from .guards import FALSE, TRUE, ConditionModel, atoms_of, conj, disj, negate, render_guard
+from .guards import (
+    FALSE,
+    MAX_FUNCTION_GUARD_NODES,
+    MAX_GUARD_NODES,
+    TRUE,
+    ConditionModel,
+    atoms_of,
+    conj,
+    disj,
+    guard_size,
+    negate,
+    render_guard,
+)
 from .scope import EXIT_CALLS, Scope, child_nodes, dotted, raw_code
 
 _BLOCKS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine)
@@ -34,6 +46,7 @@ class PathModel:
         # Keyed by node identity: the nodes live as long as the unit's tree, as does the model.
         self._fallthrough: dict[int, tuple[GuardNode, tuple[str, ...]]] = {}
         self._tests: dict[int, GuardNode] = {}
+        self.spent_nodes = 0  # guard nodes of the function's raises so far (MAX_FUNCTION_GUARD_NODES)
 
     def test(self, node: cst.BaseExpression) -> GuardNode:
         """``conditions.condition(node)``, modelled once per node."""
@@ -204,6 +217,11 @@ def extract_guard(chain: Sequence[cst.CSTNode], start: int, scope: Scope, model:
     for parent, child in zip(chain[start:], chain[start + 1 :]):
         model.step(parent, child, conditions, context)
     tree = conj([node for _, node in conditions])
+    size = guard_size(tree)
+    model.spent_nodes += size
+    if size > MAX_GUARD_NODES or model.spent_nodes > MAX_FUNCTION_GUARD_NODES:
+        return Guard(code="<unknown>", tree=Opaque(code="", reason="guard_too_large"), context=tuple(context),
+                     approximations=("guard_too_large",))
     refs = model.exprs.refs_of(atoms_of(tree))
     return Guard(
         code=render_guard(tree),

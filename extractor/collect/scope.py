@@ -97,6 +97,8 @@ def dotted(node: cst.BaseExpression) -> str | None:
 
 
 def strip_parens(node: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(node, cst.Tuple) and not node.elements:
+        return node  # ``()``: the parentheses are the empty tuple itself
     return node.with_changes(lpar=(), rpar=()) if getattr(node, "lpar", None) else node
 
 

@@ -229,3 +229,22 @@ def _bound_names(stmts: list[ast.stmt], text: str) -> set[str] | None:
     return names
 
 
+# libcst nests an ``and``/``or`` of n operands n deep, and its native parser recurses that
+# far: some thousands of operands overflow the C stack (a segfault, not an exception).
+# Nothing real comes near (vLLM's widest is a few dozen); a unit past this is read by ``ast`` only.
+LIBCST_MAX_DEPTH = 2_000
+_DEPTH_CHECK_CHARS = 10_000  # a unit shorter than this cannot hold such an expression
+
+
+def too_deep_for_libcst(unit: ast.AST, text: str) -> bool:
+    """Whether libcst's parser would nest ``unit``'s deepest expression past LIBCST_MAX_DEPTH."""
+    if len(text) < _DEPTH_CHECK_CHARS:
+        return False
+    stack: list[tuple[ast.AST, int]] = [(unit, 0)]
+    while stack:
+        node, depth = stack.pop()
+        depth += len(node.values) if isinstance(node, ast.BoolOp) else 1
+        if depth > LIBCST_MAX_DEPTH:
+            return True
+        stack.extend((child, depth) for child in ast.iter_child_nodes(node))
+    return False

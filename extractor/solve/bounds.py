@@ -25,7 +25,7 @@ def bound_conflicts(problem: Problem) -> tuple[str, ...]:
         for constraint in variable.domain.constraints:
             value = literal_value(constraint.value)
             if constraint.name in ("ge", "gt", "le", "lt") and isinstance(value, (int, float)):
-                bounds.setdefault(name, []).append((constraint.name, float(value), f"{name}: declared {constraint.name}={constraint.value}"))
+                bounds.setdefault(name, []).append((constraint.name, value, f"{name}: declared {constraint.name}={constraint.value}"))
     for name, items in sorted(bounds.items()):
         if problem.variables[name].is_atom:
             continue
@@ -57,4 +57,4 @@ def _add_bound(problem: Problem, op: ast.cmpop, left: ast.expr, right: ast.expr,
         return
     kind = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq"}.get(type(op))
     if kind is not None:
-        bounds.setdefault(name, []).append((kind, float(value), text))
+        bounds.setdefault(name, []).append((kind, value, text))  # exact: an int never goes through float()

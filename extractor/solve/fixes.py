@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .domains import NO_VALUE
-from .evaluate import EvalError, evaluate, parse_expr
-from .problem import Problem, scan_refs, value_key
+from .evaluate import EvalError, parse_expr, predicate
+from .problem import Problem, conjuncts, scan_refs, value_key
 from .search import distance
 
 
@@ -26,8 +29,9 @@ def find_fixes(problem: Problem, trigger: dict[str, Any], parts: list[tuple[str,
     is rejected when it makes another raise of the same function fire."""
     fixes: list[FixCandidate] = []
     ordered = [p for p in parts if p[0] == "own"] + [p for p in parts if p[0] == "outer"]
+    index = sibling_guards(tuple(sorted({*siblings, problem.code})))
     for role, code in ordered:
-        fix = _fix_for_part(problem, trigger, code, siblings)
+        fix = _fix_for_part(problem, trigger, code, siblings, index)
         if fix is not None and all(f.assignment != fix[0] for f in fixes):
             fixes.append(FixCandidate(assignment=fix[0], changed=(fix[1],), target="own_test" if role == "own" else "outer", part=code))
         if len(fixes) >= limit:
@@ -35,7 +39,8 @@ def find_fixes(problem: Problem, trigger: dict[str, Any], parts: list[tuple[str,
     return fixes
 
 
-def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings: list[str]) -> tuple[dict[str, Any], str] | None:
+def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings: list[str],
+                  index: SiblingGuards) -> tuple[dict[str, Any], str] | None:
     try:
         refs, _ = scan_refs(parse_expr(code), set(problem.variables), set(problem.constants))
     except EvalError:
@@ -53,16 +58,72 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
         for value in sorted(options, key=rank):
             env = dict(trigger)
             env[name] = value
-            if problem.holds(env, code) is False and problem.holds(env) is False and not _trips(siblings, env):
+            # The cheap checks first (the answer is their conjunction): the part alone, then
+            # the other raises (mostly answered from the memo), then the whole guard.
+            if problem.holds(env, code) is False and not _trips(siblings, env, index) and problem.holds(env) is False:
                 return env, name
     return None
 
 
-def _trips(siblings: list[str], env: dict[str, Any]) -> bool:
-    for code in siblings:
-        try:
-            if evaluate(code, env):
-                return True
-        except EvalError:
-            continue
-    return False
+class SiblingGuards:
+    """The guards of one function's raises, as a trie of their top-level conjuncts, to tell
+    which of them an environment makes true.
+
+    The raises of a function share their prefixes (each guard conjoins the negated tests of
+    the raises before it), so one walk tests each distinct conjunct once: a function with n
+    raises costs O(n) per environment instead of O(n^2). A guard fires when each of its
+    conjuncts is truthy, in order, as ``evaluate`` of the whole guard would find (an error
+    in a conjunct that is reached means it does not fire). Environments already asked about
+    are answered from a memo: the cards of one function try many of the same values.
+    """
+
+    _MEMO_SIZE = 4096
+
+    def __init__(self, codes: tuple[str, ...]) -> None:
+        self._root: dict[str, Any] = {}  # conjunct code -> [test, guard codes ending here, children]
+        for code in codes:
+            try:
+                parts = [ast.unparse(part) for part in conjuncts(parse_expr(code))]
+            except (EvalError, ValueError, RecursionError):
+                continue  # a guard that does not parse never fires (``evaluate`` refuses it)
+            children = self._root
+            node: list[Any] = []
+            for part in parts:
+                node = children.get(part) or children.setdefault(part, [_truthy(parse_expr(part)), [], {}])
+                children = node[2]
+            node[1].append(code)
+        self._memo: dict[tuple, frozenset[str]] = {}
+
+    def firing(self, env: dict[str, Any]) -> frozenset[str]:
+        """The guard codes that are true under ``env``."""
+        key = tuple(sorted((name, value_key(value)) for name, value in env.items()))
+        found = self._memo.get(key)
+        if found is None:
+            fired: set[str] = set()
+            stack = [self._root]
+            while stack:
+                for test, ends, children in stack.pop().values():
+                    if test(env):
+                        fired.update(ends)
+                        stack.append(children)
+            if len(self._memo) >= self._MEMO_SIZE:
+                self._memo.clear()
+            found = self._memo[key] = frozenset(fired)
+        return found
+
+
+def _truthy(tree: ast.expr) -> Callable[[dict[str, Any]], bool]:
+    test = predicate(tree)
+    return lambda env: test(env) is True
+
+
+@lru_cache(maxsize=8)
+def sibling_guards(codes: tuple[str, ...]) -> SiblingGuards:
+    """The SiblingGuards of a function's guards (sorted), shared by the cards of the function."""
+    return SiblingGuards(codes)
+
+
+def _trips(siblings: list[str], env: dict[str, Any], index: SiblingGuards) -> bool:
+    """Whether ``env`` makes one of ``siblings`` (guards among those of ``index``) true."""
+    fired = index.firing(env)
+    return bool(fired) and not fired.isdisjoint(siblings)

@@ -16,7 +16,7 @@ from typing import Any
 from ..collect.declarations import dotted_name
 from ..model import Domain, Guard
 from .domains import NO_VALUE, admits, choice_value, default_value, literal_value
-from .evaluate import PURE_FUNCTIONS, STR_METHODS, EvalError, evaluate_tree, parse_expr
+from .evaluate import PURE_FUNCTIONS, STR_METHODS, EvalError, TooLarge, evaluate_tree, parse_expr
 from .values import EnumMember, StableSet
 
 
@@ -42,6 +42,7 @@ class Problem:
     tree: ast.expr
     variables: dict[str, Variable]
     constants: dict[str, Any]
+    refusals: set[str] = field(default_factory=set)  # why evaluations failed that were not plain false (limits)
     _base: dict[str, Any] | None = field(default=None, repr=False, compare=False)  # built once, on first use
 
     def env(self, assignment: dict[str, Any]) -> dict[str, Any]:
@@ -61,6 +62,9 @@ class Problem:
     def holds_tree(self, env: dict[str, Any], tree: ast.AST | None) -> bool | None:
         try:
             return bool(evaluate_tree(tree, env))
+        except TooLarge:
+            self.refusals.add(TooLarge.code)
+            return None
         except EvalError:
             return None
 

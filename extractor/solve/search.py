@@ -34,7 +34,7 @@ class Solution:
 
 def distance(default: Any, value: Any) -> tuple[int, float, str]:
     if isinstance(default, (int, float)) and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return (0, abs(float(value) - float(default)), repr(value))
+        return (0, abs(value - default), repr(value))  # exact: a large int would overflow float()
     return (1, 0.0, repr(value))
 
 
@@ -77,6 +77,9 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET) -> Solution:
     conflicts = bound_conflicts(problem)
     if conflicts:
         return Solution(status="unreachable", assignment={}, reason="bounds_conflict", conflicts=conflicts)
+    if problem.refusals:
+        # Some assignment needed a value past the evaluator's limits: it is not known false.
+        return Solution(status="unsolved", assignment={}, reason=sorted(problem.refusals)[0])
     has_atoms = any(v.is_atom for v in problem.variables.values())
     if exhausted and not has_atoms and all(_is_finite(v) for v in problem.variables.values()):
         return Solution(status="unreachable", assignment={}, reason="no_value_in_finite_domains", conflicts=(problem.code,))
@@ -124,8 +127,8 @@ def _first_assignment(changed: tuple[str, ...], pools: list[list[Any]], parts: l
         env[changed[level]] = pools[level][index]
         ok = known[level][index]
         if ok is None:
-            ok = known[level][index] = all(test(env) is True for test in own[level])
-        return ok and all(test(env) is True for test in shared[level])
+            ok = known[level][index] = _all_true(own[level], env)
+        return ok and _all_true(shared[level], env)
 
     # An explicit stack of value indices, one per assigned level.
     stack = [iter(range(len(pools[0])))]
@@ -151,6 +154,19 @@ def _first_assignment(changed: tuple[str, ...], pools: list[list[Any]], parts: l
     return None, spent
 
 
+def _all_true(tests: list[_Test], env: dict[str, Any]) -> bool:
+    """Whether every test is True under ``env``. A test that is not moves to the front of
+    the list, to be tried first next time: the answer does not depend on the order, and a
+    guard of many conjuncts (one per earlier raise of a long function) then costs the few
+    that fail instead of the many that hold."""
+    for index, test in enumerate(tests):
+        if test(env) is not True:
+            if index:
+                tests.insert(0, tests.pop(index))
+            return False
+    return True
+
+
 def _conjunct_parts(problem: Problem) -> list[tuple[Callable[[dict[str, Any]], bool | None], set[str], bool | None]]:
     """Each top-level conjunct of the guard: its test, the variables it may read (every
     variable whose name occurs in its text: a superset) and its value under the defaults
@@ -160,7 +176,7 @@ def _conjunct_parts(problem: Problem) -> list[tuple[Callable[[dict[str, Any]], b
     for part in conjuncts(problem.tree):
         code = ast.unparse(part)  # the form variables (opaque atoms included) are named in
         names = {name for name in problem.variables if name in code}
-        test = predicate(part)
+        test = predicate(part, problem.refusals)
         parts.append((test, names, test(base)))
     return parts
 

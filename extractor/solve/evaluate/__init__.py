@@ -12,7 +12,8 @@ those builders may call; ``statements`` interprets a generated validator's body.
 
 from . import expressions  # noqa: F401  (fills core.BUILDERS: the allow-list)
 from .builtins import PURE_FUNCTIONS, STR_METHODS, format_value
-from .core import EvalError, evaluate, evaluate_tree, parse_expr, predicate
+from .core import evaluate, evaluate_tree, parse_expr, predicate
+from .errors import EvalError, TooLarge
 from .statements import Raised, run_validator
 
-__all__ = ["PURE_FUNCTIONS", "STR_METHODS", "EvalError", "Raised", "evaluate", "evaluate_tree", "format_value", "parse_expr", "predicate", "run_validator"]
+__all__ = ["PURE_FUNCTIONS", "STR_METHODS", "EvalError", "TooLarge", "Raised", "evaluate", "evaluate_tree", "format_value", "parse_expr", "predicate", "run_validator"]

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import ast
 import operator
-import re
 from collections.abc import Callable
 from typing import Any
 
 from ..values import StableFrozenSet, StableSet
-from .core import EvalError
+from .errors import EvalError
+from .limits import check_format_spec, check_size, size_of
 
-MAX_SIZE = 100_000
 BUILTIN_TYPES: dict[str, type] = {
     "int": int, "float": float, "str": str, "bool": bool, "list": list, "dict": dict,
     "tuple": tuple, "set": set, "frozenset": frozenset, "bytes": bytes, "type(None)": type(None),
@@ -32,16 +31,11 @@ COMPARISONS: dict[type, Callable[[Any, Any], Any]] = {
     ast.NotIn: lambda a, b: a not in b, ast.Is: operator.is_, ast.IsNot: operator.is_not,
 }
 
-SEQUENCES = (str, bytes, list, tuple)
-
-
-_WIDTH = re.compile(r"\d+")
-
 
 def format_value(value: Any, conversion: str | None, spec: str) -> str:
-    """``format`` after ``!r``/``!s``/``!a``, on plain values only (bounded widths)."""
-    if any(int(w) > 10_000 for w in _WIDTH.findall(spec)):
-        raise EvalError("format width too large")
+    """``format`` after ``!r``/``!s``/``!a``, on plain values only (bounded widths and sizes)."""
+    check_format_spec(spec)
+    check_size(size_of(value), "formatted value")
     if conversion == "r":
         value = repr(value)
     elif conversion == "s":

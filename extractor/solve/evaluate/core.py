@@ -9,12 +9,10 @@ from functools import lru_cache
 from typing import Any
 
 from ...collect.declarations import dotted_name
+from .errors import EvalError, TooLarge
+from .limits import start_evaluation
 
 VALUE_ERRORS = (TypeError, ValueError, ArithmeticError, LookupError, AttributeError)
-
-
-class EvalError(Exception):
-    """The expression needs something outside the allow-list, or failed on these values."""
 
 
 def parse_expr(code: str) -> ast.expr:
@@ -136,18 +134,22 @@ def evaluate_tree(tree: ast.AST | None, env: Mapping[str, Any]) -> Any:
     """``evaluate`` of an already parsed expression (None: one that does not parse)."""
     if tree is None:
         raise EvalError("not an expression")
+    start_evaluation()
     try:
         return compiled(tree)(env)
     except RecursionError as exc:
         raise EvalError("too deep") from exc
+    except MemoryError as exc:  # a last guard: the limits refuse such values before they are built
+        raise TooLarge("out of memory") from exc
     except VALUE_ERRORS as exc:
         # The operation is allowed but these plain values do not support it.
         raise EvalError(f"{type(exc).__name__}: {exc}") from exc
 
 
-def predicate(tree: ast.AST) -> Callable[[Mapping[str, Any]], bool | None]:
+def predicate(tree: ast.AST, refusals: set[str] | None = None) -> Callable[[Mapping[str, Any]], bool | None]:
     """``tree`` as a test over environments: True or False, None where it cannot be
-    evaluated. Built once; the search calls it for every assignment it tries."""
+    evaluated. Built once; the search calls it for every assignment it tries. A value past
+    the limits adds its code to ``refusals``: the caller can say why nothing was found."""
     try:
         fn = compiled(tree)
     except RecursionError:
@@ -155,8 +157,17 @@ def predicate(tree: ast.AST) -> Callable[[Mapping[str, Any]], bool | None]:
     failures = (EvalError, RecursionError, *VALUE_ERRORS)
 
     def holds(env: Mapping[str, Any]) -> bool | None:
+        start_evaluation()
         try:
             return bool(fn(env))
+        except TooLarge:
+            if refusals is not None:
+                refusals.add(TooLarge.code)
+            return None
+        except MemoryError:
+            if refusals is not None:
+                refusals.add(TooLarge.code)
+            return None
         except failures:
             return None
 

@@ -8,8 +8,10 @@ from typing import Any
 
 from ...collect.declarations import dotted_name
 from ..values import StableSet
-from .builtins import BINOPS, BUILTIN_TYPES, COMPARISONS, MAX_SIZE, PURE_FUNCTIONS, SEQUENCES, STR_METHODS, format_value
-from .core import BUILDERS, EvalError, Fn, LazySource, compiled
+from .builtins import BINOPS, BUILTIN_TYPES, COMPARISONS, PURE_FUNCTIONS, STR_METHODS, format_value
+from .core import BUILDERS, Fn, LazySource, compiled
+from .errors import EvalError
+from .limits import MAX_EXPONENT, check_arithmetic, check_call
 
 
 def _constant(node: ast.Constant) -> Fn:
@@ -75,23 +77,22 @@ def _unary_op(node: ast.UnaryOp) -> Fn:
     return unsupported
 
 
+_SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**"}
+
+
 def _bin_op(node: ast.BinOp) -> Fn:
     op = BINOPS.get(type(node.op))
+    symbol = _SYMBOLS.get(type(node.op), "?")
     left, right = compiled(node.left), compiled(node.right)
-    is_pow, is_mult, is_add = (isinstance(node.op, t) for t in (ast.Pow, ast.Mult, ast.Add))
+    is_pow = isinstance(node.op, ast.Pow)
 
     def bin_op(env: Mapping[str, Any]) -> Any:
         if op is None:
             raise EvalError("unsupported operator")
         a, b = left(env), right(env)
-        if is_pow and (not isinstance(b, (int, float)) or abs(b) > 64):
+        if is_pow and (not isinstance(b, (int, float)) or abs(b) > MAX_EXPONENT):
             raise EvalError("exponent too large")
-        if is_mult and (isinstance(a, SEQUENCES) or isinstance(b, SEQUENCES)):
-            sequence, count = (a, b) if isinstance(b, int) else (b, a)
-            if isinstance(count, int) and len(sequence) * max(count, 0) > MAX_SIZE:
-                raise EvalError("sequence too large")
-        if is_add and isinstance(a, SEQUENCES) and isinstance(b, type(a)) and len(a) + len(b) > MAX_SIZE:
-            raise EvalError("sequence too large")
+        check_arithmetic(symbol, a, b)  # before computing: the result stays within the limits
         try:
             return op(a, b)
         except (TypeError, ZeroDivisionError, OverflowError, ValueError) as exc:
@@ -172,6 +173,7 @@ def _call(node: ast.Call) -> Fn:
 
         def pure(env: Mapping[str, Any]) -> Any:
             values = [arg(env) for arg in args]
+            check_call(name, None, values)
             try:
                 return function(*values)
             except (TypeError, ValueError, OverflowError) as exc:
@@ -186,6 +188,7 @@ def _call(node: ast.Call) -> Fn:
             if not isinstance(value, str):
                 raise EvalError(f"call outside the allow-list: {code}")
             values = [arg(env) for arg in args]
+            check_call(method, value, values)
             try:
                 return getattr(value, method)(*values)
             except (TypeError, ValueError) as exc:

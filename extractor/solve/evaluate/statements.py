@@ -9,7 +9,9 @@ from functools import lru_cache
 from typing import Any
 
 from ...collect.declarations import dotted_name
-from .core import VALUE_ERRORS, EvalError, compiled
+from .core import VALUE_ERRORS, compiled
+from .errors import EvalError, TooLarge
+from .limits import start_evaluation
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,10 +29,13 @@ def run_validator(source: str, kwargs: Mapping[str, Any]) -> Raised | None:
         EvalError: the source has a statement or expression outside the allow-list.
     """
     env = dict(kwargs)
+    start_evaluation()
     try:
         return _run_block(_validator_body(source), env)
     except (RecursionError, *VALUE_ERRORS) as exc:
         raise EvalError(f"{type(exc).__name__}: {exc}") from exc
+    except MemoryError as exc:
+        raise TooLarge("out of memory") from exc
 
 
 @lru_cache(maxsize=64)

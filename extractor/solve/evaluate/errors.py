@@ -1,0 +1,13 @@
+"""The evaluator's refusals: what it raises instead of a value."""
+
+from __future__ import annotations
+
+
+class EvalError(Exception):
+    """The expression needs something outside the allow-list, or failed on these values."""
+
+
+class TooLarge(EvalError):
+    """A value past the evaluator's limits was asked for; refused before it was computed."""
+
+    code = "value_too_large"

@@ -11,11 +11,11 @@ import dataclasses
 import gc
 import os
 import warnings
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
+from . import pool
 from .cache import Cache, Linked
 from .collect.declarations import module_name
 from .collect.file import UnitMemo, collect_file
@@ -32,18 +32,19 @@ from .model import (
     Solved,
     SourceInfo,
     Stats,
+    Trigger,
     fingerprint,
     from_data,
     to_data,
 )
 from .options import Options, strict_from_env
+from .pool import Mapper
 from .solve.triggers import solve_one
 from .sources import SourceFile, forge_url, read_command, read_commit, read_tree, resolve_rev, with_contents
 from .version import VERSION as __version__
 
 T = TypeVar("T")
 R = TypeVar("R")
-Mapper = Callable[[Callable[[T], R], Iterable[T], int], Iterator[R]]
 Progress = Callable[[str, int, int], None]
 
 
@@ -62,7 +63,7 @@ def extract_data(root: str, options: Options, progress: Progress | None = None, 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SyntaxWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
-        with _mapper(options.jobs) as mapper, _no_cyclic_gc():
+        with pool.mapper(options.jobs) as mapper, _no_cyclic_gc():
             return _extract(root, options, mapper, progress or (lambda stage, done, total: None), decoded)
 
 
@@ -83,57 +84,6 @@ def _no_cyclic_gc() -> Iterator[None]:
 def extract(root: str, options: Options, progress: Progress | None = None) -> Catalog:
     """``extract_data`` as a Catalog record."""
     return from_data(Catalog, extract_data(root, options, progress))
-
-
-_POOL_THRESHOLD = 32  # below this many items, starting workers costs more than it saves
-
-
-@contextmanager
-def _mapper(jobs: int) -> Iterator[Mapper]:
-    """``map`` for the expensive stages: in-process for one job or little work, else a
-    process pool started on first need and shared by both stages."""
-    pool: ProcessPoolExecutor | None = None
-
-    def run(fn: Callable[[Any], Any], items: Iterable[Any], count: int) -> Iterator[Any]:
-        """``map(fn, items)`` over ``count`` items; a pool takes each item as it is made."""
-        nonlocal pool
-        if jobs <= 1 or count < _POOL_THRESHOLD:
-            return map(fn, items)
-        if pool is None:
-            pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_start)
-        # Items come largest first: small chunks keep the first ones from piling up on one
-        # worker (the 64 stdlib files with the most cards hold 47% of its cards).
-        chunk = max(1, min(8, count // (jobs * 32)))
-        return pool.map(_YoungCollected(fn), items, chunksize=chunk)
-
-    try:
-        yield run
-    finally:
-        if pool is not None:
-            pool.shutdown()
-
-
-def _worker_start() -> None:
-    """A forked worker inherits the parent's heap: frozen, the garbage collector never
-    walks, and so never copies, those objects. Automatic collection stays off (it cost
-    about a third of a worker's time, rescanning what the run keeps); see _YoungCollected."""
-    gc.freeze()
-    gc.disable()
-
-
-class _YoungCollected:
-    """A task as a worker runs it: afterwards, the reference cycles it left behind (they
-    are all young) are freed by collecting the young generations only. What survives, the
-    worker's caches, is never scanned again."""
-
-    def __init__(self, fn: Callable[[Any], Any]) -> None:
-        self.fn = fn
-
-    def __call__(self, item: Any) -> Any:
-        try:
-            return self.fn(item)
-        finally:
-            gc.collect(1)
 
 
 def read_sources(root: str, options: Options) -> tuple[list[SourceFile], list[FileFailure], Options, str]:
@@ -168,6 +118,20 @@ def _collect(item: tuple[SourceFile, str, Options]) -> FileFacts | FileFailure:
     cache.put_file(key, result)
     return result
 
+
+_WORKER_DIED = "the worker process died (a crash, a signal or its memory limit)"
+
+
+def _lost_collecting(item: tuple[SourceFile, str, Options]) -> FileFailure:
+    """What a file whose worker died while collecting it becomes: a failure, alone."""
+    return FileFailure(path=item[0].path, stage="analyse", error=_WORKER_DIED)
+
+
+def _lost_solving(work: _FileWork) -> Linked:
+    """What a file whose worker died while solving its cards becomes: its cards, unsolved
+    (not cached, so the next run tries again)."""
+    trigger = Trigger(status="unsolved", inputs={}, reason="internal_error: worker_died")
+    return dataclasses.replace(work.entry, cards=[to_data(dataclasses.replace(card, trigger=trigger)) for card, _ in work.drafts])
 
 def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, decoded: dict[str, Linked] | None) -> dict[str, Any]:
     """Incremental by construction: a file whose facts, and everything linking its cards
@@ -227,7 +191,7 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, de
             )
             yield _FileWork(path, linked_keys[path], entry, drafts, options, strict)
 
-    for solved, (path, entry) in enumerate(zip(relink, mapper(_solve_file, linked_work(), len(relink))), 1):
+    for solved, (path, entry) in enumerate(zip(relink, mapper(_solve_file, linked_work(), len(relink), _lost_solving)), 1):
         linked[path] = entry
         progress("files solved", solved, len(relink))
     if decoded is not None:
@@ -272,17 +236,18 @@ def _collected(files: list[SourceFile], keys: dict[str, str], contents: Callable
     read = contents([files[i] for i in missing]) if missing else []
     work = [(source, keys[source.path], options) for source in read]
     sizes = [(len(source.data or b""), source.path) for source in read]
-    for done, (n, result) in enumerate(_largest_first(mapper, _collect, work, sizes), 1):
+    for done, (n, result) in enumerate(_largest_first(mapper, _collect, work, sizes, _lost_collecting), 1):
         results[missing[n]] = result  # the worker has cached it
         progress("files", done, len(missing))
     return [r for r in results if r is not None]
 
 
-def _largest_first(mapper: Mapper, fn: Callable[[T], R], items: list[T], sizes: list[tuple[int, str]]) -> Iterator[tuple[int, R]]:
+def _largest_first(mapper: Mapper, fn: Callable[[T], R], items: list[T], sizes: list[tuple[int, str]],
+                   on_death: Callable[[T], R]) -> Iterator[tuple[int, R]]:
     """``(index in items, fn(item))``, the items sent largest first (by ``sizes``, ties by
     name), so that no worker is left alone with a big one at the end."""
     order = sorted(range(len(items)), key=lambda n: (-sizes[n][0], sizes[n][1]))
-    return zip(order, mapper(fn, [items[n] for n in order], len(items)))
+    return zip(order, mapper(fn, [items[n] for n in order], len(items), on_death))
 
 
 @dataclasses.dataclass(frozen=True)

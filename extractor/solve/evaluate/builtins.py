@@ -9,15 +9,24 @@ from typing import Any
 
 from ..values import StableFrozenSet, StableSet
 from .errors import EvalError
-from .limits import check_format_spec, check_size, size_of
+from .limits import check_format_spec, check_size, check_text, size_of
 
 BUILTIN_TYPES: dict[str, type] = {
     "int": int, "float": float, "str": str, "bool": bool, "list": list, "dict": dict,
     "tuple": tuple, "set": set, "frozenset": frozenset, "bytes": bytes, "type(None)": type(None),
 }
+def _text_of(function: Callable[[Any], str]) -> Callable[..., str]:
+    """``str``, ``repr``: the text of a value within the limits, itself within them."""
+    def text(*args: Any) -> str:
+        return check_text(function(*args), function.__name__)
+
+    text.__name__ = function.__name__
+    return text
+
+
 PURE_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "len": len, "abs": abs, "min": min, "max": max, "bool": bool, "int": int, "float": float,
-    "str": str, "repr": repr, "round": round, "sorted": sorted, "sum": sum, "any": any, "all": all,
+    "str": _text_of(str), "repr": _text_of(repr), "round": round, "sorted": sorted, "sum": sum, "any": any, "all": all,
     "tuple": tuple, "list": list, "set": StableSet, "frozenset": StableFrozenSet, "type": type,
 }
 STR_METHODS = frozenset({"join", "upper", "lower", "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "replace", "title"})
@@ -43,6 +52,6 @@ def format_value(value: Any, conversion: str | None, spec: str) -> str:
     elif conversion == "a":
         value = ascii(value)
     try:
-        return format(value, spec)
+        return check_text(format(value, spec), "formatted value")
     except (TypeError, ValueError) as exc:
         raise EvalError(str(exc)) from exc

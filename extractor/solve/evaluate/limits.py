@@ -3,9 +3,9 @@
 Each operation whose result can outgrow its operands (``+``, ``*``, ``**``, ``%``, formatting,
 ``join``, ``replace``, ``str``/``repr``, ``sorted``, ``sum``, ``round``) checks the size of
 its result from the operands *before* computing it, and charges that size to the
-evaluation's step budget. Sizes are counted in units: a character of a string or a byte of a
-bytes, an element of a container (nested elements counted again wherever they appear), 32
-bits of an integer. Past a limit the evaluator refuses with ``TooLarge``; the card that
+evaluation's step budget. Sizes are counted in units, about the length of the value's repr: a
+character of a string or a byte of a bytes, a decimal digit of an integer, a separator per
+element of a container (nested elements counted again wherever they appear). Past a limit the evaluator refuses with ``TooLarge``; the card that
 needed the value says so (``value_too_large``) instead of the run running out of memory.
 """
 
@@ -40,28 +40,37 @@ def charge(units: int) -> None:
 
 
 def size_of(value: Any, limit: int = MAX_SIZE) -> int:
-    """The size of ``value`` in units, counted up to just past ``limit`` (so a value that
-    shares one inner list a million times costs ``limit`` to measure, not a million)."""
+    """The size of ``value`` in units, about the length of its repr, counted up to just past
+    ``limit`` (so a value that shares one inner list a million times costs ``limit`` to
+    measure, not a million)."""
     total = 0
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, (str, bytes)):
-            total += len(item) + 1
+            total += len(item) + 3
         elif isinstance(item, int):
-            total += item.bit_length() // 32 + 1
+            total += item.bit_length() // 3 + 2  # at least its decimal digits, and a separator
         elif isinstance(item, dict):
-            total += 1
+            total += 2 + 2 * len(item)
             stack.extend(item.keys())
             stack.extend(item.values())
         elif isinstance(item, (list, tuple, set, frozenset)):
-            total += 1
+            total += 2 + 2 * len(item)
             stack.extend(item)
         else:
-            total += 1
+            total += 8
         if total > limit:
             return total
     return total
+
+
+def check_text(text: str, what: str) -> str:
+    """``text`` (the repr or formatting of a value within the limits: at most a few times its
+    size) refused if it is itself past MAX_SIZE characters."""
+    if len(text) > MAX_SIZE:
+        raise TooLarge(f"{what} too large to evaluate")
+    return text
 
 
 def check_size(units: int, what: str) -> None:

@@ -1,0 +1,93 @@
+"""The process pool survives its workers: a worker that dies costs only its own item."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+from extractor import extract, pipeline
+from extractor.options import Options
+
+from .helpers import temp_tree
+
+FILES = {f"m{i:02d}.py": f"def f{i}(x: int):\n    if x > {i}:\n        raise ValueError('too big')\n" for i in range(40)}
+FILES["boom.py"] = "def boom(x: int):\n    if x < 0:\n        raise ValueError('negative')\n"
+
+
+def _outcome(catalog) -> tuple[list[tuple[str, str]], dict[str, str | None]]:
+    failures = [(f.path, f.error) for f in catalog.failures]
+    return failures, {card.path: card.trigger.reason for card in catalog.errors}
+
+
+def test_a_worker_that_dies_collecting_a_file_fails_that_file_alone(tmp_path, monkeypatch) -> None:
+    temp_tree(tmp_path, FILES)
+    real = pipeline.collect_file
+
+    def crashing(source, options, memo=None):
+        if source.path == "boom.py":
+            os.kill(os.getpid(), signal.SIGKILL)  # as a native crash or a kill would
+        return real(source, options, memo)
+
+    monkeypatch.setattr(pipeline, "collect_file", crashing)  # the forked workers inherit it
+    failures, reasons = _outcome(extract(str(tmp_path), Options(jobs=2)))
+    assert failures == [("boom.py", "the worker process died (a crash, a signal or its memory limit)")]
+    assert reasons == {f"m{i:02d}.py": None for i in range(40)}
+
+
+def test_a_worker_that_dies_solving_a_file_leaves_its_cards_unsolved(tmp_path, monkeypatch) -> None:
+    temp_tree(tmp_path, FILES)
+    real = pipeline.solve_one
+
+    def crashing(item):
+        if item[0].path == "boom.py":
+            os._exit(137)  # as the OOM killer would
+        return real(item)
+
+    monkeypatch.setattr(pipeline, "solve_one", crashing)
+    failures, reasons = _outcome(extract(str(tmp_path), Options(jobs=2)))
+    assert failures == []
+    assert reasons == {**{f"m{i:02d}.py": None for i in range(40)}, "boom.py": "internal_error: worker_died"}
+
+
+def test_a_worker_past_its_memory_limit_fails_that_file_alone(tmp_path, monkeypatch) -> None:
+    from extractor.collect import file as collect
+
+    temp_tree(tmp_path, FILES)
+    monkeypatch.setenv("RAISEDOCS_STRICT", "0")  # a per-file failure, as users get it
+    real = collect._analyse
+
+    def hungry(path, *args):
+        if path == "boom.py":
+            bytearray(8 << 30)  # past the worker's address-space limit: MemoryError, not the OOM killer
+        return real(path, *args)
+
+    monkeypatch.setattr(collect, "_analyse", hungry)
+    failures, reasons = _outcome(extract(str(tmp_path), Options(jobs=2)))
+    assert failures == [("boom.py", "MemoryError:")]
+    assert reasons == {f"m{i:02d}.py": None for i in range(40)}
+
+
+def test_workers_die_with_the_run_that_started_them(tmp_path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    slow = (FILES["boom.py"].replace("boom", "slow") + "".join(f"    if x == {i}:\n        raise ValueError('{i}')\n" for i in range(150)))
+    temp_tree(tmp_path, {f"s{i:02d}.py": slow for i in range(40)})
+    run = subprocess.Popen([sys.executable, "-m", "extractor", "extract", str(tmp_path), "--jobs", "2", "--no-cache", "-q"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    children: list[int] = []
+    deadline = time.monotonic() + 60
+    while not children and time.monotonic() < deadline and run.poll() is None:
+        time.sleep(0.2)
+        try:
+            with open(f"/proc/{run.pid}/task/{run.pid}/children", encoding="ascii") as handle:
+                children = [int(pid) for pid in handle.read().split()]
+        except OSError:
+            break
+    assert children, "the run started no workers"
+    os.kill(run.pid, signal.SIGKILL)
+    run.wait()
+    time.sleep(1.0)
+    alive = [pid for pid in children if os.path.exists(f"/proc/{pid}") and "zombie" not in open(f"/proc/{pid}/status").read()]
+    assert alive == []

@@ -204,9 +204,20 @@ def check(docs_dir: str, source: str, rev: str | None, repo_url: str | None, rep
         click.echo(f"raisedocs: {docs_dir} is up to date", err=True)
 
 
+class _StderrHandler(logging.Handler):
+    """The library's warnings, one line each on whatever ``sys.stderr`` is when they happen."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        click.echo(self.format(record), err=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: one-line errors and exit 2 for bad arguments and whole-run failures."""
-    logging.basicConfig(level=logging.WARNING, format="raisedocs: %(message)s", stream=sys.stderr)
+    if not any(isinstance(h, _StderrHandler) for h in log.handlers):
+        handler = _StderrHandler(logging.WARNING)
+        handler.setFormatter(logging.Formatter("raisedocs: %(message)s"))
+        log.addHandler(handler)
+        log.propagate = False
     try:
         cli.main(args=argv, prog_name="raisedocs", standalone_mode=False)
     except click.exceptions.Exit as exc:

@@ -6,8 +6,10 @@ import errno
 import fnmatch
 import hashlib
 import io
+import logging
 import os
 import re
+import stat
 import subprocess
 import sys
 import tokenize
@@ -21,6 +23,8 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 from .model import FileFailure
 from .options import Options
+
+log = logging.getLogger("raisedocs")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -109,12 +113,20 @@ def read_tree(root: str, options: Options) -> tuple[list[SourceFile], list[FileF
         raise SourceError(f"path does not exist: {root}")
     real_root = os.path.realpath(root)
     if os.path.isfile(real_root):
+        if not root.endswith(".py"):
+            raise SourceError(f"not a folder or a Python (.py) file: {root}")
         return _read_single(root, options)
     if not os.path.isdir(real_root):
         raise SourceError(f"not a directory: {root}")
     files: list[SourceFile] = []
     failures: list[FileFailure] = []
-    for dirpath, dirnames, filenames in os.walk(real_root, followlinks=False):
+    matched: set[str] = set()
+
+    def unlistable(exc: OSError) -> None:
+        rel = os.path.relpath(exc.filename or real_root, real_root).replace(os.sep, "/")
+        failures.append(FileFailure(path=rel + "/", stage="read", error=f"cannot list folder: {exc.strerror or type(exc).__name__}"))
+
+    for dirpath, dirnames, filenames in os.walk(real_root, followlinks=False, onerror=unlistable):
         rel_dir = os.path.relpath(dirpath, real_root).replace(os.sep, "/")
         rel_dir = "" if rel_dir == "." else rel_dir + "/"
         dirnames[:] = sorted(d for d in dirnames if not _matches(rel_dir + d, options.excluded_dirs))
@@ -122,13 +134,28 @@ def read_tree(root: str, options: Options) -> tuple[list[SourceFile], list[FileF
             rel = rel_dir + name
             if not name.endswith(".py") or _matches(rel, options.exclude):
                 continue
-            if options.include and not _matches(rel, options.include):
+            if options.include and not _included(rel, options.include, matched):
                 continue
             result = _read_file(os.path.join(dirpath, name), rel, real_root)
             (files if isinstance(result, SourceFile) else failures).append(result)
+    _warn_unmatched(options.include, matched)
     files.sort(key=lambda f: f.path)
     failures.sort(key=lambda f: f.path)
     return files, failures
+
+
+def _included(rel: str, patterns: tuple[str, ...], matched: set[str]) -> bool:
+    """Whether an --include pattern selects ``rel``; notes the patterns that did."""
+    name = rel.rsplit("/", 1)[-1]
+    hits = [p for p in patterns if fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(name, p)]
+    matched.update(hits)
+    return bool(hits)
+
+
+def _warn_unmatched(patterns: tuple[str, ...], matched: set[str]) -> None:
+    for pattern in patterns:
+        if pattern not in matched:
+            log.warning("warning: --include %r matched no .py file", pattern)
 
 
 def _read_single(root: str, options: Options) -> tuple[list[SourceFile], list[FileFailure]]:
@@ -137,18 +164,44 @@ def _read_single(root: str, options: Options) -> tuple[list[SourceFile], list[Fi
     return ([result], []) if isinstance(result, SourceFile) else ([], [result])
 
 
+MAX_FILE_BYTES = 10_000_000  # a larger .py file is listed under failures, not read
+
+
 def _read_file(full: str, rel: str, real_root: str) -> SourceFile | FileFailure:
+    """The file's bytes, or why not. Only regular files are read, and only up to
+    MAX_FILE_BYTES: a FIFO, a device or a file that grows while read never stalls the run."""
     try:
         if os.path.islink(full) and not _is_inside(os.path.realpath(full), real_root):
             return FileFailure(path=rel, stage="read", error="symlink points outside the analysed tree")
-        with open(full, "rb") as handle:
-            return SourceFile.from_bytes(rel, handle.read())
+        # O_NONBLOCK: opening a FIFO would otherwise wait for a writer.
+        fd = os.open(full, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return FileFailure(path=rel, stage="read", error=f"not a regular file ({_kind(info.st_mode)})")
+            if info.st_size > MAX_FILE_BYTES:
+                return FileFailure(path=rel, stage="read", error=f"larger than the {MAX_FILE_BYTES:,}-byte limit ({info.st_size:,} bytes)")
+            with os.fdopen(os.dup(fd), "rb") as handle:
+                data = handle.read(MAX_FILE_BYTES + 1)
+        finally:
+            os.close(fd)
+        if len(data) > MAX_FILE_BYTES:
+            return FileFailure(path=rel, stage="read", error=f"larger than the {MAX_FILE_BYTES:,}-byte limit (grew while read)")
+        return SourceFile.from_bytes(rel, data)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             return FileFailure(path=rel, stage="read", error="symlink loop")
         if exc.errno == errno.ENOENT:
             return FileFailure(path=rel, stage="read", error="broken symlink")
         return FileFailure(path=rel, stage="read", error=exc.strerror or type(exc).__name__)
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return name
+    return "not a file"
 
 
 def read_command(root: str, sha: str | None = None) -> str | None:
@@ -212,22 +265,26 @@ def resolve_rev(repo: str, rev: str) -> str:
 def read_commit(repo: str, sha: str, options: Options) -> tuple[list[SourceFile], list[FileFailure]]:
     """Every ``.py`` blob of commit ``sha``, without touching the work tree or the index."""
     # Relative to ``repo``: a sub-folder of a repository reads just that sub-tree.
-    listing = _git(repo, "ls-tree", "-r", "-z", sha)
+    listing = _git(repo, "ls-tree", "-r", "-z", "--long", sha)
     wanted: list[tuple[str, str]] = []
     failures: list[FileFailure] = []
     excluded_dir: dict[str, bool] = {}
+    matched: set[str] = set()
     for entry in listing.split(b"\0"):
         if not entry:
             continue
         meta, _, raw_path = entry.partition(b"\t")
-        mode, kind, blob = meta.decode().split(" ")
+        mode, kind, blob, size = meta.decode().split()
         path = raw_path.decode("utf-8", "surrogateescape")
-        if not path.endswith(".py") or not _selected_path(path, options, excluded_dir):
+        if not path.endswith(".py") or not _selected_path(path, options, excluded_dir, matched):
             continue
         if mode == "120000":
             failures.append(FileFailure(path=path, stage="read", error="symlink (not followed in a git tree)"))
+        elif kind == "blob" and size.isdigit() and int(size) > MAX_FILE_BYTES:
+            failures.append(FileFailure(path=path, stage="read", error=f"larger than the {MAX_FILE_BYTES:,}-byte limit ({int(size):,} bytes)"))
         elif kind == "blob":
             wanted.append((path, blob))
+    _warn_unmatched(options.include, matched)
     # Blob contents are read only for the files that are analysed again (``with_contents``):
     # a re-run over a cached commit reads the tree listing and the cache, nothing else.
     files = [SourceFile(path=path, data=None, blob_sha=blob) for path, blob in wanted]
@@ -236,7 +293,7 @@ def read_commit(repo: str, sha: str, options: Options) -> tuple[list[SourceFile]
     return files, failures
 
 
-def _selected_path(path: str, options: Options, excluded_dir: dict[str, bool]) -> bool:
+def _selected_path(path: str, options: Options, excluded_dir: dict[str, bool], matched: set[str]) -> bool:
     """Whether a path of a commit is analysed; ``excluded_dir`` memoizes folder decisions
     (a tree lists each folder once per file in it)."""
     parts = path.split("/")
@@ -249,7 +306,7 @@ def _selected_path(path: str, options: Options, excluded_dir: dict[str, bool]) -
             return False
     if _matches(path, options.exclude):
         return False
-    return not options.include or _matches(path, options.include)
+    return not options.include or _included(path, options.include, matched)
 
 
 def with_contents(repo: str, files: list[SourceFile]) -> list[SourceFile]:

@@ -21,4 +21,5 @@ def test_every_raise_of_extractor_gets_a_card() -> None:
     assert catalog.failures == ()
     assert catalog.stats.raise_sites == len(catalog.errors) == expected
     assert not [c for c in catalog.errors if isinstance(c.guard.tree, Opaque)]
-    assert {c.message.reason for c in catalog.errors} <= {None, "reraise", "no_arguments", "message_variable_reassigned"}
+    # OSError(errno, text, path) in publish/output.py: multi-argument messages are not templates yet.
+    assert {c.message.reason for c in catalog.errors} <= {None, "reraise", "no_arguments", "message_variable_reassigned", "multiple_arguments"}

@@ -2,53 +2,92 @@
 
 from __future__ import annotations
 
-import json
+import errno
 import os
+import re
 import shutil
+import stat
+import sys
 import tempfile
 from collections.abc import Iterable
 
 from ..errors import OutputError
-from ..model import SCHEMA_ID
+
+MANIFEST = ".raisedocs-manifest"  # every file raisedocs wrote in the folder, one path per line
+_MANIFEST_HEAD = "raisedocs manifest 1: the files raisedocs wrote here; it replaces the folder only while it holds nothing else"
+_STAGING_MARK = ".raisedocs-staging"  # in a folder being built; a dead run's leftover is removed
+_STAGING = re.compile(r"\.raisedocs-(\d+)-[A-Za-z0-9_]+")
+# What raisedocs wrote before it kept a manifest: a catalog folder of this shape is still its own.
+_LEGACY = re.compile(r"catalog\.json|index\.md|errors/[0-9a-f]{16}\.(?:md|json)")
 
 
-def _is_catalog_dir(path: str) -> bool:
-    if not os.listdir(path):
-        return True
-    try:
-        with open(os.path.join(path, "catalog.json"), encoding="utf-8") as handle:
-            return json.load(handle).get("schema") == SCHEMA_ID
-    except (OSError, ValueError, AttributeError):
-        return False
+def manifest_text(paths: Iterable[str]) -> str:
+    return "\n".join([_MANIFEST_HEAD, *sorted(paths)]) + "\n"
+
+
+def _contents(folder: str) -> list[str]:
+    """Every entry under ``folder`` that is not a folder (files, links, FIFOs...), relative."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+        dirnames.sort()
+        for name in sorted(filenames) + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+            found.append(os.path.relpath(os.path.join(dirpath, name), folder).replace(os.sep, "/"))
+    return found
+
+
+def _foreign(folder: str) -> list[str]:
+    """The entries of ``folder`` raisedocs did not write: not in its manifest (or, in a folder
+    written before manifests, not of a catalog's shape)."""
+    present = _contents(folder)
+    manifest = os.path.join(folder, MANIFEST)
+    if os.path.isfile(manifest) and not os.path.islink(manifest):
+        with open(manifest, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().split("\n")
+        if lines and lines[0] == _MANIFEST_HEAD:
+            ours = {*lines[1:], MANIFEST}
+            return [rel for rel in present if rel not in ours]
+    return [rel for rel in present if not _LEGACY.fullmatch(rel)]
 
 
 def write_docs(files: Iterable[tuple[str, str]], outdir: str) -> None:
     """Write ``files`` (relative path, text) as the whole content of ``outdir``.
 
-    The new folder is built beside the old one and swapped in by renames, so an interrupted
-    run leaves the previous catalog in place.
+    The new folder is built beside the old one and exchanged with it in one atomic rename,
+    so ``outdir`` always exists and an interrupted run leaves the previous catalog whole.
+    A folder is replaced only while it holds nothing but what raisedocs wrote there.
 
     Raises:
-        OutputError: ``outdir`` is a file, is a folder that is not a raisedocs catalog, or
-            cannot be written.
+        OutputError: ``outdir`` is a file, holds files raisedocs did not write, or cannot
+            be written.
     """
     target = os.path.abspath(outdir)
-    if os.path.exists(target) and not os.path.isdir(target):
+    if os.path.lexists(target) and not os.path.isdir(target):
         raise OutputError(f"output path is a file: {outdir}")
-    if os.path.isdir(target) and not _is_catalog_dir(target):
-        raise OutputError(f"output folder is not empty and holds no raisedocs catalog; refusing to replace it: {outdir}")
+    if os.path.isdir(target):
+        foreign = _foreign(target)
+        if foreign:
+            more = f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+            raise OutputError(f"output folder holds files raisedocs did not write ({', '.join(foreign[:3])}{more}); refusing to replace it: {outdir}")
     parent = os.path.dirname(target)
     try:
         os.makedirs(parent, exist_ok=True)
-        staging = tempfile.mkdtemp(prefix=".raisedocs-", dir=parent)
+        remove_stale_staging(parent)
+        staging = tempfile.mkdtemp(prefix=f".raisedocs-{os.getpid()}-", dir=parent)
     except OSError as exc:
         raise OutputError(f"cannot write to {parent}: {exc.strerror}") from None
     try:
+        with open(os.path.join(staging, _STAGING_MARK), "w", encoding="utf-8") as handle:
+            handle.write("raisedocs: a docs folder being written\n")
+        written = []
         for rel, text in files:
             full = os.path.join(staging, *rel.split("/"))
             os.makedirs(os.path.dirname(full), exist_ok=True)
             with open(full, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as handle:
                 handle.write(text)
+            written.append(rel)
+        with open(os.path.join(staging, MANIFEST), "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(manifest_text(written))
+        os.remove(os.path.join(staging, _STAGING_MARK))
         os.chmod(staging, 0o755)
         _swap(staging, target)
     except OSError as exc:
@@ -56,15 +95,72 @@ def write_docs(files: Iterable[tuple[str, str]], outdir: str) -> None:
         raise OutputError(f"cannot write {outdir}: {exc.strerror or exc}") from None
 
 
+def remove_stale_staging(parent: str) -> None:
+    """Remove what dead runs left in ``parent``: folders named like a run's staging folder,
+    of a process that no longer exists, that hold raisedocs' staging mark or manifest."""
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return
+    for name in names:
+        match = _STAGING.fullmatch(name)
+        folder = os.path.join(parent, name)
+        if match is None or _is_alive(int(match.group(1))) or os.path.islink(folder) or not os.path.isdir(folder):
+            continue
+        if os.path.exists(os.path.join(folder, _STAGING_MARK)) or os.path.exists(os.path.join(folder, MANIFEST)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _is_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
 def _swap(staging: str, target: str) -> None:
     if not os.path.exists(target):
         os.rename(staging, target)
         return
-    retired = tempfile.mkdtemp(prefix=".raisedocs-old-", dir=os.path.dirname(target))
-    os.rmdir(retired)
+    if _exchange(staging, target):
+        shutil.rmtree(staging, ignore_errors=True)  # now the old catalog
+        return
+    # No atomic exchange here (not Linux, or a file system without it): two renames, with
+    # a moment in between where ``target`` does not exist.
+    retired = f"{staging}-old"
     os.rename(target, retired)
     os.rename(staging, target)
     shutil.rmtree(retired, ignore_errors=True)
+
+
+def _exchange(a: str, b: str) -> bool:
+    """Swap two paths in one atomic step (Linux ``renameat2(RENAME_EXCHANGE)``); False where
+    the system cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    result = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    if result == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code), b)
 
 
 def compare_docs(files: Iterable[tuple[str, str]], docs_dir: str) -> dict[str, list[str]]:
@@ -82,17 +178,29 @@ def compare_docs(files: Iterable[tuple[str, str]], docs_dir: str) -> dict[str, l
             full = os.path.join(dirpath, name)
             present[os.path.relpath(full, docs_dir).replace(os.sep, "/")] = full
     report: dict[str, list[str]] = {"stale": [], "missing": [], "orphaned": []}
-    produced: set[str] = set()
-    for rel, text in files:
-        produced.add(rel)
+    produced: list[str] = []
+
+    def compare(rel: str, text: str) -> None:
         if rel not in present:
             report["missing"].append(rel)
-            continue
-        with open(present[rel], "rb") as handle:
-            on_disk = handle.read()
-        if on_disk != text.encode("utf-8", "backslashreplace"):
+        elif _read_regular(present[rel]) != text.encode("utf-8", "backslashreplace"):
             report["stale"].append(rel)
-    report["orphaned"] = sorted(set(present) - produced)
+
+    for rel, text in files:
+        produced.append(rel)
+        compare(rel, text)
+    compare(MANIFEST, manifest_text(produced))
+    report["orphaned"] = sorted(set(present) - {*produced, MANIFEST})
     report["stale"].sort()
     report["missing"].sort()
     return report
+
+
+def _read_regular(path: str) -> bytes | None:
+    """A regular file's bytes; None for anything else (a FIFO there must not stall ``check``)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read() if stat.S_ISREG(os.fstat(handle.fileno()).st_mode) else None

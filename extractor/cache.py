@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import sys
 import time
 from dataclasses import dataclass
@@ -45,7 +46,8 @@ def code_digest(package: str) -> str:
 UNUSED_DAYS = 14
 _USED = "last-used"  # touched by every run that uses the folder
 _CODE_FOLDER = re.compile(r"\d+(?:\.\w+)+(?:-(?:[0-9a-f]{16}|source-unknown))?")  # CODE of any version
-_SHARD = re.compile(r"[0-9a-f]{2}")  # the folders entries are spread over
+_MARK = "raisedocs cache folder: delete it to reclaim its space\n"  # in _USED; pruning needs it
+MAX_ENTRY_BYTES = 1 << 30  # an entry larger than this is not ours (or not worth reading)
 
 
 # What a result depends on besides its input: this tool (its version and its code) and the
@@ -90,32 +92,30 @@ class Cache:
         return Cache(options.cache_dir or default_cache_dir())
 
     def mark_used(self, now: float | None = None) -> None:
-        """Note that this code's entries are in use, and delete the entries of other
-        raisedocs versions or code that no run has used for ``UNUSED_DAYS`` (an install
-        from a newer commit would otherwise leave each older one's folder behind). Only
-        folders named like one of this cache's are touched; any failure is ignored."""
+        """Note that this code's entries are in use, and delete the folders of other
+        raisedocs versions or code that no run has used for ``UNUSED_DAYS`` (an install from
+        a newer commit would otherwise leave each older one's folder behind). Only a folder
+        named like one of this cache's that holds raisedocs' own marker is ever deleted;
+        any failure is ignored."""
         if self.base is None or self.root is None:
             return
         now = time.time() if now is None else now
         try:
             os.makedirs(self.root, exist_ok=True)
-            with open(os.path.join(self.root, _USED), "w", encoding="utf-8"):
-                pass
+            with open(os.path.join(self.root, _USED), "w", encoding="utf-8") as handle:
+                handle.write(_MARK)
             names = os.listdir(self.base)
         except OSError:
             return
         for name in names:
             folder = os.path.join(self.base, name)
-            if folder == self.root or not _CODE_FOLDER.fullmatch(name):
+            if folder == self.root or not _CODE_FOLDER.fullmatch(name) or os.path.islink(folder):
                 continue
+            marker = os.path.join(folder, _USED)
             try:
-                marker = os.path.join(folder, _USED)
-                if os.path.exists(marker):
-                    used = os.path.getmtime(marker)
-                elif all(_SHARD.fullmatch(entry) for entry in os.listdir(folder)):  # written before the marker
-                    used = os.path.getmtime(folder)
-                else:
-                    continue  # not a folder of this cache
+                if _read_entry(marker) != _MARK.encode():
+                    continue  # not a folder of this cache, whatever its name
+                used = os.path.getmtime(marker)
             except OSError:
                 continue
             if now - used > UNUSED_DAYS * 86400:
@@ -126,17 +126,19 @@ class Cache:
         return os.path.join(self.root, key[:2], key + ".json")
 
     def _read(self, key: str) -> Any:
-        """The entry's data, or None when it is missing or its checksum does not match."""
+        """The entry's data, or None when it is missing, is not a regular file, or its
+        checksum (over its key and its text) does not match."""
         if self.root is None:
             return None
         try:
-            with open(self._path(key), "rb") as handle:
-                raw = handle.read()
+            raw = _read_entry(self._path(key))
+            if raw is None:
+                return None
             digest, _, text = raw.partition(b"\n")
-            if hashlib.sha256(text).hexdigest().encode() != digest:
-                return None  # truncated, corrupt, or written by something else
+            if _checksum(key, text) != digest:
+                return None  # truncated, corrupt, written by something else, or another key's
             return json.loads(text)
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             return None
 
     def _write(self, key: str, data: Any) -> None:
@@ -154,7 +156,7 @@ class Cache:
                 os.makedirs(folder, exist_ok=True)
                 self._folders.add(folder)
             with open(tmp, "wb") as handle:
-                handle.write(hashlib.sha256(text).hexdigest().encode() + b"\n" + text)
+                handle.write(_checksum(key, text) + b"\n" + text)
             os.replace(tmp, path)
         except OSError:
             self._folders.discard(folder)
@@ -242,6 +244,27 @@ class Cache:
             self.misses += 1
         else:
             self.hits += 1
+
+
+def _checksum(key: str, text: bytes) -> bytes:
+    """The checksum line of an entry: bound to its key, so an entry copied over another
+    key's file is not trusted."""
+    return hashlib.sha256(key.encode("ascii") + b"\0" + text).hexdigest().encode()
+
+
+def _read_entry(path: str) -> bytes | None:
+    """A cache file's bytes; None when it is not a regular file (a FIFO would hang the run,
+    a link to /dev/zero exhaust memory) or is past MAX_ENTRY_BYTES.
+
+    Raises:
+        OSError: it cannot be opened (missing, a symlink).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
+            return None
+        return handle.read(MAX_ENTRY_BYTES + 1)
 
 
 def _linked_from(data: dict[str, Any]) -> Linked | None:

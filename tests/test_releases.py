@@ -244,26 +244,50 @@ def test_cache_entries_belong_to_the_code_that_wrote_them(tmp_path) -> None:
 
 
 def test_folders_of_other_code_unused_for_two_weeks_are_deleted(tmp_path) -> None:
+    # Only folders holding raisedocs' own marker: a user's 30-day-old folder whose name and
+    # entries look like a cache's (a version number, two-hex shards) is never touched.
     import os
     import time
 
     from extractor import cache
 
     root = tmp_path / "cache"
-    old_marked, old_bare, recent, foreign, lookalike = (root / n for n in (
-        "0.1.0-0123456789abcdef", "0.0.9", "0.1.0-fedcba9876543210", "my-notes", "1.5"))
-    for folder in (old_marked / "ab", old_bare / "cd", recent / "ef", foreign / "ab", lookalike / "data"):
+    old_marked, old_bare, old_empty_mark, recent, foreign, lookalike = (root / n for n in (
+        "0.1.0-0123456789abcdef", "0.0.9", "0.0.8", "0.1.0-fedcba9876543210", "my-notes", "1.5"))
+    for folder in (old_marked / "ab", old_bare / "cd", old_empty_mark / "cd", recent / "ef", foreign / "ab", lookalike / "ab"):
         folder.mkdir(parents=True)
-    (old_marked / "last-used").write_text("", encoding="utf-8")
-    (recent / "last-used").write_text("", encoding="utf-8")
+    (old_marked / "last-used").write_text(cache._MARK, encoding="utf-8")
+    (old_empty_mark / "last-used").write_text("", encoding="utf-8")
+    (recent / "last-used").write_text(cache._MARK, encoding="utf-8")
     month_ago = time.time() - 30 * 86400
-    for path in (old_marked / "last-used", old_bare, foreign, lookalike):
+    for path in (old_marked / "last-used", old_empty_mark / "last-used", old_bare, foreign, lookalike):
         os.utime(path, (month_ago, month_ago))
     store = cache.Cache(str(root))
     store.mark_used()
-    assert sorted(p.name for p in root.iterdir()) == sorted([cache.CODE, "0.1.0-fedcba9876543210", "my-notes", "1.5"])
-    assert (root / cache.CODE / "last-used").exists()
+    assert sorted(p.name for p in root.iterdir()) == sorted([cache.CODE, "0.1.0-fedcba9876543210", "0.0.9", "0.0.8", "my-notes", "1.5"])
+    assert (root / cache.CODE / "last-used").read_text(encoding="utf-8") == cache._MARK
     cache.Cache(None).mark_used()  # a disabled cache touches nothing
+
+
+def test_a_cache_entry_is_trusted_only_under_its_own_key_and_as_a_regular_file(tmp_path) -> None:
+    import os
+    import shutil
+
+    from extractor import cache
+
+    store = cache.Cache(str(tmp_path / "c"))
+    one, two, three = ("1" * 64, "2" * 64, "3" * 64)
+    store.put_by_path(one, {"value": 1})
+    store.put_by_path(two, {"value": 2})
+    assert (store.get_by_path(one), store.get_by_path(two)) == ({"value": 1}, {"value": 2})
+    shutil.copy(store._path(one), store._path(two))  # a valid entry copied over another key's
+    assert store.get_by_path(two) == {}
+    os.makedirs(os.path.dirname(store._path(three)), exist_ok=True)
+    os.mkfifo(store._path(three))  # would hang a plain open
+    assert store.get_by_path(three) == {}
+    os.remove(store._path(one))
+    os.symlink("/dev/zero", store._path(one))  # would exhaust memory
+    assert store.get_by_path(one) == {}
 
 
 def test_each_card_is_solved_once(monkeypatch) -> None:

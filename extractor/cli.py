@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from .errors import RaisedocsError
+from .errors import OutputError, RaisedocsError
 from .options import Options
 from .version import VERSION as __version__
 
@@ -87,7 +87,7 @@ def extract(path: str, outdir: str | None, include: tuple[str, ...], exclude: tu
     )
     catalog = extract_data(path, options, progress_for(run))
     if outdir is None:
-        click.echo(dumps_data(catalog), nl=False)
+        emit(dumps_data(catalog))
     else:
         from .publish.output import write_docs
         from .publish.render import render_docs
@@ -102,6 +102,19 @@ def extract(path: str, outdir: str | None, include: tuple[str, ...], exclude: tu
             click.echo(f"raisedocs: not analysed: {failure['path']} ({failure['stage']}: {failure['error']})", err=True)
     if strict and catalog["failures"]:
         sys.exit(1)
+
+
+def emit(text: str) -> None:
+    """Machine output on stdout; a full disk or a closed pipe is a one-line error, not a traceback.
+
+    Raises:
+        OutputError: stdout cannot be written.
+    """
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as exc:
+        raise OutputError(f"cannot write to stdout: {exc.strerror or exc}") from None
 
 
 def summary_line(stats: dict[str, Any]) -> str:
@@ -138,10 +151,10 @@ def explain(text: str, catalog_path: str, output_format: str, limit: int) -> Non
         click.echo("raisedocs: no card matches this message", err=True)
         sys.exit(1)
     if output_format == "json":
-        click.echo(dumps(matches), nl=False)
+        emit(dumps(matches))
     else:
         catalog_dir = os.path.dirname(locate_catalog(catalog_path))
-        click.echo("\n\n".join(render_match(match, catalog_dir) for match in matches))
+        emit("\n\n".join(render_match(match, catalog_dir) for match in matches) + "\n")
 
 
 @cli.command()
@@ -165,7 +178,7 @@ def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, *
     options = Options(**run_settings(run))
     decoded: dict = {}  # the files both sides share are decoded from the cache once
     result = diff_catalogs(catalog_data(old, options, decoded), catalog_data(new, options, decoded))
-    click.echo(dumps(result) if output_format == "json" else render_diff(result, link_base), nl=False)
+    emit(dumps(result) if output_format == "json" else render_diff(result, link_base))
     found = counts(result)
     if any(found[c] for c in wanted):
         sys.exit(1)

@@ -88,3 +88,26 @@ def test_an_include_that_matches_nothing_is_said(capsys, tmp_path) -> None:
     assert run.code == 0
     assert "raisedocs: warning: --include '[' matched no .py file\n" in run.err
     assert "good.py" not in run.err
+
+
+def test_stdout_on_a_full_disk_is_one_line_and_exit_2() -> None:
+    import subprocess
+    import sys
+
+    from .helpers import FIXTURES, ROOT
+
+    with open("/dev/full", "w") as full:
+        run = subprocess.run([sys.executable, "-m", "extractor", "extract", str(FIXTURES / "offload"), "-q"], stdout=full,
+                             stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert (run.returncode, run.stderr) == (2, "raisedocs: error: cannot write to stdout: No space left on device\n")
+
+
+def test_catalogs_that_are_not_catalogs_are_one_line_errors(capsys, tmp_path) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    os.mkfifo(tmp_path / "fifo.json")
+    for command in (["explain", "x", "--catalog", str(tmp_path / "fifo.json")], ["diff", str(tmp_path / "fifo.json"), str(deep)]):
+        run = run_cli(capsys, *command)
+        assert (run.code, run.err) == (2, f"raisedocs: error: catalog {tmp_path / 'fifo.json'} is not a regular file\n")
+    run = run_cli(capsys, "explain", "x", "--catalog", str(deep))
+    assert (run.code, run.err) == (2, f"raisedocs: error: catalog {deep} is nested too deeply to be a raisedocs catalog\n")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from typing import Any
 
 from ..errors import CatalogError
@@ -64,12 +65,17 @@ def load_catalog(path: str) -> dict[str, Any]:
     if not os.path.exists(file):
         raise CatalogError(f"catalog not found: {file}")
     try:
-        with open(file, encoding="utf-8") as handle:
-            data = json.load(handle)
+        # Opened without blocking and checked: a FIFO named catalog.json must not stall the run.
+        with os.fdopen(os.open(file, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise CatalogError(f"catalog {file} is not a regular file")
+            data = json.loads(handle.read().decode("utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise CatalogError(f"cannot read catalog {file}: {exc}") from exc
     except json.JSONDecodeError as exc:
         raise CatalogError(f"catalog {file} is not JSON: {exc}") from exc
+    except RecursionError:
+        raise CatalogError(f"catalog {file} is nested too deeply to be a raisedocs catalog") from None
     found = data.get("schema") if isinstance(data, dict) else None
     if found != SCHEMA_ID:
         raise CatalogError(f"{file} is not a raisedocs catalog: schema is {found!r}, expected {SCHEMA_ID!r}")

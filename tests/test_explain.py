@@ -6,6 +6,8 @@ import io
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from extractor.publish.explain import load_catalog, match_message, render_match
 
@@ -186,3 +188,58 @@ def test_solved_trigger_and_fixes_are_shown(docs) -> None:
         "Fixes:",
         "  - set self.prefetch.offload_prefetch_step to 1",
     ]
+
+
+# The matcher places literals with str.find instead of a regular expression of lazy groups;
+# it must find exactly what that expression finds (the reference below), in linear time.
+_TEXT = st.text(alphabet="ab: [type=", min_size=0, max_size=40)
+
+
+def _reference(parts: list[dict], text: str):
+    import re
+
+    from extractor.publish.explain import _literal, _merge_texts
+
+    parts = _merge_texts(parts)
+    pieces, names = [], {}
+    for index, part in enumerate(parts):
+        if part["type"] == "text":
+            pieces.append(re.escape(_literal(parts, index)))
+        elif part["expr"] in names:
+            pieces.append(f"(?P={names[part['expr']]})")
+        else:
+            names[part["expr"]] = name = f"h{len(names)}"
+            pieces.append(f"(?P<{name}>.*?)" + (r"(?=\s\[type=|$)" if index == len(parts) - 1 else ""))
+    found = re.compile("".join(pieces)).search(text)
+    return None if found is None else (found.span(), {n: found.group(n) for n in names.values()})
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(_TEXT.filter(bool).map(lambda s: {"type": "text", "text": s}),
+                          st.sampled_from(["x", "y"]).map(lambda e: {"type": "hole", "expr": e})), min_size=1, max_size=6),
+       _TEXT)
+def test_the_matcher_finds_what_lazy_groups_would(parts: list[dict], text: str) -> None:
+    from extractor.publish.explain import compile_template, normalize_whitespace, search_pattern
+
+    pattern = compile_template(parts)
+    if pattern is None:
+        return
+    text = normalize_whitespace(text + " " + "".join(p.get("text", "ab") for p in parts))
+    found = search_pattern(pattern, text)
+    assert (None if found is None else ((found.start, found.end), found.holes)) == _reference(parts, text)
+
+
+def test_a_long_paste_against_many_holes_is_searched_in_bounded_steps() -> None:
+    # A 6-hole template against 6 KB that almost matches: a regex of lazy groups backtracks
+    # for minutes (the issue saw 137 s for 3.6 KB); placements are counted and capped.
+    from extractor.publish.explain import compile_template, search_pattern
+
+    parts = []
+    for index in range(6):
+        parts += [{"type": "text", "text": f"value {index} is "}, {"type": "hole", "expr": f"v{index}"}]
+    parts.append({"type": "text", "text": " and that is wrong"})
+    pattern = compile_template(parts)
+    paste = " ".join(f"value {i % 6} is {i}" for i in range(400))
+    assert search_pattern(pattern, paste) is None
+    found = search_pattern(pattern, paste + " and that is wrong")
+    assert found is not None and found.holes["h5"].endswith("399")

@@ -2,8 +2,10 @@
 
 Works from JSON data alone (a loaded catalog.json), like ``render``: it never imports
 libcst. Each card's message template becomes a regular expression (literal text escaped,
-each hole a lazy group) searched anywhere in the pasted text, so a message that arrives
-wrapped in a traceback line or a pydantic ``ValidationError`` still matches.
+each hole as short as it can be) searched anywhere in the pasted text, so a message that
+arrives wrapped in a traceback line or a pydantic ``ValidationError`` still matches. The search
+places literal runs with ``str.find`` and never backtracks past a fixed budget of steps, so
+a long paste against a template of many holes costs linear time, not a regex's cubic one.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import json
 import os
 import re
 import stat
+from collections.abc import Iterator
 from typing import Any
 
 from ..errors import CatalogError
@@ -25,9 +28,12 @@ MIN_LITERAL = 4
 
 _WHITESPACE = re.compile(r"\s+")
 # Where a trailing hole ends: the end of the text, or pydantic's " [type=value_error, ...]".
-_WRAPPER_TAIL = r"(?=\s\[type=|$)"
+_WRAPPER_TAIL = " [type="
 # Text that wrappers put right before a message: "ValueError: ", pydantic's "Value error, ".
-_WRAPPER_HEAD = re.compile(r"^.*(?:\b\w*(?:Error|Exception|Exit|Warning|Interrupt)|Value error|Assertion failed)[:,] ")
+_WRAPPER_HEAD = re.compile(r"\b\w*(?:Error|Exception|Exit|Warning|Interrupt)[:,] |Value error[:,] |Assertion failed[:,] ")
+# Steps (placements of a literal or a hole) one card's search may take: far more than any real
+# message needs; a template of many holes against a long paste stops here instead of taking minutes.
+MATCH_STEPS = 20_000
 
 
 @record
@@ -42,9 +48,9 @@ class Match:
 
 @record
 class _Pattern:
-    """A message template compiled for search: the regex and what each group stands for."""
+    """A message template compiled for search: literal runs and holes, in order."""
 
-    regex: re.Pattern[str]
+    items: tuple[tuple[str, str], ...]  # ("text", literal) or ("hole", group name)
     groups: tuple[tuple[str, str], ...]  # (group name, placeholder expression), first occurrence only
     literal_chars: int
     literals: tuple[str, ...]
@@ -118,45 +124,126 @@ def compile_template(parts: list[dict[str, Any]]) -> _Pattern | None:
     literals = tuple(_literal(parts, i) for i, p in enumerate(parts) if p["type"] == "text")
     if not any(len(literal.strip()) >= MIN_LITERAL for literal in literals):
         return None
-    pieces: list[str] = []
+    items: list[tuple[str, str]] = []
     groups: list[tuple[str, str]] = []
     seen: dict[tuple[str, str | None, str | None], str] = {}
     for index, part in enumerate(parts):
         if part["type"] == "text":
-            pieces.append(re.escape(_literal(parts, index)))
+            if literal := _literal(parts, index):
+                items.append(("text", literal))
             continue
         # The same expression rendered the same way shows the same text each time.
         key = (part["expr"], part.get("conversion"), part.get("format_spec"))
-        if key in seen:
-            pieces.append(f"(?P={seen[key]})")
-            continue
-        name = seen[key] = f"h{len(seen)}"
-        if part["expr"] not in {expr for _, expr in groups}:
-            groups.append((name, part["expr"]))
-        pieces.append(f"(?P<{name}>.*?)" + (_WRAPPER_TAIL if index == len(parts) - 1 else ""))
+        name = seen.get(key)
+        if name is None:
+            name = seen[key] = f"h{len(seen)}"
+            if part["expr"] not in {expr for _, expr in groups}:
+                groups.append((name, part["expr"]))
+        items.append(("hole", name))
     return _Pattern(
-        regex=re.compile("".join(pieces)),
+        items=tuple(items),
         groups=tuple(groups),
         literal_chars=sum(_count_visible(literal) for literal in literals),
         literals=tuple(literal for literal in literals if literal),
     )
 
 
-def _score(pattern: _Pattern, found: re.Match[str], text: str) -> float:
+@record
+class _Found:
+    """Where a pattern matched: its span and each hole's text."""
+
+    start: int
+    end: int
+    holes: dict[str, str]
+
+
+def search_pattern(pattern: _Pattern, text: str, steps: int = MATCH_STEPS) -> _Found | None:
+    """The leftmost match of ``pattern`` in ``text``, each hole as short as it can be (what a
+    regular expression of lazy groups and back references would find), or None; also None
+    when the search would take more than ``steps``."""
+    items = pattern.items
+    budget = [steps]
+    if items[0][0] == "hole":
+        # A leading hole can start anywhere; without a repeated hole, at 0 if anywhere.
+        for start in range(len(text) + 1):
+            if budget[0] <= 0:
+                return None
+            found = _place(items, 0, text, start, {}, budget, start)
+            if found is not None:
+                return found
+        return None
+    literal = items[0][1]
+    start = text.find(literal)
+    while start != -1 and budget[0] > 0:
+        budget[0] -= 1
+        found = _place(items, 1, text, start + len(literal), {}, budget, start)
+        if found is not None:
+            return found
+        start = text.find(literal, start + 1)
+    return None
+
+
+def _place(items: tuple[tuple[str, str], ...], index: int, text: str, at: int, holes: dict[str, str],
+           budget: list[int], start: int) -> _Found | None:
+    """Depth first over the placements of ``items[index:]`` from position ``at``."""
+    if index == len(items):
+        return _Found(start=start, end=at, holes=dict(holes))
+    kind, value = items[index]
+    if budget[0] <= 0:
+        return None
+    budget[0] -= 1
+    if kind == "text":  # right after another placed item: it must start here
+        return _place(items, index + 1, text, at + len(value), holes, budget, start) if text.startswith(value, at) else None
+    if value in holes:  # a hole seen before shows the same text again
+        if not text.startswith(holes[value], at):
+            return None
+        return _place(items, index + 1, text, at + len(holes[value]), holes, budget, start)
+    for end in _hole_ends(items, index, text, at, budget):
+        holes[value] = text[at:end]
+        found = _place(items, index + 1, text, end, holes, budget, start)
+        if found is not None:
+            return found
+        del holes[value]
+    return None
+
+
+def _hole_ends(items: tuple[tuple[str, str], ...], index: int, text: str, at: int, budget: list[int]) -> Iterator[int]:
+    """Where a new hole starting at ``at`` may end, shortest first."""
+    if index == len(items) - 1:  # a trailing hole runs to a wrapper's tail or the end
+        tail = text.find(_WRAPPER_TAIL, at)
+        yield tail if tail != -1 else len(text)
+        return
+    kind, value = items[index + 1]
+    if kind == "text":  # up to an occurrence of the next literal
+        end = text.find(value, at)
+        while end != -1 and budget[0] > 0:
+            budget[0] -= 1
+            yield end
+            end = text.find(value, end + 1)
+        return
+    for end in range(at, len(text) + 1):  # a hole right before another hole
+        if budget[0] <= 0:
+            return
+        budget[0] -= 1
+        yield end
+
+
+def _score(pattern: _Pattern, found: _Found, text: str) -> float:
     """Share of the text's visible characters the template's literals cover; a match of the
     whole text halves the remaining gap."""
     coverage = min(1.0, pattern.literal_chars / max(1, _count_visible(text)))
-    if found.span() == (0, len(text)):
+    if (found.start, found.end) == (0, len(text)):
         coverage += (1.0 - coverage) / 2
     return round(coverage, 4)
 
 
-def _captured_values(pattern: _Pattern, found: re.Match[str], starts_with_hole: bool) -> dict[str, str]:
-    values = {expr: found.group(name) for name, expr in pattern.groups}
+def _captured_values(pattern: _Pattern, found: _Found, starts_with_hole: bool) -> dict[str, str]:
+    values = {expr: found.holes[name] for name, expr in pattern.groups}
     if starts_with_hole and pattern.groups:
         # A leading hole starts at the text's first character: drop the wrapper's head.
         name, expr = pattern.groups[0]
-        values[expr] = _WRAPPER_HEAD.sub("", found.group(name))
+        heads = list(_WRAPPER_HEAD.finditer(found.holes[name]))
+        values[expr] = found.holes[name][heads[-1].end():] if heads else found.holes[name]
     return values
 
 
@@ -168,7 +255,7 @@ def try_match_card(card: dict[str, Any], text: str) -> Match | None:
     pattern = compile_template(parts)
     if pattern is None or not all(literal in text for literal in pattern.literals):
         return None
-    found = pattern.regex.search(text)
+    found = search_pattern(pattern, text)
     if found is None:
         return None
     values = _captured_values(pattern, found, parts[0]["type"] == "hole")

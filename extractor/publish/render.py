@@ -6,14 +6,17 @@ a catalog written by one version can be rendered by another.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import jinja2
 
 from ..model import dumps_data, to_data
+from ..model.markdown import code_block, code_span, escape_cell, escape_text, safe_url
 
 
 def _template_root() -> Path:
@@ -33,10 +36,23 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        extensions=["jinja2.ext.do"],
     )
+    # Every value from the analysed tree goes through one of these (model.markdown).
+    env.filters["code"] = code_span
+    env.filters["fence"] = lambda text, language="": code_block(text, language)
+    env.filters["text"] = escape_text
+    env.filters["cell"] = escape_cell
+    env.filters["url"] = safe_url
+    env.filters["relative_url"] = _relative_url
     env.filters["pyrepr"] = _pyrepr
     env.filters["capitalize_first"] = lambda text: text[:1].upper() + text[1:]
     return env
+
+
+def _relative_url(url: str) -> str:
+    """A link to a card given as a prefix (``--link-base``) and an id: percent-encoded."""
+    return safe_url(url) or quote(url, safe="/#?&=%~@!$*+,;'")
 
 
 def _pyrepr(value: Any) -> str:
@@ -44,17 +60,26 @@ def _pyrepr(value: Any) -> str:
     return repr(value)
 
 
+_FENCE = re.compile(r"`{3,}")
+
+
 def _tidy(text: str) -> str:
-    """Collapse the blank-line runs that template conditionals leave behind."""
+    """Collapse the blank-line runs that template conditionals leave behind (never inside
+    a fenced block: its fence is as long as the longest backtick run it holds)."""
     lines = text.split("\n")
     out: list[str] = []
-    in_code = False
+    fence: str | None = None
     for line in lines:
-        if line.startswith("```"):
-            in_code = not in_code
-        if not in_code and not line.strip() and out and not out[-1].strip():
+        opening = _FENCE.match(line)
+        if fence is None and opening:
+            fence = opening.group()
+        elif fence is not None and line.rstrip() == fence:
+            fence = None
+            out.append(line)
             continue
-        out.append(line.rstrip() if not in_code else line)
+        if fence is None and not line.strip() and out and not out[-1].strip():
+            continue
+        out.append(line.rstrip() if fence is None else line)
     return "\n".join(out).strip("\n") + "\n"
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..collect.declarations import dotted_name
 from ..model import Card, CardContext, Domain, Fix, Hole, MessageTemplate, Opaque, Param, Text, Trigger, Validator
+from ..model.markdown import code_span
 from .domains import NO_VALUE, default_value, field_domain, param_domain
 from .evaluate import EvalError, Raised, evaluate, format_value, run_validator
 from .examples import build_example
@@ -193,9 +194,9 @@ def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], 
         before, after = env[name], candidate.assignment[name]
         verified = problem.holds(candidate.assignment) is False and (validator is None or _run(validator, candidate.assignment) is None)
         if problem.variables[name].is_atom:
-            description = f"`{candidate.part}` is false when `{name}` is `{after!r}` (the trigger assumes `{before!r}`)"
+            description = f"{code_span(candidate.part)} is false when {code_span(name)} is {code_span(repr(after))} (the trigger assumes {code_span(repr(before))})"
         else:
-            description = f"set `{name}` to `{after!r}` (the trigger has `{before!r}`), so that `{candidate.part}` is false"
+            description = f"set {code_span(name)} to {code_span(repr(after))} (the trigger has {code_span(repr(before))}), so that {code_span(candidate.part)} is false"
         fixes.append((Fix(
             inputs={name: to_json_value(after)},
             changed=candidate.changed,

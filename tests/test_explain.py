@@ -209,7 +209,10 @@ def _reference(parts: list[dict], text: str):
             pieces.append(f"(?P={names[part['expr']]})")
         else:
             names[part["expr"]] = name = f"h{len(names)}"
-            pieces.append(f"(?P<{name}>.*?)" + (r"(?=\s\[type=|$)" if index == len(parts) - 1 else ""))
+            # A hole followed only by whitespace is the message's last hole (the old regex gave it
+            # the empty match: "x = {x} " found x = "" in "x = 42"; the matcher takes "42").
+            is_last = all(parts[j]["type"] == "text" and _literal(parts, j) == "" for j in range(index + 1, len(parts)))
+            pieces.append(f"(?P<{name}>.*?)" + (r"(?=\s\[type=|$)" if is_last else ""))
     found = re.compile("".join(pieces)).search(text)
     return None if found is None else (found.span(), {n: found.group(n) for n in names.values()})
 

@@ -94,7 +94,8 @@ def test_a_fence_is_longer_than_any_backtick_run_inside() -> None:
 
 def test_text_escapes_only_what_markdown_would_act_on() -> None:
     assert escape_text("x <= 10 & y") == "x <= 10 & y"
-    assert escape_text("<b>[x](javascript:y)</b> &amp; \\*") == "&lt;b>\\[x\\](javascript:y)&lt;/b> &amp;amp; \\\\*"
+    assert escape_text("<b>[x](javascript:y)</b> &amp; \\*") == "&lt;b>[x\\](javascript:y)&lt;/b> &amp;amp; \\\\*"
+    assert escape_text("[a][b] [c] [d]: javascript:e [shape, dims]") == "[a\\][b\\] [c\\] [d\\]: javascript:e [shape, dims]"
     assert escape_text("keeps `a < b` and `[x]` as written") == "keeps `a < b` and `[x]` as written"
 
 

@@ -16,9 +16,11 @@ from urllib.parse import quote
 _BACKTICKS = re.compile(r"`+")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # What Markdown would act on in text: a backslash escape, an entity, the start of raw HTML or
-# an autolink, link brackets. Anything else stays as written, so the source reads naturally.
-_ACTIVE = re.compile(r"\\(?=[!-/:-@\[-`{-~])|&(?=[A-Za-z#])|<(?=[A-Za-z/!?])|[\[\]]")
-_ESCAPED = {"\\": "\\\\", "&": "&amp;", "<": "&lt;", "[": "\\[", "]": "\\]"}
+# an autolink, and the ``]`` that makes brackets a link, image or link definition (``](``,
+# ``][``, ``] [`` in Python-Markdown, ``]:``). Anything else stays as written, so the source
+# reads naturally (``[B, H, N]`` is left alone: with no definition it is no link).
+_ACTIVE = re.compile(r"\\(?=[!-/:-@\[-`{-~])|&(?=[A-Za-z#])|<(?=[A-Za-z/!?])|\](?=[(:\[]|\s\[)")
+_ESCAPED = {"\\": "\\\\", "&": "&amp;", "<": "&lt;", "]": "\\]"}
 _SAFE_URL = re.compile(r"https?://", re.IGNORECASE)
 
 

@@ -30,6 +30,17 @@ CONSTRAINT_KEYWORDS = (
 )
 
 
+MAX_VALUE_CHARS = 10_000  # a declared value (default, constant, annotation) longer than this is not kept
+MAX_TEXT_CHARS = 10_000  # a docstring or message text longer than this is cut, with a marker
+
+
+def cut_text(text: str | None, limit: int = MAX_TEXT_CHARS) -> str | None:
+    """``text``, cut to ``limit`` characters with a marker saying how long it was."""
+    if text is None or len(text) <= limit:
+        return text
+    return f"{text[:limit]} … [cut: {len(text):,} characters in all]"
+
+
 class SourceText:
     """Source lines of one file, sliced by ``ast`` positions (columns are UTF-8 byte offsets)."""
 
@@ -56,9 +67,12 @@ class SourceText:
         return "\n".join(chunks)
 
     def flat(self, node: ast.AST) -> str:
-        """The source of ``node`` on one line (for annotations and defaults)."""
+        """The source of ``node`` on one line (for annotations and defaults); a marker that is
+        no Python value in place of one longer than MAX_VALUE_CHARS (such a value would be
+        copied into every card that reads it)."""
         text = self.segment(node)
-        return " ".join(part.strip() for part in text.splitlines()) if "\n" in text else text
+        text = " ".join(part.strip() for part in text.splitlines()) if "\n" in text else text
+        return text if len(text) <= MAX_VALUE_CHARS else f"<{len(text):,} characters of source, not kept>"
 
 
 def module_name(path: str) -> str:
@@ -102,7 +116,7 @@ def import_bindings(node: ast.Import | ast.ImportFrom, module: str, is_package: 
 
 def _string_value(stmt: ast.stmt | None) -> str | None:
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
-        return inspect.cleandoc(stmt.value.value)
+        return cut_text(inspect.cleandoc(stmt.value.value))
     return None
 
 
@@ -206,7 +220,7 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
         qualname=qualname,
         line=node.lineno,
         bases=tuple(src.flat(base) for base in node.bases),
-        doc=ast.get_docstring(node),
+        doc=cut_text(ast.get_docstring(node)),
         fields=tuple(fields),
         methods=tuple(methods),
     )

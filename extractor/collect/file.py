@@ -9,6 +9,7 @@ guards. A unit libcst cannot parse still yields all its raise sites, marked as s
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import json
 import logging
@@ -18,12 +19,12 @@ from typing import Any
 
 import libcst as cst
 
-from ..model import ClassFact, Excerpt, FileFacts, FileFailure, Guard, Opaque, SiteFact, from_data, to_data
+from ..model import ClassFact, Excerpt, FileFacts, FileFailure, Guard, MessageTemplate, Opaque, SiteFact, Text, from_data, to_data
 from ..options import Options, strict_from_env
 from ..sources import DecodeError, SourceFile, decode_source, split_lines
 from . import declarations as decl
 from .cstpass import RaiseFacts, UnitAnalysis, parse_unit
-from .messages import unknown
+from .messages import render_template, unknown
 from .scope import ModuleNames
 from .units import COMPOUND, DEFS, SCOPES, WORD, children, first_line, needed_end, too_deep_for_libcst, unit_text
 
@@ -322,10 +323,10 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
         is_call=facts.is_call,
         caught=facts.caught,
         cause=facts.cause,
-        message=facts.message,
+        message=_bounded(facts.message),
         guard=facts.guard,
         excerpt=_excerpt(span, hit.node, lines, options.excerpt_lines),
-        function_doc=ast.get_docstring(function) if function is not None else None,
+        function_doc=decl.cut_text(ast.get_docstring(function)) if function is not None else None,
         reason=facts.reason,
         params=decl.function_params(function, src) if function is not None else (),
         lints=facts.lints,
@@ -344,4 +345,19 @@ def _excerpt(span: ast.AST, node: ast.Raise, lines: list[str], limit: int) -> Ex
         first = max(first, raise_first - before)
         last = min(last, first + limit - 1)
         first = max(lowest, last - limit + 1)
-    return Excerpt(start_line=first, text="\n".join(lines[first - 1 : last]))
+    return Excerpt(start_line=first, text="\n".join(decl.cut_text(line, _MAX_EXCERPT_LINE) for line in lines[first - 1 : last]))  # type: ignore[misc]
+
+
+_MAX_EXCERPT_LINE = 1_000  # characters of one excerpt line; a longer one is cut, with a marker
+
+
+def _bounded(message: MessageTemplate) -> MessageTemplate:
+    """The message with any text longer than MAX_TEXT_CHARS cut (a huge literal would be copied
+    into the card's template, parts, trigger message and validator)."""
+    long = [p for p in message.parts or () if isinstance(p, Text) and len(p.text) > decl.MAX_TEXT_CHARS]
+    if not long and len(message.source or "") <= decl.MAX_TEXT_CHARS:
+        return message
+    parts = tuple(Text(text=decl.cut_text(p.text)) if isinstance(p, Text) else p for p in message.parts) if message.parts is not None else None  # type: ignore[arg-type]
+    return dataclasses.replace(
+        message, parts=parts, template=render_template(parts) if parts is not None else None, source=decl.cut_text(message.source),
+    )

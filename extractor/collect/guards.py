@@ -27,6 +27,7 @@ FALSE = Const(value=False)
 # Real code stays far below: vLLM's largest guard has 332 nodes, its largest function 2,696.
 MAX_GUARD_NODES = 2_000
 MAX_FUNCTION_GUARD_NODES = 10_000
+MAX_GUARD_CHARS = 20_000  # characters of the guard's code: a huge literal in a test is not copied
 _INVERSE = {"==": "!=", "!=": "==", "in": "not in", "not in": "in", "is": "is not", "is not": "is"}
 
 

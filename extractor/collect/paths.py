@@ -16,6 +16,7 @@ from .expressions import ExprModel
 from .guards import (
     FALSE,
     MAX_FUNCTION_GUARD_NODES,
+    MAX_GUARD_CHARS,
     MAX_GUARD_NODES,
     TRUE,
     ConditionModel,
@@ -219,12 +220,13 @@ def extract_guard(chain: Sequence[cst.CSTNode], start: int, scope: Scope, model:
     tree = conj([node for _, node in conditions])
     size = guard_size(tree)
     model.spent_nodes += size
-    if size > MAX_GUARD_NODES or model.spent_nodes > MAX_FUNCTION_GUARD_NODES:
+    code = render_guard(tree) if size <= MAX_GUARD_NODES and model.spent_nodes <= MAX_FUNCTION_GUARD_NODES else ""
+    if not code or len(code) > MAX_GUARD_CHARS:  # (a huge literal in a test would be copied many times over)
         return Guard(code="<unknown>", tree=Opaque(code="", reason="guard_too_large"), context=tuple(context),
                      approximations=("guard_too_large",))
     refs = model.exprs.refs_of(atoms_of(tree))
     return Guard(
-        code=render_guard(tree),
+        code=code,
         tree=tree,
         parts=_parts(conditions),
         inputs=tuple(refs.inputs),

@@ -58,15 +58,17 @@ _SALT = f"{CODE}\0{sys.version_info[0]}.{sys.version_info[1]}"
 
 @dataclass(frozen=True, slots=True)
 class Linked:
-    """One file's cards, linked and solved, as catalog JSON data without permalinks; and
-    what linking them read, which must still hold for a later run to reuse them."""
+    """One file's cards, linked and solved, as the JSON text of each (permalink still null)
+    with a summary of each; and what linking them read, which must still hold for a later
+    run to reuse them. ``cards`` is None when the entry was read without them."""
 
     sites: int  # raise sites in the file, selected as cards or not
     flags: tuple[tuple[str, str], ...]  # CLI flags the file declares
     modules: dict[str, str | None]  # module name -> file key of the file providing it (None: no such module)
     suffixes: dict[str, str | None]  # shortened module name -> the module it matched
     flag_reads: dict[str, str | None]  # CLI destination -> the flag its examples used
-    cards: list[dict[str, Any]]
+    cards: list[str] | None
+    summaries: list[dict[str, Any]]
 
 
 def default_cache_dir() -> str:
@@ -224,10 +226,12 @@ class Cache:
         material = json.dumps(["linked", file_key, list(options.exceptions), options.command])
         return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
 
-    def get_linked(self, key: str) -> Linked | None:
+    def get_linked(self, key: str, with_cards: bool = True) -> Linked | None:
+        """The entry; without its cards' texts unless ``with_cards`` (they are most of it, and a
+        run needs them one file at a time)."""
         data = self._read(key)
         try:
-            result = _linked_from(data) if isinstance(data, dict) else None
+            result = _linked_from(data, with_cards) if isinstance(data, dict) else None
         except (KeyError, TypeError, ValueError, AttributeError):
             result = None
         self._count(result)
@@ -236,7 +240,7 @@ class Cache:
     def put_linked(self, key: str, linked: Linked) -> None:
         self._write(key, {
             "sites": linked.sites, "flags": linked.flags, "modules": linked.modules, "suffixes": linked.suffixes,
-            "flag_reads": linked.flag_reads, "cards": linked.cards,
+            "flag_reads": linked.flag_reads, "cards": linked.cards, "summaries": linked.summaries,
         })
 
     def _count(self, result: object) -> None:
@@ -267,20 +271,22 @@ def _read_entry(path: str) -> bytes | None:
         return handle.read(MAX_ENTRY_BYTES + 1)
 
 
-def _linked_from(data: dict[str, Any]) -> Linked | None:
+def _linked_from(data: dict[str, Any], with_cards: bool) -> Linked | None:
     """A Linked entry, or None when any part has the wrong shape."""
     def mapping(value: Any) -> dict[str, str | None]:
         if not isinstance(value, dict) or not all(isinstance(v, (str, type(None))) for v in value.values()):
             raise ValueError("not a mapping of names")
         return value
 
-    cards = data["cards"]
+    cards, summaries = data["cards"], data["summaries"]
     flags = tuple((dest, flag) for dest, flag in data["flags"])
-    if not isinstance(data["sites"], int) or not isinstance(cards, list) or not all(isinstance(d, str) and isinstance(f, str) for d, f in flags):
+    if not isinstance(data["sites"], int) or not all(isinstance(d, str) and isinstance(f, str) for d, f in flags):
         return None
-    if not all(isinstance(c, dict) and isinstance(c.get("line"), int) and isinstance(c.get("end_line"), int) and isinstance(c.get("id"), str) for c in cards):
+    if not isinstance(cards, list) or not isinstance(summaries, list) or len(cards) != len(summaries) or not all(isinstance(c, str) for c in cards):
+        return None
+    if not all(isinstance(s, dict) and isinstance(s.get("line"), int) and isinstance(s.get("end_line"), int) and isinstance(s.get("id"), str) for s in summaries):
         return None
     return Linked(
         sites=data["sites"], flags=flags, modules=mapping(data["modules"]), suffixes=mapping(data["suffixes"]),
-        flag_reads=mapping(data["flag_reads"]), cards=cards,
+        flag_reads=mapping(data["flag_reads"]), cards=cards if with_cards else None, summaries=summaries,
     )

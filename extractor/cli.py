@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import click
@@ -77,41 +77,47 @@ def extract(path: str, outdir: str | None, include: tuple[str, ...], exclude: tu
             repo_name: str | None, command: str | None, strict: bool, **run: Any) -> None:
     """Extract the error catalog of the Python files under PATH (or of commit --rev of the
     git repository at PATH, read from the object store)."""
-    from .model import dumps_data
-    from .pipeline import extract_data
+    from .pipeline import extract_catalog
+    from .publish.render import render_chunks
 
     options = Options(
         include=include, exclude=exclude, use_default_excludes=not no_default_excludes, exceptions=exceptions,
         excerpt_lines=excerpt_lines, repo_url=repo_url, rev=rev, repo_name=repo_name, command=command,
         **run_settings(run),
     )
-    catalog = extract_data(path, options, progress_for(run))
-    if outdir is None:
-        emit(dumps_data(catalog))
-    else:
-        from .publish.output import write_docs
-        from .publish.render import render_docs
+    catalog = extract_catalog(path, options, progress_for(run))
+    try:
+        files = render_chunks(catalog)
+        if outdir is None:
+            emit(next(files)[1])  # catalog.json, chunk by chunk
+        else:
+            from .publish.output import write_docs
 
-        write_docs(render_docs(catalog), outdir)
-        if not run["quiet"]:
-            click.echo(f"raisedocs: wrote {outdir}", err=True)
+            write_docs(files, outdir)
+            if not run["quiet"]:
+                click.echo(f"raisedocs: wrote {outdir}", err=True)
+    finally:
+        catalog.close()
+    envelope = catalog.envelope
     if not run["quiet"]:
-        click.echo(summary_line(catalog["stats"]), err=True)
+        click.echo(summary_line(envelope["stats"]), err=True)
     if run["verbose"]:
-        for failure in catalog["failures"]:
+        for failure in envelope["failures"]:
             click.echo(f"raisedocs: not analysed: {failure['path']} ({failure['stage']}: {failure['error']})", err=True)
-    if strict and catalog["failures"]:
+    if strict and envelope["failures"]:
         sys.exit(1)
 
 
-def emit(text: str) -> None:
-    """Machine output on stdout; a full disk or a closed pipe is a one-line error, not a traceback.
+def emit(text: str | Iterable[str]) -> None:
+    """Machine output on stdout (a text, or its chunks); a full disk or a closed pipe is a
+    one-line error, not a traceback.
 
     Raises:
         OutputError: stdout cannot be written.
     """
     try:
-        sys.stdout.write(text)
+        for chunk in (text,) if isinstance(text, str) else text:
+            sys.stdout.write(chunk)
         sys.stdout.flush()
     except OSError as exc:
         raise OutputError(f"cannot write to stdout: {exc.strerror or exc}") from None
@@ -197,15 +203,19 @@ def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, *
 def check(docs_dir: str, source: str, rev: str | None, repo_url: str | None, repo_name: str | None,
           exceptions: tuple[str, ...], excerpt_lines: int, command: str | None, **run: Any) -> None:
     """Regenerate the docs in memory and compare with DOCS_DIR: exit 1 when stale."""
-    from .pipeline import extract_data
+    from .pipeline import extract_catalog
     from .publish.output import compare_docs
-    from .publish.render import render_docs
+    from .publish.render import render_chunks
 
     options = Options(
         rev=rev, repo_url=repo_url, repo_name=repo_name, exceptions=exceptions, excerpt_lines=excerpt_lines,
         command=command, **run_settings(run),
     )
-    report = compare_docs(render_docs(extract_data(source, options)), docs_dir)
+    catalog = extract_catalog(source, options)
+    try:
+        report = compare_docs(render_chunks(catalog), docs_dir)
+    finally:
+        catalog.close()
     for kind in ("stale", "missing", "orphaned"):
         for rel in report[kind]:
             click.echo(f"{kind}: {rel}")

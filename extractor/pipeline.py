@@ -15,31 +15,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from . import pool
+from . import pool, tasks
 from .cache import Cache, Linked
 from .collect.declarations import module_name
-from .collect.file import UnitMemo, collect_file
+from .collect.file import collect_file
 from .link.cards import cli_flags, link_file, permalink
 from .link.project import Project
-from .model import (
-    SCHEMA_ID,
-    Card,
-    CardContext,
-    Catalog,
-    FileFacts,
-    FileFailure,
-    Generator,
-    Solved,
-    SourceInfo,
-    Stats,
-    Trigger,
-    fingerprint,
-    from_data,
-    to_data,
-)
+from .model import SCHEMA_ID, Catalog, FileFacts, FileFailure, Generator, SourceInfo, Stats, dumps_data, from_data, to_data
+from .model.spool import SpooledCatalog
 from .options import Options, strict_from_env
 from .pool import Mapper
-from .solve.triggers import solve_one
 from .sources import SourceFile, forge_url, read_command, read_commit, read_tree, resolve_rev, with_contents
 from .version import VERSION as __version__
 
@@ -48,9 +33,12 @@ R = TypeVar("R")
 Progress = Callable[[str, int, int], None]
 
 
-def extract_data(root: str, options: Options, progress: Progress | None = None, decoded: dict[str, Linked] | None = None) -> dict[str, Any]:
+def extract_catalog(root: str, options: Options, progress: Progress | None = None,
+                    decoded: dict[str, Linked] | None = None) -> SpooledCatalog:
     """Analyse every Python file under ``root`` (or of commit ``options.rev`` of the git
-    repository at ``root``) and build its error catalog, as catalog.json data.
+    repository at ``root``) and build its error catalog, its cards spooled to a temporary
+    file as they are solved (``close()`` it when done): memory holds a summary per card,
+    not the cards.
 
     ``decoded``: linked entries an earlier run in this process decoded, by cache key (the
     two sides of a diff share most files); replaced by this run's.
@@ -65,6 +53,19 @@ def extract_data(root: str, options: Options, progress: Progress | None = None, 
         warnings.simplefilter("ignore", DeprecationWarning)
         with pool.mapper(options.jobs) as mapper, _no_cyclic_gc():
             return _extract(root, options, mapper, progress or (lambda stage, done, total: None), decoded)
+
+
+def extract_data(root: str, options: Options, progress: Progress | None = None, decoded: dict[str, Linked] | None = None) -> dict[str, Any]:
+    """``extract_catalog`` as catalog.json data (every card in memory).
+
+    Raises:
+        SourceError: ``root`` cannot be read, or ``options.rev`` names no commit.
+    """
+    catalog = extract_catalog(root, options, progress, decoded)
+    try:
+        return catalog.data()
+    finally:
+        catalog.close()
 
 
 @contextmanager
@@ -103,37 +104,7 @@ def read_sources(root: str, options: Options) -> tuple[list[SourceFile], list[Fi
     return files, failures, options, options.repo_name or name
 
 
-def _collect(item: tuple[SourceFile, str, Options]) -> FileFacts | FileFailure:
-    """Collect one file (in a worker) and cache its facts under ``key``, reusing the libcst
-    results of the definitions unchanged since the version of the file analysed last."""
-    source, key, options = item
-    cache = Cache.for_options(options)
-    if cache.root is None:
-        return collect_file(source, options)
-    units_key = Cache.path_key("units", source.path)
-    memo = UnitMemo(known=cache.get_by_path(units_key))
-    result = collect_file(source, options, memo)
-    if memo.now != memo.known:  # a file without raises has none; an unchanged one, the same
-        cache.put_by_path(units_key, memo.now)
-    cache.put_file(key, result)
-    return result
-
-
-_WORKER_DIED = "the worker process died (a crash, a signal or its memory limit)"
-
-
-def _lost_collecting(item: tuple[SourceFile, str, Options]) -> FileFailure:
-    """What a file whose worker died while collecting it becomes: a failure, alone."""
-    return FileFailure(path=item[0].path, stage="analyse", error=_WORKER_DIED)
-
-
-def _lost_solving(work: _FileWork) -> Linked:
-    """What a file whose worker died while solving its cards becomes: its cards, unsolved
-    (not cached, so the next run tries again)."""
-    trigger = Trigger(status="unsolved", inputs={}, reason="internal_error: worker_died")
-    return dataclasses.replace(work.entry, cards=[to_data(dataclasses.replace(card, trigger=trigger)) for card, _ in work.drafts])
-
-def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, decoded: dict[str, Linked] | None) -> dict[str, Any]:
+def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, decoded: dict[str, Linked] | None) -> SpooledCatalog:
     """Incremental by construction: a file whose facts, and everything linking its cards
     read from other files, are as in an earlier run takes its cards from the cache; the
     others are collected (in parallel, cached by content), linked and solved."""
@@ -146,7 +117,8 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, de
     keys = {f.path: Cache.file_key(f.path, f.blob_sha, options) for f in files}
     linked_keys = {path: Cache.linked_key(key, options) for path, key in keys.items()}
     known = decoded if decoded is not None else {}
-    linked = {f.path: known.get(linked_keys[f.path]) or cache.get_linked(linked_keys[f.path]) for f in files}
+    # Read without their cards' texts (most of an entry): those go to the spool one file at a time.
+    linked = {f.path: known.get(linked_keys[f.path]) or cache.get_linked(linked_keys[f.path], with_cards=decoded is not None) for f in files}
     facts: dict[str, FileFacts] = {}
     sources = {f.path: f for f in files}
     unlinked = [f for f in files if linked[f.path] is None]
@@ -179,41 +151,70 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, de
     relink.sort(key=lambda path: (-len(load(path).sites), path))
     strict = options.is_strict or strict_from_env()
 
-    def linked_work() -> Iterator[_FileWork]:
+    def linked_work() -> Iterator[tasks.FileWork]:
         for path in relink:
-            project.record()
-            drafts, flag_reads = link_file(project, load(path), flags, options)
-            done = project.record()
-            entry = Linked(
-                sites=len(facts[path].sites), flags=facts[path].flags, cards=[],
-                modules={module: provider_key.get(module) for module in sorted(done.modules)},
-                suffixes=dict(sorted(done.suffixes.items())), flag_reads=dict(sorted(flag_reads.items())),
-            )
-            yield _FileWork(path, linked_keys[path], entry, drafts, options, strict)
+            yield link_now(path)
 
-    for solved, (path, entry) in enumerate(zip(relink, mapper(_solve_file, linked_work(), len(relink), _lost_solving)), 1):
-        linked[path] = entry
+    def link_now(path: str) -> tasks.FileWork:
+        project.record()
+        drafts, flag_reads = link_file(project, load(path), flags, options)
+        done = project.record()
+        entry = Linked(
+            sites=len(facts[path].sites), flags=facts[path].flags, cards=None, summaries=[],
+            modules={module: provider_key.get(module) for module in sorted(done.modules)},
+            suffixes=dict(sorted(done.suffixes.items())), flag_reads=dict(sorted(flag_reads.items())),
+        )
+        facts[path] = dataclasses.replace(facts[path], sites=())  # linked: the project needs only its declarations
+        return tasks.FileWork(path, linked_keys[path], entry, drafts, options, strict)
+
+    spool = SpooledCatalog()
+    places: dict[str, list[tuple[int, int]]] = {}
+
+    def spooled(path: str, entry: Linked) -> Linked:
+        """The file's cards written to the spool (with their permalinks); the entry kept without them."""
+        texts = entry.cards
+        if texts is None:  # a reused entry: its cards are read now, one file at a time
+            again = cache.get_linked(linked_keys[path])
+            texts = again.cards if again is not None and again.summaries == entry.summaries else None
+            if texts is None:  # gone since (another run pruning the cache): made again
+                entry = tasks.solve_file(link_now(path))
+                texts = entry.cards
+        links = (permalink(options, path, s["line"], s["end_line"]) for s in entry.summaries)
+        places[path] = spool.add(_with_permalink(text, link) for text, link in zip(texts, links))  # type: ignore[arg-type]
+        return entry if decoded is not None else dataclasses.replace(entry, cards=None)
+
+    for solved, (path, entry) in enumerate(zip(relink, mapper(tasks.solve_file, linked_work(), len(relink), tasks.lost_solving)), 1):
+        linked[path] = spooled(path, entry)
         progress("files solved", solved, len(relink))
+    for path in analysed:
+        if path not in places:
+            linked[path] = spooled(path, linked[path])  # type: ignore[arg-type]
     if decoded is not None:
         decoded.clear()
         decoded.update((linked_keys[path], linked[path]) for path in analysed)  # type: ignore[misc]
-    errors = [
-        {**card, "permalink": permalink(options, path, card["line"], card["end_line"])}
-        for path in analysed for card in linked[path].cards  # type: ignore[union-attr]
-    ]
+    summaries = [s for path in analysed for s in linked[path].summaries]  # type: ignore[union-attr]
     failures.sort(key=lambda f: f.path)
     read_failures = sum(1 for f in failures if f.stage == "read")
     sites = sum(linked[p].sites for p in analysed)  # type: ignore[union-attr]
-    data = to_data(Catalog(
+    envelope = to_data(Catalog(
         schema=SCHEMA_ID,
         generator=Generator(name="raisedocs", version=__version__),
         source=SourceInfo(root=name, repo_url=options.repo_url, rev=options.rev),
-        stats=_stats(len(files) + read_failures, len(failures), sites, errors),
+        stats=_stats(len(files) + read_failures, len(failures), sites, summaries),
         failures=tuple(failures),
         errors=(),
     ))
-    data["errors"] = errors
-    return data
+    del envelope["errors"]
+    spool.arrange([place for path in analysed for place in places[path]], summaries, envelope)
+    return spool
+
+
+_NO_PERMALINK = '\n  "permalink": null'  # in a card's JSON text: a top-level key of the card only
+
+
+def _with_permalink(text: str, link: str | None) -> str:
+    """A card's JSON text with its permalink set (the cached text is the same for every commit)."""
+    return text if link is None else text.replace(_NO_PERMALINK, '\n  "permalink": ' + dumps_data(link).rstrip("\n"), 1)
 
 
 def _still_holds(entry: Linked | None, project: Project, provider_key: dict[str, str], flags: dict[str, str]) -> bool:
@@ -236,7 +237,7 @@ def _collected(files: list[SourceFile], keys: dict[str, str], contents: Callable
     read = contents([files[i] for i in missing]) if missing else []
     work = [(source, keys[source.path], options) for source in read]
     sizes = [(len(source.data or b""), source.path) for source in read]
-    for done, (n, result) in enumerate(_largest_first(mapper, _collect, work, sizes, _lost_collecting), 1):
+    for done, (n, result) in enumerate(_largest_first(mapper, tasks.collect, work, sizes, tasks.lost_collecting), 1):
         results[missing[n]] = result  # the worker has cached it
         progress("files", done, len(missing))
     return [r for r in results if r is not None]
@@ -250,56 +251,8 @@ def _largest_first(mapper: Mapper, fn: Callable[[T], R], items: list[T], sizes: 
     return zip(order, mapper(fn, [items[n] for n in order], len(items), on_death))
 
 
-@dataclasses.dataclass(frozen=True)
-class _FileWork:
-    """One re-linked file's cards to solve, and the cache entry they complete."""
-
-    path: str
-    linked_key: str
-    entry: Linked  # what linking read; its cards are filled in by solving
-    drafts: list[tuple[Card, CardContext]]
-    options: Options
-    is_strict: bool
-
-
-def _solve_file(work: _FileWork) -> Linked:
-    """Solve one file's cards, reusing the solutions its last version had for cards whose
-    solving inputs are unchanged; cache the solutions and the linked entry."""
-    cache = Cache.for_options(work.options)
-    solutions_key = Cache.path_key("solutions", work.path)
-    known = cache.get_by_path(solutions_key)
-    group: dict[str, Any] = {}
-    cards: list[dict[str, Any]] = []
-    for card, context in work.drafts:
-        # Encoded once: the key reads these fields, and solving changes only _SOLVED_FIELDS.
-        data = to_data(card)
-        # Exactly what solving reads of a card (triggers.solve_card): never its line, id,
-        # related ids or permalink, so a raise that an edit elsewhere moved is not solved again.
-        key = Cache.card_key(fingerprint([*(data[name] for name in _SOLVING_READS), to_data(context)]))
-        solved = Cache.solved_from(known.get(key))
-        if solved is None:
-            done = solve_one((card, context, work.is_strict))
-            group[key] = encoded = to_data(Solved(**{name: getattr(done, name) for name in _SOLVED_FIELDS}))
-        else:
-            group[key] = known[key]
-            encoded = to_data(solved)
-        data.update((name, encoded[name]) for name in _SOLVED_FIELDS)
-        cards.append(data)
-    # The entry holds the solutions of the file's current cards: it never grows stale.
-    if group != known:
-        cache.put_by_path(solutions_key, group)
-    entry = dataclasses.replace(work.entry, cards=cards)
-    cache.put_linked(work.linked_key, entry)
-    return entry
-
-
-# What solving adds to a card, under the same names on Card and Solved.
-_SOLVED_FIELDS = tuple(f.name for f in dataclasses.fields(Solved))
-# What solving reads of a card, with its context.
-_SOLVING_READS = ("path", "function", "kind", "guard", "message", "docs", "exception", "entry")
-
-
 def _stats(files: int, failed: int, sites: int, cards: list[dict[str, Any]]) -> Stats:
+    # ``cards``: their summaries (model.spool.summary_of), which hold what this reads.
     """Honest totals: what was found, and how much of it was reconstructed and solved."""
     unsolved: dict[str, int] = {}
     triggers = [card["trigger"] for card in cards if card["trigger"] is not None]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import signal
 
-from extractor import extract, pipeline
+from extractor import extract, tasks
 from extractor.options import Options
 
 from .helpers import temp_tree
@@ -21,14 +21,14 @@ def _outcome(catalog) -> tuple[list[tuple[str, str]], dict[str, str | None]]:
 
 def test_a_worker_that_dies_collecting_a_file_fails_that_file_alone(tmp_path, monkeypatch) -> None:
     temp_tree(tmp_path, FILES)
-    real = pipeline.collect_file
+    real = tasks.collect_file
 
     def crashing(source, options, memo=None):
         if source.path == "boom.py":
             os.kill(os.getpid(), signal.SIGKILL)  # as a native crash or a kill would
         return real(source, options, memo)
 
-    monkeypatch.setattr(pipeline, "collect_file", crashing)  # the forked workers inherit it
+    monkeypatch.setattr(tasks, "collect_file", crashing)  # the forked workers inherit it
     failures, reasons = _outcome(extract(str(tmp_path), Options(jobs=2)))
     assert failures == [("boom.py", "the worker process died (a crash, a signal or its memory limit)")]
     assert reasons == {f"m{i:02d}.py": None for i in range(40)}
@@ -36,14 +36,14 @@ def test_a_worker_that_dies_collecting_a_file_fails_that_file_alone(tmp_path, mo
 
 def test_a_worker_that_dies_solving_a_file_leaves_its_cards_unsolved(tmp_path, monkeypatch) -> None:
     temp_tree(tmp_path, FILES)
-    real = pipeline.solve_one
+    real = tasks.solve_one
 
     def crashing(item):
         if item[0].path == "boom.py":
             os._exit(137)  # as the OOM killer would
         return real(item)
 
-    monkeypatch.setattr(pipeline, "solve_one", crashing)
+    monkeypatch.setattr(tasks, "solve_one", crashing)
     failures, reasons = _outcome(extract(str(tmp_path), Options(jobs=2)))
     assert failures == []
     assert reasons == {**{f"m{i:02d}.py": None for i in range(40)}, "boom.py": "internal_error: worker_died"}

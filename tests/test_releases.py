@@ -291,13 +291,13 @@ def test_a_cache_entry_is_trusted_only_under_its_own_key_and_as_a_regular_file(t
 
 
 def test_each_card_is_solved_once(monkeypatch) -> None:
-    from extractor import pipeline
+    from extractor import pipeline, tasks
     from extractor.options import Options
 
     from .helpers import FIXTURES
 
     calls = []
-    solve = pipeline.solve_one
-    monkeypatch.setattr(pipeline, "solve_one", lambda item: calls.append(item[0].id) or solve(item))
+    solve = tasks.solve_one
+    monkeypatch.setattr(tasks, "solve_one", lambda item: calls.append(item[0].id) or solve(item))
     catalog = pipeline.extract_data(str(FIXTURES / "forms"), Options(jobs=1, use_cache=False))
     assert sorted(calls) == sorted(card["id"] for card in catalog["errors"])

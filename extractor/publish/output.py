@@ -49,8 +49,8 @@ def _foreign(folder: str) -> list[str]:
     return [rel for rel in present if not _LEGACY.fullmatch(rel)]
 
 
-def write_docs(files: Iterable[tuple[str, str]], outdir: str) -> None:
-    """Write ``files`` (relative path, text) as the whole content of ``outdir``.
+def write_docs(files: Iterable[tuple[str, str | Iterable[str]]], outdir: str) -> None:
+    """Write ``files`` (relative path, text or its chunks) as the whole content of ``outdir``.
 
     The new folder is built beside the old one and exchanged with it in one atomic rename,
     so ``outdir`` always exists and an interrupted run leaves the previous catalog whole.
@@ -79,11 +79,12 @@ def write_docs(files: Iterable[tuple[str, str]], outdir: str) -> None:
         with open(os.path.join(staging, _STAGING_MARK), "w", encoding="utf-8") as handle:
             handle.write("raisedocs: a docs folder being written\n")
         written = []
-        for rel, text in files:
+        for rel, content in files:
             full = os.path.join(staging, *rel.split("/"))
             os.makedirs(os.path.dirname(full), exist_ok=True)
             with open(full, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as handle:
-                handle.write(text)
+                for chunk in _chunks(content):
+                    handle.write(chunk)
             written.append(rel)
         with open(os.path.join(staging, MANIFEST), "w", encoding="utf-8", newline="\n") as handle:
             handle.write(manifest_text(written))
@@ -163,7 +164,7 @@ def _exchange(a: str, b: str) -> bool:
     raise OSError(code, os.strerror(code), b)
 
 
-def compare_docs(files: Iterable[tuple[str, str]], docs_dir: str) -> dict[str, list[str]]:
+def compare_docs(files: Iterable[tuple[str, str | Iterable[str]]], docs_dir: str) -> dict[str, list[str]]:
     """Which files of ``docs_dir`` differ from ``files`` (stale), are absent (missing) or
     are not produced any more (orphaned).
 
@@ -180,15 +181,15 @@ def compare_docs(files: Iterable[tuple[str, str]], docs_dir: str) -> dict[str, l
     report: dict[str, list[str]] = {"stale": [], "missing": [], "orphaned": []}
     produced: list[str] = []
 
-    def compare(rel: str, text: str) -> None:
+    def compare(rel: str, content: str | Iterable[str]) -> None:
         if rel not in present:
             report["missing"].append(rel)
-        elif _read_regular(present[rel]) != text.encode("utf-8", "backslashreplace"):
+        elif not _same(present[rel], content):
             report["stale"].append(rel)
 
-    for rel, text in files:
+    for rel, content in files:
         produced.append(rel)
-        compare(rel, text)
+        compare(rel, content)
     compare(MANIFEST, manifest_text(produced))
     report["orphaned"] = sorted(set(present) - {*produced, MANIFEST})
     report["stale"].sort()
@@ -196,11 +197,22 @@ def compare_docs(files: Iterable[tuple[str, str]], docs_dir: str) -> dict[str, l
     return report
 
 
-def _read_regular(path: str) -> bytes | None:
-    """A regular file's bytes; None for anything else (a FIFO there must not stall ``check``)."""
+def _chunks(content: str | Iterable[str]) -> Iterable[str]:
+    return (content,) if isinstance(content, str) else content
+
+
+def _same(path: str, content: str | Iterable[str]) -> bool:
+    """Whether a regular file holds exactly ``content``, read chunk by chunk (a FIFO there must
+    not stall ``check``, and a large catalog.json is never read whole)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
-        return None
+        return False
     with os.fdopen(fd, "rb") as handle:
-        return handle.read() if stat.S_ISREG(os.fstat(handle.fileno()).st_mode) else None
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return False
+        for chunk in _chunks(content):
+            raw = chunk.encode("utf-8", "backslashreplace")
+            if handle.read(len(raw)) != raw:
+                return False
+        return handle.read(1) == b""

@@ -7,7 +7,7 @@ a catalog written by one version can be rendered by another.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ import jinja2
 
 from ..model import dumps_data, to_data
 from ..model.markdown import code_block, code_span, escape_cell, escape_text, safe_url
+from ..model.spool import CardCatalog, DataCatalog
 
 
 def _template_root() -> Path:
@@ -84,6 +85,8 @@ def _tidy(text: str) -> str:
 
 
 def render_card(card: dict[str, Any], catalog: dict[str, Any], cards_by_id: dict[str, Any]) -> str:
+    """One card's page; ``catalog``: the catalog's envelope (source, generator); ``cards_by_id``:
+    the summaries (``model.spool.summary_of``) of the cards it may relate to."""
     repo = catalog["source"]["repo_url"] or catalog["source"]["root"]
     repo = repo.rstrip("/").split("://", 1)[-1].split("/", 1)[-1] if "://" in repo else repo
     url = catalog["source"]["repo_url"] or ""
@@ -94,37 +97,53 @@ def render_card(card: dict[str, Any], catalog: dict[str, Any], cards_by_id: dict
     return _tidy(text)
 
 
-def render_index(catalog: dict[str, Any]) -> str:
-    return _tidy(environment().get_template("index.md.j2").render(**catalog))
+def render_index(catalog: dict[str, Any], summaries: list[dict[str, Any]]) -> str:
+    return _tidy(environment().get_template("index.md.j2").render(**{**catalog, "errors": summaries}))
 
 
 def dump_json(data: Any) -> str:
     return dumps_data(data)
 
 
-def render_docs(catalog: Any) -> Iterator[tuple[str, str]]:
-    """Every file of a docs folder as (relative POSIX path, text), one at a time, in path
-    order, so that a large catalog is never held rendered in memory all at once."""
-    data = catalog if isinstance(catalog, dict) else to_data(catalog)
-    by_id = {card["id"]: card for card in data["errors"]}
-    # Each card is encoded once: its file, and (indented) its place in catalog.json.
-    texts = [dump_json(card) for card in data["errors"]]
-    yield "catalog.json", _catalog_json(data, texts)
-    for card, text in sorted(zip(data["errors"], texts), key=lambda pair: pair[0]["id"]):
+Content = str | Iterable[str]  # a file's text, or its chunks in order (catalog.json of a large tree)
+
+
+def render_chunks(catalog: Any) -> Iterator[tuple[str, Content]]:
+    """Every file of a docs folder as (relative POSIX path, content), one at a time: a large
+    catalog is never held rendered in memory, and its cards are read one at a time from a
+    spooled catalog (``model.spool``)."""
+    source = catalog if isinstance(catalog, CardCatalog) else DataCatalog(catalog if isinstance(catalog, dict) else to_data(catalog))
+    by_id = {summary["id"]: summary for summary in source.summaries}
+    yield "catalog.json", _catalog_json(source.envelope, source.texts())
+    for card, text in source.items():
         yield f"errors/{card['id']}.json", text
-        yield f"errors/{card['id']}.md", render_card(card, data, by_id)
-    yield "index.md", render_index(data)
+        yield f"errors/{card['id']}.md", render_card(card, source.envelope, by_id)
+    yield "index.md", render_index(source.envelope, source.summaries)
 
 
-def _catalog_json(data: dict[str, Any], card_texts: list[str]) -> str:
-    """``dump_json(data)``, built from the cards' own texts: the same bytes (JSON strings
-    hold no raw newline, so indenting every line nests a card), one encoding pass less."""
-    envelope = dump_json({**data, "errors": []})
+def render_docs(catalog: Any) -> Iterator[tuple[str, str]]:
+    """Every file of a docs folder as (relative POSIX path, text), one at a time."""
+    for rel, content in render_chunks(catalog):
+        yield rel, content if isinstance(content, str) else "".join(content)
+
+
+def _catalog_json(envelope: dict[str, Any], card_texts: Iterable[str]) -> Iterator[str]:
+    """``dump_json`` of the catalog, in chunks built from the cards' own texts: the same bytes
+    (JSON strings hold no raw newline, so indenting every line nests a card), one encoding
+    pass less, and never the whole text at once."""
+    text = dump_json({**envelope, "errors": []})
     head = '{\n  "errors": [],'
-    if not card_texts or not envelope.startswith(head):  # "errors" sorts first among the keys
-        return dump_json(data)
-    items = ",\n".join("    " + text.rstrip("\n").replace("\n", "\n    ") for text in card_texts)
-    return '{\n  "errors": [\n' + items + "\n  ]," + envelope[len(head):]
+    if not text.startswith(head):  # pragma: no cover - "errors" sorts first among the keys
+        raise ValueError("catalog keys out of order")
+    cards = iter(card_texts)
+    first = next(cards, None)
+    if first is None:
+        yield text
+        return
+    yield '{\n  "errors": [\n    ' + first.rstrip("\n").replace("\n", "\n    ")
+    for card in cards:
+        yield ",\n    " + card.rstrip("\n").replace("\n", "\n    ")
+    yield "\n  ]," + text[len(head):]
 
 
 def render_diff(result: Any, link_base: str = "errors/") -> str:

@@ -1,0 +1,103 @@
+"""Catalog data whose cards are kept as their JSON text, in memory or in a temporary file.
+
+A large tree's catalog does not fit in memory as Python objects (a 10M-line tree has some
+50,000 cards). The pipeline writes each card's JSON text (the per-card file's exact form:
+sorted keys, indent 2) to a spool file as its file is solved, and keeps a small summary of
+each card (what the index, related links and totals need). Rendering reads the texts back
+one at a time; ``data()`` builds the whole catalog for the callers that want it.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from .serialize import dumps_data
+
+
+def summary_of(card: dict[str, Any]) -> dict[str, Any]:
+    """What other pages need of a card: the index row, a related link's title, the totals."""
+    trigger = card.get("trigger")
+    return {
+        "id": card["id"], "path": card["path"], "line": card["line"], "end_line": card["end_line"],
+        "exception": {"display": card["exception"]["display"]},
+        "message": {"template": card["message"]["template"], "reason": card["message"]["reason"]},
+        "trigger": None if trigger is None else {k: trigger[k] for k in ("status", "reason", "verified")},
+    }
+
+
+class CardCatalog:
+    """A catalog as its envelope (everything but the cards), a summary per card and the
+    cards' JSON texts, in catalog order."""
+
+    def __init__(self, envelope: dict[str, Any], summaries: list[dict[str, Any]]) -> None:
+        self.envelope = envelope
+        self.summaries = summaries
+
+    def texts(self) -> Iterator[str]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def cards(self) -> Iterator[dict[str, Any]]:
+        return (json.loads(text) for text in self.texts())
+
+    def items(self) -> Iterator[tuple[dict[str, Any], str]]:
+        """Each card as data and as its JSON text."""
+        return ((json.loads(text), text) for text in self.texts())
+
+    def data(self) -> dict[str, Any]:
+        """The whole catalog as JSON data (every card decoded: as large as the catalog)."""
+        return {**self.envelope, "errors": list(self.cards())}
+
+
+class DataCatalog(CardCatalog):
+    """Catalog data already in memory (a loaded catalog.json); each card is encoded once."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        super().__init__({k: v for k, v in data.items() if k != "errors"}, [summary_of(card) for card in data["errors"]])
+        self._cards = data["errors"]
+        self._texts: list[str] | None = None
+
+    def texts(self) -> Iterator[str]:
+        if self._texts is None:
+            self._texts = [dumps_data(card) for card in self._cards]
+        return iter(self._texts)
+
+    def cards(self) -> Iterator[dict[str, Any]]:
+        return iter(self._cards)
+
+    def items(self) -> Iterator[tuple[dict[str, Any], str]]:
+        return zip(self._cards, self.texts())
+
+
+class SpooledCatalog(CardCatalog):
+    """Cards written to a temporary file as they are made, read back in catalog order."""
+
+    def __init__(self) -> None:
+        super().__init__({}, [])
+        self._file = tempfile.TemporaryFile(prefix="raisedocs-cards-")  # removed when closed
+        self._order: list[tuple[int, int]] = []
+
+    def add(self, texts: Iterable[str]) -> list[tuple[int, int]]:
+        """Write card texts; their places in the spool, to be put in order with ``arrange``."""
+        places = []
+        self._file.seek(0, 2)
+        for text in texts:
+            raw = text.encode("utf-8", "surrogatepass")
+            places.append((self._file.tell(), len(raw)))
+            self._file.write(raw)
+        return places
+
+    def arrange(self, places: list[tuple[int, int]], summaries: list[dict[str, Any]], envelope: dict[str, Any]) -> None:
+        """The catalog order of the cards written, their summaries, and the envelope."""
+        self._order, self.summaries, self.envelope = places, summaries, envelope
+
+    def texts(self) -> Iterator[str]:
+        self._file.flush()
+        for offset, length in self._order:
+            self._file.seek(offset)
+            yield self._file.read(length).decode("utf-8", "surrogatepass")
+
+    def close(self) -> None:
+        self._file.close()

@@ -1,0 +1,103 @@
+"""The work of one pool task, with the cache around it: collect one file, or solve one file's cards.
+
+Both run in worker processes (or in-process for small runs) and are pure functions of their
+inputs; each caches what it made, so a later run reuses it. A task whose worker dies is
+replaced by what ``lost_collecting`` or ``lost_solving`` say it stands for.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from .cache import Cache, Linked
+from .collect.file import UnitMemo, collect_file
+from .model import Card, CardContext, FileFacts, FileFailure, Solved, Trigger, dumps_data, fingerprint, to_data
+from .model.spool import summary_of
+from .options import Options
+from .solve.triggers import solve_one
+from .sources import SourceFile
+
+WORKER_DIED = "the worker process died (a crash, a signal or its memory limit)"
+
+
+def collect(item: tuple[SourceFile, str, Options]) -> FileFacts | FileFailure:
+    """Collect one file and cache its facts under ``key``, reusing the libcst results of
+    the definitions unchanged since the version of the file analysed last."""
+    source, key, options = item
+    cache = Cache.for_options(options)
+    if cache.root is None:
+        return collect_file(source, options)
+    units_key = Cache.path_key("units", source.path)
+    memo = UnitMemo(known=cache.get_by_path(units_key))
+    result = collect_file(source, options, memo)
+    if memo.now != memo.known:  # a file without raises has none; an unchanged one, the same
+        cache.put_by_path(units_key, memo.now)
+    cache.put_file(key, result)
+    return result
+
+
+def lost_collecting(item: tuple[SourceFile, str, Options]) -> FileFailure:
+    """What a file whose worker died while collecting it becomes: a failure, alone."""
+    return FileFailure(path=item[0].path, stage="analyse", error=WORKER_DIED)
+
+
+@dataclasses.dataclass(frozen=True)
+class FileWork:
+    """One re-linked file's cards to solve, and the cache entry they complete."""
+
+    path: str
+    linked_key: str
+    entry: Linked  # what linking read; its cards are filled in by solving
+    drafts: list[tuple[Card, CardContext]]
+    options: Options
+    is_strict: bool
+
+
+def solve_file(work: FileWork) -> Linked:
+    """Solve one file's cards, reusing the solutions its last version had for cards whose
+    solving inputs are unchanged; cache the solutions and the linked entry, whose cards are
+    their JSON texts (the per-card file's form, ``permalink`` still null)."""
+    cache = Cache.for_options(work.options)
+    solutions_key = Cache.path_key("solutions", work.path)
+    known = cache.get_by_path(solutions_key)
+    group: dict[str, Any] = {}
+    cards: list[dict[str, Any]] = []
+    for card, context in work.drafts:
+        # Encoded once: the key reads these fields, and solving changes only SOLVED_FIELDS.
+        data = to_data(card)
+        # Exactly what solving reads of a card (triggers.solve_card): never its line, id,
+        # related ids or permalink, so a raise that an edit elsewhere moved is not solved again.
+        key = Cache.card_key(fingerprint([*(data[name] for name in SOLVING_READS), to_data(context)]))
+        solved = Cache.solved_from(known.get(key))
+        if solved is None:
+            done = solve_one((card, context, work.is_strict))
+            group[key] = encoded = to_data(Solved(**{name: getattr(done, name) for name in SOLVED_FIELDS}))
+        else:
+            group[key] = known[key]
+            encoded = to_data(solved)
+        data.update((name, encoded[name]) for name in SOLVED_FIELDS)
+        cards.append(data)
+    # The entry holds the solutions of the file's current cards: it never grows stale.
+    if group != known:
+        cache.put_by_path(solutions_key, group)
+    entry = _with_cards(work.entry, cards)
+    cache.put_linked(work.linked_key, entry)
+    return entry
+
+
+def lost_solving(work: FileWork) -> Linked:
+    """What a file whose worker died while solving its cards becomes: its cards, unsolved
+    (not cached, so the next run tries again)."""
+    trigger = Trigger(status="unsolved", inputs={}, reason="internal_error: worker_died")
+    return _with_cards(work.entry, [to_data(dataclasses.replace(card, trigger=trigger)) for card, _ in work.drafts])
+
+
+def _with_cards(entry: Linked, cards: list[dict[str, Any]]) -> Linked:
+    return dataclasses.replace(entry, cards=[dumps_data(card) for card in cards], summaries=[summary_of(card) for card in cards])
+
+
+# What solving adds to a card, under the same names on Card and Solved.
+SOLVED_FIELDS = tuple(f.name for f in dataclasses.fields(Solved))
+# What solving reads of a card, with its context.
+SOLVING_READS = ("path", "function", "kind", "guard", "message", "docs", "exception", "entry")

@@ -77,9 +77,14 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def escape_line(value: object) -> str:
+    """``value`` as text on one line (a list item, a link's text)."""
+    return _LINE_BREAK.sub(" ", escape_text(value))
+
+
 def escape_cell(value: object) -> str:
     """``value`` as the text of a table cell (one line, no column break)."""
-    return _LINE_BREAK.sub(" ", escape_text(value)).replace("|", "\\|")
+    return escape_line(value).replace("|", "\\|")
 
 
 def safe_url(url: object) -> str | None:

@@ -16,7 +16,7 @@ from urllib.parse import quote
 import jinja2
 
 from ..model import dumps_data, to_data
-from ..model.markdown import code_block, code_span, escape_cell, escape_text, safe_url
+from ..model.markdown import code_block, code_span, escape_cell, escape_line, escape_text, safe_url
 from ..model.spool import CardCatalog, DataCatalog
 
 
@@ -43,6 +43,7 @@ def environment() -> jinja2.Environment:
     env.filters["code"] = code_span
     env.filters["fence"] = lambda text, language="": code_block(text, language)
     env.filters["text"] = escape_text
+    env.filters["line"] = escape_line
     env.filters["cell"] = escape_cell
     env.filters["url"] = safe_url
     env.filters["relative_url"] = _relative_url

@@ -31,12 +31,14 @@ from extractor.options import Options  # noqa: E402
 from extractor.pipeline import extract_data, read_sources  # noqa: E402
 from extractor.publish.diff import diff_catalogs  # noqa: E402
 from extractor.publish.render import render_docs  # noqa: E402
+from extractor.sources import SourceFile, read_contents  # noqa: E402
 
 
 def floor_seconds(root: str, options: Options, repeat: int = 3) -> tuple[float, int]:
     """The fastest of ``repeat`` passes: this machine's timings vary, and the least
     disturbed pass is the fairest (and strictest) reference."""
-    files, _, _, _ = read_sources(root, options)
+    listed, _, options, _ = read_sources(root, options)
+    files = [f for f in read_contents(root, options.rev, listed) if isinstance(f, SourceFile)]
     best = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
@@ -166,7 +168,8 @@ def synthetic_history(path: str, changed: int) -> tuple[str, str, str]:
     git("add", "-A")
     git("commit", "-q", "-m", "old")
     old = git("rev-parse", "HEAD")
-    files, _, _, _ = read_sources(repo, Options())
+    listed, _, _, _ = read_sources(repo, Options())
+    files = [f for f in read_contents(repo, None, listed) if isinstance(f, SourceFile)]
     # A typical commit: files spread evenly over the tree, not its first (or largest) ones.
     candidates = [f for f in files if b"raise ValueError(" in f.data]
     step = max(1, len(candidates) // max(1, changed))

@@ -88,7 +88,7 @@ def main() -> int:
     scratch = tempfile.mkdtemp(prefix="raisedocs-mem-")
     try:
         trees = [(f"{n}x", copies(args.tree, n, scratch)) for n in args.copies] if args.copies else [("1x", args.tree)]
-        print(f"| tree | files | lines | wall | peak main | peak worker |\n|---|---|---|---|---|---|")
+        print("| tree | files | lines | wall | peak main | peak worker |\n|---|---|---|---|---|---|")
         for label, tree in trees:
             files, lines = size(tree)
             found = measure(tree, args.jobs, scratch)

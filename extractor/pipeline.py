@@ -10,26 +10,27 @@ from __future__ import annotations
 import dataclasses
 import gc
 import os
+import pickle
 import warnings
-from collections.abc import Callable, Iterator
+import zlib
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any
 
 from . import pool, tasks
 from .cache import Cache, Linked
 from .collect.declarations import module_name
 from .collect.file import collect_file
+from .errors import SourceError
 from .link.cards import cli_flags, link_file, permalink
 from .link.project import Project
-from .model import SCHEMA_ID, Catalog, FileFacts, FileFailure, Generator, SourceInfo, Stats, dumps_data, from_data, to_data
+from .model import SCHEMA_ID, Catalog, FileFacts, FileFailure, Generator, SiteFact, SourceInfo, Stats, dumps_data, from_data, to_data
 from .model.spool import SpooledCatalog
 from .options import Options, strict_from_env
 from .pool import Mapper
-from .sources import SourceFile, forge_url, read_command, read_commit, read_tree, resolve_rev, with_contents
+from .sources import SourceFile, forge_url, read_command, read_commit, read_contents, read_tree, resolve_rev
 from .version import VERSION as __version__
 
-T = TypeVar("T")
-R = TypeVar("R")
 Progress = Callable[[str, int, int], None]
 
 
@@ -109,9 +110,10 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, de
     read from other files, are as in an earlier run takes its cards from the cache; the
     others are collected (in parallel, cached by content), linked and solved."""
     files, failures, options, name = read_sources(root, options)
-    contents: Callable[[list[SourceFile]], list[SourceFile]] = (
-        (lambda wanted: with_contents(root, wanted)) if options.rev is not None else (lambda wanted: wanted)
-    )
+
+    def contents(wanted: Iterable[SourceFile]) -> Iterator[SourceFile | FileFailure]:
+        return read_contents(root, options.rev, wanted)
+
     cache = Cache.for_options(options)
     cache.mark_used()
     keys = {f.path: Cache.file_key(f.path, f.blob_sha, options) for f in files}
@@ -119,27 +121,50 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, de
     known = decoded if decoded is not None else {}
     # Read without their cards' texts (most of an entry): those go to the spool one file at a time.
     linked = {f.path: known.get(linked_keys[f.path]) or cache.get_linked(linked_keys[f.path], with_cards=decoded is not None) for f in files}
+    # Held for the whole run: every file's declarations (what linking asks about other files);
+    # a collected file's raise sites, packed, only until it is linked.
     facts: dict[str, FileFacts] = {}
+    packed: dict[str, tuple[int, bytes]] = {}
     sources = {f.path: f for f in files}
+
+    def keep(result: FileFacts) -> FileFacts:
+        facts[result.path] = dataclasses.replace(result, sites=())
+        return result
+
     unlinked = [f for f in files if linked[f.path] is None]
     for result in _collected(unlinked, keys, contents, options, cache, mapper, progress):
         if isinstance(result, FileFailure):
             failures.append(result)
         else:
-            facts[result.path] = result
+            packed[result.path] = (len(result.sites), _pack(keep(result).sites))
     analysed = sorted(p for p in keys if p in facts or linked[p] is not None)
     providers = {module_name(path): path for path in analysed}  # a later path wins a module name
 
-    def load(path: str) -> FileFacts:
-        """A parsed file's facts: held, cached, or collected again (the cache may have lost
+    def full(path: str) -> FileFacts:
+        """A parsed file's facts from the cache, or collected again (the cache may have lost
         them; the same bytes parse the same way, so this is facts again, not a failure)."""
-        if path not in facts:
-            found = cache.get_file(keys[path])
+        found = cache.get_file(keys[path])
+        if not isinstance(found, FileFacts):
+            source = next(contents([sources[path]]))
+            found = collect_file(source, options) if isinstance(source, SourceFile) else None
             if not isinstance(found, FileFacts):
-                found = collect_file(contents([sources[path]])[0], options)
-                cache.put_file(keys[path], found)
-            facts[path] = found  # type: ignore[assignment]
+                raise SourceError(f"{path} changed during the run; run again")
+            cache.put_file(keys[path], found)
+        return found
+
+    def load(path: str) -> FileFacts:
+        """A parsed file's declarations (its raise sites are ``sites_of``)."""
+        if path not in facts:
+            keep(full(path))
         return facts[path]
+
+    def sites_of(path: str) -> tuple[SiteFact, ...]:
+        if path in packed:
+            return _unpack(packed.pop(path)[1])
+        return full(path).sites
+
+    def site_count(path: str) -> int:
+        return packed[path][0] if path in packed else len(full(path).sites)
 
     project = Project(providers, load)
     flags = cli_flags((p, linked[p].flags if linked[p] is not None else facts[p].flags) for p in analysed)  # type: ignore[union-attr]
@@ -148,7 +173,7 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, de
     # The files with the most raise sites (about as many cards) first, so that no worker is
     # left alone with a big one at the end; each is linked as the pool takes it, so the
     # workers solve while this process links the rest.
-    relink.sort(key=lambda path: (-len(load(path).sites), path))
+    relink.sort(key=lambda path: (-site_count(path), path))
     strict = options.is_strict or strict_from_env()
 
     def linked_work() -> Iterator[tasks.FileWork]:
@@ -157,14 +182,14 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, de
 
     def link_now(path: str) -> tasks.FileWork:
         project.record()
-        drafts, flag_reads = link_file(project, load(path), flags, options)
+        whole = dataclasses.replace(load(path), sites=sites_of(path))
+        drafts, flag_reads = link_file(project, whole, flags, options)
         done = project.record()
         entry = Linked(
-            sites=len(facts[path].sites), flags=facts[path].flags, cards=None, summaries=[],
+            sites=len(whole.sites), flags=whole.flags, cards=None, summaries=[],
             modules={module: provider_key.get(module) for module in sorted(done.modules)},
             suffixes=dict(sorted(done.suffixes.items())), flag_reads=dict(sorted(flag_reads.items())),
         )
-        facts[path] = dataclasses.replace(facts[path], sites=())  # linked: the project needs only its declarations
         return tasks.FileWork(path, linked_keys[path], entry, drafts, options, strict)
 
     spool = SpooledCatalog()
@@ -229,26 +254,38 @@ def _still_holds(entry: Linked | None, project: Project, provider_key: dict[str,
     )
 
 
-def _collected(files: list[SourceFile], keys: dict[str, str], contents: Callable[[list[SourceFile]], list[SourceFile]],
-               options: Options, cache: Cache, mapper: Mapper, progress: Progress) -> list[FileFacts | FileFailure]:
-    """Each file's facts (or why it could not be analysed), from the cache or collected."""
-    results: list[FileFacts | FileFailure | None] = [cache.get_file(keys[f.path]) for f in files]
-    missing = [i for i, r in enumerate(results) if r is None]
-    read = contents([files[i] for i in missing]) if missing else []
-    work = [(source, keys[source.path], options) for source in read]
-    sizes = [(len(source.data or b""), source.path) for source in read]
-    for done, (n, result) in enumerate(_largest_first(mapper, tasks.collect, work, sizes, tasks.lost_collecting), 1):
-        results[missing[n]] = result  # the worker has cached it
+def _collected(files: list[SourceFile], keys: dict[str, str], contents: Callable[[Iterable[SourceFile]], Iterator[SourceFile | FileFailure]],
+               options: Options, cache: Cache, mapper: Mapper, progress: Progress) -> Iterator[FileFacts | FileFailure]:
+    """Each file's facts (or why it could not be analysed), from the cache or collected; the
+    files to collect are read one at a time as the workers take them, largest first (so that
+    no worker is left alone with a big one at the end)."""
+    missing = []
+    for source in files:
+        found = cache.get_file(keys[source.path])
+        if found is None:
+            missing.append(source)
+        else:
+            yield found
+    if not missing:
+        return
+    missing.sort(key=lambda source: (-source.size, source.path))
+
+    def work() -> Iterator[tuple[SourceFile | FileFailure, str, Options]]:
+        for source in contents(missing):
+            yield source, keys[source.path], options
+
+    for done, result in enumerate(mapper(tasks.collect, work(), len(missing), tasks.lost_collecting), 1):
+        yield result  # the worker has cached it
         progress("files", done, len(missing))
-    return [r for r in results if r is not None]
 
 
-def _largest_first(mapper: Mapper, fn: Callable[[T], R], items: list[T], sizes: list[tuple[int, str]],
-                   on_death: Callable[[T], R]) -> Iterator[tuple[int, R]]:
-    """``(index in items, fn(item))``, the items sent largest first (by ``sizes``, ties by
-    name), so that no worker is left alone with a big one at the end."""
-    order = sorted(range(len(items)), key=lambda n: (-sizes[n][0], sizes[n][1]))
-    return zip(order, mapper(fn, [items[n] for n in order], len(items), on_death))
+def _pack(sites: tuple[SiteFact, ...]) -> bytes:
+    """Raise sites as compressed bytes: a fifth of their size as objects, until linked."""
+    return zlib.compress(pickle.dumps(sites, protocol=pickle.HIGHEST_PROTOCOL), 1)
+
+
+def _unpack(data: bytes) -> tuple[SiteFact, ...]:
+    return pickle.loads(zlib.decompress(data))  # noqa: S301 (our own bytes, from this process)
 
 
 def _stats(files: int, failed: int, sites: int, cards: list[dict[str, Any]]) -> Stats:

@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 import tokenize
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from .errors import SourceError
@@ -29,16 +30,18 @@ log = logging.getLogger("raisedocs")
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SourceFile:
-    """One Python file: its repo-relative POSIX path, its git blob id and its raw bytes
-    (None for a blob of a commit not read yet: see ``with_contents``)."""
+    """One Python file: its repo-relative POSIX path, its git blob id, its size and its raw
+    bytes (None until read for collection: see ``read_contents``; a run never holds every
+    file's bytes at once)."""
 
     path: str
     data: bytes | None
     blob_sha: str
+    size: int = 0
 
     @staticmethod
     def from_bytes(path: str, data: bytes) -> "SourceFile":
-        return SourceFile(path=path, data=data, blob_sha=git_blob_sha(data))
+        return SourceFile(path=path, data=data, blob_sha=git_blob_sha(data), size=len(data))
 
 
 def git_blob_sha(data: bytes) -> str:
@@ -137,7 +140,10 @@ def read_tree(root: str, options: Options) -> tuple[list[SourceFile], list[FileF
             if options.include and not _included(rel, options.include, matched):
                 continue
             result = _read_file(os.path.join(dirpath, name), rel, real_root)
-            (files if isinstance(result, SourceFile) else failures).append(result)
+            if isinstance(result, SourceFile):  # its id and size; the bytes are read again to collect it
+                files.append(SourceFile(path=rel, data=None, blob_sha=result.blob_sha, size=result.size))
+            else:
+                failures.append(result)
     _warn_unmatched(options.include, matched)
     files.sort(key=lambda f: f.path)
     failures.sort(key=lambda f: f.path)
@@ -266,7 +272,7 @@ def read_commit(repo: str, sha: str, options: Options) -> tuple[list[SourceFile]
     """Every ``.py`` blob of commit ``sha``, without touching the work tree or the index."""
     # Relative to ``repo``: a sub-folder of a repository reads just that sub-tree.
     listing = _git(repo, "ls-tree", "-r", "-z", "--long", sha)
-    wanted: list[tuple[str, str]] = []
+    wanted: list[tuple[str, str, int]] = []
     failures: list[FileFailure] = []
     excluded_dir: dict[str, bool] = {}
     matched: set[str] = set()
@@ -283,11 +289,11 @@ def read_commit(repo: str, sha: str, options: Options) -> tuple[list[SourceFile]
         elif kind == "blob" and size.isdigit() and int(size) > MAX_FILE_BYTES:
             failures.append(FileFailure(path=path, stage="read", error=f"larger than the {MAX_FILE_BYTES:,}-byte limit ({int(size):,} bytes)"))
         elif kind == "blob":
-            wanted.append((path, blob))
+            wanted.append((path, blob, int(size) if size.isdigit() else 0))
     _warn_unmatched(options.include, matched)
     # Blob contents are read only for the files that are analysed again (``with_contents``):
     # a re-run over a cached commit reads the tree listing and the cache, nothing else.
-    files = [SourceFile(path=path, data=None, blob_sha=blob) for path, blob in wanted]
+    files = [SourceFile(path=path, data=None, blob_sha=blob, size=size) for path, blob, size in wanted]
     files.sort(key=lambda f: f.path)
     failures.sort(key=lambda f: f.path)
     return files, failures
@@ -309,30 +315,64 @@ def _selected_path(path: str, options: Options, excluded_dir: dict[str, bool], m
     return not options.include or _included(path, options.include, matched)
 
 
-def with_contents(repo: str, files: list[SourceFile]) -> list[SourceFile]:
-    """The files with their bytes, blobs not read yet read from the object store of ``repo``.
+def read_contents(root: str, rev: str | None, files: Iterable[SourceFile]) -> Iterator[SourceFile | FileFailure]:
+    """Each file with its bytes, one at a time and in the given order: from the folder (a
+    file whose bytes changed since it was listed is a failure: its cache key would lie), or
+    from the object store of the git repository at ``root`` through one ``git cat-file``.
 
     Raises:
         SourceError: git fails.
     """
-    contents = _cat_blobs(repo, sorted({f.blob_sha for f in files if f.data is None}))
-    return [f if f.data is not None else SourceFile(path=f.path, data=contents[f.blob_sha], blob_sha=f.blob_sha) for f in files]
+    if rev is None:
+        real_root = os.path.realpath(root)
+        base = os.path.dirname(real_root) if os.path.isfile(real_root) else real_root
+        for source in files:
+            found = _read_file(os.path.join(base, *source.path.split("/")), source.path, base) if source.data is None else source
+            if isinstance(found, SourceFile) and found.blob_sha != source.blob_sha:
+                found = FileFailure(path=source.path, stage="read", error="changed while the run read it")
+            yield found
+        return
+    with _BlobReader(root) as blobs:
+        for source in files:
+            yield source if source.data is not None else SourceFile(path=source.path, data=blobs.read(source.blob_sha), blob_sha=source.blob_sha, size=source.size)
 
 
-def _cat_blobs(repo: str, blobs: list[str]) -> dict[str, bytes]:
-    """Blob contents by sha, through one ``git cat-file --batch`` process."""
-    if not blobs:
-        return {}
-    out = _git(repo, "cat-file", "--batch", data=("\n".join(blobs) + "\n").encode())
-    contents: dict[str, bytes] = {}
-    offset = 0
-    for _ in blobs:
-        newline = out.index(b"\n", offset)
-        sha, _, size = out[offset:newline].decode().split(" ")
-        start = newline + 1
-        contents[sha] = out[start : start + int(size)]
-        offset = start + int(size) + 1
-    return contents
+class _BlobReader:
+    """Blob contents by sha, from one ``git cat-file --batch`` process, one blob at a time."""
+
+    def __init__(self, repo: str) -> None:
+        self.repo = repo
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> _BlobReader:
+        return self
+
+    def read(self, sha: str) -> bytes:
+        if self.process is None:
+            env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
+            try:
+                self.process = subprocess.Popen(["git", "-C", self.repo, "cat-file", "--batch"], stdin=subprocess.PIPE,
+                                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+            except OSError as exc:
+                raise SourceError(f"cannot run git: {exc.strerror}") from None
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(sha.encode() + b"\n")
+        self.process.stdin.flush()
+        header = self.process.stdout.readline().split()
+        if len(header) != 3 or header[1] != b"blob":
+            raise SourceError(f"git cat-file failed in {self.repo}: no blob {sha}")
+        data = self.process.stdout.read(int(header[2]))
+        self.process.stdout.read(1)  # the newline after each blob
+        return data
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None:
+            for stream in (self.process.stdin, self.process.stdout):
+                if stream is not None:
+                    stream.close()
+            # Workers forked while it ran hold copies of its stdin: it would never see EOF.
+            self.process.kill()
+            self.process.wait()
 
 
 _REMOTE = re.compile(r"^(?:https?://|ssh://git@|git@)(?P<host>github\.com|gitlab\.com)[:/](?P<path>.+?)(?:\.git)?/?$")

@@ -21,10 +21,13 @@ from .sources import SourceFile
 WORKER_DIED = "the worker process died (a crash, a signal or its memory limit)"
 
 
-def collect(item: tuple[SourceFile, str, Options]) -> FileFacts | FileFailure:
+def collect(item: tuple[SourceFile | FileFailure, str, Options]) -> FileFacts | FileFailure:
     """Collect one file and cache its facts under ``key``, reusing the libcst results of
-    the definitions unchanged since the version of the file analysed last."""
+    the definitions unchanged since the version of the file analysed last (a file that could
+    not be read is passed through)."""
     source, key, options = item
+    if isinstance(source, FileFailure):
+        return source
     cache = Cache.for_options(options)
     if cache.root is None:
         return collect_file(source, options)
@@ -37,7 +40,7 @@ def collect(item: tuple[SourceFile, str, Options]) -> FileFacts | FileFailure:
     return result
 
 
-def lost_collecting(item: tuple[SourceFile, str, Options]) -> FileFailure:
+def lost_collecting(item: tuple[SourceFile | FileFailure, str, Options]) -> FileFailure:
     """What a file whose worker died while collecting it becomes: a failure, alone."""
     return FileFailure(path=item[0].path, stage="analyse", error=WORKER_DIED)
 

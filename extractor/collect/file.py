@@ -63,7 +63,7 @@ def collect_file(source: SourceFile, options: Options, memo: UnitMemo | None = N
     """Analyse one file; never raises (except in strict mode, for bugs of ours). With a
     memo, definitions unchanged since an earlier version are not parsed again."""
     if source.data is None:
-        raise ValueError(f"{source.path}: contents not read (sources.with_contents)")  # a bug of ours
+        raise ValueError(f"{source.path}: contents not read (sources.read_contents)")  # a bug of ours
     try:
         text = decode_source(source.data)
     except DecodeError as exc:

@@ -91,3 +91,35 @@ def test_workers_die_with_the_run_that_started_them(tmp_path) -> None:
     time.sleep(1.0)
     alive = [pid for pid in children if os.path.exists(f"/proc/{pid}") and "zombie" not in open(f"/proc/{pid}/status").read()]
     assert alive == []
+
+
+def test_a_bug_linking_one_site_costs_that_card_its_details_only(tmp_path, monkeypatch) -> None:
+    from extractor.link import cards
+
+    temp_tree(tmp_path, {"m.py": FILES["boom.py"] + FILES["m00.py"]})
+    monkeypatch.setenv("RAISEDOCS_STRICT", "0")
+    real = cards.resolve_exception
+
+    def buggy(project, facts, site):
+        if site.function == "boom":
+            raise KeyError("a bug of ours")
+        return real(project, facts, site)
+
+    monkeypatch.setattr(cards, "resolve_exception", buggy)
+    catalog = extract(str(tmp_path), Options())
+    assert [(c.function, c.exception.display, c.exception.reason) for c in catalog.errors] == [
+        ("boom", "ValueError", "internal_error: KeyError"), ("f0", "ValueError", None)]
+
+
+def test_a_card_that_cannot_be_rendered_gets_a_page_saying_so(monkeypatch) -> None:
+    from extractor import render
+    from extractor.model import to_data
+    from extractor.publish import render as rendering
+
+    from .helpers import FIXTURES
+
+    monkeypatch.setenv("RAISEDOCS_STRICT", "0")
+    monkeypatch.setattr(rendering, "render_card", lambda *args: {}["missing"])
+    docs = dict(render(to_data(extract(str(FIXTURES / "offload"), Options()))))
+    pages = [text for rel, text in docs.items() if rel.startswith("errors/") and rel.endswith(".md")]
+    assert len(pages) == 4 and all("could not be rendered (KeyError)" in page for page in pages)

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from ..collect.messages import unknown
 from ..model import Card, CardContext, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, Opaque, SiteFact
-from ..options import Options
+from ..options import Options, strict_from_env
 from .project import BUILTIN_EXCEPTIONS, Project, Symbol
 
 RELATED_LIMIT = 12
@@ -161,8 +161,7 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
     or None where none is declared), which is all they read of ``flags``."""
     drafts: list[tuple[Card, str | None, str]] = []
     for site in facts.sites:
-        exception, message = resolve_exception(project, facts, site)
-        docs = _docs(project, facts, site)
+        exception, message, docs = _linked_site(project, facts, site)
         key = id_key(facts.path, site.function, exception.display, message)
         card = Card(
             id="", path=facts.path, line=site.line, end_line=site.end_line, function=site.function,
@@ -196,8 +195,27 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
         tails = sorted({i.rsplit(".", 1)[-1] for i in card.guard.inputs})
         own_flags = {tail: flags[tail] for tail in tails if tail in flags}
         read_flags.update({tail: flags.get(tail) for tail in tails})
-        out.append((card, _context(project, card, site, by_function[card.function], own_flags, options, enum_members)))
+        try:
+            context = _context(project, card, site, by_function[card.function], own_flags, options, enum_members)
+        except Exception:  # the per-site boundary: a bug of ours costs this card its solving only
+            if options.is_strict or strict_from_env():
+                raise
+            context = CardContext(params=site.params, siblings=(), flags={}, command=None, classes={}, exception_module=None)
+        out.append((card, context))
     return out, read_flags
+
+
+def _linked_site(project: Project, facts: FileFacts, site: SiteFact) -> tuple[ExceptionRef, MessageTemplate, Docs]:
+    """The site's exception, message and docs; where linking them fails (a bug of ours), the
+    site still gets its card, saying so."""
+    try:
+        exception, message = resolve_exception(project, facts, site)
+        return exception, message, _docs(project, facts, site)
+    except Exception as exc:  # the per-site boundary
+        if strict_from_env():
+            raise
+        reason = f"internal_error: {type(exc).__name__}"
+        return ExceptionRef(display=site.written or "unknown", written=site.written, reason=reason), site.message, Docs(function_doc=site.function_doc)
 
 
 def _context(project: Project, card: Card, site: SiteFact, same_function: list[Card], flags: dict[str, str], options: Options,

@@ -18,6 +18,7 @@ import jinja2
 from ..model import dumps_data, to_data
 from ..model.markdown import code_block, code_span, escape_cell, escape_line, escape_text, safe_url
 from ..model.spool import CardCatalog, DataCatalog
+from ..options import strict_from_env
 
 
 def _template_root() -> Path:
@@ -98,6 +99,18 @@ def render_card(card: dict[str, Any], catalog: dict[str, Any], cards_by_id: dict
     return _tidy(text)
 
 
+def _rendered_card(card: dict[str, Any], catalog: dict[str, Any], cards_by_id: dict[str, Any]) -> str:
+    """The card's page; a card whose data the templates cannot render (a catalog written by
+    another version, or a bug of ours) gets a page saying so, and the docs folder is written."""
+    try:
+        return render_card(card, catalog, cards_by_id)
+    except Exception as exc:  # the per-card boundary of rendering
+        if strict_from_env():
+            raise
+        name = code_span(card.get("id", "?"))
+        return f"# Card {name}\n\nThis card could not be rendered ({escape_line(type(exc).__name__)}); its data is in {name}.json.\n"
+
+
 def render_index(catalog: dict[str, Any], summaries: list[dict[str, Any]]) -> str:
     return _tidy(environment().get_template("index.md.j2").render(**{**catalog, "errors": summaries}))
 
@@ -118,7 +131,7 @@ def render_chunks(catalog: Any) -> Iterator[tuple[str, Content]]:
     yield "catalog.json", _catalog_json(source.envelope, source.texts())
     for card, text in source.items():
         yield f"errors/{card['id']}.json", text
-        yield f"errors/{card['id']}.md", render_card(card, source.envelope, by_id)
+        yield f"errors/{card['id']}.md", _rendered_card(card, source.envelope, by_id)
     yield "index.md", render_index(source.envelope, source.summaries)
 
 

@@ -36,23 +36,24 @@ def test_stages_import_only_earlier_stages() -> None:
     assert "Contracts: 3 kept, 0 broken." in run.stdout
 
 
-def test_the_import_contract_fails_when_an_earlier_stage_imports_a_later_one(tmp_path) -> None:
+def _with_import(tmp_path: Path, module: str, line: str) -> subprocess.CompletedProcess[str]:
+    """lint-imports over a copy of the package where ``module`` (a path in it) gains ``line``."""
     shutil.copytree(PACKAGE, tmp_path / "extractor", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    units = tmp_path / "extractor" / "collect" / "units.py"
-    units.write_text(units.read_text(encoding="utf-8") + "\nfrom ..publish import render  # noqa: E402,F401\n", encoding="utf-8")
-    run = _lint_imports(tmp_path)
+    target = tmp_path / "extractor" / module
+    target.write_text(target.read_text(encoding="utf-8") + f"\n{line}  # noqa: E402,F401\n", encoding="utf-8")
+    return _lint_imports(tmp_path)
+
+
+def test_the_import_contract_fails_when_an_earlier_stage_imports_a_later_one(tmp_path) -> None:
+    run = _with_import(tmp_path, "collect/units.py", "from ..publish import render")
     assert run.returncode == 1, run.stdout + run.stderr
     assert "Stages import only earlier stages BROKEN" in run.stdout
     assert "extractor.collect.units -> extractor.publish.render" in run.stdout
 
 
 def test_publish_may_not_import_libcst(tmp_path) -> None:
-    shutil.copytree(PACKAGE, tmp_path / "extractor", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    diff = tmp_path / "extractor" / "publish" / "diff.py"
-    diff.write_text(diff.read_text(encoding="utf-8") + "\nimport libcst  # noqa: E402,F401\n", encoding="utf-8")
-    run = _lint_imports(tmp_path)
+    run = _with_import(tmp_path, "publish/diff.py", "import libcst")
     assert run.returncode == 1, run.stdout + run.stderr
     assert "publish works from catalog data alone: no libcst, no analysis stage BROKEN" in run.stdout
 

@@ -8,6 +8,7 @@ writes go through a temporary file and a rename, so concurrent runs never see ha
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -227,20 +228,29 @@ class Cache:
         return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
 
     def get_linked(self, key: str, with_cards: bool = True) -> Linked | None:
-        """The entry; without its cards' texts unless ``with_cards`` (they are most of it, and a
-        run needs them one file at a time)."""
+        """The entry; without its cards' texts unless ``with_cards``: they are kept apart
+        (``get_cards``), being most of it, and a run needs them one file at a time."""
         data = self._read(key)
         try:
-            result = _linked_from(data, with_cards) if isinstance(data, dict) else None
+            result = _linked_from(data) if isinstance(data, dict) else None
         except (KeyError, TypeError, ValueError, AttributeError):
             result = None
+        if result is not None and with_cards:
+            cards = self.get_cards(key, len(result.summaries))
+            result = dataclasses.replace(result, cards=cards) if cards is not None else None
         self._count(result)
         return result
 
+    def get_cards(self, key: str, count: int) -> list[str] | None:
+        """The cards' texts of the linked entry ``key``, or None when missing or not ``count`` texts."""
+        cards = self._read(_cards_key(key))
+        return cards if isinstance(cards, list) and len(cards) == count and all(isinstance(c, str) for c in cards) else None
+
     def put_linked(self, key: str, linked: Linked) -> None:
+        self._write(_cards_key(key), linked.cards)
         self._write(key, {
             "sites": linked.sites, "flags": linked.flags, "modules": linked.modules, "suffixes": linked.suffixes,
-            "flag_reads": linked.flag_reads, "cards": linked.cards, "summaries": linked.summaries,
+            "flag_reads": linked.flag_reads, "summaries": linked.summaries,
         })
 
     def _count(self, result: object) -> None:
@@ -271,22 +281,26 @@ def _read_entry(path: str) -> bytes | None:
         return handle.read(MAX_ENTRY_BYTES + 1)
 
 
-def _linked_from(data: dict[str, Any], with_cards: bool) -> Linked | None:
-    """A Linked entry, or None when any part has the wrong shape."""
+def _cards_key(key: str) -> str:
+    return hashlib.sha256(f"cards\0{key}".encode("ascii")).hexdigest()
+
+
+def _linked_from(data: dict[str, Any]) -> Linked | None:
+    """A Linked entry without its cards' texts, or None when any part has the wrong shape."""
     def mapping(value: Any) -> dict[str, str | None]:
         if not isinstance(value, dict) or not all(isinstance(v, (str, type(None))) for v in value.values()):
             raise ValueError("not a mapping of names")
         return value
 
-    cards, summaries = data["cards"], data["summaries"]
+    summaries = data["summaries"]
     flags = tuple((dest, flag) for dest, flag in data["flags"])
     if not isinstance(data["sites"], int) or not all(isinstance(d, str) and isinstance(f, str) for d, f in flags):
         return None
-    if not isinstance(cards, list) or not isinstance(summaries, list) or len(cards) != len(summaries) or not all(isinstance(c, str) for c in cards):
-        return None
-    if not all(isinstance(s, dict) and isinstance(s.get("line"), int) and isinstance(s.get("end_line"), int) and isinstance(s.get("id"), str) for s in summaries):
+    if not isinstance(summaries, list) or not all(
+            isinstance(s, dict) and isinstance(s.get("line"), int) and isinstance(s.get("end_line"), int) and isinstance(s.get("id"), str)
+            for s in summaries):
         return None
     return Linked(
         sites=data["sites"], flags=flags, modules=mapping(data["modules"]), suffixes=mapping(data["suffixes"]),
-        flag_reads=mapping(data["flag_reads"]), cards=cards if with_cards else None, summaries=summaries,
+        flag_reads=mapping(data["flag_reads"]), cards=None, summaries=summaries,
     )

@@ -199,8 +199,7 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, de
         """The file's cards written to the spool (with their permalinks); the entry kept without them."""
         texts = entry.cards
         if texts is None:  # a reused entry: its cards are read now, one file at a time
-            again = cache.get_linked(linked_keys[path])
-            texts = again.cards if again is not None and again.summaries == entry.summaries else None
+            texts = cache.get_cards(linked_keys[path], len(entry.summaries))
             if texts is None:  # gone since (another run pruning the cache): made again
                 entry = tasks.solve_file(link_now(path))
                 texts = entry.cards

@@ -8,6 +8,7 @@ import warnings
 import hypothesmith
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from extractor.collect.file import collect_file
 from extractor.model import FileFacts, FileFailure
@@ -48,3 +49,21 @@ def test_grammar_generated_programs(source: str) -> None:
 @given(hypothesmith.from_node())
 def test_node_generated_programs(source: str) -> None:
     _check(source)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@given(_JSON)
+def test_the_indented_encoder_writes_what_the_json_module_writes(data) -> None:
+    import json
+    import re
+
+    from extractor.model import dumps_data
+
+    expected = json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    assert dumps_data(data) == re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", expected)

@@ -150,9 +150,9 @@ def test_cache_hits_and_corrupt_entries_are_rewritten(repo, tmp_path) -> None:
     options = Options(rev="v1", use_cache=True, cache_dir=str(cache_dir))
     first = extract(str(path), options)
     entries = sorted(cache_dir.rglob("*.json"))
-    # Five files' facts and linked cards; the libcst results and the solutions of the three
-    # files with raises (a file without one has neither).
-    assert len(entries) == 5 + 5 + 3 + 3
+    # Five files' facts, linked entries and their cards' texts; the libcst results and the
+    # solutions of the three files with raises (a file without one has neither).
+    assert len(entries) == 5 + 5 + 5 + 3 + 3
     # Every entry corrupt (well-formed but of the wrong shape, or truncated): all recomputed.
     for entry in entries:
         entry.write_text('{"kind": "facts", "data": {"path": 1}}' if entry.stat().st_size % 2 else "{trunc")
@@ -163,7 +163,7 @@ def test_cache_hits_and_corrupt_entries_are_rewritten(repo, tmp_path) -> None:
     keys = [p.stem for p in sorted(cache_dir.rglob("*.json"))]
     assert len(keys) == len(entries) and all(cache._read(k) is not None for k in keys)
     kinds = [cache.get_file(k) is not None or cache.get_linked(k) is not None for k in keys]
-    assert kinds.count(True) == 5 + 5
+    assert kinds.count(True) == 5 + 5  # the facts, and the linked entries with their cards
 
 
 def test_output_is_identical_for_every_job_count(tmp_path) -> None:

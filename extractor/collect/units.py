@@ -238,7 +238,9 @@ _DEPTH_CHECK_CHARS = 10_000  # a unit shorter than this cannot hold such an expr
 
 def too_deep_for_libcst(unit: ast.AST, text: str) -> bool:
     """Whether libcst's parser would nest ``unit``'s deepest expression past LIBCST_MAX_DEPTH."""
-    if len(text) < _DEPTH_CHECK_CHARS:
+    # Other nesting is bounded by CPython's own parser (it refuses a few hundred levels), so
+    # only a unit with about as many ``and``/``or`` words as the limit can pass it.
+    if len(text) < _DEPTH_CHECK_CHARS or text.count("and") + text.count("or") < LIBCST_MAX_DEPTH // 2:
         return False
     stack: list[tuple[ast.AST, int]] = [(unit, 0)]
     while stack:

@@ -44,7 +44,8 @@ COMPARISONS: dict[type, Callable[[Any, Any], Any]] = {
 def format_value(value: Any, conversion: str | None, spec: str) -> str:
     """``format`` after ``!r``/``!s``/``!a``, on plain values only (bounded widths and sizes)."""
     check_format_spec(spec)
-    check_size(size_of(value), "formatted value")
+    if not isinstance(value, (str, int, float, bool, type(None))):  # a plain value's text is no larger than it
+        check_size(size_of(value), "formatted value")
     if conversion == "r":
         value = repr(value)
     elif conversion == "s":

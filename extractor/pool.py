@@ -75,7 +75,7 @@ class _Pool:
         """The results in the order of ``items``, at most a few chunks per worker in flight
         (``items`` is consumed as the workers take them)."""
         source = iter(items)
-        pending: deque[tuple[list[T], Future[list[R]]]] = deque()
+        pending: deque[tuple[list[T], Future[list[R]] | None]] = deque()
         limit = self.jobs * 4
         task = _Task(fn)
         while True:
@@ -83,11 +83,17 @@ class _Pool:
                 batch = [item for _, item in zip(range(chunk), source)]
                 if not batch:
                     break
-                pending.append((batch, self._started().submit(task, batch)))
+                try:
+                    pending.append((batch, self._started().submit(task, batch)))
+                except BrokenProcessPool:  # a worker died while this filled the queue
+                    pending.append((batch, None))
+                    break
             if not pending:
                 return
             batch, future = pending.popleft()
             try:
+                if future is None:
+                    raise BrokenProcessPool("a worker died")
                 results = future.result()
             except BrokenProcessPool:
                 # Every item in flight failed with the worker; find the one that kills it.

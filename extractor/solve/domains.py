@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 from typing import Any
 
 from ..collect.annotations import read_annotation
@@ -19,10 +20,33 @@ NO_VALUE = object()
 
 
 def _literal(code: str) -> Any:
+    """The value of a literal's source, or NO_VALUE. Immutable values are parsed once per
+    text (the search checks every candidate against every declared choice); a list, dict or
+    set is made fresh each time, so no caller can change another's."""
+    value = _immutable_literal(code)
+    return _parse_literal(code) if value is _MUTABLE else value
+
+
+_MUTABLE = object()
+
+
+@lru_cache(maxsize=16384)
+def _immutable_literal(code: str) -> Any:
+    value = _parse_literal(code)
+    return value if _is_immutable(value) else _MUTABLE
+
+
+def _parse_literal(code: str) -> Any:
     try:
         return stable(ast.literal_eval(code))  # sets in a run-independent order
     except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
         return NO_VALUE
+
+
+def _is_immutable(value: Any) -> bool:
+    if value is NO_VALUE or value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+        return True
+    return isinstance(value, tuple) and all(_is_immutable(item) for item in value)
 
 
 _ATTRS_FACTORY = re.compile(r"^(?:attrs?\.)?Factory\(\s*([A-Za-z_][A-Za-z0-9_.]*|lambda:.*)\s*\)$")

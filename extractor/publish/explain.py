@@ -162,6 +162,9 @@ def search_pattern(pattern: _Pattern, text: str, steps: int = MATCH_STEPS) -> _F
     regular expression of lazy groups and back references would find), or None; also None
     when the search would take more than ``steps``."""
     items = pattern.items
+    holes = [value for kind, value in items if kind == "hole"]
+    if len(set(holes)) == len(holes):
+        return _first_placement(items, text)
     budget = [steps]
     if items[0][0] == "hole":
         # A leading hole can start anywhere; without a repeated hole, at 0 if anywhere.
@@ -181,6 +184,36 @@ def search_pattern(pattern: _Pattern, text: str, steps: int = MATCH_STEPS) -> _F
             return found
         start = text.find(literal, start + 1)
     return None
+
+
+def _first_placement(items: tuple[tuple[str, str], ...], text: str) -> _Found | None:
+    """The match of a template whose holes all differ, in linear time: each literal at its
+    first occurrence after the one before (a hole is then as short as it can be, and no later
+    start can succeed where the first occurrence of the first literal fails)."""
+    start = at = 0
+    holes: dict[str, str] = {}
+    pending: str | None = None  # a hole waiting for the next literal to end it
+    for index, (kind, value) in enumerate(items):
+        if kind == "hole":
+            if pending is not None:
+                holes[pending] = ""  # a hole right before another one is empty
+            pending = value
+            continue
+        found = text.find(value, at)
+        if found == -1 or (pending is None and index > 0 and found != at):
+            return None
+        if index == 0:
+            start = found
+        if pending is not None:
+            holes[pending] = text[at:found]
+            pending = None
+        at = found + len(value)
+    if pending is not None:  # a trailing hole runs to a wrapper's tail or the end
+        tail = text.find(_WRAPPER_TAIL, at)
+        end = tail if tail != -1 else len(text)
+        holes[pending] = text[at:end]
+        at = end
+    return _Found(start=start, end=at, holes=holes)
 
 
 def _place(items: tuple[tuple[str, str], ...], index: int, text: str, at: int, holes: dict[str, str],

@@ -126,10 +126,11 @@ def emit(text: str | Iterable[str]) -> None:
 def summary_line(stats: dict[str, Any]) -> str:
     """The catalog's totals (its ``stats`` data) in one line."""
     unsolved = ", ".join(f"{reason} {count}" for reason, count in stats["unsolved"].items()) or "none"
+    statuses = ", ".join(f"{status} {count}" for status, count in stats["statuses"].items()) or "none"
     return (
         f"raisedocs: {stats['raise_sites']} raise sites in {stats['files']} files ({stats['files_failed']} not analysed); "
-        f"{stats['cards']} cards, {stats['templates']} with a message template; triggers solved {stats['solved']} "
-        f"(verified {stats['verified']}), unreachable {stats['unreachable']}, unsolved by reason: {unsolved}"
+        f"{stats['cards']} cards, {stats['templates']} with a message template; triggers: {statuses} "
+        f"(verified {stats['verified']}); unsolved by reason: {unsolved}"
     )
 
 

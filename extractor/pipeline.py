@@ -13,6 +13,7 @@ import os
 import pickle
 import warnings
 import zlib
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -28,6 +29,7 @@ from .model import SCHEMA_ID, Catalog, FileFacts, FileFailure, Generator, SiteFa
 from .model.spool import SpooledCatalog
 from .options import Options, strict_from_env
 from .pool import Mapper
+from .solve.status import CLAIMED
 from .sources import SourceFile, forge_url, read_command, read_commit, read_contents, read_tree, resolve_rev
 from .version import VERSION as __version__
 
@@ -302,10 +304,11 @@ def _stats(files: int, failed: int, sites: int, cards: list[dict[str, Any]]) -> 
         raise_sites=sites,
         cards=len(cards),
         templates=sum(1 for card in cards if card["message"]["template"] is not None),
-        solved=sum(1 for t in triggers if t["status"] == "solved"),
+        solved=sum(1 for t in triggers if t["status"] in CLAIMED),
         verified=sum(1 for t in triggers if t["verified"]),
         unreachable=sum(1 for t in triggers if t["status"] == "unreachable"),
         unsolved=dict(sorted(unsolved.items())),
+        statuses=dict(sorted(Counter(t["status"] for t in triggers).items())),
     )
 
 

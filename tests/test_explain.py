@@ -177,7 +177,7 @@ def test_solved_trigger_and_fixes_are_shown(docs) -> None:
     match = match_message(PREFETCH_STEP, data, 1)[0]
     card = {
         **match.card,
-        "trigger": {"status": "solved", "inputs": {"self.prefetch.offload_group_size": 1, "self.prefetch.offload_prefetch_step": 0}},
+        "trigger": {"status": "concrete", "inputs": {"self.prefetch.offload_group_size": 1, "self.prefetch.offload_prefetch_step": 0}},
         "fixes": [{"description": "set self.prefetch.offload_prefetch_step to 1"}],
     }
     text = render_match(type(match)(id=match.id, score=match.score, values=match.values, card=card), "nowhere")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import glob
 import os
 import sys
@@ -38,8 +37,9 @@ def test_hostile_guards_are_assumed_not_evaluated() -> None:
         {"__import__('os').system('touch /tmp/raisedocs_pwned4')": 0},
         {"eval('1')": True},
     ]
-    assert all(card.trigger.verified for card in catalog.errors)
-    # The validators take the opaque calls' results as parameters; they never make the calls.
-    called = {ast.unparse(node.func) for card in catalog.errors for node in ast.walk(ast.parse(card.validator.code)) if isinstance(node, ast.Call)}
-    assert called == {"ValueError"}
+    # Opaque calls are internal state: no trigger is claimed for them, and no validator takes
+    # their results as parameters (it would have to make the calls, or ask the caller for them).
+    assert {card.trigger.status for card in catalog.errors} == {"internal"}
+    assert not any(card.trigger.verified for card in catalog.errors)
+    assert [(card.validator, card.validator_reason) for card in catalog.errors] == [(None, "needs_value_no_caller_sets")] * 4
     assert glob.glob("/tmp/raisedocs_pwned*") == []

@@ -42,7 +42,7 @@ CASES = [
 @pytest.mark.parametrize(("code", "trigger", "fix"), CASES)
 def test_guard_forms_are_solved_and_fixed(tmp_path, code: str, trigger: dict, fix: dict) -> None:
     card = solved(tmp_path, code)
-    assert (card.trigger.status, card.trigger.verified) == ("solved", True)
+    assert (card.trigger.status, card.trigger.verified) == ("concrete", True)
     assert card.trigger.inputs == trigger
     assert card.fixes[0].inputs == fix and card.fixes[0].verified
     values = {k: tuple() if v == {"python": "()"} else v for k, v in card.fixes[0].inputs.items()}
@@ -53,11 +53,11 @@ def test_guard_forms_are_solved_and_fixed(tmp_path, code: str, trigger: dict, fi
 
 def test_opaque_calls_become_assumed_atoms(tmp_path) -> None:
     card = solved(tmp_path, "import os\ndef f(path: str = ''):\n    if not os.path.exists(path):\n        raise FileNotFoundError(path)\n")
-    assert card.trigger.status == "solved" and card.trigger.verified
+    assert card.trigger.status == "environment" and card.trigger.verified
     assert card.trigger.assumes == {"os.path.exists(path)": False}
-    assert card.trigger.reason == "assumes_opaque_values"
+    assert card.trigger.reason == "assumes_environment"
     assert card.trigger.message == ""
-    assert "os_path_exists_path: bool" in card.validator.code
+    assert (card.validator, card.validator_reason) == (None, "needs_value_no_caller_sets")  # inputs only
 
 
 def test_declared_constraint_makes_guard_unreachable(tmp_path) -> None:
@@ -134,7 +134,7 @@ def test_no_unreachable_claim_rests_on_calls_or_rebound_locals(tmp_path) -> None
     cards = extract_snippet(tmp_path, code)
     # The second poll and the second `code` are other values than the first: the solver may
     # fail to find a trigger, but it must never call these raises unreachable.
-    assert [c.trigger.status for c in cards] == ["solved", "unsolved", "solved", "unsolved"]
+    assert [c.trigger.status for c in cards] == ["internal", "unsolved", "internal", "unsolved"]
     assert [c.trigger.reason for c in cards[1::2]] == ["no_candidate_satisfies", "no_candidate_satisfies"]
     assert cards[0].trigger.assumes == {"conn.poll()": False}
 
@@ -151,7 +151,7 @@ def test_with_block_that_raises_may_be_swallowed(tmp_path) -> None:
     second = extract_snippet(tmp_path, code)[1]
     assert second.guard.code == "True"
     assert second.guard.approximations == ("with_exit_ignored",)
-    assert second.trigger.status == "solved"
+    assert second.trigger.status == "unconditional"
 
 
 def test_no_trigger_is_built_from_huge_values(tmp_path) -> None:
@@ -181,7 +181,7 @@ def test_enum_fields_take_their_members(tmp_path) -> None:
     """
     card = solved(tmp_path, code)
     assert card.docs.fields[0].literal_values == ("Mode.FAST", "Mode.SAFE")
-    assert (card.trigger.status, card.trigger.verified) == ("solved", True)
+    assert (card.trigger.status, card.trigger.verified) == ("concrete", True)
     assert card.trigger.inputs == {"self.mode": {"python": "Mode.FAST"}, "self.retries": 1}
     assert card.trigger.message == "retries (1) need the SAFE mode"
     assert card.example.before == "Config(mode=Mode.FAST, retries=1)"

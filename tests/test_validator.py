@@ -22,7 +22,7 @@ def _validators() -> list[dict]:
 
 def test_every_golden_validator_compiles_and_passes_ruff(tmp_path) -> None:
     validators = _validators()
-    assert len(validators) > 40
+    assert len(validators) >= 30  # the cards whose guards read inputs only
     for index, card in enumerate(validators):
         compile(card["validator"]["code"], f"v{index}.py", "exec")
         (tmp_path / f"v{index}.py").write_text(card["validator"]["code"], encoding="utf-8")

@@ -64,7 +64,7 @@ class Domain:
 class Trigger:
     """Input values that make the whole guard true, changing as few defaults as possible."""
 
-    status: str  # "solved" | "unsolved" | "unreachable"
+    status: str  # concrete | environment | internal | unconditional | unreachable | unsolved (solve/status.py)
     inputs: dict[str, Any]
     changed: tuple[str, ...] = ()
     assumes: dict[str, Any] = dataclasses.field(default_factory=dict)
@@ -108,6 +108,7 @@ class Solved:
     trigger: Trigger | None = None
     fixes: tuple[Fix, ...] = ()
     validator: Validator | None = None
+    validator_reason: str | None = None  # why there is no validator, where there is none
     example: Example | None = None
 
 
@@ -135,6 +136,7 @@ class Card:
     trigger: Trigger | None = None
     fixes: tuple[Fix, ...] = ()
     validator: Validator | None = None
+    validator_reason: str | None = None
     example: Example | None = None
     lints: tuple[str, ...] = ()
 

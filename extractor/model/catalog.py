@@ -37,10 +37,11 @@ class Stats:
     raise_sites: int
     cards: int
     templates: int = 0
-    solved: int = 0
+    solved: int = 0  # triggers a caller can act on: concrete and environment
     verified: int = 0
     unreachable: int = 0
     unsolved: dict[str, int] = dataclasses.field(default_factory=dict)
+    statuses: dict[str, int] = dataclasses.field(default_factory=dict)  # cards per trigger status
 
 
 @record

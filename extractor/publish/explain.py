@@ -310,7 +310,7 @@ def match_message(text: str, catalog_data: dict[str, Any], limit: int) -> list[M
 
 def _trigger_lines(card: dict[str, Any]) -> list[str]:
     trigger = card.get("trigger")
-    if not trigger or trigger.get("status") != "solved":
+    if not trigger or trigger.get("status") not in ("concrete", "environment"):
         return []
     # Trigger inputs are plain values; show them as the Python literals they stand for.
     return ["Trigger:", *(f"  {name} = {value!r}" for name, value in trigger["inputs"].items())]

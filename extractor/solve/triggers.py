@@ -24,6 +24,7 @@ from .examples import build_example
 from .fixes import find_fixes
 from .problem import Problem, Variable, build_problem, candidates
 from .search import Solution, search
+from .status import CLAIMED, trigger_status
 from .validator import NotExpressible, generate_validator, validator_name
 from .values import EnumMember, to_json_value
 
@@ -110,6 +111,8 @@ def _validator(card: Card, ctx: CardContext, problem: Problem, keys: list[str], 
         return None, "unconditional"
     if any(isinstance(value, EnumMember) for value in problem.constants.values()):
         return None, "needs_enum_import"  # a standalone function would have to import the Enum
+    if any(v.is_atom for v in problem.variables.values()):
+        return None, "needs_value_no_caller_sets"  # a validator takes the entry's inputs only
     qualname = exc.classes[0]
     name = qualname.rsplit(".", 1)[-1]
     own = [p.code for p in card.guard.parts if p.role == "own"]
@@ -154,7 +157,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         return replace(card, domains=published, trigger=trigger)
     env = _complete_env(solution.assignment, refs, domains)
     keys = list(dict.fromkeys([*problem.variables, *(r for r in refs if r in env and r not in problem.constants)]))
-    validator, _ = _validator(card, ctx, problem, keys, domains)
+    validator, validator_reason = _validator(card, ctx, problem, keys, domains)
     try:
         message = render_message(card.message, env) if card.message.parts is not None else None
     except EvalError:
@@ -166,26 +169,31 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     reproduces = validator is None or (
         message is not None and isinstance(raised, Raised) and raised.message == message and raised.exception == expected_class
     )
-    trigger_ok = problem.holds(env) is True and reproduces
-    found = _fixes(card, ctx, problem, env, validator)
+    atoms = {n for n, v in problem.variables.items() if v.is_atom}
+    status, status_reason = trigger_status(card.guard, sorted(atoms))
+    # Verified: the guard holds under the trigger (and the validator reproduces the message),
+    # the trigger is one a caller can act on, and the whole path to the raise was modelled.
+    trigger_ok = problem.holds(env) is True and reproduces and status in CLAIMED and not card.guard.approximations
+    found = _fixes(card, ctx, problem, env, validator, trigger_ok)
     fixes = [fix for fix, _ in found]
     if validator is not None:
         validator = replace(validator, verified=trigger_ok and all(f.verified for f in fixes))
-    atoms = {n for n, v in problem.variables.items() if v.is_atom}
     trigger = Trigger(
-        status="solved",
+        status=status,
         inputs={n: to_json_value(env[n]) for n in names if n in env and n not in atoms and n not in problem.constants},
         assumes={n: to_json_value(env[n]) for n in sorted(atoms)},
         changed=solution.changed,
-        reason="assumes_opaque_values" if atoms else None,
+        reason=status_reason,
         message=message,
         verified=trigger_ok,
     )
-    example = _example(card, ctx, solution, env, found)
-    return replace(card, domains=published, trigger=trigger, fixes=tuple(fixes), validator=validator, example=example)
+    example = _example(card, ctx, solution, env, found) if status in CLAIMED else None
+    return replace(card, domains=published, trigger=trigger, fixes=tuple(fixes), validator=validator,
+                   validator_reason=validator_reason, example=example)
 
 
-def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], validator: Validator | None) -> list[tuple[Fix, Any]]:
+def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], validator: Validator | None,
+           trigger_ok: bool) -> list[tuple[Fix, Any]]:
     """Verified fixes, each with the Python value it sets."""
     parts = [(p.role, p.code) for p in card.guard.parts]
     fixes: list[tuple[Fix, Any]] = []
@@ -202,7 +210,7 @@ def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], 
             changed=candidate.changed,
             description=description,
             target=candidate.target,
-            verified=verified and validator is not None,
+            verified=verified and validator is not None and trigger_ok,
         ), after))
     return fixes
 

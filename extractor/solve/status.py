@@ -1,0 +1,80 @@
+"""Trigger statuses: a solved guard and the path around the raise -> what a caller can do with it.
+
+A found assignment is only as good as what it assigns. The inputs of the entry (parameters,
+fields of the object, CLI flags) are set by a caller; an *environment* atom (``sys.platform``,
+``os.path.exists(path)``, ``importlib.util.find_spec("x")``, an ``is_*_available()`` helper)
+is a fact of the machine the caller can arrange; anything else is *internal* state: results
+of methods on other objects, locals bound several times, caught exceptions. A raise inside an
+``except`` handler needs its try body to raise first, and one inside a ``for`` loop needs an
+element to reach it: neither is modelled yet, so neither is claimed.
+
+    concrete       the trigger is made of inputs only
+    environment    inputs, and conditions on the environment (stated in words)
+    internal       it rests on internal state (or a caught exception, or a loop element):
+                   the values are what the guard needs, not something a caller can set
+    unconditional  nothing guards the raise once control reaches it
+    unreachable    no input in the declared domains reaches it
+    unsolved       no trigger found, with a reason
+
+Only ``concrete`` and ``environment`` triggers whose whole path was modelled are "verified".
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..model import Guard
+
+CLAIMED = ("concrete", "environment")  # statuses whose trigger a caller can act on
+
+_ENVIRONMENT_NAMES = frozenset({"sys.platform", "sys.version_info", "sys.byteorder", "sys.maxsize", "os.name", "os.sep", "os.environ"})
+_ENVIRONMENT_CALLS = frozenset({
+    "os.path.exists", "os.path.isfile", "os.path.isdir", "os.path.islink", "os.path.lexists", "os.access",
+    "os.getenv", "os.environ.get", "shutil.which", "importlib.util.find_spec", "platform.system",
+    "platform.machine", "platform.python_implementation", "sys.getwindowsversion", "os.cpu_count",
+})
+# is_torch_available(), is_flashinfer_available(), current_platform.is_cuda(), has_triton()...
+_ENVIRONMENT_HELPER = re.compile(r"(?:^|\.)(?:is_\w+_available|has_\w+|is_(?:cuda|rocm|tpu|xpu|cpu|hpu|neuron|mps|windows|linux|macos|darwin)\w*)$")
+_CALL = re.compile(r"^([A-Za-z_][\w.]*)\s*\(")
+
+
+def atom_kind(code: str) -> str:
+    """``environment`` or ``internal``, for an atom of a guard (a call's code, or a name)."""
+    head = code.split("[", 1)[0]
+    if head in _ENVIRONMENT_NAMES or code.startswith("os.environ"):
+        return "environment"
+    match = _CALL.match(code)
+    name = match.group(1) if match else None
+    if name is not None and (name in _ENVIRONMENT_CALLS or name.startswith("current_platform.") or _ENVIRONMENT_HELPER.search(name)):
+        return "environment"
+    if " in os.environ" in code:
+        return "environment"
+    return "internal"
+
+
+def unmodelled_path(guard: Guard) -> str | None:
+    """Why reaching the raise needs more than its guard (a reason code), or None."""
+    kinds = {context.kind for context in guard.context}
+    if "except" in kinds:
+        return "raised_while_handling"  # the try body must raise the caught class first
+    if "finally" in kinds:
+        return "raised_in_finally"
+    if any(context.kind in ("loop", "loop_else") and context.code.startswith("for ") for context in guard.context):
+        return "inside_for_loop"  # an element must reach it (and an earlier one not leave)
+    return None
+
+
+def trigger_status(guard: Guard, atoms: list[str]) -> tuple[str, str | None]:
+    """The status of a solved guard and its reason code; ``atoms``: the atoms (calls, locals,
+    unresolved names) its solution assumes values for."""
+    if guard.code == "True" and not guard.context:
+        return "unconditional", None
+    path = unmodelled_path(guard)
+    if path is not None:
+        return "internal", path
+    internal = sorted(code for code in atoms if atom_kind(code) == "internal")
+    if internal:
+        return "internal", "assumes_internal_values"
+    if atoms:
+        return "environment", "assumes_environment"
+    return "concrete", None

@@ -184,7 +184,7 @@ def test_enum_fields_take_their_members(tmp_path) -> None:
     assert (card.trigger.status, card.trigger.verified) == ("concrete", True)
     assert card.trigger.inputs == {"self.mode": {"python": "Mode.FAST"}, "self.retries": 1}
     assert card.trigger.message == "retries (1) need the SAFE mode"
-    assert card.example.before == "Config(mode=Mode.FAST, retries=1)"
+    assert card.example.before == "from mod import Config, Mode\nConfig(mode=Mode.FAST, retries=1)"
     assert [f.inputs for f in card.fixes] == [{"self.mode": {"python": "Mode.SAFE"}}, {"self.retries": 0}]
 
 
@@ -202,7 +202,8 @@ def test_enum_parameters_take_their_members(tmp_path) -> None:
     """
     card = solved(tmp_path, code)
     assert card.trigger.inputs == {"color": {"python": "Color.RED"}}
-    assert (card.trigger.verified, card.example.before, card.example.after) == (True, "paint(color=Color.RED)", "paint(color=Color.BLUE)")
+    head = "from mod import Color, paint\n"
+    assert (card.trigger.verified, card.example.before, card.example.after) == (True, head + "paint(color=Color.RED)", head + "paint(color=Color.BLUE)")
 
 
 def test_a_dotted_default_outside_enum_choices_is_not_a_value(tmp_path) -> None:
@@ -211,22 +212,22 @@ def test_a_dotted_default_outside_enum_choices_is_not_a_value(tmp_path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("declaration", "default"),
+    ("header", "declaration", "default"),
     [
-        ("items: list = Field(default_factory=list)", "[]"),
-        ("items: list = field(default_factory=list)", "[]"),
-        ("items: list = attr.ib(factory=list)", "[]"),
-        ("items: list = attr.ib(default=attr.Factory(list))", "[]"),
-        ("items: list = attrs.field(default=attrs.Factory(lambda: [0]))", "[0]"),
+        ("class C(BaseModel):", "items: list = Field(default_factory=list)", "[]"),
+        ("@dataclass\n    class C:", "items: list = field(default_factory=list)", "[]"),
+        ("@attr.s\n    class C:", "items: list = attr.ib(factory=list)", "[]"),
+        ("@attr.s\n    class C:", "items: list = attr.ib(default=attr.Factory(list))", "[]"),
+        ("@attrs.define\n    class C:", "items: list = attrs.field(default=attrs.Factory(lambda: [0]))", "[0]"),
     ],
 )
-def test_default_factories_give_defaults(tmp_path, declaration: str, default: str) -> None:
+def test_default_factories_give_defaults(tmp_path, header: str, declaration: str, default: str) -> None:
     code = f"""
     import attr, attrs
-    from dataclasses import field
-    from pydantic import Field
+    from dataclasses import dataclass, field
+    from pydantic import BaseModel, Field
 
-    class C:
+    {header}
         {declaration}
 
         def check(self):

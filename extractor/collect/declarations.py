@@ -186,8 +186,10 @@ def field_fact(stmt: ast.stmt, following: ast.stmt | None, src: SourceText) -> F
         return None
     default = default_factory = None
     constraints: list[Constraint] = []
+    init = True
     if isinstance(value, ast.Call) and _call_name(value) in FIELD_CALLS:
         default, default_factory, constraints = _field_call_facts(value, src)
+        init = not any(kw.arg == "init" and isinstance(kw.value, ast.Constant) and kw.value.value is False for kw in value.keywords)
     elif value is not None:
         default = src.flat(value)
     if annotation is not None:
@@ -200,6 +202,7 @@ def field_fact(stmt: ast.stmt, following: ast.stmt | None, src: SourceText) -> F
         default_factory=default_factory,
         constraints=tuple(constraints),
         doc=_string_value(following),
+        init=init,
     )
 
 
@@ -216,6 +219,7 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
         fact = field_fact(stmt, following, src)
         if fact is not None:
             fields.append(fact)
+    init, init_sets = init_facts(node, src)
     return ClassFact(
         qualname=qualname,
         line=node.lineno,
@@ -223,7 +227,43 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
         doc=cut_text(ast.get_docstring(node)),
         fields=tuple(fields),
         methods=tuple(methods),
+        decorators=tuple(src.flat(d) for d in node.decorator_list),
+        init=init,
+        init_sets=init_sets,
     )
+
+
+def is_dataclass_transform(decorator: ast.expr) -> bool:
+    """``@dataclass_transform(...)`` (PEP 681), by any import path."""
+    head = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return (head.id if isinstance(head, ast.Name) else head.attr if isinstance(head, ast.Attribute) else None) == "dataclass_transform"
+
+
+def init_facts(node: ast.ClassDef, src: SourceText) -> tuple[tuple[Param, ...] | None, tuple[tuple[str, str], ...]]:
+    """The explicit ``__init__``'s parameters after self, and the attributes it sets straight
+    from one of them (``self.size = size`` at the top of its body, the parameter never
+    rebound): what a caller sets by constructing the object."""
+    inits = [s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"]
+    if not inits:
+        return None, ()
+    init = inits[-1]
+    params = function_params(init, src)
+    if not params or params[0].kind in ("star", "starstar", "keyword"):
+        return None, ()  # no self to set attributes on
+    this, params = params[0].name, params[1:]
+    names = {p.name for p in params}
+    rebound = {n.id for n in ast.walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+    sets: dict[str, str] = {}
+    for stmt in init.body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+        value = getattr(stmt, "value", None)
+        for target in targets:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == this:
+                if isinstance(value, ast.Name) and value.id in names and value.id not in rebound:
+                    sets[target.attr] = value.id
+                else:
+                    sets.pop(target.attr, None)  # set from something else (last binding wins)
+    return params, tuple(sorted(sets.items()))
 
 
 def alias_value(stmt: ast.stmt, src: SourceText) -> tuple[str, str] | None:
@@ -283,18 +323,20 @@ def function_params(node: ast.FunctionDef | ast.AsyncFunctionDef, src: SourceTex
     args = node.args
     positional = [*args.posonlyargs, *args.args]
     defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    kinds = ["positional"] * len(args.posonlyargs) + ["normal"] * len(args.args) + ["keyword"] * len(args.kwonlyargs)
     pairs = [*zip(positional, defaults), *zip(args.kwonlyargs, args.kw_defaults)]
     params = [
         Param(
             name=arg.arg,
             annotation=src.flat(arg.annotation) if arg.annotation is not None else None,
             default=src.flat(default) if default is not None else None,
+            kind=kind,
         )
-        for arg, default in pairs
+        for (arg, default), kind in zip(pairs, kinds)
     ]
     # Unpassed *args and **kwargs are empty: that is their default.
     if args.vararg is not None:
-        params.append(Param(name=args.vararg.arg, annotation="tuple", default="()"))
+        params.append(Param(name=args.vararg.arg, annotation="tuple", default="()", kind="star"))
     if args.kwarg is not None:
-        params.append(Param(name=args.kwarg.arg, annotation="dict", default="{}"))
+        params.append(Param(name=args.kwarg.arg, annotation="dict", default="{}", kind="starstar"))
     return tuple(params)

@@ -47,6 +47,7 @@ class _FileScan:
     kinds: dict[str, str]
     assigned: dict[str, list[ast.expr]]
     flags: list[tuple[str, str]]
+    transforms: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -114,6 +115,8 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText,
             scan.classes.append(decl.class_fact(stmt, _qualname(stack, stmt.name), src))
         elif isinstance(stmt, DEFS):
             scan.functions.append((_qualname(stack, stmt.name), src.flat(stmt.returns) if stmt.returns else None))
+        if isinstance(stmt, (*DEFS, ast.ClassDef)) and any(decl.is_dataclass_transform(d) for d in stmt.decorator_list):
+            scan.transforms.append(_qualname(stack, stmt.name))
         if isinstance(stmt, COMPOUND):
             inner = (*stack, stmt)
             inner_at_module = at_module and not isinstance(stmt, SCOPES)
@@ -226,6 +229,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         assignments=tuple(assignments),
         module_names=tuple(sorted(scan.kinds)),
         flags=tuple(sorted(set(scan.flags))),
+        transforms=tuple(sorted(set(scan.transforms))),
         sites=tuple(sites),
     )
 

@@ -16,6 +16,7 @@ from dataclasses import replace
 from ..collect.messages import unknown
 from ..model import Card, CardContext, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, Opaque, SiteFact
 from ..options import Options, strict_from_env
+from .constructors import Constructors
 from .project import BUILTIN_EXCEPTIONS, Project, Symbol
 
 RELATED_LIMIT = 12
@@ -196,7 +197,7 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
         own_flags = {tail: flags[tail] for tail in tails if tail in flags}
         read_flags.update({tail: flags.get(tail) for tail in tails})
         try:
-            context = _context(project, card, site, by_function[card.function], own_flags, options, enum_members)
+            context = _context(project, facts, card, site, by_function[card.function], own_flags, options, enum_members)
         except Exception:  # the per-site boundary: a bug of ours costs this card its solving only
             if options.is_strict or strict_from_env():
                 raise
@@ -218,28 +219,35 @@ def _linked_site(project: Project, facts: FileFacts, site: SiteFact) -> tuple[Ex
         return ExceptionRef(display=site.written or "unknown", written=site.written, reason=reason), site.message, Docs(function_doc=site.function_doc)
 
 
-def _context(project: Project, card: Card, site: SiteFact, same_function: list[Card], flags: dict[str, str], options: Options,
+def _context(project: Project, facts: FileFacts, card: Card, site: SiteFact, same_function: list[Card], flags: dict[str, str], options: Options,
              enum_members: Callable[[str], tuple[str, ...] | None]) -> CardContext:
     siblings = tuple(c.guard.code for c in same_function if c.id != card.id)
     found = project.class_fact(card.exception.classes[0]) if card.exception.classes else None
     module = found[0].module if found is not None else None
-    prefixes = {".".join(i.split(".")[:n]) for i in card.guard.inputs if i.startswith("self.") for n in range(2, i.count(".") + 1)}
-    classes = {p: c for p in sorted(prefixes) if (c := class_at(project, card.docs.owner, p)) is not None}
+    constructors = Constructors(project)
+    owner = f"{facts.module}.{site.owner}" if site.owner else None
+    settable: dict[str, tuple[str, ...]] = {}
+    classes: dict[str, str] = {}
+    for name in card.guard.inputs:
+        parts = name.split(".")
+        if owner is None or parts[0] != "self" or len(parts) < 2:
+            continue
+        found = constructors.along(owner, parts[1:])
+        if found is not None:
+            settable[name] = found[0]
+            for n, nested in enumerate(found[1]):
+                where = project.class_fact(nested)
+                if where is not None:  # "module:Qualname", for the example's import line
+                    classes[".".join(parts[:n + 2])] = f"{where[0].module}:{where[1].qualname}"
     choices = {
         p.name: members for p in site.params
         if p.annotation and (members := enum_members(p.annotation))
     }
     return CardContext(
         params=site.params, siblings=siblings, flags=flags, command=options.command,
-        classes=classes, exception_module=module, param_choices=choices,
+        classes=classes, exception_module=module, param_choices=choices, settable=settable,
+        module=facts.module, constructor=constructors.signature(owner) if owner else None,
     )
-
-
-
-def class_at(project: Project, owner: str | None, prefix: str) -> str | None:
-    """Short name of the in-tree class of the field at ``self.a.b`` (through annotations)."""
-    found = project.class_along(owner, prefix.split(".")[1:]) if owner is not None else None
-    return found.rsplit(".", 1)[-1] if found is not None else None
 
 
 def cli_flags(declared: Iterable[tuple[str, tuple[tuple[str, str], ...]]]) -> dict[str, str]:

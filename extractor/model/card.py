@@ -72,6 +72,7 @@ class Trigger:
     conflicts: tuple[str, ...] = ()
     message: str | None = None
     verified: bool = False
+    missing: tuple[str, ...] = ()  # required arguments the trigger has no value for (so it is not verified)
 
 
 @record
@@ -149,6 +150,9 @@ class CardContext:
     siblings: tuple[str, ...]  # guards of the other raises in the same function
     flags: dict[str, str]
     command: str | None
-    classes: dict[str, str]  # "self.a.b" -> short name of the in-tree class of that field
+    classes: dict[str, str]  # "self.a" -> "module:Qualname" of the in-tree class its constructor keyword takes
     exception_module: str | None  # where an in-tree exception class is defined
     param_choices: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # Enum-typed parameters
+    settable: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # "self.a.b" -> constructor keywords a, b
+    module: str | None = None  # the module that defines the card's function
+    constructor: tuple[Param, ...] | None = None  # the owner class's constructor parameters, where known

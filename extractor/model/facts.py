@@ -19,6 +19,7 @@ class Param:
     name: str
     annotation: str | None = None
     default: str | None = None
+    kind: str = "normal"  # normal, positional (before ``/``), keyword (after ``*``), star (``*args``), starstar
 
 
 @record
@@ -38,6 +39,7 @@ class FieldFact:
     default_factory: str | None = None
     constraints: tuple[Constraint, ...] = ()
     doc: str | None = None
+    init: bool = True  # False for ``field(init=False)``: the constructor does not take it
 
 
 @record
@@ -48,6 +50,9 @@ class ClassFact:
     doc: str | None = None
     fields: tuple[FieldFact, ...] = ()
     methods: tuple[tuple[str, str | None], ...] = ()  # (name, return annotation)
+    decorators: tuple[str, ...] = ()  # as written
+    init: tuple[Param, ...] | None = None  # the explicit ``__init__``'s parameters after self
+    init_sets: tuple[tuple[str, str], ...] = ()  # (attribute, parameter): ``self.attribute = parameter`` in it
 
 
 @record
@@ -83,4 +88,5 @@ class FileFacts:
     assignments: tuple[tuple[str, str], ...] = ()  # module-level name bound once -> value source
     module_names: tuple[str, ...] = ()  # every name bound at module level
     flags: tuple[tuple[str, str], ...] = ()  # (destination, --flag) declared for a CLI
+    transforms: tuple[str, ...] = ()  # functions and classes decorated with ``dataclass_transform``
     sites: tuple[SiteFact, ...] = ()

@@ -1,21 +1,35 @@
 """Examples: a trigger and a fix -> a before/after command line or Python snippet.
 
 A command line is used only when every changed input maps to a flag the tree really
-declares (argparse ``add_argument``, click ``option``, typer ``Option``); otherwise a
-Python snippet builds the object or calls the function with the values.
+declares (argparse ``add_argument``, click ``option``, typer ``Option``). Otherwise a Python
+snippet imports the entry and calls it through its public signature:
+
+- a module-level function, a class constructor, a classmethod or staticmethod on its
+  class, or an instance method on an object its constructor builds;
+- attributes of ``self`` set through the constructor keywords that set them (link's
+  ``settable``), nested records built by their own constructors;
+- every argument checked against the signature as the tree declares it (positional-only
+  parameters passed by position, no private names, every required one given);
+- values that are Python literals, and the whole snippet compiled.
+
+Where any of that fails the card gets no Python example: one that could not run would be
+worse than none.
 """
 
 from __future__ import annotations
 
+import ast
+import math
 import shlex
-from collections.abc import Callable
 from typing import Any
 
-from ..model import Card, Example
+from ..model import Card, CardContext, Example, Param
 from .domains import NO_VALUE
+from .values import EnumMember
 
-_CONSTRUCTING = {"constructor", "post_init", "pydantic_model_validator_after", "pydantic_model_validator_before",
-                 "pydantic_model_validator_wrap", "pydantic_field_validator", "pydantic_root_validator"}
+CONSTRUCTING = {"constructor", "post_init", "pydantic_model_validator_after", "pydantic_model_validator_before",
+                "pydantic_model_validator_wrap", "pydantic_field_validator", "pydantic_root_validator"}
+_CLASS_LEVEL = ("classmethod", "staticmethod")
 
 
 def _cli_value(value: Any) -> str | None:
@@ -39,68 +53,174 @@ def cli_line(prefix: str, changes: dict[str, Any], flags: dict[str, str]) -> str
     return " ".join(words)
 
 
-def _constructor(owner: str, values: dict[str, Any], class_at: Callable[[str], str | None], prefix: str = "self") -> str | None:
-    tree: dict[str, Any] = {}
+def _literal(value: Any, imports: set[tuple[str, str]] | None = None, module: str | None = None) -> str | None:
+    """``repr(value)`` when it reads back as the same value (a Python literal), else None; an
+    Enum member of the tree as written in ``module`` (``Mode.FAST``), its class imported from there."""
+    if isinstance(value, EnumMember):
+        head = value.name.split(".", 1)[0]
+        if imports is None or module is None or not head.isidentifier() or not _public(head):
+            return None
+        imports.add((module, head))
+        return value.name
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    text = repr(value)
+    try:
+        back = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return text if type(back) is type(value) and back == value else None
+
+
+def _public(name: str) -> bool:
+    return not name.startswith("_")
+
+
+def _arguments(params: tuple[Param, ...], values: dict[str, Any], imports: set[tuple[str, str]], module: str) -> str | None:
+    """The argument list that passes ``values`` (name -> value) to ``params``."""
+    declared = {p.name: p for p in params}
+    positional: list[str] = []
+    keywords: list[str] = []
+    for param in params:
+        if param.kind != "positional":
+            continue
+        if param.name not in values:
+            if param.default is None:
+                return None
+            break  # later positional-only values cannot be passed past a skipped one
+        rendered = _literal(values[param.name], imports, module)
+        if rendered is None:
+            return None
+        positional.append(rendered)
     for name, value in values.items():
-        parts = name.split(".")[1:]
+        param = declared.get(name)
+        if param is None or param.kind in ("star", "starstar"):
+            return None
+        if param.kind == "positional":
+            continue
+        rendered = _literal(value, imports, module)
+        if rendered is None or not _public(name):
+            return None
+        keywords.append(f"{name}={rendered}")
+    passed = {p.name for p in params if p.kind == "positional"}.intersection(values)
+    if len(positional) != len(passed):
+        return None
+    return ", ".join([*positional, *keywords])
+
+
+def _build(owner: str, fields: dict[tuple[str, ...], Any], ctx: CardContext, imports: set[tuple[str, str]],
+           extra: dict[str, Any] | None = None) -> str | None:
+    """``Owner(a=..., b=Nested(c=...))`` from constructor keyword paths -> values."""
+    if ctx.constructor is None:
+        return None
+    tree: dict[str, Any] = dict(extra or {})
+    for path, value in fields.items():
         node = tree
-        for part in parts[:-1]:
+        for part in path[:-1]:
             node = node.setdefault(part, {})
             if not isinstance(node, dict):
                 return None
-        node[parts[-1]] = ("value", value)
+        node[path[-1]] = value
 
-    def render(cls: str, node: dict[str, Any], path: str) -> str | None:
+    def render(cls: str, node: dict[str, Any], prefix: str, signature: tuple[Param, ...] | None, where: str) -> str | None:
         args = []
         for key, child in node.items():
-            if isinstance(child, tuple):
-                args.append(f"{key}={child[1]!r}")
+            if isinstance(child, dict):
+                target = ctx.classes.get(f"{prefix}.{key}")
+                if target is None:
+                    return None
+                module, qualname = target.split(":", 1)
+                if "." in qualname or not _public(qualname) or not _public_module(module):
+                    return None
+                imports.add((module, qualname))
+                inner = render(qualname, child, f"{prefix}.{key}", None, module)
+                if inner is None:
+                    return None
+                args.append(f"{key}={inner}")
                 continue
-            sub = class_at(f"{path}.{key}")
-            inner = render(sub, child, f"{path}.{key}") if sub else None
-            if inner is None:
+            rendered = _literal(child, imports, where)  # an Enum member as written where its field is
+            if rendered is None:
                 return None
-            args.append(f"{key}={inner}")
+            args.append(f"{key}={rendered}")
+        if signature is not None:
+            declared = {p.name: p for p in signature}
+            if any(declared.get(k) is None or declared[k].kind not in ("normal", "keyword") for k in node):
+                return None
+            if any(p.default is None and p.kind in ("normal", "keyword", "positional") and p.name not in node for p in signature):
+                return None  # a required argument without a value
         return f"{cls}({', '.join(args)})"
 
-    return render(owner, tree, prefix)
+    return render(owner, tree, "self", ctx.constructor, ctx.module or "")
 
 
-def python_snippet(card: Card, values: dict[str, Any], params: set[str], class_at: Callable[[str], str | None]) -> str | None:
-    """Code that builds the object or calls the function with ``values`` (input -> value)."""
-    fields = {k: v for k, v in values.items() if k.split(".")[0] in ("self", "cls") and "." in k}
+def _public_module(module: str) -> bool:
+    return all(_public(part) for part in module.split("."))
+
+
+def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str | None:
+    """Code that imports the entry and calls it with ``values`` (input -> value), or None."""
+    function, module = card.function, ctx.module
+    if not function or "<locals>" in function or module is None or not _public_module(module):
+        return None
+    owner, _, name = function.rpartition(".")
+    params = {p.name for p in ctx.params}
     args = {k: v for k, v in values.items() if k in params and k not in ("self", "cls")}
-    if len(fields) + len(args) != len(values):
+    fields = {ctx.settable[k]: v for k, v in values.items() if k in ctx.settable}
+    if len(args) + len(fields) != len(values):
+        return None  # a value no caller passes
+    imports: set[tuple[str, str]] = set()
+    if not owner:
+        call_args = _arguments(ctx.params, args, imports, module)
+        if not _public(name) or call_args is None:
+            return None
+        imports.add((module, name))
+        code = f"{name}({call_args})"
+    elif "." in owner or not _public(owner):
+        return None  # a nested or private class
+    else:
+        imports.add((module, owner))
+        decorators = {d.split("(", 1)[0].rsplit(".", 1)[-1] for d in card.decorators}
+        if set(card.entry) & CONSTRUCTING:
+            if name == "__init__":
+                if _arguments(ctx.params[1:], args, imports, module) is None:
+                    return None
+                code = _build(owner, fields, ctx, imports, extra=args)
+            else:
+                code = _build(owner, fields, ctx, imports) if not args else None
+        elif decorators & set(_CLASS_LEVEL):
+            signature = ctx.params[1:] if "classmethod" in decorators else ctx.params
+            call_args = _arguments(signature, args, imports, module)
+            code = f"{owner}.{name}({call_args})" if _public(name) and not fields and call_args is not None else None
+        else:
+            obj = _build(owner, fields, ctx, imports)
+            call_args = _arguments(ctx.params[1:], args, imports, module)
+            code = f"{obj}.{name}({call_args})" if obj is not None and call_args is not None and _public(name) else None
+    if code is None:
         return None
-    name = (card.function or "").rsplit(".", 1)[-1]
-    owner = card.docs.owner.rsplit(".", 1)[-1] if card.docs.owner else None
-    call_args = ", ".join(f"{k}={v!r}" for k, v in args.items())
-    if owner is None:
-        return f"{card.function}({call_args})" if card.function and "<locals>" not in card.function and not fields else None
-    obj = _constructor(owner, fields, class_at)
-    if obj is None:
+    modules = sorted({m for m, _ in imports})
+    lines = [f"from {m} import {', '.join(sorted(n for k, n in imports if k == m))}" for m in modules]
+    text = "\n".join([*lines, code])
+    try:
+        compile(text, "<example>", "exec")
+    except (SyntaxError, ValueError):
         return None
-    if set(card.entry) & _CONSTRUCTING and not args:
-        return obj
-    return f"{obj}.{name}({call_args})"
+    return text
 
 
-def build_example(card: Card, before: dict[str, Any], after: dict[str, Any], *, command: str | None,
-                  flags: dict[str, str], required: dict[str, Any], class_at: Callable[[str], str | None]) -> Example | None:
+def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: dict[str, Any], required: dict[str, Any]) -> Example | None:
     """Before (the trigger's changes) and after (the first fix's changes on top).
 
     ``required`` holds the function's parameters without a default, with the trigger's
     value where it has one; a Python call is written only when all have a value.
     """
-    if command:
-        first, second = cli_line(command, before, flags), cli_line(command, after, flags)
+    if ctx.command:
+        first, second = cli_line(ctx.command, before, ctx.flags), cli_line(ctx.command, after, ctx.flags)
         if first and second:
             return Example(style="cli", before=first, after=second)
     if any(value is NO_VALUE for value in required.values()):
         return None
-    params = set(required) | {k for k in {*before, *after} if "." not in k}
-    first = python_snippet(card, {**required, **before}, params, class_at)
-    second = python_snippet(card, {**required, **after}, params, class_at)
+    first = python_snippet(card, ctx, {**required, **before})
+    second = python_snippet(card, ctx, {**required, **after})
     if first and second:
         return Example(style="python", before=first, after=second)
     return None

@@ -114,8 +114,9 @@ def scan_refs(node: ast.expr, inputs: set[str], constants: set[str]) -> tuple[se
     return refs, atoms
 
 
-def build_problem(guard: Guard, domains: dict[str, Domain]) -> Problem:
-    """Variables, candidates and constants for one guard.
+def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str] = frozenset()) -> Problem:
+    """Variables, candidates and constants for one guard; the inputs in ``state`` are read
+    from state no caller sets (module variables, the object's internal attributes).
 
     Raises:
         EvalError: the guard code is not a Python expression (an unmodelled guard).
@@ -131,10 +132,10 @@ def build_problem(guard: Guard, domains: dict[str, Domain]) -> Problem:
     for name in [*guard.inputs, *guard.opaque]:
         if name in refs:
             domain = domains.get(name) or Domain(input=name, source="opaque" if name in guard.opaque else "unknown")
-            # An opaque name (a local bound several times, a loop variable) is not an input:
-            # the trigger can only assume a value for it.
+            # An opaque name (a local bound several times, a loop variable) or state is not
+            # an input: the trigger can only assume a value for it.
             variables[name] = Variable(
-                name=name, domain=domain, is_atom=name in guard.opaque,
+                name=name, domain=domain, is_atom=name in guard.opaque or name in state,
                 default=default_value(domain) if domain.has_default else NO_VALUE,
             )
     for code, boolean in sorted(atoms.items()):

@@ -52,6 +52,31 @@ def atom_kind(code: str) -> str:
     return "internal"
 
 
+def caller_sets(name: str, params: set[str], settable: dict[str, tuple[str, ...]]) -> bool:
+    """Whether a caller sets input ``name``: a parameter of the entry (or an attribute of
+    one), or an attribute of ``self`` that constructing the object sets (``settable``)."""
+    root = name.split(".", 1)[0]
+    if root in ("self", "cls"):
+        return name in settable
+    return root in params
+
+
+def missing_arguments(params: list[tuple[str, bool]], constructor: list[tuple[str, bool]] | None, given: set[str],
+                      settable: dict[str, tuple[str, ...]], constructing: bool) -> list[str]:
+    """The required arguments (``(name, required)`` pairs of the entry, and of the owner's
+    constructor when the trigger builds the object) that the trigger gives no value for
+    (``given``: the inputs it sets). A method whose trigger sets no attribute runs on any
+    object the caller has; one that sets attributes needs the whole constructor call."""
+    roots = {name.split(".", 1)[0] for name in given}  # ``args.size`` gives a value for ``args``
+    missing = [name for name, required in params if required and name not in ("self", "cls") and name not in roots]
+    if constructing or any(name in settable for name in given):
+        if constructor is None:
+            return [*missing, "self"]  # the object cannot be built from what the tree shows
+        set_keywords = {settable[name][0] for name in given if name in settable}
+        missing.extend(f"self.{name}" for name, required in constructor if required and name not in set_keywords and name not in given)
+    return missing
+
+
 def unmodelled_path(guard: Guard) -> str | None:
     """Why reaching the raise needs more than its guard (a reason code), or None."""
     kinds = {context.kind for context in guard.context}

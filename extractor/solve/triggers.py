@@ -20,11 +20,11 @@ from ..model import Card, CardContext, Domain, Fix, Hole, MessageTemplate, Opaqu
 from ..model.markdown import code_span
 from .domains import NO_VALUE, default_value, field_domain, param_domain
 from .evaluate import EvalError, Raised, evaluate, format_value, run_validator
-from .examples import build_example
+from .examples import CONSTRUCTING, build_example
 from .fixes import find_fixes
 from .problem import Problem, Variable, build_problem, candidates
 from .search import Solution, search
-from .status import CLAIMED, trigger_status
+from .status import CLAIMED, caller_sets, missing_arguments, trigger_status
 from .validator import NotExpressible, generate_validator, validator_name
 from .values import EnumMember, to_json_value
 
@@ -148,7 +148,9 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         trigger = Trigger(status="unsolved", inputs={}, reason="guard_not_modelled")
         return replace(card, domains=published, trigger=trigger)
     try:
-        problem = build_problem(card.guard, domains)
+        params = {p.name for p in ctx.params}
+        state = frozenset(n for n in card.guard.inputs if not caller_sets(n, params, ctx.settable))
+        problem = build_problem(card.guard, domains, state)
     except EvalError:
         return replace(card, domains=published, trigger=Trigger(status="unsolved", inputs={}, reason="guard_not_expression"))
     solution = search(problem)
@@ -173,23 +175,32 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     status, status_reason = trigger_status(card.guard, sorted(atoms))
     # Verified: the guard holds under the trigger (and the validator reproduces the message),
     # the trigger is one a caller can act on, and the whole path to the raise was modelled.
-    trigger_ok = problem.holds(env) is True and reproduces and status in CLAIMED and not card.guard.approximations
+    inputs = {n: to_json_value(env[n]) for n in names if n in env and n not in atoms and n not in problem.constants}
+    missing = _missing(card, ctx, set(inputs)) if status in CLAIMED else []
+    trigger_ok = problem.holds(env) is True and reproduces and status in CLAIMED and not card.guard.approximations and not missing
     found = _fixes(card, ctx, problem, env, validator, trigger_ok)
     fixes = [fix for fix, _ in found]
     if validator is not None:
         validator = replace(validator, verified=trigger_ok and all(f.verified for f in fixes))
     trigger = Trigger(
         status=status,
-        inputs={n: to_json_value(env[n]) for n in names if n in env and n not in atoms and n not in problem.constants},
+        inputs=inputs,
         assumes={n: to_json_value(env[n]) for n in sorted(atoms)},
         changed=solution.changed,
         reason=status_reason,
         message=message,
         verified=trigger_ok,
+        missing=tuple(missing),
     )
     example = _example(card, ctx, solution, env, found) if status in CLAIMED else None
     return replace(card, domains=published, trigger=trigger, fixes=tuple(fixes), validator=validator,
                    validator_reason=validator_reason, example=example)
+
+
+def _missing(card: Card, ctx: CardContext, given: set[str]) -> list[str]:
+    params = [(p.name, p.default is None and p.kind not in ("star", "starstar")) for p in ctx.params]
+    constructor = [(p.name, p.default is None and p.kind not in ("star", "starstar")) for p in ctx.constructor] if ctx.constructor is not None else None
+    return missing_arguments(params, constructor, given, ctx.settable, bool(set(card.entry) & CONSTRUCTING))
 
 
 def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], validator: Validator | None,
@@ -226,7 +237,7 @@ def _example(card: Card, ctx: CardContext, solution: Solution, env: dict[str, An
     after = {**before, name: value}
     # A Python call needs its required parameters too; they take the trigger's values.
     required = {p.name: env.get(p.name, NO_VALUE) for p in ctx.params if p.default is None and p.name not in ("self", "cls")}
-    return build_example(card, before, after, command=ctx.command, flags=ctx.flags, required=required, class_at=ctx.classes.get)
+    return build_example(card, ctx, before, after, required)
 
 
 def solve_one(item: tuple[Card, CardContext, bool]) -> Card:

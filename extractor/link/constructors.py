@@ -1,0 +1,156 @@
+"""Constructors: which attribute of an object a caller sets, and through which keyword.
+
+A guard that reads ``self.size`` is in the caller's terms only when constructing the object
+sets ``size`` from an argument:
+
+- a field of a record class: a dataclass, attrs or pydantic class, a ``NamedTuple``, or a
+  class made by a decorator or base that is itself marked ``dataclass_transform`` (PEP 681,
+  as vLLM's ``@config`` is), public, annotated, not a ``ClassVar`` and not ``init=False``;
+- or an attribute the class's explicit ``__init__`` sets straight from one of its
+  parameters (``self.size = size``, at the top of its body, the parameter never rebound).
+
+Anything else a method reads on ``self`` (``self._state``, a class attribute, an attribute
+some other method sets) is the object's internal state: no trigger sets it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model import FileFacts, Param
+from .project import Project
+
+_RECORD_DECORATORS = frozenset({
+    "dataclasses.dataclass", "attr.s", "attr.attrs", "attr.define", "attr.frozen", "attr.mutable", "attr.dataclass",
+    "attrs.define", "attrs.frozen", "attrs.mutable", "pydantic.dataclasses.dataclass",
+})
+_RECORD_BASES = frozenset({
+    "pydantic.BaseModel", "pydantic.main.BaseModel", "pydantic_settings.BaseSettings", "typing.NamedTuple",
+    "typing_extensions.NamedTuple", "msgspec.Struct",
+})
+_MAX_DEPTH = 12
+
+
+@dataclass(frozen=True, slots=True)
+class Keyword:
+    """The constructor keyword that sets an attribute, and its annotation where written."""
+
+    name: str
+    facts: FileFacts
+    annotation: str | None
+
+
+class Constructors:
+    """Answers about the constructors of the tree's classes (memoized per run of a file)."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self._records: dict[str, bool] = {}
+
+    def is_record(self, qualname: str, depth: int = 0) -> bool:
+        if qualname not in self._records:
+            self._records[qualname] = False  # a cycle of bases is not a record
+            self._records[qualname] = self._is_record(qualname, depth)
+        return self._records[qualname]
+
+    def _is_record(self, qualname: str, depth: int) -> bool:
+        found = self.project.class_fact(qualname)
+        if found is None or depth > _MAX_DEPTH:
+            return False
+        facts, cls = found
+        for decorator in cls.decorators:
+            if self._marks_record(facts, decorator.split("(", 1)[0].strip(), _RECORD_DECORATORS):
+                return True
+        for base in cls.bases:
+            if self._marks_record(facts, base.split("[", 1)[0].strip(), _RECORD_BASES):
+                return True
+            symbol = self.project.resolve(facts, base)
+            if symbol is not None and symbol.kind == "class" and self.is_record(symbol.qualname, depth + 1):
+                return True
+        return False
+
+    def _marks_record(self, facts: FileFacts, written: str, outside: frozenset[str]) -> bool:
+        symbol = self.project.resolve(facts, written)
+        if symbol is None:
+            return False
+        if symbol.kind == "outside":
+            return symbol.qualname in outside
+        if symbol.facts is not None:
+            inner = symbol.qualname[len(symbol.facts.module) + 1:]
+            return inner in symbol.facts.transforms
+        return False
+
+    def _base_classes(self, facts: FileFacts, bases: tuple[str, ...]) -> list[str]:
+        found = []
+        for base in bases:
+            symbol = self.project.resolve(facts, base)
+            if symbol is not None and symbol.kind == "class":
+                found.append(symbol.qualname)
+        return found
+
+    def keyword(self, qualname: str, attribute: str, depth: int = 0) -> Keyword | None:
+        """How a caller sets ``attribute`` when constructing class ``qualname``, or None."""
+        found = self.project.class_fact(qualname)
+        if found is None or depth > _MAX_DEPTH or attribute.startswith("_"):
+            return None
+        facts, cls = found
+        if cls.init is not None:  # an explicit __init__ wins over a generated one
+            param = dict(cls.init_sets).get(attribute)
+            declared = next((p for p in cls.init if p.name == param), None)
+            if declared is None or declared.kind not in ("normal", "keyword") or declared.name.startswith("_"):
+                return None
+            return Keyword(declared.name, facts, declared.annotation)
+        if self.is_record(qualname):
+            field = self.project.field(qualname, attribute)
+            if field is None:
+                return None
+            where, _, fact = field
+            if fact.annotation is None or not fact.init or fact.annotation.split("[", 1)[0].endswith("ClassVar"):
+                return None
+            return Keyword(attribute, where, fact.annotation)
+        for base in self._base_classes(facts, cls.bases):  # the inherited constructor
+            return self.keyword(base, attribute, depth + 1)
+        return None
+
+    def signature(self, qualname: str, depth: int = 0) -> tuple[Param, ...] | None:
+        """The constructor's parameters (after self), where the tree shows them all."""
+        found = self.project.class_fact(qualname)
+        if found is None or depth > _MAX_DEPTH:
+            return None
+        facts, cls = found
+        if cls.init is not None:
+            return cls.init
+        bases = self._base_classes(facts, cls.bases)
+        if self.is_record(qualname):
+            params: dict[str, Param] = {}
+            for base in reversed(bases):  # dataclass order: the bases' fields first
+                inherited = self.signature(base, depth + 1) if self.is_record(base) else ()
+                params.update({p.name: p for p in inherited or ()})
+            for fact in cls.fields:
+                if fact.annotation is None or not fact.init or fact.annotation.split("[", 1)[0].endswith("ClassVar"):
+                    continue
+                has_default = fact.default is not None or fact.default_factory is not None
+                params[fact.name] = Param(name=fact.name, annotation=fact.annotation, default=(fact.default or "...") if has_default else None)
+            return tuple(params.values())
+        if not cls.bases:
+            return ()  # object's constructor
+        return self.signature(bases[0], depth + 1) if len(bases) == len(cls.bases) else None
+
+    def along(self, qualname: str, attributes: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """For ``self.a.b.c`` on class ``qualname`` (``attributes`` = a, b, c): the keyword at
+        each step and the class each step before the last constructs; None where it breaks."""
+        keywords: list[str] = []
+        classes: list[str] = []
+        current = qualname
+        for index, attribute in enumerate(attributes):
+            found = self.keyword(current, attribute)
+            if found is None:
+                return None
+            keywords.append(found.name)
+            if index < len(attributes) - 1:
+                nested = self.project.class_of_annotation(found.facts, found.annotation)
+                if nested is None:
+                    return None
+                classes.append(nested)
+                current = nested
+        return tuple(keywords), tuple(classes)

@@ -246,7 +246,7 @@ def _context(project: Project, facts: FileFacts, card: Card, site: SiteFact, sam
     return CardContext(
         params=site.params, siblings=siblings, flags=flags, command=options.command,
         classes=classes, exception_module=module, param_choices=choices, settable=settable,
-        module=facts.module, constructor=constructors.signature(owner) if owner else None,
+        module=facts.module, constructor=constructors.signature(owner) if owner else None, call_style=site.call_style,
     )
 
 

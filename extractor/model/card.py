@@ -156,3 +156,4 @@ class CardContext:
     settable: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # "self.a.b" -> constructor keywords a, b
     module: str | None = None  # the module that defines the card's function
     constructor: tuple[Param, ...] | None = None  # the owner class's constructor parameters, where known
+    call_style: str = "function"  # function, generator, coroutine or async_generator (SiteFact.call_style)

@@ -76,6 +76,7 @@ class SiteFact:
     reason: str | None = None
     params: tuple[Param, ...] = ()
     lints: tuple[str, ...] = ()
+    call_style: str = "function"  # function, generator, coroutine or async_generator: how a call runs the body
 
 
 @record

@@ -195,10 +195,16 @@ def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str 
             obj = _build(owner, fields, ctx, imports)
             call_args = _arguments(ctx.params[1:], args, imports, module)
             code = f"{obj}.{name}({call_args})" if obj is not None and call_args is not None and _public(name) else None
-    if code is None:
+    if code is None or ctx.call_style == "async_generator":
         return None
+    if ctx.call_style == "generator" and not set(card.entry) & CONSTRUCTING:
+        code = f"list({code})"  # the body runs as the generator is consumed
+    elif ctx.call_style == "coroutine":
+        imports.add(("asyncio", ""))
+        code = f"asyncio.run({code})"
     modules = sorted({m for m, _ in imports})
-    lines = [f"from {m} import {', '.join(sorted(n for k, n in imports if k == m))}" for m in modules]
+    lines = [f"import {m}" if (m, "") in imports else f"from {m} import {', '.join(sorted(n for k, n in imports if k == m))}"
+             for m in modules]
     text = "\n".join([*lines, code])
     try:
         compile(text, "<example>", "exec")

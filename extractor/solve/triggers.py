@@ -192,7 +192,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         verified=trigger_ok,
         missing=tuple(missing),
     )
-    example = _example(card, ctx, solution, env, found) if status in CLAIMED else None
+    example = _example(card, ctx, solution, env, found) if trigger_ok else None  # only what was shown to raise
     return replace(card, domains=published, trigger=trigger, fixes=tuple(fixes), validator=validator,
                    validator_reason=validator_reason, example=example)
 

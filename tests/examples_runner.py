@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 _CHILD = r"""
 import json, sys, traceback
+sys.dont_write_bytecode = True  # -I ignores PYTHONDONTWRITEBYTECODE
 
 class Blocked(BaseException):
     pass

@@ -23,6 +23,7 @@ CASES = {
     "offload": ["--repo-url", "https://github.com/acme/minivllm", "--rev", "v1"],
     "forms": [],
     "broken": [],
+    "callers": [],
 }
 
 

@@ -340,3 +340,38 @@ def function_params(node: ast.FunctionDef | ast.AsyncFunctionDef, src: SourceTex
     if args.kwarg is not None:
         params.append(Param(name=args.kwarg.arg, annotation="dict", default="{}", kind="starstar"))
     return tuple(params)
+
+
+def call_style(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """How calling the function runs its body: at once, or when iterated or awaited."""
+    stack: list[ast.AST] = list(function.body)
+    generator = False
+    while stack and not generator:
+        node = stack.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            generator = True
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    if isinstance(function, ast.AsyncFunctionDef):
+        return "async_generator" if generator else "coroutine"
+    return "generator" if generator else "function"
+
+
+def unread_params(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple[ast.AST, ...], line: int) -> tuple[str, ...]:
+    """Parameters no statement reads before the raise: whatever value they have, control
+    reaches the raise just the same. Inside a loop a later line may run first: none then."""
+    inner = stack[stack.index(function) + 1:]
+    if any(isinstance(n, (ast.For, ast.AsyncFor, ast.While)) for n in inner):
+        return ()
+    names = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}
+    work: list[ast.AST] = list(function.body)
+    while work and names:
+        node = work.pop()
+        start = getattr(node, "lineno", 0)
+        if start > line or (start == line and isinstance(node, ast.Raise)):
+            continue  # the raise itself, or after it: cannot run before it, outside a loop
+        if isinstance(node, ast.Name):
+            names.discard(node.id)
+        work.extend(ast.iter_child_nodes(node))
+    return tuple(sorted(names))
+

@@ -334,23 +334,9 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
         reason=facts.reason,
         params=decl.function_params(function, src) if function is not None else (),
         lints=facts.lints,
-        call_style=_call_style(function) if function is not None else "function",
+        call_style=decl.call_style(function) if function is not None else "function",
+        unread=decl.unread_params(function, hit.stack, hit.node.lineno) if function is not None else (),
     )
-
-
-def _call_style(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
-    """How calling the function runs its body: at once, or when iterated or awaited."""
-    stack: list[ast.AST] = list(function.body)
-    generator = False
-    while stack and not generator:
-        node = stack.pop()
-        if isinstance(node, (ast.Yield, ast.YieldFrom)):
-            generator = True
-        elif not isinstance(node, (*DEFS, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
-    if isinstance(function, ast.AsyncFunctionDef):
-        return "async_generator" if generator else "coroutine"
-    return "generator" if generator else "function"
 
 
 def _excerpt(span: ast.AST, node: ast.Raise, lines: list[str], limit: int) -> Excerpt:

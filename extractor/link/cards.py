@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from ..collect.messages import unknown
-from ..model import Card, CardContext, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, Opaque, SiteFact
+from ..model import CONSTRUCTING, Card, CardContext, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, Opaque, SiteFact
 from ..options import Options, strict_from_env
 from .constructors import Constructors
 from .project import BUILTIN_EXCEPTIONS, Project, Symbol
@@ -176,9 +176,12 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
     # Related cards are among those the catalog holds.
     related = dict(zip(chosen, link_related([cards[i] for i in chosen], [drafts[i][1] for i in chosen])))
     by_function: dict[str | None, list[Card]] = defaultdict(list)
+    constructing: dict[str | None, list[Card]] = defaultdict(list)  # owner -> the raises its construction runs
     for card in cards:
         if not isinstance(card.guard.tree, Opaque):
             by_function[card.function].append(card)
+            if set(card.entry) & CONSTRUCTING:
+                constructing[card.docs.owner].append(card)
     read_flags: dict[str, str | None] = {}
     out: list[tuple[Card, CardContext]] = []
     # The cards of one function share its parameters: each annotation is resolved once per
@@ -198,6 +201,8 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
         read_flags.update({tail: flags.get(tail) for tail in tails})
         try:
             context = _context(project, facts, card, site, by_function[card.function], own_flags, options, enum_members)
+            if card.docs.owner is not None and not set(card.entry) & CONSTRUCTING:
+                context = replace(context, constructor_checks=_constructor_checks(constructing[card.docs.owner]))
         except Exception:  # the per-site boundary: a bug of ours costs this card its solving only
             if options.is_strict or strict_from_env():
                 raise
@@ -246,8 +251,18 @@ def _context(project: Project, facts: FileFacts, card: Card, site: SiteFact, sam
     return CardContext(
         params=site.params, siblings=siblings, flags=flags, command=options.command,
         classes=classes, exception_module=module, param_choices=choices, settable=settable,
-        module=facts.module, constructor=constructors.signature(owner) if owner else None, call_style=site.call_style,
+        module=facts.module, constructor=constructors.signature(owner) if owner else None, call_style=site.call_style, unread=site.unread,
     )
+
+
+def _constructor_checks(cards: list[Card]) -> tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...]:
+    checks = []
+    for card in cards:
+        docs = {f.input: f for f in card.docs.fields}
+        checks.append((card.guard.code, tuple(
+            (name, docs[name].default, docs[name].default_factory) if name in docs else (name, None, None) for name in card.guard.inputs
+        )))
+    return tuple(checks)
 
 
 def cli_flags(declared: Iterable[tuple[str, tuple[tuple[str, str], ...]]]) -> dict[str, str]:

@@ -142,6 +142,11 @@ class Card:
     lints: tuple[str, ...] = ()
 
 
+# Entries that run while the object is being constructed (link/cards.entry_points codes).
+CONSTRUCTING = frozenset({"constructor", "post_init", "pydantic_model_validator_after", "pydantic_model_validator_before",
+                          "pydantic_model_validator_wrap", "pydantic_field_validator", "pydantic_root_validator"})
+
+
 @record
 class CardContext:
     """What solving one card needs from the project (link hands it to solve with the card)."""
@@ -157,3 +162,8 @@ class CardContext:
     module: str | None = None  # the module that defines the card's function
     constructor: tuple[Param, ...] | None = None  # the owner class's constructor parameters, where known
     call_style: str = "function"  # function, generator, coroutine or async_generator (SiteFact.call_style)
+    unread: tuple[str, ...] = ()  # parameters nothing reads before the raise (SiteFact.unread)
+    # The guards of the raises that constructing the owner runs (its __init__, __post_init__,
+    # validators), each with its inputs' declared defaults (input, default, default_factory):
+    # an example that builds the object must pass them all first.
+    constructor_checks: tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...] = ()

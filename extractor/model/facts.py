@@ -77,6 +77,7 @@ class SiteFact:
     params: tuple[Param, ...] = ()
     lints: tuple[str, ...] = ()
     call_style: str = "function"  # function, generator, coroutine or async_generator: how a call runs the body
+    unread: tuple[str, ...] = ()  # parameters nothing reads before the raise (outside loops): any value reaches it
 
 
 @record

@@ -23,12 +23,10 @@ import math
 import shlex
 from typing import Any
 
-from ..model import Card, CardContext, Example, Param
+from ..model import CONSTRUCTING, Card, CardContext, Example, Param
 from .domains import NO_VALUE
 from .values import EnumMember
 
-CONSTRUCTING = {"constructor", "post_init", "pydantic_model_validator_after", "pydantic_model_validator_before",
-                "pydantic_model_validator_wrap", "pydantic_field_validator", "pydantic_root_validator"}
 _CLASS_LEVEL = ("classmethod", "staticmethod")
 
 

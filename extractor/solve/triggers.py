@@ -16,11 +16,11 @@ from dataclasses import replace
 from typing import Any
 
 from ..collect.declarations import dotted_name
-from ..model import Card, CardContext, Domain, Fix, Hole, MessageTemplate, Opaque, Param, Text, Trigger, Validator
+from ..model import CONSTRUCTING, Card, CardContext, Domain, Fix, Hole, MessageTemplate, Opaque, Param, Text, Trigger, Validator
 from ..model.markdown import code_span
-from .domains import NO_VALUE, default_value, field_domain, param_domain
+from .domains import NO_VALUE, any_value, default_source, default_value, field_domain, literal_value, param_domain
 from .evaluate import EvalError, Raised, evaluate, format_value, run_validator
-from .examples import CONSTRUCTING, build_example
+from .examples import build_example
 from .fixes import find_fixes
 from .problem import Problem, Variable, build_problem, candidates
 from .search import Solution, search
@@ -176,8 +176,16 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     # Verified: the guard holds under the trigger (and the validator reproduces the message),
     # the trigger is one a caller can act on, and the whole path to the raise was modelled.
     inputs = {n: to_json_value(env[n]) for n in names if n in env and n not in atoms and n not in problem.constants}
+    if status in CLAIMED:  # a required parameter nothing reads before the raise takes any value of its type
+        for param in ctx.params:
+            if param.name in ctx.unread and param.default is None and param.kind not in ("star", "starstar") and param.name not in env:
+                if (value := any_value(param.annotation)) is not NO_VALUE:
+                    env[param.name] = value
+                    inputs[param.name] = to_json_value(value)
     missing = _missing(card, ctx, set(inputs)) if status in CLAIMED else []
-    trigger_ok = problem.holds(env) is True and reproduces and status in CLAIMED and not card.guard.approximations and not missing
+    # A trigger that sets attributes builds the object first: its construction must not raise.
+    builds = not any(n in ctx.settable for n in inputs) or _constructs(problem, ctx, env)
+    trigger_ok = problem.holds(env) is True and reproduces and status in CLAIMED and not card.guard.approximations and not missing and builds
     found = _fixes(card, ctx, problem, env, validator, trigger_ok)
     fixes = [fix for fix, _ in found]
     if validator is not None:
@@ -192,9 +200,25 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         verified=trigger_ok,
         missing=tuple(missing),
     )
-    example = _example(card, ctx, solution, env, found) if trigger_ok else None  # only what was shown to raise
+    example = _example(card, ctx, problem, solution, env, found) if trigger_ok else None  # only what was shown to raise
     return replace(card, domains=published, trigger=trigger, fixes=tuple(fixes), validator=validator,
                    validator_reason=validator_reason, example=example)
+
+
+def _constructs(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> bool:
+    """Whether constructing the object with ``env``'s attribute values passes every raise its
+    construction runs (each guard false, attributes the trigger leaves at their defaults)."""
+    for code, inputs in ctx.constructor_checks:
+        scope = problem.env(env)
+        for name, default, factory in inputs:
+            if name not in scope:
+                value = literal_value(default_source(default, factory))
+                if value is NO_VALUE:
+                    return False  # a value the tool does not know: it cannot show the object builds
+                scope[name] = value
+        if problem.holds(scope, code) is not False:
+            return False
+    return True
 
 
 def _missing(card: Card, ctx: CardContext, given: set[str]) -> list[str]:
@@ -226,7 +250,7 @@ def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], 
     return fixes
 
 
-def _example(card: Card, ctx: CardContext, solution: Solution, env: dict[str, Any], fixes: list[tuple[Fix, Any]]) -> Any:
+def _example(card: Card, ctx: CardContext, problem: Problem, solution: Solution, env: dict[str, Any], fixes: list[tuple[Fix, Any]]) -> Any:
     if not fixes or any(n not in card.guard.inputs for n in solution.changed):
         return None
     fix, value = fixes[0]
@@ -235,6 +259,8 @@ def _example(card: Card, ctx: CardContext, solution: Solution, env: dict[str, An
         return None
     before = {n: env[n] for n in solution.changed}
     after = {**before, name: value}
+    if not _constructs(problem, ctx, env) or not _constructs(problem, ctx, {**env, name: value}):
+        return None  # building the object would raise first
     # A Python call needs its required parameters too; they take the trigger's values.
     required = {p.name: env.get(p.name, NO_VALUE) for p in ctx.params if p.default is None and p.name not in ("self", "cls")}
     return build_example(card, ctx, before, after, required)

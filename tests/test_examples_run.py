@@ -1,0 +1,44 @@
+"""The fixtures' examples, run: "before" raises exactly the card's class and message from
+the card's lines, "after" does not raise from them. Fails closed, as rustc's
+``compile_fail,E0xxx`` doc tests and pylint's bad.py/good.py message tests do: an example
+that stops raising, or a card whose example vanished, breaks the build.
+
+The fixtures were written for this project and are safe to run; the examples run in a
+child interpreter (tests/examples_runner.py), never in the test process.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .examples_runner import check
+from .helpers import FIXTURES, run_cli
+
+# fixture -> the cards (function names) whose Python example must exist and run
+EXPECTED = {
+    "callers": {
+        "take", "run", "chunks", "clamp", "Retry.__post_init__", "Basket.reserve",
+    },
+    "forms": {
+        "not_isinstance", "is_none", "is_not_none_and_len", "modulo", "chained_comparison", "in_literal_tuple",
+        "not_in_module_constant", "earlier_raises", "after_assert", "match_cases", "Buffer.reserve",
+    },
+    # resolve_backend's trigger (prefetch with UVA fields set) builds an OffloadConfig whose own
+    # validator raises first: no example until the solver searches past the constructor's raises.
+    "offload": set(),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EXPECTED))
+def test_every_example_raises_what_its_card_says(tmp_path, capsys, case: str) -> None:
+    out = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(FIXTURES / case), "-o", str(out), "--no-cache").code == 0
+    cards = json.loads((out / "catalog.json").read_text(encoding="utf-8"))["errors"]
+    with_example = [c for c in cards if c["example"] and c["example"]["style"] == "python"]
+    assert {c["function"] for c in with_example} == EXPECTED[case]
+    problems = {f"{c['path']}:{c['line']}": found for c in with_example if (found := check(c, str(FIXTURES / case)))}
+    assert problems == {}
+    # Only verified triggers get examples, and a verified trigger gives every required argument.
+    assert all(c["trigger"]["verified"] and not c["trigger"]["missing"] for c in with_example)

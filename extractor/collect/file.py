@@ -216,9 +216,10 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         unit = _unit_of(hit)
         units.setdefault(id(unit), (unit, []))[1].append(hit)
     sites: list[SiteFact] = []
+    styles: dict[int, str] = {}  # id of a function node -> its call style, walked once for all its raises
     for unit, hits in units.values():
         for hit, facts in zip(hits, _memo_unit_facts(unit, hits, lines, names, memo)):
-            sites.append(_site(hit, facts, lines, src, options))
+            sites.append(_site(hit, facts, lines, src, options, styles))
     sites.sort(key=lambda s: (s.line, s.end_line))
     return FileFacts(
         path=path,
@@ -303,7 +304,7 @@ def _fallback(hit: _Hit, reason: str) -> RaiseFacts:
     )
 
 
-def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, options: Options) -> SiteFact:
+def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, options: Options, styles: dict[int, str]) -> SiteFact:
     function = next((n for n in reversed(hit.stack) if isinstance(n, DEFS)), None)
     holder = next((n for n in reversed(hit.stack) if isinstance(n, (*DEFS, ast.ClassDef))), None)
     qualname = None
@@ -334,9 +335,16 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
         reason=facts.reason,
         params=decl.function_params(function, src) if function is not None else (),
         lints=facts.lints,
-        call_style=decl.call_style(function) if function is not None else "function",
+        call_style=_call_style(function, styles) if function is not None else "function",
         unread=decl.unread_params(function, hit.stack, hit.node.lineno) if function is not None else (),
     )
+
+
+def _call_style(function: ast.FunctionDef | ast.AsyncFunctionDef, styles: dict[int, str]) -> str:
+    found = styles.get(id(function))
+    if found is None:
+        found = styles[id(function)] = decl.call_style(function)
+    return found
 
 
 def _excerpt(span: ast.AST, node: ast.Raise, lines: list[str], limit: int) -> Excerpt:

@@ -193,6 +193,7 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
             members[annotation] = project.enum_members(facts, annotation)
         return members[annotation]
 
+    constructors = Constructors(project)  # one per file: its cards ask about the same classes
     for index in chosen:
         card, site = related[index], facts.sites[index]
         # Examples name flags only for the guard's own inputs (see triggers._example).
@@ -200,7 +201,7 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
         own_flags = {tail: flags[tail] for tail in tails if tail in flags}
         read_flags.update({tail: flags.get(tail) for tail in tails})
         try:
-            context = _context(project, facts, card, site, by_function[card.function], own_flags, options, enum_members)
+            context = _context(project, constructors, facts, card, site, by_function[card.function], own_flags, options, enum_members)
             if card.docs.owner is not None and not set(card.entry) & CONSTRUCTING:
                 context = replace(context, constructor_checks=_constructor_checks(constructing[card.docs.owner]))
         except Exception:  # the per-site boundary: a bug of ours costs this card its solving only
@@ -224,12 +225,11 @@ def _linked_site(project: Project, facts: FileFacts, site: SiteFact) -> tuple[Ex
         return ExceptionRef(display=site.written or "unknown", written=site.written, reason=reason), site.message, Docs(function_doc=site.function_doc)
 
 
-def _context(project: Project, facts: FileFacts, card: Card, site: SiteFact, same_function: list[Card], flags: dict[str, str], options: Options,
+def _context(project: Project, constructors: Constructors, facts: FileFacts, card: Card, site: SiteFact, same_function: list[Card], flags: dict[str, str], options: Options,
              enum_members: Callable[[str], tuple[str, ...] | None]) -> CardContext:
     siblings = tuple(c.guard.code for c in same_function if c.id != card.id)
     found = project.class_fact(card.exception.classes[0]) if card.exception.classes else None
     module = found[0].module if found is not None else None
-    constructors = Constructors(project)
     owner = f"{facts.module}.{site.owner}" if site.owner else None
     settable: dict[str, tuple[str, ...]] = {}
     classes: dict[str, str] = {}

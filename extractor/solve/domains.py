@@ -7,7 +7,6 @@ read with ``ast.literal_eval`` only, so nothing from the tree is evaluated.
 from __future__ import annotations
 
 import ast
-import copy
 import re
 from functools import lru_cache
 from typing import Any
@@ -168,20 +167,18 @@ def _constraint_ok(constraint: Constraint, value: Any) -> bool:
     return True
 
 
-_ANY = {"list": [], "dict": {}, "set": set(), "tuple": (), "frozenset": frozenset(), "str": "", "bytes": b"",
-        "int": 0, "float": 0.0, "bool": False, "None": None}
+_ANY = {**_FACTORIES, "bytes": "b''", "bool": "False", "None": "None"}  # type name -> the source of a value of it
+_ANY_ALIASES = {"List": "list", "Dict": "dict", "Set": "set", "Tuple": "tuple", "FrozenSet": "frozenset", "Optional": "None",
+                "Sequence": "list", "Iterable": "list", "Mapping": "dict"}
 
 
 def any_value(annotation: str | None) -> Any:
     """A value of the annotation's type (the first one of a union; None without one;
     NO_VALUE for a class), for a parameter whose value does not matter on the way to the
-    raise. A fresh copy each call."""
+    raise. Parsed as the default factories' values are, so a fresh copy each call."""
     if annotation is None:
         return None
     head = annotation.strip().strip("'\"").split("|", 1)[0].strip()
     head = head.removeprefix("typing.").split("[", 1)[0].strip()
-    head = {"List": "list", "Dict": "dict", "Set": "set", "Tuple": "tuple", "FrozenSet": "frozenset", "Optional": "None",
-            "Sequence": "list", "Iterable": "list", "Mapping": "dict"}.get(head, head)
-    if head not in _ANY:
-        return NO_VALUE  # a class the tool cannot build: the argument stays missing
-    return copy.copy(_ANY[head])
+    source = _ANY.get(_ANY_ALIASES.get(head, head))
+    return _literal(source) if source is not None else NO_VALUE  # a class the tool cannot build: missing

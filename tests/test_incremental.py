@@ -128,7 +128,7 @@ FILE_HISTORY: list[tuple[str, dict[str, str | None]]] = [
     ("constant", {"m.py": "LIMIT = 10\n\n\n" + UNIT}),
     # Same definition text; the module binds LIMIT to another value: a new guard constant.
     ("rebound", {"m.py": "LIMIT = 20\n\n\n" + UNIT}),
-    # LIMIT no longer bound by the module: it becomes an input of the guard.
+    # LIMIT no longer bound by the module: a name bound at run time, never an input.
     ("unbound", {"m.py": UNIT}),
     # Lines shift above the unchanged definition.
     ("shifted", {"m.py": "def other(y):\n    if y:\n        raise KeyError(y)\n\n\n" + UNIT}),
@@ -144,4 +144,4 @@ def test_unchanged_definitions_reuse_their_libcst_results_only_where_sound(tmp_p
         assert dumps_data(extract_data(str(repo), dataclasses.replace(options, rev=sha))) == dumps_data(expected), sha
     guards = [next(c for c in catalog["errors"] if c["function"] == "check")["guard"] for catalog in cold]
     assert [g["constants"] for g in guards[:3]] == [[["LIMIT", "10"]], [["LIMIT", "20"]], []]
-    assert "LIMIT" in guards[2]["inputs"] and guards[3] == guards[2]
+    assert guards[2]["named"] == [["LIMIT", "unknown"]] and guards[2]["inputs"] == ["x"] and guards[3] == guards[2]

@@ -110,6 +110,7 @@ class ExprModel:
             merged.opaque.update(refs.opaque)
             merged.calls.update(refs.calls)
             merged.constants.update(refs.constants)
+            merged.named.update(refs.named)
         return merged
 
     def collect(self, node: cst.BaseExpression, refs: Refs) -> None:
@@ -145,7 +146,7 @@ class ExprModel:
         if root in bound:
             return
         category = self.scope.classify(root)
-        if chain in PURE_BUILTINS and category == "ignore":
+        if chain in PURE_BUILTINS and category == "builtin":
             return
         refs.calls[raw_code(call)] = None
         if "." in chain and category in ("input", "opaque"):
@@ -159,3 +160,5 @@ class ExprModel:
             refs.opaque[root] = None
         elif category == "constant":
             refs.constants[root] = self.scope.module.values[root]
+        else:  # sentinel, named, builtin: never a value a trigger sets
+            refs.named[chain] = "unknown" if category == "named" else category

@@ -23,6 +23,7 @@ from ..model import ClassFact, Excerpt, FileFacts, FileFailure, Guard, MessageTe
 from ..options import Options, strict_from_env
 from ..sources import DecodeError, SourceFile, decode_source, split_lines
 from . import declarations as decl
+from .constants import module_names, unpacked
 from .cstpass import RaiseFacts, UnitAnalysis, parse_unit
 from .messages import render_template, unknown
 from .scope import ModuleNames
@@ -45,7 +46,7 @@ class _FileScan:
     functions: list[tuple[str, str | None]]
     hits: list[_Hit]
     kinds: dict[str, str]
-    assigned: dict[str, list[ast.expr]]
+    assigned: dict[str, list[ast.expr | str | None]]  # name -> what each binding binds (constants.module_names)
     flags: list[tuple[str, str]]
     transforms: list[str] = field(default_factory=list)
 
@@ -162,11 +163,12 @@ def _module_binding(stmt: ast.stmt, module: str, is_package: bool, scan: _FileSc
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         value = stmt.value if not isinstance(stmt, ast.AugAssign) else None
         for target in targets:
+            elements = dict(unpacked(target, value)) if value is not None and not isinstance(target, ast.Name) else {}
             for node in ast.walk(target):
                 if isinstance(node, ast.Name):
                     scan.kinds.setdefault(node.id, "var")
                     single = isinstance(target, ast.Name) and value is not None
-                    scan.assigned.setdefault(node.id, []).append(value if single else None)  # type: ignore[arg-type]
+                    scan.assigned.setdefault(node.id, []).append(value if single else elements.get(node.id))  # type: ignore[arg-type]
 
 
 def _qualname(stack: tuple[ast.AST, ...], name: str) -> str:
@@ -177,22 +179,6 @@ def _qualname(stack: tuple[ast.AST, ...], name: str) -> str:
         elif isinstance(node, DEFS):
             parts.extend((node.name, "<locals>"))
     return ".".join([*parts, name])
-
-
-def _module_names(scan: _FileScan, src: decl.SourceText) -> tuple[ModuleNames, list[tuple[str, str]]]:
-    values: dict[str, str] = {}
-    assignments: list[tuple[str, str]] = []
-    for name, nodes in scan.assigned.items():
-        if len(nodes) != 1 or nodes[0] is None:
-            continue
-        code = src.flat(nodes[0])
-        assignments.append((name, code))
-        try:
-            ast.literal_eval(nodes[0])
-        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-            continue
-        values[name] = code
-    return ModuleNames(kinds=scan.kinds, values=values), sorted(assignments)
 
 
 # --- units and sites -----------------------------------------------------------------------
@@ -210,7 +196,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
     src = decl.SourceText(lines)
     module = decl.module_name(path)
     scan = _scan(tree, module, path.endswith("__init__.py"), src, may_declare_flags(text))
-    names, assignments = _module_names(scan, src)
+    names, assignments = module_names(scan.kinds, scan.assigned, src.flat)
     units: dict[int, tuple[ast.AST, list[_Hit]]] = {}
     for hit in scan.hits:
         unit = _unit_of(hit)
@@ -245,7 +231,7 @@ def _memo_unit_facts(unit: ast.AST, hits: list[_Hit], lines: list[str], names: M
     # Listing the words that are module-level names is enough: a word that becomes one
     # changes the list.
     used = sorted(n for n in set(WORD.findall(text)) if n in names.kinds or n in names.values)
-    material = json.dumps([text, isinstance(unit, DEFS), [[n, names.kinds.get(n), names.values.get(n)] for n in used]])
+    material = json.dumps([text, isinstance(unit, DEFS), [[n, names.kinds.get(n), names.values.get(n), n in names.sentinels] for n in used]])
     key = hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
     known = memo.known.get(key)
     if isinstance(known, list) and len(known) == len(hits):

@@ -233,6 +233,7 @@ def extract_guard(chain: Sequence[cst.CSTNode], start: int, scope: Scope, model:
         opaque=tuple(refs.opaque),
         calls=tuple(refs.calls),
         constants=tuple(sorted(refs.constants.items())),
+        named=tuple(sorted(refs.named.items())),
         context=tuple(context),
         approximations=tuple(model.approximations),
     )

@@ -69,6 +69,7 @@ class ModuleNames:
 
     kinds: dict[str, str]
     values: dict[str, str]
+    sentinels: frozenset[str] = frozenset()  # ``MISSING = object()``, ``DEFAULT = _Sentinel()``
 
 
 def target_names(target: cst.BaseExpression) -> Iterator[str]:
@@ -165,6 +166,7 @@ class Refs:
     opaque: dict[str, None] = field(default_factory=dict)
     calls: dict[str, None] = field(default_factory=dict)
     constants: dict[str, str] = field(default_factory=dict)
+    named: dict[str, str] = field(default_factory=dict)  # dotted name -> kind (Guard.named)
 
 
 class Scope:
@@ -288,7 +290,16 @@ class Scope:
         return "message_variable_unresolved"
 
     def classify(self, root: str) -> str:
-        """input | opaque | constant | ignore, for the root name of a reference."""
+        """What the root name of a reference is:
+
+        input     a parameter (or a ``global`` the function rebinds: state the trigger assumes)
+        opaque    a local bound several times, or a name of an enclosing function
+        constant  a module variable whose value the module gives
+        sentinel  a module variable bound once to ``object()`` or a class of the module
+        named     any other module-level name (a variable of unknown value, an import, a
+                  class, a function) or a name bound at run time (``from x import *``)
+        builtin   a builtin
+        """
         if root in self.params and root in self.bindings:
             return "opaque"  # rebound in the body: at the raise it may no longer be the argument
         if root in self.params or root in self.globals:
@@ -297,10 +308,12 @@ class Scope:
             return "opaque"
         kind = self.module.kinds.get(root)
         if kind == "var":
-            return "constant" if root in self.module.values else "input"
-        if kind is not None or root in BUILTIN_NAMES:
-            return "ignore"
-        return "input"
+            if root in self.module.values:
+                return "constant"
+            return "sentinel" if root in self.module.sentinels else "named"
+        if kind is None and root in BUILTIN_NAMES:
+            return "builtin"
+        return "named"
 
 
 _PURE_NODES = (

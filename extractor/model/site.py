@@ -145,3 +145,7 @@ class Guard:
     constants: tuple[tuple[str, str], ...] = ()
     context: tuple[Context, ...] = ()
     approximations: tuple[str, ...] = ()
+    # Names no caller sets, as (dotted name, kind): module variables of unknown value, imported
+    # names, classes and their attributes ("unknown"), sentinels such as ``MISSING = object()``
+    # ("sentinel"), builtins ("builtin"). The solver keeps them as named constants.
+    named: tuple[tuple[str, str], ...] = ()

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..collect.annotations import read_annotation
 from ..model import Constraint, Domain, FieldDoc, Param
-from .values import EnumMember, stable
+from .values import Named, stable
 
 _FACTORIES = {"list": "[]", "dict": "{}", "set": "set()", "tuple": "()", "frozenset": "frozenset()", "str": "''", "int": "0", "float": "0.0"}
 NO_VALUE = object()
@@ -74,7 +74,7 @@ def field_domain(doc: FieldDoc) -> Domain:
     if doc.literal_values is not None:
         # The annotation names an alias; the values say what the type really is.
         choices = doc.literal_values
-        kinds = [type(choice_value(c)).__name__ for c in choices]
+        kinds = ["EnumMember" if isinstance(v := choice_value(c), Named) else type(v).__name__ for c in choices]
         types = tuple(dict.fromkeys([*kinds, *(t for t in types if t == "NoneType")]))
     default = doc.default if choices and doc.default in choices else default_source(doc.default, doc.default_factory)
     return Domain(
@@ -84,10 +84,15 @@ def field_domain(doc: FieldDoc) -> Domain:
     )
 
 
+_DOTTED_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
 def param_domain(name: str, param: Param) -> Domain:
     annotation = read_annotation(param.annotation)
     types, choices, implied = annotation.types, annotation.choices, annotation.implied
     default = default_source(param.default, None)
+    if default is None and param.default is not None and _DOTTED_NAME.match(param.default.strip()):
+        default = param.default.strip()  # ``default=MISSING``: the solver reads it as that named constant
     return Domain(
         input=name, source="parameter", types=types, choices=choices, constraints=implied,
         default=default, has_default=param.default is not None,
@@ -110,7 +115,7 @@ def choice_value(code: str) -> Any:
     """A declared choice: a literal, or ``Enum.MEMBER`` of an Enum defined in the tree."""
     value = _literal(code)
     if value is NO_VALUE and _ENUM_MEMBER.match(code):
-        return EnumMember(code)
+        return Named(code, "enum")
     return value
 
 
@@ -122,7 +127,10 @@ def default_value(domain: Domain) -> Any:
 
 
 def admits(domain: Domain, value: Any) -> bool:
-    """Whether ``value`` is inside the declared domain (type, choices, constraints)."""
+    """Whether ``value`` is inside the declared domain (type, choices, constraints). A named
+    constant is admitted where no choices exclude it: the tree does not say its type."""
+    if isinstance(value, Named):
+        return domain.choices is None or any(value is choice_value(c) for c in domain.choices)
     if domain.choices is not None:
         allowed = [choice_value(c) for c in domain.choices]
         if not any(type(value) is type(a) and value == a for a in allowed if a is not NO_VALUE):
@@ -134,6 +142,8 @@ def admits(domain: Domain, value: Any) -> bool:
 
 def _type_ok(types: tuple[str, ...], value: Any) -> bool:
     """Plain types only: a value of a class the tree defines cannot be built statically."""
+    if "object:object" in types:
+        return True  # annotated ``object``: any value is one
     plain = [t for t in types if not t.startswith("object:")]
     name = type(value).__name__
     if name in plain:

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..model import CONSTRUCTING, Card, CardContext, Example, Param
 from .domains import NO_VALUE
-from .values import EnumMember
+from .values import Named
 
 _CLASS_LEVEL = ("classmethod", "staticmethod")
 
@@ -54,7 +54,7 @@ def cli_line(prefix: str, changes: dict[str, Any], flags: dict[str, str]) -> str
 def _literal(value: Any, imports: set[tuple[str, str]] | None = None, module: str | None = None) -> str | None:
     """``repr(value)`` when it reads back as the same value (a Python literal), else None; an
     Enum member of the tree as written in ``module`` (``Mode.FAST``), its class imported from there."""
-    if isinstance(value, EnumMember):
+    if isinstance(value, Named):
         head = value.name.split(".", 1)[0]
         if imports is None or module is None or not head.isidentifier() or not _public(head):
             return None

@@ -45,7 +45,7 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
         refs, _ = scan_refs(parse_expr(code), set(problem.variables), set(problem.constants))
     except EvalError:
         return None
-    for name in [n for n in problem.variables if n in refs]:
+    for name in [n for n in problem.variables if n in refs and not problem.variables[n].is_constant]:
         variable = problem.variables[name]
         current = trigger.get(name, NO_VALUE)
         options = [v for v in variable.candidates if value_key(v) != value_key(current)]

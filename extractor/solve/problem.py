@@ -16,8 +16,9 @@ from typing import Any
 from ..collect.declarations import dotted_name
 from ..model import Domain, Guard
 from .domains import NO_VALUE, admits, choice_value, default_value, literal_value
-from .evaluate import PURE_FUNCTIONS, STR_METHODS, EvalError, TooLarge, evaluate_tree, parse_expr
-from .values import EnumMember, StableSet
+from .evaluate import BUILTIN_TYPES, PURE_FUNCTIONS, STR_METHODS, EvalError, TooLarge, Unknown, evaluate, evaluate_tree, parse_expr
+from .status import atom_kind
+from .values import Named, StableSet
 
 
 @dataclass
@@ -26,6 +27,7 @@ class Variable:
     domain: Domain
     is_atom: bool = False
     is_boolean: bool = False
+    is_constant: bool = False  # a module-level name the guard needs the value of: assumed, never a fix
     default: Any = NO_VALUE
     candidates: list[Any] = field(default_factory=list)
 
@@ -62,8 +64,8 @@ class Problem:
     def holds_tree(self, env: dict[str, Any], tree: ast.AST | None) -> bool | None:
         try:
             return bool(evaluate_tree(tree, env))
-        except TooLarge:
-            self.refusals.add(TooLarge.code)
+        except (TooLarge, Unknown) as exc:
+            self.refusals.add(exc.code)
             return None
         except EvalError:
             return None
@@ -80,6 +82,65 @@ def _is_pure_call(node: ast.Call) -> bool:
     return isinstance(node.func, ast.Attribute) and node.func.attr in STR_METHODS
 
 
+_PYTHON_NAMES = frozenset({"True", "False", "None", "NotImplemented", "Ellipsis", *BUILTIN_TYPES})
+
+
+def constant_of(source: str) -> Any:
+    """The value of a module constant's source: a literal, or an expression the restricted
+    evaluator computes from literals (``frozenset(" \\t\\n")``, ``1 << 4``); else ``NO_VALUE``."""
+    value = literal_value(source)
+    if value is not NO_VALUE:
+        return value
+    try:
+        return evaluate(source, {})
+    except EvalError:
+        return NO_VALUE
+
+
+def named_constant(chain: str, kind: str) -> Any:
+    """A name the guard reads that no caller sets (``Guard.named``), as the solver holds it."""
+    return Named(chain, "sentinel" if kind == "sentinel" else "unknown")
+
+
+_SYMBOLIC_OPS = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot, ast.In, ast.NotIn)
+
+
+def _compared_symbolically(tree: ast.expr) -> set[str]:
+    """Dotted names the guard uses only by identity against something other than a literal:
+    ``family == AF_INET``, ``mode in (FAST, SAFE)``. Such a constant is kept by name (a
+    caller can pass it); any other use (``not HAVE_SSL``, ``sys.platform == "win32"``) needs
+    its value, which the trigger can only assume."""
+    good: set[str] = set()
+    bad: set[str] = set()
+    operands: set[int] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        items = [node.left, *node.comparators]
+        for op, (left, right) in zip(node.ops, zip(items, items[1:])):
+            for side, other in ((left, right), (right, left)):
+                container = isinstance(op, (ast.In, ast.NotIn)) and side is right
+                members = side.elts if container and isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
+                for member in members:
+                    name = dotted_name(member) if isinstance(member, (ast.Name, ast.Attribute)) else None
+                    if name is None:
+                        continue
+                    operands.add(id(member))
+                    # (``x in NAMES`` needs the container's value: only its literal elements are kept by name.)
+                    symbolic = isinstance(op, _SYMBOLIC_OPS) and not _is_literal_node(other) and not (container and member is side)
+                    (good if symbolic else bad).add(name)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in operands and (name := dotted_name(node)) is not None:
+            bad.add(name)
+    return good - bad
+
+
+def _is_literal_node(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant):
+        return True
+    return isinstance(node, (ast.Tuple, ast.List, ast.Set)) and all(isinstance(e, ast.Constant) for e in node.elts)
+
+
 def scan_refs(node: ast.expr, inputs: set[str], constants: set[str]) -> tuple[set[str], dict[str, bool]]:
     """Input references and opaque atoms (code -> used as a boolean) of a guard expression."""
     refs: set[str] = set()
@@ -91,7 +152,7 @@ def scan_refs(node: ast.expr, inputs: set[str], constants: set[str]) -> tuple[se
             name = dotted_name(current)
             if name in inputs:
                 refs.add(name)
-            elif name is not None and name not in constants and name not in ("True", "False", "None"):
+            elif name is not None and name not in constants and name not in _PYTHON_NAMES:
                 atoms.setdefault(name, boolean)
             elif name is None:
                 stack.append((current.value, False))  # type: ignore[union-attr]
@@ -122,11 +183,17 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
         EvalError: the guard code is not a Python expression (an unmodelled guard).
     """
     tree = parse_expr(guard.code)
-    constants = {name: value for name, source in guard.constants if (value := literal_value(source)) is not NO_VALUE}
+    # A constant the evaluator cannot compute stays a named one: never a value to assume.
+    constants = {name: value if (value := constant_of(source)) is not NO_VALUE else Named(name, "unknown") for name, source in guard.constants}
     for domain in domains.values():
         for choice in domain.choices or ():
-            if isinstance(member := choice_value(choice), EnumMember):
+            if isinstance(member := choice_value(choice), Named):
                 constants[choice] = member  # ``Color.RED`` in the guard is that member
+    symbolic = _compared_symbolically(tree)
+    named = {chain for chain, kind in guard.named if kind != "builtin"}
+    for chain, kind in guard.named:
+        if chain not in constants and kind != "builtin" and (kind == "sentinel" or chain in symbolic):
+            constants[chain] = named_constant(chain, kind)  # a trigger never sets it
     refs, atoms = scan_refs(tree, set(guard.inputs) | set(guard.opaque), set(constants))
     variables: dict[str, Variable] = {}
     for name in [*guard.inputs, *guard.opaque]:
@@ -134,13 +201,14 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
             domain = domains.get(name) or Domain(input=name, source="opaque" if name in guard.opaque else "unknown")
             # An opaque name (a local bound several times, a loop variable) or state is not
             # an input: the trigger can only assume a value for it.
-            variables[name] = Variable(
-                name=name, domain=domain, is_atom=name in guard.opaque or name in state,
-                default=default_value(domain) if domain.has_default else NO_VALUE,
-            )
+            default = default_value(domain) if domain.has_default else NO_VALUE
+            if default is NO_VALUE and domain.default in constants:
+                default = constants[domain.default]  # ``default=MISSING``: that sentinel
+            variables[name] = Variable(name=name, domain=domain, is_atom=name in guard.opaque or name in state, default=default)
     for code, boolean in sorted(atoms.items()):
         domain = Domain(input=code, source="opaque", types=("bool",) if boolean else ())
-        variables[code] = Variable(name=code, domain=domain, is_atom=True, is_boolean=boolean)
+        variables[code] = Variable(name=code, domain=domain, is_atom=True, is_boolean=boolean,
+                                  is_constant=code in named and atom_kind(code) != "environment")  # the machine, a user can change
     problem = Problem(code=guard.code, tree=tree, variables=variables, constants=constants)
     seeds = _comparison_seeds(problem)
     for variable in variables.values():
@@ -241,7 +309,7 @@ def _sized(variable: Variable, n: int) -> list[Any]:
 def _generic(variable: Variable) -> list[Any]:
     if variable.is_boolean:
         return [False, True]
-    types = variable.domain.types
+    types = () if "object:object" in variable.domain.types else variable.domain.types  # ``object``: any value
     out: list[Any] = []
     if variable.domain.choices is not None:
         out.extend(choice_value(c) for c in variable.domain.choices)

@@ -26,7 +26,7 @@ from .problem import Problem, Variable, build_problem, candidates
 from .search import Solution, search
 from .status import CLAIMED, caller_sets, missing_arguments, trigger_status
 from .validator import NotExpressible, generate_validator, validator_name
-from .values import EnumMember, to_json_value
+from .values import Named, to_json_value
 
 log = logging.getLogger("raisedocs")
 
@@ -109,8 +109,8 @@ def _validator(card: Card, ctx: CardContext, problem: Problem, keys: list[str], 
         return None, "no_single_class_or_message"
     if card.guard.code == "True":
         return None, "unconditional"
-    if any(isinstance(value, EnumMember) for value in problem.constants.values()):
-        return None, "needs_enum_import"  # a standalone function would have to import the Enum
+    if any(isinstance(value, Named) for value in problem.constants.values()):
+        return None, "needs_named_constant"  # a standalone function would have to import the Enum member or constant
     if any(v.is_atom for v in problem.variables.values()):
         return None, "needs_value_no_caller_sets"  # a validator takes the entry's inputs only
     qualname = exc.classes[0]
@@ -157,7 +157,10 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     if solution.status != "solved":
         trigger = Trigger(status=solution.status, inputs={}, reason=solution.reason, conflicts=solution.conflicts)
         return replace(card, domains=published, trigger=trigger)
-    env = _complete_env(solution.assignment, refs, domains)
+    # Names only the message reads get values where a caller gives them (a parameter left at
+    # its default); a local, a caught exception or a constant of unknown value gets none, and
+    # the message is then not claimed.
+    env = _complete_env(solution.assignment, [r for r in refs if caller_sets(r, params, ctx.settable)], domains)
     keys = list(dict.fromkeys([*problem.variables, *(r for r in refs if r in env and r not in problem.constants)]))
     validator, validator_reason = _validator(card, ctx, problem, keys, domains)
     try:
@@ -175,7 +178,8 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     status, status_reason = trigger_status(card.guard, sorted(atoms))
     # Verified: the guard holds under the trigger (and the validator reproduces the message),
     # the trigger is one a caller can act on, and the whole path to the raise was modelled.
-    inputs = {n: to_json_value(env[n]) for n in names if n in env and n not in atoms and n not in problem.constants}
+    inputs = {n: to_json_value(env[n]) for n in names if n in env and n not in atoms and n not in problem.constants
+              and caller_sets(n, params, ctx.settable)}
     if status in CLAIMED:  # a required parameter nothing reads before the raise takes any value of its type
         for param in ctx.params:
             if param.name in ctx.unread and param.default is None and param.kind not in ("star", "starstar") and param.name not in env:
@@ -196,13 +200,20 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         assumes={n: to_json_value(env[n]) for n in sorted(atoms)},
         changed=solution.changed,
         reason=status_reason,
-        message=message,
+        message=_shown(card, message),
         verified=trigger_ok,
         missing=tuple(missing),
     )
     example = _example(card, ctx, problem, solution, env, found) if trigger_ok else None  # only what was shown to raise
     return replace(card, domains=published, trigger=trigger, fixes=tuple(fixes), validator=validator,
                    validator_reason=validator_reason, example=example)
+
+
+def _shown(card: Card, message: str | None) -> str | None:
+    """The message as ``str(exc)`` shows it: a KeyError shows the repr of its one argument."""
+    if message is None or "KeyError" not in (*card.exception.classes, *card.exception.ancestors):
+        return message
+    return repr(message)
 
 
 def _constructs(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> bool:

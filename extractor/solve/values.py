@@ -1,5 +1,6 @@
 """Plain values the restricted evaluator produces and the solver proposes: sets that
-iterate in a run-independent order, Enum members known by name, and their JSON form."""
+iterate in a run-independent order, named constants (Enum members, sentinels, constants of
+unknown value) known by name, and their JSON form."""
 
 from __future__ import annotations
 
@@ -76,28 +77,62 @@ def stable(value: Any) -> Any:
     return value
 
 
-class EnumMember:
-    """A member of an Enum defined in the analysed tree, known by name only (never imported).
+class UnknownValue(Exception):
+    """The answer depends on the value of a named constant the tree does not give."""
 
-    Interned, so ``is`` and ``==`` both mean "the same member", as for real Enum members.
+    code = "unknown_constant"
+
+
+class Named:
+    """A named constant of the analysed tree, known by name (and identity) only, never imported.
+
+    ``kind`` says what the tree shows about it:
+
+    - ``enum``: a member of an Enum the tree defines; equal only to itself, always true;
+    - ``sentinel``: ``MISSING = object()`` (or an instance of a class the module defines);
+      equal only to itself, always true;
+    - ``unknown``: a module variable, imported name or class attribute whose value the tree
+      does not give. It is equal to itself; whether it equals anything else, its truth and
+      its order are unknown, and the evaluator refuses them (``unknown_value``).
+
+    Interned by name and kind, so ``is`` and ``==`` both mean "the same constant".
     """
 
-    _members: dict[str, EnumMember] = {}
-    __slots__ = ("name",)
+    _members: dict[tuple[str, str], Named] = {}
+    __slots__ = ("name", "kind")
 
-    def __new__(cls, name: str) -> EnumMember:
-        member = cls._members.get(name)
+    def __new__(cls, name: str, kind: str = "enum") -> Named:
+        member = cls._members.get((name, kind))
         if member is None:
             member = super().__new__(cls)
             member.name = name
-            cls._members[name] = member
+            member.kind = kind
+            cls._members[(name, kind)] = member
         return member
+
+    @property
+    def known(self) -> bool:
+        """Whether comparing it with another value has a known answer (identity)."""
+        return self.kind != "unknown"
+
+    def __bool__(self) -> bool:
+        if self.kind == "unknown":
+            raise UnknownValue(f"the value of {self.name} is not known")
+        return True
 
     def __repr__(self) -> str:
         return self.name
 
     def __reduce__(self) -> tuple:
-        return (EnumMember, (self.name,))
+        return (Named, (self.name, self.kind))
+
+
+def unknown_in(a: Any, b: Any) -> bool:
+    """Whether ``a == b`` has no known answer: a constant of unknown value against anything
+    but itself."""
+    if a is b:
+        return False
+    return (isinstance(a, Named) and not a.known) or (isinstance(b, Named) and not b.known)
 
 
 def is_finite_number(value: Any) -> bool:
@@ -114,4 +149,6 @@ def to_json_value(value: Any) -> Any:
         return [to_json_value(v) for v in value]
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
         return {k: to_json_value(v) for k, v in value.items()}
+    if isinstance(value, type) and value.__module__ == "builtins":
+        return {"python": value.__name__}  # ``int``, not ``<class 'int'>``
     return {"python": repr(value)}

@@ -7,7 +7,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from ..values import StableFrozenSet, StableSet
+from ..values import Named, StableFrozenSet, StableSet, UnknownValue, unknown_in
 from .errors import EvalError
 from .limits import check_format_spec, check_size, check_text, size_of
 
@@ -34,10 +34,25 @@ BINOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
 }
+def _equal(a: Any, b: Any) -> bool:
+    if unknown_in(a, b):
+        raise UnknownValue("compares a constant whose value the tree does not give")
+    return a == b
+
+
+def _contains(container: Any, item: Any) -> bool:
+    if isinstance(container, (tuple, list, set, frozenset, dict)):
+        if any(element is item for element in container):
+            return True
+        if isinstance(item, Named) and not item.known or any(isinstance(e, Named) and not e.known for e in container):
+            raise UnknownValue("membership among constants whose values the tree does not give")
+    return item in container
+
+
 COMPARISONS: dict[type, Callable[[Any, Any], Any]] = {
-    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b,
-    ast.NotIn: lambda a, b: a not in b, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.Eq: _equal, ast.NotEq: lambda a, b: not _equal(a, b), ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: _contains(b, a),
+    ast.NotIn: lambda a, b: not _contains(b, a), ast.Is: operator.is_, ast.IsNot: operator.is_not,
 }
 
 

@@ -9,7 +9,8 @@ from functools import lru_cache
 from typing import Any
 
 from ...collect.declarations import dotted_name
-from .errors import EvalError, TooLarge
+from ..values import UnknownValue
+from .errors import EvalError, TooLarge, Unknown
 from .limits import start_evaluation
 
 VALUE_ERRORS = (TypeError, ValueError, ArithmeticError, LookupError, AttributeError)
@@ -139,6 +140,8 @@ def evaluate_tree(tree: ast.AST | None, env: Mapping[str, Any]) -> Any:
         return compiled(tree)(env)
     except RecursionError as exc:
         raise EvalError("too deep") from exc
+    except UnknownValue as exc:
+        raise Unknown(str(exc)) from exc
     except MemoryError as exc:  # a last guard: the limits refuse such values before they are built
         raise TooLarge("out of memory") from exc
     except VALUE_ERRORS as exc:
@@ -163,6 +166,10 @@ def predicate(tree: ast.AST, refusals: set[str] | None = None) -> Callable[[Mapp
         except TooLarge:
             if refusals is not None:
                 refusals.add(TooLarge.code)
+            return None
+        except UnknownValue:
+            if refusals is not None:
+                refusals.add(Unknown.code)
             return None
         except MemoryError:
             if refusals is not None:

@@ -7,6 +7,12 @@ class EvalError(Exception):
     """The expression needs something outside the allow-list, or failed on these values."""
 
 
+class Unknown(EvalError):
+    """The value depends on a named constant whose value the tree does not give."""
+
+    code = "unknown_constant"
+
+
 class TooLarge(EvalError):
     """A value past the evaluator's limits was asked for; refused before it was computed."""
 

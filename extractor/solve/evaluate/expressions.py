@@ -19,13 +19,18 @@ def _constant(node: ast.Constant) -> Fn:
     return lambda env: value
 
 
-_NAMED = {"True": True, "False": False, "None": None}
+_NAMED = {"True": True, "False": False, "None": None, "NotImplemented": NotImplemented, "Ellipsis": Ellipsis}
 
 
 def _name(node: ast.Name) -> Fn:
+    # (A name bound in the environment wins: ``core._compile`` looks it up first, so a
+    # parameter called ``int`` shadows the builtin as it does in Python.)
     if node.id in _NAMED:
         value = _NAMED[node.id]
         return lambda env: value
+    if node.id in BUILTIN_TYPES:
+        kind = BUILTIN_TYPES[node.id]
+        return lambda env: kind
 
     def unknown(env: Mapping[str, Any]) -> Any:
         raise EvalError(f"unknown name: {node.id}")

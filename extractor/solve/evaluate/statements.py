@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from ...collect.declarations import dotted_name
+from ..values import UnknownValue
 from .core import VALUE_ERRORS, compiled
 from .errors import EvalError, TooLarge
 from .limits import start_evaluation
@@ -32,7 +33,7 @@ def run_validator(source: str, kwargs: Mapping[str, Any]) -> Raised | None:
     start_evaluation()
     try:
         return _run_block(_validator_body(source), env)
-    except (RecursionError, *VALUE_ERRORS) as exc:
+    except (RecursionError, UnknownValue, *VALUE_ERRORS) as exc:
         raise EvalError(f"{type(exc).__name__}: {exc}") from exc
     except MemoryError as exc:
         raise TooLarge("out of memory") from exc

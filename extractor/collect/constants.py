@@ -1,0 +1,137 @@
+"""Module constants: the module's top-level assignments -> the values a guard may read.
+
+A name bound once at module level gets its value when the tree gives it:
+
+- a literal (``LIMIT = 10``, ``MODES = ("a", "b")``);
+- an expression over literals and earlier constants that the solver's restricted
+  evaluator computes (``WHITESPACE = frozenset(" \\t\\n")``, ``BOTH = READ | WRITE``),
+  kept as source with the earlier constants written in;
+- one element of an unpacking (``MONDAY, TUESDAY = range(2)``, ``A, B = 1, 2``).
+
+A name bound once to ``object()`` or to an instance of a class the module defines, with no
+arguments, is a *sentinel*: a value with identity only (``MISSING = _MISSING_TYPE()``).
+Nothing here evaluates the analysed code; values stay source text.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+
+from .scope import ModuleNames
+
+# Calls an evaluated constant may make: the solver's evaluator computes them (solve.evaluate).
+_CALLS = frozenset({"frozenset", "set", "tuple", "list", "len", "str", "int", "float", "bool", "sorted", "min", "max", "abs"})
+_NODES = (ast.Constant, ast.Tuple, ast.List, ast.Set, ast.UnaryOp, ast.BinOp, ast.BoolOp, ast.Compare, ast.Name,
+          ast.Call, ast.Load, ast.operator, ast.unaryop, ast.boolop, ast.cmpop, ast.IfExp)
+MAX_RANGE = 1_000  # ``A, B, ... = range(n)`` is unpacked up to this many names
+MAX_CODE = 10_000  # characters of one constant's source, once earlier constants are written in
+
+
+def unpacked(target: ast.expr, value: ast.expr) -> Iterator[tuple[str, ast.expr | str]]:
+    """``(name, element)`` for ``a, b = 1, 2`` (element nodes) and ``a, b = range(2)``
+    (element source); nothing for any other unpacking."""
+    if not isinstance(target, (ast.Tuple, ast.List)) or not all(isinstance(e, ast.Name) for e in target.elts):
+        return
+    names = [e.id for e in target.elts]  # type: ignore[attr-defined]
+    if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(names) and not any(isinstance(e, ast.Starred) for e in value.elts):
+        yield from zip(names, value.elts)
+        return
+    bounds = _range_bounds(value)
+    if bounds is not None and len(range(*bounds)) == len(names) <= MAX_RANGE:
+        yield from zip(names, map(str, range(*bounds)))
+
+
+def _range_bounds(node: ast.expr) -> tuple[int, ...] | None:
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"):
+        return None
+    if node.keywords or not 1 <= len(node.args) <= 3:
+        return None
+    bounds: list[int] = []
+    for arg in node.args:
+        try:
+            value = ast.literal_eval(arg)
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            return None
+        if type(value) is not int or abs(value) > 10**9:
+            return None
+        bounds.append(value)
+    return None if len(bounds) == 3 and bounds[2] == 0 else tuple(bounds)
+
+
+def module_names(kinds: dict[str, str], assigned: dict[str, list[ast.expr | str | None]],
+                 flat: Callable[[ast.expr], str]) -> tuple[ModuleNames, list[tuple[str, str]]]:
+    """What the module binds (``kinds``) and the values of its once-bound names (``assigned``:
+    name -> the values bound to it, None where unknown); ``flat`` gives a node's source on
+    one line. Also returns every once-bound name's source (for the link stage)."""
+    values: dict[str, str] = {}
+    sentinels: set[str] = set()
+    assignments: list[tuple[str, str]] = []
+    for name, nodes in assigned.items():
+        if len(nodes) != 1 or nodes[0] is None:
+            continue
+        node = nodes[0]
+        if isinstance(node, str):
+            values[name] = node
+            assignments.append((name, node))
+            continue
+        assignments.append((name, flat(node)))
+        if _is_literal(node):
+            values[name] = flat(node)
+        elif _is_sentinel(node, kinds):
+            sentinels.add(name)
+        elif (code := _computed(node, values)) is not None:
+            values[name] = code
+    return ModuleNames(kinds=kinds, values=values, sentinels=frozenset(sentinels)), sorted(assignments)
+
+
+def _is_literal(node: ast.expr) -> bool:
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def _is_sentinel(node: ast.expr, kinds: dict[str, str]) -> bool:
+    if not isinstance(node, ast.Call) or node.args or node.keywords or not isinstance(node.func, ast.Name):
+        return False
+    return node.func.id == "object" and "object" not in kinds or kinds.get(node.func.id) == "class"
+
+
+class _WriteIn(ast.NodeTransformer):
+    def __init__(self, values: dict[str, str]) -> None:
+        self.values = values
+        self.failed = False
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:  # noqa: N802 (ast API)
+        code = self.values.get(node.id)
+        if code is None:
+            if node.id not in _CALLS:
+                self.failed = True
+            return node
+        try:
+            return ast.parse(f"({code})", mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            self.failed = True
+            return node
+
+
+def _computed(node: ast.expr, values: dict[str, str]) -> str | None:
+    """The source of an expression over literals and earlier constants, with those written
+    in, when every node is one the solver's evaluator may compute; else None."""
+    for inner in ast.walk(node):
+        if not isinstance(inner, _NODES):
+            return None
+        if isinstance(inner, ast.Call) and (not isinstance(inner.func, ast.Name) or inner.func.id not in _CALLS or inner.keywords):
+            return None
+    try:
+        writer = _WriteIn(values)
+        code = ast.unparse(writer.visit(_copy(node)))
+    except (RecursionError, ValueError, MemoryError):
+        return None
+    return None if writer.failed or len(code) > MAX_CODE else code
+
+
+def _copy(node: ast.expr) -> ast.expr:
+    return ast.parse(ast.unparse(node), mode="eval").body

@@ -66,6 +66,7 @@ def module_names(kinds: dict[str, str], assigned: dict[str, list[ast.expr | str 
     one line. Also returns every once-bound name's source (for the link stage)."""
     values: dict[str, str] = {}
     sentinels: set[str] = set()
+    aliases: dict[str, tuple[object, ...]] = {}
     assignments: list[tuple[str, str]] = []
     for name, nodes in assigned.items():
         if len(nodes) != 1 or nodes[0] is None:
@@ -76,13 +77,36 @@ def module_names(kinds: dict[str, str], assigned: dict[str, list[ast.expr | str 
             assignments.append((name, node))
             continue
         assignments.append((name, flat(node)))
-        if _is_literal(node):
+        if (members := _literal_alias(node, aliases)) is not None:
+            aliases[name] = members
+        elif _is_literal(node):
             values[name] = flat(node)
         elif _is_sentinel(node, kinds):
             sentinels.add(name)
         elif (code := _computed(node, values)) is not None:
             values[name] = code
-    return ModuleNames(kinds=kinds, values=values, sentinels=frozenset(sentinels)), sorted(assignments)
+    shown = {name: repr(members) for name, members in aliases.items() if len(repr(members)) <= MAX_CODE}
+    return ModuleNames(kinds=kinds, values=values, sentinels=frozenset(sentinels), aliases=shown), sorted(assignments)
+
+
+def _literal_alias(node: ast.expr, aliases: dict[str, tuple[object, ...]]) -> tuple[object, ...] | None:
+    """The values of ``Literal["a", "b"]`` (nested ``Literal`` aliases of the module flattened,
+    repeats dropped, as ``typing.get_args`` gives them); None for anything else."""
+    if not isinstance(node, ast.Subscript):
+        return None
+    head = node.value
+    if not (isinstance(head, ast.Name) and head.id == "Literal" or isinstance(head, ast.Attribute) and head.attr == "Literal"):
+        return None
+    items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    members: list[object] = []
+    for item in items:
+        if isinstance(item, ast.Constant) and type(item.value) in (str, int, bool, bytes) or isinstance(item, ast.Constant) and item.value is None:
+            members.append(item.value)
+        elif isinstance(item, ast.Name) and item.id in aliases:
+            members.extend(aliases[item.id])
+        else:
+            return None
+    return tuple({(type(m), m): m for m in members}.values())  # Literal[1, True] keeps both, as typing does
 
 
 def _is_literal(node: ast.expr) -> bool:

@@ -16,6 +16,7 @@ _ATOMIC = (
     cst.FormattedString, cst.Integer, cst.Float, cst.Imaginary, cst.List, cst.Dict, cst.Set,
     cst.ListComp, cst.SetComp, cst.DictComp, cst.Ellipsis,
 )
+_GET_ARGS = frozenset({"get_args", "typing.get_args", "t.get_args", "typing_extensions.get_args"})
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
@@ -58,6 +59,10 @@ class _Inliner(cst.CSTTransformer):
             self.skip.add(id(node.keyword))
         return True
 
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:  # noqa: N802
+        members = self.model.alias_args(original_node, self.bound)
+        return updated_node if members is None else cst.parse_expression(members)
+
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:  # noqa: N802
         name = original_node.value
         if id(original_node) in self.skip or name in self.bound or self.depth >= MAX_INLINE_DEPTH:
@@ -80,11 +85,22 @@ class ExprModel:
             return node
         return node.visit(_Inliner(self, depth, _bound_inside(node)))
 
+    def alias_args(self, call: cst.Call, bound: set[str] = frozenset()) -> str | None:  # type: ignore[assignment]
+        """``get_args(Role)`` of a module-level ``Literal`` alias -> its values' code, else None."""
+        if dotted(call.func) not in _GET_ARGS or len(call.args) != 1 or call.args[0].keyword or call.args[0].star:
+            return None
+        arg = call.args[0].value
+        if not isinstance(arg, cst.Name) or arg.value in bound or self.scope.classify(arg.value) != "named":
+            return None
+        return self.scope.module.aliases.get(arg.value)
+
     def _has_inlinable(self, node: cst.CSTNode) -> bool:
         stack = [node]
         while stack:
             current = stack.pop()
             if isinstance(current, cst.Name) and self.scope.inline_value(current.value) is not None:
+                return True
+            if isinstance(current, cst.Call) and self.alias_args(current) is not None:
                 return True
             stack.extend(child_nodes(current))
         return False

@@ -230,8 +230,8 @@ def _memo_unit_facts(unit: ast.AST, hits: list[_Hit], lines: list[str], names: M
     # text counts as a name: a superset, cheaper than a walk, and never a wrong reuse.
     # Listing the words that are module-level names is enough: a word that becomes one
     # changes the list.
-    used = sorted(n for n in set(WORD.findall(text)) if n in names.kinds or n in names.values)
-    material = json.dumps([text, isinstance(unit, DEFS), [[n, names.kinds.get(n), names.values.get(n), n in names.sentinels] for n in used]])
+    used = sorted(n for n in set(WORD.findall(text)) if n in names.kinds or n in names.values or n in names.aliases)
+    material = json.dumps([text, isinstance(unit, DEFS), [[n, names.kinds.get(n), names.values.get(n), n in names.sentinels, names.aliases.get(n)] for n in used]])
     key = hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
     known = memo.known.get(key)
     if isinstance(known, list) and len(known) == len(hits):

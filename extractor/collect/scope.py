@@ -70,6 +70,8 @@ class ModuleNames:
     kinds: dict[str, str]
     values: dict[str, str]
     sentinels: frozenset[str] = frozenset()  # ``MISSING = object()``, ``DEFAULT = _Sentinel()``
+    # ``Role = Literal["a", "b"]`` -> ``('a', 'b')``: what ``get_args(Role)`` returns
+    aliases: dict[str, str] = field(default_factory=dict)
 
 
 def target_names(target: cst.BaseExpression) -> Iterator[str]:

@@ -215,6 +215,8 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         functions=tuple(scan.functions),
         assignments=tuple(assignments),
         module_names=tuple(sorted(scan.kinds)),
+        constants=tuple(sorted(names.values.items())),
+        sentinels=tuple(sorted(names.sentinels)),
         flags=tuple(sorted(set(scan.flags))),
         transforms=tuple(sorted(set(scan.transforms))),
         sites=tuple(sites),

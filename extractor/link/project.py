@@ -54,6 +54,7 @@ class _Module:
     functions: dict[str, str | None]
     imports: dict[str, str]
     assignments: dict[str, str]
+    constants: dict[str, str]
 
 
 class Project:
@@ -94,6 +95,7 @@ class Project:
                 functions=dict(facts.functions),
                 imports=dict(facts.imports),
                 assignments=dict(facts.assignments),
+                constants=dict(facts.constants),
             )
             self._loaded[name] = found
         return found
@@ -295,6 +297,32 @@ class Project:
         owner = self.module(module)
         value = self._assignments(owner).get(symbol) if owner is not None else None
         return (owner, value) if owner is not None and value is not None else None
+
+    def named_constant(self, facts: FileFacts, chain: str) -> tuple[str, str] | None:
+        """What a dotted name that no caller sets denotes, where the tree says: ``("value",
+        source)`` for a constant of another module, ``("enum", members)`` for a member of an Enum
+        class of the tree (``members``: all of the class's, as the guard would write them,
+        comma-separated), ``("sentinel", "")`` for a sentinel; else None."""
+        head, _, rest = chain.partition(".")
+        imports = self._imports(facts)
+        target = imports[head] + ("." + rest if rest else "") if head in imports else f"{facts.module}.{chain}"
+        owner, _, member = target.rpartition(".")
+        if not owner or member.startswith("__"):
+            return None
+        found = self.class_fact(owner)
+        if found is not None:
+            is_enum = any(a.rsplit(".", 1)[-1].endswith(("Enum", "Flag")) for a in self.ancestors(owner))
+            members = [f.name for f in found[1].fields if f.annotation is None and not f.name.startswith("_")]
+            prefix = chain[: -len(member)]
+            return ("enum", ",".join(prefix + m for m in members)) if is_enum and member in members else None
+        facts_there = self.module(owner) if head in imports else None
+        module = self._module(facts_there.module) if facts_there is not None else None
+        if module is None:
+            return None
+        if member in module.facts.sentinels:
+            return ("sentinel", "")
+        value = module.constants.get(member)
+        return ("value", value) if value is not None else None
 
     def class_along(self, owner: str, names: list[str]) -> str | None:
         """The in-tree class reached from class ``owner`` through the annotated fields

@@ -167,3 +167,6 @@ class CardContext:
     # validators), each with its inputs' declared defaults (input, default, default_factory):
     # an example that builds the object must pass them all first.
     constructor_checks: tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...] = ()
+    # Names of the guard (Guard.named) that linking resolved across modules: (dotted name,
+    # kind, code) with kind "value" (code: the constant's source), "enum" or "sentinel".
+    named: tuple[tuple[str, str, str], ...] = ()

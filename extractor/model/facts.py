@@ -89,6 +89,8 @@ class FileFacts:
     functions: tuple[tuple[str, str | None], ...] = ()  # (qualname, return annotation)
     assignments: tuple[tuple[str, str], ...] = ()  # module-level name bound once -> value source
     module_names: tuple[str, ...] = ()  # every name bound at module level
+    constants: tuple[tuple[str, str], ...] = ()  # module constants with the value the tree gives (collect.constants)
+    sentinels: tuple[str, ...] = ()  # module names bound once to ``object()`` or a class of the module
     flags: tuple[tuple[str, str], ...] = ()  # (destination, --flag) declared for a CLI
     transforms: tuple[str, ...] = ()  # functions and classes decorated with ``dataclass_transform``
     sites: tuple[SiteFact, ...] = ()

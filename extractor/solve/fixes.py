@@ -52,8 +52,9 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
 
         def rank(value: Any, current: Any = current, default: Any = variable.default) -> tuple:
             # The smallest numeric change first (up to the bound); among equals, the default.
+            # The default, then a value of the trigger's own type (another member of its Enum, not ``''``).
             kind, gap, text = distance(current, value)
-            return (kind, gap, value_key(value) != value_key(default), text)
+            return (kind, gap, value_key(value) != value_key(default), type(value) is not type(current), text)
 
         for value in sorted(options, key=rank):
             env = dict(trigger)

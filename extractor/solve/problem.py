@@ -44,6 +44,7 @@ class Problem:
     tree: ast.expr
     variables: dict[str, Variable]
     constants: dict[str, Any]
+    members: dict[str, list[Any]] = field(default_factory=dict)  # Enum member constant -> all members of its class
     refusals: set[str] = field(default_factory=set)  # why evaluations failed that were not plain false (limits)
     _base: dict[str, Any] | None = field(default=None, repr=False, compare=False)  # built once, on first use
 
@@ -175,9 +176,11 @@ def scan_refs(node: ast.expr, inputs: set[str], constants: set[str]) -> tuple[se
     return refs, atoms
 
 
-def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str] = frozenset()) -> Problem:
+def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str] = frozenset(),
+                  resolved: tuple[tuple[str, str, str], ...] = ()) -> Problem:
     """Variables, candidates and constants for one guard; the inputs in ``state`` are read
-    from state no caller sets (module variables, the object's internal attributes).
+    from state no caller sets (module variables, the object's internal attributes);
+    ``resolved``: names of the guard that linking found in other modules (CardContext.named).
 
     Raises:
         EvalError: the guard code is not a Python expression (an unmodelled guard).
@@ -189,6 +192,16 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
         for choice in domain.choices or ():
             if isinstance(member := choice_value(choice), Named):
                 constants[choice] = member  # ``Color.RED`` in the guard is that member
+    members: dict[str, list[Named]] = {}
+    for chain, kind, code in resolved:
+        if chain in constants:
+            continue
+        if kind == "value" and (value := constant_of(code)) is not NO_VALUE:
+            constants[chain] = value
+        elif kind in ("enum", "sentinel"):
+            constants[chain] = Named(chain, kind)
+            if kind == "enum":  # the other members are the values a fix would choose
+                members[chain] = [Named(m, "enum") for m in code.split(",") if m]
     symbolic = _compared_symbolically(tree)
     named = {chain for chain, kind in guard.named if kind != "builtin"}
     for chain, kind in guard.named:
@@ -209,7 +222,7 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
         domain = Domain(input=code, source="opaque", types=("bool",) if boolean else ())
         variables[code] = Variable(name=code, domain=domain, is_atom=True, is_boolean=boolean,
                                   is_constant=code in named and atom_kind(code) != "environment")  # the machine, a user can change
-    problem = Problem(code=guard.code, tree=tree, variables=variables, constants=constants)
+    problem = Problem(code=guard.code, tree=tree, variables=variables, constants=constants, members=members)
     seeds = _comparison_seeds(problem)
     for variable in variables.values():
         variable.candidates = candidates(variable, seeds.get(variable.name, []))
@@ -248,6 +261,8 @@ def _comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
                     seeds.setdefault(name, []).extend(_sized(problem.variables[name], value))
                 else:
                     seeds.setdefault(name, []).extend(_neighbours(value))
+                    if isinstance(value, Named):
+                        seeds[name].extend(problem.members.get(value.name, ()))
     return seeds
 
 

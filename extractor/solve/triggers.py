@@ -122,7 +122,7 @@ def _validator(card: Card, ctx: CardContext, problem: Problem, keys: list[str], 
             name=validator_name(own_inputs, name), guard_code=card.guard.code, message=card.message,
             exception=name, import_from=ctx.exception_module, keys=keys, domains=domains,
             boolean_atoms={n for n, v in problem.variables.items() if v.is_boolean and v.is_atom},
-            constants=dict(card.guard.constants),
+            constants={**dict(card.guard.constants), **{chain: code for chain, kind, code in ctx.named if kind == "value"}},
             # Named by function, not line, so that a solution survives edits above the raise.
             docstring=f"Raise {name} as {f'{card.function}()' if card.function else 'the module body'} in {card.path} does, under the same condition.",
         )
@@ -150,7 +150,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     try:
         params = {p.name for p in ctx.params}
         state = frozenset(n for n in card.guard.inputs if not caller_sets(n, params, ctx.settable))
-        problem = build_problem(card.guard, domains, state)
+        problem = build_problem(card.guard, domains, state, ctx.named)
     except EvalError:
         return replace(card, domains=published, trigger=Trigger(status="unsolved", inputs={}, reason="guard_not_expression"))
     solution = search(problem)

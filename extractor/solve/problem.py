@@ -226,6 +226,11 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
     seeds = _comparison_seeds(problem)
     for variable in variables.values():
         variable.candidates = candidates(variable, seeds.get(variable.name, []))
+        if variable.is_constant and not variable.is_boolean:
+            # A constant's value is assumed only as the guard states it (``PLATFORM == "x"``),
+            # never made up from its type: none stated, no trigger (unknown_constant).
+            stated = {value_key(v) for v in seeds.get(variable.name, [])}
+            variable.candidates = [v for v in variable.candidates if value_key(v) in stated]
     return problem
 
 

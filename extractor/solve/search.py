@@ -48,8 +48,10 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET) -> Solution:
     required = [v for v in problem.variables.values() if not v.has_default]
     optional = [v for v in problem.variables.values() if v.has_default]
     if any(not v.candidates for v in required):
-        missing = next(v.name for v in required if not v.candidates)
-        return Solution(status="unsolved", assignment={}, reason=f"no_candidate_values:{missing}")
+        missing = next(v for v in required if not v.candidates)
+        if missing.is_constant:
+            return Solution(status="unsolved", assignment={}, reason="unknown_constant")
+        return Solution(status="unsolved", assignment={}, reason=f"no_candidate_values:{missing.name}")
     spent = 0
     exhausted = True
     parts = _conjunct_parts(problem)

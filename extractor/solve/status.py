@@ -12,7 +12,8 @@ element to reach it: neither is modelled yet, so neither is claimed.
     environment    inputs, and conditions on the environment (stated in words)
     internal       it rests on internal state (or a caught exception, or a loop element):
                    the values are what the guard needs, not something a caller can set
-    unconditional  nothing guards the raise once control reaches it
+    unconditional  nothing guards the raise once control reaches it (and no earlier try,
+                   loop or with statement may leave the function first)
     unreachable    no input in the declared domains reaches it
     unsolved       no trigger found, with a reason
 
@@ -92,8 +93,13 @@ def unmodelled_path(guard: Guard) -> str | None:
 def trigger_status(guard: Guard, atoms: list[str]) -> tuple[str, str | None]:
     """The status of a solved guard and its reason code; ``atoms``: the atoms (calls, locals,
     unresolved names) its solution assumes values for."""
-    if guard.code == "True" and not guard.context:
+    exits = [a for a in guard.approximations if a.endswith("_exit_ignored")]
+    if guard.code == "True" and not guard.context and not exits:
         return "unconditional", None
+    if guard.code == "True" and exits:
+        # An earlier ``try``/loop/``with`` may return first (ipaddress.ip_address returns from
+        # its try bodies): the raise is reached only when that does not happen.
+        return "internal", "earlier_exit_not_modelled"
     path = unmodelled_path(guard)
     if path is not None:
         return "internal", path

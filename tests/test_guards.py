@@ -84,8 +84,9 @@ def test_while_test_and_except_handler(tmp_path) -> None:
     """
     first, second = extract_snippet(tmp_path, code)
     assert first.guard.code == "queue"
-    assert second.guard.code == "True"
-    assert [(c.kind, c.code) for c in second.guard.context] == [("except", "except (KeyError, IndexError) as exc")]
+    # The handler runs when the one-statement try body raises what it catches.
+    assert second.guard.code == "__raises__(table[key], (KeyError, IndexError))"
+    assert [(c.kind, c.code) for c in second.guard.context] == [("handler", "except (KeyError, IndexError) as exc")]
     assert second.cause == "exc"
 
 

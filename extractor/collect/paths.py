@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from ..model import And, Context, Guard, GuardNode, GuardPart, Opaque
+from ..model import And, Context, Guard, GuardNode, GuardPart, Opaque, Truthy
 from .expressions import ExprModel
 from .guards import (
     FALSE,
@@ -27,7 +27,7 @@ from .guards import (
     negate,
     render_guard,
 )
-from .scope import EXIT_CALLS, Scope, child_nodes, dotted, raw_code
+from .scope import EXIT_CALLS, Scope, child_nodes, dotted, raw_code, strip_parens
 
 _BLOCKS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine)
 _TERMINATORS = (cst.Raise, cst.Return, cst.Continue, cst.Break)
@@ -48,6 +48,24 @@ class PathModel:
         self._fallthrough: dict[int, tuple[GuardNode, tuple[str, ...]]] = {}
         self._tests: dict[int, GuardNode] = {}
         self.spent_nodes = 0  # guard nodes of the function's raises so far (MAX_FUNCTION_GUARD_NODES)
+        self._modelled_handlers: set[int] = set()  # handlers whose try body's raising is in the guard
+
+    # --- how control enters an except handler --------------------------------------
+    def handler_reached(self, stmt: cst.Try | cst.TryStar, handler: cst.ExceptHandler) -> GuardNode | None:
+        """The condition under which ``handler`` runs, where the try body is one statement
+        whose value expression is what raises: ``__raises__(E, (classes))`` true, and false
+        for the classes of every earlier handler. None where the body is anything else."""
+        value = _sole_value(stmt.body)
+        if value is None or isinstance(stmt, cst.TryStar):
+            return None
+        items: list[GuardNode] = []
+        for earlier in stmt.handlers:
+            test = Truthy(expr=self.exprs.atom(_raises_call(value, earlier)))
+            if earlier is handler:
+                items.append(test)
+                break
+            items.append(negate(test))
+        return conj(items)
 
     def test(self, node: cst.BaseExpression) -> GuardNode:
         """``conditions.condition(node)``, modelled once per node."""
@@ -123,6 +141,14 @@ class PathModel:
         if not stmt.handlers:
             final = self.fallthrough(stmt.finalbody.body) if stmt.finalbody is not None else TRUE
             return conj([self.fallthrough(stmt.body), final])
+        value = _sole_value(stmt.body) if isinstance(stmt, cst.Try) and stmt.finalbody is None else None
+        if value is not None:
+            # One expression raises or not: control passes the try when it does not (and the
+            # body and ``else`` fall through), or when a handler catches it and falls through.
+            calm = negate(Truthy(expr=self.exprs.atom(_raises_call(value, None))))
+            normal = conj([calm, self.fallthrough(stmt.body), self.fallthrough(stmt.orelse.body) if stmt.orelse else TRUE])
+            caught = [conj([self.handler_reached(stmt, h), self.fallthrough(h.body)]) for h in stmt.handlers]
+            return disj([normal, *caught])
         if _may_exit(stmt, loops_absorb=False):
             self.approximations["try_exit_ignored"] = None
         return TRUE
@@ -160,8 +186,14 @@ class PathModel:
         elif isinstance(parent, cst.For):
             head = f"for {raw_code(parent.target)} in {raw_code(parent.iter)}"
             context.append(Context(kind="loop" if child is parent.body else "loop_else", code=head))
+        elif isinstance(parent, (cst.Try, cst.TryStar)) and isinstance(child, cst.ExceptHandler):
+            reached = self.handler_reached(parent, child)
+            if reached is not None:
+                out.append(("test", reached))
+                self._modelled_handlers.add(id(child))
         elif isinstance(parent, cst.ExceptHandler):
-            context.append(Context(kind="except", code=_handler_code(parent)))
+            kind = "handler" if id(parent) in self._modelled_handlers else "except"
+            context.append(Context(kind=kind, code=_handler_code(parent)))
         elif isinstance(parent, cst.Finally):
             context.append(Context(kind="finally", code="finally"))
         elif isinstance(parent, cst.Match):
@@ -172,6 +204,34 @@ class PathModel:
                     out.append(("test", selected))
                     break
                 out.append(("test", negate(selected)))
+
+
+RAISES = "__raises__"  # __raises__(expr, classes): evaluating expr raises one of classes (solve.evaluate)
+
+
+def _sole_value(body: cst.BaseSuite) -> cst.BaseExpression | None:
+    """The expression a one-statement try body evaluates (``x = int(text)``, ``return d[k]``,
+    ``f(x)``), when nothing else in the statement can raise; else None."""
+    lines = body.body
+    if len(lines) != 1 or not isinstance(lines[0], cst.SimpleStatementLine) or len(lines[0].body) != 1:
+        return None
+    small = lines[0].body[0]
+    if isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name) for t in small.targets):
+        return small.value
+    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+        return small.value
+    if isinstance(small, cst.Return) and small.value is not None:
+        return small.value
+    if isinstance(small, cst.Expr):
+        return small.value
+    return None
+
+
+def _raises_call(value: cst.BaseExpression, handler: cst.ExceptHandler | None) -> cst.Call:
+    """``__raises__(value, (classes))`` for the handler's classes (any exception: None)."""
+    names = handler_types(handler) if handler is not None else ("BaseException",)
+    classes = cst.Tuple(elements=[cst.Element(value=cst.parse_expression(name)) for name in names])
+    return cst.Call(func=cst.Name(RAISES), args=[cst.Arg(value=strip_parens(value)), cst.Arg(value=classes)])
 
 
 def _handler_code(handler: cst.ExceptHandler) -> str:

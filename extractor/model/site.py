@@ -119,7 +119,9 @@ GuardNode = Union[Const, And, Or, Not, Compare, IsNone, IsInstance, Truthy, Opaq
 class Context:
     """Something that holds around the raise but is not a boolean over inputs."""
 
-    kind: str  # "loop" | "loop_else" | "except" | "finally"
+    # "loop" | "loop_else" | "except" (a handler whose try body's raising is not modelled) |
+    # "handler" (one whose is: the guard says which expression raises) | "finally"
+    kind: str
     code: str
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from ..collect.declarations import dotted_name
 from ..model import Domain, Guard
 from .domains import NO_VALUE, admits, choice_value, default_value, literal_value
-from .evaluate import BUILTIN_TYPES, PURE_FUNCTIONS, STR_METHODS, EvalError, TooLarge, Unknown, evaluate, evaluate_tree, parse_expr
+from .evaluate import BUILTIN_TYPES, PURE_FUNCTIONS, RAISES, STR_METHODS, EvalError, TooLarge, Unknown, evaluate, evaluate_tree, parse_expr, raised_classes
 from .status import atom_kind
 from .values import Named, StableSet
 
@@ -79,6 +79,8 @@ def _is_pure_call(node: ast.Call) -> bool:
         return all((dotted_name(t) or "") in {"int", "float", "str", "bool", "list", "dict", "tuple", "set", "bytes", "frozenset"} for t in types)
     if name in PURE_FUNCTIONS:
         return True
+    if name == RAISES and len(node.args) == 2:
+        return raised_classes(node.args[1]) is not None  # else the whole test is an atom to assume
     # A str method is evaluated only on a str; on anything else the evaluator refuses.
     return isinstance(node.func, ast.Attribute) and node.func.attr in STR_METHODS
 
@@ -162,8 +164,9 @@ def scan_refs(node: ast.expr, inputs: set[str], constants: set[str]) -> tuple[se
             atoms.setdefault(ast.unparse(current), boolean)
             continue
         if isinstance(current, ast.Call):
-            is_isinstance = dotted_name(current.func) == "isinstance"
-            stack.extend((a, False) for a in (current.args[:1] if is_isinstance else current.args))
+            # (isinstance's classes, and __raises__'s, are names of Python's own: not inputs.)
+            first_only = dotted_name(current.func) in ("isinstance", RAISES)
+            stack.extend((a, False) for a in (current.args[:1] if first_only else current.args))
             if isinstance(current.func, ast.Attribute):
                 stack.append((current.func.value, False))
             continue
@@ -241,6 +244,10 @@ def _comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
     # Against an expression over other variables, seed with its value at their defaults.
     at_defaults = problem.env({})
     for node in ast.walk(problem.tree):
+        if isinstance(node, ast.Call) and dotted_name(node.func) in _PARSED and len(node.args) == 1:
+            name, _ = variable_of(node.args[0], problem)
+            if name is not None:  # ``int(text)``: text that parses, and text that does not
+                seeds.setdefault(name, []).extend(_PARSED[dotted_name(node.func)])
         if not isinstance(node, ast.Compare):
             continue
         operands = [node.left, *node.comparators]
@@ -269,6 +276,9 @@ def _comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
                     if isinstance(value, Named):
                         seeds[name].extend(problem.members.get(value.name, ()))
     return seeds
+
+
+_PARSED = {"int": ["10", "x"], "float": ["0.5", "x"], "complex": ["1j", "x"]}
 
 
 def _seed_arithmetic(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:

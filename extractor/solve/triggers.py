@@ -19,7 +19,7 @@ from ..collect.declarations import dotted_name
 from ..model import CONSTRUCTING, Card, CardContext, Domain, Fix, Hole, MessageTemplate, Opaque, Param, Text, Trigger, Validator
 from ..model.markdown import code_span
 from .domains import NO_VALUE, any_value, default_source, default_value, field_domain, literal_value, param_domain
-from .evaluate import EvalError, Raised, evaluate, format_value, run_validator
+from .evaluate import RAISES, EvalError, Raised, evaluate, format_value, run_validator
 from .examples import build_example
 from .fixes import find_fixes
 from .problem import Problem, Variable, build_problem, candidates
@@ -109,6 +109,8 @@ def _validator(card: Card, ctx: CardContext, problem: Problem, keys: list[str], 
         return None, "no_single_class_or_message"
     if card.guard.code == "True":
         return None, "unconditional"
+    if f"{RAISES}(" in card.guard.code:
+        return None, "needs_try_body"  # reached when the function's own try body raises: no standalone check
     if any(isinstance(value, Named) for value in problem.constants.values()):
         return None, "needs_named_constant"  # a standalone function would have to import the Enum member or constant
     if any(v.is_atom for v in problem.variables.values()):
@@ -200,7 +202,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         assumes={n: to_json_value(env[n]) for n in sorted(atoms)},
         changed=solution.changed,
         reason=status_reason,
-        message=_shown(card, message),
+        message=_shown(card, message, env),
         verified=trigger_ok,
         missing=tuple(missing),
     )
@@ -209,10 +211,18 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
                    validator_reason=validator_reason, example=example)
 
 
-def _shown(card: Card, message: str | None) -> str | None:
-    """The message as ``str(exc)`` shows it: a KeyError shows the repr of its one argument."""
+def _shown(card: Card, message: str | None, env: dict[str, Any]) -> str | None:
+    """The message as ``str(exc)`` shows it: a KeyError shows the repr of its one argument
+    (``KeyError(key)`` with key 0 shows ``0``; ``KeyError(f"no {key}")`` shows ``'no 0'``)."""
     if message is None or "KeyError" not in (*card.exception.classes, *card.exception.ancestors):
         return message
+    parts = card.message.parts or ()
+    argument_itself = card.message.form.rsplit(":", 1)[-1] in ("parameter", "call")  # not a str built from it
+    if argument_itself and len(parts) == 1 and isinstance(parts[0], Hole):
+        try:
+            return repr(evaluate(parts[0].value or parts[0].expr, env))  # the argument itself, not its text
+        except EvalError:
+            return None
     return repr(message)
 
 
@@ -264,6 +274,8 @@ def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], 
 def _example(card: Card, ctx: CardContext, problem: Problem, solution: Solution, env: dict[str, Any], fixes: list[tuple[Fix, Any]]) -> Any:
     if not fixes or any(n not in card.guard.inputs for n in solution.changed):
         return None
+    if card.kind == "reraise" and card.exception.written is None:
+        return None  # a bare ``raise`` raises the try body's error, from the body's line: that error's card
     fix, value = fixes[0]
     name = fix.changed[0]
     if name not in card.guard.inputs:

@@ -8,9 +8,9 @@ from typing import Any
 
 from ...collect.declarations import dotted_name
 from ..values import StableSet
-from .builtins import BINOPS, BUILTIN_TYPES, COMPARISONS, PURE_FUNCTIONS, STR_METHODS, format_value
-from .core import BUILDERS, Fn, LazySource, compiled
-from .errors import EvalError
+from .builtins import BINOPS, BUILTIN_TYPES, COMPARISONS, EXCEPTIONS, PURE_FUNCTIONS, RAISES, STR_METHODS, format_value
+from .core import BUILDERS, VALUE_ERRORS, Fn, LazySource, compiled
+from .errors import EvalError, TooLarge
 from .limits import MAX_EXPONENT, check_arithmetic, check_call
 
 
@@ -173,6 +173,8 @@ def _call(node: ast.Call) -> Fn:
     code = LazySource(node)
     if name == "isinstance" and len(node.args) == 2:
         return _isinstance(args[0], node.args[1])
+    if name == RAISES and len(node.args) == 2:
+        return _raises(args[0], node.args[1])
     if name in PURE_FUNCTIONS:
         function = PURE_FUNCTIONS[name]
 
@@ -205,6 +207,36 @@ def _call(node: ast.Call) -> Fn:
         raise EvalError(f"call outside the allow-list: {code}")
 
     return outside
+
+
+def raised_classes(node: ast.expr) -> tuple[type, ...] | None:
+    """The builtin exception classes ``__raises__`` names, or None for any other class."""
+    names = node.elts if isinstance(node, ast.Tuple) else [node]
+    found = [EXCEPTIONS.get(dotted_name(n) or "") for n in names]
+    return tuple(found) if all(found) else None  # type: ignore[arg-type]
+
+
+def _raises(target: Fn, classes_node: ast.expr) -> Fn:
+    """``__raises__(expr, classes)``: whether evaluating ``expr`` raises one of ``classes``,
+    as Python would (``int('x')`` raises ValueError). A refusal of the evaluator (outside
+    the allow-list, past the limits, an unknown value) is no answer: it propagates."""
+    classes = raised_classes(classes_node)
+
+    def raises(env: Mapping[str, Any]) -> bool:
+        if classes is None:
+            raise EvalError("an exception class outside the builtins")
+        try:
+            target(env)
+        except EvalError as exc:
+            cause = exc.__cause__
+            if not isinstance(cause, VALUE_ERRORS) or isinstance(exc, TooLarge):
+                raise
+            return isinstance(cause, classes)
+        except VALUE_ERRORS as exc:
+            return isinstance(exc, classes)
+        return False
+
+    return raises
 
 
 def _keywords_or_stars(node: ast.Call) -> Fn:

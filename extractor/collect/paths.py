@@ -216,13 +216,16 @@ def _sole_value(body: cst.BaseSuite) -> cst.BaseExpression | None:
     if len(lines) != 1 or not isinstance(lines[0], cst.SimpleStatementLine) or len(lines[0].body) != 1:
         return None
     small = lines[0].body[0]
+    value = getattr(small, "value", None)
+    if isinstance(value, (cst.Yield, cst.Await)):
+        return None  # what the caller sends in, not an expression over inputs
     if isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name) for t in small.targets):
         return small.value
     if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
         return small.value
     if isinstance(small, cst.Return) and small.value is not None:
         return small.value
-    if isinstance(small, cst.Expr):
+    if isinstance(small, cst.Expr) and not isinstance(small.value, cst.Ellipsis):  # (``...``: a statement left out, units.unit_text)
         return small.value
     return None
 

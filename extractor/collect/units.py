@@ -64,7 +64,7 @@ def _unread_left_out(unit: ast.AST, lines: list[str], first: int, end: int) -> l
     every token; these were about a fifth of the lines it read on vLLM."""
     out: dict[int, str | None] = {}  # line -> its replacement, None: left out
     words: Counter[str] | None = None  # word -> occurrences in lines first..end
-    blocks = list(_blocks(unit)) if isinstance(unit, COMPOUND) else []
+    blocks = list(_thinned_blocks(unit)) if isinstance(unit, COMPOUND) else []
     while blocks:
         previous_end = None
         for stmt in blocks.pop():
@@ -87,7 +87,7 @@ def _unread_left_out(unit: ast.AST, lines: list[str], first: int, end: int) -> l
                 out.update(dict.fromkeys(range(start + 1, stop + 1)))
                 out[start] = indent + "..."
             elif isinstance(stmt, COMPOUND):
-                blocks.extend(_blocks(stmt))
+                blocks.extend(_thinned_blocks(stmt))
     if not out:
         return lines[first - 1 : end]
     return [text for number, line in enumerate(lines[first - 1 : end], first)
@@ -139,6 +139,15 @@ def _binds_only_unread(stmt: ast.stmt, lines: list[str], words: Counter[str]) ->
 
 def _word_counts(text: str) -> Counter[str]:
     return Counter(WORD.findall(text))
+
+
+def _thinned_blocks(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
+    """The blocks whose statements ``unit_text`` may leave out: all but a one-statement try
+    body, which is what its handlers' raises depend on (paths._sole_value)."""
+    one_statement_try = bool(getattr(stmt, "handlers", None)) and len(stmt.body) == 1  # type: ignore[attr-defined]
+    for block in _blocks(stmt):
+        if not (one_statement_try and block is stmt.body):  # type: ignore[attr-defined]
+            yield block
 
 
 def _blocks(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:

@@ -45,6 +45,7 @@ class Problem:
     variables: dict[str, Variable]
     constants: dict[str, Any]
     members: dict[str, list[Any]] = field(default_factory=dict)  # Enum member constant -> all members of its class
+    imported: set[str] = field(default_factory=set)  # constants read from another module: it may be rebound from outside
     refusals: set[str] = field(default_factory=set)  # why evaluations failed that were not plain false (limits)
     _base: dict[str, Any] | None = field(default=None, repr=False, compare=False)  # built once, on first use
 
@@ -80,7 +81,10 @@ def _is_pure_call(node: ast.Call) -> bool:
     if name in PURE_FUNCTIONS:
         return True
     if name == RAISES and len(node.args) == 2:
-        return raised_classes(node.args[1]) is not None  # else the whole test is an atom to assume
+        # Decided by evaluation only where every call in the expression is one the evaluator
+        # makes; else the whole test is an atom to assume (``__raises__(s.encode(), ...)``).
+        inner = [n for n in ast.walk(node.args[0]) if isinstance(n, ast.Call)]
+        return raised_classes(node.args[1]) is not None and all(_is_pure_call(n) for n in inner)
     # A str method is evaluated only on a str; on anything else the evaluator refuses.
     return isinstance(node.func, ast.Attribute) and node.func.attr in STR_METHODS
 
@@ -196,11 +200,13 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
             if isinstance(member := choice_value(choice), Named):
                 constants[choice] = member  # ``Color.RED`` in the guard is that member
     members: dict[str, list[Named]] = {}
+    imported: set[str] = set()
     for chain, kind, code in resolved:
         if chain in constants:
             continue
         if kind == "value" and (value := constant_of(code)) is not NO_VALUE:
             constants[chain] = value
+            imported.add(chain)
         elif kind in ("enum", "sentinel"):
             constants[chain] = Named(chain, kind)
             if kind == "enum":  # the other members are the values a fix would choose
@@ -225,7 +231,7 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
         domain = Domain(input=code, source="opaque", types=("bool",) if boolean else ())
         variables[code] = Variable(name=code, domain=domain, is_atom=True, is_boolean=boolean,
                                   is_constant=code in named and atom_kind(code) != "environment")  # the machine, a user can change
-    problem = Problem(code=guard.code, tree=tree, variables=variables, constants=constants, members=members)
+    problem = Problem(code=guard.code, tree=tree, variables=variables, constants=constants, members=members, imported=imported)
     seeds = _comparison_seeds(problem)
     for variable in variables.values():
         variable.candidates = candidates(variable, seeds.get(variable.name, []))

@@ -83,7 +83,8 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET) -> Solution:
         # Some assignment needed a value past the evaluator's limits: it is not known false.
         return Solution(status="unsolved", assignment={}, reason=sorted(problem.refusals)[0])
     has_atoms = any(v.is_atom for v in problem.variables.values())
-    if exhausted and not has_atoms and all(_is_finite(v) for v in problem.variables.values()):
+    # (Nor over another module's constant: ``support.PGO = True`` may rebind it from outside.)
+    if exhausted and not has_atoms and not problem.imported and all(_is_finite(v) for v in problem.variables.values()):
         return Solution(status="unreachable", assignment={}, reason="no_value_in_finite_domains", conflicts=(problem.code,))
     return Solution(status="unsolved", assignment={}, reason="no_candidate_satisfies")
 

@@ -24,6 +24,7 @@ from ..options import Options, strict_from_env
 from ..sources import DecodeError, SourceFile, decode_source, split_lines
 from . import declarations as decl
 from .constants import module_names, unpacked
+from .overrides import compiled_overrides
 from .cstpass import RaiseFacts, UnitAnalysis, parse_unit
 from .messages import render_template, unknown
 from .scope import ModuleNames
@@ -217,6 +218,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         module_names=tuple(sorted(scan.kinds)),
         constants=tuple(sorted(names.values.items())),
         sentinels=tuple(sorted(names.sentinels)),
+        overridden=compiled_overrides(tree),
         flags=tuple(sorted(set(scan.flags))),
         transforms=tuple(sorted(set(scan.transforms))),
         sites=tuple(sites),

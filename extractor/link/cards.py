@@ -252,6 +252,7 @@ def _context(project: Project, constructors: Constructors, facts: FileFacts, car
         params=site.params, siblings=siblings, flags=flags, command=options.command,
         classes=classes, exception_module=module, param_choices=choices, settable=settable,
         module=facts.module, constructor=constructors.signature(owner) if owner else None, call_style=site.call_style, unread=site.unread,
+        overridden=bool(card.function) and card.function.split(".", 1)[0] in facts.overridden,
         named=tuple((chain, *found) for chain, kind in card.guard.named
                     if kind != "builtin" and (found := project.named_constant(facts, chain)) is not None),
     )

@@ -91,6 +91,7 @@ class FileFacts:
     module_names: tuple[str, ...] = ()  # every name bound at module level
     constants: tuple[tuple[str, str], ...] = ()  # module constants with the value the tree gives (collect.constants)
     sentinels: tuple[str, ...] = ()  # module names bound once to ``object()`` or a class of the module
+    overridden: tuple[str, ...] = ()  # module-level functions and classes a compiled module may replace (collect.overrides)
     flags: tuple[tuple[str, str], ...] = ()  # (destination, --flag) declared for a CLI
     transforms: tuple[str, ...] = ()  # functions and classes decorated with ``dataclass_transform``
     sites: tuple[SiteFact, ...] = ()

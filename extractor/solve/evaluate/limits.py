@@ -144,7 +144,9 @@ def check_call(name: str, target: Any, args: list[Any]) -> None:
     """Refuse a builtin call or ``str`` method call whose result would be past the limits."""
     if name in ("str", "repr", "sorted", "list", "tuple", "set", "frozenset"):  # they build a value as large as their argument
         for arg in args:
-            if not isinstance(arg, (int, float, bool, type(None))):
+            if isinstance(arg, (str, bytes)) and name not in ("str", "repr"):
+                check_size(2 + 6 * len(arg), "value")  # one item of 1 character (4 units, and 2 between) per character
+            elif not isinstance(arg, (int, float, bool, type(None))):
                 check_size(size_of(arg), "value")
     elif name == "sum":
         items = args[0] if args else ()

@@ -253,9 +253,19 @@ def _context(project: Project, constructors: Constructors, facts: FileFacts, car
         classes=classes, exception_module=module, param_choices=choices, settable=settable,
         module=facts.module, constructor=constructors.signature(owner) if owner else None, call_style=site.call_style, unread=site.unread,
         overridden=bool(card.function) and card.function.split(".", 1)[0] in facts.overridden,
+        own_str=any(_defines_str(project, name) for name in card.exception.classes[:1]),
         named=tuple((chain, *found) for chain, kind in card.guard.named
                     if kind != "builtin" and (found := project.named_constant(facts, chain)) is not None),
     )
+
+
+def _defines_str(project: Project, qualname: str) -> bool:
+    """Whether an in-tree exception class or one of its in-tree bases defines ``__str__``."""
+    for name in (qualname, *project.ancestors(qualname)):
+        found = project.class_fact(name)
+        if found is not None and any(method == "__str__" for method, _ in found[1].methods):
+            return True
+    return False
 
 
 def _constructor_checks(cards: list[Card]) -> tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...]:

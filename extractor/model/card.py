@@ -171,3 +171,4 @@ class CardContext:
     # kind, code) with kind "value" (code: the constant's source), "enum" or "sentinel".
     named: tuple[tuple[str, str, str], ...] = ()
     overridden: bool = False  # a compiled module may replace the card's function or class (FileFacts.overridden)
+    own_str: bool = False  # the exception class (or an in-tree base) defines __str__: str(exc) is its own text

@@ -205,7 +205,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         assumes={n: to_json_value(env[n]) for n in sorted(atoms)},
         changed=solution.changed,
         reason=status_reason,
-        message=_shown(card, message, env),
+        message=_shown(card, message, env, ctx.own_str),
         verified=trigger_ok,
         missing=tuple(missing),
     )
@@ -214,9 +214,11 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
                    validator_reason=validator_reason, example=example)
 
 
-def _shown(card: Card, message: str | None, env: dict[str, Any]) -> str | None:
+def _shown(card: Card, message: str | None, env: dict[str, Any], own_str: bool = False) -> str | None:
     """The message as ``str(exc)`` shows it: a KeyError shows the repr of its one argument
     (``KeyError(key)`` with key 0 shows ``0``; ``KeyError(f"no {key}")`` shows ``'no 0'``)."""
+    if own_str:
+        return None  # the class's __str__ writes its own text (calendar.IllegalMonthError): not claimed
     if message is None or "KeyError" not in (*card.exception.classes, *card.exception.ancestors):
         return message
     parts = card.message.parts or ()

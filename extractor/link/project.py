@@ -165,7 +165,8 @@ class Project:
         if head in imports:
             return self.lookup(imports[head] + ("." + rest if rest else ""), depth)
         if not rest and head in BUILTIN_EXCEPTIONS:
-            return Symbol(kind="builtin", qualname=head)
+            # By the class's own name: ``IOError`` and ``EnvironmentError`` are OSError.
+            return Symbol(kind="builtin", qualname=BUILTIN_EXCEPTIONS[head][0])
         return None
 
     def lookup(self, target: str, depth: int = 0) -> Symbol:

@@ -24,7 +24,7 @@ EXPECTED = {
     "forms": {
         "not_isinstance", "is_none", "is_not_none_and_len", "modulo", "chained_comparison", "in_literal_tuple",
         "not_in_module_constant", "earlier_raises", "after_assert", "match_cases", "Buffer.reserve",
-        "reraise_from_exc", "reraise_bound_name",
+        "reraise_from_exc", "reraise_bound_name", "in_except_handler",
     },
     # resolve_backend's trigger (prefetch with UVA fields set) builds an OffloadConfig whose own
     # validator raises first: no example until the solver searches past the constructor's raises.

@@ -9,7 +9,8 @@ from functools import lru_cache
 from typing import Any
 
 from .domains import NO_VALUE
-from .evaluate import EvalError, parse_expr, predicate
+from ..collect.declarations import dotted_name
+from .evaluate import RAISES, EvalError, parse_expr, predicate
 from .problem import Problem, conjuncts, scan_refs, value_key
 from .search import distance
 
@@ -61,9 +62,20 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
             env[name] = value
             # The cheap checks first (the answer is their conjunction): the part alone, then
             # the other raises (mostly answered from the memo), then the whole guard.
-            if problem.holds(env, code) is False and not _trips(siblings, env, index) and problem.holds(env) is False:
+            if (problem.holds(env, code) is False and not _trips(siblings, env, index) and problem.holds(env) is False
+                    and _calm(problem, env)):
                 return env, name
     return None
+
+
+def _calm(problem: Problem, env: dict[str, Any]) -> bool:
+    """Whether no try body the guard names raises under ``env``: a fix that makes
+    ``mapping[key]`` raise IndexError instead of KeyError swaps one error for another."""
+    for node in ast.walk(problem.tree):
+        if isinstance(node, ast.Call) and dotted_name(node.func) == RAISES and node.args:
+            if problem.holds(problem.env(env), f"{RAISES}({ast.unparse(node.args[0])}, (BaseException,))") is not False:
+                return False
+    return True
 
 
 class SiblingGuards:

@@ -254,6 +254,10 @@ def _comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
             name, _ = variable_of(node.args[0], problem)
             if name is not None:  # ``int(text)``: text that parses, and text that does not
                 seeds.setdefault(name, []).extend(_PARSED[dotted_name(node.func)])
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
+            name, _ = variable_of(node.value, problem)
+            if name is not None and not problem.variables[name].domain.types:  # ``mapping[key]``: a mapping, empty and not
+                seeds.setdefault(name, []).extend([{}, {"x": 0}])
         if not isinstance(node, ast.Compare):
             continue
         operands = [node.left, *node.comparators]

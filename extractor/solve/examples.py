@@ -217,7 +217,11 @@ def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: d
     ``required`` holds the function's parameters without a default, with the trigger's
     value where it has one; a Python call is written only when all have a value.
     """
-    if ctx.command:
+    # Until flags are read from the command's own parser (issue 12, item 5), a flag is named
+    # only for a field of a record the command configures or an attribute of a parsed-arguments
+    # parameter (``args.size``), never for a plain function parameter that happens to share a
+    # flag's name (``vllm serve --version`` is not pynvml's ``version``).
+    if ctx.command and all(name in ctx.settable or "." in name and not name.startswith(("self.", "cls.")) for name in before):
         first, second = cli_line(ctx.command, before, ctx.flags), cli_line(ctx.command, after, ctx.flags)
         if first and second:
             return Example(style="cli", before=first, after=second)

@@ -221,7 +221,7 @@ def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: d
     # only for a field of a record the command configures or an attribute of a parsed-arguments
     # parameter (``args.size``), never for a plain function parameter that happens to share a
     # flag's name (``vllm serve --version`` is not pynvml's ``version``).
-    if ctx.command and all(name in ctx.settable or "." in name and not name.startswith(("self.", "cls.")) for name in before):
+    if ctx.command and before and all(name in ctx.settable or "." in name and not name.startswith(("self.", "cls.")) for name in before):
         first, second = cli_line(ctx.command, before, ctx.flags), cli_line(ctx.command, after, ctx.flags)
         if first and second:
             return Example(style="cli", before=first, after=second)

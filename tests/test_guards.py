@@ -53,7 +53,9 @@ def test_early_return_continue_break_and_assert(tmp_path) -> None:
     assert guard.guard.code == "x > 0 and x != 5 and item is not None and item != \"stop\""
     assert guard.guard.inputs == ("x",)
     assert guard.guard.opaque == ("item",)
-    assert [(c.kind, c.code) for c in guard.guard.context] == [("loop", "for item in items")]
+    # The raise is reached on items = [item]: the loop's element, set through its iterable.
+    assert [(c.kind, c.code) for c in guard.guard.context] == [("element", "for item in items")]
+    assert guard.guard.loops == (("item", "items"),)
 
 
 def test_once_assigned_local_is_inlined_and_reassigned_one_is_opaque(tmp_path) -> None:

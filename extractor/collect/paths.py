@@ -49,6 +49,22 @@ class PathModel:
         self._tests: dict[int, GuardNode] = {}
         self.spent_nodes = 0  # guard nodes of the function's raises so far (MAX_FUNCTION_GUARD_NODES)
         self._modelled_handlers: set[int] = set()  # handlers whose try body's raising is in the guard
+        self.loops: list[tuple[str, str]] = []  # (target, iterable input) of the loops the current raise is in
+
+    def loop_element(self, loop: cst.For) -> tuple[str, str] | None:
+        """``(x, xs)`` for ``for x in xs`` where ``xs`` is an input (a parameter or an attribute
+        of one) and ``x`` a name bound by this loop alone: the raise is then reached on a list
+        of one element ``x``, nothing else of the loop in the way. None for any other loop."""
+        if loop.asynchronous is not None or not isinstance(loop.target, cst.Name):
+            return None
+        iterable = dotted(loop.iter)
+        target = loop.target.value
+        scope = self.exprs.scope
+        if iterable is None or scope.classify(iterable.split(".", 1)[0]) != "input" or target in scope.params:
+            return None
+        if len(scope.bindings.get(target, ())) != 1:
+            return None  # bound elsewhere too: at the raise it may not be the element
+        return target, iterable
 
     # --- how control enters an except handler --------------------------------------
     def handler_reached(self, stmt: cst.Try | cst.TryStar, handler: cst.ExceptHandler) -> GuardNode | None:
@@ -185,7 +201,10 @@ class PathModel:
             context.append(Context(kind="loop", code="while " + raw_code(parent.test)))
         elif isinstance(parent, cst.For):
             head = f"for {raw_code(parent.target)} in {raw_code(parent.iter)}"
-            context.append(Context(kind="loop" if child is parent.body else "loop_else", code=head))
+            element = self.loop_element(parent) if child is parent.body else None
+            context.append(Context(kind="element" if element else "loop" if child is parent.body else "loop_else", code=head))
+            if element is not None:
+                self.loops.append(element)
         elif isinstance(parent, (cst.Try, cst.TryStar)) and isinstance(child, cst.ExceptHandler):
             reached = self.handler_reached(parent, child)
             if reached is not None:
@@ -276,6 +295,7 @@ def extract_guard(chain: Sequence[cst.CSTNode], start: int, scope: Scope, model:
     (``model``: the PathModel of ``scope`` shared by the function's raises)."""
     model = model if model is not None else PathModel(scope)
     model.approximations = {}
+    model.loops = []
     conditions: list[tuple[str, GuardNode]] = []
     context: list[Context] = []
     for parent, child in zip(chain[start:], chain[start + 1 :]):
@@ -299,6 +319,7 @@ def extract_guard(chain: Sequence[cst.CSTNode], start: int, scope: Scope, model:
         named=tuple(sorted(refs.named.items())),
         context=tuple(context),
         approximations=tuple(model.approximations),
+        loops=tuple(model.loops),
     )
 
 

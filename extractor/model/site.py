@@ -119,7 +119,8 @@ GuardNode = Union[Const, And, Or, Not, Compare, IsNone, IsInstance, Truthy, Opaq
 class Context:
     """Something that holds around the raise but is not a boolean over inputs."""
 
-    # "loop" | "loop_else" | "except" (a handler whose try body's raising is not modelled) |
+    # "loop" | "element" (a for loop reached on a one-element list, Guard.loops) | "loop_else" |
+    # "except" (a handler whose try body's raising is not modelled) |
     # "handler" (one whose is: the guard says which expression raises) | "finally"
     kind: str
     code: str
@@ -151,3 +152,6 @@ class Guard:
     # names, classes and their attributes ("unknown"), sentinels such as ``MISSING = object()``
     # ("sentinel"), builtins ("builtin"). The solver keeps them as named constants.
     named: tuple[tuple[str, str], ...] = ()
+    # ``for x in xs`` loops the raise stands in that are reached on ``xs = [x]``: (x, xs).
+    # The guard reads ``x`` as the element; the trigger sets ``xs``.
+    loops: tuple[tuple[str, str], ...] = ()

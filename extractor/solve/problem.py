@@ -184,10 +184,11 @@ def scan_refs(node: ast.expr, inputs: set[str], constants: set[str]) -> tuple[se
 
 
 def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str] = frozenset(),
-                  resolved: tuple[tuple[str, str, str], ...] = ()) -> Problem:
+                  resolved: tuple[tuple[str, str, str], ...] = (), elements: frozenset[str] = frozenset()) -> Problem:
     """Variables, candidates and constants for one guard; the inputs in ``state`` are read
     from state no caller sets (module variables, the object's internal attributes);
-    ``resolved``: names of the guard that linking found in other modules (CardContext.named).
+    ``resolved``: names of the guard that linking found in other modules (CardContext.named);
+    ``elements``: loop targets the trigger sets through their iterable (Guard.loops).
 
     Raises:
         EvalError: the guard code is not a Python expression (an unmodelled guard).
@@ -226,7 +227,8 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
             default = default_value(domain) if domain.has_default else NO_VALUE
             if default is NO_VALUE and domain.default in constants:
                 default = constants[domain.default]  # ``default=MISSING``: that sentinel
-            variables[name] = Variable(name=name, domain=domain, is_atom=name in guard.opaque or name in state, default=default)
+            variables[name] = Variable(name=name, domain=domain, is_atom=(name in guard.opaque and name not in elements) or name in state,
+                                       default=default)
     for code, boolean in sorted(atoms.items()):
         domain = Domain(input=code, source="opaque", types=("bool",) if boolean else ())
         variables[code] = Variable(name=code, domain=domain, is_atom=True, is_boolean=boolean,

@@ -109,6 +109,8 @@ def _validator(card: Card, ctx: CardContext, problem: Problem, keys: list[str], 
         return None, "no_single_class_or_message"
     if card.guard.code == "True":
         return None, "unconditional"
+    if card.guard.loops:
+        return None, "needs_loop_element"  # the check runs on an element the function takes from a loop
     if f"{RAISES}(" in card.guard.code:
         return None, "needs_try_body"  # reached when the function's own try body raises: no standalone check
     if any(isinstance(value, Named) for value in problem.constants.values()):
@@ -152,7 +154,10 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     try:
         params = {p.name for p in ctx.params}
         state = frozenset(n for n in card.guard.inputs if not caller_sets(n, params, ctx.settable))
-        problem = build_problem(card.guard, domains, state, ctx.named)
+        # ``for x in xs``: the trigger sets ``xs = [x]``, where the caller sets xs and the guard
+        # does not read xs itself (it would then need both at once).
+        loops = {x: xs for x, xs in card.guard.loops if caller_sets(xs, params, ctx.settable) and xs not in card.guard.inputs}
+        problem = build_problem(card.guard, domains, state, ctx.named, frozenset(loops))
     except EvalError:
         return replace(card, domains=published, trigger=Trigger(status="unsolved", inputs={}, reason="guard_not_expression"))
     solution = search(problem)
@@ -178,10 +183,15 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     )
     atoms = {n for n, v in problem.variables.items() if v.is_atom}
     status, status_reason = trigger_status(card.guard, sorted(atoms))
+    if len(loops) < len(card.guard.loops) and status in CLAIMED:
+        status, status_reason = "internal", "inside_for_loop"  # a loop whose element the trigger cannot set
+    for x, xs in loops.items():
+        if x in env:
+            env[xs] = [env[x]]
     # Verified: the guard holds under the trigger (and the validator reproduces the message),
     # the trigger is one a caller can act on, and the whole path to the raise was modelled.
-    inputs = {n: to_json_value(env[n]) for n in names if n in env and n not in atoms and n not in problem.constants
-              and caller_sets(n, params, ctx.settable)}
+    inputs = {n: to_json_value(env[n]) for n in [*names, *loops.values()] if n in env and n not in atoms
+              and n not in problem.constants and caller_sets(n, params, ctx.settable)}
     if status in CLAIMED:  # a required parameter nothing reads before the raise takes any value of its type
         for param in ctx.params:
             if param.name in ctx.unread and param.default is None and param.kind not in ("star", "starstar") and param.name not in env:
@@ -195,7 +205,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         status_reason = "replaced_by_compiled_module"  # what runs may be C code (``from _operator import *``)
     trigger_ok = (problem.holds(env) is True and reproduces and status in CLAIMED and not card.guard.approximations and not missing
                   and builds and not ctx.overridden)
-    found = _fixes(card, ctx, problem, env, validator, trigger_ok)
+    found = _fixes(card, ctx, problem, env, validator, trigger_ok, loops)
     fixes = [fix for fix, _ in found]
     if validator is not None:
         validator = replace(validator, verified=trigger_ok and all(f.verified for f in fixes))
@@ -203,13 +213,13 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         status=status,
         inputs=inputs,
         assumes={n: to_json_value(env[n]) for n in sorted(atoms)},
-        changed=solution.changed,
+        changed=tuple(loops.get(n, n) for n in solution.changed),
         reason=status_reason,
         message=_shown(card, message, env, ctx.own_str),
         verified=trigger_ok,
         missing=tuple(missing),
     )
-    example = _example(card, ctx, problem, solution, env, found) if trigger_ok else None  # only what was shown to raise
+    example = _example(card, ctx, problem, solution, env, found, loops) if trigger_ok else None  # only what was shown to raise
     return replace(card, domains=published, trigger=trigger, fixes=tuple(fixes), validator=validator,
                    validator_reason=validator_reason, example=example)
 
@@ -254,21 +264,25 @@ def _missing(card: Card, ctx: CardContext, given: set[str]) -> list[str]:
 
 
 def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], validator: Validator | None,
-           trigger_ok: bool) -> list[tuple[Fix, Any]]:
-    """Verified fixes, each with the Python value it sets."""
+           trigger_ok: bool, loops: dict[str, str]) -> list[tuple[Fix, Any]]:
+    """Verified fixes, each with the Python value it sets (a loop element's fix sets its
+    iterable to the one-element list: ``xs = [x]``)."""
     parts = [(p.role, p.code) for p in card.guard.parts]
     fixes: list[tuple[Fix, Any]] = []
     for candidate in find_fixes(problem, env, parts, list(ctx.siblings)):
         name = candidate.changed[0]
         before, after = env[name], candidate.assignment[name]
+        shown = name
+        if name in loops:
+            shown, before, after = loops[name], [before], [after]
         verified = problem.holds(candidate.assignment) is False and (validator is None or _run(validator, candidate.assignment) is None)
         if problem.variables[name].is_atom:
             description = f"{code_span(candidate.part)} is false when {code_span(name)} is {code_span(repr(after))} (the trigger assumes {code_span(repr(before))})"
         else:
-            description = f"set {code_span(name)} to {code_span(repr(after))} (the trigger has {code_span(repr(before))}), so that {code_span(candidate.part)} is false"
+            description = f"set {code_span(shown)} to {code_span(repr(after))} (the trigger has {code_span(repr(before))}), so that {code_span(candidate.part)} is false"
         fixes.append((Fix(
-            inputs={name: to_json_value(after)},
-            changed=candidate.changed,
+            inputs={shown: to_json_value(after)},
+            changed=(shown,),
             description=description,
             target=candidate.target,
             verified=verified and validator is not None and trigger_ok,
@@ -276,16 +290,18 @@ def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], 
     return fixes
 
 
-def _example(card: Card, ctx: CardContext, problem: Problem, solution: Solution, env: dict[str, Any], fixes: list[tuple[Fix, Any]]) -> Any:
-    if not fixes or any(n not in card.guard.inputs for n in solution.changed):
+def _example(card: Card, ctx: CardContext, problem: Problem, solution: Solution, env: dict[str, Any], fixes: list[tuple[Fix, Any]],
+             loops: dict[str, str]) -> Any:
+    changed = [loops.get(n, n) for n in solution.changed]
+    if not fixes or any(n not in card.guard.inputs and n not in loops.values() for n in changed):
         return None
     if card.kind == "reraise" and card.exception.written is None:
         return None  # a bare ``raise`` raises the try body's error, from the body's line: that error's card
     fix, value = fixes[0]
     name = fix.changed[0]
-    if name not in card.guard.inputs:
+    if name not in card.guard.inputs and name not in loops.values():
         return None
-    before = {n: env[n] for n in solution.changed}
+    before = {n: env[n] for n in changed}
     after = {**before, name: value}
     if not _constructs(problem, ctx, env) or not _constructs(problem, ctx, {**env, name: value}):
         return None  # building the object would raise first

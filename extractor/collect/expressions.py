@@ -67,6 +67,11 @@ class _Inliner(cst.CSTTransformer):
         name = original_node.value
         if id(original_node) in self.skip or name in self.bound or self.depth >= MAX_INLINE_DEPTH:
             return updated_node
+        default = self.model.scope.defaults.get(name)
+        if default is not None:  # (the fresh names inside are not visited again)
+            test = cst.Comparison(left=cst.Name(name), comparisons=[cst.ComparisonTarget(operator=cst.Is(), comparator=cst.Name("None"))])
+            chosen = cst.IfExp(test=test, body=parenthesize(self.model.inline(default, self.depth + 1)), orelse=cst.Name(name))
+            return chosen.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         value = self.model.scope.inline_value(name)
         if value is None:
             return updated_node
@@ -98,7 +103,7 @@ class ExprModel:
         stack = [node]
         while stack:
             current = stack.pop()
-            if isinstance(current, cst.Name) and self.scope.inline_value(current.value) is not None:
+            if isinstance(current, cst.Name) and (self.scope.inline_value(current.value) is not None or current.value in self.scope.defaults):
                 return True
             if isinstance(current, cst.Call) and self.alias_args(current) is not None:
                 return True

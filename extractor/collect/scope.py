@@ -185,6 +185,8 @@ class Scope:
         if function is not None:
             self._read_params(function.params)
             self._scan_block(function.body)
+        # ``if p is None: p = DEFAULT`` at the top of the body: p reads as ``DEFAULT if p is None else p``.
+        self.defaults: dict[str, cst.BaseExpression] = _rebound_defaults(function, self) if function is not None else {}
 
     # --- building ---------------------------------------------------------------
     def _read_params(self, params: cst.Parameters) -> None:
@@ -302,7 +304,7 @@ class Scope:
                   class, a function) or a name bound at run time (``from x import *``)
         builtin   a builtin
         """
-        if root in self.params and root in self.bindings:
+        if root in self.params and root in self.bindings and root not in self.defaults:
             return "opaque"  # rebound in the body: at the raise it may no longer be the argument
         if root in self.params or root in self.globals:
             return "input"
@@ -323,6 +325,41 @@ _PURE_NODES = (
     cst.BinaryOperation, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
     cst.FormattedString, cst.Tuple, cst.IfExp, cst.Ellipsis,
 )
+
+
+def _rebound_defaults(function: cst.FunctionDef, scope: Scope) -> dict[str, cst.BaseExpression]:
+    """Parameters rebound once by ``if p is None: p = DEFAULT`` (pure, no ``else``) in the opening
+    statements: every raise comes after, where p is ``DEFAULT if p is None else p``."""
+    found: dict[str, cst.BaseExpression] = {}
+    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+    for index, stmt in enumerate(body):
+        if index == 0 and function.get_docstring(clean=False) is not None:
+            continue
+        rebound = _default_rebinding(stmt)
+        if rebound is None or rebound[0] not in scope.params or len(scope.bindings.get(rebound[0], ())) != 1 or not is_pure(rebound[1]):
+            break
+        found[rebound[0]] = rebound[1]
+    return found
+
+
+def _default_rebinding(stmt: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
+    """``(p, DEFAULT)`` for ``if p is None: p = DEFAULT`` with nothing else; else None."""
+    if not isinstance(stmt, cst.If) or stmt.orelse is not None:
+        return None
+    test = strip_parens(stmt.test)
+    if not (isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1):
+        return None
+    target = test.comparisons[0]
+    if not (isinstance(target.operator, cst.Is) and isinstance(target.comparator, cst.Name) and target.comparator.value == "None"):
+        return None
+    lines = stmt.body.body
+    if len(lines) != 1 or not isinstance(lines[0], cst.SimpleStatementLine) or len(lines[0].body) != 1:
+        return None
+    assign = lines[0].body[0]
+    if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)
+            and assign.targets[0].target.value == test.left.value):
+        return None
+    return test.left.value, assign.value
 
 
 def _nonlocal_names(node: cst.CSTNode) -> set[str]:

@@ -294,16 +294,11 @@ class Scope:
         return "message_variable_unresolved"
 
     def classify(self, root: str) -> str:
-        """What the root name of a reference is:
-
-        input     a parameter (or a ``global`` the function rebinds: state the trigger assumes)
-        opaque    a local bound several times, or a name of an enclosing function
-        constant  a module variable whose value the module gives
-        sentinel  a module variable bound once to ``object()`` or a class of the module
-        named     any other module-level name (a variable of unknown value, an import, a
-                  class, a function) or a name bound at run time (``from x import *``)
-        builtin   a builtin
-        """
+        """What the root name of a reference is: input (a parameter, or a ``global``: state the
+        trigger assumes), opaque (a local bound several times, a name of an enclosing function),
+        constant (a module variable the module gives the value of), sentinel (bound once to
+        ``object()`` or a class of the module), named (any other module-level name, or one bound
+        at run time by ``from x import *``) or builtin."""
         if root in self.params and root in self.bindings and root not in self.defaults:
             return "opaque"  # rebound in the body: at the raise it may no longer be the argument
         if root in self.params or root in self.globals:
@@ -333,13 +328,16 @@ def _rebound_defaults(function: cst.FunctionDef, scope: Scope) -> dict[str, cst.
     found: dict[str, cst.BaseExpression] = {}
     body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
     for index, stmt in enumerate(body):
-        if index == 0 and function.get_docstring(clean=False) is not None:
-            continue
+        if index == 0 and isinstance(stmt, cst.SimpleStatementLine) and isinstance(getattr(stmt.body[0], "value", None), _OPENING):
+            continue  # the docstring (or the ``...`` units.unit_text leaves for it)
         rebound = _default_rebinding(stmt)
         if rebound is None or rebound[0] not in scope.params or len(scope.bindings.get(rebound[0], ())) != 1 or not is_pure(rebound[1]):
             break
         found[rebound[0]] = rebound[1]
     return found
+
+
+_OPENING = (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)
 
 
 def _default_rebinding(stmt: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:

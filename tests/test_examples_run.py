@@ -26,9 +26,9 @@ EXPECTED = {
         "not_in_module_constant", "earlier_raises", "after_assert", "match_cases", "Buffer.reserve",
         "reraise_from_exc", "reraise_bound_name", "in_except_handler",
     },
-    # resolve_backend's trigger (prefetch with UVA fields set) builds an OffloadConfig whose own
-    # validator raises first: no example until the solver searches past the constructor's raises.
-    "offload": set(),
+    # resolve_backend's trigger builds an OffloadConfig that passes its own validator first
+    # (prefetch needs offload_group_size >= 1): the solver searches past the constructor's raises.
+    "offload": {"OffloadConfig.resolve_backend"},
 }
 
 

@@ -113,10 +113,12 @@ def test_seed_trap_the_prefetch_step_card_reaches_its_own_message() -> None:
         "set `self.prefetch.offload_group_size` to `0` (the trigger has `1`), so that "
         "`self.offload_backend == \"prefetch\" or self.prefetch.offload_group_size > 0` is false",
     ]
-    # resolve_backend's trigger builds an OffloadConfig its own validator rejects: not verified.
-    verified = {c.function: c.trigger.verified for c in catalog.errors}
-    assert verified["OffloadConfig.resolve_backend"] is False
-    assert all(c.trigger.verified and c.validator.verified for c in catalog.errors if c.function != "OffloadConfig.resolve_backend")
+    # resolve_backend's trigger must build an OffloadConfig its own validator accepts: prefetch
+    # with offload_group_size 1 (the default 0 would trip the num_in_group raise first).
+    resolve = next(c for c in catalog.errors if c.function == "OffloadConfig.resolve_backend")
+    assert resolve.trigger.verified and resolve.trigger.inputs["self.prefetch.offload_group_size"] == 1
+    assert evaluate(earlier.guard.code, {**defaults, **resolve.trigger.inputs}) is False
+    assert all(c.trigger.verified for c in catalog.errors)
 
 
 def test_no_unreachable_claim_rests_on_calls_or_rebound_locals(tmp_path) -> None:

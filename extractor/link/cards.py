@@ -203,7 +203,13 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
         try:
             context = _context(project, constructors, facts, card, site, by_function[card.function], own_flags, options, enum_members)
             if card.docs.owner is not None and not set(card.entry) & CONSTRUCTING:
-                context = replace(context, constructor_checks=_constructor_checks(constructing[card.docs.owner]))
+                checks = _constructor_checks(constructing[card.docs.owner])
+                # The attributes the checks read are set through the constructor too: a trigger
+                # may need them (an object that builds), so they are inputs of the card as well.
+                owner = f"{facts.module}.{site.owner}" if site.owner else None
+                more, nested = settable_inputs(project, constructors, owner, [n for _, inputs in checks for n, _, _ in inputs])
+                context = replace(context, constructor_checks=checks, settable={**more, **context.settable},
+                                  classes={**nested, **context.classes})
         except Exception:  # the per-site boundary: a bug of ours costs this card its solving only
             if options.is_strict or strict_from_env():
                 raise
@@ -231,19 +237,7 @@ def _context(project: Project, constructors: Constructors, facts: FileFacts, car
     found = project.class_fact(card.exception.classes[0]) if card.exception.classes else None
     module = found[0].module if found is not None else None
     owner = f"{facts.module}.{site.owner}" if site.owner else None
-    settable: dict[str, tuple[str, ...]] = {}
-    classes: dict[str, str] = {}
-    for name in card.guard.inputs:
-        parts = name.split(".")
-        if owner is None or parts[0] != "self" or len(parts) < 2:
-            continue
-        found = constructors.along(owner, parts[1:])
-        if found is not None:
-            settable[name] = found[0]
-            for n, nested in enumerate(found[1]):
-                where = project.class_fact(nested)
-                if where is not None:  # "module:Qualname", for the example's import line
-                    classes[".".join(parts[:n + 2])] = f"{where[0].module}:{where[1].qualname}"
+    settable, classes = settable_inputs(project, constructors, owner, card.guard.inputs)
     choices = {
         p.name: members for p in site.params
         if p.annotation and (members := enum_members(p.annotation))
@@ -266,6 +260,26 @@ def _defines_str(project: Project, qualname: str) -> bool:
         if found is not None and any(method == "__str__" for method, _ in found[1].methods):
             return True
     return False
+
+
+def settable_inputs(project: Project, constructors: Constructors, owner: str | None,
+                    names: Iterable[str]) -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
+    """The inputs among ``names`` that constructing ``owner`` sets ("self.a.b" -> keywords a, b),
+    and the in-tree classes their nested constructors build ("self.a" -> "module:Qualname")."""
+    settable: dict[str, tuple[str, ...]] = {}
+    classes: dict[str, str] = {}
+    for name in names:
+        parts = name.split(".")
+        if owner is None or parts[0] != "self" or len(parts) < 2:
+            continue
+        found = constructors.along(owner, parts[1:])
+        if found is not None:
+            settable[name] = found[0]
+            for n, nested in enumerate(found[1]):
+                where = project.class_fact(nested)
+                if where is not None:  # "module:Qualname", for the example's import line
+                    classes[".".join(parts[:n + 2])] = f"{where[0].module}:{where[1].qualname}"
+    return settable, classes
 
 
 def _constructor_checks(cards: list[Card]) -> tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...]:

@@ -43,8 +43,9 @@ def _options(variable: Variable, exclude_default: bool) -> list[Any]:
     return sorted(values, key=lambda v: distance(variable.default, v)) if variable.has_default else values
 
 
-def search(problem: Problem, budget: int = SEARCH_BUDGET) -> Solution:
-    """The assignment that makes the guard true with the fewest defaulted variables changed."""
+def search(problem: Problem, budget: int = SEARCH_BUDGET, max_changed: int = MAX_CHANGED) -> Solution:
+    """The assignment that makes the guard true with the fewest defaulted variables changed
+    (at most ``max_changed`` of them)."""
     required = [v for v in problem.variables.values() if not v.has_default]
     optional = [v for v in problem.variables.values() if v.has_default]
     if any(not v.candidates for v in required):
@@ -57,7 +58,7 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET) -> Solution:
     parts = _conjunct_parts(problem)
     required_names = {v.name for v in required}
     base = problem.env({})
-    for size in range(min(len(optional), MAX_CHANGED) + 1):
+    for size in range(min(len(optional), max_changed) + 1):
         for subset in itertools.combinations(optional, size):
             changing = {v.name for v in subset} | required_names
             # A conjunct that reads none of the changed variables keeps its value under the
@@ -72,7 +73,7 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET) -> Solution:
                 return Solution(status="unsolved", assignment={}, reason="search_budget")
             if found is not None:
                 return Solution(status="solved", assignment=found, changed=changed)
-    if len(optional) > MAX_CHANGED:
+    if len(optional) > max_changed:
         exhausted = False
     # Unreachability is claimed only over true inputs: an opaque atom or a local bound several
     # times can hold different values at the different points the guard mentions it.

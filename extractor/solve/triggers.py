@@ -23,7 +23,7 @@ from .evaluate import RAISES, EvalError, Raised, evaluate, format_value, run_val
 from .examples import build_example
 from .fixes import find_fixes
 from .problem import Problem, Variable, build_problem, candidates
-from .search import Solution, search
+from .search import MAX_CHANGED, Solution, search
 from .status import CLAIMED, caller_sets, missing_arguments, trigger_status
 from .validator import NotExpressible, generate_validator, validator_name
 from .values import Named, to_json_value
@@ -161,6 +161,10 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     except EvalError:
         return replace(card, domains=published, trigger=Trigger(status="unsolved", inputs={}, reason="guard_not_expression"))
     solution = search(problem)
+    built = _past_construction(card, ctx, domains, problem, solution, state, loops)
+    if built is not None:
+        solution = built
+        names.extend(n for n in solution.changed if n not in names)
     if solution.status != "solved":
         trigger = Trigger(status=solution.status, inputs={}, reason=solution.reason, conflicts=solution.conflicts)
         return replace(card, domains=published, trigger=trigger)
@@ -241,6 +245,32 @@ def _shown(card: Card, message: str | None, env: dict[str, Any], own_str: bool =
     return repr(message)
 
 
+def _past_construction(card: Card, ctx: CardContext, domains: dict[str, Domain], problem: Problem, solution: Solution,
+                       state: frozenset[str], loops: dict[str, str]) -> Solution | None:
+    """A trigger that also builds the object: when the one found sets attributes whose
+    construction raises first (the owner's ``__post_init__``, validators), solve the guard
+    again together with the negation of every raise construction runs, over the attributes
+    those read (at their declared defaults unless changed). None where nothing better is found."""
+    if solution.status != "solved" or not ctx.constructor_checks or _constructs(problem, ctx, solution.assignment):
+        return None
+    if not any(n in ctx.settable for n in solution.assignment if n in card.guard.inputs):
+        return None
+    extra: dict[str, Domain] = {}
+    for _, inputs in ctx.constructor_checks:
+        for name, default, factory in inputs:
+            if name not in domains and name not in extra and name in ctx.settable:
+                source = default_source(default, factory)
+                extra[name] = Domain(input=name, source="field", default=source, has_default=source is not None)
+    codes = [f"({card.guard.code})", *(f"not ({code})" for code, _ in ctx.constructor_checks)]
+    guard = replace(card.guard, code=" and ".join(codes), inputs=tuple(dict.fromkeys([*card.guard.inputs, *extra])))
+    try:
+        joined = build_problem(guard, {**domains, **extra}, state, ctx.named, frozenset(loops))
+    except EvalError:
+        return None
+    found = search(joined, max_changed=MAX_CHANGED + 2)  # the object's own settings come on top of the trigger's
+    return found if found.status == "solved" and _constructs(problem, ctx, found.assignment) else None
+
+
 def _constructs(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> bool:
     """Whether constructing the object with ``env``'s attribute values passes every raise its
     construction runs (each guard false, attributes the trigger leaves at their defaults)."""
@@ -293,13 +323,14 @@ def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], 
 def _example(card: Card, ctx: CardContext, problem: Problem, solution: Solution, env: dict[str, Any], fixes: list[tuple[Fix, Any]],
              loops: dict[str, str]) -> Any:
     changed = [loops.get(n, n) for n in solution.changed]
-    if not fixes or any(n not in card.guard.inputs and n not in loops.values() for n in changed):
+    settable = set(card.guard.inputs) | set(loops.values()) | set(ctx.settable)  # (the object's own settings too)
+    if not fixes or any(n not in settable for n in changed):
         return None
     if card.kind == "reraise" and card.exception.written is None:
         return None  # a bare ``raise`` raises the try body's error, from the body's line: that error's card
     fix, value = fixes[0]
     name = fix.changed[0]
-    if name not in card.guard.inputs and name not in loops.values():
+    if name not in settable:
         return None
     before = {n: env[n] for n in changed}
     after = {**before, name: value}

@@ -65,6 +65,7 @@ class Linked:
 
     sites: int  # raise sites in the file, selected as cards or not
     flags: tuple[tuple[str, str], ...]  # CLI flags the file declares
+    parsers: tuple[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...]  # FileFacts.parsers
     modules: dict[str, str | None]  # module name -> file key of the file providing it (None: no such module)
     suffixes: dict[str, str | None]  # shortened module name -> the module it matched
     flag_reads: dict[str, str | None]  # CLI destination -> the flag its examples used
@@ -249,7 +250,7 @@ class Cache:
     def put_linked(self, key: str, linked: Linked) -> None:
         self._write(_cards_key(key), linked.cards)
         self._write(key, {
-            "sites": linked.sites, "flags": linked.flags, "modules": linked.modules, "suffixes": linked.suffixes,
+            "sites": linked.sites, "flags": linked.flags, "parsers": linked.parsers, "modules": linked.modules, "suffixes": linked.suffixes,
             "flag_reads": linked.flag_reads, "summaries": linked.summaries,
         })
 
@@ -294,6 +295,9 @@ def _linked_from(data: dict[str, Any]) -> Linked | None:
 
     summaries = data["summaries"]
     flags = tuple((dest, flag) for dest, flag in data["flags"])
+    parsers = tuple((name, tuple(subs), tuple(callees), tuple(dests)) for name, subs, callees, dests in data["parsers"])
+    if not all(isinstance(x, str) for p in parsers for x in (p[0], *p[1], *p[2], *p[3])):
+        return None
     if not isinstance(data["sites"], int) or not all(isinstance(d, str) and isinstance(f, str) for d, f in flags):
         return None
     if not isinstance(summaries, list) or not all(
@@ -301,6 +305,6 @@ def _linked_from(data: dict[str, Any]) -> Linked | None:
             for s in summaries):
         return None
     return Linked(
-        sites=data["sites"], flags=flags, modules=mapping(data["modules"]), suffixes=mapping(data["suffixes"]),
+        sites=data["sites"], flags=flags, parsers=parsers, modules=mapping(data["modules"]), suffixes=mapping(data["suffixes"]),
         flag_reads=mapping(data["flag_reads"]), cards=None, summaries=summaries,
     )

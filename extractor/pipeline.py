@@ -24,6 +24,7 @@ from .collect.declarations import module_name
 from .collect.file import collect_file
 from .errors import SourceError
 from .link.cards import cli_flags, link_file, permalink
+from .link.commands import command_flags
 from .link.project import Project
 from .model import SCHEMA_ID, Catalog, FileFacts, FileFailure, Generator, SiteFact, SourceInfo, Stats, dumps_data, from_data, to_data
 from .model.spool import SpooledCatalog
@@ -170,6 +171,9 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, de
 
     project = Project(providers, load)
     flags = cli_flags((p, linked[p].flags if linked[p] is not None else facts[p].flags) for p in analysed)  # type: ignore[union-attr]
+    if options.command:  # only the flags the command's own parser declares, where the tree shows it
+        parsers = {p: linked[p].parsers if linked[p] is not None else facts[p].parsers for p in analysed}  # type: ignore[union-attr]
+        flags = command_flags(options.command, flags, parsers, project)
     provider_key = {module: keys[path] for module, path in providers.items()}
     relink = [p for p in analysed if not _still_holds(linked[p], project, provider_key, flags)]
     # The files with the most raise sites (about as many cards) first, so that no worker is
@@ -188,7 +192,7 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, de
         drafts, flag_reads = link_file(project, whole, flags, options)
         done = project.record()
         entry = Linked(
-            sites=len(whole.sites), flags=whole.flags, cards=None, summaries=[],
+            sites=len(whole.sites), flags=whole.flags, parsers=whole.parsers, cards=None, summaries=[],
             modules={module: provider_key.get(module) for module in sorted(done.modules)},
             suffixes=dict(sorted(done.suffixes.items())), flag_reads=dict(sorted(flag_reads.items())),
         )

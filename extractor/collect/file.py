@@ -25,6 +25,7 @@ from ..sources import DecodeError, SourceFile, decode_source, split_lines
 from . import declarations as decl
 from .constants import module_names, unpacked
 from .overrides import compiled_overrides
+from .parsers import parser_functions
 from .cstpass import RaiseFacts, UnitAnalysis, parse_unit
 from .messages import render_template, unknown
 from .scope import ModuleNames
@@ -219,6 +220,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         constants=tuple(sorted(names.values.items())),
         sentinels=tuple(sorted(names.sentinels)),
         overridden=compiled_overrides(tree),
+        parsers=parser_functions(tree) if scan.flags or "add_parser" in text else (),
         flags=tuple(sorted(set(scan.flags))),
         transforms=tuple(sorted(set(scan.transforms))),
         sites=tuple(sites),

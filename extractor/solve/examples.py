@@ -211,17 +211,31 @@ def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str 
     return text
 
 
+def _flag_fits(name: str, value: Any, fields: dict[str, Any], ctx: CardContext) -> bool:
+    if name.startswith(("self.", "cls.")):
+        field = fields.get(name)
+        if field is None or name not in ctx.settable:
+            return False
+        choices = field.literal_values
+        return choices is None or repr(value) in choices or (isinstance(value, str) and f'"{value}"' in choices)
+    root, dot, _ = name.partition(".")
+    param = next((p for p in ctx.params if p.name == root), None)  # the parsed arguments: ``args: Namespace``
+    return bool(dot) and param is not None and (root == "args" or "Namespace" in (param.annotation or ""))
+
+
 def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: dict[str, Any], required: dict[str, Any]) -> Example | None:
     """Before (the trigger's changes) and after (the first fix's changes on top).
 
     ``required`` holds the function's parameters without a default, with the trigger's
     value where it has one; a Python call is written only when all have a value.
     """
-    # Until flags are read from the command's own parser (issue 12, item 5), a flag is named
-    # only for a field of a record the command configures or an attribute of a parsed-arguments
-    # parameter (``args.size``), never for a plain function parameter that happens to share a
-    # flag's name (``vllm serve --version`` is not pynvml's ``version``).
-    if ctx.command and before and all(name in ctx.settable or "." in name and not name.startswith(("self.", "cls.")) for name in before):
+    # The flags are those of the command's own parser (link.commands); a flag is named only for
+    # a declared field of a record the command configures or an attribute of a parsed-arguments
+    # parameter (``args.size``), never for a plain parameter or attribute that happens to share
+    # a flag's name (``vllm serve --version`` is not pynvml's ``version``), and never with a
+    # value outside the field's declared choices (the command's parser would refuse it first).
+    fields = {f.input: f for f in card.docs.fields}
+    if ctx.command and before and all(_flag_fits(name, value, fields, ctx) for name, value in before.items()):
         first, second = cli_line(ctx.command, before, ctx.flags), cli_line(ctx.command, after, ctx.flags)
         if first and second:
             return Example(style="cli", before=first, after=second)

@@ -1,0 +1,61 @@
+"""CLI flags come from the configured command's own parser: the subcommand's ``add_parser``
+and every function it hands the parser to (vLLM's pattern), not from every parser of the tree."""
+
+from __future__ import annotations
+
+from extractor import extract
+from extractor.options import Options
+
+from .helpers import temp_tree
+
+TREE = {
+    "app/__init__.py": "",
+    "app/config.py": (
+        "from dataclasses import dataclass\n\n\n"
+        "@dataclass\nclass CacheConfig:\n"
+        "    block_size: int = 16\n"
+        "    num_runs: int = 1\n\n"
+        "    def __post_init__(self):\n"
+        "        if self.block_size < 1:\n"
+        "            raise ValueError('block_size must be >= 1')\n"
+        "        if self.num_runs < 1:\n"
+        "            raise ValueError('num_runs must be >= 1')\n"
+    ),
+    "app/args.py": (
+        "class EngineArgs:\n"
+        "    @staticmethod\n"
+        "    def add_cli_args(parser):\n"
+        "        parser.add_argument('--block-size', type=int, default=16)\n"
+        "        return parser\n\n\n"
+        "def make_arg_parser(parser):\n"
+        "    parser.add_argument('model')\n"
+        "    return EngineArgs.add_cli_args(parser)\n"
+    ),
+    "app/cli.py": (
+        "import argparse\n\nfrom app.args import make_arg_parser\n\n\n"
+        "class Serve:\n"
+        "    name = 'serve'\n\n"
+        "    def subparser_init(self, subparsers):\n"
+        "        serve_parser = subparsers.add_parser(self.name)\n"
+        "        return make_arg_parser(serve_parser)\n"
+    ),
+    # Another parser of the tree: its --num-runs is not a flag of "app serve".
+    "app/bench.py": (
+        "import argparse\n\n\n"
+        "def bench_parser():\n"
+        "    parser = argparse.ArgumentParser()\n"
+        "    parser.add_argument('--num-runs', type=int, default=1)\n"
+        "    return parser\n"
+    ),
+}
+
+
+def test_flags_are_those_of_the_commands_own_parser(tmp_path) -> None:
+    root = temp_tree(tmp_path, TREE)
+    cards = {c.message.template: c for c in extract(str(root), Options(command="app serve model", use_cache=False)).errors}
+    block, runs = cards["block_size must be >= 1"], cards["num_runs must be >= 1"]
+    # --block-size is declared by EngineArgs.add_cli_args, reached from the serve subcommand.
+    assert block.example is not None and block.example.style == "cli"
+    assert block.example.before == "app serve model --block-size 0"
+    # --num-runs belongs to the benchmark's parser: no CLI example names it.
+    assert runs.trigger.verified and (runs.example is None or runs.example.style == "python")

@@ -71,6 +71,8 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
 def _calm(problem: Problem, env: dict[str, Any]) -> bool:
     """Whether no try body the guard names raises under ``env``: a fix that makes
     ``mapping[key]`` raise IndexError instead of KeyError swaps one error for another."""
+    if RAISES not in problem.code:
+        return True
     for node in ast.walk(problem.tree):
         if isinstance(node, ast.Call) and dotted_name(node.func) == RAISES and node.args:
             if problem.holds(problem.env(env), f"{RAISES}({ast.unparse(node.args[0])}, (BaseException,))") is not False:

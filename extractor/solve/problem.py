@@ -212,8 +212,8 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
             constants[chain] = Named(chain, kind)
             if kind == "enum":  # the other members are the values a fix would choose
                 members[chain] = [Named(m, "enum") for m in code.split(",") if m]
-    symbolic = _compared_symbolically(tree)
     named = {chain for chain, kind in guard.named if kind != "builtin"}
+    symbolic = _compared_symbolically(tree) if named else set()  # (a walk of the guard: only where it can matter)
     for chain, kind in guard.named:
         if chain not in constants and kind != "builtin" and (kind == "sentinel" or chain in symbolic):
             constants[chain] = named_constant(chain, kind)  # a trigger never sets it

@@ -251,7 +251,12 @@ def _past_construction(card: Card, ctx: CardContext, domains: dict[str, Domain],
     construction raises first (the owner's ``__post_init__``, validators), solve the guard
     again together with the negation of every raise construction runs, over the attributes
     those read (at their declared defaults unless changed). None where nothing better is found."""
-    if solution.status != "solved" or not ctx.constructor_checks or _constructs(problem, ctx, solution.assignment):
+    if solution.status != "solved" or not ctx.constructor_checks:
+        return None
+    atoms = sorted(n for n, v in problem.variables.items() if v.is_atom)
+    if card.guard.approximations or trigger_status(card.guard, atoms)[0] not in CLAIMED:
+        return None  # a trigger that would not be claimed anyway is not worth a second search
+    if _constructs(problem, ctx, solution.assignment):
         return None
     if not any(n in ctx.settable for n in solution.assignment if n in card.guard.inputs):
         return None

@@ -198,7 +198,8 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
               and n not in problem.constants and caller_sets(n, params, ctx.settable)}
     if status in CLAIMED:  # a required parameter nothing reads before the raise takes any value of its type
         for param in ctx.params:
-            if param.name in ctx.unread and param.default is None and param.kind not in ("star", "starstar") and param.name not in env:
+            if param.name in ctx.unread and param.default is None and param.kind not in ("star", "starstar") and param.name not in env \
+                    and param.name not in ("self", "cls"):  # (the object itself is built or given, never a value)
                 if (value := any_value(param.annotation)) is not NO_VALUE:
                     env[param.name] = value
                     inputs[param.name] = to_json_value(value)

@@ -14,18 +14,22 @@ TREE = {
         "from dataclasses import dataclass\n\n\n"
         "@dataclass\nclass CacheConfig:\n"
         "    block_size: int = 16\n"
-        "    num_runs: int = 1\n\n"
+        "    num_runs: int = 1\n"
+        "    debug: bool = False\n\n"
         "    def __post_init__(self):\n"
         "        if self.block_size < 1:\n"
         "            raise ValueError('block_size must be >= 1')\n"
         "        if self.num_runs < 1:\n"
         "            raise ValueError('num_runs must be >= 1')\n"
+        "        if self.debug and self.block_size > 16:\n"
+        "            raise ValueError('debug needs block_size <= 16')\n"
     ),
     "app/args.py": (
         "class EngineArgs:\n"
         "    @staticmethod\n"
         "    def add_cli_args(parser):\n"
         "        parser.add_argument('--block-size', type=int, default=16)\n"
+        "        parser.add_argument('--debug', action='store_true')\n"
         "        return parser\n\n\n"
         "def make_arg_parser(parser):\n"
         "    parser.add_argument('model')\n"
@@ -59,3 +63,13 @@ def test_flags_are_those_of_the_commands_own_parser(tmp_path) -> None:
     assert block.example.before == "app serve model --block-size 0"
     # --num-runs belongs to the benchmark's parser: no CLI example names it.
     assert runs.trigger.verified and (runs.example is None or runs.example.style == "python")
+
+
+def test_boolean_flags_are_written_in_their_action_form(tmp_path) -> None:
+    root = temp_tree(tmp_path, TREE)
+    cards = {c.message.template: c for c in extract(str(root), Options(command="app serve model", use_cache=False)).errors}
+    debug = cards["debug needs block_size <= 16"]
+    assert debug.example is not None and debug.example.style == "cli"
+    # store_true: True is the flag itself, never "--debug 1"; False is the flag left out.
+    assert debug.example.before == "app serve model --block-size 17 --debug"
+    assert debug.example.after == "app serve model --block-size 17"

@@ -314,8 +314,24 @@ def cli_flags(stmt: ast.stmt) -> list[tuple[str, str]]:
             continue
         names = [param] if param else [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.isidentifier()]
         dest = _dest_of(flags, names, call.keywords)
-        found.extend((dest, flag) for flag in flags[:1])
+        action = _boolean_action(call.keywords)
+        found.extend((dest, f"{flag} {action}" if action else flag) for flag in flags[:1])
     return found
+
+
+def _boolean_action(keywords: list[ast.keyword]) -> str | None:
+    """How a boolean flag is written: ``store_true`` (``--x`` sets True), ``store_false``, or
+    ``optional`` (``--x``/``--no-x``, argparse's BooleanOptionalAction); None for a flag that
+    takes a value. The flag's text then carries it after a space (flags hold no spaces)."""
+    for kw in keywords:
+        value = kw.value
+        if kw.arg == "action" and isinstance(value, ast.Constant) and value.value in ("store_true", "store_false"):
+            return value.value
+        if kw.arg == "action" and (dotted_name(value) or "").endswith("BooleanOptionalAction"):
+            return "optional"
+        if kw.arg == "is_flag" and isinstance(value, ast.Constant) and value.value is True:
+            return "store_true"  # click
+    return None
 
 
 def function_params(node: ast.FunctionDef | ast.AsyncFunctionDef, src: SourceText) -> tuple[Param, ...]:

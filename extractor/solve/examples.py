@@ -41,11 +41,24 @@ def _cli_value(value: Any) -> str | None:
 
 
 def cli_line(prefix: str, changes: dict[str, Any], flags: dict[str, str]) -> str | None:
+    """The command line setting ``changes`` through their flags; a boolean flag in its action
+    form (``--x``, ``--no-x``, or left out where its action gives that value), else None."""
     words = [prefix]
     for name, value in changes.items():
-        flag = flags.get(name.split(".")[-1])
+        declared = flags.get(name.split(".")[-1])
+        if declared is None:
+            return None
+        flag, _, action = declared.partition(" ")
+        if action:
+            if not isinstance(value, bool):
+                return None  # a value for a flag that takes none
+            if action == "optional":
+                words.append(flag if value else "--no-" + flag[2:])
+            elif value == (action == "store_true"):
+                words.append(flag)
+            continue  # (the flag left out gives the other value)
         rendered = _cli_value(value)
-        if flag is None or rendered is None:
+        if rendered is None:
             return None
         words.extend((flag, rendered))
     return " ".join(words)

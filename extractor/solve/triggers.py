@@ -156,7 +156,9 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         state = frozenset(n for n in card.guard.inputs if not caller_sets(n, params, ctx.settable))
         # ``for x in xs``: the trigger sets ``xs = [x]``, where the caller sets xs and the guard
         # does not read xs itself (it would then need both at once).
-        loops = {x: xs for x, xs in card.guard.loops if caller_sets(xs, params, ctx.settable) and xs not in card.guard.inputs}
+        # (And the guard reads x: an element it says nothing of is not a value the trigger can choose.)
+        loops = {x: xs for x, xs in card.guard.loops
+                 if caller_sets(xs, params, ctx.settable) and xs not in card.guard.inputs and x in card.guard.opaque}
         problem = build_problem(card.guard, domains, state, ctx.named, frozenset(loops))
     except EvalError:
         return replace(card, domains=published, trigger=Trigger(status="unsolved", inputs={}, reason="guard_not_expression"))

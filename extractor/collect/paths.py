@@ -28,6 +28,7 @@ from .guards import (
     render_guard,
 )
 from .scope import EXIT_CALLS, Scope, child_nodes, dotted, raw_code, strip_parens
+from .units import MAX_TRY_BODY
 
 _BLOCKS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine)
 _TERMINATORS = (cst.Raise, cst.Return, cst.Continue, cst.Break)
@@ -68,20 +69,28 @@ class PathModel:
 
     # --- how control enters an except handler --------------------------------------
     def handler_reached(self, stmt: cst.Try | cst.TryStar, handler: cst.ExceptHandler) -> GuardNode | None:
-        """The condition under which ``handler`` runs, where the try body is one statement
-        whose value expression is what raises: ``__raises__(E, (classes))`` true, and false
-        for the classes of every earlier handler. None where the body is anything else."""
-        value = _sole_value(stmt.body)
-        if value is None or isinstance(stmt, cst.TryStar):
+        """The condition under which ``handler`` runs, where the try body is a few statements
+        each evaluating one expression: for some statement, every earlier one completes
+        (``not __raises__(E, (BaseException,))``) and it raises one of the handler's classes
+        and none of an earlier handler's. None where the body is anything else."""
+        values = _body_values(stmt.body)
+        if values is None or isinstance(stmt, cst.TryStar):
             return None
-        items: list[GuardNode] = []
-        for earlier in stmt.handlers:
-            test = Truthy(expr=self.exprs.atom(_raises_call(value, earlier)))
-            if earlier is handler:
-                items.append(test)
-                break
-            items.append(negate(test))
-        return conj(items)
+        alternatives: list[GuardNode] = []
+        for index, value in enumerate(values):
+            items = [self._calm(earlier_value) for earlier_value in values[:index]]
+            for earlier in stmt.handlers:
+                test = Truthy(expr=self.exprs.atom(_raises_call(value, earlier)))
+                if earlier is handler:
+                    items.append(test)
+                    break
+                items.append(negate(test))
+            alternatives.append(conj(items))
+        return disj(alternatives)
+
+    def _calm(self, value: cst.BaseExpression) -> GuardNode:
+        """``value`` evaluates without raising."""
+        return negate(Truthy(expr=self.exprs.atom(_raises_call(value, None))))
 
     def test(self, node: cst.BaseExpression) -> GuardNode:
         """``conditions.condition(node)``, modelled once per node."""
@@ -157,12 +166,12 @@ class PathModel:
         if not stmt.handlers:
             final = self.fallthrough(stmt.finalbody.body) if stmt.finalbody is not None else TRUE
             return conj([self.fallthrough(stmt.body), final])
-        value = _sole_value(stmt.body) if isinstance(stmt, cst.Try) and stmt.finalbody is None else None
-        if value is not None:
-            # One expression raises or not: control passes the try when it does not (and the
-            # body and ``else`` fall through), or when a handler catches it and falls through.
-            calm = negate(Truthy(expr=self.exprs.atom(_raises_call(value, None))))
-            normal = conj([calm, self.fallthrough(stmt.body), self.fallthrough(stmt.orelse.body) if stmt.orelse else TRUE])
+        values = _body_values(stmt.body) if isinstance(stmt, cst.Try) and stmt.finalbody is None else None
+        if values is not None:
+            # Each expression raises or not: control passes the try when none does (and the
+            # body and ``else`` fall through), or when a handler catches one and falls through.
+            calm = [self._calm(value) for value in values]
+            normal = conj([*calm, self.fallthrough(stmt.body), self.fallthrough(stmt.orelse.body) if stmt.orelse else TRUE])
             caught = [conj([self.handler_reached(stmt, h), self.fallthrough(h.body)]) for h in stmt.handlers]
             return disj([normal, *caught])
         if _may_exit(stmt, loops_absorb=False):
@@ -228,13 +237,22 @@ class PathModel:
 RAISES = "__raises__"  # __raises__(expr, classes): evaluating expr raises one of classes (solve.evaluate)
 
 
-def _sole_value(body: cst.BaseSuite) -> cst.BaseExpression | None:
-    """The expression a one-statement try body evaluates (``x = int(text)``, ``return d[k]``,
-    ``f(x)``), when nothing else in the statement can raise; else None."""
+def _body_values(body: cst.BaseSuite) -> list[cst.BaseExpression] | None:
+    """The expressions a short try body evaluates, one per statement, in order (up to
+    MAX_TRY_BODY statements, each a one-expression statement); else None."""
     lines = body.body
-    if len(lines) != 1 or not isinstance(lines[0], cst.SimpleStatementLine) or len(lines[0].body) != 1:
+    if not 1 <= len(lines) <= MAX_TRY_BODY:
         return None
-    small = lines[0].body[0]
+    values = [_sole_value(line) for line in lines]
+    return None if any(v is None for v in values) else values  # type: ignore[return-value]
+
+
+def _sole_value(line: cst.CSTNode) -> cst.BaseExpression | None:
+    """The expression one statement evaluates (``x = int(text)``, ``return d[k]``, ``f(x)``),
+    when nothing else in the statement can raise; else None."""
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+        return None
+    small = line.body[0]
     value = getattr(small, "value", None)
     if isinstance(value, (cst.Yield, cst.Await)):
         return None  # what the caller sends in, not an expression over inputs

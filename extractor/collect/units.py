@@ -22,6 +22,7 @@ SCOPES = (*DEFS, ast.ClassDef)
 COMPOUND = (*SCOPES, ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match)
 WORD = re.compile(r"[^\W\d]\w*")
 _BODIES = ("body", "orelse", "finalbody")
+MAX_TRY_BODY = 4  # statements of a try body whose raising the guard models (paths.PathModel.handler_reached)
 
 
 def first_line(node: ast.AST) -> int:
@@ -142,11 +143,11 @@ def _word_counts(text: str) -> Counter[str]:
 
 
 def _thinned_blocks(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
-    """The blocks whose statements ``unit_text`` may leave out: all but a one-statement try
-    body, which is what its handlers' raises depend on (paths._sole_value)."""
-    one_statement_try = bool(getattr(stmt, "handlers", None)) and len(stmt.body) == 1  # type: ignore[attr-defined]
+    """The blocks whose statements ``unit_text`` may leave out: all but a short try body,
+    which is what its handlers' raises depend on (paths._body_values)."""
+    modelled_try = bool(getattr(stmt, "handlers", None)) and len(stmt.body) <= MAX_TRY_BODY  # type: ignore[attr-defined]
     for block in _blocks(stmt):
-        if not (one_statement_try and block is stmt.body):  # type: ignore[attr-defined]
+        if not (modelled_try and block is stmt.body):  # type: ignore[attr-defined]
             yield block
 
 

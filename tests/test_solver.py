@@ -347,3 +347,18 @@ def test_search_spends_and_finds_exactly_what_the_specification_does(data) -> No
         assert found[0] is _OVER_BUDGET
     else:
         assert found == expected
+
+
+def test_the_truth_of_a_constant_of_unknown_value_is_no_answer() -> None:
+    """``x is not _empty`` keeps ``_empty`` (bound by a star import) by name; the truth of
+    ``x`` holding that constant is neither true nor false, and the problem says why."""
+    from extractor.model import Compare, Guard
+    from extractor.solve.problem import build_problem
+
+    guard = Guard(code="x is not _empty", tree=Compare(left="x", ops=("is not",), comparators=("_empty",)),
+                  inputs=("x",), named=(("_empty", "unknown"),))
+    problem = build_problem(guard, {})
+    empty = problem.constants["_empty"]
+    assert problem.holds(problem.env({"x": 0})) is True and problem.holds(problem.env({"x": empty})) is False
+    assert problem.holds(problem.env({"x": empty}), "x") is None
+    assert problem.refusals == {"unknown_constant"}

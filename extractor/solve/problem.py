@@ -18,7 +18,7 @@ from ..model import Domain, Guard
 from .domains import NO_VALUE, admits, choice_value, default_value, literal_value
 from .evaluate import BUILTIN_TYPES, PURE_FUNCTIONS, RAISES, STR_METHODS, EvalError, TooLarge, Unknown, evaluate, evaluate_tree, parse_expr, raised_classes
 from .status import atom_kind
-from .values import Named, StableSet
+from .values import Named, StableSet, UnknownValue
 
 
 @dataclass
@@ -68,6 +68,9 @@ class Problem:
             return bool(evaluate_tree(tree, env))
         except (TooLarge, Unknown) as exc:
             self.refusals.add(exc.code)
+            return None
+        except UnknownValue:  # the truth of a constant of unknown value, asked by bool() here
+            self.refusals.add(Unknown.code)
             return None
         except EvalError:
             return None

@@ -66,11 +66,8 @@ class Problem:
     def holds_tree(self, env: dict[str, Any], tree: ast.AST | None) -> bool | None:
         try:
             return bool(evaluate_tree(tree, env))
-        except (TooLarge, Unknown) as exc:
+        except (TooLarge, Unknown, UnknownValue) as exc:  # (UnknownValue: bool() here of a constant of unknown value)
             self.refusals.add(exc.code)
-            return None
-        except UnknownValue:  # the truth of a constant of unknown value, asked by bool() here
-            self.refusals.add(Unknown.code)
             return None
         except EvalError:
             return None

@@ -7,6 +7,8 @@ the inputs, opaque names, opaque calls and module constants the expression reads
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
+
 import libcst as cst
 
 from .scope import MAX_INLINE_DEPTH, PURE_BUILTINS, Refs, Scope, child_nodes, dotted, raw_code, strip_parens, target_names
@@ -90,7 +92,7 @@ class ExprModel:
             return node
         return node.visit(_Inliner(self, depth, _bound_inside(node)))
 
-    def alias_args(self, call: cst.Call, bound: set[str] = frozenset()) -> str | None:  # type: ignore[assignment]
+    def alias_args(self, call: cst.Call, bound: AbstractSet[str] = frozenset()) -> str | None:
         """``get_args(Role)`` of a module-level ``Literal`` alias -> its values' code, else None."""
         if dotted(call.func) not in _GET_ARGS or len(call.args) != 1 or call.args[0].keyword or call.args[0].star:
             return None

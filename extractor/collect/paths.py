@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from ..model import And, Context, Guard, GuardNode, GuardPart, Opaque, Truthy
+from ..model import RAISES, And, Context, Guard, GuardNode, GuardPart, Opaque, Truthy
 from .expressions import ExprModel
 from .guards import (
     FALSE,
@@ -232,9 +232,6 @@ class PathModel:
                     out.append(("test", selected))
                     break
                 out.append(("test", negate(selected)))
-
-
-RAISES = "__raises__"  # __raises__(expr, classes): evaluating expr raises one of classes (solve.evaluate)
 
 
 def _body_values(body: cst.BaseSuite) -> list[cst.BaseExpression] | None:

@@ -25,13 +25,14 @@ from .site import (
     Not,
     Opaque,
     Or,
+    RAISES,
     Part,
     Text,
     Truthy,
 )
 
 __all__ = [
-    "CONSTRUCTING", "SCHEMA_ID", "And", "Card", "CardContext", "CardRef", "Catalog", "CatalogDiff", "Change", "ClassFact", "Compare", "Const",
+    "CONSTRUCTING", "RAISES", "SCHEMA_ID", "And", "Card", "CardContext", "CardRef", "Catalog", "CatalogDiff", "Change", "ClassFact", "Compare", "Const",
     "Constraint", "Context", "Docs", "Domain", "Example", "Excerpt", "ExceptionRef", "FieldDoc", "FieldFact", "FileFacts",
     "FileFailure", "Fix", "Generator", "Guard", "GuardNode", "GuardPart", "Hole", "IsInstance", "IsNone", "MessageTemplate",
     "Not", "Opaque", "Or", "Param", "Part", "SiteFact", "Solved", "SourceInfo", "Stats", "Text", "Trigger", "Truthy",

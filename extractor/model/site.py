@@ -135,6 +135,11 @@ class GuardPart:
     code: str
 
 
+# ``__raises__(expr, (classes))`` in a guard's code: evaluating ``expr`` raises one of the
+# classes. Collect writes it for a try body (collect.paths); the evaluator decides it.
+RAISES = "__raises__"
+
+
 @record
 class Guard:
     """The condition under which control reaches a raise."""

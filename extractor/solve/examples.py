@@ -65,8 +65,9 @@ def cli_line(prefix: str, changes: dict[str, Any], flags: dict[str, str]) -> str
 
 
 def _literal(value: Any, imports: set[tuple[str, str]] | None = None, module: str | None = None) -> str | None:
-    """``repr(value)`` when it reads back as the same value (a Python literal), else None; an
-    Enum member of the tree as written in ``module`` (``Mode.FAST``), its class imported from there."""
+    """``repr(value)`` when it reads back as the same value (a Python literal), else None; a
+    named constant (an Enum member, a sentinel, a module-level name) as written in ``module``
+    (``Mode.FAST``, ``MISSING``), its first name imported from there."""
     if isinstance(value, Named):
         head = value.name.split(".", 1)[0]
         if imports is None or module is None or not head.isidentifier() or not _public(head):

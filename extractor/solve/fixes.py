@@ -10,7 +10,8 @@ from typing import Any
 
 from .domains import NO_VALUE
 from ..collect.declarations import dotted_name
-from .evaluate import RAISES, EvalError, parse_expr, predicate
+from ..model import RAISES
+from .evaluate import EvalError, parse_expr, predicate
 from .problem import Problem, conjuncts, scan_refs, value_key
 from .search import distance
 
@@ -71,13 +72,18 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
 def _calm(problem: Problem, env: dict[str, Any]) -> bool:
     """Whether no try body the guard names raises under ``env``: a fix that makes
     ``mapping[key]`` raise IndexError instead of KeyError swaps one error for another."""
-    if RAISES not in problem.code:
-        return True
-    for node in ast.walk(problem.tree):
-        if isinstance(node, ast.Call) and dotted_name(node.func) == RAISES and node.args:
-            if problem.holds(problem.env(env), f"{RAISES}({ast.unparse(node.args[0])}, (BaseException,))") is not False:
-                return False
-    return True
+    checks = _calm_checks(problem.code)
+    return not checks or all(problem.holds(problem.env(env), check) is False for check in checks)
+
+
+@lru_cache(maxsize=256)
+def _calm_checks(code: str) -> tuple[str, ...]:
+    """``__raises__(E, (BaseException,))`` for each try body expression ``E`` the guard names
+    (found once per guard: every fix candidate of its card asks)."""
+    if RAISES not in code:
+        return ()
+    return tuple(f"{RAISES}({ast.unparse(node.args[0])}, (BaseException,))" for node in ast.walk(parse_expr(code))
+                 if isinstance(node, ast.Call) and dotted_name(node.func) == RAISES and node.args)
 
 
 class SiblingGuards:

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..collect.declarations import dotted_name
-from ..model import Domain, Guard
+from ..model import RAISES, Domain, Guard
 from .domains import NO_VALUE, admits, choice_value, default_value, literal_value
-from .evaluate import BUILTIN_TYPES, PURE_FUNCTIONS, RAISES, STR_METHODS, EvalError, TooLarge, Unknown, evaluate, evaluate_tree, parse_expr, raised_classes
+from .evaluate import BUILTIN_TYPES, PURE_FUNCTIONS, STR_METHODS, EvalError, TooLarge, Unknown, evaluate, evaluate_tree, parse_expr, raised_classes
 from .status import atom_kind
 from .values import Named, StableSet, UnknownValue
 

@@ -16,10 +16,10 @@ from dataclasses import replace
 from typing import Any
 
 from ..collect.declarations import dotted_name
-from ..model import CONSTRUCTING, Card, CardContext, Domain, Fix, Hole, MessageTemplate, Opaque, Param, Text, Trigger, Validator
+from ..model import CONSTRUCTING, RAISES, Card, CardContext, Domain, Fix, Hole, MessageTemplate, Opaque, Param, Text, Trigger, Validator
 from ..model.markdown import code_span
 from .domains import NO_VALUE, any_value, default_source, default_value, field_domain, literal_value, param_domain
-from .evaluate import RAISES, EvalError, Raised, evaluate, format_value, run_validator
+from .evaluate import EvalError, Raised, evaluate, format_value, run_validator
 from .examples import build_example
 from .fixes import find_fixes
 from .problem import Problem, Variable, build_problem, candidates
@@ -163,7 +163,9 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     except EvalError:
         return replace(card, domains=published, trigger=Trigger(status="unsolved", inputs={}, reason="guard_not_expression"))
     solution = search(problem)
-    built = _past_construction(card, ctx, domains, problem, solution, state, loops)
+    atoms = {n for n, v in problem.variables.items() if v.is_atom}
+    status, status_reason = trigger_status(card.guard, sorted(atoms))
+    built = _past_construction(card, ctx, domains, problem, solution, state, loops) if status in CLAIMED else None
     if built is not None:
         solution = built
         names.extend(n for n in solution.changed if n not in names)
@@ -187,8 +189,6 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     reproduces = validator is None or (
         message is not None and isinstance(raised, Raised) and raised.message == message and raised.exception == expected_class
     )
-    atoms = {n for n, v in problem.variables.items() if v.is_atom}
-    status, status_reason = trigger_status(card.guard, sorted(atoms))
     if len(loops) < len(card.guard.loops) and status in CLAIMED:
         status, status_reason = "internal", "inside_for_loop"  # a loop whose element the trigger cannot set
     for x, xs in loops.items():
@@ -254,11 +254,8 @@ def _past_construction(card: Card, ctx: CardContext, domains: dict[str, Domain],
     construction raises first (the owner's ``__post_init__``, validators), solve the guard
     again together with the negation of every raise construction runs, over the attributes
     those read (at their declared defaults unless changed). None where nothing better is found."""
-    if solution.status != "solved" or not ctx.constructor_checks:
-        return None
-    atoms = sorted(n for n, v in problem.variables.items() if v.is_atom)
-    if card.guard.approximations or trigger_status(card.guard, atoms)[0] not in CLAIMED:
-        return None  # a trigger that would not be claimed anyway is not worth a second search
+    if solution.status != "solved" or not ctx.constructor_checks or card.guard.approximations:
+        return None  # (the caller asks only for triggers that would be claimed: else not worth a second search)
     if _constructs(problem, ctx, solution.assignment):
         return None
     if not any(n in ctx.settable for n in solution.assignment if n in card.guard.inputs):

@@ -14,7 +14,6 @@ from .limits import check_format_spec, check_size, check_text, size_of
 
 # Exception classes ``__raises__`` may test for: the builtin ones (of this interpreter, never the analysed code's).
 EXCEPTIONS: dict[str, type] = {n: c for n, c in vars(builtins).items() if isinstance(c, type) and issubclass(c, BaseException)}
-RAISES = "__raises__"  # collect.paths: a try body's expression raising one of the handler's classes
 BUILTIN_TYPES: dict[str, type] = {
     "int": int, "float": float, "str": str, "bool": bool, "list": list, "dict": dict,
     "tuple": tuple, "set": set, "frozenset": frozenset, "bytes": bytes, "type(None)": type(None),

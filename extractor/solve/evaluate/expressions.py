@@ -8,7 +8,8 @@ from typing import Any
 
 from ...collect.declarations import dotted_name
 from ..values import StableSet
-from .builtins import BINOPS, BUILTIN_TYPES, COMPARISONS, EXCEPTIONS, PURE_FUNCTIONS, RAISES, STR_METHODS, format_value
+from ...model import RAISES
+from .builtins import BINOPS, BUILTIN_TYPES, COMPARISONS, EXCEPTIONS, PURE_FUNCTIONS, STR_METHODS, format_value
 from .core import BUILDERS, VALUE_ERRORS, Fn, LazySource, compiled
 from .errors import EvalError, TooLarge
 from .limits import MAX_EXPONENT, check_arithmetic, check_call

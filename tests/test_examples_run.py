@@ -19,12 +19,12 @@ from .helpers import FIXTURES, run_cli
 # fixture -> the cards (function names) whose Python example must exist and run
 EXPECTED = {
     "callers": {
-        "take", "run", "lookup", "weigh", "pick", "switch", "weekday", "chunks", "parse_port", "parse_range", "check_all", "connect", "clamp", "Retry.__post_init__", "Basket.reserve",
+        "take", "run", "lookup", "weigh", "pick", "switch", "weekday", "chunks", "parse_port", "parse_range", "check_all", "connect", "clamp", "scale", "pad", "split_pair", "label", "Retry.__post_init__", "Basket.reserve",
     },
     "forms": {
         "not_isinstance", "is_none", "is_not_none_and_len", "modulo", "chained_comparison", "in_literal_tuple",
         "not_in_module_constant", "earlier_raises", "after_assert", "match_cases", "Buffer.reserve",
-        "reraise_from_exc", "reraise_bound_name", "in_except_handler",
+        "reraise_from_exc", "reraise_bound_name", "in_except_handler", "local_reassigned",
     },
     # resolve_backend's trigger builds an OffloadConfig that passes its own validator first
     # (prefetch needs offload_group_size >= 1): the solver searches past the constructor's raises.

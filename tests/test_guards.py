@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import textwrap
+
+import pytest
+
 from .helpers import extract_snippet
 
 
@@ -58,7 +62,7 @@ def test_early_return_continue_break_and_assert(tmp_path) -> None:
     assert guard.guard.loops == (("item", "items"),)
 
 
-def test_once_assigned_local_is_inlined_and_reassigned_one_is_opaque(tmp_path) -> None:
+def test_a_local_reads_as_the_value_that_reaches_the_raise(tmp_path) -> None:
     code = """
     def f(self, n):
         active = self.size > 0
@@ -69,9 +73,43 @@ def test_once_assigned_local_is_inlined_and_reassigned_one_is_opaque(tmp_path) -
             raise ValueError("x")
     """
     [card] = extract_snippet(tmp_path, code)
-    assert card.guard.code == "self.size > 0 and n > limit"
+    assert card.guard.code == "self.size > 0 and n > (2 if n else 1)"
     assert card.guard.inputs == ("self.size", "n")
-    assert card.guard.opaque == ("limit",)
+    assert card.guard.opaque == ()
+
+
+@pytest.mark.parametrize(
+    ("body", "guard", "inputs", "opaque"),
+    [
+        # rebound after the raise: at the raise it is still the argument
+        ("if n < 0:\n    raise ValueError('x')\nn = abs(n)", "n < 0", ("n",), ()),
+        # each check reads the value of its own point
+        ("if n < 0:\n    return\nn += 2\nif n > 9:\n    raise ValueError('x')", "not (n < 0) and (n + 2) > 9", ("n",), ()),
+        ("m = n\nm = m * 2\nif m > 9:\n    raise ValueError('x')", "(n * 2) > 9", ("n",), ()),
+        ("a, b = n, 1\nif a > b:\n    raise ValueError('x')", "n > 1", ("n",), ()),
+        ("if (k := len(s)) > 3:\n    raise ValueError('x')", "len(s) > 3", ("s",), ()),
+        ("if n:\n    s = 'a'\nelif k:\n    s = 'b'\nelse:\n    return\nif s == 'a':\n    raise ValueError('x')",
+         "(n or not n and k) and ('a' if n else 'b') == 'a'", ("n", "k"), ()),
+        # what the reaching values do not follow stays opaque, for parameters too
+        ("for x in s:\n    n = x\nif n > 3:\n    raise ValueError('x')", "n > 3", (), ("n",)),
+        ("while n:\n    if k > n:\n        raise ValueError('x')\n    k = k - 1", "n and k > n", ("n",), ("k",)),
+        ("with open(s) as n:\n    pass\nif n:\n    raise ValueError('x')", "n", (), ("n",)),
+        ("try:\n    n = int(s)\n    k = 1\nexcept ValueError:\n    if n:\n        raise ValueError('x')",
+         "(__raises__(int(s), (ValueError,)) or not __raises__(int(s), (BaseException,)) and __raises__(1, (ValueError,))) and n",
+         ("s",), ("n",)),
+        ("lines = []\nlines.append(s)\nif not lines:\n    raise ValueError('x')", "not lines", (), ("lines",)),
+        ("m = None\ndef g():\n    nonlocal m\n    m = 1\nif m is not None:\n    raise ValueError('x')", "m is not None", (), ("m",)),
+        ("match s:\n    case 'a':\n        k = 2\nif k > 1:\n    raise ValueError('x')", "k > 1", (), ("k",)),
+        # past a try whose handlers all leave, the body completed
+        ("try:\n    m = n + 1\nexcept TypeError:\n    return\nif m > 3:\n    raise ValueError('x')",
+         "not __raises__(n + 1, (BaseException,)) and (n + 1) > 3",
+         ("n",), ()),
+    ],
+)
+def test_reaching_values_path_by_path(tmp_path, body: str, guard: str, inputs: tuple, opaque: tuple) -> None:
+    code = "def f(n, s='', k=0):\n" + textwrap.indent(body, "    ") + "\n"
+    [card] = [c for c in extract_snippet(tmp_path, code) if c.exception.display == "ValueError"]
+    assert (card.guard.code, card.guard.inputs, card.guard.opaque) == (guard, inputs, opaque)
 
 
 def test_while_test_and_except_handler(tmp_path) -> None:

@@ -33,8 +33,8 @@ def h(a):
 
 
 def test_libcst_reads_a_function_only_up_to_its_last_raise_when_the_rest_cannot_matter(monkeypatch) -> None:
-    # f's tail binds only `total`, never mentioned above it: cut. g's tail rebinds `x` (then
-    # x is assigned twice and not inlined) and h's declares `global`: both read whole.
+    # f's tail binds only `total`, never mentioned above it: cut. g's tail rebinds `x` (which
+    # the message model reads as assigned twice) and h's declares `global`: both read whole.
     import ast
 
     from extractor.collect import file as collect
@@ -54,8 +54,8 @@ def test_libcst_reads_a_function_only_up_to_its_last_raise_when_the_rest_cannot_
     cut = collect.collect_file(source, Options())
     monkeypatch.setattr(collect, "needed_end", lambda unit, last, lines: None)
     assert collect.collect_file(source, Options()) == cut
-    # `limit` is inlined (assigned once); `x` is not (the loop in g's tail rebinds it).
-    assert [(site.guard.code, site.guard.opaque) for site in cut.sites] == [("a > 10", ()), ("x > 3", ("x",)), ("a", ())]
+    # `limit` and `x` read as the values that reach their raises (the loop in g's tail comes after).
+    assert [(site.guard.code, site.guard.opaque) for site in cut.sites] == [("a > 10", ()), ("(a * 2) > 3", ()), ("a", ())]
 
 
 ELIDED = '''import sys

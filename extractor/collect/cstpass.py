@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from ..model import Guard, Hole, MessageTemplate, Part, Text
-from .expressions import ExprModel
+from .expressions import ExprModel, Rebound
 from .messages import reconstruct_message, unknown
 from .paths import PathModel, extract_guard, handler_types
 from .scope import ModuleNames, Scope, dotted, raw_code, strip_parens
@@ -113,11 +113,11 @@ class UnitAnalysis:
         guard = extract_guard(chain, start, scope, paths)
         handlers = [n for n in chain[start:] if isinstance(n, (cst.ExceptHandler, cst.ExceptStarHandler))]
         cause = raw_code(node.cause.item) if node.cause is not None else None
-        facts = _describe(node, handlers, scope, guard, cause)
+        facts = _describe(node, handlers, scope, guard, cause, paths.exprs)
         return replace(facts, lints=lint_message(facts.message, scope))
 
 
-def _describe(node: cst.Raise, handlers: list, scope: Scope, guard: Guard, cause: str | None) -> RaiseFacts:
+def _describe(node: cst.Raise, handlers: list, scope: Scope, guard: Guard, cause: str | None, exprs: ExprModel) -> RaiseFacts:
     def facts(**kw: object) -> RaiseFacts:
         base = dict(written=None, is_call=False, caught=(), reason=None)
         base.update(kw)
@@ -134,18 +134,18 @@ def _describe(node: cst.Raise, handlers: list, scope: Scope, guard: Guard, cause
                 return facts(kind="reraise", written=exc.value, message=unknown("reraise", "reraise"), caught=handler_types(handler))
         value = scope.single_value(exc.value)
         if isinstance(value, cst.Call):
-            return facts(kind="name", written=raw_code(value.func), is_call=True, message=_call_message(value, scope))
+            return facts(kind="name", written=raw_code(value.func), is_call=True, message=_call_message(value, scope, exprs, node))
         if value is not None or scope.is_local(exc.value) or exc.value in scope.params:
             return facts(kind="name", written=exc.value, message=unknown("opaque", "raised_object_unresolved"), reason="raised_variable")
     if isinstance(exc, cst.Call):
-        return facts(kind="call", written=raw_code(exc.func), is_call=True, message=_call_message(exc, scope))
+        return facts(kind="call", written=raw_code(exc.func), is_call=True, message=_call_message(exc, scope, exprs, node))
     written = raw_code(exc)
     if dotted(exc) is None:
         return facts(kind="name", written=written, message=unknown("opaque", "raised_expression"), reason="raised_expression")
     return facts(kind="name", written=written, message=unknown("none", "no_arguments"))
 
 
-def _call_message(call: cst.Call, scope: Scope) -> MessageTemplate:
+def _call_message(call: cst.Call, scope: Scope, exprs: ExprModel, at: cst.Raise) -> MessageTemplate:
     if any(arg.star for arg in call.args):
         return unknown("unsupported", "star_arguments")
     positional = [arg.value for arg in call.args if arg.keyword is None]
@@ -161,18 +161,18 @@ def _call_message(call: cst.Call, scope: Scope) -> MessageTemplate:
     message = reconstruct_message(target, raw_code, scope.message_target)
     if message.parts is None:
         return replace(message, source=raw_code(target))
-    return replace(message, parts=tuple(_inline_hole(part, scope) for part in message.parts))
+    return replace(message, parts=tuple(_inline_hole(part, exprs, at) for part in message.parts))
 
 
-def _inline_hole(part: Part, scope: Scope) -> Part:
-    """A placeholder reading once-assigned locals also carries its value in terms of inputs."""
+def _inline_hole(part: Part, exprs: ExprModel, at: cst.Raise) -> Part:
+    """A placeholder reading locals also carries its value at the raise in terms of inputs."""
     if not isinstance(part, Hole):
         return part
     try:
         node = cst.parse_expression(part.expr)
-    except cst.ParserSyntaxError:
+        inlined = raw_code(exprs.inline_at(node, at))
+    except (cst.ParserSyntaxError, Rebound):
         return part
-    inlined = raw_code(ExprModel(scope).inline(node))
     return replace(part, value=inlined) if inlined != raw_code(node) else part
 
 

@@ -1,17 +1,21 @@
-"""Guard expressions: libcst expressions -> one-line code over inputs, with once-assigned locals inlined.
+"""Guard expressions: libcst expressions -> one-line code over inputs, locals replaced.
 
-``ExprModel.atom`` is what the guard model uses for every leaf of a condition: it inlines
-locals that ``Scope`` says are assigned once, renders the result on one line and records
-the inputs, opaque names, opaque calls and module constants the expression reads.
+``ExprModel.atom`` is what the guard model uses for every leaf of a condition: read at the
+statement ``ExprModel.at``, each local becomes the value that reaches it there
+(``reaching.Reaching``); the result is rendered on one line, with the inputs, opaque names,
+opaque calls and module constants it reads recorded.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
+from contextlib import contextmanager
 
 import libcst as cst
 
-from .scope import MAX_INLINE_DEPTH, PURE_BUILTINS, Refs, Scope, child_nodes, dotted, raw_code, strip_parens, target_names
+from .reaching import UNKNOWN, Reaching
+from .scope import PURE_BUILTINS, Refs, Scope, child_nodes, dotted, raw_code, strip_parens, target_names
 
 _ATOMIC = (
     cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, cst.ConcatenatedString,
@@ -20,6 +24,14 @@ _ATOMIC = (
 )
 _GET_ARGS = frozenset({"get_args", "typing.get_args", "t.get_args", "typing_extensions.get_args"})
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+class Rebound(Exception):
+    """A parameter holds, at the statement read, a value no expression gives (reaching.UNKNOWN)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
 
 
 def parenthesize(node: cst.BaseExpression) -> cst.BaseExpression:
@@ -45,10 +57,9 @@ def _bound_inside(node: cst.CSTNode) -> set[str]:
 
 
 class _Inliner(cst.CSTTransformer):
-    def __init__(self, model: "ExprModel", depth: int, bound: set[str]) -> None:
+    def __init__(self, model: "ExprModel", bound: set[str]) -> None:
         super().__init__()
         self.model = model
-        self.depth = depth
         self.bound = bound
         self.skip: set[int] = set()
 
@@ -65,19 +76,15 @@ class _Inliner(cst.CSTTransformer):
         members = self.model.alias_args(original_node, self.bound)
         return updated_node if members is None else cst.parse_expression(members)
 
+    def leave_NamedExpr(self, original_node: cst.NamedExpr, updated_node: cst.NamedExpr) -> cst.BaseExpression:  # noqa: N802
+        return parenthesize(updated_node.value)  # ``(n := len(s)) > 8`` compares ``len(s)``
+
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:  # noqa: N802
         name = original_node.value
-        if id(original_node) in self.skip or name in self.bound or self.depth >= MAX_INLINE_DEPTH:
+        if id(original_node) in self.skip or name in self.bound:
             return updated_node
-        default = self.model.scope.defaults.get(name)
-        if default is not None:  # (the fresh names inside are not visited again)
-            test = cst.Comparison(left=cst.Name(name), comparisons=[cst.ComparisonTarget(operator=cst.Is(), comparator=cst.Name("None"))])
-            chosen = cst.IfExp(test=test, body=parenthesize(self.model.inline(default, self.depth + 1)), orelse=cst.Name(name))
-            return chosen.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        value = self.model.scope.inline_value(name)
-        if value is None:
-            return updated_node
-        return parenthesize(self.model.inline(value, self.depth + 1))
+        value = self.model.reaching_value(name)
+        return updated_node if value is None else parenthesize(value)
 
 
 class ExprModel:
@@ -86,11 +93,48 @@ class ExprModel:
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
         self.by_code: dict[str, Refs] = {}
+        self.at: cst.CSTNode | None = None  # the statement the expressions are read at
+        function = scope.function
+        self.reaching = Reaching(function, self.inline_at) if function is not None else None
 
-    def inline(self, node: cst.BaseExpression, depth: int = 0) -> cst.BaseExpression:
+    @contextmanager
+    def located(self, at: cst.CSTNode) -> Iterator[None]:
+        """Read the expressions inside the block at statement ``at``."""
+        outer, self.at = self.at, at
+        try:
+            yield
+        finally:
+            self.at = outer
+
+    def inline(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        """``node`` with each local replaced by the value it holds at ``self.at``."""
         if not self._has_inlinable(node):
             return node
-        return node.visit(_Inliner(self, depth, _bound_inside(node)))
+        return node.visit(_Inliner(self, _bound_inside(node)))
+
+    def inline_at(self, node: cst.BaseExpression, at: cst.CSTNode) -> cst.BaseExpression:
+        with self.located(at):
+            return self.inline(node)
+
+    def reaching_value(self, name: str) -> cst.BaseExpression | None:
+        """What local ``name`` holds at ``self.at``; None to keep the name (a parameter's
+        argument, an opaque local, a name of the module). A parameter whose value there is
+        unknown raises Rebound: the guard is modelled again with it opaque."""
+        scope = self.scope
+        if self.reaching is None or self.at is None or name not in scope.bindings:
+            return None
+        if name in scope.globals or name in scope.shared or name in scope.opaque_params:
+            return None
+        value = self.reaching.before(name, self.at)
+        if value is UNKNOWN and name in scope.params:
+            raise Rebound(name)
+        return value if isinstance(value, cst.BaseExpression) else None
+
+    def assignment(self, name: str) -> tuple[cst.BaseExpression, cst.CSTNode] | None:
+        """The plain ``name = value`` that reaches ``self.at``, and where it stands."""
+        if self.reaching_value(name) is None or self.reaching is None or self.at is None:
+            return None
+        return self.reaching.assignment(name, self.at)
 
     def alias_args(self, call: cst.Call, bound: AbstractSet[str] = frozenset()) -> str | None:
         """``get_args(Role)`` of a module-level ``Literal`` alias -> its values' code, else None."""
@@ -105,7 +149,7 @@ class ExprModel:
         stack = [node]
         while stack:
             current = stack.pop()
-            if isinstance(current, cst.Name) and (self.scope.inline_value(current.value) is not None or current.value in self.scope.defaults):
+            if isinstance(current, cst.Name) and current.value in self.scope.bindings or isinstance(current, cst.NamedExpr):
                 return True
             if isinstance(current, cst.Call) and self.alias_args(current) is not None:
                 return True

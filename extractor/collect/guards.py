@@ -173,9 +173,10 @@ class ConditionModel:
         if isinstance(node, cst.Name):
             if node.value in ("True", "False"):
                 return Const(value=node.value == "True")
-            value = self.exprs.scope.inline_value(node.value)
-            if value is not None and depth < MAX_INLINE_DEPTH:
-                return self.condition(value, depth + 1)
+            found = self.exprs.assignment(node.value)
+            if found is not None and depth < MAX_INLINE_DEPTH:
+                with self.exprs.located(found[1]):
+                    return self.condition(found[0], depth + 1)
         if isinstance(node, (cst.IfExp, cst.Lambda, cst.NamedExpr)):
             code = self.exprs.atom(node)
             self.exprs.by_code["(" + code + ")"] = self.exprs.by_code[code]

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from ..model import RAISES, And, Context, Guard, GuardNode, GuardPart, Opaque, Truthy
-from .expressions import ExprModel
+from .expressions import ExprModel, Rebound
 from .guards import (
     FALSE,
     MAX_FUNCTION_GUARD_NODES,
@@ -42,13 +42,17 @@ class PathModel:
     and replays the approximations it made for every raise whose path passes it."""
 
     def __init__(self, scope: Scope) -> None:
+        self.spent_nodes = 0  # guard nodes of the function's raises so far (MAX_FUNCTION_GUARD_NODES)
+        self.reset(scope)
+
+    def reset(self, scope: Scope) -> None:
+        """Forget what was modelled (after a parameter turned opaque: expressions.Rebound)."""
         self.exprs = ExprModel(scope)
         self.conditions = ConditionModel(self.exprs)
         self.approximations: dict[str, None] = {}
         # Keyed by node identity: the nodes live as long as the unit's tree, as does the model.
         self._fallthrough: dict[int, tuple[GuardNode, tuple[str, ...]]] = {}
         self._tests: dict[int, GuardNode] = {}
-        self.spent_nodes = 0  # guard nodes of the function's raises so far (MAX_FUNCTION_GUARD_NODES)
         self._modelled_handlers: set[int] = set()  # handlers whose try body's raising is in the guard
         self.loops: list[tuple[str, str]] = []  # (target, iterable input) of the loops the current raise is in
 
@@ -63,6 +67,8 @@ class PathModel:
         scope = self.exprs.scope
         if iterable is None or scope.classify(iterable.split(".", 1)[0]) != "input" or target in scope.params:
             return None
+        if raw_code(self.exprs.inline_at(loop.iter, loop)) != iterable:
+            return None  # rebound before the loop: no longer the argument
         if len(scope.bindings.get(target, ())) != 1:
             return None  # bound elsewhere too: at the raise it may not be the element
         return target, iterable
@@ -77,10 +83,11 @@ class PathModel:
         if values is None or isinstance(stmt, cst.TryStar):
             return None
         alternatives: list[GuardNode] = []
-        for index, value in enumerate(values):
-            items = [self._calm(earlier_value) for earlier_value in values[:index]]
+        for index, (value, at) in enumerate(values):
+            items = [self._calm(*earlier_value) for earlier_value in values[:index]]
             for earlier in stmt.handlers:
-                test = Truthy(expr=self.exprs.atom(_raises_call(value, earlier)))
+                with self.exprs.located(at):
+                    test = Truthy(expr=self.exprs.atom(_raises_call(value, earlier)))
                 if earlier is handler:
                     items.append(test)
                     break
@@ -88,15 +95,17 @@ class PathModel:
             alternatives.append(conj(items))
         return disj(alternatives)
 
-    def _calm(self, value: cst.BaseExpression) -> GuardNode:
-        """``value`` evaluates without raising."""
-        return negate(Truthy(expr=self.exprs.atom(_raises_call(value, None))))
+    def _calm(self, value: cst.BaseExpression, at: cst.CSTNode) -> GuardNode:
+        """``value``, read at statement ``at``, evaluates without raising."""
+        with self.exprs.located(at):
+            return negate(Truthy(expr=self.exprs.atom(_raises_call(value, None))))
 
-    def test(self, node: cst.BaseExpression) -> GuardNode:
-        """``conditions.condition(node)``, modelled once per node."""
+    def test(self, node: cst.BaseExpression, at: cst.CSTNode) -> GuardNode:
+        """``conditions.condition(node)`` read at statement ``at``, modelled once per node."""
         found = self._tests.get(id(node))
         if found is None:
-            found = self._tests[id(node)] = self.conditions.condition(node)
+            with self.exprs.located(at):
+                found = self._tests[id(node)] = self.conditions.condition(node)
         return found
 
     # --- how control passes an earlier statement -----------------------------------
@@ -106,7 +115,8 @@ class PathModel:
         if found is None:
             outer, self.approximations = self.approximations, {}
             try:
-                node = self._fallthrough_of(stmt)
+                with self.exprs.located(stmt):
+                    node = self._fallthrough_of(stmt)
             finally:
                 made, self.approximations = self.approximations, outer
             found = self._fallthrough[id(stmt)] = (node, tuple(made))
@@ -119,7 +129,7 @@ class PathModel:
         if isinstance(stmt, _TERMINATORS):
             return FALSE
         if isinstance(stmt, cst.Assert):
-            return self.test(stmt.test)
+            return self.test(stmt.test, stmt)
         if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) and dotted(stmt.value.func) in EXIT_CALLS:
             return FALSE
         if isinstance(stmt, cst.If):
@@ -159,7 +169,7 @@ class PathModel:
             other = self.fallthrough(stmt.orelse.body)
         if body == TRUE and other == TRUE:
             return TRUE
-        test = self.test(stmt.test)
+        test = self.test(stmt.test, stmt)
         return disj([conj([test, body]), conj([negate(test), other])])
 
     def _try(self, stmt: cst.Try | cst.TryStar) -> GuardNode:
@@ -170,7 +180,7 @@ class PathModel:
         if values is not None:
             # Each expression raises or not: control passes the try when none does (and the
             # body and ``else`` fall through), or when a handler catches one and falls through.
-            calm = [self._calm(value) for value in values]
+            calm = [self._calm(*value) for value in values]
             normal = conj([*calm, self.fallthrough(stmt.body), self.fallthrough(stmt.orelse.body) if stmt.orelse else TRUE])
             caught = [conj([self.handler_reached(stmt, h), self.fallthrough(h.body)]) for h in stmt.handlers]
             return disj([normal, *caught])
@@ -202,10 +212,10 @@ class PathModel:
                     break
                 out.append(("exit", self.fallthrough(sibling)))
         elif isinstance(parent, cst.If):
-            test = self.test(parent.test)
+            test = self.test(parent.test, parent)
             out.append(("test", test if child is parent.body else negate(test)))
         elif isinstance(parent, cst.While):
-            test = self.test(parent.test)
+            test = self.test(parent.test, parent.body.body[0])  # read inside the loop: its body ran before
             out.append(("test", test if child is parent.body else negate(test)))
             context.append(Context(kind="loop", code="while " + raw_code(parent.test)))
         elif isinstance(parent, cst.For):
@@ -225,23 +235,31 @@ class PathModel:
         elif isinstance(parent, cst.Finally):
             context.append(Context(kind="finally", code="finally"))
         elif isinstance(parent, cst.Match):
-            subject = self.exprs.atom(parent.subject)
-            for case in parent.cases:
-                selected = self.case(subject, case)
-                if case is child:
-                    out.append(("test", selected))
-                    break
-                out.append(("test", negate(selected)))
+            with self.exprs.located(parent):
+                self._cases(parent, child, out)
+
+    def _cases(self, parent: cst.Match, child: cst.CSTNode, out: list[tuple[str, GuardNode]]) -> None:
+        """The cases before ``child`` did not match; ``child`` did."""
+        subject = self.exprs.atom(parent.subject)
+        for case in parent.cases:
+            selected = self.case(subject, case)
+            if case is child:
+                out.append(("test", selected))
+                break
+            out.append(("test", negate(selected)))
 
 
-def _body_values(body: cst.BaseSuite) -> list[cst.BaseExpression] | None:
+def _body_values(body: cst.BaseSuite) -> list[tuple[cst.BaseExpression, cst.CSTNode]] | None:
     """The expressions a short try body evaluates, one per statement, in order (up to
-    MAX_TRY_BODY statements, each a one-expression statement); else None."""
+    MAX_TRY_BODY statements, each a one-expression statement), each with its statement;
+    else None."""
     lines = body.body
     if not 1 <= len(lines) <= MAX_TRY_BODY:
         return None
     values = [_sole_value(line) for line in lines]
-    return None if any(v is None for v in values) else values  # type: ignore[return-value]
+    if any(v is None for v in values):
+        return None
+    return [(value, line.body[0]) for value, line in zip(values, lines)]  # type: ignore[misc, attr-defined]
 
 
 def _sole_value(line: cst.CSTNode) -> cst.BaseExpression | None:
@@ -309,6 +327,15 @@ def extract_guard(chain: Sequence[cst.CSTNode], start: int, scope: Scope, model:
     """The guard of the raise at the end of ``chain``, walking from ``chain[start]`` down
     (``model``: the PathModel of ``scope`` shared by the function's raises)."""
     model = model if model is not None else PathModel(scope)
+    while True:
+        try:
+            return _extract_guard(chain, start, model)
+        except Rebound as rebound:  # ends: each round adds a parameter, and opaque ones never raise it
+            scope.opaque_params.add(rebound.name)
+            model.reset(scope)
+
+
+def _extract_guard(chain: Sequence[cst.CSTNode], start: int, model: PathModel) -> Guard:
     model.approximations = {}
     model.loops = []
     conditions: list[tuple[str, GuardNode]] = []

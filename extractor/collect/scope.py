@@ -1,9 +1,9 @@
-"""Scopes: a libcst function -> its parameters and local bindings, and expression rendering.
+"""Scopes: a libcst function -> its parameters and local bindings.
 
 ``Scope`` answers "what is this name?" for the guard and message models: a parameter
-(an input), a local assigned once (inlined), a local bound several times (opaque), a
-module-level name, or a builtin. ``Scope.code`` renders an expression on one line with
-once-assigned locals inlined, and records the inputs, opaque names and calls it meets.
+(an input), a local (read as the value that reaches the statement: ``reaching``), a
+module-level name, or a builtin. ``Refs`` records the inputs, opaque names and calls an
+expression reads.
 """
 
 from __future__ import annotations
@@ -182,11 +182,13 @@ class Scope:
         self.bindings: dict[str, list[cst.BaseExpression | None]] = {}
         self.globals: set[str] = set()
         self.handler_names: set[str] = set()
+        self.shared: set[str] = set()  # rebound by a nested function (``nonlocal``): never followed
         if function is not None:
             self._read_params(function.params)
             self._scan_block(function.body)
-        # ``if p is None: p = DEFAULT`` at the top of the body: p reads as ``DEFAULT if p is None else p``.
-        self.defaults: dict[str, cst.BaseExpression] = _rebound_defaults(function, self) if function is not None else {}
+        # Parameters whose value at some statement no expression over the arguments gives
+        # (``reaching.UNKNOWN``): found while modelling, read as opaque from then on.
+        self.opaque_params: set[str] = self.params & self.shared
 
     # --- building ---------------------------------------------------------------
     def _read_params(self, params: cst.Parameters) -> None:
@@ -210,6 +212,7 @@ class Scope:
                 # A nested function that declares ``nonlocal x`` can rebind x at any time.
                 for name in _nonlocal_names(node):
                     self._bind(name, None)
+                    self.shared.add(name)
             elif isinstance(node, cst.BaseCompoundStatement):
                 self._scan_compound(node, stack)
             else:
@@ -218,6 +221,9 @@ class Scope:
     def _scan_compound(self, node: cst.BaseCompoundStatement, stack: list[cst.CSTNode]) -> None:
         if isinstance(node, cst.For):
             for name in target_names(node.target):
+                self._bind(name, None)
+        elif isinstance(node, (cst.If, cst.While)):
+            for name in walrus_names(node.test):
                 self._bind(name, None)
         elif isinstance(node, cst.With):
             for item in node.items:
@@ -299,8 +305,8 @@ class Scope:
         constant (a module variable the module gives the value of), sentinel (bound once to
         ``object()`` or a class of the module), named (any other module-level name, or one bound
         at run time by ``from x import *``) or builtin."""
-        if root in self.params and root in self.bindings and root not in self.defaults:
-            return "opaque"  # rebound in the body: at the raise it may no longer be the argument
+        if root in self.opaque_params:
+            return "opaque"  # rebound in the body in a way the reaching values do not follow
         if root in self.params or root in self.globals:
             return "input"
         if self.is_local(root) or root in self.outer_locals:
@@ -322,42 +328,17 @@ _PURE_NODES = (
 )
 
 
-def _rebound_defaults(function: cst.FunctionDef, scope: Scope) -> dict[str, cst.BaseExpression]:
-    """Parameters rebound once by ``if p is None: p = DEFAULT`` (pure, no ``else``) in the opening
-    statements: every raise comes after, where p is ``DEFAULT if p is None else p``."""
-    found: dict[str, cst.BaseExpression] = {}
-    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
-    for index, stmt in enumerate(body):
-        if index == 0 and isinstance(stmt, cst.SimpleStatementLine) and isinstance(getattr(stmt.body[0], "value", None), _OPENING):
-            continue  # the docstring (or the ``...`` units.unit_text leaves for it)
-        rebound = _default_rebinding(stmt)
-        if rebound is None or rebound[0] not in scope.params or len(scope.bindings.get(rebound[0], ())) != 1 or not is_pure(rebound[1]):
-            break
-        found[rebound[0]] = rebound[1]
-    return found
-
-
-_OPENING = (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)
-
-
-def _default_rebinding(stmt: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
-    """``(p, DEFAULT)`` for ``if p is None: p = DEFAULT`` with nothing else; else None."""
-    if not isinstance(stmt, cst.If) or stmt.orelse is not None:
-        return None
-    test = strip_parens(stmt.test)
-    if not (isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1):
-        return None
-    target = test.comparisons[0]
-    if not (isinstance(target.operator, cst.Is) and isinstance(target.comparator, cst.Name) and target.comparator.value == "None"):
-        return None
-    lines = stmt.body.body
-    if len(lines) != 1 or not isinstance(lines[0], cst.SimpleStatementLine) or len(lines[0].body) != 1:
-        return None
-    assign = lines[0].body[0]
-    if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)
-            and assign.targets[0].target.value == test.left.value):
-        return None
-    return test.left.value, assign.value
+def walrus_names(test: cst.BaseExpression) -> set[str]:
+    """Names bound by ``:=`` in an expression (outside lambdas)."""
+    names: set[str] = set()
+    stack: list[cst.CSTNode] = [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.NamedExpr) and isinstance(node.target, cst.Name):
+            names.add(node.target.value)
+        if not isinstance(node, (cst.Lambda, cst.SimpleString, cst.Integer, cst.Name)):
+            stack.extend(child_nodes(node))
+    return names
 
 
 def _nonlocal_names(node: cst.CSTNode) -> set[str]:

@@ -8,17 +8,28 @@ it with.
 from __future__ import annotations
 
 import ast
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..collect.declarations import dotted_name
 from ..model import RAISES, Domain, Guard
-from .domains import NO_VALUE, admits, choice_value, default_value, literal_value
-from .evaluate import BUILTIN_TYPES, PURE_FUNCTIONS, STR_METHODS, EvalError, TooLarge, Unknown, evaluate, evaluate_tree, parse_expr, raised_classes
+from .domains import NO_VALUE, choice_value, default_value, literal_value
+from .evaluate import (
+    BUILTIN_TYPES,
+    PURE_FUNCTIONS,
+    STR_METHODS,
+    EvalError,
+    TooLarge,
+    Unknown,
+    evaluate,
+    evaluate_tree,
+    parse_expr,
+    raised_classes,
+)
+from .seeds import candidates, comparison_seeds, value_key
 from .status import atom_kind
-from .values import Named, StableSet, UnknownValue
+from .values import Named, UnknownValue
 
 
 @dataclass
@@ -234,7 +245,7 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
         variables[code] = Variable(name=code, domain=domain, is_atom=True, is_boolean=boolean,
                                   is_constant=code in named and atom_kind(code) != "environment")  # the machine, a user can change
     problem = Problem(code=guard.code, tree=tree, variables=variables, constants=constants, members=members, imported=imported)
-    seeds = _comparison_seeds(problem)
+    seeds = comparison_seeds(problem)
     for variable in variables.values():
         variable.candidates = candidates(variable, seeds.get(variable.name, []))
         if variable.is_constant and not variable.is_boolean:
@@ -243,153 +254,6 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
             stated = {value_key(v) for v in seeds.get(variable.name, [])}
             variable.candidates = [v for v in variable.candidates if value_key(v) in stated]
     return problem
-
-
-def _comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
-    """Values each variable is compared with (constants, and other variables' candidates)."""
-    seeds: dict[str, list[Any]] = {}
-    env = dict(problem.constants)
-    # Against an expression over other variables, seed with its value at their defaults.
-    at_defaults = problem.env({})
-    for node in ast.walk(problem.tree):
-        if isinstance(node, ast.Call) and dotted_name(node.func) in _PARSED and len(node.args) == 1:
-            name, _ = variable_of(node.args[0], problem)
-            if name is not None:  # ``int(text)``: text that parses, and text that does not
-                seeds.setdefault(name, []).extend(_PARSED[dotted_name(node.func)])
-        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
-            name, _ = variable_of(node.value, problem)
-            if name is not None and not problem.variables[name].domain.types:  # ``mapping[key]``: a mapping, empty and not
-                seeds.setdefault(name, []).extend([{}, {"x": 0}])
-        if not isinstance(node, ast.Compare):
-            continue
-        operands = [node.left, *node.comparators]
-        for op, (left, right) in zip(node.ops, zip(operands, operands[1:])):
-            for side, other in ((left, right), (right, left)):
-                name, is_len = variable_of(side, problem)
-                if name is None:
-                    _seed_arithmetic(side, other, problem, env, seeds)
-                    continue
-                value = constant_value(other, env)
-                if value is NO_VALUE:
-                    other_name, _ = variable_of(other, problem)
-                    if other_name is not None:
-                        seeds.setdefault(name, []).extend(_generic(problem.variables[other_name]))
-                    value = constant_value(other, at_defaults)
-                    if value is NO_VALUE:
-                        continue
-                if isinstance(op, (ast.In, ast.NotIn)) and side is left:
-                    items = sorted(value, key=repr) if isinstance(value, (tuple, list, set, frozenset, dict)) else []
-                    outside = [n for item in items for n in _neighbours(item)[1:] if n not in items]
-                    seeds.setdefault(name, []).extend(items + outside[:2])
-                elif is_len and isinstance(value, int):
-                    seeds.setdefault(name, []).extend(_sized(problem.variables[name], value))
-                else:
-                    seeds.setdefault(name, []).extend(_neighbours(value))
-                    if isinstance(value, Named):
-                        seeds[name].extend(problem.members.get(value.name, ()))
-    return seeds
-
-
-_PARSED = {"int": ["10", "x"], "float": ["0.5", "x"], "complex": ["1j", "x"]}
-
-
-def _seed_arithmetic(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
-    """``a + b > 3``: each variable of an arithmetic side gets the bound's neighbours too."""
-    if not isinstance(side, ast.BinOp):
-        return
-    value = constant_value(other, env)
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        return
-    for node in ast.walk(side):
-        name, _ = variable_of(node, problem) if isinstance(node, (ast.Name, ast.Attribute)) else (None, False)
-        if name is not None:
-            seeds.setdefault(name, []).extend(_neighbours(value) + _neighbours(value + 1)[1:])
-
-
-def variable_of(node: ast.expr, problem: Problem) -> tuple[str | None, bool]:
-    if isinstance(node, ast.Call) and dotted_name(node.func) == "len" and len(node.args) == 1:
-        inner, _ = variable_of(node.args[0], problem)
-        return inner, True
-    if isinstance(node, ast.Constant):
-        return None, False  # a literal names no input and no opaque value
-    key = dotted_name(node) if isinstance(node, (ast.Name, ast.Attribute)) else ast.unparse(node)
-    return (key, False) if key in problem.variables else (None, False)
-
-
-def constant_value(node: ast.expr, env: dict[str, Any]) -> Any:
-    try:
-        return evaluate_tree(node, env)
-    except EvalError:
-        return NO_VALUE
-
-
-def _neighbours(value: Any) -> list[Any]:
-    if isinstance(value, bool) or value is None:
-        return [value]
-    if isinstance(value, int):
-        return [value, value - 1, value + 1]
-    if isinstance(value, float) and math.isfinite(value):
-        return [value, value - 0.5, value + 0.5, value - 1, value + 1]
-    if isinstance(value, str):
-        return [value, value + "_x", ""]
-    if isinstance(value, tuple) and value and all(isinstance(v, int) for v in value):
-        return [value, (*value[:-1], value[-1] - 1), (*value[:-1], value[-1] + 1)]
-    return [value]
-
-
-MAX_WITNESS_LENGTH = 4096  # a longer string or list would not be a readable trigger
-
-
-def _sized(variable: Variable, n: int) -> list[Any]:
-    lengths = [m for m in (n, n - 1, n + 1) if 0 <= m <= MAX_WITNESS_LENGTH]
-    types = variable.domain.types
-    if "str" in types and "list" not in types:
-        return ["a" * m for m in lengths]
-    return [[0] * m for m in lengths] + (["a" * m for m in lengths] if not types else [])
-
-
-def _generic(variable: Variable) -> list[Any]:
-    if variable.is_boolean:
-        return [False, True]
-    types = () if "object:object" in variable.domain.types else variable.domain.types  # ``object``: any value
-    out: list[Any] = []
-    if variable.domain.choices is not None:
-        out.extend(choice_value(c) for c in variable.domain.choices)
-    if not types or "int" in types:
-        out.extend([0, 1, -1, 2])
-    if "float" in types:
-        out.extend([0.0, 1.0, -1.0, 0.5])
-    if not types or "str" in types:
-        out.extend(["", "x"])
-    if not types or "list" in types or "tuple" in types:
-        out.extend([[], [0]])
-    if "dict" in types:
-        out.extend([{}, {"x": 0}])
-    if "set" in types:
-        out.extend([StableSet(), StableSet({0})])
-    if not types or "bool" in types:
-        out.extend([False, True])
-    if "NoneType" in types or not types:
-        out.append(None)
-    return [v for v in out if v is not NO_VALUE]
-
-
-def value_key(value: Any) -> tuple[str, str]:
-    return type(value).__name__, repr(value)
-
-
-def candidates(variable: Variable, seeds: list[Any]) -> list[Any]:
-    """The values worth trying for a variable: its default, seeds, then typical values of its type."""
-    pool = ([variable.default] if variable.has_default else []) + seeds + _generic(variable)
-    if variable.is_boolean:
-        pool = [False, True]
-    seen: dict[tuple[str, str], Any] = {}
-    for value in pool:
-        if value is NO_VALUE or value_key(value) in seen:
-            continue
-        if variable.is_atom or admits(variable.domain, value):
-            seen[value_key(value)] = value
-    return list(seen.values())
 
 
 def conjuncts(tree: ast.expr) -> Iterator[ast.expr]:

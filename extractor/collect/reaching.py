@@ -1,0 +1,364 @@
+"""Reaching values: what a local name holds at one statement of its function, path by path.
+
+A name read at statement S holds the value of the last binding before S on the path to S.
+``Reaching.before(name, S)`` walks back from S: the earlier statements of S's block, nearest
+first, then the statement that owns the block, and so on up to the function's entry.
+
+- ``x = e`` (and ``x: T = e``) gives ``e``, itself read at that statement.
+- ``x op= e`` gives ``x op e`` over the value of x before it.
+- ``a, b = e1, e2`` gives the matching element of a tuple or list display.
+- An ``if`` whose branches bind the name gives ``(a if test else b)``, each side read at the
+  end of its branch; a branch that always leaves (raise, return) adds nothing.
+- A ``with`` body runs in order; so does a ``try`` body (then its ``else``) where every
+  handler leaves, since only a completed body gets past it.
+- ``(n := e)`` in the test of an ``if``, where the test always evaluates it, gives ``e``.
+- The name holds its entry value (a parameter's argument) when nothing binds it before S.
+
+Anything else that binds the name on the way makes it ``UNKNOWN`` there: a loop body (its
+back edge), a try body seen from a handler or ``finally``, ``with ... as``, ``except ... as``,
+unpacking of anything but a display, ``del``, an import, a nested function (or one that
+declares it ``nonlocal``), a value that is not pure (a call with effects, a mutable display
+later statements may fill). A parameter UNKNOWN somewhere is opaque in the whole guard."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Final
+
+import libcst as cst
+
+from .scope import EXIT_CALLS, dotted, is_pure, raw_code, target_names, walrus_names
+
+ENTRY: Final = "entry"  # the name holds what it held when the function was entered
+UNKNOWN: Final = "unknown"  # no expression over the entry's values says what it holds
+Value = cst.BaseExpression | str  # an expression, ENTRY or UNKNOWN
+
+MAX_VALUE_CHARS = 400  # a longer value (ifs joining many rebindings) is UNKNOWN
+MAX_REACH_DEPTH = 16  # nested reads of one value in another
+_ENDS = (cst.Raise, cst.Return, cst.Continue, cst.Break)
+
+
+class Reaching:
+    """Reaching values in one function. ``inline(node, at)`` renders ``node`` as read at
+    statement ``at`` (the caller's inliner, which comes back here for each local it meets)."""
+
+    def __init__(self, function: cst.FunctionDef, inline: Callable[[cst.BaseExpression, cst.CSTNode], cst.BaseExpression]) -> None:
+        self._inline = inline
+        self._frames: dict[int, tuple[cst.CSTNode, Sequence[cst.CSTNode], int]] = {}  # stmt -> (owner, siblings, index)
+        self._outer: dict[int, cst.CSTNode] = {}  # Else / handler / Finally / case -> its statement
+        self._binds: dict[int, frozenset[str]] = {}
+        self._memo: dict[tuple[str, int], Value] = {}
+        self._origin: dict[tuple[str, int], tuple[cst.BaseExpression, cst.CSTNode]] = {}
+        self._depth = 0
+        self._function: cst.FunctionDef | None = function  # indexed on the first query
+
+    # --- the statement tree --------------------------------------------------------
+    def _index(self, function: cst.FunctionDef) -> None:
+        stack: list[tuple[cst.BaseSuite, cst.CSTNode]] = [(function.body, function)]
+        while stack:
+            suite, owner = stack.pop()
+            statements = suite.body
+            for index, stmt in enumerate(statements):
+                self._frames[id(stmt)] = (owner, statements, index)
+                stack.extend(self._blocks(stmt))
+
+    def _blocks(self, stmt: cst.CSTNode) -> list[tuple[cst.BaseSuite, cst.CSTNode]]:
+        """The blocks directly inside ``stmt``, each with the node that owns it."""
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for index, small in enumerate(stmt.body):
+                self._frames[id(small)] = (stmt, stmt.body, index)
+            return []
+        blocks: list[tuple[cst.BaseSuite, cst.CSTNode]] = []
+        if isinstance(stmt, (cst.If, cst.For, cst.While, cst.With)):
+            blocks.append((stmt.body, stmt))
+        if isinstance(stmt, (cst.Try, cst.TryStar)):
+            blocks.append((stmt.body, stmt))
+            for handler in stmt.handlers:
+                self._outer[id(handler)] = stmt
+                blocks.append((handler.body, handler))
+            if stmt.finalbody is not None:
+                self._outer[id(stmt.finalbody)] = stmt
+                blocks.append((stmt.finalbody.body, stmt.finalbody))
+        if isinstance(stmt, cst.Match):
+            for case in stmt.cases:
+                self._outer[id(case)] = stmt
+                blocks.append((case.body, case))
+        orelse = getattr(stmt, "orelse", None)
+        if isinstance(orelse, cst.If):  # ``elif``: read where the whole ``if`` stands
+            self._frames[id(orelse)] = self._frames[id(stmt)]
+            blocks.extend(self._blocks(orelse))
+        elif isinstance(orelse, cst.Else):
+            self._outer[id(orelse)] = stmt
+            blocks.append((orelse.body, orelse))
+        return blocks
+
+    def binds(self, node: cst.CSTNode) -> frozenset[str]:
+        """Names a statement (or block) may bind, nested statements included."""
+        found = self._binds.get(id(node))
+        if found is None:
+            found = self._binds[id(node)] = frozenset(_bound_by(node, self.binds))
+        return found
+
+    # --- queries -----------------------------------------------------------------------
+    def before(self, name: str, at: cst.CSTNode) -> Value:
+        """What ``name`` holds just before statement ``at`` runs."""
+        if self._function is not None:
+            self._index(self._function)
+            self._function = None
+        key = (name, id(at))
+        found = self._memo.get(key)
+        if found is None:
+            if self._depth >= MAX_REACH_DEPTH:
+                return UNKNOWN
+            self._depth += 1
+            try:
+                found = self._memo[key] = self._bounded(self._before(name, at, key))
+            finally:
+                self._depth -= 1
+        return found
+
+    def assignment(self, name: str, at: cst.CSTNode) -> tuple[cst.BaseExpression, cst.CSTNode] | None:
+        """The ``name = value`` statement whose value reaches ``at`` unchanged, with where it
+        stands (to read the value's own names there); None for any other reaching value."""
+        self.before(name, at)
+        return self._origin.get((name, id(at)))
+
+    def _before(self, name: str, at: cst.CSTNode, key: tuple[str, int]) -> Value:
+        frame = self._frames.get(id(at))
+        if frame is None:
+            return UNKNOWN  # a statement of a nested class body: not followed
+        owner, siblings, index = frame
+        for stmt in reversed(siblings[:index]):
+            if name in self.binds(stmt):
+                return self._after(name, stmt, key)
+        return self._entering(name, owner)
+
+    def _entering(self, name: str, owner: cst.CSTNode) -> Value:
+        """The value at the start of a block that does not bind ``name`` before the point."""
+        if isinstance(owner, cst.FunctionDef):
+            return ENTRY
+        if isinstance(owner, cst.SimpleStatementLine):
+            return self.before(name, owner)
+        if isinstance(owner, cst.If):
+            return self._tested(name, owner)
+        if isinstance(owner, (cst.For, cst.While)):  # the back edge: the body ran before
+            return UNKNOWN if name in self.binds(owner) else self.before(name, owner)
+        if isinstance(owner, cst.With):
+            return UNKNOWN if name in _with_names(owner) else self.before(name, owner)
+        if isinstance(owner, (cst.Try, cst.TryStar)):  # the try body, in order
+            return self.before(name, owner)
+        stmt = self._outer[id(owner)]
+        if isinstance(owner, cst.Else) and isinstance(stmt, cst.If):
+            return self._tested(name, stmt)
+        if isinstance(owner, cst.Else) and isinstance(stmt, (cst.Try, cst.TryStar)):  # the body completed
+            return self._end(name, stmt.body.body, lambda: self.before(name, stmt))
+        return UNKNOWN if name in self.binds(stmt) else self.before(name, stmt)
+
+    def _tested(self, name: str, stmt: cst.If) -> Value:
+        """The value inside a branch of ``stmt``: its test may bind the name (``:=``)."""
+        if name not in walrus_names(stmt.test):
+            return self.before(name, stmt)
+        value = _first_walrus(stmt.test, name)
+        return UNKNOWN if value is None or not is_pure(value) else self._inline(value, stmt)
+
+    def _after(self, name: str, stmt: cst.CSTNode, key: tuple[str, int] | None) -> Value:
+        """The value after ``stmt``, which binds ``name``."""
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in reversed(stmt.body):
+                if name in self.binds(small):
+                    return self._small(name, small, key)
+            return UNKNOWN
+        if isinstance(stmt, cst.If):
+            return self._joined(name, stmt)
+        if isinstance(stmt, cst.With) and name not in _with_names(stmt):
+            return self._end(name, stmt.body.body, lambda: self.before(name, stmt))
+        if isinstance(stmt, cst.Try) and stmt.finalbody is None and all(_always_leaves(h.body.body) for h in stmt.handlers):
+            # Past the try only when its body (and ``else``) completed: no handler falls through.
+            body = lambda: self._end(name, stmt.body.body, lambda: self.before(name, stmt))  # noqa: E731
+            return self._end(name, stmt.orelse.body.body, body) if stmt.orelse is not None else body()
+        return UNKNOWN
+
+    def _small(self, name: str, small: cst.CSTNode, key: tuple[str, int] | None) -> Value:
+        if isinstance(small, cst.Assign):
+            if all(isinstance(t.target, cst.Name) for t in small.targets):
+                value = small.value
+            else:
+                value = _element(small, name)
+            if value is None or not is_pure(value):
+                return UNKNOWN
+            if value is small.value and key is not None:
+                self._origin[key] = (value, small)
+            return self._inline(value, small)
+        if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+            if not is_pure(small.value):
+                return UNKNOWN
+            if key is not None:
+                self._origin[key] = (small.value, small)
+            return self._inline(small.value, small)
+        if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and is_pure(small.value):
+            operator = getattr(cst, type(small.operator).__name__.removesuffix("Assign"), None)
+            left = self.before(name, small)
+            if operator is None or left is UNKNOWN:
+                return UNKNOWN
+            return cst.BinaryOperation(
+                left=_grouped(cst.Name(name) if left is ENTRY else left), operator=operator(),
+                right=_grouped(self._inline(small.value, small)),
+            )
+        return UNKNOWN
+
+    def _joined(self, name: str, stmt: cst.If) -> Value:
+        """The value after an ``if``: each branch's, chosen by the test."""
+        entry = lambda: self._tested(name, stmt)  # noqa: E731 (a deferred read)
+        body = None if _always_leaves(stmt.body.body) else self._end(name, stmt.body.body, entry)
+        if isinstance(stmt.orelse, cst.If):
+            other = self._joined(name, stmt.orelse)
+        elif isinstance(stmt.orelse, cst.Else):
+            other = None if _always_leaves(stmt.orelse.body.body) else self._end(name, stmt.orelse.body.body, entry)
+        else:
+            other = entry()
+        if body is None or other is None:
+            chosen = other if body is None else body
+            return UNKNOWN if chosen is None else chosen
+        if body is UNKNOWN or other is UNKNOWN:
+            return UNKNOWN
+        body_node, other_node = (cst.Name(name) if v is ENTRY else v for v in (body, other))
+        if raw_code(body_node) == raw_code(other_node):
+            return body
+        test = self._inline(stmt.test, stmt)
+        chosen_node = cst.IfExp(
+            test=_grouped(test, operand=False), body=_grouped(body_node, operand=False), orelse=_grouped(other_node, operand=False),
+        )
+        return chosen_node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+    def _end(self, name: str, statements: Sequence[cst.CSTNode], entry: Callable[[], Value]) -> Value:
+        """The value at the end of a block, ``entry()`` where the block does not bind it."""
+        for stmt in reversed(statements):
+            if name in self.binds(stmt):
+                return self._after(name, stmt, None)
+        return entry()
+
+    @staticmethod
+    def _bounded(value: Value) -> Value:
+        if isinstance(value, str) or len(raw_code(value)) <= MAX_VALUE_CHARS:
+            return value
+        return UNKNOWN
+
+
+_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString, cst.Tuple, cst.List)
+
+
+def _grouped(node: cst.BaseExpression, *, operand: bool = True) -> cst.BaseExpression:
+    """``node`` in parentheses where an operator (``operand``) or a conditional expression
+    would otherwise read it differently."""
+    if node.lpar or isinstance(node, _ATOMS) or not (operand or isinstance(node, (cst.IfExp, cst.Lambda, cst.NamedExpr))):
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _first_walrus(test: cst.BaseExpression, name: str) -> cst.BaseExpression | None:
+    """The value of ``(name := value)`` where the test always evaluates it first: the test
+    itself, the left of a comparison or of ``and``/``or``, under ``not``. None elsewhere."""
+    node = test
+    while True:
+        if isinstance(node, cst.NamedExpr):
+            return node.value if isinstance(node.target, cst.Name) and node.target.value == name else None
+        if isinstance(node, (cst.Comparison, cst.BooleanOperation)):
+            node = node.left
+        elif isinstance(node, cst.UnaryOperation):
+            node = node.expression
+        else:
+            return None
+
+
+def _element(assign: cst.Assign, name: str) -> cst.BaseExpression | None:
+    """``a`` for ``x`` in ``x, y = a, b`` (one target, displays of the same length, no stars)."""
+    value = assign.value
+    if len(assign.targets) != 1 or not isinstance(value, (cst.Tuple, cst.List)):
+        return None
+    target = assign.targets[0].target
+    if not isinstance(target, (cst.Tuple, cst.List)) or len(target.elements) != len(value.elements):
+        return None
+    for bound, element in zip(target.elements, value.elements):
+        if not isinstance(element, cst.Element) or not isinstance(bound, cst.Element):
+            return None
+        if isinstance(bound.value, cst.Name) and bound.value.value == name:
+            return element.value
+    return None
+
+
+def _always_leaves(statements: Sequence[cst.CSTNode]) -> bool:
+    """Whether a block ends in raise/return/continue/break or an exit call on every path."""
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, cst.SimpleStatementLine) or isinstance(last, _ENDS):
+        smalls = last.body if isinstance(last, cst.SimpleStatementLine) else [last]
+        return any(isinstance(s, _ENDS) or (isinstance(s, cst.Expr) and isinstance(s.value, cst.Call) and dotted(s.value.func) in EXIT_CALLS) for s in smalls)
+    return False
+
+
+def _with_names(stmt: cst.With) -> set[str]:
+    return {name for item in stmt.items if item.asname is not None for name in target_names(item.asname.name)}
+
+
+def _bound_by(node: cst.CSTNode, binds: Callable[[cst.CSTNode], frozenset[str]]) -> set[str]:
+    """Names ``node`` binds; nested statements through ``binds`` (cached)."""
+    names: set[str] = set()
+    if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock)):
+        for child in node.body:
+            names |= binds(child)
+    elif isinstance(node, cst.Assign):
+        for target in node.targets:
+            names.update(target_names(target.target))
+    elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+        if not (isinstance(node, cst.AnnAssign) and node.value is None):
+            names.update(target_names(node.target))
+    elif isinstance(node, cst.Del):
+        names.update(target_names(node.target))
+    elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+        for alias in node.names:
+            bound = dotted(alias.asname.name if alias.asname is not None else alias.name)
+            names.add(bound.split(".")[0] if bound else "")
+    elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        names.add(node.name.value)
+    elif isinstance(node, cst.BaseCompoundStatement):
+        names |= _compound_binds(node, binds)
+    return names
+
+
+def _compound_binds(node: cst.BaseCompoundStatement, binds: Callable[[cst.CSTNode], frozenset[str]]) -> set[str]:
+    names: set[str] = set() if isinstance(node, cst.Match) else set(binds(node.body))
+    if isinstance(node, (cst.If, cst.While)):
+        names |= walrus_names(node.test)
+    elif isinstance(node, cst.For):
+        names.update(target_names(node.target))
+    elif isinstance(node, cst.With):
+        names |= _with_names(node)
+    elif isinstance(node, (cst.Try, cst.TryStar)):
+        for handler in node.handlers:
+            names |= binds(handler.body)
+            if handler.name is not None:
+                names.update(target_names(handler.name.name))
+        if node.finalbody is not None:
+            names |= binds(node.finalbody.body)
+    elif isinstance(node, cst.Match):
+        for case in node.cases:
+            names |= binds(case.body) | walrus_names(case.pattern)
+            names |= {n.value for n in _pattern_names(case.pattern)}
+    orelse = getattr(node, "orelse", None)
+    if isinstance(orelse, cst.If):
+        names |= binds(orelse)
+    elif isinstance(orelse, cst.Else):
+        names |= binds(orelse.body)
+    return names
+
+
+def _pattern_names(pattern: cst.CSTNode) -> list[cst.Name]:
+    found: list[cst.Name] = []
+    stack = [pattern]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.MatchAs, cst.MatchStar)) and node.name is not None:
+            found.append(node.name)
+        stack.extend(node.children)
+    return found

@@ -24,7 +24,7 @@ from .collect.declarations import module_name
 from .collect.file import collect_file
 from .errors import SourceError
 from .link.cards import cli_flags, link_file, permalink
-from .link.commands import command_flags
+from .link.commands import command_flags, resolve_kwargs_flags
 from .link.project import Project
 from .model import SCHEMA_ID, Catalog, FileFacts, FileFailure, Generator, SiteFact, SourceInfo, Stats, dumps_data, from_data, to_data
 from .model.spool import SpooledCatalog
@@ -170,7 +170,7 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, de
         return packed[path][0] if path in packed else len(full(path).sites)
 
     project = Project(providers, load)
-    flags = cli_flags((p, linked[p].flags if linked[p] is not None else facts[p].flags) for p in analysed)  # type: ignore[union-attr]
+    flags = resolve_kwargs_flags(cli_flags((p, linked[p].flags if linked[p] is not None else facts[p].flags) for p in analysed))  # type: ignore[union-attr]
     if options.command:  # only the flags the command's own parser declares, where the tree shows it
         parsers = {p: linked[p].parsers if linked[p] is not None else facts[p].parsers for p in analysed}  # type: ignore[union-attr]
         flags = command_flags(options.command, flags, parsers, project)

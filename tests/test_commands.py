@@ -73,3 +73,35 @@ def test_boolean_flags_are_written_in_their_action_form(tmp_path) -> None:
     # store_true: True is the flag itself, never "--debug 1"; False is the flag left out.
     assert debug.example.before == "app serve model --block-size 17 --debug"
     assert debug.example.after == "app serve model --block-size 17"
+
+
+def test_flags_built_from_a_kwargs_mapping_take_the_trees_boolean_form(tmp_path) -> None:
+    # vLLM: add_argument("--x", **kwargs["x"]) with kwargs from get_kwargs(Config), which sets
+    # BooleanOptionalAction for boolean fields: --x / --no-x for a bool, a value otherwise.
+    tree = dict(TREE)
+    tree["app/args.py"] = (
+        "import argparse\n\nfrom app.config import CacheConfig\n\n\n"
+        "def get_kwargs(cls):\n"
+        "    kwargs = {}\n"
+        "    for name, kind in cls.__annotations__.items():\n"
+        "        kwargs[name] = {}\n"
+        "        if kind == 'bool':\n"
+        "            kwargs[name]['action'] = argparse.BooleanOptionalAction\n"
+        "    return kwargs\n\n\n"
+        "class EngineArgs:\n"
+        "    @staticmethod\n"
+        "    def add_cli_args(parser):\n"
+        "        cache_kwargs = get_kwargs(CacheConfig)\n"
+        "        parser.add_argument('--block-size', **cache_kwargs['block_size'])\n"
+        "        parser.add_argument('--debug', **cache_kwargs['debug'])\n"
+        "        return parser\n\n\n"
+        "def make_arg_parser(parser):\n"
+        "    parser.add_argument('model')\n"
+        "    return EngineArgs.add_cli_args(parser)\n"
+    )
+    root = temp_tree(tmp_path, tree)
+    cards = {c.message.template: c for c in extract(str(root), Options(command="app serve model", use_cache=False)).errors}
+    debug = cards["debug needs block_size <= 16"]
+    assert debug.example is not None and debug.example.style == "cli"
+    assert debug.example.before == "app serve model --block-size 17 --debug"
+    assert debug.example.after == "app serve model --block-size 17 --no-debug"

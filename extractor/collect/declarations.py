@@ -140,7 +140,7 @@ def dotted_name(node: ast.AST) -> str | None:
     return None
 
 
-def _call_name(node: ast.expr) -> str | None:
+def call_name(node: ast.expr) -> str | None:
     return tail_name(node.func) if isinstance(node, ast.Call) else None
 
 
@@ -171,7 +171,7 @@ def _annotated_constraints(annotation: ast.expr, src: SourceText) -> list[Constr
         return []
     found: list[Constraint] = []
     for meta in annotation.slice.elts[1:]:
-        if isinstance(meta, ast.Call) and _call_name(meta) in FIELD_CALLS:
+        if isinstance(meta, ast.Call) and call_name(meta) in FIELD_CALLS:
             found.extend(_field_call_facts(meta, src)[2])
     return found
 
@@ -187,7 +187,7 @@ def field_fact(stmt: ast.stmt, following: ast.stmt | None, src: SourceText) -> F
     default = default_factory = None
     constraints: list[Constraint] = []
     init = True
-    if isinstance(value, ast.Call) and _call_name(value) in FIELD_CALLS:
+    if isinstance(value, ast.Call) and call_name(value) in FIELD_CALLS:
         default, default_factory, constraints = _field_call_facts(value, src)
         init = not any(kw.arg == "init" and isinstance(kw.value, ast.Constant) and kw.value.value is False for kw in value.keywords)
     elif value is not None:
@@ -276,61 +276,6 @@ def alias_value(stmt: ast.stmt, src: SourceText) -> tuple[str, str] | None:
         return None
     if isinstance(value, (ast.Subscript, ast.BinOp, ast.Name, ast.Attribute, ast.Tuple, ast.List, ast.Constant)):
         return target, src.flat(value)
-    return None
-
-
-def _long_flags(args: list[ast.expr]) -> list[str]:
-    return [a.value for a in args if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("--")]
-
-
-def _dest_of(flags: list[str], names: list[str], keywords: list[ast.keyword]) -> str:
-    for kw in keywords:
-        if kw.arg == "dest" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
-            return kw.value.value
-    if names:
-        return names[0]
-    return flags[0][2:].replace("-", "_")
-
-
-def cli_flags(stmt: ast.stmt) -> list[tuple[str, str]]:
-    """``(destination, --flag)`` pairs an argparse, click or typer declaration makes."""
-    found: list[tuple[str, str]] = []
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and _call_name(stmt.value) in ("add_argument", "add_option"):
-        calls = [(stmt.value, None)]
-    elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        calls = [(d, None) for d in stmt.decorator_list if isinstance(d, ast.Call) and _call_name(d) == "option"]
-        params = stmt.args.args + stmt.args.kwonlyargs
-        defaults = [None] * (len(stmt.args.args) - len(stmt.args.defaults)) + list(stmt.args.defaults) + list(stmt.args.kw_defaults)
-        for param, default in zip(params, defaults):
-            for node in (default, getattr(param.annotation, "slice", None)):
-                for call in ast.walk(node) if node is not None else ():
-                    if isinstance(call, ast.Call) and _call_name(call) == "Option":
-                        calls.append((call, param.arg))
-    else:
-        return found
-    for call, param in calls:
-        flags = _long_flags(call.args)
-        if not flags:
-            continue
-        names = [param] if param else [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.isidentifier()]
-        dest = _dest_of(flags, names, call.keywords)
-        action = _boolean_action(call.keywords)
-        found.extend((dest, f"{flag} {action}" if action else flag) for flag in flags[:1])
-    return found
-
-
-def _boolean_action(keywords: list[ast.keyword]) -> str | None:
-    """How a boolean flag is written: ``store_true`` (``--x`` sets True), ``store_false``, or
-    ``optional`` (``--x``/``--no-x``, argparse's BooleanOptionalAction); None for a flag that
-    takes a value. The flag's text then carries it after a space (flags hold no spaces)."""
-    for kw in keywords:
-        value = kw.value
-        if kw.arg == "action" and isinstance(value, ast.Constant) and value.value in ("store_true", "store_false"):
-            return value.value
-        if kw.arg == "action" and (dotted_name(value) or "").endswith("BooleanOptionalAction"):
-            return "optional"
-        if kw.arg == "is_flag" and isinstance(value, ast.Constant) and value.value is True:
-            return "store_true"  # click
     return None
 
 

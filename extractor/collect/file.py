@@ -24,6 +24,7 @@ from ..options import Options, strict_from_env
 from ..sources import DecodeError, SourceFile, decode_source, split_lines
 from . import declarations as decl
 from .constants import module_names, unpacked
+from .flags import boolean_kwargs, cli_flags
 from .overrides import compiled_overrides
 from .parsers import parser_functions
 from .cstpass import RaiseFacts, UnitAnalysis, parse_unit
@@ -113,7 +114,7 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText,
         if at_module:
             _module_binding(stmt, module, is_package, scan)
         if has_flag_calls and isinstance(stmt, _MAY_DECLARE_FLAGS):
-            scan.flags.extend(decl.cli_flags(stmt))
+            scan.flags.extend(cli_flags(stmt) if not isinstance(stmt, ast.Assign) else boolean_kwargs(stmt))
         if isinstance(stmt, ast.ClassDef):
             scan.classes.append(decl.class_fact(stmt, _qualname(stack, stmt.name), src))
         elif isinstance(stmt, DEFS):
@@ -129,8 +130,8 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText,
     return scan
 
 
-_MAY_DECLARE_FLAGS = (ast.Expr, *DEFS)
-# Every CLI flag declaration (decl.cli_flags) calls one of these by name.
+_MAY_DECLARE_FLAGS = (ast.Expr, ast.Assign, *DEFS)
+# Every CLI flag declaration (flags.cli_flags, flags.boolean_kwargs) calls one of these by name.
 _FLAG_CALL_NAMES = ("add_argument", "add_option", "option", "Option")
 
 

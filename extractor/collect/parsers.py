@@ -15,6 +15,7 @@ import ast
 from collections.abc import Iterator
 
 from . import declarations as decl
+from .flags import cli_flags
 
 Parser = tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -28,8 +29,8 @@ def parser_functions(tree: ast.Module) -> tuple[Parser, ...]:
         dests: list[str] = []
         for stmt in _statements(function.body):
             if isinstance(stmt, ast.Expr):
-                dests.extend(dest for dest, _ in decl.cli_flags(stmt))
-        dests.extend(dest for dest, _ in decl.cli_flags(function))  # click/typer options on the function itself
+                dests.extend(dest for dest, _ in cli_flags(stmt))
+        dests.extend(dest for dest, _ in cli_flags(function))  # click/typer options on the function itself
         for node in _expressions(function.body):
             if not isinstance(node, ast.Call):
                 continue

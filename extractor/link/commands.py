@@ -13,10 +13,22 @@ from __future__ import annotations
 import shlex
 
 from ..collect.declarations import module_name
+from ..collect.flags import BOOLEAN_KWARGS
 from .project import Project
 
 Parsers = tuple[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...]
 MAX_FUNCTIONS = 10_000  # functions followed from the subcommand, at most
+
+
+def resolve_kwargs_flags(flags: dict[str, str]) -> dict[str, str]:
+    """``flags`` with each flag whose keywords come from a mapping (``--x kwargs``) written as
+    the tree builds those mappings for boolean fields (collect.flags.BOOLEAN_KWARGS), and
+    without the pseudo-destination."""
+    boolean = flags.get(BOOLEAN_KWARGS)
+    return {
+        dest: flag + "-" + boolean if boolean and flag.endswith(" kwargs") else flag
+        for dest, flag in flags.items() if dest != BOOLEAN_KWARGS
+    }
 
 
 def command_flags(command: str, flags: dict[str, str], parsers: dict[str, Parsers], project: Project) -> dict[str, str]:

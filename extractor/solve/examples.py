@@ -28,6 +28,12 @@ from .domains import NO_VALUE
 from .values import Named
 
 _CLASS_LEVEL = ("classmethod", "staticmethod")
+# Decorators after which a call reaches the body as the signature says; any other (a class
+# such as typing's ``_SpecialForm``, a registry, a wrapper of unknown shape) gets no example.
+_TRANSPARENT = frozenset({
+    *_CLASS_LEVEL, "cache", "lru_cache", "abstractmethod", "final", "override", "deprecated", "no_type_check",
+    "model_validator", "field_validator", "validator", "root_validator", "contextmanager",
+})
 
 
 def _cli_value(value: Any) -> str | None:
@@ -49,6 +55,10 @@ def cli_line(prefix: str, changes: dict[str, Any], flags: dict[str, str]) -> str
         if declared is None:
             return None
         flag, _, action = declared.partition(" ")
+        if action.startswith("kwargs"):  # keywords from a mapping: boolean only for a boolean value
+            action = action.partition("-")[2] if isinstance(value, bool) else ""
+            if isinstance(value, bool) and not action:
+                return None  # how the flag is written for a boolean is not known
         if action:
             if not isinstance(value, bool):
                 return None  # a value for a flag that takes none
@@ -175,6 +185,9 @@ def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str 
     if not function or "<locals>" in function or module is None or not _public_module(module):
         return None
     owner, _, name = function.rpartition(".")
+    decorators = {d.split("(", 1)[0].rsplit(".", 1)[-1].strip() for d in card.decorators}
+    if not decorators <= _TRANSPARENT:
+        return None
     params = {p.name for p in ctx.params}
     args = {k: v for k, v in values.items() if k in params and k not in ("self", "cls")}
     fields = {ctx.settable[k]: v for k, v in values.items() if k in ctx.settable}
@@ -191,7 +204,6 @@ def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str 
         return None  # a nested or private class
     else:
         imports.add((module, owner))
-        decorators = {d.split("(", 1)[0].rsplit(".", 1)[-1] for d in card.decorators}
         if set(card.entry) & CONSTRUCTING:
             if name == "__init__":
                 if _arguments(ctx.params[1:], args, imports, module) is None:
@@ -209,7 +221,9 @@ def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str 
             code = f"{obj}.{name}({call_args})" if obj is not None and call_args is not None and _public(name) else None
     if code is None or ctx.call_style == "async_generator":
         return None
-    if ctx.call_style == "generator" and not set(card.entry) & CONSTRUCTING:
+    if "contextmanager" in decorators:
+        code = f"with {code}:\n    pass"  # the body runs as the block is entered
+    elif ctx.call_style == "generator" and not set(card.entry) & CONSTRUCTING:
         code = f"list({code})"  # the body runs as the generator is consumed
     elif ctx.call_style == "coroutine":
         imports.add(("asyncio", ""))
@@ -230,6 +244,8 @@ def _flag_fits(name: str, value: Any, fields: dict[str, Any], ctx: CardContext) 
         field = fields.get(name)
         if field is None or name not in ctx.settable:
             return False
+        if isinstance(value, bool) and field.annotation != "bool" and ctx.flags.get(name.split(".")[-1], "").endswith("kwargs-optional"):
+            return False  # (``bool | str | None`` gets a flag with an optional value, not --no-x)
         choices = field.literal_values
         return choices is None or repr(value) in choices or (isinstance(value, str) and f'"{value}"' in choices)
     root, dot, _ = name.partition(".")

@@ -140,6 +140,8 @@ def _sized(variable: Variable, n: int) -> list[Any]:
     types = variable.domain.types
     if "str" in types and "list" not in types:
         return ["a" * m for m in lengths]
+    if "tuple" in types and "list" not in types:
+        return [(0,) * m for m in lengths]
     return [[0] * m for m in lengths] + (["a" * m for m in lengths] if not types else [])
 
 

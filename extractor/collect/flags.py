@@ -1,0 +1,85 @@
+"""CLI flags: argparse, click and typer declarations -> ``(destination, --flag)`` pairs.
+
+A boolean flag's text carries how it is written after a space: ``store_true`` (``--x`` sets
+True), ``store_false``, ``optional`` (``--x``/``--no-x``, argparse's BooleanOptionalAction).
+A flag whose keywords come from a mapping (vLLM's ``add_argument("--x", **kwargs["x"])``,
+the mapping built by ``get_kwargs(Config)``) carries ``kwargs``, or ``kwargs-optional`` where
+the tree builds such mappings with ``["action"] = argparse.BooleanOptionalAction``
+(``BOOLEAN_KWARGS``, resolved by link.commands.resolve_kwargs_flags).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .declarations import call_name, dotted_name
+
+# The pseudo-destination recording that the tree builds flag keywords with
+# ``kwargs[name]["action"] = argparse.BooleanOptionalAction`` (for its boolean fields).
+BOOLEAN_KWARGS = "**"
+
+
+def _long_flags(args: list[ast.expr]) -> list[str]:
+    return [a.value for a in args if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("--")]
+
+
+def _dest_of(flags: list[str], names: list[str], keywords: list[ast.keyword]) -> str:
+    for kw in keywords:
+        if kw.arg == "dest" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
+            return kw.value.value
+    if names:
+        return names[0]
+    return flags[0][2:].replace("-", "_")
+
+
+def cli_flags(stmt: ast.stmt) -> list[tuple[str, str]]:
+    """``(destination, --flag)`` pairs an argparse, click or typer declaration makes."""
+    found: list[tuple[str, str]] = []
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and call_name(stmt.value) in ("add_argument", "add_option"):
+        calls = [(stmt.value, None)]
+    elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        calls = [(d, None) for d in stmt.decorator_list if isinstance(d, ast.Call) and call_name(d) == "option"]
+        params = stmt.args.args + stmt.args.kwonlyargs
+        defaults = [None] * (len(stmt.args.args) - len(stmt.args.defaults)) + list(stmt.args.defaults) + list(stmt.args.kw_defaults)
+        for param, default in zip(params, defaults):
+            for node in (default, getattr(param.annotation, "slice", None)):
+                for call in ast.walk(node) if node is not None else ():
+                    if isinstance(call, ast.Call) and call_name(call) == "Option":
+                        calls.append((call, param.arg))
+    else:
+        return found
+    for call, param in calls:
+        flags = _long_flags(call.args)
+        if not flags:
+            continue
+        names = [param] if param else [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.isidentifier()]
+        dest = _dest_of(flags, names, call.keywords)
+        action = _boolean_action(call.keywords)
+        if action is None and any(kw.arg is None for kw in call.keywords):
+            action = "kwargs"  # the keywords of a mapping: whether it is boolean is the field's
+        found.extend((dest, f"{flag} {action}" if action else flag) for flag in flags[:1])
+    return found
+
+
+def boolean_kwargs(stmt: ast.stmt) -> list[tuple[str, str]]:
+    """``[(BOOLEAN_KWARGS, "optional")]`` for ``kwargs[name]["action"] = argparse.BooleanOptionalAction``."""
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1 or not (dotted_name(stmt.value) or "").endswith("BooleanOptionalAction"):
+        return []
+    target = stmt.targets[0]
+    is_action = isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) and target.slice.value == "action"
+    return [(BOOLEAN_KWARGS, "optional")] if is_action else []
+
+
+def _boolean_action(keywords: list[ast.keyword]) -> str | None:
+    """How a boolean flag is written: ``store_true`` (``--x`` sets True), ``store_false``, or
+    ``optional`` (``--x``/``--no-x``, argparse's BooleanOptionalAction); None for a flag that
+    takes a value. The flag's text then carries it after a space (flags hold no spaces)."""
+    for kw in keywords:
+        value = kw.value
+        if kw.arg == "action" and isinstance(value, ast.Constant) and value.value in ("store_true", "store_false"):
+            return value.value
+        if kw.arg == "action" and (dotted_name(value) or "").endswith("BooleanOptionalAction"):
+            return "optional"
+        if kw.arg == "is_flag" and isinstance(value, ast.Constant) and value.value is True:
+            return "store_true"  # click
+    return None

@@ -109,8 +109,8 @@ def test_seed_trap_the_prefetch_step_card_reaches_its_own_message() -> None:
     assert step.example.before == "minivllm serve model --offload-group-size 1 --offload-prefetch-step 0"
     assert step.example.after == "minivllm serve model --offload-group-size 1 --offload-prefetch-step 1"
     assert [f.description for f in step.fixes] == [
-        "set `self.prefetch.offload_prefetch_step` to `1` (the trigger has `0`), so that `self.prefetch.offload_prefetch_step < 1` is false",
-        "set `self.prefetch.offload_group_size` to `0` (the trigger has `1`), so that "
+        "set `prefetch.offload_prefetch_step` to `1` (the trigger has `0`), so that `self.prefetch.offload_prefetch_step < 1` is false",
+        "set `prefetch.offload_group_size` to `0` (the trigger has `1`), so that "
         "`self.offload_backend == \"prefetch\" or self.prefetch.offload_group_size > 0` is false",
     ]
     # resolve_backend's trigger must build an OffloadConfig its own validator accepts: prefetch

@@ -313,8 +313,9 @@ def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], 
         verified = problem.holds(candidate.assignment) is False and (validator is None or _run(validator, candidate.assignment) is None)
         if problem.variables[name].is_atom:
             description = f"{code_span(candidate.part)} is false when {code_span(name)} is {code_span(repr(after))} (the trigger assumes {code_span(repr(before))})"
-        else:
-            description = f"set {code_span(shown)} to {code_span(repr(after))} (the trigger has {code_span(repr(before))}), so that {code_span(candidate.part)} is false"
+        else:  # a field the constructor sets is named by its keyword (``self.size`` -> ``size``)
+            label = ".".join(ctx.settable[name]) if name in ctx.settable else shown
+            description = f"set {code_span(label)} to {code_span(repr(after))} (the trigger has {code_span(repr(before))}), so that {code_span(candidate.part)} is false"
         fixes.append((Fix(
             inputs={shown: to_json_value(after)},
             changed=(shown,),

@@ -11,12 +11,29 @@ The public API, one function per thing a caller does with a catalog:
 
 from __future__ import annotations
 
-from .pipeline import extract
-from .publish.diff import diff_catalogs
-from .publish.explain import load_catalog
-from .publish.explain import match_message as explain
-from .publish.render import render_docs
-from .publish.render import render_docs as render
+import importlib
+from typing import Any
+
 from .version import VERSION as __version__
 
+# Imported on first use (PEP 562): ``raisedocs explain`` must not pay for libcst and the
+# analysis stages it never runs.
+_EXPORTS = {
+    "extract": ("pipeline", "extract"),
+    "diff_catalogs": ("publish.diff", "diff_catalogs"),
+    "load_catalog": ("publish.explain", "load_catalog"),
+    "explain": ("publish.explain", "match_message"),
+    "render_docs": ("publish.render", "render_docs"),
+    "render": ("publish.render", "render_docs"),
+}
+
 __all__ = ["__version__", "diff_catalogs", "explain", "extract", "load_catalog", "render", "render_docs"]
+
+
+def __getattr__(name: str) -> Any:
+    found = _EXPORTS.get(name)
+    if found is None:
+        raise AttributeError(f"module 'extractor' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{found[0]}", __name__), found[1])
+    globals()[name] = value
+    return value

@@ -147,18 +147,28 @@ def schema() -> None:
 @click.option("--catalog", "catalog_path", default="catalog/catalog.json", show_default=True, help="catalog.json, or the docs folder that holds it.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
 @click.option("--limit", type=click.IntRange(min=1), default=3, show_default=True, help="Most cards shown.")
-def explain(text: str, catalog_path: str, output_format: str, limit: int) -> None:
-    """Find the cards whose message matches TEXT, a pasted error message ("-" reads stdin)."""
-    from .model import dumps
-    from .publish.explain import load_catalog, locate_catalog, match_message, render_match
+@click.option("--validate", is_flag=True, help="Check the whole catalog against the JSON Schema first (seconds on a large one).")
+@click.option("--cache-dir", type=click.Path(file_okay=False), help="Cache folder (default: the user cache dir).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor keep the search index in the cache.")
+def explain(text: str, catalog_path: str, output_format: str, limit: int, validate: bool, cache_dir: str | None, no_cache: bool) -> None:
+    """Find the cards whose message matches TEXT, a pasted error message ("-" reads stdin).
 
-    catalog = load_catalog(catalog_path)
-    matches = match_message(sys.stdin.read() if text == "-" else text, catalog, limit)
+    Matching reads the catalog's search index: search-index.json beside it, or one built
+    once and kept in the user cache, keyed by the catalog's SHA-256."""
+    from dataclasses import replace
+
+    from .cache import default_cache_dir
+    from .model import dumps
+    from .publish.explain import locate_catalog, match_message, render_match
+    from .publish.search_index import full_card, open_index
+
+    index = open_index(catalog_path, validate=validate, cache_dir=None if no_cache else cache_dir or default_cache_dir())
+    matches = match_message(sys.stdin.read() if text == "-" else text, index, limit)
     if not matches:
         click.echo("raisedocs: no card matches this message", err=True)
         sys.exit(1)
     if output_format == "json":
-        emit(dumps(matches))
+        emit(dumps([replace(match, card=full_card(catalog_path, match.id)) for match in matches]))
     else:
         catalog_dir = os.path.dirname(locate_catalog(catalog_path))
         emit("\n\n".join(render_match(match, catalog_dir) for match in matches) + "\n")
@@ -170,8 +180,9 @@ def explain(text: str, catalog_path: str, output_format: str, limit: int) -> Non
 @click.option("--format", "output_format", type=click.Choice(["md", "json"]), default="md", show_default=True, help="Markdown for release notes, or JSON.")
 @click.option("--fail-on", default="", help="Comma-separated categories that make the exit status 1 (e.g. added,removed).")
 @click.option("--link-base", default="errors/", show_default=True, help="Prefix of links to the new cards.")
+@click.option("--validate", is_flag=True, help="Check each catalog file against the JSON Schema first (seconds on a large one).")
 @run_options
-def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, **run: Any) -> None:
+def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, validate: bool, **run: Any) -> None:
     """Compare the error catalogs OLD and NEW: each a catalog.json, a docs folder, or PATH@REV."""
     from .model import dumps
     from .pipeline import catalog_data
@@ -184,7 +195,7 @@ def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, *
         raise click.BadParameter(f"unknown categories {', '.join(unknown)}; choose from {', '.join(CATEGORIES)}", param_hint="--fail-on")
     options = Options(**run_settings(run))
     decoded: dict = {}  # the files both sides share are decoded from the cache once
-    result = diff_catalogs(catalog_data(old, options, decoded), catalog_data(new, options, decoded))
+    result = diff_catalogs(catalog_data(old, options, decoded, validate=validate), catalog_data(new, options, decoded, validate=validate))
     emit(dumps(result) if output_format == "json" else render_diff(result, link_base))
     found = counts(result)
     if any(found[c] for c in wanted):

@@ -316,7 +316,7 @@ def _stats(files: int, failed: int, sites: int, cards: list[dict[str, Any]]) -> 
     )
 
 
-def catalog_data(spec: str, options: Options, decoded: dict[str, Linked] | None = None) -> dict[str, Any]:
+def catalog_data(spec: str, options: Options, decoded: dict[str, Linked] | None = None, *, validate: bool = False) -> dict[str, Any]:
     """One side of a diff: a catalog.json, a docs folder holding one, or ``PATH@REV``
     extracted in memory (sharing ``decoded`` with the other side, see ``extract_data``).
 
@@ -329,4 +329,4 @@ def catalog_data(spec: str, options: Options, decoded: dict[str, Linked] | None 
     path, at, rev = spec.rpartition("@")
     if at and os.path.isdir(path):
         return extract_data(path, dataclasses.replace(options, rev=rev), decoded=decoded)
-    return load_catalog(spec)
+    return load_catalog(spec, validate=validate)

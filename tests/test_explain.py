@@ -88,16 +88,19 @@ def test_missing_catalog_is_one_line_and_exit_2(capsys, tmp_path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("content", "error"),
+    ("content", "args", "error"),
     [
-        ("{", "is not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
-        ('{"schema": "other/1"}', "is not a raisedocs catalog: schema is 'other/1', expected 'raisedocs/catalog/1'"),
-        ('{"schema": "raisedocs/catalog/1"}', "catalog does not match schema at (root): 'errors' is a required property"),
+        ("{", (), "is not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
+        ('{"schema": "other/1"}', (), "is not a raisedocs catalog: schema is 'other/1', expected 'raisedocs/catalog/1'"),
+        ('{"schema": "raisedocs/catalog/1"}', (), "catalog does not match schema at errors: not a list of cards"),
+        # the whole document is checked against the JSON Schema only when asked
+        ('{"schema": "raisedocs/catalog/1"}', ("--validate",), "catalog does not match schema at (root): 'errors' is a required property"),
+        ('{"schema": "raisedocs/catalog/1", "errors": [{}]}', (), "catalog does not match schema at errors/0: 'exception' is missing"),
     ],
 )
-def test_bad_catalog_is_one_line_and_exit_2(capsys, tmp_path, content: str, error: str) -> None:
+def test_bad_catalog_is_one_line_and_exit_2(capsys, tmp_path, content: str, args: tuple[str, ...], error: str) -> None:
     (tmp_path / "catalog.json").write_text(content)
-    run = run_cli(capsys, "explain", PREFETCH_STEP, "--catalog", str(tmp_path))
+    run = run_cli(capsys, "explain", PREFETCH_STEP, "--catalog", str(tmp_path), "--no-cache", *args)
     assert run.code == 2
     assert run.err.startswith("raisedocs: error: ") and run.err.endswith(f"{error}\n") and run.err.count("\n") == 1
 
@@ -246,3 +249,38 @@ def test_a_long_paste_against_many_holes_is_searched_in_bounded_steps() -> None:
     assert search_pattern(pattern, paste) is None
     found = search_pattern(pattern, paste + " and that is wrong")
     assert found is not None and found.holes["h5"].endswith("399")
+
+
+def test_the_docs_folder_carries_a_search_index_of_its_catalog(capsys, docs, tmp_path) -> None:
+    import hashlib
+
+    from extractor.publish.search_index import open_index
+
+    index = json.loads((tmp_path / "docs" / "search-index.json").read_text(encoding="utf-8"))
+    catalog = (tmp_path / "docs" / "catalog.json").read_bytes()
+    assert index["catalog_sha256"] == hashlib.sha256(catalog).hexdigest()
+    assert [e["id"] for e in index["entries"]] == [c["id"] for c in json.loads(catalog)["errors"]]
+    # The index answers as the catalog does.
+    assert match_message(PREFETCH_STEP, index, 3)[0].id == match_message(PREFETCH_STEP, load_catalog(docs), 3)[0].id
+    assert open_index(docs, cache_dir=None) == index
+
+
+def test_a_stale_index_is_never_used_and_a_plain_catalog_gets_one_in_the_cache(capsys, docs, tmp_path) -> None:
+    cache = tmp_path / "cache"
+    # The catalog changed after the index was written: its new template is what matches.
+    catalog_file = tmp_path / "docs" / "catalog.json"
+    changed = catalog_file.read_text(encoding="utf-8").replace("must be >= 1 when prefetch", "must be at least 1 when prefetch")
+    plain = tmp_path / "plain.json"
+    plain.write_text(changed, encoding="utf-8")
+    catalog_file.write_text(changed, encoding="utf-8")
+    for catalog in (docs, str(plain), str(plain)):  # the last one reads the cached index
+        run = run_cli(capsys, "explain", PREFETCH_STEP.replace(">= 1", "at least 1"), "--catalog", catalog, "--cache-dir", str(cache))
+        assert run.code == 0 and f"card {PREFETCH_STEP_CARD}" in run.out.splitlines()[0]
+    assert len(list((cache / "search-index").iterdir())) == 1
+
+
+def test_json_output_still_carries_the_whole_card(capsys, docs, tmp_path) -> None:
+    run = run_cli(capsys, "explain", PREFETCH_STEP, "--catalog", docs, "--format", "json", "--no-cache")
+    [first, *_] = json.loads(run.out)
+    assert first["card"] == json.loads((tmp_path / "docs" / "errors" / f"{PREFETCH_STEP_CARD}.json").read_text(encoding="utf-8"))
+    assert "excerpt" in first["card"] and "pattern" not in first["card"]

@@ -61,13 +61,12 @@ def locate_catalog(path: str) -> str:
     return os.path.join(path, CATALOG_FILE) if os.path.isdir(path) else path
 
 
-def load_catalog(path: str) -> dict[str, Any]:
-    """Read and check a catalog.json (or the one in a docs folder).
+def read_catalog_bytes(file: str) -> bytes:
+    """The bytes of a catalog file.
 
     Raises:
-        CatalogError: the file is missing, unreadable, not JSON, or not a raisedocs catalog.
+        CatalogError: the file is missing, unreadable or not a regular file.
     """
-    file = locate_catalog(path)
     if not os.path.exists(file):
         raise CatalogError(f"catalog not found: {file}")
     try:
@@ -75,21 +74,40 @@ def load_catalog(path: str) -> dict[str, Any]:
         with os.fdopen(os.open(file, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 raise CatalogError(f"catalog {file} is not a regular file")
-            data = json.loads(handle.read().decode("utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
+            return handle.read()
+    except OSError as exc:
+        raise CatalogError(f"cannot read catalog {file}: {exc}") from exc
+
+
+def load_catalog(path: str, *, validate: bool = False, data: bytes | None = None) -> dict[str, Any]:
+    """Read and check a catalog.json (or the one in a docs folder): its schema id always,
+    and the whole document against the shipped JSON Schema with ``validate`` (seconds on a
+    catalog of tens of megabytes; ``extract`` writes only valid ones).
+
+    Raises:
+        CatalogError: the file is missing, unreadable, not JSON, or not a raisedocs catalog.
+    """
+    file = locate_catalog(path)
+    raw = data if data is not None else read_catalog_bytes(file)
+    try:
+        catalog = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
         raise CatalogError(f"cannot read catalog {file}: {exc}") from exc
     except json.JSONDecodeError as exc:
         raise CatalogError(f"catalog {file} is not JSON: {exc}") from exc
     except RecursionError:
         raise CatalogError(f"catalog {file} is nested too deeply to be a raisedocs catalog") from None
-    found = data.get("schema") if isinstance(data, dict) else None
+    found = catalog.get("schema") if isinstance(catalog, dict) else None
     if found != SCHEMA_ID:
         raise CatalogError(f"{file} is not a raisedocs catalog: schema is {found!r}, expected {SCHEMA_ID!r}")
-    try:
-        validate_catalog(data)
-    except CatalogError as exc:
-        raise CatalogError(f"{file}: {exc}") from exc
-    return data
+    if validate:
+        try:
+            validate_catalog(catalog)
+        except CatalogError as exc:
+            raise CatalogError(f"{file}: {exc}") from exc
+    elif not isinstance(catalog.get("errors"), list) or not all(isinstance(card, dict) for card in catalog["errors"]):
+        raise CatalogError(f"{file}: catalog does not match schema at errors: not a list of cards")
+    return catalog
 
 
 def normalize_whitespace(text: str) -> str:
@@ -281,29 +299,42 @@ def _captured_values(pattern: _Pattern, found: _Found, starts_with_hole: bool) -
 
 
 def try_match_card(card: dict[str, Any], text: str) -> Match | None:
-    """The match of one card against normalized text, or None."""
-    parts = card["message"].get("parts")
-    if not parts:
-        return None
-    pattern = compile_template(parts)
+    """The match of one card (or search index entry) against normalized text, or None."""
+    if "pattern" in card:  # an entry of a search index: the pattern is kept compiled
+        kept = card["pattern"]
+        if kept is None or not all(literal in text for literal in kept["literals"]):
+            return None  # (most entries stop here, before a pattern is built)
+        pattern: _Pattern | None = _Pattern(
+            items=tuple((kind, value) for kind, value in kept["items"]), groups=tuple((name, expr) for name, expr in kept["groups"]),
+            literal_chars=kept["literal_chars"], literals=tuple(kept["literals"]),
+        )
+        opens_with_hole = kept["opens_with_hole"]
+    else:
+        parts = card["message"].get("parts")
+        if not parts:
+            return None
+        pattern, opens_with_hole = compile_template(parts), parts[0]["type"] == "hole"
     if pattern is None or not all(literal in text for literal in pattern.literals):
         return None
     found = search_pattern(pattern, text)
     if found is None:
         return None
-    values = _captured_values(pattern, found, parts[0]["type"] == "hole")
+    values = _captured_values(pattern, found, opens_with_hole)
     return Match(id=card["id"], score=_score(pattern, found, text), values=values, card=card)
 
 
 def match_message(text: str, catalog_data: dict[str, Any], limit: int) -> list[Match]:
-    """The cards whose message template occurs in ``text``, best first, at most ``limit``.
+    """The cards whose message template occurs in ``text``, best first, at most ``limit``;
+    ``catalog_data`` is a catalog, or a search index (``search_index``) whose entries stand
+    for its cards.
 
     Ordered by score (descending), then path, line and id, so the result is deterministic.
     """
     normalized = normalize_whitespace(text)
     if not normalized:
         return []
-    matches = [m for m in (try_match_card(card, normalized) for card in catalog_data["errors"]) if m is not None]
+    cards = catalog_data["entries"] if "entries" in catalog_data else catalog_data["errors"]
+    matches = [m for m in (try_match_card(card, normalized) for card in cards) if m is not None]
     matches.sort(key=lambda m: (-m.score, m.card["path"], m.card["line"], m.id))
     return matches[:limit]
 

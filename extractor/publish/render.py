@@ -6,6 +6,7 @@ a catalog written by one version can be rendered by another.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
@@ -19,6 +20,7 @@ from ..model import dumps_data, to_data
 from ..model.markdown import code_block, code_span, escape_cell, escape_line, escape_text, safe_url
 from ..model.spool import CardCatalog, DataCatalog
 from ..options import strict_from_env
+from .search_index import INDEX_FILE, build_index, dump_index, index_entry
 
 
 def _template_root() -> Path:
@@ -128,11 +130,22 @@ def render_chunks(catalog: Any) -> Iterator[tuple[str, Content]]:
     spooled catalog (``model.spool``)."""
     source = catalog if isinstance(catalog, CardCatalog) else DataCatalog(catalog if isinstance(catalog, dict) else to_data(catalog))
     by_id = {summary["id"]: summary for summary in source.summaries}
-    yield "catalog.json", _catalog_json(source.envelope, source.texts())
+    digest = hashlib.sha256()
+    yield "catalog.json", _hashed(_catalog_json(source.envelope, source.texts()), digest)
+    entries = []
     for card, text in source.items():
+        entries.append(index_entry(card))
         yield f"errors/{card['id']}.json", text
         yield f"errors/{card['id']}.md", _rendered_card(card, source.envelope, by_id)
     yield "index.md", render_index(source.envelope, source.summaries)
+    # Last: the digest is complete once catalog.json's chunks were all taken.
+    yield INDEX_FILE, dump_index(build_index(entries, digest.hexdigest()))
+
+
+def _hashed(chunks: Iterable[str], digest: Any) -> Iterator[str]:
+    for chunk in chunks:
+        digest.update(chunk.encode("utf-8"))
+        yield chunk
 
 
 def render_docs(catalog: Any) -> Iterator[tuple[str, str]]:

@@ -1,0 +1,137 @@
+"""Search index: catalog data -> what ``explain`` needs to match a pasted message, and nothing else.
+
+A catalog of a large tree is tens of megabytes; reading it whole costs seconds. The index
+keeps, per card, its message template compiled for search (``explain.compile_template``),
+its exception, place, guard, trigger and fixes, and records the SHA-256 of the catalog.json
+it was built from. ``extract`` writes it beside catalog.json (``search-index.json``); for any
+other catalog (a plain file, an old folder) ``open_index`` builds it once and keeps it in the
+user cache, keyed by that digest. A stale index (the digest differs) is never used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from typing import Any
+
+from ..errors import CatalogError
+from .explain import compile_template, load_catalog, locate_catalog, read_catalog_bytes
+
+INDEX_FILE = "search-index.json"
+INDEX_SCHEMA = "raisedocs-search-index/1"
+
+
+def index_entry(card: dict[str, Any]) -> dict[str, Any]:
+    """The part of one card that matching and the text answer read."""
+    exception = card["exception"]
+    message = card["message"]
+    pattern = compile_template(message["parts"]) if message.get("parts") else None
+    trigger = card.get("trigger") or {}
+    return {
+        "id": card["id"],
+        "exception": {key: exception.get(key) for key in ("display", "classes")},
+        "path": card["path"],
+        "line": card["line"],
+        "function": card.get("function"),
+        "message": {"template": message.get("template")},
+        "pattern": None if pattern is None else {
+            "items": pattern.items, "groups": pattern.groups, "literal_chars": pattern.literal_chars, "literals": pattern.literals,
+            "opens_with_hole": message["parts"][0]["type"] == "hole",
+        },
+        "guard": {"code": card["guard"]["code"]},
+        "trigger": {"status": trigger.get("status"), "inputs": trigger.get("inputs", {})},
+        "fixes": [{"description": fix["description"]} for fix in card.get("fixes") or []],
+    }
+
+
+def build_index(entries: Iterable[dict[str, Any]], catalog_sha256: str) -> dict[str, Any]:
+    return {"schema": INDEX_SCHEMA, "catalog_sha256": catalog_sha256, "entries": list(entries)}
+
+
+def dump_index(index: dict[str, Any]) -> str:
+    """The index as compact JSON (sorted keys, one line): a machine file, read whole per lookup."""
+    return json.dumps(index, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
+def open_index(path: str, *, validate: bool = False, cache_dir: str | None = None) -> dict[str, Any]:
+    """The search index of the catalog ``path`` names (a catalog.json or a docs folder).
+
+    Raises:
+        CatalogError: the catalog is missing, unreadable or not a raisedocs catalog.
+    """
+    file = locate_catalog(path)
+    data = read_catalog_bytes(file)
+    digest = hashlib.sha256(data).hexdigest()
+    if not validate:
+        for candidate in (os.path.join(os.path.dirname(file), INDEX_FILE), _cached(cache_dir, digest)):
+            found = _read_index(candidate, digest) if candidate else None
+            if found is not None:
+                return found
+    catalog = load_catalog(file, validate=validate, data=data)
+    index = build_index(_entries(file, catalog["errors"]), digest)
+    _store(_cached(cache_dir, digest), index)
+    return index
+
+
+def _entries(file: str, cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The index entries of a catalog's cards; a card without the fields matching reads is a
+    one-line error (the full check is ``--validate``)."""
+    entries = []
+    for number, card in enumerate(cards):
+        try:
+            entries.append(index_entry(card))
+        except KeyError as exc:
+            raise CatalogError(f"{file}: catalog does not match schema at errors/{number}: {exc} is missing") from None
+        except (TypeError, AttributeError):
+            raise CatalogError(f"{file}: catalog does not match schema at errors/{number}: a field has the wrong type") from None
+    return entries
+
+
+def _cached(cache_dir: str | None, digest: str) -> str | None:
+    return os.path.join(cache_dir, "search-index", digest + ".json") if cache_dir else None
+
+
+def _read_index(file: str, digest: str) -> dict[str, Any] | None:
+    try:
+        with open(file, encoding="utf-8") as handle:
+            index = json.load(handle)
+    except (OSError, ValueError, RecursionError):
+        return None
+    ok = isinstance(index, dict) and index.get("schema") == INDEX_SCHEMA and index.get("catalog_sha256") == digest
+    return index if ok and isinstance(index.get("entries"), list) else None
+
+
+def _store(file: str | None, index: dict[str, Any]) -> None:
+    """Keep the index in the cache; a cache that cannot be written only costs the next lookup."""
+    if file is None:
+        return
+    try:
+        os.makedirs(os.path.dirname(file), exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=os.path.dirname(file), suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(dump_index(index))
+        os.replace(temp, file)
+    except OSError:
+        return
+
+
+def full_card(path: str, card_id: str, catalog: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The whole card ``card_id``: its own JSON file in the docs folder where there is one,
+    else read from the catalog (``catalog``, loaded once by the caller, or the file)."""
+    file = locate_catalog(path)
+    own = os.path.join(os.path.dirname(file), "errors", card_id + ".json")
+    try:
+        with open(own, encoding="utf-8") as handle:
+            card = json.load(handle)
+        if isinstance(card, dict) and card.get("id") == card_id:
+            return card
+    except (OSError, ValueError):
+        pass
+    data = catalog if catalog is not None else load_catalog(file)
+    for card in data["errors"]:
+        if card["id"] == card_id:
+            return card
+    raise CatalogError(f"card {card_id} is not in {file}")

@@ -225,7 +225,7 @@ def check(docs_dir: str, source: str, rev: str | None, repo_url: str | None, rep
     )
     catalog = extract_catalog(source, options)
     try:
-        report = compare_docs(render_chunks(catalog), docs_dir)
+        report = compare_docs(render_chunks(_with_verification(catalog, docs_dir)), docs_dir)
     finally:
         catalog.close()
     for kind in ("stale", "missing", "orphaned"):
@@ -237,6 +237,58 @@ def check(docs_dir: str, source: str, rev: str | None, repo_url: str | None, rep
         sys.exit(1)
     if not run["quiet"]:
         click.echo(f"raisedocs: {docs_dir} is up to date", err=True)
+
+
+@cli.command()
+@click.argument("target", type=click.Path())
+@click.option("--path", "roots", multiple=True, type=click.Path(exists=True, file_okay=False),
+              help="A source folder to import from before the installed packages (repeatable; e.g. the tree the docs come from).")
+@click.option("--python", "python", default=sys.executable, show_default="this interpreter", help="The interpreter whose installed packages run the examples.")
+@click.option("--timeout", type=click.FloatRange(min=1), default=10.0, show_default=True, help="Seconds one example may run.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="CPU count", help="Examples run at once.")
+@click.option("--fail-on", default="", help="Comma-separated outcome groups that make the exit status 1: wrong, not_runnable, timeout, fix_fails.")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+def verify(target: str, roots: tuple[str, ...], python: str, timeout: float, jobs: int, fail_on: str, quiet: bool) -> None:
+    """Run each card's example on the installed code and record what it raised in TARGET
+    (a docs folder, rewritten atomically, or a catalog.json).
+
+    This RUNS the code the catalog describes (extract never does): each example in a fresh
+    interpreter with a timeout, resource limits, a temporary working folder and HOME, no
+    network where the OS allows it, and an audit hook refusing subprocesses, sockets and
+    writes outside that folder. That guards against accidents, not against hostile code."""
+    from .publish.explain import load_catalog, locate_catalog
+    from .verify.runner import Settings, fail_groups, verify_catalog, write_verified
+
+    wanted = [g.strip() for g in fail_on.split(",") if g.strip()]
+    unknown = [g for g in wanted if g not in ("wrong", "not_runnable", "timeout", "fix_fails")]
+    if unknown:
+        raise click.BadParameter(f"unknown groups {', '.join(unknown)}; choose from wrong, not_runnable, timeout, fix_fails", param_hint="--fail-on")
+    data = load_catalog(target)
+    settings = Settings(python=python, roots=tuple(os.path.abspath(r) for r in roots), timeout=timeout, jobs=jobs)
+    verified = verify_catalog(data, settings)
+    write_verified(verified, target, locate_catalog(target))
+    counts = verified["stats"]["verification"]
+    if not quiet:
+        summary = ", ".join(f"{outcome} {n}" for outcome, n in counts.items()) or "no card with a verified trigger"
+        click.echo(f"raisedocs: verified {target}: {summary}", err=True)
+    if any(fail_groups(verified).get(group) for group in wanted):
+        sys.exit(1)
+
+
+def _with_verification(catalog: Any, docs_dir: str) -> Any:
+    """The fresh catalog, with the verification of every card the folder's catalog proved and
+    that did not change since (``verify``); the catalog itself where the folder has none."""
+    from .errors import CatalogError
+    from .publish.explain import load_catalog
+    from .verify.runner import carry_verification
+
+    try:
+        old = load_catalog(docs_dir)
+    except CatalogError:
+        return catalog
+    if not any(card.get("verification") for card in old["errors"]):
+        return catalog
+    return carry_verification(catalog.data(), old)
 
 
 class _StderrHandler(logging.Handler):

@@ -72,7 +72,7 @@ def test_stdout_is_the_catalog_and_stderr_is_quiet(capsys) -> None:
     assert run.code == 0
     assert json.loads(run.out)["stats"] == {
         "cards": 4, "files": 6, "files_failed": 0, "raise_sites": 4, "templates": 4,
-        "solved": 4, "verified": 4, "unreachable": 0, "unsolved": {}, "statuses": {"concrete": 4},
+        "solved": 4, "verified": 4, "unreachable": 0, "unsolved": {}, "statuses": {"concrete": 4}, "verification": {},
     }
     assert run.err == (
         "raisedocs: 4 raise sites in 6 files (0 not analysed); 4 cards, 4 with a message template; "

@@ -114,6 +114,28 @@ class Solved:
 
 
 @record
+class Observed:
+    """What running an example raised where it was not what the card says."""
+
+    exception: str
+    message: str | None
+    at: str | None  # "path:line" of the frame that raised it, relative to its sys.path entry
+
+
+@record
+class Verification:
+    """What ``raisedocs verify`` saw when it ran the card's example on the installed code."""
+
+    outcome: str  # confirmed | different_message | raised_elsewhere | did_not_raise | timeout | not_runnable
+    package: str | None = None  # the distribution run ("python" for the standard library)
+    version: str | None = None
+    reason: str | None = None  # not_runnable: no_example | cli_example | sandbox_refused | child_failed
+    detail: str | None = None
+    observed: Observed | None = None
+    fix: str | None = None  # the example's "after": holds | still_raises | timeout | not_run
+
+
+@record
 class Card:
     """One raise site, as the catalog publishes it."""
 
@@ -140,6 +162,7 @@ class Card:
     validator_reason: str | None = None
     example: Example | None = None
     lints: tuple[str, ...] = ()
+    verification: Verification | None = None
 
 
 # Entries that run while the object is being constructed (link/cards.entry_points codes).

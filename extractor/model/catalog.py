@@ -42,6 +42,7 @@ class Stats:
     unreachable: int = 0
     unsolved: dict[str, int] = dataclasses.field(default_factory=dict)
     statuses: dict[str, int] = dataclasses.field(default_factory=dict)  # cards per trigger status
+    verification: dict[str, int] = dataclasses.field(default_factory=dict)  # cards per outcome of ``verify``
 
 
 @record

@@ -216,3 +216,19 @@ def _same(path: str, content: str | Iterable[str]) -> bool:
             if handle.read(len(raw)) != raw:
                 return False
         return handle.read(1) == b""
+
+
+def write_file_atomic(path: str, text: str) -> None:
+    """Replace the file ``path`` with ``text`` in one rename: a reader sees the old file or the new.
+
+    Raises:
+        OutputError: the folder cannot be written.
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, temp = tempfile.mkstemp(prefix=".raisedocs-", suffix=".tmp", dir=folder)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.replace(temp, path)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -1,0 +1,134 @@
+"""The sandboxed side of ``raisedocs verify``: run one example and print what it raised.
+
+Run as a script by a fresh interpreter (``python -I child.py CODE_FILE ROOT...``), never
+imported by raisedocs: it imports nothing of raisedocs, so it runs under any Python the
+user names with ``--python``. Before the example runs it
+- leaves the network where the OS allows it (a new network namespace, Linux),
+- lowers its resource limits (CPU seconds, address space, file size, processes),
+- installs an audit hook (PEP 578) that refuses subprocesses, sockets, ``ctypes`` and
+  writes outside its working folder (a fresh temporary folder, also its HOME).
+It prints one JSON line: the exception (class names along the MRO, message, the place of
+the frame that raised it), each exception of its ``__cause__``/``__context__`` chain, and
+where the sandbox refused something.
+"""
+
+import json
+import os
+import sys
+import traceback
+
+
+class Blocked(BaseException):
+    """The sandbox refused an operation (a BaseException: ``except Exception`` passes it on)."""
+
+
+_REFUSED = (
+    "subprocess.", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "os.kill", "os.killpg",
+    "socket.", "ctypes.", "pty.", "resource.setrlimit", "sys.addaudithook", "webbrowser.",
+)
+_WRITES = ("os.remove", "os.unlink", "os.rmdir", "os.rename", "os.replace", "os.mkdir", "os.chmod", "os.chown",
+           "os.truncate", "os.symlink", "os.link", "shutil.rmtree", "shutil.copyfile", "shutil.move", "shutil.copytree")
+
+
+def _leave_network():
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.unshare(0x40000000) == 0  # CLONE_NEWNET
+    except Exception:  # noqa: BLE001 (not Linux, or not allowed: the audit hook still refuses sockets)
+        return False
+
+
+def _limit(seconds):
+    try:
+        import resource
+    except ImportError:
+        return
+    for name, value in (("RLIMIT_CPU", seconds), ("RLIMIT_AS", 4 << 30), ("RLIMIT_FSIZE", 64 << 20), ("RLIMIT_NPROC", 64)):
+        kind = getattr(resource, name, None)
+        if kind is None:
+            continue
+        try:
+            soft, hard = resource.getrlimit(kind)
+            wanted = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            resource.setrlimit(kind, (wanted, hard))
+        except (ValueError, OSError):
+            pass
+
+
+def _inside(path, folder):
+    try:
+        return os.path.realpath(os.fsdecode(path)).startswith(folder + os.sep)
+    except (TypeError, ValueError):
+        return False
+
+
+def _hook(folder):
+    def audit(event, args):
+        if event == "open" and len(args) > 1 and isinstance(args[1], str) and any(c in args[1] for c in "wax+"):
+            if not _inside(args[0], folder):
+                raise Blocked(f"sandbox: open {args[0]!r} for writing")
+        elif event.startswith(_WRITES) and args and not _inside(args[0], folder):
+            raise Blocked(f"sandbox: {event}")
+        elif event.startswith(_REFUSED):
+            raise Blocked(f"sandbox: {event}")
+
+    return audit
+
+
+def _place(filename, roots):
+    """A frame's file as a path relative to the sys.path entry it comes from."""
+    for root in roots:
+        if filename.startswith(root + os.sep):
+            return filename[len(root) + 1:].replace(os.sep, "/")
+    return filename if filename.startswith("<") else os.path.basename(filename)
+
+
+def _describe(exc, roots):
+    frames = traceback.extract_tb(exc.__traceback__)
+    last = frames[-1] if frames else None
+    return {
+        "classes": [c.__name__ for c in type(exc).__mro__],
+        "modules": [c.__module__ for c in type(exc).__mro__],
+        "message": _text(exc),
+        "at": [_place(last.filename, roots), last.lineno] if last else None,
+    }
+
+
+def _text(exc):
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001 (a __str__ that fails: the message is unknown)
+        return None
+
+
+def main():
+    code_file, seconds, extra = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+    folder = os.path.realpath(os.getcwd())
+    sys.path[:0] = extra
+    sys.dont_write_bytecode = True
+    roots = sorted({os.path.realpath(p) for p in sys.path if p and os.path.isdir(p)}, key=len, reverse=True)
+    with open(code_file, encoding="utf-8") as handle:
+        code = handle.read()
+    isolated = _leave_network()
+    _limit(seconds)
+    sys.addaudithook(_hook(folder))
+    result = {"network_isolated": isolated, "raised": None, "chain": []}
+    try:
+        exec(compile(code, "<example>", "exec"), {"__name__": "__example__"})
+    except BaseException as exc:  # noqa: BLE001 (whatever it raised is the answer)
+        result["raised"] = _describe(exc, roots)
+        result["blocked"] = isinstance(exc, Blocked)
+        seen, linked = {id(exc)}, exc.__cause__ or exc.__context__
+        while linked is not None and id(linked) not in seen and len(result["chain"]) < 8:
+            seen.add(id(linked))
+            result["chain"].append(_describe(linked, roots))
+            linked = linked.__cause__ or linked.__context__
+    sys.stdout.write(json.dumps(result) + "\n")
+    sys.stdout.flush()
+    os._exit(0)  # no atexit handler or thread of the example runs after the answer
+
+
+if __name__ == "__main__":
+    main()

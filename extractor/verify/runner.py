@@ -1,0 +1,264 @@
+"""Runner: catalog data -> each card's example run in a sandboxed child, judged against the card.
+
+``verify_catalog`` runs the Python example of every card whose trigger is verified, "before"
+and "after", each in a fresh interpreter (``child.py``) with a timeout, a fresh temporary
+working folder and HOME, empty stdin, and a minimal environment; a child that fails is
+simply gone, the next call gets a new one. The outcome of a card:
+
+- ``confirmed``: "before" raised the card's class (or a subclass) with exactly the card's
+  message, from the card's site (the frame that raised it, or one of its cause/context chain);
+- ``different_message``: the right class from the site, another message (both are kept);
+- ``raised_elsewhere``: something else raised, or from another place (what, and where);
+- ``did_not_raise``; ``timeout``;
+- ``not_runnable``: no Python example (a CLI example, or values no call can write), the
+  sandbox refused what it needed, or the child failed.
+
+"After" (the example's fix) holds when it does not raise from the site.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "child.py")
+OUTCOMES = ("confirmed", "different_message", "raised_elsewhere", "did_not_raise", "timeout", "not_runnable")
+WRONG = ("different_message", "raised_elsewhere", "did_not_raise")
+
+
+@dataclass(frozen=True)
+class Settings:
+    python: str = sys.executable
+    roots: tuple[str, ...] = ()  # folders put first on the child's sys.path (a source tree)
+    timeout: float = 10.0
+    jobs: int = 2
+
+
+def run_child(code: str, settings: Settings) -> dict[str, Any]:
+    """What running ``code`` raised, as the child reports it; ``{"timeout": True}`` or
+    ``{"failed": reason}`` when there is no report."""
+    with tempfile.TemporaryDirectory(prefix="raisedocs-verify-") as folder:
+        code_file = os.path.join(folder, "example.py")
+        with open(code_file, "w", encoding="utf-8") as handle:
+            handle.write(code)
+        work = os.path.join(folder, "work")
+        os.mkdir(work)
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": work, "TMPDIR": work, "LANG": "C.UTF-8",
+            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8",
+        }
+        seconds = max(1, int(settings.timeout))
+        try:
+            proc = subprocess.run(
+                [settings.python, "-I", CHILD, code_file, str(seconds), *settings.roots],
+                stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=settings.timeout + 5, cwd=work, env=env,
+            )
+        except subprocess.TimeoutExpired:
+            return {"timeout": True}
+        except OSError as exc:
+            return {"failed": f"cannot start {settings.python}: {exc.strerror or exc}"}
+    lines = proc.stdout.strip().splitlines()
+    try:
+        report = json.loads(lines[-1]) if lines else None
+    except ValueError:
+        report = None
+    if not isinstance(report, dict):
+        if proc.returncode < 0 and -proc.returncode in (9, 24):  # SIGKILL, SIGXCPU: the CPU limit
+            return {"timeout": True}
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"failed": f"the child exited with status {proc.returncode}: {tail[:200]}"}
+    return report
+
+
+def _at_site(raised: dict[str, Any], card: dict[str, Any]) -> bool:
+    at = raised.get("at")
+    return bool(at) and at[0] == card["path"] and card["line"] <= at[1] <= card["end_line"]
+
+
+def _class_ok(raised: dict[str, Any], card: dict[str, Any]) -> bool:
+    classes = card["exception"]["classes"]
+    return not classes or classes[0].rsplit(".", 1)[-1] in raised["classes"]
+
+
+def judge_before(card: dict[str, Any], report: dict[str, Any]) -> dict[str, Any]:
+    """The outcome of "before", with what was observed where it is not ``confirmed``."""
+    if report.get("timeout"):
+        return {"outcome": "timeout"}
+    if "failed" in report:
+        return {"outcome": "not_runnable", "reason": "child_failed", "detail": report["failed"]}
+    raised = report.get("raised")
+    if raised is None:
+        return {"outcome": "did_not_raise"}
+    if report.get("blocked"):
+        return {"outcome": "not_runnable", "reason": "sandbox_refused", "detail": raised["message"]}
+    expected = card["trigger"].get("message")
+    for candidate in (raised, *report.get("chain", ())):
+        if _at_site(candidate, card) and _class_ok(candidate, card):
+            if expected is None or candidate["message"] == expected:
+                return {"outcome": "confirmed"}
+            return {"outcome": "different_message", "observed": _observed(candidate)}
+    return {"outcome": "raised_elsewhere", "observed": _observed(raised)}
+
+
+def _observed(raised: dict[str, Any]) -> dict[str, Any]:
+    at = raised.get("at")
+    return {"exception": raised["classes"][0], "message": raised["message"], "at": f"{at[0]}:{at[1]}" if at else None}
+
+
+def judge_after(card: dict[str, Any], report: dict[str, Any]) -> str:
+    """Whether the example's fix keeps control away from the site."""
+    if report.get("timeout"):
+        return "timeout"
+    raised = report.get("raised")
+    if "failed" in report or (raised is not None and report.get("blocked")):
+        return "not_run"
+    chain = (raised, *report.get("chain", ())) if raised is not None else ()
+    return "still_raises" if any(_at_site(r, card) for r in chain) else "holds"
+
+
+def verify_card(card: dict[str, Any], settings: Settings) -> dict[str, Any] | None:
+    """The verification block of one card (None for a card with no verified trigger)."""
+    trigger = card.get("trigger") or {}
+    if not trigger.get("verified"):
+        return None
+    example = card.get("example")
+    if example is None:
+        return {"outcome": "not_runnable", "reason": "no_example"}
+    if example["style"] != "python":
+        return {"outcome": "not_runnable", "reason": "cli_example"}
+    result = judge_before(card, run_child(example["before"], settings))
+    result["fix"] = judge_after(card, run_child(example["after"], settings))
+    return result
+
+
+def verify_cards(cards: list[dict[str, Any]], settings: Settings,
+                 progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any] | None]:
+    """``verify_card`` of each card, ``settings.jobs`` children at a time, in card order."""
+    done = 0
+    results: list[dict[str, Any] | None] = [None] * len(cards)
+    with ThreadPoolExecutor(max_workers=max(1, settings.jobs)) as pool:
+        futures = {pool.submit(verify_card, card, settings): index for index, card in enumerate(cards)}
+        for future, index in futures.items():
+            results[index] = future.result()
+            done += 1
+            if progress is not None:
+                progress(done, len(cards))
+    return results
+
+
+_PACKAGES = r"""
+import json, sys, importlib.metadata as md, importlib.util, platform
+sys.path[:0] = sys.argv[2:]
+names = json.loads(sys.argv[1])
+dists = md.packages_distributions()
+found = {}
+for name in names:
+    if name in sys.stdlib_module_names:
+        found[name] = ["python", platform.python_version()]
+        continue
+    for dist in sorted(dists.get(name, ())):
+        try:
+            found[name] = [dist, md.version(dist)]
+            break
+        except md.PackageNotFoundError:
+            continue
+print(json.dumps(found))
+"""
+
+
+def packages(tops: list[str], settings: Settings) -> dict[str, tuple[str, str]]:
+    """Top-level module -> (distribution, version) as installed for ``settings.python``; the
+    standard library's modules are ("python", its version); a module found nowhere is left out."""
+    try:
+        proc = subprocess.run([settings.python, "-I", "-c", _PACKAGES, json.dumps(sorted(set(tops))), *settings.roots],
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+        found = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (OSError, subprocess.TimeoutExpired, ValueError, IndexError):
+        return {}
+    return {name: (dist, version) for name, (dist, version) in found.items()}
+
+
+def top_module(path: str) -> str:
+    """The top-level module of a repo-relative path (``vllm/config/x.py`` -> ``vllm``)."""
+    first = path.split("/", 1)[0]
+    return first.removesuffix(".py")
+
+
+def verify_catalog(data: dict[str, Any], settings: Settings,
+                   progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """The catalog with a ``verification`` block on each card whose trigger is verified,
+    naming the package and version run (the source tree's name where it is not installed)."""
+    cards = data["errors"]
+    installed = packages([top_module(c["path"]) for c in cards], settings)
+    results = verify_cards(cards, settings, progress)
+    tree = (data.get("source") or {}).get("root")
+    out = []
+    counts: dict[str, int] = {}
+    for card, result in zip(cards, results):
+        if result is not None:
+            package, version = installed.get(top_module(card["path"]), (tree, None))
+            result = {"package": package, "version": version, "reason": None, "detail": None, "observed": None, "fix": None, **result}
+            if result["observed"] is not None:
+                result["observed"] = {"exception": None, "message": None, "at": None, **result["observed"]}
+            counts[result["outcome"]] = counts.get(result["outcome"], 0) + 1
+        out.append({**card, "verification": result})
+    stats = {**data["stats"], "verification": dict(sorted(counts.items()))}
+    return {**data, "errors": out, "stats": stats}
+
+
+def fail_groups(data: dict[str, Any]) -> dict[str, int]:
+    """Cards per ``--fail-on`` group: wrong (the example does not raise what the card says),
+    not_runnable, timeout, fix_fails (the example's "after" still raises from the site)."""
+    groups = {"wrong": 0, "not_runnable": 0, "timeout": 0, "fix_fails": 0}
+    for card in data["errors"]:
+        result = card.get("verification")
+        if result is None:
+            continue
+        outcome = result["outcome"]
+        if outcome in WRONG:
+            groups["wrong"] += 1
+        elif outcome in ("not_runnable", "timeout"):
+            groups[outcome] += 1
+        if result.get("fix") == "still_raises":
+            groups["fix_fails"] += 1
+    return groups
+
+
+def write_verified(data: dict[str, Any], target: str, catalog_file: str) -> None:
+    """Write the verified catalog back: a docs folder re-rendered whole (atomically), or the
+    catalog.json file replaced atomically."""
+    from ..publish.output import write_docs, write_file_atomic
+    from ..publish.render import render_chunks
+
+    if os.path.isdir(target):
+        write_docs(render_chunks(data), target)
+    else:
+        write_file_atomic(catalog_file, "".join(next(render_chunks(data))[1]))
+
+
+def _unverified(card: dict[str, Any]) -> str:
+    return json.dumps({k: v for k, v in card.items() if k != "verification"}, sort_keys=True)
+
+
+def carry_verification(data: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (a fresh extract) with the verification of each card of ``old`` that is the
+    same card in every other field: what ``verify`` proved still holds, and a card whose
+    example or code changed has none (so ``check`` calls the folder stale until verified)."""
+    kept = {card["id"]: (_unverified(card), card.get("verification")) for card in old["errors"] if card.get("verification")}
+    if not kept:
+        return data
+    out, counts = [], {}
+    for card in data["errors"]:
+        same = kept.get(card["id"])
+        result = same[1] if same is not None and same[0] == _unverified(card) else None
+        if result is not None:
+            counts[result["outcome"]] = counts.get(result["outcome"], 0) + 1
+        out.append({**card, "verification": result})
+    return {**data, "errors": out, "stats": {**data["stats"], "verification": dict(sorted(counts.items()))}}

@@ -1,0 +1,108 @@
+"""``raisedocs verify``: each card's example run on the real code, in a sandbox, and judged.
+
+It fails closed: an example that stops raising what its card says is an outcome other than
+``confirmed``, and ``--fail-on wrong`` makes that exit status 1 (rustc's ``compile_fail``
+doc tests and pylint's ``bad.py`` tests work the same way).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from extractor.verify.runner import Settings, verify_card
+
+from .helpers import FIXTURES, run_cli
+
+CALLERS = str(FIXTURES / "callers")
+
+
+@pytest.fixture
+def docs(capsys, tmp_path) -> Path:  # noqa: ANN001 (pytest fixture)
+    out = tmp_path / "docs"
+    assert run_cli(capsys, "extract", CALLERS, "-o", str(out), "--no-cache").code == 0
+    return out
+
+
+def _catalog(docs: Path) -> dict:
+    return json.loads((docs / "catalog.json").read_text(encoding="utf-8"))
+
+
+def test_every_example_of_the_fixture_is_confirmed_and_check_stays_green(capsys, docs) -> None:
+    run = run_cli(capsys, "verify", str(docs), "--path", CALLERS, "--fail-on", "wrong,timeout,fix_fails")
+    assert run.code == 0, run.err
+    catalog = _catalog(docs)
+    outcomes = {c["id"]: c["verification"]["outcome"] for c in catalog["errors"] if c["verification"]}
+    with_example = {c["id"] for c in catalog["errors"] if c["example"] and c["trigger"]["verified"]}
+    assert {i for i, o in outcomes.items() if o == "confirmed"} == with_example
+    # Verified cards without an example say why they were not run.
+    assert {o for i, o in outcomes.items() if i not in with_example} == {"not_runnable"}
+    assert all(c["verification"]["fix"] == "holds" for c in catalog["errors"] if c["verification"] and c["example"])
+    assert catalog["stats"]["verification"]["confirmed"] == len(with_example)
+    card = next(c for c in catalog["errors"] if c["function"] == "parse_port")
+    text = (docs / "errors" / f"{card['id']}.md").read_text(encoding="utf-8")
+    assert "Confirmed by running callers: the example below raised this error" in text
+    # The proof is kept by check while the cards stay the same: the folder is up to date.
+    assert run_cli(capsys, "check", str(docs), "--path", CALLERS, "--no-cache").code == 0
+
+
+def test_verify_is_deterministic(capsys, docs, tmp_path) -> None:
+    assert run_cli(capsys, "verify", str(docs), "--path", CALLERS, "-q").code == 0
+    first = {p.name: p.read_bytes() for p in docs.rglob("*") if p.is_file()}
+    assert run_cli(capsys, "verify", str(docs), "--path", CALLERS, "-q").code == 0
+    assert {p.name: p.read_bytes() for p in docs.rglob("*") if p.is_file()} == first
+
+
+def _card(docs: Path, function: str) -> dict:
+    return next(c for c in _catalog(docs)["errors"] if c["function"] == function)
+
+
+@pytest.mark.parametrize(
+    ("change", "outcome"),
+    [
+        # the card's message is not what the code says
+        (lambda c: c["trigger"].update(message="not a port: 'nope'"), "different_message"),
+        # the code raises from another line than the card's
+        (lambda c: c.update(line=c["line"] + 1, end_line=c["end_line"] + 1), "raised_elsewhere"),
+        (lambda c: c["example"].update(before="import shop.paths"), "did_not_raise"),
+        (lambda c: c["example"].update(before="while True:\n    pass"), "timeout"),
+        # the sandbox refuses writes outside its folder, sockets and subprocesses
+        (lambda c: c["example"].update(before="open('/tmp/raisedocs-verify-escape', 'w')"), "not_runnable"),
+        (lambda c: c["example"].update(before="import socket\nsocket.socket()"), "not_runnable"),
+        (lambda c: c["example"].update(before="import subprocess\nsubprocess.run(['true'])"), "not_runnable"),
+    ],
+)
+def test_an_example_that_does_not_do_what_its_card_says_is_not_confirmed(docs, change, outcome: str) -> None:
+    card = _card(docs, "parse_port")
+    change(card)
+    result = verify_card(card, Settings(roots=(CALLERS,), timeout=2, jobs=1))
+    assert result is not None and result["outcome"] == outcome, result
+    assert not Path("/tmp/raisedocs-verify-escape").exists()
+
+
+def test_a_fix_that_still_reaches_the_site_is_reported(docs) -> None:
+    card = _card(docs, "parse_port")
+    card["example"]["after"] = card["example"]["before"]
+    result = verify_card(card, Settings(roots=(CALLERS,), timeout=5, jobs=1))
+    assert result is not None and (result["outcome"], result["fix"]) == ("confirmed", "still_raises")
+
+
+def test_fail_on_wrong_fails_ci_on_a_stale_example(capsys, docs) -> None:
+    catalog = _catalog(docs)
+    card = next(c for c in catalog["errors"] if c["function"] == "parse_port")
+    card["trigger"]["message"] = "an old message"
+    (docs / "catalog.json").write_text(json.dumps(catalog), encoding="utf-8")
+    run = run_cli(capsys, "verify", str(docs / "catalog.json"), "--path", CALLERS, "--fail-on", "wrong")
+    assert run.code == 1
+    assert "different_message 1" in run.err
+    verified = next(c for c in _catalog(docs)["errors"] if c["id"] == card["id"])["verification"]
+    assert verified["observed"]["message"] == "not a port: 'x'"
+
+
+def test_bad_arguments_are_one_line_and_exit_2(capsys, docs) -> None:
+    run = run_cli(capsys, "verify", str(docs), "--fail-on", "bogus")
+    assert run.code == 2 and run.err.count("\n") == 1 and "bogus" in run.err
+    run = run_cli(capsys, "verify", str(docs / "nope.json"))
+    assert run.code == 2 and run.err.startswith("raisedocs: error: catalog not found")

@@ -247,8 +247,9 @@ def check(docs_dir: str, source: str, rev: str | None, repo_url: str | None, rep
 @click.option("--timeout", type=click.FloatRange(min=1), default=10.0, show_default=True, help="Seconds one example may run.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="CPU count", help="Examples run at once.")
 @click.option("--fail-on", default="", help="Comma-separated outcome groups that make the exit status 1: wrong, not_runnable, timeout, fix_fails.")
+@click.option("--exclude", multiple=True, help="Leave cards whose path matches this glob unrun (repeatable; e.g. 'asyncio/*').")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
-def verify(target: str, roots: tuple[str, ...], python: str, timeout: float, jobs: int, fail_on: str, quiet: bool) -> None:
+def verify(target: str, roots: tuple[str, ...], python: str, timeout: float, jobs: int, fail_on: str, exclude: tuple[str, ...], quiet: bool) -> None:
     """Run each card's example on the installed code and record what it raised in TARGET
     (a docs folder, rewritten atomically, or a catalog.json).
 
@@ -264,7 +265,7 @@ def verify(target: str, roots: tuple[str, ...], python: str, timeout: float, job
     if unknown:
         raise click.BadParameter(f"unknown groups {', '.join(unknown)}; choose from wrong, not_runnable, timeout, fix_fails", param_hint="--fail-on")
     data = load_catalog(target)
-    settings = Settings(python=python, roots=tuple(os.path.abspath(r) for r in roots), timeout=timeout, jobs=jobs)
+    settings = Settings(python=python, roots=tuple(os.path.abspath(r) for r in roots), timeout=timeout, jobs=jobs, exclude=exclude)
     verified = verify_catalog(data, settings)
     write_verified(verified, target, locate_catalog(target))
     counts = verified["stats"]["verification"]

@@ -4,7 +4,7 @@ the card's lines, "after" does not raise from them. Fails closed, as rustc's
 that stops raising, or a card whose example vanished, breaks the build.
 
 The fixtures were written for this project and are safe to run; the examples run in a
-child interpreter (tests/examples_runner.py), never in the test process.
+child interpreter (extractor.verify, through tests/examples_runner.py), never in the test process.
 """
 
 from __future__ import annotations

@@ -106,3 +106,13 @@ def test_bad_arguments_are_one_line_and_exit_2(capsys, docs) -> None:
     assert run.code == 2 and run.err.count("\n") == 1 and "bogus" in run.err
     run = run_cli(capsys, "verify", str(docs / "nope.json"))
     assert run.code == 2 and run.err.startswith("raisedocs: error: catalog not found")
+
+
+@pytest.mark.parametrize("fixture", ["offload", "forms", "callers", "broken"])
+def test_no_example_of_the_fixtures_is_wrong(capsys, tmp_path, fixture: str) -> None:
+    out = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(FIXTURES / fixture), "-o", str(out), "--no-cache").code == 0
+    run = run_cli(capsys, "verify", str(out), "--path", str(FIXTURES / fixture), "--fail-on", "wrong,timeout,fix_fails")
+    assert run.code == 0, run.err
+    counts = _catalog(out)["stats"]["verification"]
+    assert set(counts) <= {"confirmed", "not_runnable"} and counts.get("confirmed")

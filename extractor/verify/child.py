@@ -90,9 +90,9 @@ def _describe(exc, roots):
     last = frames[-1] if frames else None
     return {
         "classes": [c.__name__ for c in type(exc).__mro__],
-        "modules": [c.__module__ for c in type(exc).__mro__],
         "message": _text(exc),
         "at": [_place(last.filename, roots), last.lineno] if last else None,
+        "frames": [[_place(f.filename, roots), f.lineno] for f in frames[-64:]],
     }
 
 

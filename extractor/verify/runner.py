@@ -18,8 +18,10 @@ simply gone, the next call gets a new one. The outcome of a card:
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -39,6 +41,7 @@ class Settings:
     roots: tuple[str, ...] = ()  # folders put first on the child's sys.path (a source tree)
     timeout: float = 10.0
     jobs: int = 2
+    exclude: tuple[str, ...] = ()  # globs of card paths left unrun (no verification block)
 
 
 def run_child(code: str, settings: Settings) -> dict[str, Any]:
@@ -78,8 +81,32 @@ def run_child(code: str, settings: Settings) -> dict[str, Any]:
 
 
 def _at_site(raised: dict[str, Any], card: dict[str, Any]) -> bool:
-    at = raised.get("at")
-    return bool(at) and at[0] == card["path"] and card["line"] <= at[1] <= card["end_line"]
+    """Whether the frame that raised it is the card's: the innermost one, or for a card that
+    re-raises a caught exception (``raise exc``) the frame's entry in the traceback, which
+    goes on below it to where the exception was first raised."""
+    frozen = "<frozen " + card["path"].removesuffix(".py").removesuffix("/__init__").replace("/", ".") + ">"
+
+    def here(at: list | None) -> bool:  # (a frozen module, os or zipimport, names its frames "<frozen os>")
+        return bool(at) and at[0] in (card["path"], frozen) and card["line"] <= at[1] <= card["end_line"]
+
+    if card.get("kind") == "reraise":
+        return any(here(at) for at in raised.get("frames", ()))
+    return here(raised.get("at"))
+
+
+_CUT = re.compile(r" … \[cut: ([\d,]+) characters in all\]$")
+MAX_OBSERVED = 2_000  # characters of an observed message kept in the catalog
+
+
+def same_message(expected: str, observed: str | None) -> bool:
+    """The card's message is the observed one; a message the card cut for size (collect's
+    MAX_TEXT_CHARS marker) agrees with a text of that length that starts the same."""
+    if observed is None:
+        return False
+    cut = _CUT.search(expected)
+    if cut is None:
+        return observed == expected
+    return observed.startswith(expected[: cut.start()]) and len(observed) == int(cut.group(1).replace(",", ""))
 
 
 def _class_ok(raised: dict[str, Any], card: dict[str, Any]) -> bool:
@@ -101,7 +128,7 @@ def judge_before(card: dict[str, Any], report: dict[str, Any]) -> dict[str, Any]
     expected = card["trigger"].get("message")
     for candidate in (raised, *report.get("chain", ())):
         if _at_site(candidate, card) and _class_ok(candidate, card):
-            if expected is None or candidate["message"] == expected:
+            if expected is None or same_message(expected, candidate["message"]):
                 return {"outcome": "confirmed"}
             return {"outcome": "different_message", "observed": _observed(candidate)}
     return {"outcome": "raised_elsewhere", "observed": _observed(raised)}
@@ -109,7 +136,10 @@ def judge_before(card: dict[str, Any], report: dict[str, Any]) -> dict[str, Any]
 
 def _observed(raised: dict[str, Any]) -> dict[str, Any]:
     at = raised.get("at")
-    return {"exception": raised["classes"][0], "message": raised["message"], "at": f"{at[0]}:{at[1]}" if at else None}
+    message = raised["message"]
+    if message is not None and len(message) > MAX_OBSERVED:
+        message = f"{message[:MAX_OBSERVED]} … [cut: {len(message):,} characters in all]"
+    return {"exception": raised["classes"][0], "message": message, "at": f"{at[0]}:{at[1]}" if at else None}
 
 
 def judge_after(card: dict[str, Any], report: dict[str, Any]) -> str:
@@ -126,7 +156,7 @@ def judge_after(card: dict[str, Any], report: dict[str, Any]) -> str:
 def verify_card(card: dict[str, Any], settings: Settings) -> dict[str, Any] | None:
     """The verification block of one card (None for a card with no verified trigger)."""
     trigger = card.get("trigger") or {}
-    if not trigger.get("verified"):
+    if not trigger.get("verified") or any(fnmatch.fnmatchcase(card["path"], glob) for glob in settings.exclude):
         return None
     example = card.get("example")
     if example is None:

@@ -159,11 +159,14 @@ def explain(text: str, catalog_path: str, output_format: str, limit: int, valida
 
     from .cache import default_cache_dir
     from .model import dumps
-    from .publish.explain import locate_catalog, match_message, render_match
+    from .publish.explain import locate_catalog, render_match
+    from .publish.paste import match_paste, render_origin
     from .publish.search_index import full_card, open_index
 
     index = open_index(catalog_path, validate=validate, cache_dir=None if no_cache else cache_dir or default_cache_dir())
-    matches = match_message(sys.stdin.read() if text == "-" else text, index, limit)
+    matches, origin = match_paste(sys.stdin.read() if text == "-" else text, index, limit)
+    if origin is not None:
+        click.echo(render_origin(origin), err=True)
     if not matches:
         click.echo("raisedocs: no card matches this message", err=True)
         sys.exit(1)

@@ -284,3 +284,46 @@ def test_json_output_still_carries_the_whole_card(capsys, docs, tmp_path) -> Non
     [first, *_] = json.loads(run.out)
     assert first["card"] == json.loads((tmp_path / "docs" / "errors" / f"{PREFETCH_STEP_CARD}.json").read_text(encoding="utf-8"))
     assert "excerpt" in first["card"] and "pattern" not in first["card"]
+
+
+TRACEBACK = """\
+Traceback (most recent call last):
+  File "/home/me/run.py", line 3, in <module>
+    OffloadConfig(prefetch=PrefetchOffloadConfig(offload_group_size=2, offload_prefetch_step=0))
+  File "/site-packages/minivllm/config/offload.py", line {line}, in _validate
+    {code}
+ValueError: offload_prefetch_step (0) must be >= 1 when prefetch offloading is enabled (offload_group_size > 0)
+"""
+
+
+def test_a_traceback_frame_on_a_cards_line_names_that_card(capsys, docs) -> None:
+    from extractor.publish.paste import match_paste
+    from extractor.publish.search_index import open_index
+
+    index = open_index(docs)
+    card = next(e for e in index["entries"] if e["id"] == PREFETCH_STEP_CARD)
+    [first, *_], origin = match_paste(TRACEBACK.format(line=card["line"], code="raise ValueError(...)"), index, 3)
+    assert (first.id, first.score, origin) == (PREFETCH_STEP_CARD, 1.0, None)
+
+
+def test_a_traceback_that_ends_below_a_line_with_no_raise_says_so(capsys, docs) -> None:
+    # The innermost frame of the tree is a line with no raise statement: the error came from
+    # below it (compiled code, another library). Template matches are then doubtful.
+    run = run_cli(capsys, "explain", TRACEBACK.format(line=1, code="import x"), "--catalog", docs)
+    assert "the traceback's innermost frame in this catalog's tree is minivllm/config/offload.py:1 (in _validate)" in run.err
+    header = run.out.splitlines()[0]
+    assert run.code == 0 and header.startswith(f"ValueError · minivllm/config/offload.py:49 · card {PREFETCH_STEP_CARD}")
+    assert float(header.rsplit("(score ", 1)[1].rstrip(")")) < 0.5
+
+
+def test_a_class_whose_raises_have_no_template_is_found_by_its_name(tmp_path, capsys) -> None:
+    from extractor.publish.paste import match_paste
+
+    cards = [
+        {"id": "a1", "path": "pkg/decoder.py", "line": 10, "end_line": 10, "exception": {"display": "JSONDecodeError", "classes": ["pkg.decoder.JSONDecodeError"]},
+         "message": {"template": None, "parts": None}},
+        {"id": "b2", "path": "pkg/other.py", "line": 5, "end_line": 5, "exception": {"display": "ValueError", "classes": ["ValueError"]},
+         "message": {"template": None, "parts": None}},
+    ]
+    matches, origin = match_paste("pkg.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)", {"errors": cards}, 3)
+    assert [(m.id, m.score) for m in matches] == [("a1", 0.3)] and origin is None

@@ -9,7 +9,7 @@ from .base import SCHEMA_ID, record
 from .card import CONSTRUCTING, Card, CardContext, Docs, Domain, Example, ExceptionRef, FieldDoc, Fix, Observed, Solved, Trigger, Validator, Verification
 from .catalog import CardRef, Catalog, CatalogDiff, Change, FileFailure, Generator, SourceInfo, Stats
 from .facts import ClassFact, Constraint, Excerpt, FieldFact, FileFacts, Param, SiteFact
-from .serialize import dumps, dumps_data, fingerprint, from_data, from_json, to_data, to_json
+from .serialize import dumps, dumps_compact, dumps_data, fingerprint, from_data, from_json, to_data, to_json
 from .site import (
     And,
     Compare,
@@ -36,5 +36,5 @@ __all__ = [
     "Constraint", "Context", "Docs", "Domain", "Example", "Excerpt", "ExceptionRef", "FieldDoc", "FieldFact", "FileFacts",
     "FileFailure", "Fix", "Generator", "Guard", "GuardNode", "GuardPart", "Hole", "IsInstance", "IsNone", "MessageTemplate",
     "Not", "Observed", "Opaque", "Or", "Param", "Part", "SiteFact", "Solved", "SourceInfo", "Stats", "Text", "Trigger", "Truthy",
-    "Validator", "Verification", "dumps", "dumps_data", "fingerprint", "from_data", "from_json", "record", "to_data", "to_json",
+    "Validator", "Verification", "dumps", "dumps_compact", "dumps_data", "fingerprint", "from_data", "from_json", "record", "to_data", "to_json",
 ]

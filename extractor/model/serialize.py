@@ -90,6 +90,13 @@ def dumps_data(data: Any) -> str:
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if _SURROGATE.search(text) else text
 
 
+def dumps_compact(data: Any) -> str:
+    """JSON data on one line (sorted keys, no spaces), a lone surrogate escaped as in ``dumps_data``:
+    for machine files read whole (the search index)."""
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if _SURROGATE.search(text) else text
+
+
 class _NotPlain(Exception):
     """A value ``_indented`` leaves to the json module (a key that is not a string, say)."""
 

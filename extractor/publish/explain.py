@@ -357,7 +357,7 @@ def render_match(match: Match, catalog_dir: str) -> str:
     card = match.card
     lines = [
         f"{card['exception']['display']} · {card['path']}:{card['line']} · card {match.id} (score {match.score:.2f})",
-        card["message"]["template"],
+        card["message"]["template"] if card["message"].get("template") is not None else "(no message template: the raise builds its text at run time)",
         *(f"  {expr} = {value}" for expr, value in match.values.items()),
         f"When: {card['guard']['code']}",
         *_trigger_lines(card),

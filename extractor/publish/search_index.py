@@ -18,10 +18,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..errors import CatalogError
+from ..model import dumps_compact
 from .explain import compile_template, load_catalog, locate_catalog, read_catalog_bytes
 
 INDEX_FILE = "search-index.json"
-INDEX_SCHEMA = "raisedocs-search-index/1"
+INDEX_SCHEMA = "raisedocs-search-index/2"
 
 
 def index_entry(card: dict[str, Any]) -> dict[str, Any]:
@@ -35,6 +36,7 @@ def index_entry(card: dict[str, Any]) -> dict[str, Any]:
         "exception": {key: exception.get(key) for key in ("display", "classes")},
         "path": card["path"],
         "line": card["line"],
+        "end_line": card["end_line"],
         "function": card.get("function"),
         "message": {"template": message.get("template")},
         "pattern": None if pattern is None else {
@@ -53,7 +55,7 @@ def build_index(entries: Iterable[dict[str, Any]], catalog_sha256: str) -> dict[
 
 def dump_index(index: dict[str, Any]) -> str:
     """The index as compact JSON (sorted keys, one line): a machine file, read whole per lookup."""
-    return json.dumps(index, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"
+    return dumps_compact(index)
 
 
 def open_index(path: str, *, validate: bool = False, cache_dir: str | None = None) -> dict[str, Any]:

@@ -1,0 +1,118 @@
+"""Paste: what a user pasted (a message, or a whole traceback) -> the cards it points at, best first.
+
+A traceback says more than its message. Its ``File "...", line N`` frames name the very
+line that raised, and its last line names the exception's class:
+
+- a frame inside the catalog's tree on a card's lines is that card, for certain (score 1);
+- the innermost frame of the tree on no card's line means the error was raised below it,
+  in compiled code or in a library outside the catalog: template matches from elsewhere are
+  then doubtful, and the answer says where it came from instead of guessing;
+- the class keeps template matches of an unrelated class out of first place, and finds the
+  cards of a class whose raises carry no template (``json.JSONDecodeError``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from ..model import record
+from .explain import Match, match_message
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in (\S+))?')
+# The last line of a traceback: "json.decoder.JSONDecodeError: Expecting value: ..."
+_EXCEPTION_LINE = re.compile(r"^((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Warning|Interrupt))(?::\s?(.*))?$")
+CLASS_ONLY_SCORE = 0.3  # a card found by its exception class alone, its message unknown
+DOUBTFUL = 0.5  # a template match whose class or place the traceback contradicts keeps this share
+
+
+@record
+class Paste:
+    """What a pasted text says beyond its message."""
+
+    frames: tuple[tuple[str, int, str | None], ...]  # (file, line, function), outermost first
+    exception: str | None  # the class as printed ("json.decoder.JSONDecodeError")
+    message: str | None  # the text after "Class: " on the traceback's last line
+
+
+@record
+class Origin:
+    """Where a traceback says the error came from, when no card of the catalog raised it."""
+
+    path: str
+    line: int
+    function: str | None
+
+
+def read_paste(text: str) -> Paste:
+    frames = tuple((m.group(1), int(m.group(2)), m.group(3)) for m in _FRAME.finditer(text))
+    exception = message = None
+    for line in reversed([line.strip() for line in text.splitlines() if line.strip()]):
+        found = _EXCEPTION_LINE.match(line)
+        if found is not None:
+            exception, message = found.group(1), found.group(2)
+            break
+    return Paste(frames=frames, exception=exception, message=message)
+
+
+def _in_tree(file: str, entries: list[dict[str, Any]]) -> str | None:
+    """The catalog path a frame's file is (the longest card path it ends with)."""
+    posix = file.replace("\\", "/")
+    best = None
+    for path in {e["path"] for e in entries}:
+        if (posix == path or posix.endswith("/" + path)) and (best is None or len(path) > len(best)):
+            best = path
+    return best
+
+
+def _class_fits(entry: dict[str, Any], exception: str) -> bool:
+    name = exception.rsplit(".", 1)[-1]
+    classes = entry["exception"].get("classes") or ()
+    names = {c.rsplit(".", 1)[-1] for c in classes} | {entry["exception"]["display"].rsplit(".", 1)[-1]}
+    return name in names
+
+
+def match_paste(text: str, index: dict[str, Any], limit: int) -> tuple[list[Match], Origin | None]:
+    """The cards ``text`` points at, best first (at most ``limit``), and, where its traceback
+    ends in no card of the catalog, the innermost frame of the catalog's tree it passed."""
+    entries = index["entries"] if "entries" in index else index["errors"]
+    paste = read_paste(text)
+    site, origin = _site_of(paste, entries)
+    matches = match_message(text, index, max(limit, 10))
+    if paste.exception is not None:
+        matches = [m if _class_fits(m.card, paste.exception) else replace(m, score=round(m.score * DOUBTFUL, 4)) for m in matches]
+    if origin is not None:  # raised below a line of the tree where no card stands: nothing here raised it
+        matches = [replace(m, score=round(m.score * DOUBTFUL, 4)) for m in matches]
+    if site is not None:  # the frame is certain; other cards stay only where the class agrees
+        others = [m for m in matches if m.id != site["id"] and (paste.exception is None or _class_fits(m.card, paste.exception))]
+        matches = [Match(id=site["id"], score=1.0, values=_values(site, matches), card=site), *others]
+    elif paste.exception is not None and not matches:
+        matches = [Match(id=e["id"], score=CLASS_ONLY_SCORE, values={}, card=e)
+                   for e in entries if _class_fits(e, paste.exception) and not e["message"].get("template")]
+    matches.sort(key=lambda m: (-m.score, m.card["path"], m.card["line"], m.id))
+    return matches[:limit], origin
+
+
+def _values(site: dict[str, Any], matches: list[Match]) -> dict[str, str]:
+    return next((m.values for m in matches if m.id == site["id"]), {})
+
+
+def _site_of(paste: Paste, entries: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, Origin | None]:
+    """The card the innermost frame of the catalog's tree stands on; else that frame."""
+    for file, line, function in reversed(paste.frames):
+        path = _in_tree(file, entries)
+        if path is None:
+            continue
+        on = [e for e in entries if e["path"] == path and e["line"] <= line <= e.get("end_line", e["line"])]
+        if on:
+            return min(on, key=lambda e: (e["line"], e["id"])), None
+        return None, Origin(path=path, line=line, function=function)
+    return None, None
+
+
+def render_origin(origin: Origin) -> str:
+    """The line ``explain`` prints when the traceback ends below a line where no card stands."""
+    where = f"{origin.path}:{origin.line}" + (f" (in {origin.function})" if origin.function else "")
+    return (f"raisedocs: the traceback's innermost frame in this catalog's tree is {where}, where no raise statement stands: "
+            "the error was raised below it, in compiled code or a library outside the catalog")

@@ -170,6 +170,10 @@ def explain(text: str, catalog_path: str, output_format: str, limit: int, valida
     if not matches:
         click.echo("raisedocs: no card matches this message", err=True)
         sys.exit(1)
+    if matches[0].values:  # the best card, solved again from the values the paste shows
+        from .solve.personal import personal_fixes
+
+        matches[0] = replace(matches[0], personal=personal_fixes(full_card(catalog_path, matches[0].id), matches[0].values))
     if output_format == "json":
         emit(dumps([replace(match, card=full_card(catalog_path, match.id)) for match in matches]))
     else:

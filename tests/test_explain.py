@@ -327,3 +327,22 @@ def test_a_class_whose_raises_have_no_template_is_found_by_its_name(tmp_path, ca
     ]
     matches, origin = match_paste("pkg.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)", {"errors": cards}, 3)
     assert [(m.id, m.score) for m in matches] == [("a1", 0.3)] and origin is None
+
+
+def test_fixes_are_given_for_the_values_in_the_pasted_message(capsys, docs) -> None:
+    run = run_cli(capsys, "explain", "offload_num_in_group (4) must be <= offload_group_size (2)", "--catalog", docs, "--limit", "1")
+    lines = run.out.splitlines()
+    start = lines.index("For your values (self.prefetch.offload_num_in_group = 4, self.prefetch.offload_group_size = 2):")
+    part = "self.prefetch.offload_num_in_group > self.prefetch.offload_group_size"
+    assert lines[start + 1 : start + 3] == [
+        f"  - set `prefetch.offload_num_in_group` to `2` (you have `4`), so that `{part}` is false",
+        f"  - set `prefetch.offload_group_size` to `4` (you have `2`), so that `{part}` is false",
+    ]
+    data = json.loads(run_cli(capsys, "explain", "offload_num_in_group (4) must be <= offload_group_size (2)", "--catalog", docs, "--format", "json").out)
+    assert [f["to"] for f in data[0]["personal"]["fixes"]] == [2, 4]
+
+
+def test_values_off_the_cards_path_get_no_personal_fix(capsys, docs) -> None:
+    # 1 <= 2: these values would not raise here, so no fix is claimed for them.
+    run = run_cli(capsys, "explain", "offload_num_in_group (1) must be <= offload_group_size (2)", "--catalog", docs, "--limit", "1")
+    assert run.code == 0 and "For your values" not in run.out

@@ -44,6 +44,8 @@ class Match:
     score: float
     values: dict[str, str]  # placeholder expression -> the text it stands for
     card: dict[str, Any]
+    # Fixes for the pasted values (solve.personal): {"inputs": ..., "fixes": [{"input", "from", "to", "part"}]}
+    personal: dict[str, Any] | None = None
 
 
 @record
@@ -347,6 +349,14 @@ def _trigger_lines(card: dict[str, Any]) -> list[str]:
     return ["Trigger:", *(f"  {name} = {value!r}" for name, value in trigger["inputs"].items())]
 
 
+def _personal_lines(personal: dict[str, Any] | None) -> list[str]:
+    if not personal or not personal["fixes"]:
+        return []
+    given = ", ".join(f"{name} = {value!r}" for name, value in personal["inputs"].items())
+    return [f"For your values ({given}):",
+            *(f"  - set `{f['input']}` to `{f['to']!r}` (you have `{f['from']!r}`), so that `{f['part']}` is false" for f in personal["fixes"])]
+
+
 def _fix_lines(card: dict[str, Any]) -> list[str]:
     fixes = card.get("fixes") or []
     return ["Fixes:", *(f"  - {fix['description']}" for fix in fixes)] if fixes else []
@@ -360,6 +370,7 @@ def render_match(match: Match, catalog_dir: str) -> str:
         card["message"]["template"] if card["message"].get("template") is not None else "(no message template: the raise builds its text at run time)",
         *(f"  {expr} = {value}" for expr, value in match.values.items()),
         f"When: {card['guard']['code']}",
+        *_personal_lines(match.personal),
         *_trigger_lines(card),
         *_fix_lines(card),
     ]

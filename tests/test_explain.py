@@ -346,3 +346,17 @@ def test_values_off_the_cards_path_get_no_personal_fix(capsys, docs) -> None:
     # 1 <= 2: these values would not raise here, so no fix is claimed for them.
     run = run_cli(capsys, "explain", "offload_num_in_group (1) must be <= offload_group_size (2)", "--catalog", docs, "--limit", "1")
     assert run.code == 0 and "For your values" not in run.out
+
+
+def test_a_class_from_outside_the_tree_makes_a_bare_message_match_doubtful() -> None:
+    from extractor.publish.paste import match_paste
+
+    def card(id_: str, path: str, cls: str) -> dict:
+        return {"id": id_, "path": path, "line": 3, "end_line": 3, "exception": {"display": cls, "classes": [cls]},
+                "message": {"template": "Incorrect padding", "parts": [{"type": "text", "text": "Incorrect padding"}]}}
+
+    # binascii (compiled) raises "Incorrect padding" too: base64's card is only a guess.
+    cards = [card("c1", "base64.py", "binascii.Error"), card("c2", "pkg/codec.py", "pkg.errors.PaddingError")]
+    found = {m.id: m for m in match_paste("Incorrect padding", {"errors": [*cards, {**cards[0], "id": "c3", "path": "pkg/errors.py"}]}, 5)[0]}
+    assert found["c1"].note == "class_outside_tree" and found["c1"].score < 0.5
+    assert found["c2"].note is None and found["c2"].score > 0.9

@@ -46,6 +46,7 @@ class Match:
     card: dict[str, Any]
     # Fixes for the pasted values (solve.personal): {"inputs": ..., "fixes": [{"input", "from", "to", "part"}]}
     personal: dict[str, Any] | None = None
+    note: str | None = None  # why the match is doubtful (a code: class_outside_tree, traceback_elsewhere)
 
 
 @record
@@ -349,6 +350,13 @@ def _trigger_lines(card: dict[str, Any]) -> list[str]:
     return ["Trigger:", *(f"  {name} = {value!r}" for name, value in trigger["inputs"].items())]
 
 
+_NOTES = {
+    "class_outside_tree": ("Doubtful: the exception's class is defined outside this tree (a compiled module or another package),"
+                           " where code the catalog does not cover may raise the same message.",),
+    "traceback_elsewhere": ("Doubtful: the pasted traceback does not pass this line.",),
+}
+
+
 def _personal_lines(personal: dict[str, Any] | None) -> list[str]:
     if not personal or not personal["fixes"]:
         return []
@@ -370,6 +378,7 @@ def render_match(match: Match, catalog_dir: str) -> str:
         card["message"]["template"] if card["message"].get("template") is not None else "(no message template: the raise builds its text at run time)",
         *(f"  {expr} = {value}" for expr, value in match.values.items()),
         f"When: {card['guard']['code']}",
+        *_NOTES.get(match.note or "", ()),
         *_personal_lines(match.personal),
         *_trigger_lines(card),
         *_fix_lines(card),

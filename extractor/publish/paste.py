@@ -83,7 +83,10 @@ def match_paste(text: str, index: dict[str, Any], limit: int) -> tuple[list[Matc
     if paste.exception is not None:
         matches = [m if _class_fits(m.card, paste.exception) else replace(m, score=round(m.score * DOUBTFUL, 4)) for m in matches]
     if origin is not None:  # raised below a line of the tree where no card stands: nothing here raised it
-        matches = [replace(m, score=round(m.score * DOUBTFUL, 4)) for m in matches]
+        matches = [replace(m, score=round(m.score * DOUBTFUL, 4), note="traceback_elsewhere") for m in matches]
+    elif not paste.frames:  # a bare message: a class from outside the tree may be raised there too
+        tree = {_module_of(e["path"]) for e in entries}
+        matches = [replace(m, score=round(m.score * DOUBTFUL, 4), note="class_outside_tree") if _outside(m.card, tree) else m for m in matches]
     if site is not None:  # the frame is certain; other cards stay only where the class agrees
         others = [m for m in matches if m.id != site["id"] and (paste.exception is None or _class_fits(m.card, paste.exception))]
         matches = [Match(id=site["id"], score=1.0, values=_values(site, matches), card=site), *others]
@@ -92,6 +95,17 @@ def match_paste(text: str, index: dict[str, Any], limit: int) -> tuple[list[Matc
                    for e in entries if _class_fits(e, paste.exception) and not e["message"].get("template")]
     matches.sort(key=lambda m: (-m.score, m.card["path"], m.card["line"], m.id))
     return matches[:limit], origin
+
+
+def _module_of(path: str) -> str:
+    return path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+
+
+def _outside(entry: dict[str, Any], tree: set[str]) -> bool:
+    """Whether the card's exception class is defined in a module outside the tree (builtins aside)."""
+    classes = entry["exception"].get("classes") or ()
+    module = classes[0].rpartition(".")[0] if classes else ""
+    return bool(module) and module != "builtins" and not any(m == module or m.startswith(module + ".") for m in tree)
 
 
 def _values(site: dict[str, Any], matches: list[Match]) -> dict[str, str]:

@@ -98,7 +98,8 @@ class Validator:
 class Example:
     style: str  # "cli" | "python"
     before: str
-    after: str
+    after: str  # with the first fix
+    fixes: tuple[str, ...] = ()  # with each further fix, in the card's order (the same style)
 
 
 @record
@@ -133,6 +134,7 @@ class Verification:
     detail: str | None = None
     observed: Observed | None = None
     fix: str | None = None  # the example's "after": holds | still_raises | timeout | not_run
+    fixes: tuple[str, ...] = ()  # the same, for each further fix of Example.fixes
 
 
 @record

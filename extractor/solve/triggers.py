@@ -344,7 +344,17 @@ def _example(card: Card, ctx: CardContext, problem: Problem, solution: Solution,
         return None  # building the object would raise first
     # A Python call needs its required parameters too; they take the trigger's values.
     required = {p.name: env.get(p.name, NO_VALUE) for p in ctx.params if p.default is None and p.name not in ("self", "cls")}
-    return build_example(card, ctx, before, after, required)
+    example = build_example(card, ctx, before, after, required)
+    if example is None:
+        return None
+    further = []  # the same call with each further fix, for verify to run
+    for other, other_value in fixes[1:]:
+        other_name = other.changed[0]
+        if other_name in settable and _constructs(problem, ctx, {**env, other_name: other_value}):
+            built = build_example(card, ctx, before, {**before, other_name: other_value}, required)
+            if built is not None and built.style == example.style:
+                further.append(built.after)
+    return replace(example, fixes=tuple(further))
 
 
 def solve_one(item: tuple[Card, CardContext, bool]) -> Card:

@@ -13,7 +13,8 @@ simply gone, the next call gets a new one. The outcome of a card:
 - ``not_runnable``: no Python example (a CLI example, or values no call can write), the
   sandbox refused what it needed, or the child failed.
 
-"After" (the example's fix) holds when it does not raise from the site.
+"After" (the example's fix), and the same call with each further fix of the card, holds
+when it does not raise from the site.
 """
 
 from __future__ import annotations
@@ -165,6 +166,7 @@ def verify_card(card: dict[str, Any], settings: Settings) -> dict[str, Any] | No
         return {"outcome": "not_runnable", "reason": "cli_example"}
     result = judge_before(card, run_child(example["before"], settings))
     result["fix"] = judge_after(card, run_child(example["after"], settings))
+    result["fixes"] = [judge_after(card, run_child(code, settings)) for code in example.get("fixes", ())]
     return result
 
 
@@ -234,7 +236,7 @@ def verify_catalog(data: dict[str, Any], settings: Settings,
     for card, result in zip(cards, results):
         if result is not None:
             package, version = installed.get(top_module(card["path"]), (tree, None))
-            result = {"package": package, "version": version, "reason": None, "detail": None, "observed": None, "fix": None, **result}
+            result = {"package": package, "version": version, "reason": None, "detail": None, "observed": None, "fix": None, "fixes": [], **result}
             if result["observed"] is not None:
                 result["observed"] = {"exception": None, "message": None, "at": None, **result["observed"]}
             counts[result["outcome"]] = counts.get(result["outcome"], 0) + 1
@@ -256,7 +258,7 @@ def fail_groups(data: dict[str, Any]) -> dict[str, int]:
             groups["wrong"] += 1
         elif outcome in ("not_runnable", "timeout"):
             groups[outcome] += 1
-        if result.get("fix") == "still_raises":
+        if "still_raises" in (result.get("fix"), *result.get("fixes", ())):
             groups["fix_fails"] += 1
     return groups
 

@@ -97,6 +97,8 @@ def _at_site(raised: dict[str, Any], card: dict[str, Any]) -> bool:
 
 _CUT = re.compile(r" … \[cut: ([\d,]+) characters in all\]$")
 MAX_OBSERVED = 2_000  # characters of an observed message kept in the catalog
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
+_TEMPORARY = re.compile(r"\S*raisedocs-verify-[^/\s]+/work")
 
 
 def same_message(expected: str, observed: str | None) -> bool:
@@ -138,6 +140,8 @@ def judge_before(card: dict[str, Any], report: dict[str, Any]) -> dict[str, Any]
 def _observed(raised: dict[str, Any]) -> dict[str, Any]:
     at = raised.get("at")
     message = raised["message"]
+    if message is not None:  # what differs from run to run: object addresses, the temporary folder
+        message = _TEMPORARY.sub("<work>", _ADDRESS.sub("0x…", message))
     if message is not None and len(message) > MAX_OBSERVED:
         message = f"{message[:MAX_OBSERVED]} … [cut: {len(message):,} characters in all]"
     return {"exception": raised["classes"][0], "message": message, "at": f"{at[0]}:{at[1]}" if at else None}

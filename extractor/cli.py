@@ -70,11 +70,12 @@ def cli() -> None:
 @click.option("--rev", help="Read this commit (tag, branch, sha) of the git repository at PATH; permalinks pin to its full sha.")
 @click.option("--repo-name", help="Name shown on cards (default: the folder name).")
 @click.option("--command", help="Command that CLI examples start with (default: [tool.raisedocs] command or the console script in PATH/pyproject.toml).")
+@click.option("--site", "site_dir", type=click.Path(), help="Also write the static error-docs site here (as `raisedocs site` does).")
 @click.option("--strict", is_flag=True, help="Exit 1 when any file could not be analysed.")
 @run_options
 def extract(path: str, outdir: str | None, include: tuple[str, ...], exclude: tuple[str, ...], no_default_excludes: bool,
             exceptions: tuple[str, ...], excerpt_lines: int, repo_url: str | None, rev: str | None,
-            repo_name: str | None, command: str | None, strict: bool, **run: Any) -> None:
+            repo_name: str | None, command: str | None, site_dir: str | None, strict: bool, **run: Any) -> None:
     """Extract the error catalog of the Python files under PATH (or of commit --rev of the
     git repository at PATH, read from the object store)."""
     from .pipeline import extract_catalog
@@ -96,6 +97,13 @@ def extract(path: str, outdir: str | None, include: tuple[str, ...], exclude: tu
             write_docs(files, outdir)
             if not run["quiet"]:
                 click.echo(f"raisedocs: wrote {outdir}", err=True)
+        if site_dir is not None:
+            from .publish.output import write_docs
+            from .publish.site import render_site
+
+            write_docs(render_site(catalog), site_dir)
+            if not run["quiet"]:
+                click.echo(f"raisedocs: wrote {site_dir}", err=True)
     finally:
         catalog.close()
     envelope = catalog.envelope
@@ -244,6 +252,22 @@ def check(docs_dir: str, source: str, rev: str | None, repo_url: str | None, rep
         sys.exit(1)
     if not run["quiet"]:
         click.echo(f"raisedocs: {docs_dir} is up to date", err=True)
+
+
+@cli.command()
+@click.argument("catalog_path", type=click.Path())
+@click.option("-o", "--output", "outdir", required=True, type=click.Path(), help="Site folder to write (replaced atomically).")
+@click.option("--validate", is_flag=True, help="Check the catalog against the JSON Schema first.")
+def site(catalog_path: str, outdir: str, validate: bool) -> None:
+    """Write a static error-docs site for CATALOG_PATH (a catalog.json or a docs folder):
+    a page per card, an index with filters, search by pasted message, and the JSON API
+    (api/catalog.json, api/errors/<id>.json, api/search-index.json, api/schema/)."""
+    from .publish.explain import load_catalog
+    from .publish.output import write_docs
+    from .publish.site import render_site
+
+    write_docs(render_site(load_catalog(catalog_path, validate=validate)), outdir)
+    click.echo(f"raisedocs: wrote {outdir}", err=True)
 
 
 @cli.command()

@@ -31,17 +31,22 @@ def _template_root() -> Path:
     return packaged if (packaged / "card.md.j2").is_file() else here.parent / "templates"
 
 
-@lru_cache(maxsize=1)
-def environment() -> jinja2.Environment:
-    env = jinja2.Environment(
+def template_environment(*, autoescape: bool) -> jinja2.Environment:
+    """A Jinja2 environment over the shipped templates (strict: a missing value is an error)."""
+    return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(_template_root())),
         undefined=jinja2.StrictUndefined,
-        autoescape=False,
+        autoescape=autoescape,
         trim_blocks=True,
         lstrip_blocks=True,
-        keep_trailing_newline=True,
+        keep_trailing_newline=not autoescape,
         extensions=["jinja2.ext.do"],
     )
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    env = template_environment(autoescape=False)
     # Every value from the analysed tree goes through one of these (model.markdown).
     env.filters["code"] = code_span
     env.filters["fence"] = lambda text, language="": code_block(text, language)
@@ -131,7 +136,7 @@ def render_chunks(catalog: Any) -> Iterator[tuple[str, Content]]:
     source = catalog if isinstance(catalog, CardCatalog) else DataCatalog(catalog if isinstance(catalog, dict) else to_data(catalog))
     by_id = {summary["id"]: summary for summary in source.summaries}
     digest = hashlib.sha256()
-    yield "catalog.json", _hashed(_catalog_json(source.envelope, source.texts()), digest)
+    yield "catalog.json", _hashed(catalog_json(source.envelope, source.texts()), digest)
     entries = []
     for card, text in source.items():
         entries.append(index_entry(card))
@@ -154,7 +159,7 @@ def render_docs(catalog: Any) -> Iterator[tuple[str, str]]:
         yield rel, content if isinstance(content, str) else "".join(content)
 
 
-def _catalog_json(envelope: dict[str, Any], card_texts: Iterable[str]) -> Iterator[str]:
+def catalog_json(envelope: dict[str, Any], card_texts: Iterable[str]) -> Iterator[str]:
     """``dump_json`` of the catalog, in chunks built from the cards' own texts: the same bytes
     (JSON strings hold no raw newline, so indenting every line nests a card), one encoding
     pass less, and never the whole text at once."""

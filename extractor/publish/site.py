@@ -1,0 +1,146 @@
+"""Site: catalog data -> a static error-docs web site (HTML pages, search, JSON API files).
+
+Works from catalog data alone, through the Jinja2 templates in ``templates/site`` with
+autoescaping on: every message, docstring and line of code comes from the analysed
+repository and is escaped. Each page allows only the site's own scripts and styles
+(a Content-Security-Policy meta), and links are the site's own relative paths or the
+catalog's permalinks (``model.markdown.safe_url``). The site needs no server: the search
+index is also written as a script (``assets/search-index.js``), which browsers load from
+``file://`` where they refuse ``fetch``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Any
+
+import jinja2
+from markupsafe import Markup, escape
+
+from ..model import dumps_data
+from ..model.markdown import safe_url
+from ..model.spool import CardCatalog, DataCatalog
+from .render import _template_root, catalog_json, template_environment
+from .search_index import INDEX_FILE, build_index, dump_index, index_entry
+
+ASSETS = ("site.css", "site.js")
+
+
+@lru_cache(maxsize=1)
+def site_environment() -> jinja2.Environment:
+    env = template_environment(autoescape=True)  # HTML: every value from the tree is escaped
+    # The shared wording (_macros.j2) names Markdown filters; in HTML, escaping is autoescape's.
+    for name in ("code", "fence", "text", "line", "cell"):
+        env.filters[name] = lambda value, *_: value
+    env.filters["pyrepr"] = repr
+    env.filters["prose"] = prose
+    env.filters["capitalize_first"] = lambda text: text[:1].upper() + text[1:]
+    return env
+
+
+_SPAN = re.compile(r"`([^`]+)`")
+
+
+def prose(text: str) -> Markup:
+    """Our own sentences (fix descriptions, reasons) with their `code` spans as <code>, escaped."""
+    escaped = str(escape(text))
+    return Markup(_SPAN.sub(lambda m: f"<code>{m.group(1)}</code>", escaped))
+
+
+def _repo(source: dict[str, Any]) -> str:
+    repo = source["repo_url"] or source["root"]
+    return repo.rstrip("/").split("://", 1)[-1].split("/", 1)[-1] if "://" in repo else repo
+
+
+def highlight(card: dict[str, Any]) -> Markup:
+    """The excerpt as highlighted HTML (Pygments), the raise's lines marked, numbered as in the file."""
+    from pygments import highlight as pygmentize
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+
+    excerpt = card["excerpt"]
+    start = excerpt["start_line"]
+    marked = [n - start + 1 for n in range(card["line"], card["end_line"] + 1)]
+    formatter = HtmlFormatter(linenos="inline", linenostart=start, hl_lines=marked, wrapcode=True)
+    return Markup(pygmentize(excerpt["text"], PythonLexer(stripnl=False, ensurenl=False), formatter))
+
+
+def pygments_css() -> str:
+    from pygments.formatters import HtmlFormatter
+
+    light = HtmlFormatter(style="default").get_style_defs(".highlight")
+    dark = HtmlFormatter(style="monokai").get_style_defs(".highlight")
+    return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"
+
+
+def render_site(catalog: Any) -> Iterator[tuple[str, str]]:
+    """Every file of the site as (relative POSIX path, text), one at a time."""
+    source = catalog if isinstance(catalog, CardCatalog) else DataCatalog(catalog)
+    envelope = source.envelope
+    common = {"repo": _repo(envelope["source"]), "source": envelope["source"], "generator": envelope["generator"]}
+    by_id = {s["id"]: s for s in source.summaries}
+    env = site_environment()
+    entries = []
+    for name in ASSETS:
+        yield f"assets/{name}", (_template_root() / "site" / name).read_text(encoding="utf-8")
+    yield "assets/pygments.css", pygments_css()
+    catalog_text = "".join(catalog_json(envelope, source.texts()))
+    yield "api/catalog.json", catalog_text
+    for card, text in source.items():
+        entries.append(index_entry(card))
+        yield f"api/errors/{card['id']}.json", text
+        related = [_summary(by_id[r]) for r in card.get("related", ()) if r in by_id]
+        page = env.get_template("site/card.html.j2").render(
+            card=card, root="../", related=related, source_html=highlight(card), permalink=safe_url(card.get("permalink") or "") or None,
+            forge="GitHub" if "github." in (envelope["source"]["repo_url"] or "") else "GitLab" if "gitlab." in (envelope["source"]["repo_url"] or "") else "the forge",
+            **common,
+        )
+        yield f"errors/{card['id']}.html", page
+    index = build_index(entries, hashlib.sha256(catalog_text.encode("utf-8")).hexdigest())
+    yield f"api/{INDEX_FILE}", dump_index(index)
+    yield "assets/search-index.js", "window.RAISEDOCS_INDEX = " + json.dumps(index, sort_keys=True, separators=(",", ":")) + ";\n"
+    yield "index.html", _index_page(env, source.summaries, common)
+    for name, schema in _schemas().items():
+        yield f"api/schema/{name}", dumps_data(schema)
+
+
+def _summary(summary: dict[str, Any]) -> dict[str, Any]:
+    trigger = summary.get("trigger") or {}
+    return {
+        "id": summary["id"], "path": summary["path"], "line": summary["line"], "template": summary["message"]["template"],
+        "exception": summary["exception"]["display"], "status": trigger.get("status") or "none",
+    }
+
+
+def _index_page(env: jinja2.Environment, summaries: list[dict[str, Any]], common: dict[str, Any]) -> str:
+    rows = sorted((_summary(s) for s in summaries), key=lambda r: (r["path"], r["line"], r["id"]))
+    modules: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        modules.setdefault(row["path"], []).append(row)
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for path, cards in modules.items():
+        package = path.split("/", 1)[0].removesuffix(".py") if "/" in path else "(top level)"
+        groups.setdefault(package, []).append({"module": path, "count": len(cards), "cards": cards})
+    return env.get_template("site/index.html.j2").render(
+        root="", total=len(rows), groups=sorted(groups.items()),
+        exceptions=sorted(Counter(r["exception"] for r in rows).items()),
+        statuses=sorted(Counter(r["status"] for r in rows).items()),
+        modules=sorted((m, len(c)) for m, c in modules.items()),
+        **common,
+    )
+
+
+def _schemas() -> dict[str, Any]:
+    """The API files' schemas: the catalog's (shipped), a card's (a part of it), the index's."""
+    from importlib import resources
+
+    catalog = json.loads(resources.files("extractor.model").joinpath("catalog.schema.json").read_text("utf-8"))
+    card = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "raisedocs/card/1",
+            "$ref": "catalog.schema.json#/$defs/Card"}
+    index = json.loads(resources.files("extractor.model").joinpath("search-index.schema.json").read_text("utf-8"))
+    return {"catalog.schema.json": catalog, "card.schema.json": card, "search-index.schema.json": index}

@@ -25,6 +25,7 @@ from markupsafe import Markup, escape
 from ..model import dumps_data
 from ..model.markdown import safe_url
 from ..model.spool import CardCatalog, DataCatalog
+from ..options import strict_from_env
 from .render import _template_root, catalog_json, template_environment
 from .search_index import INDEX_FILE, build_index, dump_index, index_entry
 
@@ -94,19 +95,34 @@ def render_site(catalog: Any) -> Iterator[tuple[str, str]]:
     for card, text in source.items():
         entries.append(index_entry(card))
         yield f"api/errors/{card['id']}.json", text
-        related = [_summary(by_id[r]) for r in card.get("related", ()) if r in by_id]
-        page = env.get_template("site/card.html.j2").render(
-            card=card, root="../", related=related, source_html=highlight(card), permalink=safe_url(card.get("permalink") or "") or None,
-            forge="GitHub" if "github." in (envelope["source"]["repo_url"] or "") else "GitLab" if "gitlab." in (envelope["source"]["repo_url"] or "") else "the forge",
-            **common,
-        )
-        yield f"errors/{card['id']}.html", page
+        yield f"errors/{card['id']}.html", _card_page(env, card, by_id, common)
     index = build_index(entries, hashlib.sha256(catalog_text.encode("utf-8")).hexdigest())
     yield f"api/{INDEX_FILE}", dump_index(index)
     yield "assets/search-index.js", "window.RAISEDOCS_INDEX = " + json.dumps(index, sort_keys=True, separators=(",", ":")) + ";\n"
     yield "index.html", _index_page(env, source.summaries, common)
     for name, schema in _schemas().items():
         yield f"api/schema/{name}", dumps_data(schema)
+
+
+def _card_page(env: jinja2.Environment, card: dict[str, Any], by_id: dict[str, Any], common: dict[str, Any]) -> str:
+    """One card's page; a card the templates cannot render (a catalog of another version, a
+    bug of ours) gets a page saying so, and the site is written."""
+    url = common["source"]["repo_url"] or ""
+    try:
+        return env.get_template("site/card.html.j2").render(
+            card=card, root="../", related=[_summary(by_id[r]) for r in card.get("related", ()) if r in by_id],
+            source_html=highlight(card), permalink=safe_url(card.get("permalink") or "") or None,
+            forge="GitHub" if "github." in url else "GitLab" if "gitlab." in url else "the forge", **common,
+        )
+    except Exception as exc:  # the per-card boundary of rendering
+        if strict_from_env():
+            raise
+        return str(env.from_string(_UNRENDERED).render(id=card.get("id", "?"), error=type(exc).__name__))
+
+
+_UNRENDERED = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Card {{ id }}</title></head>
+<body><p>This card could not be rendered ({{ error }}); its data is in <a href="../api/errors/{{ id }}.json">{{ id }}.json</a>.</p></body></html>
+"""
 
 
 def _summary(summary: dict[str, Any]) -> dict[str, Any]:

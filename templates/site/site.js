@@ -95,7 +95,11 @@
 
   var box = document.getElementById("search-box");
   if (box) {
-    box.addEventListener("input", function () { show(box.value.trim() ? search(box.value) : []); });
+    var pending = null;  // a large catalog: search once typing pauses, not on every key
+    box.addEventListener("input", function () {
+      clearTimeout(pending);
+      pending = setTimeout(function () { show(box.value.trim() ? search(box.value) : []); }, 120);
+    });
     document.getElementById("search-form").addEventListener("submit", function (e) { e.preventDefault(); });
   }
 

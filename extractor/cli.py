@@ -196,8 +196,9 @@ def explain(text: str, catalog_path: str, output_format: str, limit: int, valida
 @click.option("--fail-on", default="", help="Comma-separated categories that make the exit status 1 (e.g. added,removed).")
 @click.option("--link-base", default="errors/", show_default=True, help="Prefix of links to the new cards.")
 @click.option("--validate", is_flag=True, help="Check each catalog file against the JSON Schema first (seconds on a large one).")
+@click.option("--site", "site_dir", type=click.Path(), help="Also write the changes as a web page here (index.html; new cards linked at --link-base, as .html).")
 @run_options
-def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, validate: bool, **run: Any) -> None:
+def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, validate: bool, site_dir: str | None, **run: Any) -> None:
     """Compare the error catalogs OLD and NEW: each a catalog.json, a docs folder, or PATH@REV."""
     from .model import dumps
     from .pipeline import catalog_data
@@ -212,6 +213,12 @@ def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, v
     decoded: dict = {}  # the files both sides share are decoded from the cache once
     result = diff_catalogs(catalog_data(old, options, decoded, validate=validate), catalog_data(new, options, decoded, validate=validate))
     emit(dumps(result) if output_format == "json" else render_diff(result, link_base))
+    if site_dir is not None:
+        from .model import to_data
+        from .publish.output import write_docs
+        from .publish.site import render_diff_site
+
+        write_docs(render_diff_site(to_data(result), {"name": "raisedocs", "version": __version__}, link_base), site_dir)
     found = counts(result)
     if any(found[c] for c in wanted):
         sys.exit(1)

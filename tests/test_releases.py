@@ -301,3 +301,14 @@ def test_each_card_is_solved_once(monkeypatch) -> None:
     monkeypatch.setattr(tasks, "solve_one", lambda item: calls.append(item[0].id) or solve(item))
     catalog = pipeline.extract_data(str(FIXTURES / "forms"), Options(jobs=1, use_cache=False))
     assert sorted(calls) == sorted(card["id"] for card in catalog["errors"])
+
+
+def test_diff_site_is_a_page_of_the_changes_linking_the_new_cards(repo, tmp_path, capsys) -> None:
+    path, _ = repo
+    site = tmp_path / "changes"
+    run = run_cli(capsys, "diff", f"{path}@v1", f"{path}@v2", "--site", str(site), "--link-base", "../site/errors/", "--no-cache")
+    assert run.code == 0, run.err
+    page = (site / "index.html").read_text(encoding="utf-8")
+    assert "<h2>New errors <span class=\"count\">1</span></h2>" in page
+    assert 'href="../site/errors/' in page and "z must not be 0" in page
+    assert (site / "assets" / "site.css").is_file() and "Content-Security-Policy" in page

@@ -160,3 +160,20 @@ def _schemas() -> dict[str, Any]:
             "$ref": "catalog.schema.json#/$defs/Card"}
     index = json.loads(resources.files("extractor.model").joinpath("search-index.schema.json").read_text("utf-8"))
     return {"catalog.schema.json": catalog, "card.schema.json": card, "search-index.schema.json": index}
+
+
+def render_diff_site(result: Any, generator: dict[str, Any], link_base: str = "errors/") -> Iterator[tuple[str, str]]:
+    """A release-diff site: ``index.html`` listing the changes of a CatalogDiff (data), each new
+    card linked at ``link_base`` (the new release's site), with the site's assets."""
+    from .diff import CATEGORIES
+
+    env = site_environment()
+    for name in ASSETS:
+        yield f"assets/{name}", (_template_root() / "site" / name).read_text(encoding="utf-8")
+    yield "assets/pygments.css", pygments_css()
+    yield "assets/search-index.js", "window.RAISEDOCS_INDEX = {\"entries\": []};\n"
+    source = {"rev": None}
+    yield "index.html", env.get_template("site/diff.html.j2").render(
+        diff=result, link_base=link_base, order_kinds=CATEGORIES, root="", repo="release diff", source=source, generator=generator,
+    )
+

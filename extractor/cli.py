@@ -167,8 +167,8 @@ def explain(text: str, catalog_path: str, output_format: str, limit: int, valida
 
     from .cache import default_cache_dir
     from .model import dumps
-    from .publish.explain import locate_catalog, render_match
-    from .publish.paste import match_paste, render_origin
+    from .publish.explain import locate_catalog
+    from .publish.paste import match_paste, render_match, render_origin
     from .publish.search_index import full_card, open_index
 
     index = open_index(catalog_path, validate=validate, cache_dir=None if no_cache else cache_dir or default_cache_dir())

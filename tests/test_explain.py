@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from extractor.publish.explain import load_catalog, match_message, render_match
+from extractor.publish.explain import load_catalog, match_message
+from extractor.publish.paste import render_match
 
 from .helpers import FIXTURES, run_cli
 
@@ -360,3 +361,11 @@ def test_a_class_from_outside_the_tree_makes_a_bare_message_match_doubtful() -> 
     found = {m.id: m for m in match_paste("Incorrect padding", {"errors": [*cards, {**cards[0], "id": "c3", "path": "pkg/errors.py"}]}, 5)[0]}
     assert found["c1"].note == "class_outside_tree" and found["c1"].score == 0.5  # (1.0 halved)
     assert found["c2"].note is None and found["c2"].score > 0.9
+
+
+def test_a_hole_of_a_typed_input_shows_text_of_its_type(capsys, docs) -> None:
+    # offload_num_in_group is declared int: "(many)" is not a value it can print.
+    good = run_cli(capsys, "explain", "offload_num_in_group (4) must be <= offload_group_size (2)", "--catalog", docs, "--no-cache")
+    assert good.code == 0 and good.out.startswith("ValueError · minivllm/config/offload.py:43")
+    bad = run_cli(capsys, "explain", "offload_num_in_group (many) must be <= offload_group_size (2)", "--catalog", docs, "--no-cache")
+    assert not bad.out.startswith("ValueError · minivllm/config/offload.py:43")

@@ -135,6 +135,10 @@ def test_in_a_browser_pages_load_links_resolve_search_and_filters_work(offload_s
             page.fill("#search-box", query)
             page.wait_for_timeout(300)  # (the search runs once typing pauses)
             assert page.evaluate(first) == f"errors/{expected}.html", query
+        # A hole of an int field never shows letters: no card of that template matches this.
+        page.fill("#search-box", "offload_num_in_group (many) must be <= offload_group_size (2)")
+        page.wait_for_timeout(300)
+        assert page.evaluate(first) != "errors/619283c31394ff2d.html"
         # Filters: one exception class, then a status no card has.
         visible = "els => els.filter(e => !e.closest('[hidden]')).length"
         total = page.eval_on_selector_all("ul.cards li", visible)

@@ -301,6 +301,20 @@ def _captured_values(pattern: _Pattern, found: _Found, starts_with_hole: bool) -
     return values
 
 
+_HOLE_TYPES = {
+    "int": re.compile(r"[-+]?\d[\d,_]*"),
+    "number": re.compile(r"[-+]?(?:\d[\d,_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan)"),
+    "bool": re.compile(r"True|False"),
+}
+
+
+def _typed_holes_fit(kept: dict[str, Any] | None, found: _Found) -> bool:
+    """Each typed hole (search_index.hole_types) shows text of its type: an int input's hole
+    never matches ``abc``."""
+    types = (kept or {}).get("types") or {}
+    return all(_HOLE_TYPES[kind].fullmatch(found.holes.get(name, "").strip()) for name, kind in types.items() if name in found.holes)
+
+
 def try_match_card(card: dict[str, Any], text: str) -> Match | None:
     """The match of one card (or search index entry) against normalized text, or None."""
     if "pattern" in card:  # an entry of a search index: the pattern is kept compiled
@@ -320,7 +334,7 @@ def try_match_card(card: dict[str, Any], text: str) -> Match | None:
     if pattern is None or not all(literal in text for literal in pattern.literals):
         return None
     found = search_pattern(pattern, text)
-    if found is None:
+    if found is None or not _typed_holes_fit(card.get("pattern"), found):
         return None
     values = _captured_values(pattern, found, opens_with_hole)
     return Match(id=card["id"], score=_score(pattern, found, text), values=values, card=card)
@@ -340,50 +354,3 @@ def match_message(text: str, catalog_data: dict[str, Any], limit: int) -> list[M
     matches = [m for m in (try_match_card(card, normalized) for card in cards) if m is not None]
     matches.sort(key=lambda m: (-m.score, m.card["path"], m.card["line"], m.id))
     return matches[:limit]
-
-
-def _trigger_lines(card: dict[str, Any]) -> list[str]:
-    trigger = card.get("trigger")
-    if not trigger or trigger.get("status") not in ("concrete", "environment"):
-        return []
-    # Trigger inputs are plain values; show them as the Python literals they stand for.
-    return ["Trigger:", *(f"  {name} = {value!r}" for name, value in trigger["inputs"].items())]
-
-
-_NOTES = {
-    "class_outside_tree": ("Doubtful: the exception's class is defined outside this tree (a compiled module or another package),"
-                           " where code the catalog does not cover may raise the same message.",),
-    "traceback_elsewhere": ("Doubtful: the pasted traceback does not pass this line.",),
-}
-
-
-def _personal_lines(personal: dict[str, Any] | None) -> list[str]:
-    if not personal or not personal["fixes"]:
-        return []
-    given = ", ".join(f"{name} = {value!r}" for name, value in personal["inputs"].items())
-    return [f"For your values ({given}):",
-            *(f"  - set `{f['input']}` to `{f['to']!r}` (you have `{f['from']!r}`), so that `{f['part']}` is false" for f in personal["fixes"])]
-
-
-def _fix_lines(card: dict[str, Any]) -> list[str]:
-    fixes = card.get("fixes") or []
-    return ["Fixes:", *(f"  - {fix['description']}" for fix in fixes)] if fixes else []
-
-
-def render_match(match: Match, catalog_dir: str) -> str:
-    """One match as the text ``raisedocs explain`` prints (no trailing newline)."""
-    card = match.card
-    lines = [
-        f"{card['exception']['display']} · {card['path']}:{card['line']} · card {match.id} (score {match.score:.2f})",
-        card["message"]["template"] if card["message"].get("template") is not None else "(no message template: the raise builds its text at run time)",
-        *(f"  {expr} = {value}" for expr, value in match.values.items()),
-        f"When: {card['guard']['code']}",
-        *_NOTES.get(match.note or "", ()),
-        *_personal_lines(match.personal),
-        *_trigger_lines(card),
-        *_fix_lines(card),
-    ]
-    markdown = os.path.join(catalog_dir, "errors", f"{match.id}.md")
-    if os.path.isfile(markdown):
-        lines.append(f"Card: {markdown}")
-    return "\n".join(lines)

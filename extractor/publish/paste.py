@@ -13,6 +13,7 @@ line that raised, and its last line names the exception's class:
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import replace
 from typing import Any
@@ -130,3 +131,50 @@ def render_origin(origin: Origin) -> str:
     where = f"{origin.path}:{origin.line}" + (f" (in {origin.function})" if origin.function else "")
     return (f"raisedocs: the traceback's innermost frame in this catalog's tree is {where}, where no raise statement stands: "
             "the error was raised below it, in compiled code or a library outside the catalog")
+
+
+def _trigger_lines(card: dict[str, Any]) -> list[str]:
+    trigger = card.get("trigger")
+    if not trigger or trigger.get("status") not in ("concrete", "environment"):
+        return []
+    # Trigger inputs are plain values; show them as the Python literals they stand for.
+    return ["Trigger:", *(f"  {name} = {value!r}" for name, value in trigger["inputs"].items())]
+
+
+_NOTES = {
+    "class_outside_tree": ("Doubtful: the exception's class is defined outside this tree (a compiled module or another package),"
+                           " where code the catalog does not cover may raise the same message.",),
+    "traceback_elsewhere": ("Doubtful: the pasted traceback does not pass this line.",),
+}
+
+
+def _personal_lines(personal: dict[str, Any] | None) -> list[str]:
+    if not personal or not personal["fixes"]:
+        return []
+    given = ", ".join(f"{name} = {value!r}" for name, value in personal["inputs"].items())
+    return [f"For your values ({given}):",
+            *(f"  - set `{f['input']}` to `{f['to']!r}` (you have `{f['from']!r}`), so that `{f['part']}` is false" for f in personal["fixes"])]
+
+
+def _fix_lines(card: dict[str, Any]) -> list[str]:
+    fixes = card.get("fixes") or []
+    return ["Fixes:", *(f"  - {fix['description']}" for fix in fixes)] if fixes else []
+
+
+def render_match(match: Match, catalog_dir: str) -> str:
+    """One match as the text ``raisedocs explain`` prints (no trailing newline)."""
+    card = match.card
+    lines = [
+        f"{card['exception']['display']} · {card['path']}:{card['line']} · card {match.id} (score {match.score:.2f})",
+        card["message"]["template"] if card["message"].get("template") is not None else "(no message template: the raise builds its text at run time)",
+        *(f"  {expr} = {value}" for expr, value in match.values.items()),
+        f"When: {card['guard']['code']}",
+        *_NOTES.get(match.note or "", ()),
+        *_personal_lines(match.personal),
+        *_trigger_lines(card),
+        *_fix_lines(card),
+    ]
+    markdown = os.path.join(catalog_dir, "errors", f"{match.id}.md")
+    if os.path.isfile(markdown):
+        lines.append(f"Card: {markdown}")
+    return "\n".join(lines)

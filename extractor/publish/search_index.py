@@ -22,7 +22,7 @@ from ..model import dumps_compact
 from .explain import compile_template, load_catalog, locate_catalog, read_catalog_bytes
 
 INDEX_FILE = "search-index.json"
-INDEX_SCHEMA = "raisedocs-search-index/2"
+INDEX_SCHEMA = "raisedocs-search-index/3"
 
 
 def index_entry(card: dict[str, Any]) -> dict[str, Any]:
@@ -42,11 +42,31 @@ def index_entry(card: dict[str, Any]) -> dict[str, Any]:
         "pattern": None if pattern is None else {
             "items": pattern.items, "groups": pattern.groups, "literal_chars": pattern.literal_chars, "literals": pattern.literals,
             "opens_with_hole": message["parts"][0]["type"] == "hole",
+            "types": hole_types(card, pattern.groups),
         },
         "guard": {"code": card["guard"]["code"]},
         "trigger": {"status": trigger.get("status"), "inputs": trigger.get("inputs", {})},
         "fixes": [{"description": fix["description"]} for fix in card.get("fixes") or []],
     }
+
+
+_TYPES = {("int",): "int", ("float",): "number", ("float", "int"): "number", ("int", "float"): "number", ("bool",): "bool"}
+# A hole of a typed input shows text of that type (a number, True/False) unless its format says otherwise.
+_PLAIN_FORMATS = {None, "", "d", ",", "_"}
+
+
+def hole_types(card: dict[str, Any], groups: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """Group name -> "int", "number" or "bool" for each hole whose expression is an input of
+    that declared type (its domain), rendered plainly: a typed hole of the search pattern."""
+    domains = {d["input"]: tuple(d.get("types") or ()) for d in card.get("domains") or ()}
+    parts = {p["expr"]: p for p in card["message"].get("parts") or () if p["type"] == "hole"}
+    found = {}
+    for name, expr in groups:
+        kind = _TYPES.get(domains.get(expr, ()))
+        part = parts.get(expr, {})
+        if kind and part.get("conversion") in (None, "s", "r") and (part.get("format_spec") in _PLAIN_FORMATS or kind != "int"):
+            found[name] = kind
+    return found
 
 
 def build_index(entries: Iterable[dict[str, Any]], catalog_sha256: str) -> dict[str, Any]:

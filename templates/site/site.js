@@ -17,17 +17,30 @@
     for (var i = 0; i < pattern.literals.length; i++) {
       if (text.indexOf(pattern.literals[i]) < 0) return 0;
     }
-    var at = 0, start = -1;
+    var at = 0, pending = null, types = pattern.types || {};
     for (var j = 0; j < pattern.items.length; j++) {
       var item = pattern.items[j];
-      if (item[0] !== "text") continue;
+      if (item[0] === "hole") { pending = item[1]; continue; }
       var found = text.indexOf(item[1], at);
       if (found < 0) return 0;
-      if (start < 0) start = found;
+      if (pending !== null && at > 0 && !fits(types[pending], text.slice(at, found))) return 0;
+      pending = null;
       at = found + item[1].length;
+    }
+    if (pending !== null) {
+      var tail = text.indexOf(" [type=", at);
+      if (!fits(types[pending], text.slice(at, tail < 0 ? text.length : tail))) return 0;
     }
     return Math.min(1, pattern.literal_chars / Math.max(1, visible(text)));
   }
+
+  // A typed hole (an input declared int, float or bool) shows text of that type.
+  var HOLE_TYPES = {
+    "int": /^[-+]?\d[\d,_]*$/,
+    "number": /^(?:[-+]?(?:\d[\d,_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan))$/,
+    "bool": /^(?:True|False)$/
+  };
+  function fits(kind, value) { return !kind || HOLE_TYPES[kind].test(value.trim()); }
 
   function tokens(text) {
     return text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/).filter(function (t) { return t.length > 1; });

@@ -9,6 +9,8 @@ line that raised, and its last line names the exception's class:
   then doubtful, and the answer says where it came from instead of guessing;
 - the class keeps template matches of an unrelated class out of first place, and finds the
   cards of a class whose raises carry no template (``json.JSONDecodeError``).
+
+``render_match`` writes one match as ``raisedocs explain`` prints it.
 """
 
 from __future__ import annotations

@@ -233,21 +233,29 @@ def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, v
 @click.option("--exception", "exceptions", multiple=True, help="As given to extract.")
 @click.option("--excerpt-lines", type=click.IntRange(min=1), default=40, show_default=True, help="As given to extract.")
 @click.option("--command", help="As given to extract.")
+@click.option("--include", multiple=True, help="As given to extract.")
+@click.option("--exclude", multiple=True, help="As given to extract.")
+@click.option("--no-default-excludes", is_flag=True, help="As given to extract.")
 @run_options
 def check(docs_dir: str, source: str, rev: str | None, repo_url: str | None, repo_name: str | None,
-          exceptions: tuple[str, ...], excerpt_lines: int, command: str | None, **run: Any) -> None:
-    """Regenerate the docs in memory and compare with DOCS_DIR: exit 1 when stale."""
+          exceptions: tuple[str, ...], excerpt_lines: int, command: str | None, include: tuple[str, ...],
+          exclude: tuple[str, ...], no_default_excludes: bool, **run: Any) -> None:
+    """Regenerate the docs in memory and compare with DOCS_DIR: exit 1 when stale.
+
+    The selection and rendering options are those DOCS_DIR's catalog records (the run that
+    wrote it), each overridden by the same option given here."""
     from .pipeline import extract_catalog
     from .publish.output import compare_docs
     from .publish.render import render_chunks
+    from .verify.runner import with_verification
 
-    options = Options(
-        rev=rev, repo_url=repo_url, repo_name=repo_name, exceptions=exceptions, excerpt_lines=excerpt_lines,
-        command=command, **run_settings(run),
-    )
+    given = {"include": include, "exclude": exclude, "use_default_excludes": not no_default_excludes, "exceptions": exceptions,
+             "excerpt_lines": excerpt_lines, "command": command, "repo_name": repo_name, "repo_url": repo_url}
+    settings = {**_recorded_options(docs_dir), **{k: v for k, v in given.items() if _given(_PARAMETER[k])}}
+    options = Options(rev=rev, **settings, **run_settings(run))
     catalog = extract_catalog(source, options)
     try:
-        report = compare_docs(render_chunks(_with_verification(catalog, docs_dir)), docs_dir)
+        report = compare_docs(render_chunks(with_verification(catalog, docs_dir)), docs_dir)
     finally:
         catalog.close()
     for kind in ("stale", "missing", "orphaned"):
@@ -255,7 +263,7 @@ def check(docs_dir: str, source: str, rev: str | None, repo_url: str | None, rep
             click.echo(f"{kind}: {rel}")
     if any(report.values()):
         counts = ", ".join(f"{len(report[k])} {k}" for k in ("stale", "missing", "orphaned"))
-        click.echo(f"raisedocs: {docs_dir} is out of date ({counts}); regenerate with raisedocs extract", err=True)
+        click.echo(f"raisedocs: {docs_dir} is out of date ({counts}); regenerate with: {options.extract_command(source, docs_dir)}", err=True)
         sys.exit(1)
     if not run["quiet"]:
         click.echo(f"raisedocs: {docs_dir} is up to date", err=True)
@@ -314,20 +322,28 @@ def verify(target: str, roots: tuple[str, ...], python: str, timeout: float, job
         sys.exit(1)
 
 
-def _with_verification(catalog: Any, docs_dir: str) -> Any:
-    """The fresh catalog, with the verification of every card the folder's catalog proved and
-    that did not change since (``verify``); the catalog itself where the folder has none."""
+# Option field -> the check parameter that gives it
+_PARAMETER = {"include": "include", "exclude": "exclude", "use_default_excludes": "no_default_excludes", "exceptions": "exceptions",
+              "excerpt_lines": "excerpt_lines", "command": "command", "repo_name": "repo_name", "repo_url": "repo_url"}
+
+
+def _given(parameter: str) -> bool:
+    """Whether the command line gave ``parameter`` (not its default)."""
+    from click.core import ParameterSource
+
+    return click.get_current_context().get_parameter_source(parameter) == ParameterSource.COMMANDLINE
+
+
+def _recorded_options(docs_dir: str) -> dict[str, Any]:
+    """The options DOCS_DIR's catalog was extracted with (Options fields); {} where it records none."""
     from .errors import CatalogError
     from .publish.explain import load_catalog
-    from .verify.runner import carry_verification
 
     try:
-        old = load_catalog(docs_dir)
+        recorded = load_catalog(docs_dir).get("options") or {}
     except CatalogError:
-        return catalog
-    if not any(card.get("verification") for card in old["errors"]):
-        return catalog
-    return carry_verification(catalog.data(), old)
+        return {}
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in recorded.items() if k in _PARAMETER}
 
 
 class _StderrHandler(logging.Handler):

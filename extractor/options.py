@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
+EXCERPT_LINES = 40  # source lines shown around a raise
 DEFAULT_EXCLUDES: tuple[str, ...] = (
     ".git",
     ".hg",
@@ -32,7 +34,7 @@ class Options:
     exclude: tuple[str, ...] = ()
     use_default_excludes: bool = True
     exceptions: tuple[str, ...] = ()
-    excerpt_lines: int = 40
+    excerpt_lines: int = EXCERPT_LINES
     repo_url: str | None = None
     rev: str | None = None
     repo_name: str | None = None
@@ -46,7 +48,55 @@ class Options:
     def excluded_dirs(self) -> tuple[str, ...]:
         return (DEFAULT_EXCLUDES if self.use_default_excludes else ()) + self.exclude
 
+    def extract_command(self, source: str, docs_dir: str) -> str:
+        """The ``raisedocs extract`` command line that writes these docs with these options."""
+        import shlex
+
+        words = ["raisedocs", "extract", source, "-o", docs_dir]
+        if self.rev:
+            words += ["--rev", self.rev]
+        for flag, values in (("--include", self.include), ("--exclude", self.exclude), ("--exception", self.exceptions)):
+            for value in values:
+                words += [flag, value]
+        if not self.use_default_excludes:
+            words.append("--no-default-excludes")
+        if self.excerpt_lines != EXCERPT_LINES:
+            words += ["--excerpt-lines", str(self.excerpt_lines)]
+        for flag, value in (("--command", self.command), ("--repo-name", self.repo_name), ("--repo-url", self.repo_url)):
+            if value:
+                words += [flag, value]
+        return " ".join(shlex.quote(w) for w in words)
+
 
 def strict_from_env() -> bool:
     """``RAISEDOCS_STRICT=1`` turns per-file and per-site gaps into errors (used by tests)."""
     return os.environ.get("RAISEDOCS_STRICT", "") not in ("", "0")
+
+
+# ``[tool.raisedocs]`` keys -> (Options field, the type its value must have)
+SETTINGS = {
+    "include": ("include", list), "exclude": ("exclude", list), "default-excludes": ("use_default_excludes", bool),
+    "exceptions": ("exceptions", list), "excerpt-lines": ("excerpt_lines", int), "command": ("command", str),
+    "repo-name": ("repo_name", str), "repo-url": ("repo_url", str),
+}
+
+
+def read_settings(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The ``[tool.raisedocs]`` table of pyproject data as Options fields, and a one-line
+    warning for each key it does not know or whose value has the wrong type."""
+    table = data.get("tool", {}).get("raisedocs", {}) if isinstance(data.get("tool"), dict) else {}
+    found: dict[str, Any] = {}
+    warnings: list[str] = []
+    for key, value in sorted(table.items()) if isinstance(table, dict) else ():
+        if key not in SETTINGS:
+            warnings.append(f"[tool.raisedocs] {key}: not a raisedocs setting (known: {', '.join(sorted(SETTINGS))})")
+            continue
+        field, kind = SETTINGS[key]
+        ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+        if kind is list:
+            ok = ok and all(isinstance(item, str) for item in value)
+        if not ok:
+            warnings.append(f"[tool.raisedocs] {key}: expected {'a list of strings' if kind is list else kind.__name__}, got {value!r}")
+            continue
+        found[field] = tuple(value) if kind is list else value
+    return found, warnings

@@ -26,12 +26,25 @@ from .errors import SourceError
 from .link.cards import cli_flags, link_file, permalink
 from .link.commands import command_flags, resolve_kwargs_flags
 from .link.project import Project
-from .model import SCHEMA_ID, Catalog, FileFacts, FileFailure, Generator, SiteFact, SourceInfo, Stats, dumps_data, from_data, to_data
+from .model import (
+    SCHEMA_ID,
+    Catalog,
+    FileFacts,
+    FileFailure,
+    Generator,
+    RunOptions,
+    SiteFact,
+    SourceInfo,
+    Stats,
+    dumps_data,
+    from_data,
+    to_data,
+)
 from .model.spool import SpooledCatalog
-from .options import Options, strict_from_env
+from .options import Options, read_settings, strict_from_env
 from .pool import Mapper
 from .solve.status import CLAIMED
-from .sources import SourceFile, forge_url, read_command, read_commit, read_contents, read_tree, resolve_rev
+from .sources import SourceFile, forge_url, log, read_command, read_commit, read_contents, read_pyproject, read_tree, resolve_rev
 from .version import VERSION as __version__
 
 Progress = Callable[[str, int, int], None]
@@ -95,17 +108,43 @@ def read_sources(root: str, options: Options) -> tuple[list[SourceFile], list[Fi
     """The files to analyse, the options completed from the repository, and the root's name."""
     if options.rev is not None:
         sha = resolve_rev(root, options.rev)
+        project = read_pyproject(root, sha)
+        options = with_settings(options, project)
         files, failures = read_commit(root, sha, options)
-        command = options.command or read_command(root, sha)
+        command = options.command or read_command(root, sha, project)
         options = dataclasses.replace(options, rev=sha, repo_url=options.repo_url or forge_url(root), command=command)
         name = os.path.basename(os.path.realpath(root).rstrip("/"))
         name = name[:-4] if name.endswith(".git") else name
     else:
+        project = read_pyproject(root) if os.path.isdir(root) else {}
+        options = with_settings(options, project)
         files, failures = read_tree(root, options)
         name = os.path.basename(os.path.realpath(root).rstrip("/"))
         if options.command is None and os.path.isdir(root):
-            options = dataclasses.replace(options, command=read_command(root))
+            options = dataclasses.replace(options, command=read_command(root, None, project))
     return files, failures, options, options.repo_name or name
+
+
+_DEFAULTS = Options()
+
+
+def with_settings(options: Options, project: dict[str, Any]) -> Options:
+    """``options`` with the analysed project's ``[tool.raisedocs]`` settings for every field
+    the run left at its default (what the command line gives wins)."""
+    found, warnings = read_settings(project)
+    for warning in warnings:
+        log.warning("warning: %s", warning)
+    changes = {k: v for k, v in found.items() if getattr(options, k) == getattr(_DEFAULTS, k)}
+    return dataclasses.replace(options, **changes) if changes else options
+
+
+def run_options(options: Options) -> RunOptions:
+    """What ``check`` and ``diff`` need to run the same selection and rendering again."""
+    return RunOptions(
+        include=options.include, exclude=options.exclude, use_default_excludes=options.use_default_excludes,
+        exceptions=options.exceptions, excerpt_lines=options.excerpt_lines, command=options.command,
+        repo_name=options.repo_name, repo_url=options.repo_url,
+    )
 
 
 def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, decoded: dict[str, Linked] | None) -> SpooledCatalog:
@@ -233,6 +272,7 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, de
         stats=_stats(len(files) + read_failures, len(failures), sites, summaries),
         failures=tuple(failures),
         errors=(),
+        options=run_options(options),
     ))
     del envelope["errors"]
     spool.arrange([place for path in analysed for place in places[path]], summaries, envelope)

@@ -15,6 +15,7 @@ import sys
 import tokenize
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import SourceError
 
@@ -210,10 +211,9 @@ def _kind(mode: int) -> str:
     return "not a file"
 
 
-def read_command(root: str, sha: str | None = None) -> str | None:
-    """The command a CLI example starts with, from the analysed repo's pyproject.toml (in
-    commit ``sha`` when given): ``[tool.raisedocs] command``, else the first console script
-    ``[project.scripts]`` declares."""
+def read_pyproject(root: str, sha: str | None = None) -> dict[str, Any]:
+    """The analysed repo's pyproject.toml (in commit ``sha`` when given) as data; {} when it
+    has none or it does not parse."""
     try:
         if sha is not None:
             raw = _git(root, "cat-file", "blob", f"{sha}:pyproject.toml")
@@ -222,8 +222,16 @@ def read_command(root: str, sha: str | None = None) -> str | None:
                 raw = handle.read()
         data = tomllib.loads(raw.decode("utf-8"))
     except (OSError, SourceError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return None
-    command = data.get("tool", {}).get("raisedocs", {}).get("command")
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def read_command(root: str, sha: str | None = None, data: dict[str, Any] | None = None) -> str | None:
+    """The command a CLI example starts with, from the analysed repo's pyproject.toml (in
+    commit ``sha`` when given): ``[tool.raisedocs] command``, else the first console script
+    ``[project.scripts]`` declares."""
+    data = read_pyproject(root, sha) if data is None else data
+    command = data.get("tool", {}).get("raisedocs", {}).get("command") if isinstance(data.get("tool"), dict) else None
     if isinstance(command, str) and command.strip():
         return command.strip()
     scripts = data.get("project", {}).get("scripts", {})

@@ -7,7 +7,7 @@ data and back; ``schema`` derives catalog.schema.json from the records.
 
 from .base import SCHEMA_ID, record
 from .card import CONSTRUCTING, Card, CardContext, Docs, Domain, Example, ExceptionRef, FieldDoc, Fix, Observed, Solved, Trigger, Validator, Verification
-from .catalog import CardRef, Catalog, CatalogDiff, Change, FileFailure, Generator, SourceInfo, Stats
+from .catalog import CardRef, Catalog, CatalogDiff, Change, FileFailure, Generator, RunOptions, SourceInfo, Stats
 from .facts import ClassFact, Constraint, Excerpt, FieldFact, FileFacts, Param, SiteFact
 from .serialize import dumps, dumps_compact, dumps_data, fingerprint, from_data, from_json, to_data, to_json
 from .site import (
@@ -35,6 +35,6 @@ __all__ = [
     "CONSTRUCTING", "RAISES", "SCHEMA_ID", "And", "Card", "CardContext", "CardRef", "Catalog", "CatalogDiff", "Change", "ClassFact", "Compare", "Const",
     "Constraint", "Context", "Docs", "Domain", "Example", "Excerpt", "ExceptionRef", "FieldDoc", "FieldFact", "FileFacts",
     "FileFailure", "Fix", "Generator", "Guard", "GuardNode", "GuardPart", "Hole", "IsInstance", "IsNone", "MessageTemplate",
-    "Not", "Observed", "Opaque", "Or", "Param", "Part", "SiteFact", "Solved", "SourceInfo", "Stats", "Text", "Trigger", "Truthy",
+    "Not", "Observed", "Opaque", "Or", "Param", "Part", "RunOptions", "SiteFact", "Solved", "SourceInfo", "Stats", "Text", "Trigger", "Truthy",
     "Validator", "Verification", "dumps", "dumps_compact", "dumps_data", "fingerprint", "from_data", "from_json", "record", "to_data", "to_json",
 ]

@@ -31,6 +31,21 @@ class SourceInfo:
 
 
 @record
+class RunOptions:
+    """The selection and rendering options a catalog was extracted with: ``check`` and
+    ``diff`` run the same again unless told otherwise."""
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    use_default_excludes: bool = True
+    exceptions: tuple[str, ...] = ()
+    excerpt_lines: int = 40
+    command: str | None = None
+    repo_name: str | None = None
+    repo_url: str | None = None
+
+
+@record
 class Stats:
     files: int
     files_failed: int
@@ -53,6 +68,7 @@ class Catalog:
     stats: Stats
     failures: tuple[FileFailure, ...]
     errors: tuple[Card, ...]
+    options: RunOptions | None = None
 
 
 # --- diffs ----------------------------------------------------------------------------------

@@ -1,0 +1,44 @@
+"""Options travel with the catalog: ``[tool.raisedocs]`` and what the run was given are
+recorded in catalog.json, and ``check`` runs the same again unless told otherwise."""
+
+from __future__ import annotations
+
+import json
+
+from .helpers import run_cli, temp_tree
+
+TREE = {
+    "pkg/__init__.py": "",
+    "pkg/core.py": "def f(x):\n    if x < 0:\n        raise ValueError('negative')\n    return x\n",
+    "tests/test_core.py": "def test_f():\n    raise AssertionError('a test, left out')\n",
+}
+
+
+def test_check_reruns_the_options_the_docs_were_extracted_with(capsys, tmp_path) -> None:
+    root = temp_tree(tmp_path / "src", TREE)
+    docs = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(root), "-o", str(docs), "--exclude", "tests", "--excerpt-lines", "5", "--no-cache").code == 0
+    recorded = json.loads((docs / "catalog.json").read_text(encoding="utf-8"))["options"]
+    assert (recorded["exclude"], recorded["excerpt_lines"]) == (["tests"], 5)
+    # No option given: the recorded ones are used, and the folder is up to date.
+    assert run_cli(capsys, "check", str(docs), "--path", str(root), "--no-cache").code == 0
+    # An option given overrides the recorded one; the message says how to regenerate.
+    run = run_cli(capsys, "check", str(docs), "--path", str(root), "--excerpt-lines", "6", "--no-cache")
+    assert run.code == 1
+    assert f"regenerate with: raisedocs extract {root} -o {docs} --exclude tests --excerpt-lines 6" in run.err
+
+
+def test_the_projects_tool_raisedocs_table_holds_the_options(capsys, tmp_path) -> None:
+    tree = {**TREE, "pyproject.toml": '[tool.raisedocs]\nexclude = ["tests"]\nexcerpt-lines = 3\ncolour = "blue"\n'}
+    root = temp_tree(tmp_path / "src", tree)
+    docs = tmp_path / "docs"
+    run = run_cli(capsys, "extract", str(root), "-o", str(docs), "--no-cache")
+    assert run.code == 0
+    assert "[tool.raisedocs] colour: not a raisedocs setting" in run.err
+    catalog = json.loads((docs / "catalog.json").read_text(encoding="utf-8"))
+    assert [c["path"] for c in catalog["errors"]] == ["pkg/core.py"]  # tests/ left out by the table
+    assert catalog["options"]["excerpt_lines"] == 3
+    # The command line wins over the table.
+    run = run_cli(capsys, "extract", str(root), "--excerpt-lines", "7", "--no-cache", "-q")
+    assert json.loads(run.out)["options"]["excerpt_lines"] == 7
+    assert run_cli(capsys, "check", str(docs), "--path", str(root), "--no-cache").code == 0

@@ -197,8 +197,13 @@ def explain(text: str, catalog_path: str, output_format: str, limit: int, valida
 @click.option("--link-base", default="errors/", show_default=True, help="Prefix of links to the new cards.")
 @click.option("--validate", is_flag=True, help="Check each catalog file against the JSON Schema first (seconds on a large one).")
 @click.option("--site", "site_dir", type=click.Path(), help="Also write the changes as a web page here (index.html; new cards linked at --link-base, as .html).")
+@click.option("--include", multiple=True, help="For a PATH@REV side: as given to extract.")
+@click.option("--exclude", multiple=True, help="For a PATH@REV side: as given to extract.")
+@click.option("--exception", "exceptions", multiple=True, help="For a PATH@REV side: as given to extract.")
+@click.option("--command", help="For a PATH@REV side: as given to extract.")
 @run_options
-def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, validate: bool, site_dir: str | None, **run: Any) -> None:
+def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, validate: bool, site_dir: str | None,
+         include: tuple[str, ...], exclude: tuple[str, ...], exceptions: tuple[str, ...], command: str | None, **run: Any) -> None:
     """Compare the error catalogs OLD and NEW: each a catalog.json, a docs folder, or PATH@REV."""
     from .model import dumps
     from .pipeline import catalog_data
@@ -209,7 +214,11 @@ def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, v
     unknown = [c for c in wanted if c not in CATEGORIES]
     if unknown:
         raise click.BadParameter(f"unknown categories {', '.join(unknown)}; choose from {', '.join(CATEGORIES)}", param_hint="--fail-on")
-    options = Options(**run_settings(run))
+    # A PATH@REV side is extracted with the options a catalog side records (or none), each
+    # overridden by the same option given here; [tool.raisedocs] of that commit fills the rest.
+    given = {"include": include, "exclude": exclude, "exceptions": exceptions, "command": command}
+    recorded = next((_recorded_options(side) for side in (old, new) if "@" not in side or not os.path.isdir(side.rpartition("@")[0])), {})
+    options = Options(**{**recorded, **{k: v for k, v in given.items() if _given(k)}}, **run_settings(run))
     decoded: dict = {}  # the files both sides share are decoded from the cache once
     result = diff_catalogs(catalog_data(old, options, decoded, validate=validate), catalog_data(new, options, decoded, validate=validate))
     emit(dumps(result) if output_format == "json" else render_diff(result, link_base))

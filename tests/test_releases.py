@@ -312,3 +312,15 @@ def test_diff_site_is_a_page_of_the_changes_linking_the_new_cards(repo, tmp_path
     assert "<h2>New errors <span class=\"count\">1</span></h2>" in page
     assert 'href="../site/errors/' in page and "z must not be 0" in page
     assert (site / "assets" / "site.css").is_file() and "Content-Security-Policy" in page
+
+
+def test_diff_extracts_a_revision_with_the_options_of_the_catalog_side(repo, tmp_path, capsys) -> None:
+    path, _ = repo
+    docs = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(path), "--rev", "v1", "-o", str(docs), "--exclude", "old.py", "--no-cache").code == 0
+    # The v1 side is extracted with the docs' --exclude too: nothing differs.
+    run = run_cli(capsys, "diff", str(docs), f"{path}@v1", "--format", "json", "--no-cache")
+    assert run.code == 0 and json.loads(run.out)["changes"] == []
+    # Given here, an option overrides the recorded one: pkg/old.py's raise is then new.
+    run = run_cli(capsys, "diff", str(docs), f"{path}@v1", "--format", "json", "--exclude", "nothing", "--no-cache")
+    assert [c["kind"] for c in json.loads(run.out)["changes"]] == ["added"]

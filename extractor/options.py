@@ -7,14 +7,12 @@ from dataclasses import dataclass
 from typing import Any
 
 EXCERPT_LINES = 40  # source lines shown around a raise
+# Folders left out by default (a folder holding ``pyvenv.cfg``, a virtualenv, is too: by what
+# it is, not by its name, so the standard library's own ``venv`` package is read).
 DEFAULT_EXCLUDES: tuple[str, ...] = (
     ".git",
     ".hg",
     ".svn",
-    ".venv",
-    "venv",
-    "env",
-    ".env",
     ".tox",
     ".nox",
     "build",
@@ -100,3 +98,24 @@ def read_settings(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
             continue
         found[field] = tuple(value) if kind is list else value
     return found, warnings
+
+
+def project_command(data: dict[str, Any]) -> str | None:
+    """The command a CLI example starts with, from the analysed repo's pyproject data:
+    ``[tool.raisedocs] command``, else the first console script ``[project.scripts]`` declares."""
+    tool = data.get("tool")
+    command = tool.get("raisedocs", {}).get("command") if isinstance(tool, dict) and isinstance(tool.get("raisedocs"), dict) else None
+    if isinstance(command, str) and command.strip():
+        return command.strip()
+    project = data.get("project")
+    scripts = project.get("scripts", {}) if isinstance(project, dict) else {}
+    if isinstance(scripts, dict) and scripts:
+        return sorted(scripts)[0]
+    return None
+
+
+def project_name(data: dict[str, Any]) -> str | None:
+    """``[project] name`` of the analysed repo's pyproject data, where it gives one."""
+    project = data.get("project")
+    name = project.get("name") if isinstance(project, dict) else None
+    return name.strip() if isinstance(name, str) and name.strip() else None

@@ -41,10 +41,10 @@ from .model import (
     to_data,
 )
 from .model.spool import SpooledCatalog
-from .options import Options, read_settings, strict_from_env
+from .options import Options, project_command, project_name, read_settings, strict_from_env
 from .pool import Mapper
 from .solve.status import CLAIMED
-from .sources import SourceFile, forge_url, log, read_command, read_commit, read_contents, read_pyproject, read_tree, resolve_rev
+from .sources import SourceFile, forge_url, log, read_commit, read_contents, read_pyproject, read_tree, resolve_rev
 from .version import VERSION as __version__
 
 Progress = Callable[[str, int, int], None]
@@ -111,18 +111,20 @@ def read_sources(root: str, options: Options) -> tuple[list[SourceFile], list[Fi
         project = read_pyproject(root, sha)
         options = with_settings(options, project)
         files, failures = read_commit(root, sha, options)
-        command = options.command or read_command(root, sha, project)
+        command = options.command or project_command(project)
         options = dataclasses.replace(options, rev=sha, repo_url=options.repo_url or forge_url(root), command=command)
         name = os.path.basename(os.path.realpath(root).rstrip("/"))
         name = name[:-4] if name.endswith(".git") else name
     else:
         project = read_pyproject(root) if os.path.isdir(root) else {}
         options = with_settings(options, project)
+        if options.repo_url:
+            log.warning("warning: --repo-url without --rev gives no permalinks: cards link a commit only (pin one with --rev)")
         files, failures = read_tree(root, options)
         name = os.path.basename(os.path.realpath(root).rstrip("/"))
         if options.command is None and os.path.isdir(root):
-            options = dataclasses.replace(options, command=read_command(root, None, project))
-    return files, failures, options, options.repo_name or name
+            options = dataclasses.replace(options, command=project_command(project))
+    return files, failures, options, options.repo_name or project_name(project) or name
 
 
 _DEFAULTS = Options()
@@ -275,6 +277,8 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, de
         options=run_options(options),
     ))
     del envelope["errors"]
+    if options.exceptions and not summaries:
+        log.warning("warning: --exception %s matched no card (a class, or a base class, as raised)", ", ".join(options.exceptions))
     spool.arrange([place for path in analysed for place in places[path]], summaries, envelope)
     return spool
 

@@ -130,10 +130,14 @@ def read_tree(root: str, options: Options) -> tuple[list[SourceFile], list[FileF
         rel = os.path.relpath(exc.filename or real_root, real_root).replace(os.sep, "/")
         failures.append(FileFailure(path=rel + "/", stage="read", error=f"cannot list folder: {exc.strerror or type(exc).__name__}"))
 
+    skipped: list[str] = []
     for dirpath, dirnames, filenames in os.walk(real_root, followlinks=False, onerror=unlistable):
         rel_dir = os.path.relpath(dirpath, real_root).replace(os.sep, "/")
         rel_dir = "" if rel_dir == "." else rel_dir + "/"
-        dirnames[:] = sorted(d for d in dirnames if not _matches(rel_dir + d, options.excluded_dirs))
+        kept = [d for d in dirnames if not _matches(rel_dir + d, options.excluded_dirs)
+                and not (options.use_default_excludes and os.path.isfile(os.path.join(dirpath, d, "pyvenv.cfg")))]
+        skipped.extend(rel_dir + d for d in dirnames if d not in kept and not _matches(rel_dir + d, options.exclude))
+        dirnames[:] = sorted(kept)
         for name in sorted(filenames):
             rel = rel_dir + name
             if not name.endswith(".py") or _matches(rel, options.exclude):
@@ -146,6 +150,10 @@ def read_tree(root: str, options: Options) -> tuple[list[SourceFile], list[FileF
             else:
                 failures.append(result)
     _warn_unmatched(options.include, matched)
+    if skipped:
+        shown = ", ".join(sorted(skipped)[:3]) + (f" and {len(skipped) - 3} more" if len(skipped) > 3 else "")
+        log.warning("note: the default excludes left out %d folder%s (%s); --no-default-excludes reads them",
+                    len(skipped), "" if len(skipped) == 1 else "s", shown)
     files.sort(key=lambda f: f.path)
     failures.sort(key=lambda f: f.path)
     return files, failures
@@ -226,20 +234,6 @@ def read_pyproject(root: str, sha: str | None = None) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def read_command(root: str, sha: str | None = None, data: dict[str, Any] | None = None) -> str | None:
-    """The command a CLI example starts with, from the analysed repo's pyproject.toml (in
-    commit ``sha`` when given): ``[tool.raisedocs] command``, else the first console script
-    ``[project.scripts]`` declares."""
-    data = read_pyproject(root, sha) if data is None else data
-    command = data.get("tool", {}).get("raisedocs", {}).get("command") if isinstance(data.get("tool"), dict) else None
-    if isinstance(command, str) and command.strip():
-        return command.strip()
-    scripts = data.get("project", {}).get("scripts", {})
-    if isinstance(scripts, dict) and scripts:
-        return sorted(scripts)[0]
-    return None
-
-
 # --- git: read a commit straight from the object store ------------------------------------
 
 
@@ -282,7 +276,10 @@ def read_commit(repo: str, sha: str, options: Options) -> tuple[list[SourceFile]
     listing = _git(repo, "ls-tree", "-r", "-z", "--long", sha)
     wanted: list[tuple[str, str, int]] = []
     failures: list[FileFailure] = []
-    excluded_dir: dict[str, bool] = {}
+    # A folder holding pyvenv.cfg is a virtualenv, left out by default like the named excludes.
+    excluded_dir: dict[str, bool] = {
+        path.rsplit("/", 1)[0]: True for path in _listed_paths(listing) if path.endswith("/pyvenv.cfg") and options.use_default_excludes
+    }
     matched: set[str] = set()
     for entry in listing.split(b"\0"):
         if not entry:
@@ -305,6 +302,12 @@ def read_commit(repo: str, sha: str, options: Options) -> tuple[list[SourceFile]
     files.sort(key=lambda f: f.path)
     failures.sort(key=lambda f: f.path)
     return files, failures
+
+
+def _listed_paths(listing: bytes) -> Iterator[str]:
+    for entry in listing.split(b"\0"):
+        if entry:
+            yield entry.partition(b"\t")[2].decode("utf-8", "surrogateescape")
 
 
 def _selected_path(path: str, options: Options, excluded_dir: dict[str, bool], matched: set[str]) -> bool:

@@ -42,3 +42,15 @@ def test_the_projects_tool_raisedocs_table_holds_the_options(capsys, tmp_path) -
     run = run_cli(capsys, "extract", str(root), "--excerpt-lines", "7", "--no-cache", "-q")
     assert json.loads(run.out)["options"]["excerpt_lines"] == 7
     assert run_cli(capsys, "check", str(docs), "--path", str(root), "--no-cache").code == 0
+
+
+def test_defaults_a_user_expects(capsys, tmp_path) -> None:
+    tree = {**TREE, "pyproject.toml": '[project]\nname = "shop"\n', ".venv/pyvenv.cfg": "home = /usr\n", ".venv/lib/x.py": "raise KeyError\n"}
+    root = temp_tree(tmp_path / "src", tree)
+    run = run_cli(capsys, "extract", str(root), "--no-cache", "--exception", "NoSuchError", "--repo-url", "https://github.com/a/b")
+    catalog = json.loads(run.out)
+    assert catalog["source"]["root"] == "shop"  # [project] name, not the folder's
+    assert catalog["errors"] == []
+    assert "--exception NoSuchError matched no card" in run.err
+    assert "--repo-url without --rev gives no permalinks" in run.err
+    assert "the default excludes left out 1 folder (.venv)" in run.err

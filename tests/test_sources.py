@@ -57,11 +57,12 @@ def test_split_lines_fast_path_agrees_with_the_tokenizer_rule(text: str) -> None
 
 def test_walk_is_sorted_and_skips_default_and_given_excludes(tmp_path) -> None:
     temp_tree(tmp_path, {
-        "b.py": "", "a/z.py": "", "a/y.py": "", "venv/lib.py": "", "build/gen.py": "",
-        "pkg/__pycache__/x.py": "", "notes.txt": "", "tests/test_a.py": "",
+        "b.py": "", "a/z.py": "", "a/y.py": "", "env1/lib.py": "", "env1/pyvenv.cfg": "home = /usr\n", "build/gen.py": "",
+        "pkg/__pycache__/x.py": "", "notes.txt": "", "tests/test_a.py": "", "venv/__init__.py": "",
     })
+    # A virtualenv is a folder holding pyvenv.cfg, whatever its name; a package named venv is read.
     files, failures = read_tree(str(tmp_path), Options(exclude=("tests",)))
-    assert [f.path for f in files] == ["a/y.py", "a/z.py", "b.py"]
+    assert [f.path for f in files] == ["a/y.py", "a/z.py", "b.py", "venv/__init__.py"]
     assert failures == []
     files, _ = read_tree(str(tmp_path), Options(include=("a/*",)))
     assert [f.path for f in files] == ["a/y.py", "a/z.py"]

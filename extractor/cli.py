@@ -70,12 +70,13 @@ def cli() -> None:
 @click.option("--rev", help="Read this commit (tag, branch, sha) of the git repository at PATH; permalinks pin to its full sha.")
 @click.option("--repo-name", help="Name shown on cards (default: the folder name).")
 @click.option("--command", help="Command that CLI examples start with (default: [tool.raisedocs] command or the console script in PATH/pyproject.toml).")
+@click.option("--no-tests", is_flag=True, help="Leave out test code: test/ and tests/ folders, test_*.py, *_test.py, conftest.py.")
 @click.option("--site", "site_dir", type=click.Path(), help="Also write the static error-docs site here (as `raisedocs site` does).")
 @click.option("--strict", is_flag=True, help="Exit 1 when any file could not be analysed.")
 @run_options
 def extract(path: str, outdir: str | None, include: tuple[str, ...], exclude: tuple[str, ...], no_default_excludes: bool,
             exceptions: tuple[str, ...], excerpt_lines: int, repo_url: str | None, rev: str | None,
-            repo_name: str | None, command: str | None, site_dir: str | None, strict: bool, **run: Any) -> None:
+            repo_name: str | None, command: str | None, no_tests: bool, site_dir: str | None, strict: bool, **run: Any) -> None:
     """Extract the error catalog of the Python files under PATH (or of commit --rev of the
     git repository at PATH, read from the object store)."""
     from .pipeline import extract_catalog
@@ -83,7 +84,7 @@ def extract(path: str, outdir: str | None, include: tuple[str, ...], exclude: tu
 
     options = Options(
         include=include, exclude=exclude, use_default_excludes=not no_default_excludes, exceptions=exceptions,
-        excerpt_lines=excerpt_lines, repo_url=repo_url, rev=rev, repo_name=repo_name, command=command,
+        excerpt_lines=excerpt_lines, repo_url=repo_url, rev=rev, repo_name=repo_name, command=command, skip_tests=no_tests,
         **run_settings(run),
     )
     catalog = extract_catalog(path, options, progress_for(run))
@@ -245,10 +246,11 @@ def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, v
 @click.option("--include", multiple=True, help="As given to extract.")
 @click.option("--exclude", multiple=True, help="As given to extract.")
 @click.option("--no-default-excludes", is_flag=True, help="As given to extract.")
+@click.option("--no-tests", is_flag=True, help="As given to extract.")
 @run_options
 def check(docs_dir: str, source: str, rev: str | None, repo_url: str | None, repo_name: str | None,
           exceptions: tuple[str, ...], excerpt_lines: int, command: str | None, include: tuple[str, ...],
-          exclude: tuple[str, ...], no_default_excludes: bool, **run: Any) -> None:
+          exclude: tuple[str, ...], no_default_excludes: bool, no_tests: bool, **run: Any) -> None:
     """Regenerate the docs in memory and compare with DOCS_DIR: exit 1 when stale.
 
     The selection and rendering options are those DOCS_DIR's catalog records (the run that
@@ -259,7 +261,7 @@ def check(docs_dir: str, source: str, rev: str | None, repo_url: str | None, rep
     from .verify.runner import with_verification
 
     given = {"include": include, "exclude": exclude, "use_default_excludes": not no_default_excludes, "exceptions": exceptions,
-             "excerpt_lines": excerpt_lines, "command": command, "repo_name": repo_name, "repo_url": repo_url}
+             "excerpt_lines": excerpt_lines, "command": command, "repo_name": repo_name, "repo_url": repo_url, "skip_tests": no_tests}
     settings = {**_recorded_options(docs_dir), **{k: v for k, v in given.items() if _given(_PARAMETER[k])}}
     options = Options(rev=rev, **settings, **run_settings(run))
     catalog = extract_catalog(source, options)
@@ -333,7 +335,7 @@ def verify(target: str, roots: tuple[str, ...], python: str, timeout: float, job
 
 # Option field -> the check parameter that gives it
 _PARAMETER = {"include": "include", "exclude": "exclude", "use_default_excludes": "no_default_excludes", "exceptions": "exceptions",
-              "excerpt_lines": "excerpt_lines", "command": "command", "repo_name": "repo_name", "repo_url": "repo_url"}
+              "excerpt_lines": "excerpt_lines", "command": "command", "repo_name": "repo_name", "repo_url": "repo_url", "skip_tests": "no_tests"}
 
 
 def _given(parameter: str) -> bool:

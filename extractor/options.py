@@ -41,6 +41,7 @@ class Options:
     use_cache: bool = False
     cache_dir: str | None = None
     is_strict: bool = False
+    skip_tests: bool = False  # --no-tests: leave out test code (is_test_path)
 
     @property
     def excluded_dirs(self) -> tuple[str, ...]:
@@ -58,6 +59,8 @@ class Options:
                 words += [flag, value]
         if not self.use_default_excludes:
             words.append("--no-default-excludes")
+        if self.skip_tests:
+            words.append("--no-tests")
         if self.excerpt_lines != EXCERPT_LINES:
             words += ["--excerpt-lines", str(self.excerpt_lines)]
         for flag, value in (("--command", self.command), ("--repo-name", self.repo_name), ("--repo-url", self.repo_url)):
@@ -75,8 +78,18 @@ def strict_from_env() -> bool:
 SETTINGS = {
     "include": ("include", list), "exclude": ("exclude", list), "default-excludes": ("use_default_excludes", bool),
     "exceptions": ("exceptions", list), "excerpt-lines": ("excerpt_lines", int), "command": ("command", str),
-    "repo-name": ("repo_name", str), "repo-url": ("repo_url", str),
+    "repo-name": ("repo_name", str), "repo-url": ("repo_url", str), "no-tests": ("skip_tests", bool),
 }
+
+_TEST_DIRS = frozenset({"test", "tests", "testing"})
+
+
+def is_test_path(path: str) -> bool:
+    """Test code by the usual conventions: a ``test``/``tests`` folder, ``test_*.py``,
+    ``*_test.py``, ``conftest.py``."""
+    *folders, name = path.split("/")
+    return (any(f in _TEST_DIRS for f in folders) or name.startswith("test_") or name.endswith("_test.py")
+            or name in ("conftest.py", "tests.py", "test.py"))
 
 
 def read_settings(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:

@@ -24,7 +24,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 from .model import FileFailure
-from .options import Options
+from .options import Options, is_test_path
 
 log = logging.getLogger("raisedocs")
 
@@ -140,7 +140,7 @@ def read_tree(root: str, options: Options) -> tuple[list[SourceFile], list[FileF
         dirnames[:] = sorted(kept)
         for name in sorted(filenames):
             rel = rel_dir + name
-            if not name.endswith(".py") or _matches(rel, options.exclude):
+            if not name.endswith(".py") or _matches(rel, options.exclude) or (options.skip_tests and is_test_path(rel)):
                 continue
             if options.include and not _included(rel, options.include, matched):
                 continue
@@ -321,7 +321,7 @@ def _selected_path(path: str, options: Options, excluded_dir: dict[str, bool], m
             excluded = excluded_dir[folder] = _matches(folder, options.excluded_dirs)
         if excluded:
             return False
-    if _matches(path, options.exclude):
+    if _matches(path, options.exclude) or (options.skip_tests and is_test_path(path)):
         return False
     return not options.include or _included(path, options.include, matched)
 

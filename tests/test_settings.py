@@ -54,3 +54,16 @@ def test_defaults_a_user_expects(capsys, tmp_path) -> None:
     assert "--exception NoSuchError matched no card" in run.err
     assert "--repo-url without --rev gives no permalinks" in run.err
     assert "the default excludes left out 1 folder (.venv)" in run.err
+
+
+def test_no_tests_leaves_out_test_code_and_travels(capsys, tmp_path) -> None:
+    from extractor.options import is_test_path
+
+    assert [p for p in ("tests/a.py", "pkg/test/b.py", "test_c.py", "pkg/d_test.py", "conftest.py", "pkg/contest.py", "pkg/latest.py")
+            if is_test_path(p)] == ["tests/a.py", "pkg/test/b.py", "test_c.py", "pkg/d_test.py", "conftest.py"]
+    root = temp_tree(tmp_path / "src", TREE)
+    docs = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(root), "-o", str(docs), "--no-tests", "--no-cache").code == 0
+    catalog = json.loads((docs / "catalog.json").read_text(encoding="utf-8"))
+    assert [c["path"] for c in catalog["errors"]] == ["pkg/core.py"] and catalog["options"]["skip_tests"] is True
+    assert run_cli(capsys, "check", str(docs), "--path", str(root), "--no-cache").code == 0

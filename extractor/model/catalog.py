@@ -43,6 +43,7 @@ class RunOptions:
     command: str | None = None
     repo_name: str | None = None
     repo_url: str | None = None
+    skip_tests: bool = False
 
 
 @record

@@ -71,12 +71,14 @@ def cli() -> None:
 @click.option("--repo-name", help="Name shown on cards (default: the folder name).")
 @click.option("--command", help="Command that CLI examples start with (default: [tool.raisedocs] command or the console script in PATH/pyproject.toml).")
 @click.option("--no-tests", is_flag=True, help="Leave out test code: test/ and tests/ folders, test_*.py, *_test.py, conftest.py.")
+@click.option("--card-json", is_flag=True, help="Also write errors/<id>.json per card (catalog.json holds them all).")
 @click.option("--site", "site_dir", type=click.Path(), help="Also write the static error-docs site here (as `raisedocs site` does).")
 @click.option("--strict", is_flag=True, help="Exit 1 when any file could not be analysed.")
 @run_options
 def extract(path: str, outdir: str | None, include: tuple[str, ...], exclude: tuple[str, ...], no_default_excludes: bool,
             exceptions: tuple[str, ...], excerpt_lines: int, repo_url: str | None, rev: str | None,
-            repo_name: str | None, command: str | None, no_tests: bool, site_dir: str | None, strict: bool, **run: Any) -> None:
+            repo_name: str | None, command: str | None, no_tests: bool, card_json: bool, site_dir: str | None, strict: bool,
+            **run: Any) -> None:
     """Extract the error catalog of the Python files under PATH (or of commit --rev of the
     git repository at PATH, read from the object store)."""
     from .pipeline import extract_catalog
@@ -85,7 +87,7 @@ def extract(path: str, outdir: str | None, include: tuple[str, ...], exclude: tu
     options = Options(
         include=include, exclude=exclude, use_default_excludes=not no_default_excludes, exceptions=exceptions,
         excerpt_lines=excerpt_lines, repo_url=repo_url, rev=rev, repo_name=repo_name, command=command, skip_tests=no_tests,
-        **run_settings(run),
+        card_json=card_json, **run_settings(run),
     )
     catalog = extract_catalog(path, options, progress_for(run))
     try:
@@ -354,7 +356,7 @@ def _recorded_options(docs_dir: str) -> dict[str, Any]:
         recorded = load_catalog(docs_dir).get("options") or {}
     except CatalogError:
         return {}
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in recorded.items() if k in _PARAMETER}
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in recorded.items() if k in _PARAMETER or k == "card_json"}
 
 
 class _StderrHandler(logging.Handler):

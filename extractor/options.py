@@ -42,6 +42,7 @@ class Options:
     cache_dir: str | None = None
     is_strict: bool = False
     skip_tests: bool = False  # --no-tests: leave out test code (is_test_path)
+    card_json: bool = False  # --card-json: also errors/<id>.json per card (catalog.json holds them all)
 
     @property
     def excluded_dirs(self) -> tuple[str, ...]:
@@ -61,6 +62,8 @@ class Options:
             words.append("--no-default-excludes")
         if self.skip_tests:
             words.append("--no-tests")
+        if self.card_json:
+            words.append("--card-json")
         if self.excerpt_lines != EXCERPT_LINES:
             words += ["--excerpt-lines", str(self.excerpt_lines)]
         for flag, value in (("--command", self.command), ("--repo-name", self.repo_name), ("--repo-url", self.repo_url)):
@@ -79,6 +82,7 @@ SETTINGS = {
     "include": ("include", list), "exclude": ("exclude", list), "default-excludes": ("use_default_excludes", bool),
     "exceptions": ("exceptions", list), "excerpt-lines": ("excerpt_lines", int), "command": ("command", str),
     "repo-name": ("repo_name", str), "repo-url": ("repo_url", str), "no-tests": ("skip_tests", bool),
+    "card-json": ("card_json", bool),
 }
 
 _TEST_DIRS = frozenset({"test", "tests", "testing"})

@@ -146,6 +146,7 @@ def run_options(options: Options) -> RunOptions:
         include=options.include, exclude=options.exclude, use_default_excludes=options.use_default_excludes,
         exceptions=options.exceptions, excerpt_lines=options.excerpt_lines, command=options.command,
         repo_name=options.repo_name, repo_url=options.repo_url, skip_tests=options.skip_tests,
+        card_json=options.card_json,
     )
 
 

@@ -67,3 +67,12 @@ def test_no_tests_leaves_out_test_code_and_travels(capsys, tmp_path) -> None:
     catalog = json.loads((docs / "catalog.json").read_text(encoding="utf-8"))
     assert [c["path"] for c in catalog["errors"]] == ["pkg/core.py"] and catalog["options"]["skip_tests"] is True
     assert run_cli(capsys, "check", str(docs), "--path", str(root), "--no-cache").code == 0
+
+
+def test_card_json_is_an_option_the_folder_keeps(capsys, tmp_path) -> None:
+    root = temp_tree(tmp_path / "src", TREE)
+    plain, kept = tmp_path / "plain", tmp_path / "kept"
+    assert run_cli(capsys, "extract", str(root), "-o", str(plain), "--no-cache").code == 0
+    assert run_cli(capsys, "extract", str(root), "-o", str(kept), "--card-json", "--no-cache").code == 0
+    assert not list((plain / "errors").glob("*.json")) and len(list((kept / "errors").glob("*.json"))) == 2
+    assert run_cli(capsys, "check", str(kept), "--path", str(root), "--no-cache").code == 0

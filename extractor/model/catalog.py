@@ -44,6 +44,7 @@ class RunOptions:
     repo_name: str | None = None
     repo_url: str | None = None
     skip_tests: bool = False
+    card_json: bool = False  # the docs folder also holds errors/<id>.json
 
 
 @record

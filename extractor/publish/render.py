@@ -132,15 +132,19 @@ Content = str | Iterable[str]  # a file's text, or its chunks in order (catalog.
 def render_chunks(catalog: Any) -> Iterator[tuple[str, Content]]:
     """Every file of a docs folder as (relative POSIX path, content), one at a time: a large
     catalog is never held rendered in memory, and its cards are read one at a time from a
-    spooled catalog (``model.spool``)."""
+    spooled catalog (``model.spool``). A card's own JSON (``errors/<id>.json``) is written
+    only where the catalog's options ask for it (``--card-json``): catalog.json holds them all,
+    and a site's ``api/`` serves them one by one."""
     source = catalog if isinstance(catalog, CardCatalog) else DataCatalog(catalog if isinstance(catalog, dict) else to_data(catalog))
+    card_json = bool((source.envelope.get("options") or {}).get("card_json"))
     by_id = {summary["id"]: summary for summary in source.summaries}
     digest = hashlib.sha256()
     yield "catalog.json", _hashed(catalog_json(source.envelope, source.texts()), digest)
     entries = []
     for card, text in source.items():
         entries.append(index_entry(card))
-        yield f"errors/{card['id']}.json", text
+        if card_json:
+            yield f"errors/{card['id']}.json", text
         yield f"errors/{card['id']}.md", _rendered_card(card, source.envelope, by_id)
     yield "index.md", render_index(source.envelope, source.summaries)
     # Last: the digest is complete once catalog.json's chunks were all taken.

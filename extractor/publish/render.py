@@ -7,6 +7,7 @@ a catalog written by one version can be rendered by another.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
@@ -16,7 +17,7 @@ from urllib.parse import quote
 
 import jinja2
 
-from ..model import dumps_data, to_data
+from ..model import dumps_compact, dumps_data, to_data
 from ..model.markdown import code_block, code_span, escape_cell, escape_line, escape_text, safe_url
 from ..model.spool import CardCatalog, DataCatalog
 from ..options import strict_from_env
@@ -164,22 +165,25 @@ def render_docs(catalog: Any) -> Iterator[tuple[str, str]]:
 
 
 def catalog_json(envelope: dict[str, Any], card_texts: Iterable[str]) -> Iterator[str]:
-    """``dump_json`` of the catalog, in chunks built from the cards' own texts: the same bytes
-    (JSON strings hold no raw newline, so indenting every line nests a card), one encoding
-    pass less, and never the whole text at once."""
-    text = dump_json({**envelope, "errors": []})
-    head = '{\n  "errors": [],'
-    if not text.startswith(head):  # pragma: no cover - "errors" sorts first among the keys
-        raise ValueError("catalog keys out of order")
+    """catalog.json in chunks, one card per line (compact JSON, sorted keys), then each other
+    key on a line of its own: a third smaller than indented JSON, and a change to a card is
+    still a change to its own line in a diff of the committed folder. Never the whole text
+    at once."""
     cards = iter(card_texts)
     first = next(cards, None)
     if first is None:
-        yield text
-        return
-    yield '{\n  "errors": [\n    ' + first.rstrip("\n").replace("\n", "\n    ")
-    for card in cards:
-        yield ",\n    " + card.rstrip("\n").replace("\n", "\n    ")
-    yield "\n  ]," + text[len(head):]
+        yield '{"errors": [],\n'
+    else:
+        yield '{"errors": [\n' + _compact(first)
+        for card in cards:
+            yield ",\n" + _compact(card)
+        yield "\n],\n"
+    rest = sorted((k, v) for k, v in envelope.items() if k != "errors")
+    yield ",\n".join(f"{json.dumps(k)}: {dumps_compact(v).rstrip()}" for k, v in rest) + "}\n"
+
+
+def _compact(card_text: str) -> str:
+    return dumps_compact(json.loads(card_text)).rstrip("\n")
 
 
 def render_diff(result: Any, link_base: str = "errors/") -> str:

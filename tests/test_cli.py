@@ -152,4 +152,4 @@ def test_installed_package_renders_with_its_own_templates(tmp_path) -> None:
     proc = subprocess.run([script, "extract", str(FIXTURES / "offload"), "-o", str(tmp_path / "docs")],
                           cwd=tmp_path, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert (tmp_path / "docs" / "index.md").read_text().startswith("# offload · error catalog")
+    assert (tmp_path / "docs" / "index.md").read_text().startswith("# minivllm · error catalog")  # ([project] name)

@@ -186,7 +186,7 @@ def explain(text: str, catalog_path: str, output_format: str, limit: int, valida
 
         matches[0] = replace(matches[0], personal=personal_fixes(full_card(catalog_path, matches[0].id), matches[0].values))
     if output_format == "json":
-        emit(dumps([replace(match, card=full_card(catalog_path, match.id)) for match in matches]))
+        emit(dumps([replace(match, card=full_card(catalog_path, match.id)) for match in matches]))  # (each from its own line)
     else:
         catalog_dir = os.path.dirname(locate_catalog(catalog_path))
         emit("\n\n".join(render_match(match, catalog_dir) for match in matches) + "\n")

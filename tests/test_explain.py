@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -370,3 +371,12 @@ def test_a_hole_of_a_typed_input_shows_text_of_its_type(capsys, docs) -> None:
     assert good.code == 0 and good.out.startswith("ValueError · minivllm/config/offload.py:43")
     bad = run_cli(capsys, "explain", "offload_num_in_group (many) must be <= offload_group_size (2)", "--catalog", docs, "--no-cache")
     assert not bad.out.startswith("ValueError · minivllm/config/offload.py:43")
+
+
+def test_a_card_is_read_from_its_own_line_of_the_catalog(docs) -> None:
+    from extractor.publish.search_index import _card_line
+
+    catalog = json.loads((Path(docs) / "catalog.json").read_text(encoding="utf-8"))
+    for card in catalog["errors"]:
+        assert _card_line(str(Path(docs) / "catalog.json"), card["id"]) == card
+    assert _card_line(str(Path(docs) / "catalog.json"), "0000000000000000") is None

@@ -152,8 +152,35 @@ def full_card(path: str, card_id: str, catalog: dict[str, Any] | None = None) ->
             return card
     except (OSError, ValueError):
         pass
+    if catalog is None:
+        found = _card_line(file, card_id)
+        if found is not None:
+            return found
     data = catalog if catalog is not None else load_catalog(file)
     for card in data["errors"]:
         if card["id"] == card_id:
             return card
     raise CatalogError(f"card {card_id} is not in {file}")
+
+
+def _card_line(file: str, card_id: str) -> dict[str, Any] | None:
+    """The card read from its own line of catalog.json (render.catalog_json writes one card per
+    line): a lookup never parses the whole catalog. None where the file is laid out otherwise."""
+    try:
+        data = read_catalog_bytes(file)
+    except CatalogError:
+        return None
+    at = data.find(b'{"cause":')  # (a card line starts with its first key, sorted)
+    needle = f',"id":"{card_id}",'.encode()
+    while at != -1:
+        end = data.find(b"\n", at)
+        line = data[at:end if end != -1 else len(data)]
+        if needle in line:
+            try:
+                card = json.loads(line.rstrip(b",").decode("utf-8"))
+            except ValueError:
+                return None
+            return card if isinstance(card, dict) and card.get("id") == card_id else None
+        at = data.find(b'\n{"cause":', at + 1)
+        at = at + 1 if at != -1 else -1
+    return None

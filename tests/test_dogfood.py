@@ -22,4 +22,4 @@ def test_every_raise_of_extractor_gets_a_card() -> None:
     assert catalog.stats.raise_sites == len(catalog.errors) == expected
     assert not [c for c in catalog.errors if isinstance(c.guard.tree, Opaque)]
     # OSError(errno, text, path) in publish/output.py: multi-argument messages are not templates yet.
-    assert {c.message.reason for c in catalog.errors} <= {None, "reraise", "no_arguments", "message_variable_reassigned", "multiple_arguments"}
+    assert {c.message.reason for c in catalog.errors} <= {None, "reraise", "no_arguments", "message_variable_reassigned", "message_variable_branches", "multiple_arguments"}

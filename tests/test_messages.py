@@ -24,6 +24,9 @@ CASES = [
     ('raise ValueError("%(n)s!" % mapping)', "{mapping['n']!s}!", ("mapping['n']",)),
     ('raise ValueError("got " + str(x) + " items")', "got {str(x)} items", ("str(x)",)),
     ('msg = f"bad {x}"\n    raise ValueError(msg)', "bad {x}", ("x",)),
+    # a message variable assigned several times: the value that reaches the raise
+    ('msg = "first"\n    msg = f"second {x}"\n    raise ValueError(msg)', "second {x}", ("x",)),
+    ('msg = "bad value"\n    msg += ": " + str(x)\n    raise ValueError(msg)', "bad value: {str(x)}", ("str(x)",)),
     ('raise ValueError(x)', "{x}", ("x",)),
 ]
 
@@ -43,7 +46,7 @@ UNKNOWN = [
     ('raise OSError(2, "missing", x)', "multiple_arguments", None),
     ("raise ValueError(build(x))", "opaque_call", "build(x)"),
     ('raise ValueError("a" if x else "b")', "opaque_if_exp", '"a" if x else "b"'),
-    ('msg = "a"\n    if x:\n        msg = "b"\n    raise ValueError(msg)', "message_variable_reassigned", "msg"),
+    ('msg = "a"\n    if x:\n        msg = "b"\n    raise ValueError(msg)', "message_variable_branches", "msg"),
     ("raise ValueError(*x)", "star_arguments", None),
     ("raise ValueError(GLOBAL_MESSAGE)", "message_variable_unresolved", "GLOBAL_MESSAGE"),
     ('raise ValueError("%*d" % (x, y))', "percent_star_width", '"%*d" % (x, y)'),

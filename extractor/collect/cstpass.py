@@ -158,10 +158,26 @@ def _call_message(call: cst.Call, scope: Scope, exprs: ExprModel, at: cst.Raise)
         target = next((keywords[k] for k in _MESSAGE_KEYWORDS if k in keywords), None)
         if target is None:
             return unknown("none", "no_arguments" if not keywords else "keyword_arguments_only")
-    message = reconstruct_message(target, raw_code, scope.message_target)
+    message = reconstruct_message(target, raw_code, lambda name: _message_target(name, scope, exprs, at))
     if message.parts is None:
         return replace(message, source=raw_code(target))
     return replace(message, parts=tuple(_inline_hole(part, exprs, at) for part in message.parts))
+
+
+def _message_target(name: cst.Name, scope: Scope, exprs: ExprModel, at: cst.Raise) -> cst.BaseExpression | str | None:
+    """What a message variable holds at the raise: its one value; for one assigned several
+    times, the value that reaches the raise (``msg = "a"; msg += "b"`` is ``"a" + "b"``)."""
+    found = scope.message_target(name)
+    if found != "message_variable_reassigned":
+        return found
+    try:
+        with exprs.located(at):
+            value = exprs.reaching_value(name.value)
+    except Rebound:
+        return found
+    if isinstance(value, cst.IfExp):
+        return "message_variable_branches"  # a different text on each branch: no one template
+    return value if value is not None else found
 
 
 def _inline_hole(part: Part, exprs: ExprModel, at: cst.Raise) -> Part:

@@ -200,9 +200,12 @@ class Reaching:
             left = self.before(name, small)
             if operator is None or left is UNKNOWN:
                 return UNKNOWN
+            right = self._inline(small.value, small)
+            # ``msg += ": " + str(x)``: a sum that starts with a string is a string, and joins as one
+            joins = operator is cst.Add and _starts_with_string(right)
             return cst.BinaryOperation(
                 left=_grouped(cst.Name(name) if left is ENTRY else left), operator=operator(),
-                right=_grouped(self._inline(small.value, small)),
+                right=right if joins else _grouped(right),
             )
         return UNKNOWN
 
@@ -253,6 +256,12 @@ def _grouped(node: cst.BaseExpression, *, operand: bool = True) -> cst.BaseExpre
     if node.lpar or isinstance(node, _ATOMS) or not (operand or isinstance(node, (cst.IfExp, cst.Lambda, cst.NamedExpr))):
         return node
     return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _starts_with_string(node: cst.BaseExpression) -> bool:
+    while isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add) and not node.lpar:
+        node = node.left
+    return isinstance(node, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)) and not node.lpar
 
 
 def _first_walrus(test: cst.BaseExpression, name: str) -> cst.BaseExpression | None:

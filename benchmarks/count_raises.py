@@ -17,14 +17,15 @@ import os
 import sys
 import warnings
 
-SKIP = (".git", ".hg", ".svn", ".venv", "venv", "env", ".env", ".tox", ".nox", "build", "dist",
-        "node_modules", "__pycache__", "site-packages", "*.egg-info")
+SKIP = (".git", ".hg", ".svn", ".tox", ".nox", "build", "dist",
+        "node_modules", "__pycache__", "site-packages", "*.egg-info")  # and any folder holding pyvenv.cfg (a virtualenv)
 
 
 def count(root: str) -> dict[str, int]:
     files = parsed = raises = 0
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if not any(fnmatch.fnmatchcase(d, p) for p in SKIP)]
+        dirnames[:] = [d for d in dirnames if not any(fnmatch.fnmatchcase(d, p) for p in SKIP)
+                       and not os.path.isfile(os.path.join(dirpath, d, "pyvenv.cfg"))]
         for name in filenames:
             if not name.endswith(".py"):
                 continue

@@ -90,6 +90,7 @@ def test_a_local_reads_as_the_value_that_reaches_the_raise(tmp_path) -> None:
         ("if (k := len(s)) > 3:\n    raise ValueError('x')", "len(s) > 3", ("s",), ()),
         ("if n:\n    s = 'a'\nelif k:\n    s = 'b'\nelse:\n    return\nif s == 'a':\n    raise ValueError('x')",
          "(n or not n and k) and ('a' if n else 'b') == 'a'", ("n", "k"), ()),
+        ("if k: m = n + 1; m += 1\nelse: m = 0\nif m > 3:\n    raise ValueError('x')", "((n + 1) + 1 if k else 0) > 3", ("n", "k"), ()),
         # what the reaching values do not follow stays opaque, for parameters too
         ("for x in s:\n    n = x\nif n > 3:\n    raise ValueError('x')", "n > 3", (), ("n",)),
         ("while n:\n    if k > n:\n        raise ValueError('x')\n    k = k - 1", "n and k > n", ("n",), ("k",)),

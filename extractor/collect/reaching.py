@@ -168,6 +168,8 @@ class Reaching:
                 if name in self.binds(small):
                     return self._small(name, small, key)
             return UNKNOWN
+        if isinstance(stmt, cst.BaseSmallStatement):  # a statement of a one-line suite (``if c: x = 1; ...``)
+            return self._small(name, stmt, key)
         if isinstance(stmt, cst.If):
             return self._joined(name, stmt)
         if isinstance(stmt, cst.With) and name not in _with_names(stmt):

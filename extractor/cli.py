@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from .errors import OutputError, RaisedocsError
-from .options import Options
+from .options import Options, recorded_settings
 from .version import VERSION as __version__
 
 log = logging.getLogger("raisedocs")
@@ -220,7 +220,7 @@ def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, v
     # A PATH@REV side is extracted with the options a catalog side records (or none), each
     # overridden by the same option given here; [tool.raisedocs] of that commit fills the rest.
     given = {"include": include, "exclude": exclude, "exceptions": exceptions, "command": command}
-    recorded = next((_recorded_options(side) for side in (old, new) if "@" not in side or not os.path.isdir(side.rpartition("@")[0])), {})
+    recorded = next((recorded_settings(_folder_catalog(side)) for side in (old, new) if "@" not in side or not os.path.isdir(side.rpartition("@")[0])), {})
     options = Options(**{**recorded, **{k: v for k, v in given.items() if _given(k)}}, **run_settings(run))
     decoded: dict = {}  # the files both sides share are decoded from the cache once
     result = diff_catalogs(catalog_data(old, options, decoded, validate=validate), catalog_data(new, options, decoded, validate=validate))
@@ -264,11 +264,12 @@ def check(docs_dir: str, source: str, rev: str | None, repo_url: str | None, rep
 
     given = {"include": include, "exclude": exclude, "use_default_excludes": not no_default_excludes, "exceptions": exceptions,
              "excerpt_lines": excerpt_lines, "command": command, "repo_name": repo_name, "repo_url": repo_url, "skip_tests": no_tests}
-    settings = {**_recorded_options(docs_dir), **{k: v for k, v in given.items() if _given(_PARAMETER[k])}}
+    folder = _folder_catalog(docs_dir)  # read once: its options, and the proof verify left
+    settings = {**recorded_settings(folder), **{k: v for k, v in given.items() if _given(_PARAMETER[k])}}
     options = Options(rev=rev, **settings, **run_settings(run))
     catalog = extract_catalog(source, options)
     try:
-        report = compare_docs(render_chunks(with_verification(catalog, docs_dir)), docs_dir)
+        report = compare_docs(render_chunks(with_verification(catalog, folder)), docs_dir)
     finally:
         catalog.close()
     for kind in ("stale", "missing", "orphaned"):
@@ -347,16 +348,15 @@ def _given(parameter: str) -> bool:
     return click.get_current_context().get_parameter_source(parameter) == ParameterSource.COMMANDLINE
 
 
-def _recorded_options(docs_dir: str) -> dict[str, Any]:
-    """The options DOCS_DIR's catalog was extracted with (Options fields); {} where it records none."""
+def _folder_catalog(path: str) -> dict[str, Any] | None:
+    """The catalog at ``path`` (a docs folder or catalog.json); None where there is none."""
     from .errors import CatalogError
     from .publish.explain import load_catalog
 
     try:
-        recorded = load_catalog(docs_dir).get("options") or {}
+        return load_catalog(path)
     except CatalogError:
-        return {}
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in recorded.items() if k in _PARAMETER or k == "card_json"}
+        return None
 
 
 class _StderrHandler(logging.Handler):

@@ -72,6 +72,13 @@ class Options:
         return " ".join(shlex.quote(w) for w in words)
 
 
+def recorded_settings(catalog: dict[str, Any] | None) -> dict[str, Any]:
+    """The Options fields a catalog's ``options`` record (what its run was given); {} for none."""
+    recorded = (catalog or {}).get("options") or {}
+    fields = Options.__dataclass_fields__
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in recorded.items() if k in fields}
+
+
 def strict_from_env() -> bool:
     """``RAISEDOCS_STRICT=1`` turns per-file and per-site gaps into errors (used by tests)."""
     return os.environ.get("RAISEDOCS_STRICT", "") not in ("", "0")

@@ -97,14 +97,23 @@ def _tidy(text: str) -> str:
 def render_card(card: dict[str, Any], catalog: dict[str, Any], cards_by_id: dict[str, Any]) -> str:
     """One card's page; ``catalog``: the catalog's envelope (source, generator); ``cards_by_id``:
     the summaries (``model.spool.summary_of``) of the cards it may relate to."""
-    repo = catalog["source"]["repo_url"] or catalog["source"]["root"]
-    repo = repo.rstrip("/").split("://", 1)[-1].split("/", 1)[-1] if "://" in repo else repo
-    url = catalog["source"]["repo_url"] or ""
-    forge = "GitHub" if "github." in url else "GitLab" if "gitlab." in url else "the forge"
     text = environment().get_template("card.md.j2").render(
-        card=card, cards=cards_by_id, repo=repo, forge=forge, source=catalog["source"], generator=catalog["generator"]
+        card=card, cards=cards_by_id, repo=repo_label(catalog["source"]), forge=forge_name(catalog["source"]),
+        source=catalog["source"], generator=catalog["generator"],
     )
     return _tidy(text)
+
+
+def repo_label(source: dict[str, Any]) -> str:
+    """The name a page shows for the repository: ``owner/name`` of its URL, else the catalog's root."""
+    repo = source["repo_url"] or source["root"]
+    return repo.rstrip("/").split("://", 1)[-1].split("/", 1)[-1] if "://" in repo else repo
+
+
+def forge_name(source: dict[str, Any]) -> str:
+    """Where a permalink points, in words: GitHub, GitLab, or the forge."""
+    url = source["repo_url"] or ""
+    return "GitHub" if "github." in url else "GitLab" if "gitlab." in url else "the forge"
 
 
 def _rendered_card(card: dict[str, Any], catalog: dict[str, Any], cards_by_id: dict[str, Any]) -> str:

@@ -26,7 +26,7 @@ from ..model import dumps_data
 from ..model.markdown import safe_url
 from ..model.spool import CardCatalog, DataCatalog
 from ..options import strict_from_env
-from .render import _template_root, catalog_json, template_environment
+from .render import _template_root, catalog_json, forge_name, repo_label, template_environment
 from .search_index import INDEX_FILE, build_index, dump_index, index_entry
 
 ASSETS = ("site.css", "site.js")
@@ -53,11 +53,6 @@ def prose(text: str) -> Markup:
     return Markup(_SPAN.sub(lambda m: f"<code>{m.group(1)}</code>", escaped))
 
 
-def _repo(source: dict[str, Any]) -> str:
-    repo = source["repo_url"] or source["root"]
-    return repo.rstrip("/").split("://", 1)[-1].split("/", 1)[-1] if "://" in repo else repo
-
-
 def highlight(card: dict[str, Any]) -> Markup:
     """The excerpt as highlighted HTML (Pygments), the raise's lines marked, numbered as in the file."""
     from pygments import highlight as pygmentize
@@ -79,17 +74,23 @@ def pygments_css() -> str:
     return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"
 
 
+def _assets() -> Iterator[tuple[str, str]]:
+    """The site's own stylesheets and script, as every page links them."""
+    for name in ASSETS:
+        yield f"assets/{name}", (_template_root() / "site" / name).read_text(encoding="utf-8")
+    yield "assets/pygments.css", pygments_css()
+
+
 def render_site(catalog: Any) -> Iterator[tuple[str, str]]:
     """Every file of the site as (relative POSIX path, text), one at a time."""
     source = catalog if isinstance(catalog, CardCatalog) else DataCatalog(catalog)
     envelope = source.envelope
-    common = {"repo": _repo(envelope["source"]), "source": envelope["source"], "generator": envelope["generator"]}
+    common = {"repo": repo_label(envelope["source"]), "forge": forge_name(envelope["source"]), "source": envelope["source"],
+              "generator": envelope["generator"]}
     by_id = {s["id"]: s for s in source.summaries}
     env = site_environment()
     entries = []
-    for name in ASSETS:
-        yield f"assets/{name}", (_template_root() / "site" / name).read_text(encoding="utf-8")
-    yield "assets/pygments.css", pygments_css()
+    yield from _assets()
     catalog_text = "".join(catalog_json(envelope, source.texts()))
     yield "api/catalog.json", catalog_text
     for card, text in source.items():
@@ -107,12 +108,10 @@ def render_site(catalog: Any) -> Iterator[tuple[str, str]]:
 def _card_page(env: jinja2.Environment, card: dict[str, Any], by_id: dict[str, Any], common: dict[str, Any]) -> str:
     """One card's page; a card the templates cannot render (a catalog of another version, a
     bug of ours) gets a page saying so, and the site is written."""
-    url = common["source"]["repo_url"] or ""
     try:
         return env.get_template("site/card.html.j2").render(
             card=card, root="../", related=[_summary(by_id[r]) for r in card.get("related", ()) if r in by_id],
-            source_html=highlight(card), permalink=safe_url(card.get("permalink") or "") or None,
-            forge="GitHub" if "github." in url else "GitLab" if "gitlab." in url else "the forge", **common,
+            source_html=highlight(card), permalink=safe_url(card.get("permalink") or "") or None, **common,
         )
     except Exception as exc:  # the per-card boundary of rendering
         if strict_from_env():
@@ -168,9 +167,7 @@ def render_diff_site(result: Any, generator: dict[str, Any], link_base: str = "e
     from .diff import CATEGORIES
 
     env = site_environment()
-    for name in ASSETS:
-        yield f"assets/{name}", (_template_root() / "site" / name).read_text(encoding="utf-8")
-    yield "assets/pygments.css", pygments_css()
+    yield from _assets()
     yield "assets/search-index.js", "window.RAISEDOCS_INDEX = {\"entries\": []};\n"
     source = {"rev": None}
     yield "index.html", env.get_template("site/diff.html.j2").render(

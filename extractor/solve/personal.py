@@ -10,11 +10,10 @@ runs from them, so the answer is "set offload_group_size to 4", not the card's g
 
 from __future__ import annotations
 
-import ast
 from typing import Any
 
 from ..model import Card, from_data
-from .domains import NO_VALUE, admits
+from .domains import NO_VALUE, admits, literal_value
 from .evaluate import EvalError
 from .problem import build_problem
 from .search import distance
@@ -22,17 +21,13 @@ from .search import distance
 
 def _literal(text: str) -> Any:
     """A value as a message prints it: a Python literal where it reads as one, else the text."""
-    try:
-        return ast.literal_eval(text.strip())
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return text
+    value = literal_value(text.strip())
+    return text if value is NO_VALUE else value
 
 
 def _from_json(value: Any) -> Any:
-    if isinstance(value, dict) and set(value) == {"python"}:
-        found = _literal(value["python"])
-        return NO_VALUE if found is value["python"] else found
-    return value
+    """A trigger input as JSON carries it; ``{"python": repr}`` read back where it is a literal."""
+    return literal_value(value["python"]) if isinstance(value, dict) and set(value) == {"python"} else value
 
 
 def personal_fixes(card_data: dict[str, Any], values: dict[str, str]) -> dict[str, Any] | None:

@@ -300,16 +300,9 @@ def carry_verification(data: dict[str, Any], old: dict[str, Any]) -> dict[str, A
     return {**data, "errors": out, "stats": {**data["stats"], "verification": dict(sorted(counts.items()))}}
 
 
-def with_verification(catalog: Any, docs_dir: str) -> Any:
-    """The fresh catalog, with the verification of every card the folder's catalog proved and
-    that did not change since (``verify``); the catalog itself where the folder has none."""
-    from ..errors import CatalogError
-    from ..publish.explain import load_catalog
-
-    try:
-        old = load_catalog(docs_dir)
-    except CatalogError:
-        return catalog
-    if not any(card.get("verification") for card in old["errors"]):
+def with_verification(catalog: Any, old: dict[str, Any] | None) -> Any:
+    """The fresh catalog, with the verification of every card the folder's catalog ``old``
+    proved and that did not change since (``verify``); the catalog itself where it has none."""
+    if old is None or not any(card.get("verification") for card in old["errors"]):
         return catalog
     return carry_verification(catalog.data(), old)

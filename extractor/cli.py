@@ -44,9 +44,8 @@ def progress_for(run: dict[str, Any]) -> Callable[[str, int, int], None] | None:
         return None
 
     def show(stage: str, done: int, total: int) -> None:
-        end = "\n" if done == total else ""
         click.echo(f"\rraisedocs: {stage} {done}/{total}", err=True, nl=False)
-        if end:
+        if done == total:
             click.echo("", err=True)
 
     return show
@@ -200,14 +199,14 @@ def explain(text: str, catalog_path: str, output_format: str, limit: int, valida
 @click.option("--link-base", default="errors/", show_default=True, help="Prefix of links to the new cards.")
 @click.option("--validate", is_flag=True, help="Check each catalog file against the JSON Schema first (seconds on a large one).")
 @click.option("--site", "site_dir", type=click.Path(), help="Also write the changes as a web page here (index.html; new cards linked at --link-base, as .html).")
-@click.option("--include", multiple=True, help="For a PATH@REV side: as given to extract.")
-@click.option("--exclude", multiple=True, help="For a PATH@REV side: as given to extract.")
-@click.option("--exception", "exceptions", multiple=True, help="For a PATH@REV side: as given to extract.")
-@click.option("--command", help="For a PATH@REV side: as given to extract.")
+@click.option("--include", multiple=True, help="For a PATH@REV or source folder side: as given to extract.")
+@click.option("--exclude", multiple=True, help="For a PATH@REV or source folder side: as given to extract.")
+@click.option("--exception", "exceptions", multiple=True, help="For a PATH@REV or source folder side: as given to extract.")
+@click.option("--command", help="For a PATH@REV or source folder side: as given to extract.")
 @run_options
 def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, validate: bool, site_dir: str | None,
          include: tuple[str, ...], exclude: tuple[str, ...], exceptions: tuple[str, ...], command: str | None, **run: Any) -> None:
-    """Compare the error catalogs OLD and NEW: each a catalog.json, a docs folder, or PATH@REV."""
+    """Compare the error catalogs OLD and NEW: each a catalog.json, a docs folder, PATH@REV or a source folder."""
     from .model import dumps
     from .pipeline import catalog_data
     from .publish.diff import CATEGORIES, counts, diff_catalogs
@@ -220,10 +219,11 @@ def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, v
     # A PATH@REV side is extracted with the options a catalog side records (or none), each
     # overridden by the same option given here; [tool.raisedocs] of that commit fills the rest.
     given = {"include": include, "exclude": exclude, "exceptions": exceptions, "command": command}
-    recorded = next((recorded_settings(_folder_catalog(side)) for side in (old, new) if "@" not in side or not os.path.isdir(side.rpartition("@")[0])), {})
+    loaded = [_folder_catalog(side, validate) for side in (old, new)]  # each read once; None: to extract
+    recorded = next((recorded_settings(catalog) for catalog in loaded if catalog is not None), {})
     options = Options(**{**recorded, **{k: v for k, v in given.items() if _given(k)}}, **run_settings(run))
     decoded: dict = {}  # the files both sides share are decoded from the cache once
-    result = diff_catalogs(catalog_data(old, options, decoded, validate=validate), catalog_data(new, options, decoded, validate=validate))
+    result = diff_catalogs(*(c if c is not None else catalog_data(s, options, decoded, validate=validate) for s, c in zip((old, new), loaded)))
     emit(dumps(result) if output_format == "json" else render_diff(result, link_base))
     if site_dir is not None:
         from .model import to_data
@@ -348,13 +348,13 @@ def _given(parameter: str) -> bool:
     return click.get_current_context().get_parameter_source(parameter) == ParameterSource.COMMANDLINE
 
 
-def _folder_catalog(path: str) -> dict[str, Any] | None:
+def _folder_catalog(path: str, validate: bool = False) -> dict[str, Any] | None:
     """The catalog at ``path`` (a docs folder or catalog.json); None where there is none."""
     from .errors import CatalogError
     from .publish.explain import load_catalog
 
     try:
-        return load_catalog(path)
+        return load_catalog(path, validate=validate)
     except CatalogError:
         return None
 

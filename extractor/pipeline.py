@@ -362,16 +362,19 @@ def _stats(files: int, failed: int, sites: int, cards: list[dict[str, Any]]) -> 
 
 
 def catalog_data(spec: str, options: Options, decoded: dict[str, Linked] | None = None, *, validate: bool = False) -> dict[str, Any]:
-    """One side of a diff: a catalog.json, a docs folder holding one, or ``PATH@REV``
-    extracted in memory (sharing ``decoded`` with the other side, see ``extract_data``).
+    """One side of a diff: a catalog.json, a docs folder holding one, ``PATH@REV``, or a
+    source folder (one without a catalog.json), the last two extracted in memory (sharing
+    ``decoded`` with the other side, see ``extract_data``).
 
     Raises:
         CatalogError: the catalog file is missing or invalid.
         SourceError: ``PATH@REV`` names no repository or no commit.
     """
-    from .publish.explain import load_catalog
+    from .publish.explain import CATALOG_FILE, load_catalog
 
     path, at, rev = spec.rpartition("@")
     if at and os.path.isdir(path):
         return extract_data(path, dataclasses.replace(options, rev=rev), decoded=decoded)
+    if os.path.isdir(spec) and not os.path.exists(os.path.join(spec, CATALOG_FILE)):
+        return extract_data(spec, dataclasses.replace(options, rev=None), decoded=decoded)
     return load_catalog(spec, validate=validate)

@@ -324,3 +324,17 @@ def test_diff_extracts_a_revision_with_the_options_of_the_catalog_side(repo, tmp
     # Given here, an option overrides the recorded one: pkg/old.py's raise is then new.
     run = run_cli(capsys, "diff", str(docs), f"{path}@v1", "--format", "json", "--exclude", "nothing", "--no-cache")
     assert [c["kind"] for c in json.loads(run.out)["changes"]] == ["added"]
+
+
+def test_diff_of_two_plain_source_folders_extracts_both(tmp_path, capsys) -> None:
+    for name, bound in (("a", 1), ("b", 2)):
+        (tmp_path / name / "pkg").mkdir(parents=True)
+        (tmp_path / name / "pkg" / "m.py").write_text(f"def f(x):\n    if x > {bound}:\n        raise ValueError('x too big')\n")
+    run = run_cli(capsys, "diff", str(tmp_path / "a"), str(tmp_path / "b"), "--format", "json", "--no-cache")
+    assert run.code == 0, run.err
+    assert [(c["kind"], c["new"]["path"]) for c in json.loads(run.out)["changes"]] == [("guard_changed", "pkg/m.py")]
+    # A folder holding a catalog.json is a docs folder, read and not extracted.
+    docs = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(tmp_path / "a"), "-o", str(docs), "--no-cache").code == 0
+    run = run_cli(capsys, "diff", str(docs), str(tmp_path / "a"), "--format", "json", "--no-cache")
+    assert run.code == 0 and json.loads(run.out)["changes"] == []

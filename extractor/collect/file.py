@@ -24,11 +24,11 @@ from ..options import Options, strict_from_env
 from ..sources import DecodeError, SourceFile, decode_source, split_lines
 from . import declarations as decl
 from .constants import module_names, unpacked
+from .cstpass import RaiseFacts, UnitAnalysis, parse_unit
 from .flags import boolean_kwargs, cli_flags
+from .messages import render_template, unknown
 from .overrides import compiled_overrides
 from .parsers import parser_functions
-from .cstpass import RaiseFacts, UnitAnalysis, parse_unit
-from .messages import render_template, unknown
 from .scope import ModuleNames
 from .units import COMPOUND, DEFS, SCOPES, WORD, children, first_line, needed_end, too_deep_for_libcst, unit_text
 

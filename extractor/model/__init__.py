@@ -6,11 +6,27 @@ data and back; ``schema`` derives catalog.schema.json from the records.
 """
 
 from .base import SCHEMA_ID, record
-from .card import CONSTRUCTING, Card, CardContext, Docs, Domain, Example, ExceptionRef, FieldDoc, Fix, Observed, Solved, Trigger, Validator, Verification
+from .card import (
+    CONSTRUCTING,
+    Card,
+    CardContext,
+    Docs,
+    Domain,
+    Example,
+    ExceptionRef,
+    FieldDoc,
+    Fix,
+    Observed,
+    Solved,
+    Trigger,
+    Validator,
+    Verification,
+)
 from .catalog import CardRef, Catalog, CatalogDiff, Change, FileFailure, Generator, RunOptions, SourceInfo, Stats
 from .facts import ClassFact, Constraint, Excerpt, FieldFact, FileFacts, Param, SiteFact
 from .serialize import dumps, dumps_compact, dumps_data, fingerprint, from_data, from_json, to_data, to_json
 from .site import (
+    RAISES,
     And,
     Compare,
     Const,
@@ -25,7 +41,6 @@ from .site import (
     Not,
     Opaque,
     Or,
-    RAISES,
     Part,
     Text,
     Truthy,

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .domains import NO_VALUE
 from ..collect.declarations import dotted_name
 from ..model import RAISES
+from .domains import NO_VALUE
 from .evaluate import EvalError, parse_expr, predicate
 from .problem import Problem, conjuncts, scan_refs, value_key
 from .search import distance

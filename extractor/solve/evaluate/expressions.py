@@ -7,8 +7,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ...collect.declarations import dotted_name
-from ..values import StableSet
 from ...model import RAISES
+from ..values import StableSet
 from .builtins import BINOPS, BUILTIN_TYPES, COMPARISONS, EXCEPTIONS, PURE_FUNCTIONS, STR_METHODS, format_value
 from .core import BUILDERS, VALUE_ERRORS, Fn, LazySource, compiled
 from .errors import EvalError, TooLarge

@@ -88,3 +88,25 @@ def test_schema_tells_guard_nodes_apart_by_their_tag() -> None:
         catalog["errors"][0]["guard"]["tree"] = bad
         with pytest.raises(CatalogError, match=message):
             validate_catalog(catalog)
+
+
+RELEASES = [("v1", "v2"), ("v2", "v3")]
+
+
+@pytest.mark.parametrize("old,new", RELEASES)
+def test_golden_release_notes(old: str, new: str, capsys, update_golden: bool) -> None:
+    # fixtures/releases/README.md says which change each release makes, once each: a cascade
+    # from an earlier test, one comparison of a long guard, breaking and subclass exception
+    # changes, unrelated template-less sites that must not pair, a moved function, a renamed
+    # package folder.
+    sides = [str(FIXTURES / "releases" / side) for side in (old, new)]
+    produced = {
+        fmt: run_cli(capsys, "diff", *sides, "--format", fmt, "--no-cache").out for fmt in ("md", "json")
+    }
+    golden = GOLDEN / "releases"
+    for fmt, text in produced.items():
+        file = golden / f"{old}-{new}.{fmt}"
+        if update_golden:
+            golden.mkdir(parents=True, exist_ok=True)
+            file.write_text(text, encoding="utf-8")
+        assert text == file.read_text(encoding="utf-8"), f"{file.name} differs; run pytest --update-golden and review"

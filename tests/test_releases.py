@@ -338,3 +338,29 @@ def test_diff_of_two_plain_source_folders_extracts_both(tmp_path, capsys) -> Non
     assert run_cli(capsys, "extract", str(tmp_path / "a"), "-o", str(docs), "--no-cache").code == 0
     run = run_cli(capsys, "diff", str(docs), str(tmp_path / "a"), "--format", "json", "--no-cache")
     assert run.code == 0 and json.loads(run.out)["changes"] == []
+
+
+def test_pairing_stays_linear_when_every_path_moves(monkeypatch) -> None:
+    # A renamed top folder: no id matches, and 600 cards share one (absent) message. Each
+    # old card must be scored against its own file's cards only, not against all of them.
+    from extractor.publish import diff
+
+    def card(root: str, i: int) -> dict:
+        return {
+            "id": f"{root}{i}", "path": f"{root}/sub{i % 7}/m{i}.py", "line": 3, "function": "f", "exception": {
+                "display": "ValueError", "classes": ["ValueError"], "ancestors": ["Exception", "BaseException"]},
+            "message": {"template": None, "source": None}, "guard": {"code": f"x > {i}", "parts": [{"role": "own", "code": f"x > {i}"}]},
+        }
+
+    def catalog(root: str) -> dict:
+        return {"errors": [card(root, i) for i in range(600)], "failures": [], "source": {"root": root, "rev": None}}
+
+    scored = []
+    score = diff._score
+    monkeypatch.setattr(diff, "_score", lambda *args: scored.append(1) or score(*args))
+    result = diff.diff_catalogs(catalog("old"), catalog("new"))
+    assert len(scored) == 600
+    assert {c.kind for c in result.changes} == {"moved"} and len(result.renamed) == 600
+    from extractor.model import to_data
+
+    assert diff.folder_moves(to_data(result)) == [{"old": "old", "new": "new", "files": 600, "errors": 600}]

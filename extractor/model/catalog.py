@@ -89,12 +89,30 @@ class CardRef:
 
 
 @record
+class ConditionChange:
+    """One condition of a guard that differs: ``old`` -> ``new`` (None: added or removed).
+    ``role`` is the part it belongs to in the new guard (own, outer, exit; see GuardPart).
+    ``also``: the ids of later cards whose guards change the same way (an earlier raise's
+    test, negated in theirs), reported here once."""
+
+    role: str
+    old: str | None = None
+    new: str | None = None
+    also: tuple[str, ...] = ()
+
+
+@record
 class Change:
     kind: str  # added | removed | message_changed | guard_changed | exception_changed | moved | now_fails | fixed_failure
     old: CardRef | None = None
     new: CardRef | None = None
     detail: str | None = None
     failure: FileFailure | None = None
+    # The guard's conditions that differ (any kind pairing two cards).
+    conditions: tuple[ConditionChange, ...] = ()
+    # exception_changed: the new class is not a subclass of the old, so ``except Old`` no
+    # longer catches it.
+    breaking: bool | None = None
 
 
 @record
@@ -102,3 +120,5 @@ class CatalogDiff:
     old: str
     new: str
     changes: tuple[Change, ...] = ()
+    # Files that moved with their errors: (old path, new path).
+    renamed: tuple[tuple[str, str], ...] = ()

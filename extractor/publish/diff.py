@@ -8,14 +8,16 @@ and an addition. Works from JSON alone: catalogs of different tool versions comp
 from __future__ import annotations
 
 import difflib
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import CardRef, CatalogDiff, Change, FileFailure
+from ..model import CardRef, CatalogDiff, Change, ConditionChange, FileFailure
+from .conditions import condition_changes, fold_cascades
 
 CATEGORIES = ("added", "removed", "message_changed", "guard_changed", "exception_changed", "moved", "now_fails", "fixed_failure")
 _PAIR_THRESHOLD = 0.6
+_MOST_ELSEWHERE = 8  # candidates in other files with the same function and message, per card
 
 
 def _ref(card: dict[str, Any]) -> CardRef:
@@ -55,29 +57,35 @@ def _text(card: dict[str, Any]) -> str | None:
     return card["message"]["template"] if card["message"]["template"] is not None else card["message"].get("source")
 
 
-def _candidates(lonely_old: list[dict[str, Any]], lonely_new: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
-    """The pairs that can score above 0: same path and function, or same message text.
-    (Scoring every pair was quadratic in the unmatched cards of a release.)"""
+def _candidates(lonely_old: list[dict[str, Any]], lonely_new: list[dict[str, Any]], renamed: dict[str, str]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+    """The pairs the evidence allows: the same place (path, a renamed file's new path, and
+    function), the same message in the same file, or the same message in the same function
+    of another file. Each is a dictionary lookup, so pairing stays linear in the cards."""
     by_place: dict[tuple[str, str | None], list[dict[str, Any]]] = defaultdict(list)
-    by_text: dict[str | None, list[dict[str, Any]]] = defaultdict(list)
+    by_file_text: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    by_function_text: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for new in lonely_new:
         by_place[(new["path"], new["function"])].append(new)
-        by_text[_text(new)].append(new)
+        if (text := _text(new)) is not None:
+            by_file_text[(new["path"], text)].append(new)
+            if new["function"] is not None:
+                by_function_text[(new["function"], text)].append(new)
     for old in lonely_old:
+        path, text = renamed.get(old["path"], old["path"]), _text(old)
+        found = by_place.get((path, old["function"]), [])
+        if text is not None:
+            found = [*found, *by_file_text.get((path, text), ()), *by_function_text.get((old["function"], text), ())[:_MOST_ELSEWHERE]]
         seen: set[str] = set()
-        for new in (*by_place.get((old["path"], old["function"]), ()), *by_text.get(_text(old), ())):
+        for new in found:
             if new["id"] not in seen:
                 seen.add(new["id"])
                 yield old, new
 
 
-def _score(old: dict[str, Any], new: dict[str, Any]) -> float:
+def _score(old: dict[str, Any], new: dict[str, Any], renamed: dict[str, str]) -> float:
     """Similarity in [0, 1]; anything below the pairing threshold is returned as 0."""
-    same_place = old["path"] == new["path"] and old["function"] == new["function"]
-    same_text = _text(old) == _text(new)
-    if not same_place and not same_text:
-        return 0.0
-    places = 0.1 * (old["function"] == new["function"]) + 0.1 * (old["path"] == new["path"])
+    same_path = renamed.get(old["path"], old["path"]) == new["path"]
+    places = 0.1 * (old["function"] == new["function"]) + 0.1 * same_path
     matcher = _matcher(_text(old), _text(new))
     bound = matcher if isinstance(matcher, float) else matcher.quick_ratio()  # an upper bound of ratio()
     if 0.6 * bound + 0.2 + places < _PAIR_THRESHOLD:
@@ -86,52 +94,154 @@ def _score(old: dict[str, Any], new: dict[str, Any]) -> float:
     return 0.6 * text + 0.2 * _ratio(old["guard"]["code"], new["guard"]["code"]) + places
 
 
-def _classify(old: dict[str, Any], new: dict[str, Any]) -> Change:
-    """One category for a matched pair: exception, then message, then guard, then place."""
+def _breaking(old: dict[str, Any], new: dict[str, Any], relation: str) -> bool | None:
+    """Whether ``except <old class>`` stops catching the error; None where the new class's
+    bases are not in the catalog (defined outside the tree), so nobody can tell."""
+    if relation == "subclass":
+        return False
+    if relation == "unrelated" and not new["exception"]["ancestors"] and "BaseException" not in _classes(new):
+        return None
+    return True
+
+
+def _classify(old: dict[str, Any], new: dict[str, Any], conditions: list[ConditionChange]) -> Change:
+    """One category for a matched pair: exception, then message, then guard, then place.
+    ``conditions``: the guard's changes left once cascades are folded (see conditions)."""
     old_ref, new_ref = _ref(old), _ref(new)
+    guard = old["guard"]["code"] + " -> " + new["guard"]["code"] if old["guard"]["code"] != new["guard"]["code"] else None
+    found = {"conditions": tuple(conditions), "old": old_ref, "new": new_ref}
     if _classes(old) != _classes(new):
         classes = f"{', '.join(sorted(_classes(old)))} -> {', '.join(sorted(_classes(new)))}"
-        return Change(kind="exception_changed", old=old_ref, new=new_ref, detail=f"{_relation(old, new)}: {classes}")
+        relation = _relation(old, new)
+        return Change(kind="exception_changed", detail=f"{relation}: {classes}", breaking=_breaking(old, new, relation), **found)
     if _text(old) != _text(new):
-        return Change(kind="message_changed", old=old_ref, new=new_ref)
-    if old["guard"]["code"] != new["guard"]["code"]:
-        return Change(kind="guard_changed", old=old_ref, new=new_ref, detail=old["guard"]["code"] + " -> " + new["guard"]["code"])
+        return Change(kind="message_changed", **found)
+    if conditions:
+        return Change(kind="guard_changed", detail=guard, **found)
     if (old["path"], old["function"], old["line"]) != (new["path"], new["function"], new["line"]):
         where = "path" if old["path"] != new["path"] else "function" if old["function"] != new["function"] else "line"
-        return Change(kind="moved", old=old_ref, new=new_ref, detail=where)
-    return Change(kind="unchanged", old=old_ref, new=new_ref)
+        return Change(kind="moved", detail=where, **found)
+    return Change(kind="unchanged", **found)
 
 
 def diff_catalogs(old: dict[str, Any], new: dict[str, Any]) -> CatalogDiff:
     """Every added, removed or changed error between two catalogs, deterministic in order."""
     old_cards = {c["id"]: c for c in old["errors"]}
     new_cards = {c["id"]: c for c in new["errors"]}
-    changes: list[Change] = []
-    for card_id in sorted(old_cards.keys() & new_cards.keys()):
-        change = _classify(old_cards[card_id], new_cards[card_id])
-        if change.kind != "unchanged":
-            changes.append(change)
+    renamed = renamed_files({c["path"] for c in old["errors"]}, {c["path"] for c in new["errors"]})
+    matched = [(card_id, card_id) for card_id in sorted(old_cards.keys() & new_cards.keys())]
     lonely_old = [old_cards[i] for i in sorted(old_cards.keys() - new_cards.keys())]
     lonely_new = [new_cards[i] for i in sorted(new_cards.keys() - old_cards.keys())]
-    pairs = sorted(
-        ((score, o["id"], n["id"]) for o, n in _candidates(lonely_old, lonely_new) if (score := _score(o, n)) >= _PAIR_THRESHOLD),
-        key=lambda p: (-p[0], p[1], p[2]),
+    scored = (
+        (score, o["id"], n["id"]) for o, n in _candidates(lonely_old, lonely_new, renamed) if (score := _score(o, n, renamed)) >= _PAIR_THRESHOLD
     )
     used_old: set[str] = set()
     used_new: set[str] = set()
-    for score, old_id, new_id in pairs:
-        if score < _PAIR_THRESHOLD or old_id in used_old or new_id in used_new:
-            continue
-        used_old.add(old_id)
-        used_new.add(new_id)
-        change = _classify(old_cards[old_id], new_cards[new_id])
-        if change.kind != "unchanged":
-            changes.append(change)
+    for _, old_id, new_id in sorted(scored, key=lambda p: (-p[0], p[1], p[2])):
+        if old_id not in used_old and new_id not in used_new:
+            used_old.add(old_id)
+            used_new.add(new_id)
+            matched.append((old_id, new_id))
+    moves = _module_moves(renamed)
+    if moves:  # a class whose module moved with its file is the same class
+        old_cards = {i: _renamed_classes(card, moves) for i, card in old_cards.items()}
+    folded = fold_cascades({n: (new_cards[n], condition_changes(old_cards[o], new_cards[n])) for o, n in matched})
+    changes = [c for o, n in matched if (c := _classify(old_cards[o], new_cards[n], folded[n])).kind != "unchanged"]
     changes.extend(Change(kind="removed", old=_ref(c)) for c in lonely_old if c["id"] not in used_old)
     changes.extend(Change(kind="added", new=_ref(c)) for c in lonely_new if c["id"] not in used_new)
     changes.extend(_failure_changes(old, new))
     changes.sort(key=_order)
-    return CatalogDiff(old=_source(old), new=_source(new), changes=tuple(changes))
+    moved_with = {(c.old.path, c.new.path) for c in changes if c.old is not None and c.new is not None and c.old.path != c.new.path}
+    return CatalogDiff(old=_source(old), new=_source(new), changes=tuple(changes), renamed=tuple(sorted(p for p in renamed.items() if p in moved_with)))
+
+
+def renamed_files(old_paths: set[str], new_paths: set[str]) -> dict[str, str]:
+    """Old path -> new path for the files that seem to have moved. First a path whose
+    longest tail found among the new paths (``a/b.py`` of ``x/a/b.py``) ends exactly one of
+    them, and no other old path's; then the rest by the folder renames those imply
+    (``x`` -> ``y``, the most common for a folder), the nearest folder first. Linear in the
+    paths times their depth."""
+    gone, fresh = sorted(old_paths - new_paths), set(new_paths - old_paths)
+    by_tail: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    for path in sorted(fresh):
+        parts = tuple(path.split("/"))
+        for k in range(1, len(parts) + 1):
+            by_tail[parts[-k:]].append(path)
+    claims: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for path in gone:
+        parts = tuple(path.split("/"))
+        hits = next((by_tail[parts[-k:]] for k in range(len(parts), 0, -1) if parts[-k:] in by_tail), [])
+        if len(hits) == 1:
+            claims[hits[0]].append((path, len(parts) - _common_tail(parts, tuple(hits[0].split("/")))))
+    found: dict[str, str] = {}
+    folders: dict[str, Counter[str]] = defaultdict(Counter)
+    for target, claimed in claims.items():
+        if len(claimed) == 1:
+            path, kept = claimed[0]
+            found[path] = target
+            folders["/".join(path.split("/")[:kept])][_head(target, len(path.split("/")) - kept)] += 1
+    rules = {was: min(now, key=lambda n: (-now[n], n)) for was, now in folders.items()}
+    taken = set(found.values())
+    for path in gone:
+        if path in found:
+            continue
+        parts = path.split("/")
+        for kept in range(len(parts) - 1, -1, -1):
+            now = rules.get("/".join(parts[:kept]))
+            target = "/".join(filter(None, [now, *parts[kept:]])) if now is not None else None
+            if target is not None and target in fresh and target not in taken:
+                found[path] = target
+                taken.add(target)
+                break
+    return dict(sorted(found.items()))
+
+
+def _module_moves(renamed: dict[str, str]) -> dict[str, str]:
+    """Dotted module names the renamed files imply: the file's module and its folder's
+    package (``shop.orders`` -> ``shoplib.orders``, ``shop`` -> ``shoplib``, so that
+    ``shop.errors`` moves too), each by every tail, so that a src layout's names match."""
+    moves: dict[str, str] = {}
+    clashes: set[str] = set()
+    for old, new in renamed.items():
+        was, now = _dotted(old), _dotted(new)
+        common = _common_tail(tuple(was), tuple(now))
+        for was_name, now_name in ((was, now), (was[: len(was) - common], now[: len(now) - common])):
+            for k in range(1, min(len(was_name), len(now_name)) + 1):
+                a, b = ".".join(was_name[-k:]), ".".join(now_name[-k:])
+                if a != b:
+                    clashes.update([a] if moves.setdefault(a, b) != b else [])
+    return {a: b for a, b in moves.items() if a not in clashes}
+
+
+def _dotted(path: str) -> list[str]:
+    parts = path.removesuffix(".py").split("/")
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def _renamed_classes(card: dict[str, Any], moves: dict[str, str]) -> dict[str, Any]:
+    """The card with its exception's classes and ancestors named as after the moves."""
+    def renamed(name: str) -> str:
+        parts = name.split(".")
+        return next((f"{moves[m]}.{'.'.join(parts[k:])}" for k in range(len(parts) - 1, 0, -1) if (m := ".".join(parts[:k])) in moves), name)
+
+    exception = card["exception"]
+    if not any(renamed(name) != name for name in (*exception["classes"], *exception["ancestors"])):
+        return card
+    changed = {**exception, "classes": [renamed(n) for n in exception["classes"]], "ancestors": [renamed(n) for n in exception["ancestors"]]}
+    return {**card, "exception": changed}
+
+
+def _common_tail(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    k = 0
+    while k < min(len(a), len(b)) and a[-1 - k] == b[-1 - k]:
+        k += 1
+    return k
+
+
+def _head(path: str, tail: int) -> str:
+    """``path`` without its last ``tail`` components."""
+    parts = path.split("/")
+    return "/".join(parts[: len(parts) - tail])
 
 
 def _failure_changes(old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
@@ -158,6 +268,21 @@ def _order(change: Change) -> tuple:
 def _source(catalog: dict[str, Any]) -> str:
     source = catalog["source"]
     return f"{source['root']}@{source['rev'][:10]}" if source.get("rev") else source["root"]
+
+
+def folder_moves(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """A diff's renamed files (CatalogDiff data) by the folder rename they make, with how many
+    of the moved errors each carried: ``vllm/`` -> ``vllm2/``, 1,950 files, 8,700 errors."""
+    renamed = {old: new for old, new in data["renamed"]}
+    carried = Counter(c["old"]["path"] for c in data["changes"] if c["kind"] == "moved" and renamed.get(c["old"]["path"]) == c["new"]["path"])
+    folders: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for old, new in renamed.items():
+        kept = len(old.split("/")) - _common_tail(tuple(old.split("/")), tuple(new.split("/")))
+        folders[(_head(old, len(old.split("/")) - kept), _head(new, len(old.split("/")) - kept))].append(old)
+    return [
+        {"old": was, "new": now, "files": len(paths), "errors": sum(carried[p] for p in paths)}
+        for (was, now), paths in sorted(folders.items(), key=lambda item: (-len(item[1]), item[0]))
+    ]
 
 
 def counts(result: CatalogDiff) -> dict[str, int]:

@@ -197,8 +197,11 @@ def _compact(card_text: str) -> str:
 
 def render_diff(result: Any, link_base: str = "errors/") -> str:
     """Release-notes Markdown for a CatalogDiff, grouped by category, linking the new cards."""
-    from .diff import CATEGORIES
+    from .conditions import describe
+    from .diff import CATEGORIES, folder_moves
 
     data = result if isinstance(result, dict) else to_data(result)
     template = environment().get_template("diff.md.j2")
-    return _tidy(template.render(diff=data, link_base=link_base, order_kinds=CATEGORIES))
+    renamed = {tuple(pair) for pair in data["renamed"]}
+    return _tidy(template.render(diff=data, link_base=link_base, order_kinds=CATEGORIES, describe=describe,
+                                 renamed=renamed, folder_moves=folder_moves(data)))

@@ -164,6 +164,7 @@ def _schemas() -> dict[str, Any]:
 def render_diff_site(result: Any, generator: dict[str, Any], link_base: str = "errors/") -> Iterator[tuple[str, str]]:
     """A release-diff site: ``index.html`` listing the changes of a CatalogDiff (data), each new
     card linked at ``link_base`` (the new release's site), with the site's assets."""
+    from .conditions import describe
     from .diff import CATEGORIES
 
     env = site_environment()
@@ -172,5 +173,6 @@ def render_diff_site(result: Any, generator: dict[str, Any], link_base: str = "e
     source = {"rev": None}
     yield "index.html", env.get_template("site/diff.html.j2").render(
         diff=result, link_base=link_base, order_kinds=CATEGORIES, root="", repo="release diff", source=source, generator=generator,
+        describe=describe,
     )
 

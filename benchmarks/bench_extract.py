@@ -152,13 +152,19 @@ def cold_run_peak(path: str, jobs: int) -> tuple[float, float]:
     return main, worker
 
 
-def synthetic_history(path: str, changed: int) -> tuple[str, str, str]:
+# What a copy of a tree leaves out: a .git of its own would replace the throwaway history.
+_COPY_IGNORE = shutil.ignore_patterns(".git", "__pycache__", "site-packages")
+
+
+def synthetic_history(path: str, changed: int, tree2: str | None = None) -> tuple[str, str, str]:
     """A throwaway git repository holding PATH twice: as is, then with ``changed`` files,
-    evenly spaced in path order, edited (a message reworded, a raise added)."""
+    evenly spaced in path order, edited (a message reworded, a raise added); or, with
+    ``tree2``, then holding that tree instead (another release of the same project).
+    Returns the repository (its work tree at the second commit) and the two shas."""
     import subprocess
 
     repo = tempfile.mkdtemp(prefix="raisedocs-bench-repo-")
-    shutil.copytree(path, repo, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "site-packages"))
+    shutil.copytree(path, repo, dirs_exist_ok=True, ignore=_COPY_IGNORE)
     env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@x"}
 
     def git(*argv: str) -> str:
@@ -168,10 +174,23 @@ def synthetic_history(path: str, changed: int) -> tuple[str, str, str]:
     git("add", "-A")
     git("commit", "-q", "-m", "old")
     old = git("rev-parse", "HEAD")
+    if tree2 is not None:
+        for entry in os.listdir(repo):
+            if entry != ".git":
+                full = os.path.join(repo, entry)
+                if os.path.isdir(full) and not os.path.islink(full):
+                    shutil.rmtree(full)
+                else:
+                    os.remove(full)
+        shutil.copytree(tree2, repo, dirs_exist_ok=True, ignore=_COPY_IGNORE)
+        git("add", "-A")
+        git("commit", "-q", "--allow-empty", "-m", "new")
+        return repo, old, git("rev-parse", "HEAD")
     listed, _, _, _ = read_sources(repo, Options())
     files = [f for f in read_contents(repo, None, listed) if isinstance(f, SourceFile)]
-    # A typical commit: files spread evenly over the tree, not its first (or largest) ones.
-    candidates = [f for f in files if b"raise ValueError(" in f.data]
+    # A typical commit: files spread evenly over the tree, not its first (or largest) ones;
+    # in a tree with no `raise ValueError(`, any files (each still gets a raise added).
+    candidates = [f for f in files if b"raise ValueError(" in f.data] or files
     step = max(1, len(candidates) // max(1, changed))
     for source in candidates[::step][:changed]:
         text = source.data.replace(b"raise ValueError(", b"raise ValueError('changed: ' + ", 1)

@@ -24,6 +24,8 @@ from ..model import ConditionChange
 
 Parts = list[tuple[str, str]]  # (role, code)
 T = TypeVar("T")
+_SIMILAR = 0.6  # how alike two conditions must be to be one changed condition
+_SHOWN = 200  # characters of a condition release notes show
 R = TypeVar("R")
 
 
@@ -49,7 +51,7 @@ def _atoms(old: ast.expr, new: ast.expr, sources: tuple[str, str]) -> Iterator[t
         return None if node is None else ast.get_source_segment(source, node) or ast.unparse(node)
 
     if isinstance(old, ast.BoolOp) and isinstance(new, ast.BoolOp) and type(old.op) is type(new.op):
-        yield from _aligned(old.values, new.values, ast.dump, lambda a, b: _atoms(a, b, sources),
+        yield from _aligned(old.values, new.values, ast.unparse, lambda a, b: _atoms(a, b, sources),
                             lambda a, b: (text(a, sources[0]), text(b, sources[1])))
     elif isinstance(old, ast.UnaryOp) and isinstance(new, ast.UnaryOp) and isinstance(old.op, ast.Not) and isinstance(new.op, ast.Not):
         yield from _atoms(old.operand, new.operand, sources)
@@ -59,17 +61,26 @@ def _atoms(old: ast.expr, new: ast.expr, sources: tuple[str, str]) -> Iterator[t
 
 def _aligned(old: list[T], new: list[T], key: Callable[[T], str], pair: Callable[[T, T], Iterator[R]],
              lone: Callable[[T | None, T | None], R]) -> Iterator[R]:
-    """Two sequences aligned: equal runs skipped, a replaced run of the same length compared
-    item by item with ``pair``, any other item a removal ``lone(item, None)`` or an addition
-    ``lone(None, item)``."""
-    matcher = difflib.SequenceMatcher(None, [key(i) for i in old], [key(i) for i in new], autojunk=False)
+    """Two sequences aligned: equal runs skipped; in a replaced run, an item and the most
+    similar one (by ``key``) compared with ``pair``, any other item a removal
+    ``lone(item, None)`` or an addition ``lone(None, item)``."""
+    old_keys, new_keys = [key(i) for i in old], [key(i) for i in new]
+    matcher = difflib.SequenceMatcher(None, old_keys, new_keys, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "replace" and i2 - i1 == j2 - j1:
-            for a, b in zip(old[i1:i2], new[j1:j2]):
-                yield from pair(a, b)
-        elif tag != "equal":
-            yield from (lone(a, None) for a in old[i1:i2])
-            yield from (lone(None, b) for b in new[j1:j2])
+        if tag != "equal":
+            # A replaced run: an item pairs with the most similar one after the last pair.
+            start = j1
+            for i in range(i1, i2):
+                ratios = [(difflib.SequenceMatcher(None, old_keys[i], new_keys[j], autojunk=False).ratio(), -j) for j in range(start, j2)]
+                best = max(ratios, default=(0.0, 0))
+                if best[0] < _SIMILAR:
+                    yield lone(old[i], None)
+                    continue
+                found = -best[1]
+                yield from (lone(None, b) for b in new[start:found])
+                yield from pair(old[i], new[found])
+                start = found + 1
+            yield from (lone(None, b) for b in new[start:j2])
 
 
 def _part_changes(a: tuple[str, str], b: tuple[str, str]) -> Iterator[ConditionChange]:
@@ -93,7 +104,7 @@ def condition_changes(old: dict[str, Any], new: dict[str, Any]) -> list[Conditio
     old_parts, new_parts = _parts(old), _parts(new)
     if not old_parts or not new_parts:
         return [ConditionChange(role="own", old=old["guard"]["code"], new=new["guard"]["code"])]
-    return list(_aligned(old_parts, new_parts, repr, _part_changes, _lone_part))
+    return list(_aligned(old_parts, new_parts, lambda part: f"{part[0]}: {part[1]}", _part_changes, _lone_part))
 
 
 def fold_cascades(changed: dict[str, tuple[dict[str, Any], list[ConditionChange]]]) -> dict[str, list[ConditionChange]]:
@@ -128,6 +139,7 @@ def describe(change: dict[str, Any], function: str | None) -> list[tuple[str, st
     (``("text", ...)`` or ``("code", ...)``) that each format escapes its own way:
     ``size > 10`` -> ``size > 100``, a new condition, or one no longer tested."""
     label = _ROLE.get(change["role"], "")
+    change = {**change, **{side: _shortened(change[side]) for side in ("old", "new")}}
     if change["old"] is not None and change["new"] is not None:
         pieces = [("text", label), ("code", change["old"]), ("text", " → "), ("code", change["new"])]
     elif change["new"] is not None:
@@ -140,3 +152,7 @@ def describe(change: dict[str, Any], function: str | None) -> list[tuple[str, st
         pieces.extend([("code", function)] if function else [])
         pieces.append(("text", ", not listed again)"))
     return [piece for piece in pieces if piece[1]]
+
+
+def _shortened(code: str | None) -> str | None:
+    return code if code is None or len(code) <= _SHOWN else code[: _SHOWN - 3] + "..."

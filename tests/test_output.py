@@ -1,10 +1,12 @@
-"""The docs folder: replaced in one atomic step, and only while it holds nothing but raisedocs' files."""
+"""The docs folder: replaced in one atomic step, and only while it holds nothing but raisedocs' files; its index pages."""
 
 from __future__ import annotations
 
 import json
 import os
 import random
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,6 +14,7 @@ import time
 
 from extractor.publish import output
 from extractor.publish.output import MANIFEST, write_docs
+from extractor.publish.render import render_docs
 
 from .helpers import FIXTURES, ROOT, run_cli, temp_tree, tree_files
 
@@ -91,3 +94,88 @@ def test_a_kill_at_any_moment_leaves_a_complete_folder(tmp_path) -> None:
         assert _complete(docs)
     subprocess.run(command, env=env, check=True)
     assert _complete(docs) and sorted(p.name for p in tmp_path.iterdir()) == ["docs"]
+
+
+def _raises(tag: str, count: int) -> str:
+    return "".join(f"def f{n}():\n    raise ValueError('{tag} {n}')\n\n" for n in range(count))
+
+
+# 817 cards, past index_groups.PAGE_CARDS (500): alpha/ (300) fits a page, beta/ (515) does not
+# and is split into its own module and its two subfolders; setup_tool.py is at the top level.
+LARGE_TREE = {
+    "setup_tool.py": _raises("setup", 2),
+    "alpha/__init__.py": "", "alpha/a.py": _raises("alpha a", 150), "alpha/b.py": _raises("alpha b", 150),
+    "beta/__init__.py": _raises("beta", 5),
+    "beta/core/__init__.py": "", "beta/core/c.py": _raises("core", 260),
+    "beta/odd.d/e.py": _raises("odd", 250),
+}
+LARGE_INDEX = """\
+# tree · error catalog
+
+817 error cards from 817 raise statements in 8 files.
+
+## Packages
+
+A page per package lists its modules and their cards.
+
+| package | modules | cards |
+|---|---|---|
+| [top-level modules](index/top-level.md) | 1 | 2 |
+| [`alpha/`](index/alpha.md) | 2 | 300 |
+| [`beta/*.py`](index/beta.md) | 1 | 5 |
+| [`beta/core/`](index/beta.core.md) | 1 | 260 |
+| [`beta/odd.d/`](index/beta.odd~2ed.md) | 1 | 250 |
+"""
+_LINK = re.compile(r"\]\(([^)]+)\)")
+_MODULE = re.compile(r"^## `([^`]+)`$", re.MULTILINE)
+
+
+def _index_pages(docs) -> dict[str, str]:
+    return {rel: text.decode("utf-8") for rel, text in tree_files(docs).items() if rel == "index.md" or rel.startswith("index/")}
+
+
+def test_a_large_catalog_gets_an_index_page_per_package(capsys, tmp_path) -> None:
+    docs = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(temp_tree(tmp_path / "tree", LARGE_TREE)), "-o", str(docs), "-q").code == 0
+    pages = _index_pages(docs)
+    assert pages.pop("index.md") == LARGE_INDEX
+    assert {rel: _MODULE.findall(text) for rel, text in pages.items()} == {
+        "index/top-level.md": ["setup_tool.py"], "index/alpha.md": ["alpha/a.py", "alpha/b.py"],
+        "index/beta.md": ["beta/__init__.py"], "index/beta.core.md": ["beta/core/c.py"], "index/beta.odd~2ed.md": ["beta/odd.d/e.py"],
+    }
+    assert pages["index/beta.md"].split("\n")[:3] == [
+        "# tree · `beta/*.py` · errors", "",
+        "5 error cards in 1 module directly in `beta/` (its subfolders have pages of their own). [All packages](../index.md)",
+    ]
+    # Every card is on one page, and every link of every page leads to a file of the folder.
+    cards = [link for text in pages.values() for link in _LINK.findall(text) if link.startswith("../errors/")]
+    assert sorted(cards) == sorted(f"../{rel}" for rel in tree_files(docs) if rel.startswith("errors/"))
+    for rel, text in _index_pages(docs).items():
+        for link in _LINK.findall(text):
+            assert (docs / os.path.dirname(rel) / link).resolve().is_file(), (rel, link)
+    # The folder is the catalog's rendering, byte for byte.
+    rendered = dict(render_docs(json.loads((docs / "catalog.json").read_text(encoding="utf-8"))))
+    assert {**rendered, MANIFEST: output.manifest_text(rendered)} == {rel: text.decode() for rel, text in tree_files(docs).items()}
+
+
+def test_check_compares_the_index_pages(capsys, tmp_path) -> None:
+    tree, docs = temp_tree(tmp_path / "tree", LARGE_TREE), tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(tree), "-o", str(docs), "-q").code == 0
+    assert run_cli(capsys, "check", str(docs), "--path", str(tree)).code == 0
+    (tree / "beta" / "core" / "c.py").write_text(_raises("core", 261), encoding="utf-8")
+    (docs / "index" / "alpha.md").unlink()
+    run = run_cli(capsys, "check", str(docs), "--path", str(tree))
+    assert run.code == 1
+    assert [line for line in run.out.splitlines() if "errors/" not in line] == [
+        "stale: .raisedocs-manifest", "stale: catalog.json", "stale: index.md", "stale: index/beta.core.md", "stale: search-index.json",
+        "missing: index/alpha.md",
+    ]
+    # Without beta/odd.d/, beta/ fits a page again: its subfolders' pages are not produced any more.
+    assert run_cli(capsys, "extract", str(tree), "-o", str(docs), "-q").code == 0
+    shutil.rmtree(tree / "beta" / "odd.d")
+    run = run_cli(capsys, "check", str(docs), "--path", str(tree))
+    assert run.code == 1
+    assert [line for line in run.out.splitlines() if "errors/" not in line] == [
+        "stale: .raisedocs-manifest", "stale: catalog.json", "stale: index.md", "stale: index/beta.md", "stale: search-index.json",
+        "orphaned: index/beta.core.md", "orphaned: index/beta.odd~2ed.md",
+    ]

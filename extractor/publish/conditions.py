@@ -25,6 +25,7 @@ from ..model import ConditionChange
 Parts = list[tuple[str, str]]  # (role, code)
 T = TypeVar("T")
 _SIMILAR = 0.6  # how alike two conditions must be to be one changed condition
+_EXACT_UP_TO = 1000  # characters of two conditions compared exactly (ratio); quick_ratio past it
 _SHOWN = 200  # characters of a condition release notes show
 R = TypeVar("R")
 
@@ -71,7 +72,7 @@ def _aligned(old: list[T], new: list[T], key: Callable[[T], str], pair: Callable
             # A replaced run: an item pairs with the most similar one after the last pair.
             start = j1
             for i in range(i1, i2):
-                ratios = [(difflib.SequenceMatcher(None, old_keys[i], new_keys[j], autojunk=False).ratio(), -j) for j in range(start, j2)]
+                ratios = [(_similarity(old_keys[i], new_keys[j]), -j) for j in range(start, j2)]
                 best = max(ratios, default=(0.0, 0))
                 if best[0] < _SIMILAR:
                     yield lone(old[i], None)
@@ -81,6 +82,16 @@ def _aligned(old: list[T], new: list[T], key: Callable[[T], str], pair: Callable
                 yield from pair(old[i], new[found])
                 start = found + 1
             yield from (lone(None, b) for b in new[start:j2])
+
+
+def _similarity(a: str, b: str) -> float:
+    """difflib's ratio, from its cheap upper bounds where they already fall short (or where
+    the texts are long: ratio is quadratic in them)."""
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    if matcher.real_quick_ratio() < _SIMILAR:
+        return matcher.real_quick_ratio()
+    bound = matcher.quick_ratio()
+    return bound if bound < _SIMILAR or len(a) + len(b) > _EXACT_UP_TO else matcher.ratio()
 
 
 def _part_changes(a: tuple[str, str], b: tuple[str, str]) -> Iterator[ConditionChange]:

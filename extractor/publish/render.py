@@ -1,4 +1,4 @@
-"""Rendering: catalog JSON data -> the files of a docs folder (Markdown cards, index, JSON).
+"""Rendering: catalog JSON data -> the files of a docs folder (Markdown cards, index pages, JSON).
 
 Works from JSON data alone (``model.to_data`` of a Catalog, or a loaded catalog.json), so
 a catalog written by one version can be rendered by another.
@@ -21,6 +21,7 @@ from ..model import dumps_compact, dumps_data, to_data
 from ..model.markdown import code_block, code_span, escape_cell, escape_line, escape_text, safe_url
 from ..model.spool import CardCatalog, DataCatalog
 from ..options import strict_from_env
+from .index_groups import group_modules
 from .search_index import INDEX_FILE, build_index, dump_index, index_entry
 
 
@@ -128,8 +129,14 @@ def _rendered_card(card: dict[str, Any], catalog: dict[str, Any], cards_by_id: d
         return f"# Card {name}\n\nThis card could not be rendered ({escape_line(type(exc).__name__)}); its data is in {name}.json.\n"
 
 
-def render_index(catalog: dict[str, Any], summaries: list[dict[str, Any]]) -> str:
-    return _tidy(environment().get_template("index.md.j2").render(**{**catalog, "errors": summaries}))
+def render_index(catalog: dict[str, Any], summaries: list[dict[str, Any]]) -> Iterator[tuple[str, str]]:
+    """``index.md``, and for a catalog too large for one page, a page per package
+    (``index/<package>.md``, grouped by ``index_groups.group_modules``) that it links."""
+    groups = group_modules(summaries)
+    env = environment()
+    yield "index.md", _tidy(env.get_template("index.md.j2").render(**{**catalog, "errors": summaries, "groups": groups}))
+    for group in groups or ():
+        yield group["page"], _tidy(env.get_template("index_page.md.j2").render(source=catalog["source"], group=group))
 
 
 def dump_json(data: Any) -> str:
@@ -156,7 +163,7 @@ def render_chunks(catalog: Any) -> Iterator[tuple[str, Content]]:
         if card_json:
             yield f"errors/{card['id']}.json", text
         yield f"errors/{card['id']}.md", _rendered_card(card, source.envelope, by_id)
-    yield "index.md", render_index(source.envelope, source.summaries)
+    yield from render_index(source.envelope, source.summaries)
     # Last: the digest is complete once catalog.json's chunks were all taken.
     yield INDEX_FILE, dump_index(build_index(entries, digest.hexdigest()))
 

@@ -23,7 +23,7 @@ def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: the CPU count)."),
         click.option("--cache-dir", type=click.Path(file_okay=False), help="Cache folder (default: the user cache dir)."),
         click.option("--no-cache", is_flag=True, help="Neither read nor write the cache."),
-        click.option("--quiet", "-q", is_flag=True, help="Print nothing on stderr but errors."),
+        click.option("--quiet", "-q", is_flag=True, help="Print only warnings and errors on stderr (no progress, notes or summary)."),
         click.option("--verbose", "-v", is_flag=True, help="Also list every file not analysed, and cache hits."),
     ]):
         command = decorator(command)
@@ -31,6 +31,7 @@ def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def run_settings(run: dict[str, Any]) -> dict[str, Any]:
+    log.setLevel(logging.WARNING if run["quiet"] else logging.INFO)  # --quiet: no notes
     return {
         "jobs": run["jobs"] or os.cpu_count() or 1,
         "use_cache": not run["no_cache"],
@@ -119,8 +120,7 @@ def extract(path: str, outdir: str | None, include: tuple[str, ...], exclude: tu
 
 
 def emit(text: str | Iterable[str]) -> None:
-    """Machine output on stdout (a text, or its chunks); a full disk or a closed pipe is a
-    one-line error, not a traceback.
+    """Machine output on stdout (a text, or its chunks); a full disk or a closed pipe is a one-line error.
 
     Raises:
         OutputError: stdout cannot be written.
@@ -369,7 +369,7 @@ class _StderrHandler(logging.Handler):
 def main(argv: list[str] | None = None) -> int:
     """Entry point: one-line errors and exit 2 for bad arguments and whole-run failures."""
     if not any(isinstance(h, _StderrHandler) for h in log.handlers):
-        handler = _StderrHandler(logging.WARNING)
+        handler = _StderrHandler(logging.INFO)
         handler.setFormatter(logging.Formatter("raisedocs: %(message)s"))
         log.addHandler(handler)
         log.propagate = False

@@ -22,6 +22,8 @@ DEFAULT_EXCLUDES: tuple[str, ...] = (
     "site-packages",
     "*.egg-info",
 )
+# Of those, the folders that never hold sources: leaving them out needs no note.
+SILENT_EXCLUDES = frozenset({".git", ".hg", ".svn", "__pycache__"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -23,6 +23,7 @@ from .cache import Cache, Linked
 from .collect.declarations import module_name
 from .collect.file import collect_file
 from .errors import SourceError
+from .git import origin, resolve_rev, work_tree_head
 from .link.cards import cli_flags, link_file, permalink
 from .link.commands import command_flags, resolve_kwargs_flags
 from .link.project import Project
@@ -44,7 +45,7 @@ from .model.spool import SpooledCatalog
 from .options import Options, project_command, project_name, read_settings, strict_from_env
 from .pool import Mapper
 from .solve.status import CLAIMED
-from .sources import SourceFile, forge_url, log, read_commit, read_contents, read_pyproject, read_tree, resolve_rev
+from .sources import SourceFile, log, read_commit, read_contents, read_pyproject, read_tree
 from .version import VERSION as __version__
 
 Progress = Callable[[str, int, int], None]
@@ -106,25 +107,29 @@ def extract(root: str, options: Options, progress: Progress | None = None) -> Ca
 
 def read_sources(root: str, options: Options) -> tuple[list[SourceFile], list[FileFailure], Options, str]:
     """The files to analyse, the options completed from the repository, and the root's name."""
+    name = os.path.basename(os.path.realpath(root).rstrip("/")).removesuffix(".git")
     if options.rev is not None:
         sha = resolve_rev(root, options.rev)
         project = read_pyproject(root, sha)
         options = with_settings(options, project)
         files, failures = read_commit(root, sha, options)
         command = options.command or project_command(project)
-        options = dataclasses.replace(options, rev=sha, repo_url=options.repo_url or forge_url(root), command=command)
-        name = os.path.basename(os.path.realpath(root).rstrip("/"))
-        name = name[:-4] if name.endswith(".git") else name
+        url, remote_name = origin(root)
+        options = dataclasses.replace(options, rev=sha, repo_url=options.repo_url or url, command=command)
     else:
         project = read_pyproject(root) if os.path.isdir(root) else {}
         options = with_settings(options, project)
+        head = work_tree_head(root) if os.path.isdir(root) else None
+        if options.repo_url and head is not None:  # permalinks need a commit: the checkout's
+            log.info(f"note: --repo-url without --rev: reading and pinning the checkout's HEAD ({head[:10]}), not its work tree")
+            return read_sources(root, dataclasses.replace(options, rev=head))
         if options.repo_url:
             log.warning("warning: --repo-url without --rev gives no permalinks: cards link a commit only (pin one with --rev)")
         files, failures = read_tree(root, options)
-        name = os.path.basename(os.path.realpath(root).rstrip("/"))
+        remote_name = origin(root)[1] if head is not None else None  # a folder inside a checkout is not named by it
         if options.command is None and os.path.isdir(root):
             options = dataclasses.replace(options, command=project_command(project))
-    return files, failures, options, options.repo_name or project_name(project) or name
+    return files, failures, options, options.repo_name or project_name(project) or remote_name or name
 
 
 _DEFAULTS = Options()

@@ -10,7 +10,6 @@ import logging
 import os
 import re
 import stat
-import subprocess
 import sys
 import tokenize
 from collections.abc import Iterable, Iterator
@@ -18,13 +17,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import SourceError
+from .git import BlobReader, run_git
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 from .model import FileFailure
-from .options import Options, is_test_path
+from .options import SILENT_EXCLUDES, Options, is_test_path
 
 log = logging.getLogger("raisedocs")
 
@@ -136,7 +136,7 @@ def read_tree(root: str, options: Options) -> tuple[list[SourceFile], list[FileF
         rel_dir = "" if rel_dir == "." else rel_dir + "/"
         kept = [d for d in dirnames if not _matches(rel_dir + d, options.excluded_dirs)
                 and not (options.use_default_excludes and os.path.isfile(os.path.join(dirpath, d, "pyvenv.cfg")))]
-        skipped.extend(rel_dir + d for d in dirnames if d not in kept and not _matches(rel_dir + d, options.exclude))
+        skipped.extend(rel_dir + d for d in dirnames if d not in kept and d not in SILENT_EXCLUDES and not _matches(rel_dir + d, options.exclude))
         dirnames[:] = sorted(kept)
         for name in sorted(filenames):
             rel = rel_dir + name
@@ -152,7 +152,7 @@ def read_tree(root: str, options: Options) -> tuple[list[SourceFile], list[FileF
     _warn_unmatched(options.include, matched)
     if skipped:
         shown = ", ".join(sorted(skipped)[:3]) + (f" and {len(skipped) - 3} more" if len(skipped) > 3 else "")
-        log.warning("note: the default excludes left out %d folder%s (%s); --no-default-excludes reads them",
+        log.info("note: the default excludes left out %d folder%s (%s); --no-default-excludes reads them",
                     len(skipped), "" if len(skipped) == 1 else "s", shown)
     files.sort(key=lambda f: f.path)
     failures.sort(key=lambda f: f.path)
@@ -168,9 +168,8 @@ def _included(rel: str, patterns: tuple[str, ...], matched: set[str]) -> bool:
 
 
 def _warn_unmatched(patterns: tuple[str, ...], matched: set[str]) -> None:
-    for pattern in patterns:
-        if pattern not in matched:
-            log.warning("warning: --include %r matched no .py file", pattern)
+    for pattern in (p for p in patterns if p not in matched):
+        log.warning("warning: --include %r matched no .py file", pattern)
 
 
 def _read_single(root: str, options: Options) -> tuple[list[SourceFile], list[FileFailure]]:
@@ -212,11 +211,9 @@ def _read_file(full: str, rel: str, real_root: str) -> SourceFile | FileFailure:
 
 
 def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
-        if test(mode):
-            return name
-    return "not a file"
+    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+             (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
+    return next((name for test, name in kinds if test(mode)), "not a file")
 
 
 def read_pyproject(root: str, sha: str | None = None) -> dict[str, Any]:
@@ -224,7 +221,7 @@ def read_pyproject(root: str, sha: str | None = None) -> dict[str, Any]:
     has none or it does not parse."""
     try:
         if sha is not None:
-            raw = _git(root, "cat-file", "blob", f"{sha}:pyproject.toml")
+            raw = run_git(root, "cat-file", "blob", f"{sha}:pyproject.toml")
         else:
             with open(os.path.join(root, "pyproject.toml"), "rb") as handle:
                 raw = handle.read()
@@ -237,43 +234,10 @@ def read_pyproject(root: str, sha: str | None = None) -> dict[str, Any]:
 # --- git: read a commit straight from the object store ------------------------------------
 
 
-def _git(repo: str, *args: str, data: bytes | None = None) -> bytes:
-    """Run a read-only git command in ``repo``.
-
-    Raises:
-        SourceError: git is missing or the command fails.
-    """
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
-    try:
-        proc = subprocess.run(["git", "-C", repo, *args], input=data, capture_output=True, env=env, check=False)
-    except OSError as exc:
-        raise SourceError(f"cannot run git: {exc.strerror}") from None
-    if proc.returncode != 0:
-        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise SourceError(f"git {args[0]} failed in {repo}: {message[-1] if message else proc.returncode}")
-    return proc.stdout
-
-
-def resolve_rev(repo: str, rev: str) -> str:
-    """The full 40-hex sha of a commit-ish (tag, branch, short or full sha).
-
-    Raises:
-        SourceError: ``repo`` is not a git repository or ``rev`` names no commit.
-    """
-    if not os.path.isdir(repo):
-        raise SourceError(f"path does not exist: {repo}")
-    _git(repo, "rev-parse", "--git-dir")
-    try:
-        sha = _git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}").decode().strip()
-    except SourceError:
-        raise SourceError(f"unknown revision in {repo}: {rev}") from None
-    return sha
-
-
 def read_commit(repo: str, sha: str, options: Options) -> tuple[list[SourceFile], list[FileFailure]]:
     """Every ``.py`` blob of commit ``sha``, without touching the work tree or the index."""
     # Relative to ``repo``: a sub-folder of a repository reads just that sub-tree.
-    listing = _git(repo, "ls-tree", "-r", "-z", "--long", sha)
+    listing = run_git(repo, "ls-tree", "-r", "-z", "--long", sha)
     wanted: list[tuple[str, str, int]] = []
     failures: list[FileFailure] = []
     # A folder holding pyvenv.cfg is a virtualenv, left out by default like the named excludes.
@@ -343,57 +307,6 @@ def read_contents(root: str, rev: str | None, files: Iterable[SourceFile]) -> It
                 found = FileFailure(path=source.path, stage="read", error="changed while the run read it")
             yield found
         return
-    with _BlobReader(root) as blobs:
+    with BlobReader(root) as blobs:
         for source in files:
             yield source if source.data is not None else SourceFile(path=source.path, data=blobs.read(source.blob_sha), blob_sha=source.blob_sha, size=source.size)
-
-
-class _BlobReader:
-    """Blob contents by sha, from one ``git cat-file --batch`` process, one blob at a time."""
-
-    def __init__(self, repo: str) -> None:
-        self.repo = repo
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def __enter__(self) -> _BlobReader:
-        return self
-
-    def read(self, sha: str) -> bytes:
-        if self.process is None:
-            env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
-            try:
-                self.process = subprocess.Popen(["git", "-C", self.repo, "cat-file", "--batch"], stdin=subprocess.PIPE,
-                                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-            except OSError as exc:
-                raise SourceError(f"cannot run git: {exc.strerror}") from None
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(sha.encode() + b"\n")
-        self.process.stdin.flush()
-        header = self.process.stdout.readline().split()
-        if len(header) != 3 or header[1] != b"blob":
-            raise SourceError(f"git cat-file failed in {self.repo}: no blob {sha}")
-        data = self.process.stdout.read(int(header[2]))
-        self.process.stdout.read(1)  # the newline after each blob
-        return data
-
-    def __exit__(self, *exc: object) -> None:
-        if self.process is not None:
-            for stream in (self.process.stdin, self.process.stdout):
-                if stream is not None:
-                    stream.close()
-            # Workers forked while it ran hold copies of its stdin: it would never see EOF.
-            self.process.kill()
-            self.process.wait()
-
-
-_REMOTE = re.compile(r"^(?:https?://|ssh://git@|git@)(?P<host>github\.com|gitlab\.com)[:/](?P<path>.+?)(?:\.git)?/?$")
-
-
-def forge_url(repo: str) -> str | None:
-    """``origin`` as an https URL when it is on GitHub or GitLab, else None."""
-    try:
-        remote = _git(repo, "config", "--get", "remote.origin.url").decode().strip()
-    except SourceError:
-        return None
-    match = _REMOTE.match(remote)
-    return f"https://{match.group('host')}/{match.group('path')}" if match else None

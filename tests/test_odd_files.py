@@ -6,8 +6,9 @@ import errno
 import os
 
 from extractor import sources
+from extractor.git import resolve_rev
 from extractor.options import Options
-from extractor.sources import read_commit, read_tree, resolve_rev
+from extractor.sources import read_commit, read_tree
 
 from .helpers import make_git_repo, run_cli, temp_tree
 

@@ -102,7 +102,7 @@ def test_extract_rev_works_on_bare_repos_and_short_shas(repo, tmp_path, capsys) 
     git(bare, "remote", "set-url", "origin", "git@github.com:acme/widgets.git")
     run = run_cli(capsys, "extract", str(bare), "--rev", shas[1][:8], "--no-cache")
     catalog = json.loads(run.out)
-    assert catalog["source"] == {"repo_url": "https://github.com/acme/widgets", "rev": shas[1], "root": "bare"}
+    assert catalog["source"] == {"repo_url": "https://github.com/acme/widgets", "rev": shas[1], "root": "widgets"}  # named by its remote
     assert run_cli(capsys, "extract", str(bare), "--rev", "nope").err == f"raisedocs: error: unknown revision in {bare}: nope\n"
 
 

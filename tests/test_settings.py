@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from .helpers import run_cli, temp_tree
+from .helpers import git, make_git_repo, run_cli, temp_tree
 
 TREE = {
     "pkg/__init__.py": "",
@@ -54,6 +54,27 @@ def test_defaults_a_user_expects(capsys, tmp_path) -> None:
     assert "--exception NoSuchError matched no card" in run.err
     assert "--repo-url without --rev gives no permalinks" in run.err
     assert "the default excludes left out 1 folder (.venv)" in run.err
+
+
+def test_a_checkout_is_named_by_its_remote_and_repo_url_alone_pins_its_head(capsys, tmp_path) -> None:
+    root = tmp_path / "checkout"
+    (sha,) = make_git_repo(root, [("one", {"pkg/__init__.py": "", "pkg/core.py": TREE["pkg/core.py"]})])
+    git(root, "remote", "add", "origin", "git@github.com:acme/widgets.git")
+    (root / "pkg" / "core.py").write_text("raise SystemExit('uncommitted')\n")  # the work tree differs from HEAD
+    (root / ".git" / "info" / "exclude").write_text("__pycache__/\n")
+    run = run_cli(capsys, "extract", str(root), "--no-cache", "--repo-url", "https://github.com/acme/widgets")
+    catalog = json.loads(run.out)
+    assert catalog["source"] == {"root": "widgets", "repo_url": "https://github.com/acme/widgets", "rev": sha}  # the remote's name
+    assert f"reading and pinning the checkout's HEAD ({sha[:10]})" in run.err and "no permalinks" not in run.err
+    assert all(card["permalink"].startswith(f"https://github.com/acme/widgets/blob/{sha}/") for card in catalog["errors"])
+    assert "uncommitted" not in run.out
+    # Without --repo-url the work tree is read; a folder inside the checkout is not named by it.
+    assert "uncommitted" in run_cli(capsys, "extract", str(root), "--no-cache").out
+    assert json.loads(run_cli(capsys, "extract", str(root / "pkg"), "--no-cache").out)["source"]["root"] == "pkg"
+    # --quiet prints nothing but errors; a .git folder left out needs no note.
+    run = run_cli(capsys, "extract", str(root), "--no-cache", "--quiet", "--repo-url", "https://github.com/acme/widgets")
+    assert run.code == 0 and run.err == ""
+    assert "default excludes" not in run_cli(capsys, "extract", str(root), "--no-cache").err
 
 
 def test_no_tests_leaves_out_test_code_and_travels(capsys, tmp_path) -> None:

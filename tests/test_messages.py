@@ -28,6 +28,14 @@ CASES = [
     ('msg = "first"\n    msg = f"second {x}"\n    raise ValueError(msg)', "second {x}", ("x",)),
     ('msg = "bad value"\n    msg += ": " + str(x)\n    raise ValueError(msg)', "bad value: {str(x)}", ("str(x)",)),
     ('raise ValueError(x)', "{x}", ("x",)),
+    # As str() renders each class's arguments (link.messages)
+    ("raise ValueError", "", ()),
+    ("raise ValueError()", "", ()),
+    ('raise OSError(2, "missing", x)', "[Errno 2] missing: {x!r}", ("x",)),
+    ('raise FileNotFoundError(2, f"no {x}")', "[Errno 2] no {x}", ("x",)),
+    ('raise ValueError("bad pair", x, 3)', "('bad pair', {x!r}, 3)", ("x",)),
+    ("raise KeyError(x)", "{x!r}", ("x",)),
+    ('raise KeyError(f"no {x}")', "'no {x}'", ("x",)),
 ]
 
 
@@ -41,9 +49,9 @@ def test_template(tmp_path, body: str, template: str, placeholders: tuple[str, .
 
 
 UNKNOWN = [
-    ("raise ValueError", "no_arguments", None),
-    ("raise ValueError()", "no_arguments", None),
-    ('raise OSError(2, "missing", x)', "multiple_arguments", None),
+    ("raise UnknownError", "no_arguments", None),  # a class outside the tree may have a default message
+    ("raise UnknownError(x, y)", "multiple_arguments", None),
+    ('raise OSError(2, "missing", "it\'s")', "multiple_arguments", None),  # repr's quoting of a quote not followed
     ("raise ValueError(build(x))", "opaque_call", "build(x)"),
     ('raise ValueError("a" if x else "b")', "opaque_if_exp", '"a" if x else "b"'),
     ('msg = "a"\n    if x:\n        msg = "b"\n    raise ValueError(msg)', "message_variable_branches", "msg"),
@@ -70,3 +78,57 @@ def test_fstring_debug_specifier_keeps_text_and_repr(tmp_path) -> None:
 def test_message_with_unicode_and_escapes(tmp_path) -> None:
     card = only(extract_snippet(tmp_path, 'def f(x):\n    raise ValueError(f"caf\\u00e9\\t{x}\\n")\n'))
     assert card.message.template == "café\t{x}\n"
+
+
+CLASSES = """
+class IllegalMonthError(ValueError):
+    def __init__(self, month):
+        self.month = month
+
+    def __str__(self):
+        return "bad month number %r; must be 1-12" % self.month
+
+
+class TooBig(Exception):
+    def __init__(self, name, size=3):
+        msg = f"{name} too big: {size}"
+        super().__init__(msg)
+
+
+class Coded(TooBig):
+    pass
+
+
+class Pair(LookupError):
+    def __str__(self):
+        return f"pair {self.args[0]!r} / {self.args[1]}"
+
+
+class Opaque(Exception):
+    def __init__(self, x):
+        super().__init__(x, x)
+
+"""
+CLASS_CASES = [
+    ("raise IllegalMonthError(x)", "bad month number {x!r}; must be 1-12"),
+    ('raise TooBig("b", size=x)', "b too big: {x}"),
+    ("raise Coded(x)", "{x} too big: 3"),
+    ('raise Pair(x, "y")', "pair {x!r} / y"),
+    ("raise Opaque(x)", None),
+]
+
+
+@pytest.mark.parametrize(("body", "template"), CLASS_CASES)
+def test_a_class_in_the_tree_that_makes_its_message_gets_its_template_with_the_arguments(tmp_path, body: str, template: str | None) -> None:
+    code = CLASSES + "def f(x):\n    if x != 7:\n        " + body + "\n"
+    card = only([c for c in extract_snippet(tmp_path, code) if c.function == "f"])
+    assert card.message.template == template
+    if template is None:
+        assert card.message.reason == "built_by_class"
+        return
+    # What the card says is what Python says: run the snippet (our own) with the trigger.
+    namespace: dict = {}
+    exec(compile(code, "mod.py", "exec"), namespace)  # noqa: S102 (a test's own snippet)
+    with pytest.raises(Exception) as raised:
+        namespace["f"](**card.trigger.inputs)
+    assert str(raised.value) == card.trigger.message and card.trigger.verified

@@ -12,10 +12,11 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from typing import Any
 
 import libcst as cst
 
-from ..model import Guard, Hole, MessageTemplate, Part, Text
+from ..model import Argument, Guard, Hole, MessageTemplate, Part, Text
 from .expressions import ExprModel, Rebound
 from .messages import reconstruct_message, unknown
 from .paths import PathModel, extract_guard, handler_types
@@ -39,6 +40,7 @@ class RaiseFacts:
     guard: Guard
     reason: str | None
     lints: tuple[str, ...] = ()
+    arguments: tuple[Argument, ...] | None = None
 
 
 def _statement_children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
@@ -134,33 +136,40 @@ def _describe(node: cst.Raise, handlers: list, scope: Scope, guard: Guard, cause
                 return facts(kind="reraise", written=exc.value, message=unknown("reraise", "reraise"), caught=handler_types(handler))
         value = scope.single_value(exc.value)
         if isinstance(value, cst.Call):
-            return facts(kind="name", written=raw_code(value.func), is_call=True, message=_call_message(value, scope, exprs, node))
+            return facts(kind="name", written=raw_code(value.func), is_call=True, **_call_message(value, scope, exprs, node))
         if value is not None or scope.is_local(exc.value) or exc.value in scope.params:
             return facts(kind="name", written=exc.value, message=unknown("opaque", "raised_object_unresolved"), reason="raised_variable")
     if isinstance(exc, cst.Call):
-        return facts(kind="call", written=raw_code(exc.func), is_call=True, message=_call_message(exc, scope, exprs, node))
+        return facts(kind="call", written=raw_code(exc.func), is_call=True, **_call_message(exc, scope, exprs, node))
     written = raw_code(exc)
     if dotted(exc) is None:
         return facts(kind="name", written=written, message=unknown("opaque", "raised_expression"), reason="raised_expression")
     return facts(kind="name", written=written, message=unknown("none", "no_arguments"))
 
 
-def _call_message(call: cst.Call, scope: Scope, exprs: ExprModel, at: cst.Raise) -> MessageTemplate:
+def _call_message(call: cst.Call, scope: Scope, exprs: ExprModel, at: cst.Raise) -> dict[str, Any]:
+    """The message of an exception call as its one argument reads (link composes the
+    class's own rendering from ``arguments``), and every argument read as a message."""
     if any(arg.star for arg in call.args):
-        return unknown("unsupported", "star_arguments")
-    positional = [arg.value for arg in call.args if arg.keyword is None]
-    keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+        return {"message": unknown("unsupported", "star_arguments")}
+    arguments = tuple(
+        Argument(code=raw_code(arg.value), keyword=arg.keyword.value if arg.keyword is not None else None,
+                 message=_argument_message(arg.value, scope, exprs, at))
+        for arg in call.args
+    )
+    positional = [a for a in arguments if a.keyword is None]
     if len(positional) > 1:
-        return unknown("multiple_args", "multiple_arguments")
-    if positional:
-        target = positional[0]
-    else:
-        target = next((keywords[k] for k in _MESSAGE_KEYWORDS if k in keywords), None)
-        if target is None:
-            return unknown("none", "no_arguments" if not keywords else "keyword_arguments_only")
-    message = reconstruct_message(target, raw_code, lambda name: _message_target(name, scope, exprs, at))
+        return {"message": unknown("multiple_args", "multiple_arguments"), "arguments": arguments}
+    found = positional[0] if positional else next((a for k in _MESSAGE_KEYWORDS for a in arguments if a.keyword == k), None)
+    if found is None:
+        return {"message": unknown("none", "no_arguments" if not arguments else "keyword_arguments_only"), "arguments": arguments}
+    return {"message": found.message, "arguments": arguments}
+
+
+def _argument_message(value: cst.BaseExpression, scope: Scope, exprs: ExprModel, at: cst.Raise) -> MessageTemplate:
+    message = reconstruct_message(value, raw_code, lambda name: _message_target(name, scope, exprs, at))
     if message.parts is None:
-        return replace(message, source=raw_code(target))
+        return replace(message, source=raw_code(value))
     return replace(message, parts=tuple(_inline_hole(part, exprs, at) for part in message.parts))
 
 

@@ -23,6 +23,7 @@ from ..model import ClassFact, Excerpt, FileFacts, FileFailure, Guard, MessageTe
 from ..options import Options, strict_from_env
 from ..sources import DecodeError, SourceFile, decode_source, split_lines
 from . import declarations as decl
+from .class_messages import class_message
 from .constants import module_names, unpacked
 from .cstpass import RaiseFacts, UnitAnalysis, parse_unit
 from .flags import boolean_kwargs, cli_flags
@@ -116,7 +117,7 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText,
         if has_flag_calls and isinstance(stmt, _MAY_DECLARE_FLAGS):
             scan.flags.extend(cli_flags(stmt) if not isinstance(stmt, ast.Assign) else boolean_kwargs(stmt))
         if isinstance(stmt, ast.ClassDef):
-            scan.classes.append(decl.class_fact(stmt, _qualname(stack, stmt.name), src))
+            scan.classes.append(_with_message(decl.class_fact(stmt, _qualname(stack, stmt.name), src), stmt, src))
         elif isinstance(stmt, DEFS):
             scan.functions.append((_qualname(stack, stmt.name), src.flat(stmt.returns) if stmt.returns else None))
         if isinstance(stmt, (*DEFS, ast.ClassDef)) and any(decl.is_dataclass_transform(d) for d in stmt.decorator_list):
@@ -330,6 +331,7 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
         lints=facts.lints,
         call_style=_call_style(function, styles) if function is not None else "function",
         unread=decl.unread_params(function, hit.stack, hit.node.lineno) if function is not None else (),
+        arguments=tuple(dataclasses.replace(a, message=_bounded(a.message)) for a in facts.arguments) if facts.arguments is not None else None,
     )
 
 
@@ -356,6 +358,14 @@ def _excerpt(span: ast.AST, node: ast.Raise, lines: list[str], limit: int) -> Ex
 
 
 _MAX_EXCERPT_LINE = 1_000  # characters of one excerpt line; a longer one is cut, with a marker
+
+
+def _with_message(fact: ClassFact, node: ast.ClassDef, src: decl.SourceText) -> ClassFact:
+    """The class with how it makes an exception's message (a class with bases may be one)."""
+    if not node.bases:
+        return fact
+    rule, message = class_message(node, src, fact.init, fact.init_sets)
+    return dataclasses.replace(fact, message_rule=rule, message=_bounded(message) if message is not None else None)
 
 
 def _bounded(message: MessageTemplate) -> MessageTemplate:

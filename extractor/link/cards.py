@@ -17,6 +17,7 @@ from ..collect.messages import unknown
 from ..model import CONSTRUCTING, Card, CardContext, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, Opaque, SiteFact
 from ..options import Options, strict_from_env
 from .constructors import Constructors
+from .messages import compose
 from .project import BUILTIN_EXCEPTIONS, Project, Symbol
 
 RELATED_LIMIT = 12
@@ -223,7 +224,7 @@ def _linked_site(project: Project, facts: FileFacts, site: SiteFact) -> tuple[Ex
     site still gets its card, saying so."""
     try:
         exception, message = resolve_exception(project, facts, site)
-        return exception, message, _docs(project, facts, site)
+        return exception, compose(project, exception, site, message), _docs(project, facts, site)
     except Exception as exc:  # the per-site boundary
         if strict_from_env():
             raise
@@ -247,7 +248,8 @@ def _context(project: Project, constructors: Constructors, facts: FileFacts, car
         classes=classes, exception_module=module, param_choices=choices, settable=settable,
         module=facts.module, constructor=constructors.signature(owner) if owner else None, call_style=site.call_style, unread=site.unread,
         overridden=bool(card.function) and card.function.split(".", 1)[0] in facts.overridden,
-        own_str=any(_defines_str(project, name) for name in card.exception.classes[:1]),
+        # (a template the class's __str__ makes is on the card already: link.messages)
+        own_str=not card.message.form.startswith("class:") and any(_defines_str(project, name) for name in card.exception.classes[:1]),
         named=tuple((chain, *found) for chain, kind in card.guard.named
                     if kind != "builtin" and (found := project.named_constant(facts, chain)) is not None),
     )

@@ -23,7 +23,7 @@ from .card import (
     Verification,
 )
 from .catalog import CardRef, Catalog, CatalogDiff, Change, ConditionChange, FileFailure, Generator, RunOptions, SourceInfo, Stats
-from .facts import ClassFact, Constraint, Excerpt, FieldFact, FileFacts, Param, SiteFact
+from .facts import Argument, ClassFact, Constraint, Excerpt, FieldFact, FileFacts, Param, SiteFact
 from .serialize import dumps, dumps_compact, dumps_data, fingerprint, from_data, from_json, to_data, to_json
 from .site import (
     RAISES,
@@ -47,7 +47,7 @@ from .site import (
 )
 
 __all__ = [
-    "CONSTRUCTING", "RAISES", "SCHEMA_ID", "And", "Card", "CardContext", "CardRef", "Catalog", "CatalogDiff", "Change",
+    "CONSTRUCTING", "RAISES", "SCHEMA_ID", "And", "Argument", "Card", "CardContext", "CardRef", "Catalog", "CatalogDiff", "Change",
     "ConditionChange", "ClassFact", "Compare", "Const",
     "Constraint", "Context", "Docs", "Domain", "Example", "Excerpt", "ExceptionRef", "FieldDoc", "FieldFact", "FileFacts",
     "FileFailure", "Fix", "Generator", "Guard", "GuardNode", "GuardPart", "Hole", "IsInstance", "IsNone", "MessageTemplate",

@@ -43,6 +43,16 @@ class FieldFact:
 
 
 @record
+class Argument:
+    """One argument of the exception call a raise makes: its code, its keyword (None when
+    positional) and, read as a message, its template (``parts`` None when not a string)."""
+
+    code: str
+    keyword: str | None = None
+    message: MessageTemplate | None = None
+
+
+@record
 class ClassFact:
     qualname: str
     line: int
@@ -53,6 +63,12 @@ class ClassFact:
     decorators: tuple[str, ...] = ()  # as written
     init: tuple[Param, ...] | None = None  # the explicit ``__init__``'s parameters after self
     init_sets: tuple[tuple[str, str], ...] = ()  # (attribute, parameter): ``self.attribute = parameter`` in it
+    # How an exception class makes its message (collect.class_messages): "transparent" (str()
+    # is BaseException's: no __str__, and an __init__ that passes its arguments on or none),
+    # "template" (``message``, holes over the __init__'s parameters or ``*0``, ``*1``: the
+    # call's positional arguments), or "opaque" (some other way).
+    message_rule: str = "transparent"
+    message: MessageTemplate | None = None
 
 
 @record
@@ -78,6 +94,7 @@ class SiteFact:
     lints: tuple[str, ...] = ()
     call_style: str = "function"  # function, generator, coroutine or async_generator: how a call runs the body
     unread: tuple[str, ...] = ()  # parameters nothing reads before the raise (outside loops): any value reaches it
+    arguments: tuple[Argument, ...] | None = None  # the exception call's arguments; None: not a call, or one with a star
 
 
 @record

@@ -236,8 +236,8 @@ def _shown(card: Card, message: str | None, env: dict[str, Any], own_str: bool =
     (``KeyError(key)`` with key 0 shows ``0``; ``KeyError(f"no {key}")`` shows ``'no 0'``)."""
     if own_str:
         return None  # the class's __str__ writes its own text (calendar.IllegalMonthError): not claimed
-    if message is None or "KeyError" not in (*card.exception.classes, *card.exception.ancestors):
-        return message
+    if message is None or card.message.form == "key" or "KeyError" not in (*card.exception.classes, *card.exception.ancestors):
+        return message  # (a "key" template is the repr already: link.messages)
     parts = card.message.parts or ()
     argument_itself = card.message.form.rsplit(":", 1)[-1] in ("parameter", "call")  # not a str built from it
     if argument_itself and len(parts) == 1 and isinstance(parts[0], Hole):

@@ -1,0 +1,204 @@
+"""Messages as Python renders them: a raise's arguments through its exception class.
+
+``str(exc)`` depends on the class. BaseException shows one argument as ``str(arg)``, none as
+an empty message and several as the tuple's repr; KeyError shows its one argument's repr;
+OSError ``(errno, strerror[, filename])`` shows ``[Errno 2] No such file: 'x'``. A class in
+the tree may make its own in ``__init__`` or ``__str__`` (collect.class_messages); its
+template is filled with the raise's arguments. Where the chain reaches a class outside the
+tree, its rendering is unknown: one argument keeps the plain reading, anything else says so.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+
+from ..collect.class_messages import argument_name
+from ..collect.messages import make_template, merge_parts, unknown
+from ..model import Argument, ExceptionRef, Hole, MessageTemplate, Param, Part, SiteFact, Text
+from .project import BUILTIN_EXCEPTIONS, Project
+
+_STRING_FORMS = ("plain", "fstring", "format", "percent", "concat", "call")
+_UNQUOTED = frozenset("'\"\\")
+
+
+def compose(project: Project, exception: ExceptionRef, site: SiteFact, message: MessageTemplate) -> MessageTemplate:
+    """The message ``str()`` of the raised exception gives, as a template."""
+    if len(exception.classes) != 1 or exception.factory or site.kind == "reraise" or exception.reason == "raised_variable":
+        return message
+    if site.is_call and site.arguments is None:
+        return message  # a star argument: the count is unknown
+    args: list[Argument] = list(site.arguments or ()) if site.is_call else []
+    chain = (exception.classes[0], *exception.ancestors)
+    for index, name in enumerate(chain):
+        if name in BUILTIN_EXCEPTIONS:
+            if args and args[0].code == "" and len(args) == 1:  # what a class's __init__ made
+                message = args[0].message  # type: ignore[assignment]
+            return _builtin(BUILTIN_EXCEPTIONS[name], args, message)
+        found = project.class_fact(name)
+        if found is None:  # outside the tree: its rendering is not known
+            return message if len([a for a in args if a.keyword is None]) == 1 else _unknown_for(message, args)
+        fact = found[1]
+        if fact.message_rule == "transparent":
+            continue
+        if fact.message_rule != "template" or fact.message is None:
+            return unknown("class", "built_by_class")
+        own_str = any(method == "__str__" for method, _ in fact.methods)
+        filled = _fill(fact.message, fact.init, args)
+        if filled is None:
+            return unknown("class", "class_message_unfilled")
+        if own_str:
+            below = [project.class_fact(c) for c in chain[:index]]
+            if any(b is not None and "__init__" in dict(b[1].methods) for b in below):
+                return unknown("class", "class_message_unfilled")  # its __init__ is not the one called
+            return filled
+        args = [Argument(code="", message=filled)]  # what its __init__ passes on, rendered further up
+    return message
+
+
+def _unknown_for(message: MessageTemplate, args: list[Argument]) -> MessageTemplate:
+    return message if message.parts is None else unknown("multiple_args" if args else "none", "class_outside_tree")
+
+
+def _builtin(mro: Sequence[str], args: list[Argument], message: MessageTemplate) -> MessageTemplate:
+    if any(a.keyword is not None for a in args):
+        return message  # builtin exceptions take no keywords (the call itself fails)
+    if not args:
+        return make_template("none", [])  # str(ValueError()) == ""
+    if "KeyError" in mro and len(args) == 1:
+        parts = _repr_parts(args[0])
+        return make_template("key", parts) if parts is not None else message
+    if len(args) == 1:
+        return message
+    if "OSError" in mro and len(args) in (2, 3):
+        errno, strerror = _str_parts(args[0]), _str_parts(args[1])
+        filename = _repr_parts(args[2]) if len(args) == 3 else []
+        if errno is None or strerror is None or filename is None:
+            return message
+        return make_template("oserror", [Text(text="[Errno "), *errno, Text(text="] "), *strerror, *([Text(text=": "), *filename] if filename else [])])
+    if any(name in mro for name in ("OSError", "UnicodeError", "SyntaxError")):
+        return message  # a __str__ of their own, not followed for these arguments
+    pieces = [_repr_parts(a) for a in args]
+    if any(p is None for p in pieces):
+        return message
+    parts: list[Part] = [Text(text="(")]
+    for index, piece in enumerate(pieces):
+        parts.extend([*([Text(text=", ")] if index else []), *piece])  # type: ignore[misc]
+    return make_template("args", [*parts, Text(text=")")])
+
+
+def _is_string(arg: Argument) -> bool:
+    return arg.message is not None and arg.message.parts is not None and arg.message.form.split(":")[-1] in _STRING_FORMS
+
+
+def _literal(code: str) -> tuple[bool, object]:
+    """A literal's value (ast.literal_eval: literals only, nothing runs)."""
+    try:
+        return True, ast.literal_eval(code)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False, None
+
+
+def _str_parts(arg: Argument) -> list[Part] | None:
+    """``str(arg)`` as template parts."""
+    if _is_string(arg) or (arg.message is not None and arg.message.parts is not None and not arg.code):
+        return list(arg.message.parts)  # type: ignore[union-attr]
+    ok, value = _literal(arg.code)
+    if ok and isinstance(value, (int, float, bool, type(None))):
+        return [Text(text=str(value))]
+    return [Hole(expr=arg.code)] if arg.code else None
+
+
+def _repr_parts(arg: Argument) -> list[Part] | None:
+    """``repr(arg)`` as template parts: a string quoted (the way repr quotes a string without
+    quotes or backslashes of its own; other strings, and those holding a ``!r``, are not
+    followed), anything else ``!r``."""
+    if _is_string(arg) or (arg.message is not None and arg.message.parts is not None and not arg.code):
+        parts = list(arg.message.parts)  # type: ignore[union-attr]
+        if any(isinstance(p, Text) and (set(p.text) & _UNQUOTED or not p.text.isprintable()) for p in parts):
+            return None
+        if any(isinstance(p, Hole) and p.conversion == "r" for p in parts):
+            return None  # a repr inside usually brings quotes, and repr then picks the other kind
+        return [Text(text="'"), *parts, Text(text="'")]
+    ok, value = _literal(arg.code)
+    if ok and isinstance(value, (int, float, bool, type(None))):
+        return [Text(text=repr(value))]
+    return [Hole(expr=arg.code, conversion="r")] if arg.code else None
+
+
+def _fill(template: MessageTemplate, params: tuple[Param, ...] | None, args: list[Argument]) -> MessageTemplate | None:
+    """A class's template with the call's arguments in its holes; None where an argument a
+    hole needs is not given, or cannot be written as code."""
+    bound = _bind(params, args)
+    if bound is None:
+        return None
+    parts: list[Part] = []
+    for part in template.parts or ():
+        if not isinstance(part, Hole):
+            parts.append(part)
+            continue
+        try:
+            tree = ast.parse(part.expr, mode="eval").body
+        except (SyntaxError, ValueError, RecursionError):
+            return None
+        if isinstance(tree, ast.Name) and tree.id in bound:
+            arg = bound[tree.id]
+            if part.conversion in (None, "s") and not part.format_spec and (found := _str_parts(arg)) is not None:
+                parts.extend(found)
+                continue
+            if part.conversion == "r" and not part.format_spec and (found := _repr_parts(arg)) is not None:
+                parts.extend(found)
+                continue
+        code = _substituted(tree, bound)
+        if code is None:
+            return None
+        parts.append(Hole(expr=code, conversion=part.conversion, format_spec=part.format_spec))
+    return make_template("class:" + template.form, list(merge_parts(parts)))
+
+
+def _bind(params: tuple[Param, ...] | None, args: list[Argument]) -> dict[str, Argument] | None:
+    positional = [a for a in args if a.keyword is None]
+    if params is None:  # no __init__: the template reads the call's positional arguments
+        return {argument_name(i): a for i, a in enumerate(positional)} if len(positional) == len(args) else None
+    bound: dict[str, Argument] = {}
+    slots = [p for p in params if p.kind in ("normal", "positional")]
+    for param, arg in zip(slots, positional):
+        bound[param.name] = arg
+    if len(positional) > len(slots):
+        return None  # into *args: not followed
+    for arg in args:
+        if arg.keyword is not None:
+            if not any(p.name == arg.keyword and p.kind in ("normal", "keyword") for p in params):
+                return None
+            bound[arg.keyword] = arg
+    for param in params:
+        if param.name not in bound and param.default is not None and param.kind in ("normal", "positional", "keyword"):
+            ok, value = _literal(param.default)
+            message = make_template("plain", [Text(text=value)]) if ok and isinstance(value, str) else None
+            bound[param.name] = Argument(code=param.default, message=message)
+    return bound
+
+
+def _substituted(tree: ast.expr, bound: dict[str, Argument]) -> str | None:
+    """A hole's expression with each parameter replaced by the argument's code."""
+    failed = False
+
+    class Substitute(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            nonlocal failed
+            arg = bound.get(node.id)
+            if arg is None:
+                return node  # a builtin (collect allowed nothing else)
+            try:
+                return ast.parse(arg.code, mode="eval").body if arg.code else _fail()
+            except (SyntaxError, ValueError, RecursionError):
+                failed = True
+                return node
+
+    def _fail() -> ast.AST:
+        nonlocal failed
+        failed = True
+        return ast.Name(id="_", ctx=ast.Load())
+
+    new = Substitute().visit(tree)
+    return None if failed else ast.unparse(new)

@@ -170,7 +170,7 @@ class Cache:
     # --- per-file results ---------------------------------------------------------------
     @staticmethod
     def file_key(path: str, blob_sha: str, options: Options) -> str:
-        material = f"file\0{_SALT}\0{options.excerpt_lines}\0{path}\0{blob_sha}"
+        material = f"file\0{_SALT}\0{options.excerpt_lines}\0{','.join(options.source_roots)}\0{path}\0{blob_sha}"
         return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
 
     def get_file(self, key: str) -> FileFacts | FileFailure | None:

@@ -45,6 +45,9 @@ class Options:
     is_strict: bool = False
     skip_tests: bool = False  # --no-tests: leave out test code (is_test_path)
     card_json: bool = False  # --card-json: also errors/<id>.json per card (catalog.json holds them all)
+    # Found in the tree, not given: the folders above its top-level packages (``src/``,
+    # ``lib/`` layouts), left out of module names (sources.source_roots).
+    source_roots: tuple[str, ...] = ()
 
     @property
     def excluded_dirs(self) -> tuple[str, ...]:

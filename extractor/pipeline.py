@@ -45,7 +45,7 @@ from .model.spool import SpooledCatalog
 from .options import Options, project_command, project_name, read_settings, strict_from_env
 from .pool import Mapper
 from .solve.status import CLAIMED
-from .sources import SourceFile, log, read_commit, read_contents, read_pyproject, read_tree
+from .sources import SourceFile, log, read_commit, read_contents, read_pyproject, read_tree, source_roots
 from .version import VERSION as __version__
 
 Progress = Callable[[str, int, int], None]
@@ -129,6 +129,7 @@ def read_sources(root: str, options: Options) -> tuple[list[SourceFile], list[Fi
         remote_name = origin(root)[1] if head is not None else None  # a folder inside a checkout is not named by it
         if options.command is None and os.path.isdir(root):
             options = dataclasses.replace(options, command=project_command(project))
+    options = dataclasses.replace(options, source_roots=source_roots([f.path for f in files]))
     return files, failures, options, options.repo_name or project_name(project) or remote_name or name
 
 
@@ -188,7 +189,7 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, de
         else:
             packed[result.path] = (len(result.sites), _pack(keep(result).sites))
     analysed = sorted(p for p in keys if p in facts or linked[p] is not None)
-    providers = {module_name(path): path for path in analysed}  # a later path wins a module name
+    providers = {module_name(path, options.source_roots): path for path in analysed}  # a later path wins a module name
 
     def full(path: str) -> FileFacts:
         """A parsed file's facts from the cache, or collected again (the cache may have lost

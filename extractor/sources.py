@@ -159,6 +159,13 @@ def read_tree(root: str, options: Options) -> tuple[list[SourceFile], list[FileF
     return files, failures
 
 
+def source_roots(paths: list[str]) -> tuple[str, ...]:
+    """The folders of a ``src`` or ``lib`` layout: a top folder of that name holding sources
+    and not itself a package (no ``__init__.py``)."""
+    present = set(paths)
+    return tuple(r for r in ("src", "lib") if f"{r}/__init__.py" not in present and any(p.startswith(r + "/") for p in paths))
+
+
 def _included(rel: str, patterns: tuple[str, ...], matched: set[str]) -> bool:
     """Whether an --include pattern selects ``rel``; notes the patterns that did."""
     name = rel.rsplit("/", 1)[-1]

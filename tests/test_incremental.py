@@ -57,7 +57,7 @@ HISTORY: list[tuple[str, dict[str, str | None]]] = [
         "app/sub.py": 'class Sub:\n    depth: int = 0\n    """How deep."""\n',
         "app/config.py": CONFIG,
         "app/cli.py": 'import argparse\n\nparser = argparse.ArgumentParser()\nparser.add_argument("--size", type=int)\n',
-        "src/helpers.py": "class HelperError(LookupError):\n    pass\n",
+        "vendor/helpers.py": "class HelperError(LookupError):\n    pass\n",
     }),
     # The exception hierarchy changes in errors.py: AppError's ancestors, Wrapped resolves.
     ("hierarchy", {"app/errors.py": "class AppError(ValueError):\n    pass\n\n\nclass Wrapped(AppError):\n    pass\n"}),
@@ -66,7 +66,7 @@ HISTORY: list[tuple[str, dict[str, str | None]]] = [
     # The CLI flag for `size` changes in cli.py.
     ("flags", {"app/cli.py": 'import argparse\n\nparser = argparse.ArgumentParser()\nparser.add_argument("--max-items", dest="size", type=int)\n'}),
     # A second module named `helpers` makes the import in config.py ambiguous.
-    ("ambiguous", {"lib/helpers.py": "class HelperError(KeyError):\n    pass\n"}),
+    ("ambiguous", {"third/helpers.py": "class HelperError(KeyError):\n    pass\n"}),
     # errors.py disappears: AppError and Wrapped no longer resolve.
     ("removed", {"app/errors.py": None}),
 ]
@@ -104,7 +104,7 @@ def test_every_revision_in_any_order_matches_a_cold_run(history, tmp_path) -> No
     assert "--size" in _card(hierarchy, "size")["example"]["before"]
     assert "--size" in _card(docs, "size")["example"]["before"]
     assert "--max-items" in _card(flags, "size")["example"]["before"]
-    assert _card(flags, "required")["exception"]["classes"] == ["src.helpers.HelperError"]
+    assert _card(flags, "required")["exception"]["classes"] == ["vendor.helpers.HelperError"]
     assert _card(ambiguous, "required")["exception"]["classes"] == ["helpers.HelperError"]
     assert _card(removed, "size")["exception"]["ancestors"] == []
 

@@ -97,3 +97,19 @@ def test_card_json_is_an_option_the_folder_keeps(capsys, tmp_path) -> None:
     assert run_cli(capsys, "extract", str(root), "-o", str(kept), "--card-json", "--no-cache").code == 0
     assert not list((plain / "errors").glob("*.json")) and len(list((kept / "errors").glob("*.json"))) == 2
     assert run_cli(capsys, "check", str(kept), "--path", str(root), "--no-cache").code == 0
+
+
+def test_a_src_layout_names_modules_from_below_src(capsys, tmp_path) -> None:
+    tree = {
+        "src/shop/__init__.py": "",
+        "src/shop/errors.py": "class ShopError(ValueError):\n    pass\n",
+        "src/shop/core.py": "from .errors import ShopError\n\n\ndef f(x):\n    if x < 0:\n        raise ShopError('negative')\n",
+        "lib/__init__.py": "",  # a package named lib is not a source root
+        "lib/util.py": "def g(y):\n    if y:\n        raise KeyError(y)\n",
+    }
+    root = temp_tree(tmp_path / "repo", tree)
+    cards = {c["path"]: c for c in json.loads(run_cli(capsys, "extract", str(root), "--no-cache", "-q").out)["errors"]}
+    shop = cards["src/shop/core.py"]
+    assert shop["exception"]["classes"] == ["shop.errors.ShopError"]
+    assert shop["example"]["before"].startswith("from shop.core import f\n")
+    assert cards["lib/util.py"]["example"]["before"].startswith("from lib.util import g\n")

@@ -75,8 +75,11 @@ class SourceText:
         return text if len(text) <= MAX_VALUE_CHARS else f"<{len(text):,} characters of source, not kept>"
 
 
-def module_name(path: str) -> str:
-    """``a/b/c.py`` -> ``a.b.c``; ``a/b/__init__.py`` -> ``a.b``."""
+def module_name(path: str, roots: tuple[str, ...] = ()) -> str:
+    """``a/b/c.py`` -> ``a.b.c``; ``a/b/__init__.py`` -> ``a.b``; under a source root
+    (``src`` of ``src/a/b.py``), what follows it: ``a.b``."""
+    root = next((r for r in roots if path.startswith(r + "/")), None)
+    path = path[len(root) + 1:] if root is not None else path
     parts = path[:-3].split("/") if path.endswith(".py") else path.split("/")
     if parts and parts[-1] == "__init__":
         parts = parts[:-1]

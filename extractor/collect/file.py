@@ -198,7 +198,7 @@ def _unit_of(hit: _Hit) -> ast.AST:
 def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: UnitMemo | None) -> FileFacts:
     lines = split_lines(text)
     src = decl.SourceText(lines)
-    module = decl.module_name(path)
+    module = decl.module_name(path, options.source_roots)
     scan = _scan(tree, module, path.endswith("__init__.py"), src, may_declare_flags(text))
     names, assignments = module_names(scan.kinds, scan.assigned, src.flat)
     units: dict[int, tuple[ast.AST, list[_Hit]]] = {}

@@ -40,8 +40,9 @@ def command_flags(command: str, flags: dict[str, str], parsers: dict[str, Parser
     sub = words[1] if len(words) > 1 and not words[1].startswith("-") else None
     index: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {}  # "module.qualname" -> (module, callees, dests)
     roots: list[str] = []
+    module_of = {path: module for module, path in project.providers.items()}
     for path, entries in sorted(parsers.items()):
-        module = module_name(path)
+        module = module_of.get(path) or module_name(path)
         for qualname, subcommands, callees, dests in entries:
             key = f"{module}.{qualname}"
             index[key] = (module, callees, dests)

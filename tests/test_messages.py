@@ -132,3 +132,24 @@ def test_a_class_in_the_tree_that_makes_its_message_gets_its_template_with_the_a
     with pytest.raises(Exception) as raised:
         namespace["f"](**card.trigger.inputs)
     assert str(raised.value) == card.trigger.message and card.trigger.verified
+
+
+def test_a_str_that_builds_on_the_base_text_keeps_it_as_the_start(tmp_path) -> None:
+    code = '''
+class ClientError(ValueError):
+    def __init__(self, message, *, parameter=None):
+        super().__init__(message)
+        self.parameter = parameter
+
+    def __str__(self):
+        base = super().__str__()
+        return f"{base} (parameter={self.parameter})" if self.parameter else base
+
+
+def f(x):
+    if x < 0:
+        raise ClientError(f"x must be >= 0, got {x}", parameter="x")
+'''
+    card = only([c for c in extract_snippet(tmp_path, code) if c.function == "f"])
+    assert card.message.template == "x must be >= 0, got {x}" and card.message.form.startswith("class_base:")
+    assert card.trigger.verified and card.trigger.message is None  # the text Python shows has more: not claimed

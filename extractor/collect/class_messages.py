@@ -37,7 +37,10 @@ def class_message(node: ast.ClassDef, src: SourceText, init: tuple[Param, ...] |
     """The class's message rule (see ClassFact.message_rule) and its template."""
     methods = {s.name: s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
     if "__str__" in methods:
-        return _from_str(methods["__str__"], src, init, dict(init_sets))
+        found = _from_str(methods["__str__"], src, init, dict(init_sets))
+        if found == OPAQUE and _calls_base_str(methods["__str__"]):
+            return ("extends", None) if "__init__" not in methods else _extends(_from_init(methods["__init__"], src, init))
+        return found
     if "__init__" not in methods:
         return TRANSPARENT
     return _from_init(methods["__init__"], src, init)
@@ -59,6 +62,17 @@ def _from_str(method: ast.FunctionDef | ast.AsyncFunctionDef, src: SourceText, i
         return None
 
     return _template(body[0].value, src, attribute, set(), {})
+
+
+def _calls_base_str(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """``super().__str__()`` in it: the text is BaseException's, perhaps with more added."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "__str__" and _is_super(n.func)
+               for n in ast.walk(method))
+
+
+def _extends(init_rule: Rule) -> Rule:
+    """A __str__ building on the text its __init__ passes on: that text, marked as a start."""
+    return ("extends", None) if init_rule == TRANSPARENT else ("extends", init_rule[1]) if init_rule[0] == "template" else OPAQUE
 
 
 def _from_init(method: ast.FunctionDef | ast.AsyncFunctionDef, src: SourceText, init: tuple[Param, ...] | None) -> Rule:

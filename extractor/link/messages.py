@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..collect.class_messages import argument_name
 from ..collect.messages import make_template, merge_parts, unknown
@@ -30,20 +31,26 @@ def compose(project: Project, exception: ExceptionRef, site: SiteFact, message: 
         return message  # a star argument: the count is unknown
     args: list[Argument] = list(site.arguments or ()) if site.is_call else []
     chain = (exception.classes[0], *exception.ancestors)
+    extended = False  # a __str__ on the way adds to the text: it starts the message
     for index, name in enumerate(chain):
         if name in BUILTIN_EXCEPTIONS:
             if args and args[0].code == "" and len(args) == 1:  # what a class's __init__ made
                 message = args[0].message  # type: ignore[assignment]
-            return _builtin(BUILTIN_EXCEPTIONS[name], args, message)
+            found = _builtin(BUILTIN_EXCEPTIONS[name], args, message)
+            return _marked(found, extended)
         found = project.class_fact(name)
         if found is None:  # outside the tree: its rendering is not known
-            return message if len([a for a in args if a.keyword is None]) == 1 else _unknown_for(message, args)
+            return _marked(message, extended) if len([a for a in args if a.keyword is None]) == 1 else _unknown_for(message, args)
         fact = found[1]
         if fact.message_rule == "transparent":
             continue
-        if fact.message_rule != "template" or fact.message is None:
+        if fact.message_rule == "extends":
+            extended = True
+            if fact.message is None:
+                continue
+        if fact.message_rule not in ("template", "extends") or fact.message is None:
             return unknown("class", "built_by_class")
-        own_str = any(method == "__str__" for method, _ in fact.methods)
+        own_str = fact.message_rule != "extends" and any(method == "__str__" for method, _ in fact.methods)
         filled = _fill(fact.message, fact.init, args)
         if filled is None:
             return unknown("class", "class_message_unfilled")
@@ -54,6 +61,11 @@ def compose(project: Project, exception: ExceptionRef, site: SiteFact, message: 
             return filled
         args = [Argument(code="", message=filled)]  # what its __init__ passes on, rendered further up
     return message
+
+
+def _marked(message: MessageTemplate, extended: bool) -> MessageTemplate:
+    """A text a class's __str__ builds on: the start of the message (form ``class_base:``)."""
+    return replace(message, form="class_base:" + message.form) if extended and message.parts is not None else message
 
 
 def _unknown_for(message: MessageTemplate, args: list[Argument]) -> MessageTemplate:

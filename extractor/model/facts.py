@@ -66,7 +66,9 @@ class ClassFact:
     # How an exception class makes its message (collect.class_messages): "transparent" (str()
     # is BaseException's: no __str__, and an __init__ that passes its arguments on or none),
     # "template" (``message``, holes over the __init__'s parameters or ``*0``, ``*1``: the
-    # call's positional arguments), or "opaque" (some other way).
+    # call's positional arguments), "extends" (a __str__ that builds on that text and may add
+    # to it; ``message`` is what its __init__ passes on, None for the arguments themselves),
+    # or "opaque" (some other way).
     message_rule: str = "transparent"
     message: MessageTemplate | None = None
 

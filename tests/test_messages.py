@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from .helpers import extract_snippet, only
@@ -153,3 +156,32 @@ def f(x):
     card = only([c for c in extract_snippet(tmp_path, code) if c.function == "f"])
     assert card.message.template == "x must be >= 0, got {x}" and card.message.form.startswith("class_base:")
     assert card.trigger.verified and card.trigger.message is None  # the text Python shows has more: not claimed
+
+
+STDLIB_SAMPLE = ("json", "calendar.py", "argparse.py", "optparse.py", "configparser.py", "zipfile.py", "tarfile.py", "shutil.py",
+                 "subprocess.py", "http/client.py", "fractions.py", "_pydecimal.py", "ipaddress.py", "_pydatetime.py", "base64.py",
+                 "gettext.py", "string.py", "textwrap.py", "enum.py", "inspect.py", "functools.py", "pathlib.py")
+
+
+def test_the_template_share_on_a_sample_of_the_standard_library(tmp_path, capsys) -> None:
+    # README's figure for the whole stdlib is 76%; this sample of 22 modules (about 840
+    # cards) was at 77% when written. A message idiom lost shows here.
+    import shutil
+    import sysconfig
+
+    from .helpers import run_cli
+
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    for name in STDLIB_SAMPLE:
+        source, target = stdlib / name, tmp_path / "lib" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "tests"))
+        elif source.exists():
+            shutil.copy(source, target)
+    run = run_cli(capsys, "extract", str(tmp_path / "lib"), "--no-cache", "-q")
+    cards = json.loads(run.out)["errors"]
+    share = sum(card["message"]["template"] is not None for card in cards) / len(cards)
+    assert len(cards) > 700 and share >= 0.75, share
+    months = [c for c in cards if c["exception"]["display"] == "IllegalMonthError"]
+    assert months and all(c["message"]["template"] == "bad month number {month!r}; must be 1-12" for c in months)

@@ -161,7 +161,7 @@ def _fill(template: MessageTemplate, params: tuple[Param, ...] | None, args: lis
             if part.conversion == "r" and not part.format_spec and (found := _repr_parts(arg)) is not None:
                 parts.extend(found)
                 continue
-        code = _substituted(tree, bound)
+        code = _substituted(tree, bound, {p.name for p in params or ()})
         if code is None:
             return None
         parts.append(Hole(expr=code, conversion=part.conversion, format_spec=part.format_spec))
@@ -191,8 +191,9 @@ def _bind(params: tuple[Param, ...] | None, args: list[Argument]) -> dict[str, A
     return bound
 
 
-def _substituted(tree: ast.expr, bound: dict[str, Argument]) -> str | None:
-    """A hole's expression with each parameter replaced by the argument's code."""
+def _substituted(tree: ast.expr, bound: dict[str, Argument], params: set[str]) -> str | None:
+    """A hole's expression with each parameter replaced by the argument's code; None when
+    one it reads is not given (nor defaulted)."""
     failed = False
 
     class Substitute(ast.NodeTransformer):
@@ -200,6 +201,8 @@ def _substituted(tree: ast.expr, bound: dict[str, Argument]) -> str | None:
             nonlocal failed
             arg = bound.get(node.id)
             if arg is None:
+                if node.id in params or node.id.startswith("__arg"):
+                    failed = True
                 return node  # a builtin (collect allowed nothing else)
             try:
                 return ast.parse(arg.code, mode="eval").body if arg.code else _fail()

@@ -24,10 +24,10 @@ from ..model import ConditionChange
 
 Parts = list[tuple[str, str]]  # (role, code)
 T = TypeVar("T")
+R = TypeVar("R")
 _SIMILAR = 0.6  # how alike two conditions must be to be one changed condition
 _EXACT_UP_TO = 1000  # characters of two conditions compared exactly (ratio); quick_ratio past it
 _SHOWN = 200  # characters of a condition release notes show
-R = TypeVar("R")
 
 
 def _parts(card: dict[str, Any]) -> Parts:

@@ -82,7 +82,7 @@ def extract(path: str, outdir: str | None, include: tuple[str, ...], exclude: tu
     """Extract the error catalog of the Python files under PATH (or of commit --rev of the
     git repository at PATH, read from the object store)."""
     from .pipeline import extract_catalog
-    from .publish.render import render_chunks
+    from .publish.render import render_chunks, render_identity
 
     options = Options(
         include=include, exclude=exclude, use_default_excludes=not no_default_excludes, exceptions=exceptions,
@@ -97,9 +97,9 @@ def extract(path: str, outdir: str | None, include: tuple[str, ...], exclude: tu
         else:
             from .publish.output import write_docs
 
-            write_docs(files, outdir)
+            wrote = write_docs(files, outdir, render_identity())
             if not run["quiet"]:
-                click.echo(f"raisedocs: wrote {outdir}", err=True)
+                click.echo(f"raisedocs: wrote {outdir}" if wrote else f"raisedocs: {outdir} is unchanged", err=True)
         if site_dir is not None:
             from .publish.output import write_docs
             from .publish.site import render_site
@@ -259,7 +259,7 @@ def check(docs_dir: str, source: str, rev: str | None, repo_url: str | None, rep
     wrote it), each overridden by the same option given here."""
     from .pipeline import extract_catalog
     from .publish.output import compare_docs
-    from .publish.render import render_chunks
+    from .publish.render import render_chunks, render_identity
     from .verify.runner import with_verification
 
     given = {"include": include, "exclude": exclude, "use_default_excludes": not no_default_excludes, "exceptions": exceptions,
@@ -269,7 +269,7 @@ def check(docs_dir: str, source: str, rev: str | None, repo_url: str | None, rep
     options = Options(rev=rev, **settings, **run_settings(run))
     catalog = extract_catalog(source, options)
     try:
-        report = compare_docs(render_chunks(with_verification(catalog, folder)), docs_dir)
+        report = compare_docs(render_chunks(with_verification(catalog, folder)), docs_dir, render_identity())
     finally:
         catalog.close()
     for kind in ("stale", "missing", "orphaned"):

@@ -179,3 +179,25 @@ def test_check_compares_the_index_pages(capsys, tmp_path) -> None:
         "stale: .raisedocs-manifest", "stale: catalog.json", "stale: index.md", "stale: index/beta.md", "stale: search-index.json",
         "orphaned: index/beta.core.md", "orphaned: index/beta.odd~2ed.md",
     ]
+
+
+def test_an_unchanged_folder_is_recognised_without_rendering_and_left_as_it_is(tmp_path, capsys, monkeypatch) -> None:
+    from extractor.publish import render
+
+    docs = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(FIXTURES / "forms"), "-o", str(docs), "--no-cache").code == 0
+    before = {p: p.stat().st_mtime_ns for p in docs.rglob("*")}
+    calls = []
+    card = render.render_card
+    monkeypatch.setattr(render, "render_card", lambda *a, **k: calls.append(1) or card(*a, **k))
+    run = run_cli(capsys, "extract", str(FIXTURES / "forms"), "-o", str(docs), "--no-cache")
+    assert run.code == 0 and "is unchanged" in run.err and calls == []
+    assert {p: p.stat().st_mtime_ns for p in docs.rglob("*")} == before
+    assert run_cli(capsys, "check", str(docs), "--path", str(FIXTURES / "forms"), "--no-cache").code == 0 and calls == []
+    # A file edited by hand is no longer what the state says: rendered and compared again.
+    card_file = next((docs / "errors").glob("*.md"))
+    card_file.write_text("edited", encoding="utf-8")
+    run = run_cli(capsys, "check", str(docs), "--path", str(FIXTURES / "forms"), "--no-cache")
+    assert run.code == 1 and f"stale: errors/{card_file.name}" in run.out and calls
+    assert run_cli(capsys, "extract", str(FIXTURES / "forms"), "-o", str(docs), "--no-cache").code == 0
+    assert card_file.read_text(encoding="utf-8") != "edited"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import re
 import shutil
@@ -14,6 +15,9 @@ from collections.abc import Iterable
 from ..errors import OutputError
 
 MANIFEST = ".raisedocs-manifest"  # every file raisedocs wrote in the folder, one path per line
+# What the folder was rendered from: the render identity, the SHA-256 of its first file (the
+# catalog) and of all its files, so an unchanged folder is recognised without rendering it.
+STATE = ".raisedocs-state"
 _MANIFEST_HEAD = "raisedocs manifest 1: the files raisedocs wrote here; it replaces the folder only while it holds nothing else"
 _STAGING_MARK = ".raisedocs-staging"  # in a folder being built; a dead run's leftover is removed
 _STAGING = re.compile(r"\.raisedocs-(\d+)-[A-Za-z0-9_]+")
@@ -44,17 +48,21 @@ def _foreign(folder: str) -> list[str]:
         with open(manifest, encoding="utf-8", errors="replace") as handle:
             lines = handle.read().split("\n")
         if lines and lines[0] == _MANIFEST_HEAD:
-            ours = {*lines[1:], MANIFEST}
+            ours = {*lines[1:], MANIFEST, STATE}
             return [rel for rel in present if rel not in ours]
     return [rel for rel in present if not _LEGACY.fullmatch(rel)]
 
 
-def write_docs(files: Iterable[tuple[str, str | Iterable[str]]], outdir: str) -> None:
-    """Write ``files`` (relative path, text or its chunks) as the whole content of ``outdir``.
+def write_docs(files: Iterable[tuple[str, str | Iterable[str]]], outdir: str, identity: str | None = None) -> bool:
+    """Write ``files`` (relative path, text or its chunks) as the whole content of ``outdir``;
+    False when the folder already held exactly that and was left as it is.
 
     The new folder is built beside the old one and exchanged with it in one atomic rename,
     so ``outdir`` always exists and an interrupted run leaves the previous catalog whole.
-    A folder is replaced only while it holds nothing but what raisedocs wrote there.
+    A folder is replaced only while it holds nothing but what raisedocs wrote there. With
+    an ``identity`` (render.render_identity) the folder records what it was rendered from;
+    when the first file (the catalog) is the one the folder was rendered from under the same
+    identity, and no file of it changed since, the rest is not rendered at all.
 
     Raises:
         OutputError: ``outdir`` is a file, holds files raisedocs did not write, or cannot
@@ -78,22 +86,81 @@ def write_docs(files: Iterable[tuple[str, str | Iterable[str]]], outdir: str) ->
     try:
         with open(os.path.join(staging, _STAGING_MARK), "w", encoding="utf-8") as handle:
             handle.write("raisedocs: a docs folder being written\n")
-        written = []
+        written: dict[str, bytes] = {}
+        first: str | None = None
         for rel, content in files:
             full = os.path.join(staging, *rel.split("/"))
             os.makedirs(os.path.dirname(full), exist_ok=True)
-            with open(full, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as handle:
+            digest = hashlib.sha256()
+            with open(full, "wb") as handle:
                 for chunk in _chunks(content):
-                    handle.write(chunk)
-            written.append(rel)
+                    raw = chunk.encode("utf-8", "backslashreplace")
+                    digest.update(raw)
+                    handle.write(raw)
+            written[rel] = digest.digest()
+            if first is None:
+                first = digest.hexdigest()
+                if identity is not None and _unchanged(target, identity, first):
+                    shutil.rmtree(staging, ignore_errors=True)
+                    return False
         with open(os.path.join(staging, MANIFEST), "w", encoding="utf-8", newline="\n") as handle:
             handle.write(manifest_text(written))
+        if identity is not None:
+            with open(os.path.join(staging, STATE), "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(_state_text(identity, first or "", _tree_digest(written)))
         os.remove(os.path.join(staging, _STAGING_MARK))
         os.chmod(staging, 0o755)
         _swap(staging, target)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
         raise OutputError(f"cannot write {outdir}: {exc.strerror or exc}") from None
+    return True
+
+
+def _state_text(identity: str, first: str, tree: str) -> str:
+    return f"raisedocs state 1\nrender {identity}\nfirst {first}\ntree {tree}\n"
+
+
+def _unchanged(folder: str, identity: str, first: str) -> bool:
+    """Whether ``folder`` was rendered under ``identity`` from a first file of digest
+    ``first``, and every file its manifest lists is still what was written."""
+    try:
+        with open(os.path.join(folder, STATE), encoding="utf-8") as handle:
+            lines = handle.read().split("\n")
+        with open(os.path.join(folder, MANIFEST), encoding="utf-8", errors="surrogateescape") as handle:
+            listed = handle.read().split("\n")
+    except (OSError, UnicodeDecodeError):
+        return False
+    if lines[:3] != ["raisedocs state 1", f"render {identity}", f"first {first}"] or len(lines) < 4 or listed[0] != _MANIFEST_HEAD:
+        return False
+    digests = {}
+    for rel in (p for p in listed[1:] if p):
+        digests[rel] = _file_digest(os.path.join(folder, *rel.split("/")))
+        if digests[rel] is None:
+            return False
+    return lines[3] == f"tree {_tree_digest(digests)}"  # type: ignore[arg-type]
+
+
+def _tree_digest(digests: dict[str, bytes]) -> str:
+    """One digest of files by path (in the manifest's order)."""
+    tree = hashlib.sha256()
+    for rel in sorted(digests):
+        tree.update(rel.encode("utf-8", "surrogateescape") + b"\0" + digests[rel])
+    return tree.hexdigest()
+
+
+def _file_digest(path: str) -> bytes | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return None
+        digest = hashlib.sha256()
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+        return digest.digest()
 
 
 def remove_stale_staging(parent: str) -> None:
@@ -164,9 +231,10 @@ def _exchange(a: str, b: str) -> bool:
     raise OSError(code, os.strerror(code), b)
 
 
-def compare_docs(files: Iterable[tuple[str, str | Iterable[str]]], docs_dir: str) -> dict[str, list[str]]:
+def compare_docs(files: Iterable[tuple[str, str | Iterable[str]]], docs_dir: str, identity: str | None = None) -> dict[str, list[str]]:
     """Which files of ``docs_dir`` differ from ``files`` (stale), are absent (missing) or
-    are not produced any more (orphaned).
+    are not produced any more (orphaned). With an ``identity``, a folder whose state says it
+    was rendered from the same first file (see write_docs) is compared without rendering.
 
     Raises:
         OutputError: ``docs_dir`` is not a folder.
@@ -188,10 +256,18 @@ def compare_docs(files: Iterable[tuple[str, str | Iterable[str]]], docs_dir: str
             report["stale"].append(rel)
 
     for rel, content in files:
+        if not produced and identity is not None:
+            digest = hashlib.sha256()
+            content = [c for c in _chunks(content) if digest.update(c.encode("utf-8", "backslashreplace")) or True]
+            if rel in present and _same(present[rel], content) and _unchanged(docs_dir, identity, digest.hexdigest()):
+                with open(os.path.join(docs_dir, MANIFEST), encoding="utf-8", errors="surrogateescape") as handle:
+                    listed = [p for p in handle.read().split("\n")[1:] if p]
+                report["orphaned"] = sorted(set(present) - {*listed, MANIFEST, STATE})
+                return report
         produced.append(rel)
         compare(rel, content)
     compare(MANIFEST, manifest_text(produced))
-    report["orphaned"] = sorted(set(present) - {*produced, MANIFEST})
+    report["orphaned"] = sorted(set(present) - {*produced, MANIFEST, STATE})
     report["stale"].sort()
     report["missing"].sort()
     return report

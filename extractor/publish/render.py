@@ -47,6 +47,19 @@ def template_environment(*, autoescape: bool) -> jinja2.Environment:
 
 
 @lru_cache(maxsize=1)
+@lru_cache(maxsize=1)
+def render_identity() -> str:
+    """A digest of what turns catalog data into a docs folder: the templates and the
+    publish and model code. The same catalog.json under the same identity renders the same
+    files, which lets an unchanged folder be left as it is (output.write_docs)."""
+    digest = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    for folder in (_template_root(), here, here.parent / "model"):
+        for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def environment() -> jinja2.Environment:
     env = template_environment(autoescape=False)
     # Every value from the analysed tree goes through one of these (model.markdown).

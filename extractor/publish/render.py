@@ -47,7 +47,6 @@ def template_environment(*, autoescape: bool) -> jinja2.Environment:
 
 
 @lru_cache(maxsize=1)
-@lru_cache(maxsize=1)
 def render_identity() -> str:
     """A digest of what turns catalog data into a docs folder: the templates and the
     publish and model code. The same catalog.json under the same identity renders the same
@@ -60,6 +59,7 @@ def render_identity() -> str:
     return digest.hexdigest()
 
 
+@lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = template_environment(autoescape=False)
     # Every value from the analysed tree goes through one of these (model.markdown).

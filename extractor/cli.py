@@ -223,7 +223,7 @@ def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, v
     recorded = next((recorded_settings(catalog) for catalog in loaded if catalog is not None), {})
     options = Options(**{**recorded, **{k: v for k, v in given.items() if _given(k)}}, **run_settings(run))
     decoded: dict = {}  # the files both sides share are decoded from the cache once
-    result = diff_catalogs(*(c if c is not None else catalog_data(s, options, decoded, validate=validate) for s, c in zip((old, new), loaded)))
+    result = diff_catalogs(*(c if c is not None else catalog_data(s, options, decoded, validate=validate) for s, c in zip((old, new), loaded)), (old, new))
     emit(dumps(result) if output_format == "json" else render_diff(result, link_base))
     if site_dir is not None:
         from .model import to_data

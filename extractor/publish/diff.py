@@ -124,8 +124,9 @@ def _classify(old: dict[str, Any], new: dict[str, Any], conditions: list[Conditi
     return Change(kind="unchanged", **found)
 
 
-def diff_catalogs(old: dict[str, Any], new: dict[str, Any]) -> CatalogDiff:
-    """Every added, removed or changed error between two catalogs, deterministic in order."""
+def diff_catalogs(old: dict[str, Any], new: dict[str, Any], labels: tuple[str, str] | None = None) -> CatalogDiff:
+    """Every added, removed or changed error between two catalogs, deterministic in order.
+    ``labels`` (the sides as given) tell apart two sides whose sources have one name."""
     old_cards = {c["id"]: c for c in old["errors"]}
     new_cards = {c["id"]: c for c in new["errors"]}
     renamed = renamed_files({c["path"] for c in old["errors"]}, {c["path"] for c in new["errors"]})
@@ -152,7 +153,10 @@ def diff_catalogs(old: dict[str, Any], new: dict[str, Any]) -> CatalogDiff:
     changes.extend(_failure_changes(old, new))
     changes.sort(key=_order)
     moved_with = {(c.old.path, c.new.path) for c in changes if c.old is not None and c.new is not None and c.old.path != c.new.path}
-    return CatalogDiff(old=_source(old), new=_source(new), changes=tuple(changes), renamed=tuple(sorted(p for p in renamed.items() if p in moved_with)))
+    names = (_source(old), _source(new))
+    if labels is not None and names[0] == names[1]:
+        names = (f"{names[0]} ({labels[0]})", f"{names[1]} ({labels[1]})")
+    return CatalogDiff(old=names[0], new=names[1], changes=tuple(changes), renamed=tuple(sorted(p for p in renamed.items() if p in moved_with)))
 
 
 def renamed_files(old_paths: set[str], new_paths: set[str]) -> dict[str, str]:

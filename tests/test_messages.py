@@ -186,3 +186,14 @@ def test_the_template_share_on_a_sample_of_the_standard_library(tmp_path, capsys
     assert len(cards) > 700 and share >= 0.75, share
     months = [c for c in cards if c["exception"]["display"] == "IllegalMonthError"]
     assert months and all(c["message"]["template"] == "bad month number {month!r}; must be 1-12" for c in months)
+
+
+def test_a_message_too_deep_to_write_back_as_code_keeps_its_template(tmp_path, capsys) -> None:
+    # fixtures/broken/long_concat.py: a 2,500-term concatenation. Its arguments cannot be
+    # written back as code (libcst's recursion), so the class's rendering is not applied;
+    # the message still reads as written, and the trigger is still solved.
+    from .helpers import FIXTURES, run_cli
+
+    run = run_cli(capsys, "extract", str(FIXTURES / "broken" / "long_concat.py"), "--no-cache", "-q")
+    (card,) = [c for c in json.loads(run.out)["errors"] if c["line"] == 2509]
+    assert card["message"]["template"].startswith("m0000 m0001 ") and card["trigger"]["status"] == "concrete"

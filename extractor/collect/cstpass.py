@@ -152,11 +152,16 @@ def _call_message(call: cst.Call, scope: Scope, exprs: ExprModel, at: cst.Raise)
     class's own rendering from ``arguments``), and every argument read as a message."""
     if any(arg.star for arg in call.args):
         return {"message": unknown("unsupported", "star_arguments")}
-    arguments = tuple(
-        Argument(code=raw_code(arg.value), keyword=arg.keyword.value if arg.keyword is not None else None,
-                 message=_argument_message(arg.value, scope, exprs, at))
-        for arg in call.args
-    )
+    try:
+        arguments = tuple(
+            Argument(code=raw_code(arg.value), keyword=arg.keyword.value if arg.keyword is not None else None,
+                     message=_argument_message(arg.value, scope, exprs, at))
+            for arg in call.args
+        )
+    except RecursionError:  # an argument too deep to write back as code (a 2,500-term concatenation)
+        if len(call.args) != 1 or call.args[0].keyword is not None:
+            raise
+        return {"message": _argument_message(call.args[0].value, scope, exprs, at)}  # no arguments: read as written
     positional = [a for a in arguments if a.keyword is None]
     if len(positional) > 1:
         return {"message": unknown("multiple_args", "multiple_arguments"), "arguments": arguments}

@@ -94,6 +94,10 @@ def _score(old: dict[str, Any], new: dict[str, Any], renamed: dict[str, str]) ->
     return 0.6 * text + 0.2 * _ratio(old["guard"]["code"], new["guard"]["code"]) + places
 
 
+def _twin_key(card: dict[str, Any], path: str) -> tuple:
+    return (path, card["function"], card["line"], _text(card), card["guard"]["code"])
+
+
 def _breaking(old: dict[str, Any], new: dict[str, Any], relation: str) -> bool | None:
     """Whether ``except <old class>`` stops catching the error; None where the new class's
     bases are not in the catalog (defined outside the tree), so nobody can tell."""
@@ -133,11 +137,24 @@ def diff_catalogs(old: dict[str, Any], new: dict[str, Any], labels: tuple[str, s
     matched = [(card_id, card_id) for card_id in sorted(old_cards.keys() & new_cards.keys())]
     lonely_old = [old_cards[i] for i in sorted(old_cards.keys() - new_cards.keys())]
     lonely_new = [new_cards[i] for i in sorted(new_cards.keys() - old_cards.keys())]
-    scored = (
-        (score, o["id"], n["id"]) for o, n in _candidates(lonely_old, lonely_new, renamed) if (score := _score(o, n, renamed)) >= _PAIR_THRESHOLD
-    )
     used_old: set[str] = set()
     used_new: set[str] = set()
+    # Twins first: the same raise under a new id (its file renamed), paired without scoring,
+    # so a renamed folder costs a lookup per card, not a score per pair in each function.
+    twins: dict[tuple, list[str]] = defaultdict(list)
+    for card in lonely_new:
+        twins[_twin_key(card, card["path"])].append(card["id"])
+    for card in lonely_old:
+        found = twins.get(_twin_key(card, renamed.get(card["path"], card["path"])), [])
+        if len(found) == 1 and found[0] not in used_new:
+            used_old.add(card["id"])
+            used_new.add(found[0])
+            matched.append((card["id"], found[0]))
+    scored = (
+        (score, o["id"], n["id"]) for o, n in _candidates([c for c in lonely_old if c["id"] not in used_old],
+                                                          [c for c in lonely_new if c["id"] not in used_new], renamed)
+        if (score := _score(o, n, renamed)) >= _PAIR_THRESHOLD
+    )
     for _, old_id, new_id in sorted(scored, key=lambda p: (-p[0], p[1], p[2])):
         if old_id not in used_old and new_id not in used_new:
             used_old.add(old_id)

@@ -346,8 +346,8 @@ def test_pairing_stays_linear_when_every_path_moves(monkeypatch) -> None:
     from extractor.publish import diff
 
     def card(root: str, i: int) -> dict:
-        return {
-            "id": f"{root}{i}", "path": f"{root}/sub{i % 7}/m{i}.py", "line": 3, "function": "f", "exception": {
+        return {  # the new side's raises one line lower: not twins, so each is scored
+            "id": f"{root}{i}", "path": f"{root}/sub{i % 7}/m{i}.py", "line": 3 + (root == "new"), "function": "f", "exception": {
                 "display": "ValueError", "classes": ["ValueError"], "ancestors": ["Exception", "BaseException"]},
             "message": {"template": None, "source": None}, "guard": {"code": f"x > {i}", "parts": [{"role": "own", "code": f"x > {i}"}]},
         }

@@ -11,6 +11,7 @@ import stat
 import sys
 import tempfile
 from collections.abc import Iterable
+from typing import Any
 
 from ..errors import OutputError
 
@@ -256,14 +257,18 @@ def compare_docs(files: Iterable[tuple[str, str | Iterable[str]]], docs_dir: str
             report["stale"].append(rel)
 
     for rel, content in files:
-        if not produced and identity is not None:
+        if not produced and identity is not None and rel in present:  # the catalog, compared as it streams
             digest = hashlib.sha256()
-            content = [c for c in _chunks(content) if digest.update(c.encode("utf-8", "backslashreplace")) or True]
-            if rel in present and _same(present[rel], content) and _unchanged(docs_dir, identity, digest.hexdigest()):
+            same = _same(present[rel], content, digest)
+            if same and _unchanged(docs_dir, identity, digest.hexdigest()):
                 with open(os.path.join(docs_dir, MANIFEST), encoding="utf-8", errors="surrogateescape") as handle:
                     listed = [p for p in handle.read().split("\n")[1:] if p]
                 report["orphaned"] = sorted(set(present) - {*listed, MANIFEST, STATE})
                 return report
+            produced.append(rel)
+            if not same:
+                report["stale"].append(rel)
+            continue
         produced.append(rel)
         compare(rel, content)
     compare(MANIFEST, manifest_text(produced))
@@ -277,9 +282,10 @@ def _chunks(content: str | Iterable[str]) -> Iterable[str]:
     return (content,) if isinstance(content, str) else content
 
 
-def _same(path: str, content: str | Iterable[str]) -> bool:
+def _same(path: str, content: str | Iterable[str], digest: Any = None) -> bool:
     """Whether a regular file holds exactly ``content``, read chunk by chunk (a FIFO there must
-    not stall ``check``, and a large catalog.json is never read whole)."""
+    not stall ``check``, and a large catalog.json is never read whole); ``digest`` (a hashlib
+    object) takes each chunk compared."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
@@ -289,6 +295,8 @@ def _same(path: str, content: str | Iterable[str]) -> bool:
             return False
         for chunk in _chunks(content):
             raw = chunk.encode("utf-8", "backslashreplace")
+            if digest is not None:
+                digest.update(raw)
             if handle.read(len(raw)) != raw:
                 return False
         return handle.read(1) == b""

@@ -11,7 +11,7 @@ import stat
 import sys
 import tempfile
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, BinaryIO
 
 from ..errors import OutputError
 
@@ -101,7 +101,7 @@ def write_docs(files: Iterable[tuple[str, str | Iterable[str]]], outdir: str, id
             written[rel] = digest.digest()
             if first is None:
                 first = digest.hexdigest()
-                if identity is not None and _unchanged(target, identity, first):
+                if identity is not None and _unchanged(target, identity, first) is not None:
                     shutil.rmtree(staging, ignore_errors=True)
                     return False
         with open(os.path.join(staging, MANIFEST), "w", encoding="utf-8", newline="\n") as handle:
@@ -122,24 +122,24 @@ def _state_text(identity: str, first: str, tree: str) -> str:
     return f"raisedocs state 1\nrender {identity}\nfirst {first}\ntree {tree}\n"
 
 
-def _unchanged(folder: str, identity: str, first: str) -> bool:
-    """Whether ``folder`` was rendered under ``identity`` from a first file of digest
-    ``first``, and every file its manifest lists is still what was written."""
+def _unchanged(folder: str, identity: str, first: str) -> list[str] | None:
+    """The files ``folder``'s manifest lists when it was rendered under ``identity`` from a
+    first file of digest ``first`` and every one of them is still what was written; else None."""
     try:
         with open(os.path.join(folder, STATE), encoding="utf-8") as handle:
             lines = handle.read().split("\n")
         with open(os.path.join(folder, MANIFEST), encoding="utf-8", errors="surrogateescape") as handle:
             listed = handle.read().split("\n")
     except (OSError, UnicodeDecodeError):
-        return False
+        return None
     if lines[:3] != ["raisedocs state 1", f"render {identity}", f"first {first}"] or len(lines) < 4 or listed[0] != _MANIFEST_HEAD:
-        return False
+        return None
     digests = {}
     for rel in (p for p in listed[1:] if p):
         digests[rel] = _file_digest(os.path.join(folder, *rel.split("/")))
         if digests[rel] is None:
-            return False
-    return lines[3] == f"tree {_tree_digest(digests)}"  # type: ignore[arg-type]
+            return None
+    return list(digests) if lines[3] == f"tree {_tree_digest(digests)}" else None  # type: ignore[arg-type]
 
 
 def _tree_digest(digests: dict[str, bytes]) -> str:
@@ -150,14 +150,24 @@ def _tree_digest(digests: dict[str, bytes]) -> str:
     return tree.hexdigest()
 
 
-def _file_digest(path: str) -> bytes | None:
+def _open_regular(path: str) -> BinaryIO | None:
+    """``path`` opened for reading when it is a regular file, else None (opened without
+    blocking: a FIFO there must not stall the run)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        handle = os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb")
     except OSError:
         return None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            return None
+    if stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        return handle
+    handle.close()
+    return None
+
+
+def _file_digest(path: str) -> bytes | None:
+    handle = _open_regular(path)
+    if handle is None:
+        return None
+    with handle:
         digest = hashlib.sha256()
         while chunk := handle.read(1 << 20):
             digest.update(chunk)
@@ -260,9 +270,8 @@ def compare_docs(files: Iterable[tuple[str, str | Iterable[str]]], docs_dir: str
         if not produced and identity is not None and rel in present:  # the catalog, compared as it streams
             digest = hashlib.sha256()
             same = _same(present[rel], content, digest)
-            if same and _unchanged(docs_dir, identity, digest.hexdigest()):
-                with open(os.path.join(docs_dir, MANIFEST), encoding="utf-8", errors="surrogateescape") as handle:
-                    listed = [p for p in handle.read().split("\n")[1:] if p]
+            listed = _unchanged(docs_dir, identity, digest.hexdigest()) if same else None
+            if listed is not None:
                 report["orphaned"] = sorted(set(present) - {*listed, MANIFEST, STATE})
                 return report
             produced.append(rel)
@@ -286,13 +295,10 @@ def _same(path: str, content: str | Iterable[str], digest: Any = None) -> bool:
     """Whether a regular file holds exactly ``content``, read chunk by chunk (a FIFO there must
     not stall ``check``, and a large catalog.json is never read whole); ``digest`` (a hashlib
     object) takes each chunk compared."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
+    handle = _open_regular(path)
+    if handle is None:
         return False
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            return False
+    with handle:
         for chunk in _chunks(content):
             raw = chunk.encode("utf-8", "backslashreplace")
             if digest is not None:

@@ -99,8 +99,13 @@ def _builtin(mro: Sequence[str], args: list[Argument], message: MessageTemplate)
     return make_template("args", [*parts, Text(text=")")])
 
 
-def _is_string(arg: Argument) -> bool:
-    return arg.message is not None and arg.message.parts is not None and arg.message.form.split(":")[-1] in _STRING_FORMS
+def _string_parts(arg: Argument) -> list[Part] | None:
+    """The argument's parts when it is a string: a string message, or what a class's
+    ``__init__`` made (no code of its own)."""
+    message = arg.message
+    if message is None or message.parts is None:
+        return None
+    return list(message.parts) if message.form.split(":")[-1] in _STRING_FORMS or not arg.code else None
 
 
 def _literal(code: str) -> tuple[bool, object]:
@@ -113,8 +118,8 @@ def _literal(code: str) -> tuple[bool, object]:
 
 def _str_parts(arg: Argument) -> list[Part] | None:
     """``str(arg)`` as template parts."""
-    if _is_string(arg) or (arg.message is not None and arg.message.parts is not None and not arg.code):
-        return list(arg.message.parts)  # type: ignore[union-attr]
+    if (parts := _string_parts(arg)) is not None:
+        return parts
     ok, value = _literal(arg.code)
     if ok and isinstance(value, (int, float, bool, type(None))):
         return [Text(text=str(value))]
@@ -125,8 +130,7 @@ def _repr_parts(arg: Argument) -> list[Part] | None:
     """``repr(arg)`` as template parts: a string quoted (the way repr quotes a string without
     quotes or backslashes of its own; other strings, and those holding a ``!r``, are not
     followed), anything else ``!r``."""
-    if _is_string(arg) or (arg.message is not None and arg.message.parts is not None and not arg.code):
-        parts = list(arg.message.parts)  # type: ignore[union-attr]
+    if (parts := _string_parts(arg)) is not None:
         if any(isinstance(p, Text) and (set(p.text) & _UNQUOTED or not p.text.isprintable()) for p in parts):
             return None
         if any(isinstance(p, Hole) and p.conversion == "r" for p in parts):

@@ -9,7 +9,7 @@ the range and the ratio of the median to the floor's:
 
 - ``floor``: a fresh ``python`` (default settings, the garbage collector on) that reads and
   ``ast.parse``s, in one process, every ``.py`` file extract reads of TREE (the selection of
-  ``extractor.pipeline.read_sources``, so ``[tool.raisedocs]`` settings and the default
+  ``extractor.inputs.select_sources``, so ``[tool.raisedocs]`` settings and the default
   excludes count);
 - ``extract-cold``: ``extract TREE -o DOCS --no-cache``;
 - ``extract-empty-cache``: the same with an emptied ``--cache-dir`` (a first CI run, which
@@ -52,8 +52,8 @@ from typing import Any
 
 from bench_extract import synthetic_history  # also puts the checkout's root on sys.path
 
+from extractor.inputs import select_sources
 from extractor.options import Options
-from extractor.pipeline import read_sources
 
 ROOT = str(Path(__file__).resolve().parent.parent)
 
@@ -116,7 +116,7 @@ class Workspace:
     @functools.cached_property
     def files(self) -> list[str]:
         """The absolute paths of the files extract reads of TREE, in its order."""
-        listed, _, _, _ = read_sources(self.tree, Options())
+        listed = select_sources(self.tree, Options()).files
         base = os.path.realpath(self.tree)
         return [os.path.join(base, *source.path.split("/")) for source in listed]
 

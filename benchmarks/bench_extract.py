@@ -27,8 +27,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from extractor.inputs import select_sources  # noqa: E402
 from extractor.options import Options  # noqa: E402
-from extractor.pipeline import extract_data, read_sources  # noqa: E402
+from extractor.pipeline import extract_data  # noqa: E402
 from extractor.publish.diff import diff_catalogs  # noqa: E402
 from extractor.publish.render import render_docs  # noqa: E402
 from extractor.sources import SourceFile, read_contents  # noqa: E402
@@ -37,7 +38,8 @@ from extractor.sources import SourceFile, read_contents  # noqa: E402
 def floor_seconds(root: str, options: Options, repeat: int = 3) -> tuple[float, int]:
     """The fastest of ``repeat`` passes: this machine's timings vary, and the least
     disturbed pass is the fairest (and strictest) reference."""
-    listed, _, options, _ = read_sources(root, options)
+    selection = select_sources(root, options)
+    listed, options = selection.files, selection.options
     files = [f for f in read_contents(root, options.rev, listed) if isinstance(f, SourceFile)]
     best = float("inf")
     for _ in range(repeat):
@@ -186,7 +188,7 @@ def synthetic_history(path: str, changed: int, tree2: str | None = None) -> tupl
         git("add", "-A")
         git("commit", "-q", "--allow-empty", "-m", "new")
         return repo, old, git("rev-parse", "HEAD")
-    listed, _, _, _ = read_sources(repo, Options())
+    listed = select_sources(repo, Options()).files
     files = [f for f in read_contents(repo, None, listed) if isinstance(f, SourceFile)]
     # A typical commit: files spread evenly over the tree, not its first (or largest) ones;
     # in a tree with no `raise ValueError(`, any files (each still gets a raise added).

@@ -51,10 +51,25 @@ _MARK = "raisedocs cache folder: delete it to reclaim its space\n"  # in _USED; 
 MAX_ENTRY_BYTES = 1 << 30  # an entry larger than this is not ours (or not worth reading)
 
 
-# What a result depends on besides its input: this tool (its version and its code) and the
-# Python running it (its parser and its builtin exception classes).
+def toolchain() -> str:
+    """The Python running this (its parser, its builtin exception classes) and the versions
+    of the libraries whose behaviour the output depends on (the parser, the templates)."""
+    from importlib import metadata
+
+    versions = [f"{sys.implementation.name} {'.'.join(map(str, sys.version_info[:3]))}"]
+    for name in ("libcst", "jinja2", "markupsafe"):
+        try:
+            versions.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{name} unknown")
+    return "; ".join(versions)
+
+
+# What a result depends on besides its input: this tool (its version and its code), the
+# Python running it and the libraries (toolchain).
 CODE = f"{__version__}-{code_digest(os.path.dirname(os.path.abspath(__file__)))}"
-_SALT = f"{CODE}\0{sys.version_info[0]}.{sys.version_info[1]}"
+TOOLCHAIN = toolchain()
+_SALT = f"{CODE}\0{TOOLCHAIN}"
 
 
 @dataclass(frozen=True, slots=True)

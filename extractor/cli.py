@@ -81,36 +81,26 @@ def extract(path: str, outdir: str | None, include: tuple[str, ...], exclude: tu
             **run: Any) -> None:
     """Extract the error catalog of the Python files under PATH (or of commit --rev of the
     git repository at PATH, read from the object store)."""
-    from .pipeline import extract_catalog
-    from .publish.render import render_chunks, render_identity
+    from .inputs import select_sources, unchanged_docs
 
     options = Options(
         include=include, exclude=exclude, use_default_excludes=not no_default_excludes, exceptions=exceptions,
         excerpt_lines=excerpt_lines, repo_url=repo_url, rev=rev, repo_name=repo_name, command=command, skip_tests=no_tests,
         card_json=card_json, **run_settings(run),
     )
-    catalog = extract_catalog(path, options, progress_for(run))
-    try:
-        files = render_chunks(catalog)
-        if outdir is None:
-            emit(next(files)[1])  # catalog.json, chunk by chunk
-        else:
-            from .publish.output import write_docs
+    selection = select_sources(path, options)
+    # The folder this run's inputs wrote, as written: nothing to analyse or render.
+    envelope = unchanged_docs(outdir, selection) if outdir is not None and site_dir is None else None
+    wrote = False
+    if envelope is None:
+        from .pipeline import write_catalog
 
-            wrote = write_docs(files, outdir, render_identity())
-            if not run["quiet"]:
-                click.echo(f"raisedocs: wrote {outdir}" if wrote else f"raisedocs: {outdir} is unchanged", err=True)
-        if site_dir is not None:
-            from .publish.output import write_docs
-            from .publish.site import render_site
-
-            write_docs(render_site(catalog), site_dir)
-            if not run["quiet"]:
-                click.echo(f"raisedocs: wrote {site_dir}", err=True)
-    finally:
-        catalog.close()
-    envelope = catalog.envelope
+        envelope, wrote = write_catalog(path, selection, outdir, site_dir, progress_for(run), emit)
     if not run["quiet"]:
+        if outdir is not None:
+            click.echo(f"raisedocs: wrote {outdir}" if wrote else f"raisedocs: {outdir} is unchanged", err=True)
+        if site_dir is not None:
+            click.echo(f"raisedocs: wrote {site_dir}", err=True)
         click.echo(summary_line(envelope["stats"]), err=True)
     if run["verbose"]:
         for failure in envelope["failures"]:
@@ -257,21 +247,21 @@ def check(docs_dir: str, source: str, rev: str | None, repo_url: str | None, rep
 
     The selection and rendering options are those DOCS_DIR's catalog records (the run that
     wrote it), each overridden by the same option given here."""
-    from .pipeline import extract_catalog
-    from .publish.output import compare_docs
-    from .publish.render import render_chunks, render_identity
-    from .verify.runner import with_verification
+    from .inputs import select_sources
+    from .publish.explain import read_envelope
+    from .publish.output import compare_unchanged
 
     given = {"include": include, "exclude": exclude, "use_default_excludes": not no_default_excludes, "exceptions": exceptions,
              "excerpt_lines": excerpt_lines, "command": command, "repo_name": repo_name, "repo_url": repo_url, "skip_tests": no_tests}
-    folder = _folder_catalog(docs_dir)  # read once: its options, and the proof verify left
-    settings = {**recorded_settings(folder), **{k: v for k, v in given.items() if _given(_PARAMETER[k])}}
+    envelope = read_envelope(docs_dir)  # its options, without reading its cards
+    settings = {**recorded_settings(envelope or _folder_catalog(docs_dir)), **{k: v for k, v in given.items() if _given(_PARAMETER[k])}}
     options = Options(rev=rev, **settings, **run_settings(run))
-    catalog = extract_catalog(source, options)
-    try:
-        report = compare_docs(render_chunks(with_verification(catalog, folder)), docs_dir, render_identity())
-    finally:
-        catalog.close()
+    selection = select_sources(source, options)
+    report = compare_unchanged(docs_dir, selection.identity)  # written by a run of these inputs, as written
+    if report is None:
+        from .pipeline import compare_catalog
+
+        report = compare_catalog(source, selection, docs_dir, envelope)
     for kind in ("stale", "missing", "orphaned"):
         for rel in report[kind]:
             click.echo(f"{kind}: {rel}")

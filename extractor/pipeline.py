@@ -22,8 +22,8 @@ from . import pool, tasks
 from .cache import Cache, Linked
 from .collect.declarations import module_name
 from .collect.file import collect_file
-from .errors import SourceError
-from .git import origin, resolve_rev, work_tree_head
+from .errors import CatalogError, SourceError
+from .inputs import Selection, run_options, select_sources, warn_unmatched
 from .link.cards import cli_flags, link_file, permalink
 from .link.commands import command_flags, resolve_kwargs_flags
 from .link.project import Project
@@ -33,7 +33,6 @@ from .model import (
     FileFacts,
     FileFailure,
     Generator,
-    RunOptions,
     SiteFact,
     SourceInfo,
     Stats,
@@ -42,24 +41,25 @@ from .model import (
     to_data,
 )
 from .model.spool import SpooledCatalog
-from .options import Options, project_command, project_name, read_settings, strict_from_env
+from .options import Options, strict_from_env
 from .pool import Mapper
 from .solve.status import CLAIMED
-from .sources import SourceFile, log, read_commit, read_contents, read_pyproject, read_tree, source_roots
+from .sources import SourceFile, read_contents
 from .version import VERSION as __version__
 
 Progress = Callable[[str, int, int], None]
 
 
 def extract_catalog(root: str, options: Options, progress: Progress | None = None,
-                    decoded: dict[str, Linked] | None = None) -> SpooledCatalog:
+                    decoded: dict[str, Linked] | None = None, selection: Selection | None = None) -> SpooledCatalog:
     """Analyse every Python file under ``root`` (or of commit ``options.rev`` of the git
     repository at ``root``) and build its error catalog, its cards spooled to a temporary
     file as they are solved (``close()`` it when done): memory holds a summary per card,
     not the cards.
 
     ``decoded``: linked entries an earlier run in this process decoded, by cache key (the
-    two sides of a diff share most files); replaced by this run's.
+    two sides of a diff share most files); replaced by this run's. ``selection``: the
+    sources ``inputs.select_sources(root, options)`` found, when the caller has them.
 
     Raises:
         SourceError: ``root`` cannot be read, or ``options.rev`` names no commit.
@@ -70,7 +70,7 @@ def extract_catalog(root: str, options: Options, progress: Progress | None = Non
         warnings.simplefilter("ignore", SyntaxWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
         with pool.mapper(options.jobs) as mapper, _no_cyclic_gc():
-            return _extract(root, options, mapper, progress or (lambda stage, done, total: None), decoded)
+            return _extract(root, options, mapper, progress or (lambda stage, done, total: None), decoded, selection)
 
 
 def extract_data(root: str, options: Options, progress: Progress | None = None, decoded: dict[str, Linked] | None = None) -> dict[str, Any]:
@@ -100,67 +100,77 @@ def _no_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
+def write_catalog(root: str, selection: Selection, outdir: str | None, site_dir: str | None, progress: Progress | None,
+                  emit: Callable[[Iterable[str]], None]) -> tuple[dict[str, Any], bool]:
+    """Extract, then write the docs folder ``outdir`` (else give catalog.json's chunks to
+    ``emit``) and the site ``site_dir``; the catalog's envelope, and whether ``outdir`` was
+    written (False: it already held exactly this).
+
+    Raises:
+        SourceError: a file changed during the run.
+        OutputError: a folder cannot be written, or holds files raisedocs did not write.
+    """
+    from .publish.identity import render_identity
+    from .publish.output import write_docs
+    from .publish.render import render_chunks
+
+    catalog = extract_catalog(root, selection.options, progress, selection=selection)
+    wrote = False
+    try:
+        files = render_chunks(catalog)
+        if outdir is None:
+            emit(next(files)[1])  # catalog.json, chunk by chunk
+        else:
+            wrote = write_docs(files, outdir, render_identity(), selection.identity)
+        if site_dir is not None:
+            from .publish.site import render_site
+
+            write_docs(render_site(catalog), site_dir)
+    finally:
+        catalog.close()
+    return catalog.envelope, wrote
+
+
+def compare_catalog(root: str, selection: Selection, docs_dir: str, envelope: dict[str, Any] | None) -> dict[str, list[str]]:
+    """Extract and compare with ``docs_dir`` (output.compare_docs), with the verification
+    its cards hold (``verify``); the folder's catalog is read whole only when it has some
+    (``envelope``, its envelope, says so) or cannot be read in part.
+
+    Raises:
+        SourceError: a file changed during the run.
+        OutputError: ``docs_dir`` is not a folder.
+    """
+    from .publish.explain import load_catalog
+    from .publish.identity import render_identity
+    from .publish.output import compare_docs
+    from .publish.render import render_chunks
+    from .verify.runner import with_verification
+
+    folder = None
+    if envelope is None or envelope["stats"].get("verification"):
+        try:
+            folder = load_catalog(docs_dir)
+        except CatalogError:
+            pass
+    catalog = extract_catalog(root, selection.options, selection=selection)
+    try:
+        return compare_docs(render_chunks(with_verification(catalog, folder)), docs_dir, render_identity())
+    finally:
+        catalog.close()
+
+
 def extract(root: str, options: Options, progress: Progress | None = None) -> Catalog:
     """``extract_data`` as a Catalog record."""
     return from_data(Catalog, extract_data(root, options, progress))
 
 
-def read_sources(root: str, options: Options) -> tuple[list[SourceFile], list[FileFailure], Options, str]:
-    """The files to analyse, the options completed from the repository, and the root's name."""
-    name = os.path.basename(os.path.realpath(root).rstrip("/")).removesuffix(".git")
-    if options.rev is not None:
-        sha = resolve_rev(root, options.rev)
-        project = read_pyproject(root, sha)
-        options = with_settings(options, project)
-        files, failures = read_commit(root, sha, options)
-        command = options.command or project_command(project)
-        url, remote_name = origin(root)
-        options = dataclasses.replace(options, rev=sha, repo_url=options.repo_url or url, command=command)
-    else:
-        project = read_pyproject(root) if os.path.isdir(root) else {}
-        options = with_settings(options, project)
-        head = work_tree_head(root) if os.path.isdir(root) else None
-        if options.repo_url and head is not None:  # permalinks need a commit: the checkout's
-            log.info(f"note: --repo-url without --rev: reading and pinning the checkout's HEAD ({head[:10]}), not its work tree")
-            return read_sources(root, dataclasses.replace(options, rev=head))
-        if options.repo_url:
-            log.warning("warning: --repo-url without --rev gives no permalinks: cards link a commit only (pin one with --rev)")
-        files, failures = read_tree(root, options)
-        remote_name = origin(root)[1] if head is not None else None  # a folder inside a checkout is not named by it
-        if options.command is None and os.path.isdir(root):
-            options = dataclasses.replace(options, command=project_command(project))
-    options = dataclasses.replace(options, source_roots=source_roots([f.path for f in files]))
-    return files, failures, options, options.repo_name or project_name(project) or remote_name or name
-
-
-_DEFAULTS = Options()
-
-
-def with_settings(options: Options, project: dict[str, Any]) -> Options:
-    """``options`` with the analysed project's ``[tool.raisedocs]`` settings for every field
-    the run left at its default (what the command line gives wins)."""
-    found, warnings = read_settings(project)
-    for warning in warnings:
-        log.warning("warning: %s", warning)
-    changes = {k: v for k, v in found.items() if getattr(options, k) == getattr(_DEFAULTS, k)}
-    return dataclasses.replace(options, **changes) if changes else options
-
-
-def run_options(options: Options) -> RunOptions:
-    """What ``check`` and ``diff`` need to run the same selection and rendering again."""
-    return RunOptions(
-        include=options.include, exclude=options.exclude, use_default_excludes=options.use_default_excludes,
-        exceptions=options.exceptions, excerpt_lines=options.excerpt_lines, command=options.command,
-        repo_name=options.repo_name, repo_url=options.repo_url, skip_tests=options.skip_tests,
-        card_json=options.card_json,
-    )
-
-
-def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, decoded: dict[str, Linked] | None) -> SpooledCatalog:
+def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, decoded: dict[str, Linked] | None,
+             selection: Selection | None) -> SpooledCatalog:
     """Incremental by construction: a file whose facts, and everything linking its cards
     read from other files, are as in an earlier run takes its cards from the cache; the
     others are collected (in parallel, cached by content), linked and solved."""
-    files, failures, options, name = read_sources(root, options)
+    selection = selection or select_sources(root, options)
+    files, failures, options, name = list(selection.files), list(selection.failures), selection.options, selection.name
 
     def contents(wanted: Iterable[SourceFile]) -> Iterator[SourceFile | FileFailure]:
         return read_contents(root, options.rev, wanted)
@@ -284,8 +294,7 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, de
         options=run_options(options),
     ))
     del envelope["errors"]
-    if options.exceptions and not summaries:
-        log.warning("warning: --exception %s matched no card (a class, or a base class, as raised)", ", ".join(options.exceptions))
+    warn_unmatched(options, len(summaries))
     spool.arrange([place for path in analysed for place in places[path]], summaries, envelope)
     return spool
 

@@ -156,7 +156,7 @@ def test_a_large_catalog_gets_an_index_page_per_package(capsys, tmp_path) -> Non
     # The folder is the catalog's rendering, byte for byte.
     rendered = dict(render_docs(json.loads((docs / "catalog.json").read_text(encoding="utf-8"))))
     written = {rel: text.decode() for rel, text in tree_files(docs).items()}
-    assert written.pop(output.STATE).startswith("raisedocs state 1\nrender ")
+    assert written.pop(output.STATE).startswith("raisedocs state 2\nrender ")
     assert {**rendered, MANIFEST: output.manifest_text(rendered)} == written
 
 

@@ -140,14 +140,14 @@ def test_libcst_reads_no_statement_it_would_not_use(monkeypatch) -> None:
 
 def test_leaving_statements_out_changes_no_fact_of_the_fixtures(monkeypatch) -> None:
     from extractor.collect import file as collect
+    from extractor.inputs import select_sources
     from extractor.options import Options
-    from extractor.pipeline import read_sources
     from extractor.sources import read_contents
 
     from .helpers import FIXTURES
 
     for case in ("forms", "offload", "broken"):
-        listed, *_ = read_sources(str(FIXTURES / case), Options())
+        listed = select_sources(str(FIXTURES / case), Options()).files
         files = list(read_contents(str(FIXTURES / case), None, listed))
         elided = [collect.collect_file(f, Options()) for f in files]
         with monkeypatch.context() as patch:

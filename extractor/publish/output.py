@@ -54,7 +54,7 @@ def _foreign(folder: str) -> list[str]:
     return [rel for rel in present if not _LEGACY.fullmatch(rel)]
 
 
-def write_docs(files: Iterable[tuple[str, str | Iterable[str]]], outdir: str, identity: str | None = None) -> bool:
+def write_docs(files: Iterable[tuple[str, str | Iterable[str]]], outdir: str, identity: str | None = None, inputs: str | None = None) -> bool:
     """Write ``files`` (relative path, text or its chunks) as the whole content of ``outdir``;
     False when the folder already held exactly that and was left as it is.
 
@@ -63,7 +63,9 @@ def write_docs(files: Iterable[tuple[str, str | Iterable[str]]], outdir: str, id
     A folder is replaced only while it holds nothing but what raisedocs wrote there. With
     an ``identity`` (render.render_identity) the folder records what it was rendered from;
     when the first file (the catalog) is the one the folder was rendered from under the same
-    identity, and no file of it changed since, the rest is not rendered at all.
+    identity, and no file of it changed since, the rest is not rendered at all. ``inputs``
+    (inputs.Selection.identity) is recorded too, so that a later run of the same inputs
+    knows the folder is its output before it analyses anything (``unchanged_for``).
 
     Raises:
         OutputError: ``outdir`` is a file, holds files raisedocs did not write, or cannot
@@ -103,12 +105,14 @@ def write_docs(files: Iterable[tuple[str, str | Iterable[str]]], outdir: str, id
                 first = digest.hexdigest()
                 if identity is not None and _unchanged(target, identity, first) is not None:
                     shutil.rmtree(staging, ignore_errors=True)
+                    if inputs is not None:
+                        _record_inputs(target, inputs)
                     return False
         with open(os.path.join(staging, MANIFEST), "w", encoding="utf-8", newline="\n") as handle:
             handle.write(manifest_text(written))
         if identity is not None:
             with open(os.path.join(staging, STATE), "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(_state_text(identity, first or "", _tree_digest(written)))
+                handle.write(_state_text({"render": identity, "first": first or "", "tree": _tree_digest(written), "input": inputs or "-"}))
         os.remove(os.path.join(staging, _STAGING_MARK))
         os.chmod(staging, 0o755)
         _swap(staging, target)
@@ -118,28 +122,73 @@ def write_docs(files: Iterable[tuple[str, str | Iterable[str]]], outdir: str, id
     return True
 
 
-def _state_text(identity: str, first: str, tree: str) -> str:
-    return f"raisedocs state 1\nrender {identity}\nfirst {first}\ntree {tree}\n"
+_STATE_HEAD = "raisedocs state 2"
+_STATE_KEYS = ("render", "first", "tree", "input")
+
+
+def _state_text(state: dict[str, str]) -> str:
+    return "\n".join([_STATE_HEAD, *(f"{key} {state[key]}" for key in _STATE_KEYS)]) + "\n"
+
+
+def _read_state(folder: str) -> dict[str, str] | None:
+    """The folder's state (see STATE); None where there is none, or of another shape."""
+    try:
+        with open(os.path.join(folder, STATE), encoding="utf-8") as handle:
+            lines = handle.read().split("\n")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if lines[0] != _STATE_HEAD:
+        return None
+    state = dict(line.partition(" ")[::2] for line in lines[1:] if line)
+    return state if all(key in state for key in _STATE_KEYS) else None
+
+
+def _record_inputs(folder: str, inputs: str) -> None:
+    """Record ``inputs`` in the state of a folder left as it is (it is this run's output)."""
+    state = _read_state(folder)
+    if state is not None and state["input"] != inputs:
+        try:
+            write_file_atomic(os.path.join(folder, STATE), _state_text({**state, "input": inputs}))
+        except OutputError:
+            pass  # a read-only folder is still up to date; the next run only does more work
 
 
 def _unchanged(folder: str, identity: str, first: str) -> list[str] | None:
     """The files ``folder``'s manifest lists when it was rendered under ``identity`` from a
     first file of digest ``first`` and every one of them is still what was written; else None."""
+    state = _read_state(folder)
+    return _intact(folder, state) if state is not None and state["render"] == identity and state["first"] == first else None
+
+
+def unchanged_for(folder: str, inputs: str) -> list[str] | None:
+    """The files ``folder``'s manifest lists when a run of the input identity ``inputs``
+    wrote it and every one of them is still what was written; else None."""
+    state = _read_state(folder)
+    return _intact(folder, state) if state is not None and state["input"] == inputs else None
+
+
+def is_output_of(outdir: str, inputs: str) -> bool:
+    """Whether ``outdir`` is what a run of the input identity ``inputs`` writes there, as
+    it is: written by it, no file changed since, and nothing added (write_docs would refuse
+    the folder then, and says why)."""
+    return os.path.isdir(outdir) and unchanged_for(outdir, inputs) is not None and not _foreign(outdir)
+
+
+def _intact(folder: str, state: dict[str, str]) -> list[str] | None:
+    """The files the manifest lists, when each is still what the state's tree digest says."""
     try:
-        with open(os.path.join(folder, STATE), encoding="utf-8") as handle:
-            lines = handle.read().split("\n")
         with open(os.path.join(folder, MANIFEST), encoding="utf-8", errors="surrogateescape") as handle:
             listed = handle.read().split("\n")
-    except (OSError, UnicodeDecodeError):
+    except OSError:
         return None
-    if lines[:3] != ["raisedocs state 1", f"render {identity}", f"first {first}"] or len(lines) < 4 or listed[0] != _MANIFEST_HEAD:
+    if listed[0] != _MANIFEST_HEAD:
         return None
     digests = {}
     for rel in (p for p in listed[1:] if p):
         digests[rel] = _file_digest(os.path.join(folder, *rel.split("/")))
         if digests[rel] is None:
             return None
-    return list(digests) if lines[3] == f"tree {_tree_digest(digests)}" else None  # type: ignore[arg-type]
+    return list(digests) if state["tree"] == _tree_digest(digests) else None  # type: ignore[arg-type]
 
 
 def _tree_digest(digests: dict[str, bytes]) -> str:
@@ -250,13 +299,7 @@ def compare_docs(files: Iterable[tuple[str, str | Iterable[str]]], docs_dir: str
     Raises:
         OutputError: ``docs_dir`` is not a folder.
     """
-    if not os.path.isdir(docs_dir):
-        raise OutputError(f"not a docs folder: {docs_dir}")
-    present: dict[str, str] = {}
-    for dirpath, _, filenames in os.walk(docs_dir):
-        for name in filenames:
-            full = os.path.join(dirpath, name)
-            present[os.path.relpath(full, docs_dir).replace(os.sep, "/")] = full
+    present = _present(docs_dir)
     report: dict[str, list[str]] = {"stale": [], "missing": [], "orphaned": []}
     produced: list[str] = []
 
@@ -285,6 +328,36 @@ def compare_docs(files: Iterable[tuple[str, str | Iterable[str]]], docs_dir: str
     report["stale"].sort()
     report["missing"].sort()
     return report
+
+
+def compare_unchanged(docs_dir: str, inputs: str) -> dict[str, list[str]] | None:
+    """``compare_docs``' report without rendering anything, when a run of the input
+    identity ``inputs`` wrote ``docs_dir`` and none of its files changed since; else None.
+
+    Raises:
+        OutputError: ``docs_dir`` is not a folder.
+    """
+    present = _present(docs_dir)
+    listed = unchanged_for(docs_dir, inputs)
+    if listed is None:
+        return None
+    return {"stale": [], "missing": [], "orphaned": sorted(set(present) - {*listed, MANIFEST, STATE})}
+
+
+def _present(docs_dir: str) -> dict[str, str]:
+    """Every file under ``docs_dir``, relative path -> full path.
+
+    Raises:
+        OutputError: ``docs_dir`` is not a folder.
+    """
+    if not os.path.isdir(docs_dir):
+        raise OutputError(f"not a docs folder: {docs_dir}")
+    present: dict[str, str] = {}
+    for dirpath, _, filenames in os.walk(docs_dir):
+        for name in filenames:
+            full = os.path.join(dirpath, name)
+            present[os.path.relpath(full, docs_dir).replace(os.sep, "/")] = full
+    return present
 
 
 def _chunks(content: str | Iterable[str]) -> Iterable[str]:

@@ -11,7 +11,6 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -21,22 +20,15 @@ from ..model import dumps_compact, dumps_data, to_data
 from ..model.markdown import code_block, code_span, escape_cell, escape_line, escape_text, safe_url
 from ..model.spool import CardCatalog, DataCatalog
 from ..options import strict_from_env
+from .identity import template_root
 from .index_groups import group_modules
 from .search_index import INDEX_FILE, build_index, dump_index, index_entry
-
-
-def _template_root() -> Path:
-    """Templates ship inside the package (``extractor/templates``) in a wheel; a source
-    checkout keeps them in the top-level ``templates/`` folder."""
-    here = Path(__file__).resolve().parents[1]  # the extractor package
-    packaged = here / "templates"
-    return packaged if (packaged / "card.md.j2").is_file() else here.parent / "templates"
 
 
 def template_environment(*, autoescape: bool) -> jinja2.Environment:
     """A Jinja2 environment over the shipped templates (strict: a missing value is an error)."""
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(_template_root())),
+        loader=jinja2.FileSystemLoader(str(template_root())),
         undefined=jinja2.StrictUndefined,
         autoescape=autoescape,
         trim_blocks=True,
@@ -44,19 +36,6 @@ def template_environment(*, autoescape: bool) -> jinja2.Environment:
         keep_trailing_newline=not autoescape,
         extensions=["jinja2.ext.do"],
     )
-
-
-@lru_cache(maxsize=1)
-def render_identity() -> str:
-    """A digest of what turns catalog data into a docs folder: the templates and the
-    publish and model code. The same catalog.json under the same identity renders the same
-    files, which lets an unchanged folder be left as it is (output.write_docs)."""
-    digest = hashlib.sha256()
-    here = Path(__file__).resolve().parent
-    for folder in (_template_root(), here, here.parent / "model"):
-        for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-            digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
 
 
 @lru_cache(maxsize=1)

@@ -26,7 +26,8 @@ from ..model import dumps_data
 from ..model.markdown import safe_url
 from ..model.spool import CardCatalog, DataCatalog
 from ..options import strict_from_env
-from .render import _template_root, catalog_json, forge_name, repo_label, template_environment
+from .identity import template_root
+from .render import catalog_json, forge_name, repo_label, template_environment
 from .search_index import INDEX_FILE, build_index, dump_index, index_entry
 
 ASSETS = ("site.css", "site.js")
@@ -77,7 +78,7 @@ def pygments_css() -> str:
 def _assets() -> Iterator[tuple[str, str]]:
     """The site's own stylesheets and script, as every page links them."""
     for name in ASSETS:
-        yield f"assets/{name}", (_template_root() / "site" / name).read_text(encoding="utf-8")
+        yield f"assets/{name}", (template_root() / "site" / name).read_text(encoding="utf-8")
     yield "assets/pygments.css", pygments_css()
 
 

@@ -1,0 +1,124 @@
+"""What a run reads: the selected files, the options completed from the project, and one
+digest of all of it, the input identity.
+
+The output is a pure function of the input identity (the same files, options, raisedocs
+code, templates, Python and libraries give byte-identical output), so a docs folder whose
+state records this run's identity, and whose files are as written, is what this run would
+write: ``extract -o`` leaves it as it is and ``check`` passes, without analysing anything.
+This module imports nothing of the analysis, so that case costs reading the tree and
+hashing the folder.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import os
+from typing import Any
+
+from .cache import CODE, TOOLCHAIN
+from .git import origin, resolve_rev, work_tree_head
+from .model import FileFailure, RunOptions
+from .options import Options, project_command, project_name, read_settings
+from .publish.identity import render_identity
+from .sources import SourceFile, log, read_commit, read_pyproject, read_tree, source_roots
+
+# Options fields that change how a run goes, never what it writes.
+RUN_ONLY = frozenset({"jobs", "use_cache", "cache_dir", "is_strict"})
+
+
+@dataclasses.dataclass(frozen=True)
+class Selection:
+    """The files a run analyses (contents not read yet), the files it could not read, its
+    options completed from the repository, and the name its cards show."""
+
+    files: list[SourceFile]
+    failures: list[FileFailure]
+    options: Options
+    name: str
+
+    @functools.cached_property
+    def identity(self) -> str:
+        """One digest of everything the output depends on (see the module docstring)."""
+        options = {f.name: getattr(self.options, f.name) for f in dataclasses.fields(Options) if f.name not in RUN_ONLY}
+        material = json.dumps([
+            "raisedocs input 1", CODE, TOOLCHAIN, render_identity(), self.name, options,
+            [[f.path, f.blob_sha] for f in self.files], [[f.path, f.stage, f.error] for f in self.failures],
+        ], sort_keys=True)
+        return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def select_sources(root: str, options: Options) -> Selection:
+    """The files to analyse, the options completed from the repository, and the root's name.
+
+    Raises:
+        SourceError: ``root`` cannot be read, or ``options.rev`` names no commit.
+    """
+    name = os.path.basename(os.path.realpath(root).rstrip("/")).removesuffix(".git")
+    if options.rev is not None:
+        sha = resolve_rev(root, options.rev)
+        project = read_pyproject(root, sha)
+        options = with_settings(options, project)
+        files, failures = read_commit(root, sha, options)
+        command = options.command or project_command(project)
+        url, remote_name = origin(root)
+        options = dataclasses.replace(options, rev=sha, repo_url=options.repo_url or url, command=command)
+    else:
+        project = read_pyproject(root) if os.path.isdir(root) else {}
+        options = with_settings(options, project)
+        head = work_tree_head(root) if os.path.isdir(root) else None
+        if options.repo_url and head is not None:  # permalinks need a commit: the checkout's
+            log.info(f"note: --repo-url without --rev: reading and pinning the checkout's HEAD ({head[:10]}), not its work tree")
+            return select_sources(root, dataclasses.replace(options, rev=head))
+        if options.repo_url:
+            log.warning("warning: --repo-url without --rev gives no permalinks: cards link a commit only (pin one with --rev)")
+        files, failures = read_tree(root, options)
+        remote_name = origin(root)[1] if head is not None else None  # a folder inside a checkout is not named by it
+        if options.command is None and os.path.isdir(root):
+            options = dataclasses.replace(options, command=project_command(project))
+    options = dataclasses.replace(options, source_roots=source_roots([f.path for f in files]))
+    return Selection(files, failures, options, options.repo_name or project_name(project) or remote_name or name)
+
+
+_DEFAULTS = Options()
+
+
+def with_settings(options: Options, project: dict[str, Any]) -> Options:
+    """``options`` with the analysed project's ``[tool.raisedocs]`` settings for every field
+    the run left at its default (what the command line gives wins)."""
+    found, warnings = read_settings(project)
+    for warning in warnings:
+        log.warning("warning: %s", warning)
+    changes = {k: v for k, v in found.items() if getattr(options, k) == getattr(_DEFAULTS, k)}
+    return dataclasses.replace(options, **changes) if changes else options
+
+
+def run_options(options: Options) -> RunOptions:
+    """What ``check`` and ``diff`` need to run the same selection and rendering again."""
+    return RunOptions(
+        include=options.include, exclude=options.exclude, use_default_excludes=options.use_default_excludes,
+        exceptions=options.exceptions, excerpt_lines=options.excerpt_lines, command=options.command,
+        repo_name=options.repo_name, repo_url=options.repo_url, skip_tests=options.skip_tests,
+        card_json=options.card_json,
+    )
+
+
+def unchanged_docs(docs_dir: str, selection: Selection) -> dict[str, Any] | None:
+    """The envelope of ``docs_dir``'s catalog (all of it but the cards) when the folder is
+    what a run of ``selection`` writes there, as it was written (output.is_output_of); else None."""
+    from .publish.explain import read_envelope
+    from .publish.output import is_output_of
+
+    if not is_output_of(docs_dir, selection.identity):
+        return None
+    envelope = read_envelope(docs_dir)
+    if envelope is not None:
+        warn_unmatched(selection.options, envelope["stats"]["cards"])
+    return envelope
+
+
+def warn_unmatched(options: Options, cards: int) -> None:
+    if options.exceptions and not cards:
+        log.warning("warning: --exception %s matched no card (a class, or a base class, as raised)", ", ".join(options.exceptions))

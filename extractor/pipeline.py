@@ -36,11 +36,10 @@ from .model import (
     SiteFact,
     SourceInfo,
     Stats,
-    dumps_data,
     from_data,
     to_data,
 )
-from .model.spool import SpooledCatalog
+from .model.spool import SpooledCatalog, with_permalink
 from .options import Options, strict_from_env
 from .pool import Mapper
 from .solve.status import CLAIMED
@@ -268,7 +267,7 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, de
                 entry = tasks.solve_file(link_now(path))
                 texts = entry.cards
         links = (permalink(options, path, s["line"], s["end_line"]) for s in entry.summaries)
-        places[path] = spool.add(_with_permalink(text, link) for text, link in zip(texts, links))  # type: ignore[arg-type]
+        places[path] = spool.add(with_permalink(text, link) for text, link in zip(texts, links))  # type: ignore[arg-type]
         return entry if decoded is not None else dataclasses.replace(entry, cards=None)
 
     for solved, (path, entry) in enumerate(zip(relink, mapper(tasks.solve_file, linked_work(), len(relink), tasks.lost_solving)), 1):
@@ -297,14 +296,6 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, de
     warn_unmatched(options, len(summaries))
     spool.arrange([place for path in analysed for place in places[path]], summaries, envelope)
     return spool
-
-
-_NO_PERMALINK = '\n  "permalink": null'  # in a card's JSON text: a top-level key of the card only
-
-
-def _with_permalink(text: str, link: str | None) -> str:
-    """A card's JSON text with its permalink set (the cached text is the same for every commit)."""
-    return text if link is None else text.replace(_NO_PERMALINK, '\n  "permalink": ' + dumps_data(link).rstrip("\n"), 1)
 
 
 def _still_holds(entry: Linked | None, project: Project, provider_key: dict[str, str], flags: dict[str, str]) -> bool:

@@ -12,8 +12,8 @@ from typing import Any
 
 from .cache import Cache, Linked
 from .collect.file import UnitMemo, collect_file
-from .model import Card, CardContext, FileFacts, FileFailure, Solved, Trigger, dumps_data, fingerprint, to_data
-from .model.spool import summary_of
+from .model import Card, CardContext, FileFacts, FileFailure, Solved, Trigger, fingerprint, to_data
+from .model.spool import card_text, summary_of
 from .options import Options
 from .solve.triggers import solve_one
 from .sources import SourceFile
@@ -60,7 +60,7 @@ class FileWork:
 def solve_file(work: FileWork) -> Linked:
     """Solve one file's cards, reusing the solutions its last version had for cards whose
     solving inputs are unchanged; cache the solutions and the linked entry, whose cards are
-    their JSON texts (the per-card file's form, ``permalink`` still null)."""
+    their JSON texts (``spool.card_text``: the permalink still a slot)."""
     cache = Cache.for_options(work.options)
     solutions_key = Cache.path_key("solutions", work.path)
     known = cache.get_by_path(solutions_key)
@@ -97,7 +97,7 @@ def lost_solving(work: FileWork) -> Linked:
 
 
 def _with_cards(entry: Linked, cards: list[dict[str, Any]]) -> Linked:
-    return dataclasses.replace(entry, cards=[dumps_data(card) for card in cards], summaries=[summary_of(card) for card in cards])
+    return dataclasses.replace(entry, cards=[card_text(card) for card in cards], summaries=[summary_of(card) for card in cards])
 
 
 # What solving adds to a card, under the same names on Card and Solved.

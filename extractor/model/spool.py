@@ -1,8 +1,8 @@
 """Catalog data whose cards are kept as their JSON text, in memory or in a temporary file.
 
 A large tree's catalog does not fit in memory as Python objects (a 10M-line tree has some
-50,000 cards). The pipeline writes each card's JSON text (the per-card file's exact form:
-sorted keys, indent 2) to a spool file as its file is solved, and keeps a small summary of
+50,000 cards). The pipeline writes each card's JSON text (catalog.json's form: one line,
+sorted keys) to a spool file as its file is solved, and keeps a small summary of
 each card (what the index, related links and totals need). Rendering reads the texts back
 one at a time; ``data()`` builds the whole catalog for the callers that want it.
 """
@@ -14,7 +14,22 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .serialize import dumps_data
+from .serialize import dumps_compact
+
+# Where a card's text holds its permalink until the run knows it (a cached card is the same
+# for every commit): a raw control character, which a JSON text holds nowhere else.
+PERMALINK_SLOT = "\x00"
+
+
+def card_text(card: dict[str, Any]) -> str:
+    """A card's JSON text on one line (``dumps_compact``), its permalink a slot that
+    ``with_permalink`` fills."""
+    return "{" + ",".join(f'"{key}":' + (PERMALINK_SLOT if key == "permalink" else dumps_compact(card[key])[:-1]) for key in sorted(card)) + "}"
+
+
+def with_permalink(text: str, link: str | None) -> str:
+    """A ``card_text`` with its permalink set."""
+    return text.replace(PERMALINK_SLOT, "null" if link is None else dumps_compact(link)[:-1], 1)
 
 
 def summary_of(card: dict[str, Any]) -> dict[str, Any]:
@@ -30,7 +45,7 @@ def summary_of(card: dict[str, Any]) -> dict[str, Any]:
 
 class CardCatalog:
     """A catalog as its envelope (everything but the cards), a summary per card and the
-    cards' JSON texts, in catalog order."""
+    cards' JSON texts (each on one line), in catalog order."""
 
     def __init__(self, envelope: dict[str, Any], summaries: list[dict[str, Any]]) -> None:
         self.envelope = envelope
@@ -41,10 +56,6 @@ class CardCatalog:
 
     def cards(self) -> Iterator[dict[str, Any]]:
         return (json.loads(text) for text in self.texts())
-
-    def items(self) -> Iterator[tuple[dict[str, Any], str]]:
-        """Each card as data and as its JSON text."""
-        return ((json.loads(text), text) for text in self.texts())
 
     def data(self) -> dict[str, Any]:
         """The whole catalog as JSON data (every card decoded: as large as the catalog)."""
@@ -61,14 +72,11 @@ class DataCatalog(CardCatalog):
 
     def texts(self) -> Iterator[str]:
         if self._texts is None:
-            self._texts = [dumps_data(card) for card in self._cards]
+            self._texts = [dumps_compact(card)[:-1] for card in self._cards]
         return iter(self._texts)
 
     def cards(self) -> Iterator[dict[str, Any]]:
         return iter(self._cards)
-
-    def items(self) -> Iterator[tuple[dict[str, Any], str]]:
-        return zip(self._cards, self.texts())
 
 
 class SpooledCatalog(CardCatalog):

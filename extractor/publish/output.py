@@ -35,8 +35,9 @@ def _contents(folder: str) -> list[str]:
     found = []
     for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
         dirnames.sort()
-        for name in sorted(filenames) + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
-            found.append(os.path.relpath(os.path.join(dirpath, name), folder).replace(os.sep, "/"))
+        where = os.path.relpath(dirpath, folder).replace(os.sep, "/")
+        prefix = "" if where == "." else where + "/"
+        found.extend(prefix + name for name in sorted(filenames) + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))])
     return found
 
 

@@ -150,10 +150,10 @@ def render_chunks(catalog: Any) -> Iterator[tuple[str, Content]]:
     digest = hashlib.sha256()
     yield "catalog.json", _hashed(catalog_json(source.envelope, source.texts()), digest)
     entries = []
-    for card, text in source.items():
+    for card in source.cards():
         entries.append(index_entry(card))
         if card_json:
-            yield f"errors/{card['id']}.json", text
+            yield f"errors/{card['id']}.json", dumps_data(card)
         yield f"errors/{card['id']}.md", _rendered_card(card, source.envelope, by_id)
     yield from render_index(source.envelope, source.summaries)
     # Last: the digest is complete once catalog.json's chunks were all taken.
@@ -182,16 +182,12 @@ def catalog_json(envelope: dict[str, Any], card_texts: Iterable[str]) -> Iterato
     if first is None:
         yield '{"errors": [],\n'
     else:
-        yield '{"errors": [\n' + _compact(first)
+        yield '{"errors": [\n' + first
         for card in cards:
-            yield ",\n" + _compact(card)
+            yield ",\n" + card
         yield "\n],\n"
     rest = sorted((k, v) for k, v in envelope.items() if k != "errors")
     yield ",\n".join(f"{json.dumps(k)}: {dumps_compact(v).rstrip()}" for k, v in rest) + "}\n"
-
-
-def _compact(card_text: str) -> str:
-    return dumps_compact(json.loads(card_text)).rstrip("\n")
 
 
 def render_diff(result: Any, link_base: str = "errors/") -> str:

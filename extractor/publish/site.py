@@ -94,9 +94,9 @@ def render_site(catalog: Any) -> Iterator[tuple[str, str]]:
     yield from _assets()
     catalog_text = "".join(catalog_json(envelope, source.texts()))
     yield "api/catalog.json", catalog_text
-    for card, text in source.items():
+    for card in source.cards():
         entries.append(index_entry(card))
-        yield f"api/errors/{card['id']}.json", text
+        yield f"api/errors/{card['id']}.json", dumps_data(card)
         yield f"errors/{card['id']}.html", _card_page(env, card, by_id, common)
     index = build_index(entries, hashlib.sha256(catalog_text.encode("utf-8")).hexdigest())
     yield f"api/{INDEX_FILE}", dump_index(index)

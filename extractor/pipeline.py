@@ -15,7 +15,7 @@ import warnings
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 from . import pool, tasks
@@ -50,7 +50,8 @@ Progress = Callable[[str, int, int], None]
 
 
 def extract_catalog(root: str, options: Options, progress: Progress | None = None,
-                    decoded: dict[str, Linked] | None = None, selection: Selection | None = None) -> SpooledCatalog:
+                    decoded: dict[str, Linked] | None = None, selection: Selection | None = None,
+                    mapper: Mapper | None = None) -> SpooledCatalog:
     """Analyse every Python file under ``root`` (or of commit ``options.rev`` of the git
     repository at ``root``) and build its error catalog, its cards spooled to a temporary
     file as they are solved (``close()`` it when done): memory holds a summary per card,
@@ -59,6 +60,7 @@ def extract_catalog(root: str, options: Options, progress: Progress | None = Non
     ``decoded``: linked entries an earlier run in this process decoded, by cache key (the
     two sides of a diff share most files); replaced by this run's. ``selection``: the
     sources ``inputs.select_sources(root, options)`` found, when the caller has them.
+    ``mapper``: the pool to run on (``pool.mapper``), when the caller keeps one for more work.
 
     Raises:
         SourceError: ``root`` cannot be read, or ``options.rev`` names no commit.
@@ -68,8 +70,8 @@ def extract_catalog(root: str, options: Options, progress: Progress | None = Non
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SyntaxWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
-        with pool.mapper(options.jobs) as mapper, _no_cyclic_gc():
-            return _extract(root, options, mapper, progress or (lambda stage, done, total: None), decoded, selection)
+        with nullcontext(mapper) if mapper is not None else pool.mapper(options.jobs) as running, _no_cyclic_gc():
+            return _extract(root, options, running, progress or (lambda stage, done, total: None), decoded, selection)
 
 
 def extract_data(root: str, options: Options, progress: Progress | None = None, decoded: dict[str, Linked] | None = None) -> dict[str, Any]:
@@ -113,20 +115,21 @@ def write_catalog(root: str, selection: Selection, outdir: str | None, site_dir:
     from .publish.output import write_docs
     from .publish.render import render_chunks
 
-    catalog = extract_catalog(root, selection.options, progress, selection=selection)
     wrote = False
-    try:
-        files = render_chunks(catalog)
-        if outdir is None:
-            emit(next(files)[1])  # catalog.json, chunk by chunk
-        else:
-            wrote = write_docs(files, outdir, render_identity(), selection.identity)
-        if site_dir is not None:
-            from .publish.site import render_site
+    with pool.mapper(selection.options.jobs) as mapper:  # the workers solve, then render
+        catalog = extract_catalog(root, selection.options, progress, selection=selection, mapper=mapper)
+        try:
+            files = render_chunks(catalog, mapper)
+            if outdir is None:
+                emit(next(files)[1])  # catalog.json, chunk by chunk
+            else:
+                wrote = write_docs(files, outdir, render_identity(), selection.identity)
+            if site_dir is not None:
+                from .publish.site import render_site
 
-            write_docs(render_site(catalog), site_dir)
-    finally:
-        catalog.close()
+                write_docs(render_site(catalog), site_dir)
+        finally:
+            catalog.close()
     return catalog.envelope, wrote
 
 
@@ -151,11 +154,12 @@ def compare_catalog(root: str, selection: Selection, docs_dir: str, envelope: di
             folder = load_catalog(docs_dir)
         except CatalogError:
             pass
-    catalog = extract_catalog(root, selection.options, selection=selection)
-    try:
-        return compare_docs(render_chunks(with_verification(catalog, folder)), docs_dir, render_identity())
-    finally:
-        catalog.close()
+    with pool.mapper(selection.options.jobs) as mapper:
+        catalog = extract_catalog(root, selection.options, selection=selection, mapper=mapper)
+        try:
+            return compare_docs(render_chunks(with_verification(catalog, folder), mapper), docs_dir, render_identity())
+        finally:
+            catalog.close()
 
 
 def extract(root: str, options: Options, progress: Progress | None = None) -> Catalog:

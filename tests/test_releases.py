@@ -12,7 +12,7 @@ from extractor import extract
 from extractor.cache import Cache
 from extractor.options import Options
 
-from .helpers import git, make_git_repo, run_cli
+from .helpers import git, make_git_repo, run_cli, temp_tree, tree_files
 
 V1 = {
     "pkg/__init__.py": "",
@@ -173,6 +173,16 @@ def test_output_is_identical_for_every_job_count(tmp_path) -> None:
     outputs = [extract(str(tmp_path / "big"), Options(rev="HEAD", jobs=jobs)) for jobs in (1, 2, 3)]
     assert len(outputs[0].errors) == 48 and all(c.trigger.verified for c in outputs[0].errors)
     assert outputs[0] == outputs[1] == outputs[2]
+
+
+def test_the_docs_folder_is_identical_for_every_job_count(tmp_path, capsys) -> None:
+    """Workers render the card pages of a large tree (in order); one job renders them here."""
+    files = {f"pkg/m{i:02}.py": f"def f{i}(x, y: int = {i}):\n    if x > y + {i}:\n        raise ValueError(f'x ({{x}}) > {i}')\n    if x < 0:\n        raise KeyError(x)\n" for i in range(48)}
+    tree = temp_tree(tmp_path / "big", files)
+    for jobs in ("1", "3"):
+        assert run_cli(capsys, "extract", str(tree), "-o", str(tmp_path / jobs), "-j", jobs, "--no-cache", "--card-json", "-q").code == 0
+    assert tree_files(tmp_path / "1") == tree_files(tmp_path / "3")
+    assert len([p for p in tree_files(tmp_path / "1") if p.endswith(".md") and p.startswith("errors/")]) == 96
 
 
 def test_rev_needs_a_git_repository(tmp_path, capsys) -> None:

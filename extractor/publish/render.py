@@ -117,8 +117,12 @@ def _rendered_card(card: dict[str, Any], catalog: dict[str, Any], cards_by_id: d
     except Exception as exc:  # the per-card boundary of rendering
         if strict_from_env():
             raise
-        name = code_span(card.get("id", "?"))
-        return f"# Card {name}\n\nThis card could not be rendered ({escape_line(type(exc).__name__)}); its data is in {name}.json.\n"
+        return _unrenderable(card, type(exc).__name__)
+
+
+def _unrenderable(card: dict[str, Any], why: str) -> str:
+    name = code_span(card.get("id", "?"))
+    return f"# Card {name}\n\nThis card could not be rendered ({escape_line(why)}); its data is in {name}.json.\n"
 
 
 def render_index(catalog: dict[str, Any], summaries: list[dict[str, Any]]) -> Iterator[tuple[str, str]]:
@@ -138,26 +142,70 @@ def dump_json(data: Any) -> str:
 Content = str | Iterable[str]  # a file's text, or its chunks in order (catalog.json of a large tree)
 
 
-def render_chunks(catalog: Any) -> Iterator[tuple[str, Content]]:
+def render_chunks(catalog: Any, mapper: Any = None) -> Iterator[tuple[str, Content]]:
     """Every file of a docs folder as (relative POSIX path, content), one at a time: a large
     catalog is never held rendered in memory, and its cards are read one at a time from a
     spooled catalog (``model.spool``). A card's own JSON (``errors/<id>.json``) is written
     only where the catalog's options ask for it (``--card-json``): catalog.json holds them all,
-    and a site's ``api/`` serves them one by one."""
+    and a site's ``api/`` serves them one by one. ``mapper`` (``pool.mapper``'s) renders the
+    cards of each file in a worker, in order; without it, here."""
     source = catalog if isinstance(catalog, CardCatalog) else DataCatalog(catalog if isinstance(catalog, dict) else to_data(catalog))
     card_json = bool((source.envelope.get("options") or {}).get("card_json"))
-    by_id = {summary["id"]: summary for summary in source.summaries}
     digest = hashlib.sha256()
     yield "catalog.json", _hashed(catalog_json(source.envelope, source.texts()), digest)
+    head = {"source": source.envelope["source"], "generator": source.envelope["generator"]}
+    count, files = _by_file(source)
+    run = mapper or (lambda fn, items, count, on_death: map(fn, items))
     entries = []
-    for card in source.cards():
-        entries.append(index_entry(card))
-        if card_json:
-            yield f"errors/{card['id']}.json", dumps_data(card)
-        yield f"errors/{card['id']}.md", _rendered_card(card, source.envelope, by_id)
+    for rendered in run(file_pages, ((texts, summaries, head, card_json) for texts, summaries in files), count, unrendered_pages):
+        for card_id, entry, page, own_json in rendered:
+            entries.append(entry)
+            if own_json is not None:
+                yield f"errors/{card_id}.json", own_json
+            yield f"errors/{card_id}.md", page
     yield from render_index(source.envelope, source.summaries)
     # Last: the digest is complete once catalog.json's chunks were all taken.
     yield INDEX_FILE, dump_index(build_index(entries, digest.hexdigest()))
+
+
+Rendered = list[tuple[str, dict[str, Any], str, str | None]]  # per card: id, search-index entry, page, JSON file or None
+
+
+def file_pages(work: tuple[list[str], dict[str, Any], dict[str, Any], bool]) -> Rendered:
+    """The files of one source file's cards, from their texts (they relate only to each
+    other: ``summaries`` by id); ``head``: the catalog's source and generator."""
+    texts, summaries, head, card_json = work
+    out = []
+    for text in texts:
+        card = json.loads(text)
+        out.append((card["id"], index_entry(card), _rendered_card(card, head, summaries), dumps_data(card) if card_json else None))
+    return out
+
+
+def unrendered_pages(work: tuple[list[str], dict[str, Any], dict[str, Any], bool]) -> Rendered:
+    """What a file whose worker died rendering its cards gets: their data, and a page saying so."""
+    out = []
+    for text in work[0]:
+        card = json.loads(text)
+        out.append((card["id"], index_entry(card), _unrenderable(card, "the worker process died"), dumps_data(card) if work[3] else None))
+    return out
+
+
+def _by_file(source: CardCatalog) -> tuple[int, Iterator[tuple[list[str], dict[str, Any]]]]:
+    """How many runs of cards of one source file the catalog holds (one per file, in the
+    order raisedocs writes), and each run's texts with the summaries of its file's cards by id."""
+    summaries = source.summaries
+    by_path: dict[str, dict[str, Any]] = {}
+    for summary in summaries:
+        by_path.setdefault(summary["path"], {})[summary["id"]] = summary
+    starts = [i for i, summary in enumerate(summaries) if i == 0 or summary["path"] != summaries[i - 1]["path"]]
+
+    def runs() -> Iterator[tuple[list[str], dict[str, Any]]]:
+        texts = source.texts()
+        for start, end in zip(starts, [*starts[1:], len(summaries)]):
+            yield [next(texts) for _ in range(end - start)], by_path[summaries[start]["path"]]
+
+    return len(starts), runs()
 
 
 def _hashed(chunks: Iterable[str], digest: Any) -> Iterator[str]:

@@ -11,10 +11,14 @@ the range and the ratio of the median to the floor's:
   ``ast.parse``s, in one process, every ``.py`` file extract reads of TREE (the selection of
   ``extractor.inputs.select_sources``, so ``[tool.raisedocs]`` settings and the default
   excludes count);
-- ``extract-cold``: ``extract TREE -o DOCS --no-cache``;
+- ``extract-cold``: ``extract TREE -o NEW_DOCS --no-cache``, into a folder that does not
+  exist yet (removed before each run);
 - ``extract-empty-cache``: the same with an emptied ``--cache-dir`` (a first CI run, which
   also writes the cache);
-- ``extract-warm``: the same with the cache of an earlier run of the unchanged tree;
+- ``extract-warm-cache``: the same with the cache of an earlier run of the unchanged tree
+  (every card from the cache, the folder rendered);
+- ``extract-warm``: ``extract TREE -o DOCS`` with that cache, DOCS up to date (a CI run on
+  an unchanged tree: recognised from the folder's state, nothing analysed);
 - ``check``: ``check DOCS --path TREE``, warm, on fresh docs (exit 0);
 - ``explain``: ``explain MESSAGE --catalog DOCS``, the message of the first card with a
   template and a concrete trigger (from the folder's ``search-index.json``);
@@ -173,7 +177,7 @@ class Workspace:
 
     def shown(self, argv: tuple[str, ...]) -> str:
         """``argv`` as the table shows it: ``raisedocs ...`` with each path by its role."""
-        labels = {self.tree: "TREE", self.path("docs"): "DOCS", self.path("out"): "DOCS", self.path("docs2"): "DOCS2",
+        labels = {self.tree: "TREE", self.path("docs"): "DOCS", self.path("out"): "DOCS", self.path("new-docs"): "NEW_DOCS", self.path("docs2"): "DOCS2",
                   self.cache: "CACHE", self.path("cold-cache"): "EMPTY_CACHE", self.path("files.json"): "FILES"}
         repo = self.__dict__.get("history", ("", "", ""))
         labels[self.given_tree2 or repo[0]] = "TREE2"
@@ -224,9 +228,13 @@ def pick_message(catalog: dict[str, Any]) -> str:
     raise ValueError("no card of the catalog has a message to explain")
 
 
-def emptied(folder: str) -> Callable[[], None]:
-    """A ``prepare`` step that removes ``folder`` (an empty cache for the next run)."""
-    return lambda: shutil.rmtree(folder, ignore_errors=True)
+def emptied(*folders: str) -> Callable[[], None]:
+    """A ``prepare`` step that removes ``folders`` (an empty cache, no docs folder yet)."""
+    def remove() -> None:
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    return remove
 
 
 def build_case(name: str, ws: Workspace) -> Case:
@@ -237,13 +245,15 @@ def build_case(name: str, ws: Workspace) -> Case:
     """
     jobs = ("-j", str(ws.jobs))
     out = ws.path("out")
+    new = ws.path("new-docs")  # absent before each run of a case that writes it
     if name.startswith("extract") and not os.path.isdir(out):
         shutil.copytree(ws.docs, out)  # as in CI: the docs folder is there, and up to date
     builders: dict[str, Callable[[], tuple[tuple[str, ...], Callable[[], None] | None]]] = {
         "floor": lambda: ((sys.executable, "-c", FLOOR_CODE, ws.file_list), None),
-        "extract-cold": lambda: (raisedocs("extract", ws.tree, "-o", out, *jobs, "--no-cache"), None),
-        "extract-empty-cache": lambda: (raisedocs("extract", ws.tree, "-o", out, *jobs, "--cache-dir", ws.path("cold-cache")),
-                                        emptied(ws.path("cold-cache"))),
+        "extract-cold": lambda: (raisedocs("extract", ws.tree, "-o", new, *jobs, "--no-cache"), emptied(new)),
+        "extract-empty-cache": lambda: (raisedocs("extract", ws.tree, "-o", new, *jobs, "--cache-dir", ws.path("cold-cache")),
+                                        emptied(new, ws.path("cold-cache"))),
+        "extract-warm-cache": lambda: (raisedocs("extract", ws.tree, "-o", new, *jobs, "--cache-dir", ws.cache), emptied(new)),
         "extract-warm": lambda: (raisedocs("extract", ws.tree, "-o", out, *jobs, "--cache-dir", ws.cache), None),
         "check": lambda: (raisedocs("check", ws.docs, "--path", ws.tree, *jobs, "--cache-dir", ws.cache), None),
         "explain": lambda: (raisedocs("explain", ws.message, "--catalog", ws.docs, "--cache-dir", ws.cache), None),
@@ -256,7 +266,7 @@ def build_case(name: str, ws: Workspace) -> Case:
     return Case(name=name, argv=argv, shown=ws.shown(argv), prepare=prepare)
 
 
-CASES = ("floor", "extract-cold", "extract-empty-cache", "extract-warm", "check", "explain",
+CASES = ("floor", "extract-cold", "extract-empty-cache", "extract-warm-cache", "extract-warm", "check", "explain",
          "diff-docs", "diff-revs", "diff-trees")
 
 

@@ -65,6 +65,9 @@ def test_a_folder_written_from_the_same_inputs_is_recognised_without_analysing(t
         assert again.err.splitlines()[-1] == first.err.splitlines()[-1]  # the same summary, from the catalog
         # check reads the options the folder records, without reading its cards.
         assert run_cli(capsys, "check", str(docs), "--path", str(tree), "--no-cache").code == 0
+        full = run_cli(capsys, "check", str(docs), "--path", str(tree), "--no-cache", "--full")  # never trusts the state
+        assert full.code == 2 and "AssertionError: analysed" in full.err
+    assert run_cli(capsys, "check", str(docs), "--path", str(tree), "--no-cache", "--full").code == 0
     # Other options, or an edited file, are other inputs: analysed, and found stale.
     assert run_cli(capsys, "check", str(docs), "--path", str(tree), "--no-cache", "--excerpt-lines", "3").code == 1
     source = next(tree.rglob("*.py"))

@@ -206,8 +206,8 @@ def last_lines(text: str, count: int = 3) -> str:
 def pick_message(catalog: dict[str, Any]) -> str:
     """The trigger message of the first card (in catalog order) with a template and a
     concrete trigger; else the first trigger message; else the first template. Only a
-    message with no space at either end: ``explain`` does not match a hole filled with an
-    empty string at the end of a template (``... but found {value}`` with ``value = ""``).
+    message with no space at either end: the command line would pass it as is, and a
+    person pastes it stripped.
 
     Raises:
         ValueError: no card has a message.

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from extractor.publish.explain import load_catalog, match_message
 from extractor.publish.paste import render_match
 
-from .helpers import FIXTURES, run_cli
+from .helpers import FIXTURES, run_cli, temp_tree
 
 PREFETCH_STEP = "offload_prefetch_step (0) must be >= 1 when prefetch offloading is enabled (offload_group_size > 0)"
 PREFETCH_STEP_CARD = "9433068982eb5687"  # minivllm/config/offload.py:49
@@ -380,3 +380,22 @@ def test_a_card_is_read_from_its_own_line_of_the_catalog(docs) -> None:
     for card in catalog["errors"]:
         assert _card_line(str(Path(docs) / "catalog.json"), card["id"]) == card
     assert _card_line(str(Path(docs) / "catalog.json"), "0000000000000000") is None
+
+
+def test_a_message_whose_last_value_is_empty_matches_as_pasted(tmp_path, capsys) -> None:
+    """Run, the raise says "... but found " (the value is empty); a paste loses that space."""
+    from extractor.publish.explain import load_catalog, match_message
+
+    tree = temp_tree(tmp_path / "tree", {"words.py": "def word(value):\n    if not value.isalpha():\n        raise ValueError(f'expected encoded word but found {value}')\n"})
+    try:
+        exec(compile((tree / "words.py").read_text(encoding="utf-8") + "\nword('')\n", "words.py", "exec"), {})
+    except ValueError as exc:
+        pasted = f"ValueError: {exc}".strip()
+    assert pasted == "ValueError: expected encoded word but found"
+    docs = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(tree), "-o", str(docs), "--no-cache", "-q").code == 0
+    run = run_cli(capsys, "explain", pasted, "--catalog", str(docs), "--format", "json", "--no-cache")  # from the search index
+    assert run.code == 0 and json.loads(run.out)[0]["values"] == {"value": ""}
+    matches = match_message(pasted, load_catalog(str(docs)), 3)  # from the cards
+    assert [m.values for m in matches] == [{"value": ""}]
+    assert match_message("ValueError: expected encoded word but foun", load_catalog(str(docs)), 3) == []

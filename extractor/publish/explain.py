@@ -362,6 +362,7 @@ def try_match_card(card: dict[str, Any], text: str) -> Match | None:
     """The match of one card (or search index entry) against normalized text, or None."""
     if "pattern" in card:  # an entry of a search index: the pattern is kept compiled
         kept = card["pattern"]
+        text = _open_end(kept["items"], text) if kept is not None else text
         if kept is None or not all(literal in text for literal in kept["literals"]):
             return None  # (most entries stop here, before a pattern is built)
         pattern: _Pattern | None = _Pattern(
@@ -374,6 +375,7 @@ def try_match_card(card: dict[str, Any], text: str) -> Match | None:
         if not parts:
             return None
         pattern, opens_with_hole = compile_template(parts), parts[0]["type"] == "hole"
+        text = _open_end(pattern.items, text) if pattern is not None else text
     if pattern is None or not all(literal in text for literal in pattern.literals):
         return None
     found = search_pattern(pattern, text)
@@ -381,6 +383,17 @@ def try_match_card(card: dict[str, Any], text: str) -> Match | None:
         return None
     values = _captured_values(pattern, found, opens_with_hole)
     return Match(id=card["id"], score=_score(pattern, found, text), values=values, card=card)
+
+
+def _open_end(items: Any, text: str) -> str:
+    """``text`` with the trailing space it lost given back, where a template ends in a hole
+    after a literal that ends in spaces: the message of an empty last value ends in those
+    spaces, which a paste (stripped) has lost ("... but found " -> "... but found")."""
+    if len(items) < 2 or items[-1][0] != "hole" or items[-2][0] != "text":
+        return text
+    literal = items[-2][1]
+    trimmed = literal.rstrip()
+    return text + literal[len(trimmed):] if trimmed != literal and text.endswith(trimmed) else text
 
 
 def match_message(text: str, catalog_data: dict[str, Any], limit: int) -> list[Match]:

@@ -74,9 +74,9 @@ _SALT = f"{CODE}\0{TOOLCHAIN}"
 
 @dataclass(frozen=True, slots=True)
 class Linked:
-    """One file's cards, linked and solved, as the JSON text of each (permalink still null)
-    with a summary of each; and what linking them read, which must still hold for a later
-    run to reuse them. ``cards`` is None when the entry was read without them."""
+    """One file's cards, linked and solved, as the JSON text of each (``spool.card_text``:
+    one line, the permalink a slot) with a summary of each; and what linking them read,
+    which must still hold for a later run to reuse them. ``cards`` is None when the entry was read without them."""
 
     sites: int  # raise sites in the file, selected as cards or not
     flags: tuple[tuple[str, str], ...]  # CLI flags the file declares

@@ -120,5 +120,6 @@ def unchanged_docs(docs_dir: str, selection: Selection) -> dict[str, Any] | None
 
 
 def warn_unmatched(options: Options, cards: int) -> None:
+    """Say so when ``--exception`` kept no card (a misspelt class gives an empty catalog)."""
     if options.exceptions and not cards:
         log.warning("warning: --exception %s matched no card (a class, or a base class, as raised)", ", ".join(options.exceptions))

@@ -172,8 +172,10 @@ Rendered = list[tuple[str, dict[str, Any], str, str | None]]  # per card: id, se
 
 
 def file_pages(work: tuple[list[str], dict[str, Any], dict[str, Any], bool]) -> Rendered:
-    """The files of one source file's cards, from their texts (they relate only to each
-    other: ``summaries`` by id); ``head``: the catalog's source and generator."""
+    """The files of one source file's cards, from their texts; ``summaries``: the file's
+    cards' summaries by id (link.cards relates a card only to cards of its file; a related
+    id from elsewhere, in a catalog made by other means, gets the unrenderable page);
+    ``head``: the catalog's source and generator."""
     texts, summaries, head, card_json = work
     out = []
     for text in texts:

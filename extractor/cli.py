@@ -251,7 +251,7 @@ def check(docs_dir: str, source: str, rev: str | None, repo_url: str | None, rep
     run of the same inputs wrote it, and whose files are as written, passes without
     extracting (see README); --full extracts and compares all the same."""
     from .inputs import select_sources
-    from .publish.explain import read_envelope
+    from .publish.envelope import read_envelope
     from .publish.output import compare_unchanged
 
     given = {"include": include, "exclude": exclude, "use_default_excludes": not no_default_excludes, "exceptions": exceptions,

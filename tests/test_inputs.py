@@ -13,7 +13,8 @@ from extractor import pipeline
 from extractor.inputs import RUN_ONLY, select_sources
 from extractor.options import Options
 from extractor.publish import output
-from extractor.publish.explain import load_catalog, read_envelope
+from extractor.publish.envelope import read_envelope
+from extractor.publish.explain import load_catalog
 
 from .helpers import FIXTURES, run_cli, temp_tree
 

@@ -135,11 +135,12 @@ def summary_line(stats: dict[str, Any]) -> str:
 
 
 @cli.command()
-def schema() -> None:
-    """Print the JSON Schema of catalog.json."""
+@click.argument("of", type=click.Choice(["catalog", "diff", "search-index"]), default="catalog")
+def schema(of: str) -> None:
+    """Print a JSON Schema: of catalog.json (the default), of `diff --format json`, or of search-index.json."""
     from importlib import resources
 
-    click.echo(resources.files("extractor.model").joinpath("catalog.schema.json").read_text("utf-8"), nl=False)
+    click.echo(resources.files("extractor.model").joinpath(f"{of}.schema.json").read_text("utf-8"), nl=False)
 
 
 @cli.command()

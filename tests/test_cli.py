@@ -114,6 +114,13 @@ def test_schema_command_prints_the_shipped_schema(capsys) -> None:
     assert run.out == schema_text(), "catalog.schema.json is stale: python -m extractor.model.schema > extractor/model/catalog.schema.json"
 
 
+def test_the_diff_schema_is_shipped_and_printed(capsys) -> None:
+    run = run_cli(capsys, "schema", "diff")
+    assert run.out == schema_text("diff"), "diff.schema.json is stale: python -m extractor.model.schema diff > extractor/model/diff.schema.json"
+    assert json.loads(run_cli(capsys, "schema", "search-index").out)["$id"] == "raisedocs-search-index/3"
+    assert run_cli(capsys, "schema", "nothing").code == 2
+
+
 def test_python_dash_m_and_determinism_across_hash_seeds(tmp_path) -> None:
     outputs = []
     for seed in ("0", "12345"):

@@ -9,6 +9,7 @@ import json
 import shutil
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from extractor.errors import CatalogError
@@ -112,3 +113,5 @@ def test_golden_release_notes(old: str, new: str, capsys, update_golden: bool) -
             golden.mkdir(parents=True, exist_ok=True)
             file.write_text(text, encoding="utf-8")
         assert text == file.read_text(encoding="utf-8"), f"{file.name} differs; run pytest --update-golden and review"
+    # The JSON is the contract: it matches the diff schema raisedocs ships.
+    jsonschema.validate(json.loads(produced["json"]), json.loads(run_cli(capsys, "schema", "diff").out))

@@ -5,7 +5,7 @@ solved) -> ``catalog`` (a run's output, and diffs); ``serialize`` turns any of t
 data and back; ``schema`` derives catalog.schema.json from the records.
 """
 
-from .base import SCHEMA_ID, record
+from .base import DIFF_SCHEMA_ID, SCHEMA_ID, record
 from .card import (
     CONSTRUCTING,
     Card,
@@ -47,7 +47,7 @@ from .site import (
 )
 
 __all__ = [
-    "CONSTRUCTING", "RAISES", "SCHEMA_ID", "And", "Argument", "Card", "CardContext", "CardRef", "Catalog", "CatalogDiff", "Change",
+    "CONSTRUCTING", "DIFF_SCHEMA_ID", "RAISES", "SCHEMA_ID", "And", "Argument", "Card", "CardContext", "CardRef", "Catalog", "CatalogDiff", "Change",
     "ConditionChange", "ClassFact", "Compare", "Const",
     "Constraint", "Context", "Docs", "Domain", "Example", "Excerpt", "ExceptionRef", "FieldDoc", "FieldFact", "FileFacts",
     "FileFailure", "Fix", "Generator", "Guard", "GuardNode", "GuardPart", "Hole", "IsInstance", "IsNone", "MessageTemplate",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .base import record
+from .base import DIFF_SCHEMA_ID, record
 from .card import Card
 
 
@@ -117,8 +117,11 @@ class Change:
 
 @record
 class CatalogDiff:
+    """What ``raisedocs diff --format json`` writes (``diff.schema.json``)."""
+
     old: str
     new: str
+    schema: str = DIFF_SCHEMA_ID
     changes: tuple[Change, ...] = ()
     # Files that moved with their errors: (old path, new path).
     renamed: tuple[tuple[str, str], ...] = ()

@@ -101,6 +101,16 @@ def test_a_local_reads_as_the_value_that_reaches_the_raise(tmp_path) -> None:
         ("lines = []\nlines.append(s)\nif not lines:\n    raise ValueError('x')", "not lines", (), ("lines",)),
         ("m = None\ndef g():\n    nonlocal m\n    m = 1\nif m is not None:\n    raise ValueError('x')", "m is not None", (), ("m",)),
         ("match s:\n    case 'a':\n        k = 2\nif k > 1:\n    raise ValueError('x')", "k > 1", (), ("k",)),
+        # a value read at its assignment, of a name rebound since: not inlined (vLLM's
+        # ``video_audio_start = audio_idx``, then ``audio_idx += 1``, then the check)
+        ("for x in s:\n    start = k\n    if x:\n        k += 1\n    if k - start != n:\n        raise ValueError('x')",
+         "k - start != n", ("n",), ("k", "start")),
+        ("m = s\nfor x in s:\n    s = x\nif m > s:\n    raise ValueError('x')", "m > s", (), ("m", "s")),
+        # ... but a parameter's name stands for its argument wherever it is read
+        ("m = k\nk = n\nif m > k:\n    raise ValueError('x')", "k > n", ("k", "n"), ()),
+        # ... and still inlined where nothing rebinds the name in between
+        ("for x in s:\n    v = x\n    if v == n:\n        raise ValueError('x')", "x == n", ("n",), ("x",)),
+        ("m = k\nif n:\n    m = m + 1\nif m > 3:\n    raise ValueError('x')", "(k + 1 if n else k) > 3", ("k", "n"), ()),
         # past a try whose handlers all leave, the body completed
         ("try:\n    m = n + 1\nexcept TypeError:\n    return\nif m > 3:\n    raise ValueError('x')",
          "not __raises__(n + 1, (BaseException,)) and (n + 1) > 3",

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 import libcst as cst
 
-from .reaching import UNKNOWN, Reaching
+from .reaching import ENTRY, UNKNOWN, Reaching
 from .scope import PURE_BUILTINS, Refs, Scope, child_nodes, dotted, raw_code, strip_parens, target_names
 
 _ATOMIC = (
@@ -128,7 +128,39 @@ class ExprModel:
         value = self.reaching.before(name, self.at)
         if value is UNKNOWN and name in scope.params:
             raise Rebound(name)
-        return value if isinstance(value, cst.BaseExpression) else None
+        if not isinstance(value, cst.BaseExpression):
+            return None
+        origin = self.reaching.assignment(name, self.at)
+        if origin is not None and any(self.reaching.rebound_since(n, origin[1], self.at) for n in self._held_names(value, origin[1])):
+            return None  # ``start = idx`` read after ``idx += 1``: ``idx`` is not what ``start`` holds
+        return value
+
+    def _held_names(self, value: cst.BaseExpression, start: cst.CSTNode) -> set[str]:
+        """The names in ``value`` (as read at ``start``) that stand for what they held there:
+        a parameter's name stands for its argument wherever it is read (unless it is opaque:
+        rebound somewhere), the others do not."""
+        scope, reaching = self.scope, self.reaching
+        return {n for n in self._locals_read(value) if n in scope.globals or n in scope.shared or n in scope.opaque_params
+                or reaching is None or reaching.before(n, start) != ENTRY}
+
+    def _locals_read(self, value: cst.BaseExpression) -> set[str]:
+        """The function's local names ``value`` reads as names (not attributes, keywords or
+        the names of its lambdas and comprehensions)."""
+        bound = _bound_inside(value)
+        found: set[str] = set()
+        stack: list[cst.CSTNode] = [value]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, cst.Name):
+                if current.value in self.scope.bindings and current.value not in bound:
+                    found.add(current.value)
+            elif isinstance(current, cst.Attribute):
+                stack.append(current.value)
+            elif isinstance(current, cst.Arg):
+                stack.append(current.value)
+            else:
+                stack.extend(child_nodes(current))
+        return found
 
     def assignment(self, name: str) -> tuple[cst.BaseExpression, cst.CSTNode] | None:
         """The plain ``name = value`` that reaches ``self.at``, and where it stands."""

@@ -123,6 +123,30 @@ class Reaching:
         self.before(name, at)
         return self._origin.get((name, id(at)))
 
+    def rebound_since(self, name: str, start: cst.CSTNode, at: cst.CSTNode) -> bool:
+        """Whether a statement that may bind ``name`` can run after ``start`` (the assignment
+        whose value reaches ``at``) and before ``at`` (``n0 = n; n += 1``); True if unsure."""
+        holders, node = set(), start  # start and the statements holding it
+        while (frame := self._frames.get(id(node))) is not None:
+            holders.add(id(node))
+            node = self._outer.get(id(frame[0]), frame[0])
+        node = at
+        while (frame := self._frames.get(id(node))) is not None:
+            owner, siblings, index = frame
+            for stmt in reversed(siblings[:index]):
+                if id(stmt) in holders:  # past start (what a compound holding it binds counts)
+                    return stmt is not start and name in self.binds(stmt)
+                if name in self.binds(stmt):
+                    return True
+            stmt = self._outer.get(id(owner), owner)
+            if isinstance(owner, cst.FunctionDef) or isinstance(stmt, cst.If) and name in walrus_names(stmt.test):
+                return True
+            looped = isinstance(owner, (cst.For, cst.While)) or (isinstance(owner, cst.With) and name in _with_names(owner))
+            if (looped or stmt is not owner and not isinstance(stmt, cst.If)) and name in self.binds(stmt):
+                return True  # the back edge, ``with ... as``, or a handler, finally, case or else after the body
+            node = stmt
+        return True
+
     def _before(self, name: str, at: cst.CSTNode, key: tuple[str, int]) -> Value:
         frame = self._frames.get(id(at))
         if frame is None:

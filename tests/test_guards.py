@@ -106,6 +106,9 @@ def test_a_local_reads_as_the_value_that_reaches_the_raise(tmp_path) -> None:
         ("for x in s:\n    start = k\n    if x:\n        k += 1\n    if k - start != n:\n        raise ValueError('x')",
          "k - start != n", ("n",), ("k", "start")),
         ("m = s\nfor x in s:\n    s = x\nif m > s:\n    raise ValueError('x')", "m > s", (), ("m", "s")),
+        # ``x = f(x)`` rebinds only the name it reads: carried (one name, one value)
+        ("m = s.get(1)\nif m is None:\n    return\nm = float(m)\nif m <= 0:\n    raise ValueError('x')",
+         "m is not None and float(m) <= 0", (), ("m",)),
         # ... but a parameter's name stands for its argument wherever it is read
         ("m = k\nk = n\nif m > k:\n    raise ValueError('x')", "k > n", ("k", "n"), ()),
         # ... and still inlined where nothing rebinds the name in between

@@ -1,16 +1,13 @@
 """Reaching values: what a local name holds at one statement of its function, path by path.
 
-A name read at statement S holds the value of the last binding before S on the path to S.
-``Reaching.before(name, S)`` walks back from S: the earlier statements of S's block, nearest
-first, then the statement that owns the block, and so on up to the function's entry.
+``Reaching.before(name, S)``: the last binding before S on the path to S, walking back from S
+(S's block, nearest first, then the block's owner, and so on up to the function's entry).
 
-- ``x = e`` (and ``x: T = e``) gives ``e``, itself read at that statement.
-- ``x op= e`` gives ``x op e`` over the value of x before it.
+- ``x = e`` (and ``x: T = e``) gives ``e``, read at that statement; ``x op= e``, ``x op e``.
 - ``a, b = e1, e2`` gives the matching element of a tuple or list display.
 - An ``if`` whose branches bind the name gives ``(a if test else b)``, each side read at the
-  end of its branch; a branch that always leaves (raise, return) adds nothing.
-- A ``with`` body runs in order; so does a ``try`` body (then its ``else``) where every
-  handler leaves, since only a completed body gets past it.
+  end of its branch; a branch that always leaves (raise, return) adds nothing. A ``with``
+  body runs in order; so does a ``try`` body (then its ``else``) whose handlers all leave.
 - ``(n := e)`` in the test of an ``if``, where the test always evaluates it, gives ``e``.
 - The name holds its entry value (a parameter's argument) when nothing binds it before S.
 
@@ -52,7 +49,6 @@ class Reaching:
         self._depth = 0
         self._function: cst.FunctionDef | None = function  # indexed on the first query
 
-    # --- the statement tree --------------------------------------------------------
     def _index(self, function: cst.FunctionDef) -> None:
         stack: list[tuple[cst.BaseSuite, cst.CSTNode]] = [(function.body, function)]
         while stack:
@@ -99,7 +95,6 @@ class Reaching:
             found = self._binds[id(node)] = frozenset(_bound_by(node, self.binds))
         return found
 
-    # --- queries -----------------------------------------------------------------------
     def before(self, name: str, at: cst.CSTNode) -> Value:
         """What ``name`` holds just before statement ``at`` runs."""
         if self._function is not None:
@@ -124,8 +119,8 @@ class Reaching:
         return self._origin.get((name, id(at)))
 
     def rebound_since(self, name: str, start: cst.CSTNode, at: cst.CSTNode) -> bool:
-        """Whether a statement that may bind ``name`` can run after ``start`` (the assignment
-        whose value reaches ``at``) and before ``at`` (``n0 = n; n += 1``); True if unsure."""
+        """Whether a statement binding ``name`` may run after ``start`` (the assignment whose
+        value reaches ``at``) and before ``at`` (``n0 = n; n += 1``); True if unsure."""
         holders, node = set(), start  # start and the statements holding it
         while (frame := self._frames.get(id(node))) is not None:
             holders.add(id(node))
@@ -134,8 +129,8 @@ class Reaching:
         while (frame := self._frames.get(id(node))) is not None:
             owner, siblings, index = frame
             for stmt in reversed(siblings[:index]):
-                if id(stmt) in holders:  # past start (what a compound holding it binds counts)
-                    return stmt is not start and name in self.binds(stmt)
+                if id(stmt) in holders:  # start (``x = f(x)`` rebinds only what it reads), or holds it
+                    return stmt is not start and any(name in self.binds(s) for s in _after_start(stmt, start))
                 if name in self.binds(stmt):
                     return True
             stmt = self._outer.get(id(owner), owner)
@@ -274,6 +269,12 @@ class Reaching:
 
 
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString, cst.Tuple, cst.List)
+
+
+def _after_start(stmt: cst.CSTNode, start: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    """What of ``stmt`` (holding ``start``) may run after it: the rest of its line, or all."""
+    line = [id(s) for s in stmt.body] if isinstance(stmt, cst.SimpleStatementLine) else []
+    return stmt.body[line.index(id(start)) + 1:] if id(start) in line else [stmt]  # type: ignore[attr-defined]
 
 
 def _grouped(node: cst.BaseExpression, *, operand: bool = True) -> cst.BaseExpression:

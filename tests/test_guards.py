@@ -106,6 +106,9 @@ def test_a_local_reads_as_the_value_that_reaches_the_raise(tmp_path) -> None:
         ("for x in s:\n    start = k\n    if x:\n        k += 1\n    if k - start != n:\n        raise ValueError('x')",
          "k - start != n", ("n",), ("k", "start")),
         ("m = s\nfor x in s:\n    s = x\nif m > s:\n    raise ValueError('x')", "m > s", (), ("m", "s")),
+        # base64.b32decode: ``l`` read in ``p``'s assignment, after ``s`` was rebound
+        ("l = len(s)\ns = s.rstrip('=')\np = l - len(s)\nfor i in range(3):\n    pass\nif l % 8 or p > 3:\n    raise ValueError('x')",
+         "l % 8 or (l - len(s)) > 3", (), ("l", "s")),
         # ``x = f(x)`` rebinds only the name it reads: carried (one name, one value)
         ("m = s.get(1)\nif m is None:\n    return\nm = float(m)\nif m <= 0:\n    raise ValueError('x')",
          "m is not None and float(m) <= 0", (), ("m",)),

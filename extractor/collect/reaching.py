@@ -113,10 +113,15 @@ class Reaching:
         return found
 
     def assignment(self, name: str, at: cst.CSTNode) -> tuple[cst.BaseExpression, cst.CSTNode] | None:
-        """The ``name = value`` statement whose value reaches ``at`` unchanged, with where it
-        stands (to read the value's own names there); None for any other reaching value."""
+        """The ``name = value`` whose value reaches ``at`` unchanged, and where it stands; else None."""
         self.before(name, at)
-        return self._origin.get((name, id(at)))
+        found = self._origin.get((name, id(at)))
+        frame = self._frames.get(id(at))
+        if found is not None or frame is None or any(name in self.binds(stmt) for stmt in frame[1][:frame[2]]):
+            return found  # else nothing before ``at`` in its block binds it: as where the block's owner stands, if it passes through
+        through = isinstance(owner := frame[0], (cst.SimpleStatementLine, cst.Try, cst.TryStar)) or isinstance(owner, cst.If) and name not in walrus_names(owner.test)
+        looped = isinstance(owner, (cst.For, cst.While, cst.With)) and name not in self.binds(owner)
+        return self.assignment(name, owner) if through or looped else None
 
     def rebound_since(self, name: str, start: cst.CSTNode, at: cst.CSTNode) -> bool:
         """Whether a statement binding ``name`` may run after ``start`` (the assignment whose
@@ -130,7 +135,8 @@ class Reaching:
             owner, siblings, index = frame
             for stmt in reversed(siblings[:index]):
                 if id(stmt) in holders:  # start (``x = f(x)`` rebinds only what it reads), or holds it
-                    return stmt is not start and any(name in self.binds(s) for s in _after_start(stmt, start))
+                    rest = stmt.body[[id(s) for s in stmt.body].index(id(start)) + 1:] if isinstance(stmt, cst.SimpleStatementLine) else [stmt]
+                    return stmt is not start and any(name in self.binds(s) for s in rest)
                 if name in self.binds(stmt):
                     return True
             stmt = self._outer.get(id(owner), owner)
@@ -269,12 +275,6 @@ class Reaching:
 
 
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString, cst.Tuple, cst.List)
-
-
-def _after_start(stmt: cst.CSTNode, start: cst.CSTNode) -> Sequence[cst.CSTNode]:
-    """What of ``stmt`` (holding ``start``) may run after it: the rest of its line, or all."""
-    line = [id(s) for s in stmt.body] if isinstance(stmt, cst.SimpleStatementLine) else []
-    return stmt.body[line.index(id(start)) + 1:] if id(start) in line else [stmt]  # type: ignore[attr-defined]
 
 
 def _grouped(node: cst.BaseExpression, *, operand: bool = True) -> cst.BaseExpression:

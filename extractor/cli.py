@@ -257,15 +257,15 @@ def check(docs_dir: str, source: str, rev: str | None, repo_url: str | None, rep
 
     given = {"include": include, "exclude": exclude, "use_default_excludes": not no_default_excludes, "exceptions": exceptions,
              "excerpt_lines": excerpt_lines, "command": command, "repo_name": repo_name, "repo_url": repo_url, "skip_tests": no_tests}
-    envelope = read_envelope(docs_dir)  # its options, without reading its cards
-    settings = {**recorded_settings(envelope or _folder_catalog(docs_dir)), **{k: v for k, v in given.items() if _given(_PARAMETER[k])}}
+    recorded = read_envelope(docs_dir) or _folder_catalog(docs_dir)  # its options, without reading its cards where it can
+    settings = {**recorded_settings(recorded), **{k: v for k, v in given.items() if _given(_PARAMETER[k])}}
     options = Options(rev=rev, **settings, **run_settings(run))
     selection = select_sources(source, options)
     report = None if full else compare_unchanged(docs_dir, selection.identity)  # written by a run of these inputs, as written
     if report is None:
         from .pipeline import compare_catalog
 
-        report = compare_catalog(source, selection, docs_dir, envelope)
+        report = compare_catalog(source, selection, docs_dir, recorded)
     for kind in ("stale", "missing", "orphaned"):
         for rel in report[kind]:
             click.echo(f"{kind}: {rel}")

@@ -116,27 +116,23 @@ def write_catalog(root: str, selection: Selection, outdir: str | None, site_dir:
     from .publish.render import render_chunks
 
     wrote = False
-    with pool.mapper(selection.options.jobs) as mapper:  # the workers solve, then render
-        catalog = extract_catalog(root, selection.options, progress, selection=selection, mapper=mapper)
-        try:
-            files = render_chunks(catalog, mapper)
-            if outdir is None:
-                emit(next(files)[1])  # catalog.json, chunk by chunk
-            else:
-                wrote = write_docs(files, outdir, render_identity(), selection.identity)
-            if site_dir is not None:
-                from .publish.site import render_site
+    with _extracted(root, selection, progress) as (catalog, mapper):
+        files = render_chunks(catalog, mapper)
+        if outdir is None:
+            emit(next(files)[1])  # catalog.json, chunk by chunk
+        else:
+            wrote = write_docs(files, outdir, render_identity(), selection.identity)
+        if site_dir is not None:
+            from .publish.site import render_site
 
-                write_docs(render_site(catalog), site_dir)
-        finally:
-            catalog.close()
+            write_docs(render_site(catalog), site_dir)
     return catalog.envelope, wrote
 
 
-def compare_catalog(root: str, selection: Selection, docs_dir: str, envelope: dict[str, Any] | None) -> dict[str, list[str]]:
+def compare_catalog(root: str, selection: Selection, docs_dir: str, recorded: dict[str, Any] | None) -> dict[str, list[str]]:
     """Extract and compare with ``docs_dir`` (output.compare_docs), with the verification
-    its cards hold (``verify``); the folder's catalog is read whole only when it has some
-    (``envelope``, its envelope, says so) or cannot be read in part.
+    its cards hold (``verify``). ``recorded``: the folder's catalog as the caller read it,
+    whole, or its envelope alone (then read whole here only when its cards hold verification).
 
     Raises:
         SourceError: a file changed during the run.
@@ -148,16 +144,23 @@ def compare_catalog(root: str, selection: Selection, docs_dir: str, envelope: di
     from .publish.render import render_chunks
     from .verify.runner import with_verification
 
-    folder = None
-    if envelope is None or envelope["stats"].get("verification"):
+    folder = recorded if recorded is None or "errors" in recorded else None
+    if folder is None and recorded is not None and recorded["stats"].get("verification"):
         try:
             folder = load_catalog(docs_dir)
         except CatalogError:
             pass
+    with _extracted(root, selection) as (catalog, mapper):
+        return compare_docs(render_chunks(with_verification(catalog, folder), mapper), docs_dir, render_identity())
+
+
+@contextmanager
+def _extracted(root: str, selection: Selection, progress: Progress | None = None) -> Iterator[tuple[SpooledCatalog, Mapper]]:
+    """The catalog of ``selection`` (closed afterwards) and the pool that made it, kept to render it."""
     with pool.mapper(selection.options.jobs) as mapper:
-        catalog = extract_catalog(root, selection.options, selection=selection, mapper=mapper)
+        catalog = extract_catalog(root, selection.options, progress, selection=selection, mapper=mapper)
         try:
-            return compare_docs(render_chunks(with_verification(catalog, folder), mapper), docs_dir, render_identity())
+            yield catalog, mapper
         finally:
             catalog.close()
 

@@ -333,16 +333,12 @@ def compare_docs(files: Iterable[tuple[str, str | Iterable[str]]], docs_dir: str
 
 def compare_unchanged(docs_dir: str, inputs: str) -> dict[str, list[str]] | None:
     """``compare_docs``' report without rendering anything, when a run of the input
-    identity ``inputs`` wrote ``docs_dir`` and none of its files changed since; else None.
-
-    Raises:
-        OutputError: ``docs_dir`` is not a folder.
-    """
-    present = _present(docs_dir)
+    identity ``inputs`` wrote ``docs_dir`` and none of its files changed since; else None
+    (also for a ``docs_dir`` that is no folder: compare_docs says so)."""
     listed = unchanged_for(docs_dir, inputs)
     if listed is None:
         return None
-    return {"stale": [], "missing": [], "orphaned": sorted(set(present) - {*listed, MANIFEST, STATE})}
+    return {"stale": [], "missing": [], "orphaned": sorted(set(_present(docs_dir)) - {*listed, MANIFEST, STATE})}
 
 
 def _present(docs_dir: str) -> dict[str, str]:

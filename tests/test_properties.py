@@ -6,11 +6,14 @@ import ast
 import warnings
 
 import hypothesmith
+import libcst
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from extractor.collect.declarations import call_style
 from extractor.collect.file import collect_file
+from extractor.collect.syntax import child_nodes, walk
 from extractor.model import FileFacts, FileFailure
 from extractor.options import Options
 from extractor.sources import SourceFile
@@ -67,3 +70,41 @@ def test_the_indented_encoder_writes_what_the_json_module_writes(data) -> None:
 
     expected = json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
     assert dumps_data(data) == re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", expected)
+
+
+def _parsed(source: str) -> ast.Module | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")
+@SETTINGS
+@given(hypothesmith.from_node())
+def test_the_fast_walk_yields_what_ast_walk_yields_in_its_order(source: str) -> None:
+    tree = _parsed(source)
+    if tree is None:
+        return
+    assert list(walk(tree)) == list(ast.walk(tree))
+    for node in ast.walk(tree):
+        assert child_nodes(node) == list(ast.iter_child_nodes(node))
+
+
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")
+@SETTINGS
+@given(hypothesmith.from_node(libcst.FunctionDef) | st.sampled_from([
+    "def f(x):\n    if x:\n        yield x\n", "async def f():\n    return [(yield) for _ in ()]\n",
+    "def f():\n    def g():\n        yield 1\n    return g\n", "def f():\n    x = lambda: (yield)\n",
+]))
+def test_the_call_style_of_a_function_without_yield_in_its_text_is_the_walked_one(source: str) -> None:
+    tree = _parsed(source)
+    if tree is None:
+        return
+    lines = source.splitlines()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            text = "\n".join(lines[node.lineno - 1 : node.end_lineno])
+            assert call_style(node, may_yield="yield" in text or not text.isascii()) == call_style(node)

@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from ..model import Constraint
 from .declarations import tail_name
+from .syntax import walk
 
 _TYPE_NAMES = {"int", "float", "str", "bool", "bytes", "list", "dict", "set", "tuple", "frozenset"}
 _ALIASES = {"List": "list", "Dict": "dict", "Set": "set", "Tuple": "tuple", "FrozenSet": "frozenset",
@@ -114,7 +115,7 @@ def _literal_type(node: ast.expr) -> str:
 
 def _names(tree: ast.expr) -> tuple[str, ...]:
     names: list[str] = []
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, (ast.Name, ast.Attribute)):
             try:
                 names.append(ast.unparse(node))
@@ -125,7 +126,7 @@ def _names(tree: ast.expr) -> tuple[str, ...]:
 
 def _literals(tree: ast.expr, text: str) -> tuple[tuple[str, str], ...]:
     found: list[tuple[str, str]] = []
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Subscript) and tail_name(node.value) == "Literal":
             elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
             found.extend(("value", ast.get_source_segment(text, e) or ast.unparse(e)) for e in elements)

@@ -21,6 +21,7 @@ from ..model import Hole, MessageTemplate, Param
 from .declarations import SourceText
 from .messages import make_template, reconstruct_message
 from .scope import raw_code
+from .syntax import walk
 
 _BUILTINS = frozenset(dir(builtins))
 Rule = tuple[str, MessageTemplate | None]
@@ -67,7 +68,7 @@ def _from_str(method: ast.FunctionDef | ast.AsyncFunctionDef, src: SourceText, i
 def _calls_base_str(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """``super().__str__()`` in it: the text is BaseException's, perhaps with more added."""
     return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "__str__" and _is_super(n.func)
-               for n in ast.walk(method))
+               for n in walk(method))
 
 
 def _extends(init_rule: Rule) -> Rule:
@@ -76,8 +77,13 @@ def _extends(init_rule: Rule) -> Rule:
 
 
 def _from_init(method: ast.FunctionDef | ast.AsyncFunctionDef, src: SourceText, init: tuple[Param, ...] | None) -> Rule:
-    calls = [n for n in ast.walk(method) if isinstance(n, ast.Call) and _is_base_init(n)]
-    assigns_args = any(isinstance(t, ast.Attribute) and t.attr == "args" for n in ast.walk(method) if isinstance(n, ast.Assign) for t in n.targets)
+    calls: list[ast.Call] = []
+    assigns_args = False
+    for n in walk(method):
+        if isinstance(n, ast.Call) and _is_base_init(n):
+            calls.append(n)
+        elif isinstance(n, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "args" for t in n.targets):
+            assigns_args = True
     if assigns_args or init is None:
         return OPAQUE
     if not calls:
@@ -111,7 +117,7 @@ def _is_base_init(call: ast.Call) -> bool:
 def _single_locals(method: ast.FunctionDef | ast.AsyncFunctionDef, before: int) -> dict[str, ast.expr]:
     """Names bound once in the method, by a top-level assignment before line ``before``."""
     counts: dict[str, int] = {}
-    for node in ast.walk(method):
+    for node in walk(method):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             counts[node.id] = counts.get(node.id, 0) + 1
     found = {}

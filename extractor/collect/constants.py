@@ -19,6 +19,7 @@ import ast
 from collections.abc import Callable, Iterator
 
 from .scope import ModuleNames
+from .syntax import walk
 
 # Calls an evaluated constant may make: the solver's evaluator computes them (solve.evaluate).
 _CALLS = frozenset({"frozenset", "set", "tuple", "list", "len", "str", "int", "float", "bool", "sorted", "min", "max", "abs"})
@@ -144,7 +145,7 @@ class _WriteIn(ast.NodeTransformer):
 def _computed(node: ast.expr, values: dict[str, str]) -> str | None:
     """The source of an expression over literals and earlier constants, with those written
     in, when every node is one the solver's evaluator may compute; else None."""
-    for inner in ast.walk(node):
+    for inner in walk(node):
         if not isinstance(inner, _NODES):
             return None
         if isinstance(inner, ast.Call) and (not isinstance(inner.func, ast.Name) or inner.func.id not in _CALLS or inner.keywords):

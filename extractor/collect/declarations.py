@@ -10,6 +10,7 @@ import ast
 import inspect
 
 from ..model import ClassFact, Constraint, FieldFact, Param
+from .syntax import child_nodes, walk
 
 FIELD_CALLS = frozenset({"Field", "field", "attrib", "ib", "PrivateAttr"})
 CONSTRAINT_KEYWORDS = (
@@ -255,15 +256,20 @@ def init_facts(node: ast.ClassDef, src: SourceText) -> tuple[tuple[Param, ...] |
         return None, ()  # no self to set attributes on
     this, params = params[0].name, params[1:]
     names = {p.name for p in params}
-    rebound = {n.id for n in ast.walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+    rebound: set[str] | None = None  # the names the body binds or deletes, walked for on first need
     sets: dict[str, str] = {}
     for stmt in init.body:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
         value = getattr(stmt, "value", None)
         for target in targets:
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == this:
-                if isinstance(value, ast.Name) and value.id in names and value.id not in rebound:
-                    sets[target.attr] = value.id
+                if isinstance(value, ast.Name) and value.id in names:
+                    if rebound is None:
+                        rebound = {n.id for n in walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+                    if value.id in rebound:
+                        sets.pop(target.attr, None)
+                    else:
+                        sets[target.attr] = value.id
                 else:
                     sets.pop(target.attr, None)  # set from something else (last binding wins)
     return params, tuple(sorted(sets.items()))
@@ -306,16 +312,17 @@ def function_params(node: ast.FunctionDef | ast.AsyncFunctionDef, src: SourceTex
     return tuple(params)
 
 
-def call_style(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
-    """How calling the function runs its body: at once, or when iterated or awaited."""
-    stack: list[ast.AST] = list(function.body)
+def call_style(function: ast.FunctionDef | ast.AsyncFunctionDef, may_yield: bool = True) -> str:
+    """How calling the function runs its body: at once, or when iterated or awaited.
+    ``may_yield``: False when the function's text holds no ``yield`` (nothing to walk for)."""
+    stack: list[ast.AST] = list(function.body) if may_yield else []
     generator = False
     while stack and not generator:
         node = stack.pop()
         if isinstance(node, (ast.Yield, ast.YieldFrom)):
             generator = True
         elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(child_nodes(node))
     if isinstance(function, ast.AsyncFunctionDef):
         return "async_generator" if generator else "coroutine"
     return "generator" if generator else "function"
@@ -336,6 +343,6 @@ def unread_params(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple
             continue  # the raise itself, or after it: cannot run before it, outside a loop
         if isinstance(node, ast.Name):
             names.discard(node.id)
-        work.extend(ast.iter_child_nodes(node))
+        work.extend(child_nodes(node))
     return tuple(sorted(names))
 

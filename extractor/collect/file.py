@@ -31,6 +31,7 @@ from .messages import render_template, unknown
 from .overrides import compiled_overrides
 from .parsers import parser_functions
 from .scope import ModuleNames
+from .syntax import walk
 from .units import COMPOUND, DEFS, SCOPES, WORD, children, first_line, needed_end, too_deep_for_libcst, unit_text
 
 log = logging.getLogger("raisedocs")
@@ -168,7 +169,7 @@ def _module_binding(stmt: ast.stmt, module: str, is_package: bool, scan: _FileSc
         value = stmt.value if not isinstance(stmt, ast.AugAssign) else None
         for target in targets:
             elements = dict(unpacked(target, value)) if value is not None and not isinstance(target, ast.Name) else {}
-            for node in ast.walk(target):
+            for node in walk(target):
                 if isinstance(node, ast.Name):
                     scan.kinds.setdefault(node.id, "var")
                     single = isinstance(target, ast.Name) and value is not None
@@ -329,16 +330,19 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
         reason=facts.reason,
         params=decl.function_params(function, src) if function is not None else (),
         lints=facts.lints,
-        call_style=_call_style(function, styles) if function is not None else "function",
+        call_style=_call_style(function, styles, lines) if function is not None else "function",
         unread=decl.unread_params(function, hit.stack, hit.node.lineno) if function is not None else (),
         arguments=tuple(dataclasses.replace(a, message=_bounded(a.message)) for a in facts.arguments) if facts.arguments is not None else None,
     )
 
 
-def _call_style(function: ast.FunctionDef | ast.AsyncFunctionDef, styles: dict[int, str]) -> str:
+def _call_style(function: ast.FunctionDef | ast.AsyncFunctionDef, styles: dict[int, str], lines: list[str]) -> str:
     found = styles.get(id(function))
     if found is None:
-        found = styles[id(function)] = decl.call_style(function)
+        # A yield is written ``yield`` within the function's lines (non-ASCII text: walked,
+        # as a name may be spelled in other characters).
+        text = "\n".join(lines[function.lineno - 1 : function.end_lineno])
+        found = styles[id(function)] = decl.call_style(function, may_yield="yield" in text or not text.isascii())
     return found
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 
 from .declarations import call_name, dotted_name
+from .syntax import walk
 
 # The pseudo-destination recording that the tree builds flag keywords with
 # ``kwargs[name]["action"] = argparse.BooleanOptionalAction`` (for its boolean fields).
@@ -43,7 +44,7 @@ def cli_flags(stmt: ast.stmt) -> list[tuple[str, str]]:
         defaults = [None] * (len(stmt.args.args) - len(stmt.args.defaults)) + list(stmt.args.defaults) + list(stmt.args.kw_defaults)
         for param, default in zip(params, defaults):
             for node in (default, getattr(param.annotation, "slice", None)):
-                for call in ast.walk(node) if node is not None else ():
+                for call in walk(node) if node is not None else ():
                     if isinstance(call, ast.Call) and call_name(call) == "Option":
                         calls.append((call, param.arg))
     else:

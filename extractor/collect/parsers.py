@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 from . import declarations as decl
 from .flags import cli_flags
+from .syntax import walk
 
 Parser = tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -77,7 +78,7 @@ def _expressions(body: list[ast.stmt]) -> Iterator[ast.AST]:
             node = getattr(stmt, field, None)
             for part in node if isinstance(node, list) else [node]:
                 if isinstance(part, ast.AST):
-                    yield from ast.walk(part)
+                    yield from walk(part)
 
 
 def _subcommand(node: ast.expr, owner: ast.ClassDef | None) -> str | None:

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 from .declarations import SourceText, dotted_name
 from .scope import EXIT_CALLS
+from .syntax import child_nodes
 
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 SCOPES = (*DEFS, ast.ClassDef)
@@ -258,5 +259,5 @@ def too_deep_for_libcst(unit: ast.AST, text: str) -> bool:
         depth += len(node.values) if isinstance(node, ast.BoolOp) else 1
         if depth > LIBCST_MAX_DEPTH:
             return True
-        stack.extend((child, depth) for child in ast.iter_child_nodes(node))
+        stack.extend((child, depth) for child in child_nodes(node))
     return False

@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..collect.declarations import dotted_name
+from ..collect.syntax import walk
 from ..model import RAISES
 from .domains import NO_VALUE
 from .evaluate import EvalError, parse_expr, predicate
@@ -82,7 +83,7 @@ def _calm_checks(code: str) -> tuple[str, ...]:
     (found once per guard: every fix candidate of its card asks)."""
     if RAISES not in code:
         return ()
-    return tuple(f"{RAISES}({ast.unparse(node.args[0])}, (BaseException,))" for node in ast.walk(parse_expr(code))
+    return tuple(f"{RAISES}({ast.unparse(node.args[0])}, (BaseException,))" for node in walk(parse_expr(code))
                  if isinstance(node, ast.Call) and dotted_name(node.func) == RAISES and node.args)
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..collect.declarations import dotted_name
+from ..collect.syntax import child_nodes, walk
 from ..model import RAISES, Domain, Guard
 from .domains import NO_VALUE, choice_value, default_value, literal_value
 from .evaluate import (
@@ -94,7 +95,7 @@ def _is_pure_call(node: ast.Call) -> bool:
     if name == RAISES and len(node.args) == 2:
         # Decided by evaluation only where every call in the expression is one the evaluator
         # makes; else the whole test is an atom to assume (``__raises__(s.encode(), ...)``).
-        inner = [n for n in ast.walk(node.args[0]) if isinstance(n, ast.Call)]
+        inner = [n for n in walk(node.args[0]) if isinstance(n, ast.Call)]
         return raised_classes(node.args[1]) is not None and all(_is_pure_call(n) for n in inner)
     # A str method is evaluated only on a str; on anything else the evaluator refuses.
     return isinstance(node.func, ast.Attribute) and node.func.attr in STR_METHODS
@@ -131,7 +132,7 @@ def _compared_symbolically(tree: ast.expr) -> set[str]:
     good: set[str] = set()
     bad: set[str] = set()
     operands: set[int] = set()
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if not isinstance(node, ast.Compare):
             continue
         items = [node.left, *node.comparators]
@@ -147,7 +148,7 @@ def _compared_symbolically(tree: ast.expr) -> set[str]:
                     # (``x in NAMES`` needs the container's value: only its literal elements are kept by name.)
                     symbolic = isinstance(op, _SYMBOLIC_OPS) and not _is_literal_node(other) and not (container and member is side)
                     (good if symbolic else bad).add(name)
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in operands and (name := dotted_name(node)) is not None:
             bad.add(name)
     return good - bad
@@ -188,7 +189,7 @@ def scan_refs(node: ast.expr, inputs: set[str], constants: set[str]) -> tuple[se
         child_boolean = isinstance(current, (ast.BoolOp, ast.UnaryOp)) and boolean and (
             not isinstance(current, ast.UnaryOp) or isinstance(current.op, ast.Not)
         )
-        for child in ast.iter_child_nodes(current):
+        for child in child_nodes(current):
             if isinstance(child, ast.expr):
                 stack.append((child, child_boolean))
     return refs, atoms

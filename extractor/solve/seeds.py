@@ -12,6 +12,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from ..collect.declarations import dotted_name
+from ..collect.syntax import walk
 from .domains import NO_VALUE, admits, choice_value
 from .evaluate import EvalError, evaluate_tree
 from .values import Named, StableSet
@@ -26,7 +27,7 @@ def comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
     env = dict(problem.constants)
     # Against an expression over other variables, seed with its value at their defaults.
     at_defaults = problem.env({})
-    for node in ast.walk(problem.tree):
+    for node in walk(problem.tree):
         if isinstance(node, ast.Call) and dotted_name(node.func) in _PARSED and len(node.args) == 1:
             name, _ = variable_of(node.args[0], problem)
             if name is not None:  # ``int(text)``: text that parses, and text that does not
@@ -95,7 +96,7 @@ def _seed_arithmetic(side: ast.expr, other: ast.expr, problem: Problem, env: dic
     value = constant_value(other, env)
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return
-    for node in ast.walk(side):
+    for node in walk(side):
         name, _ = variable_of(node, problem) if isinstance(node, (ast.Name, ast.Attribute)) else (None, False)
         if name is not None:
             seeds.setdefault(name, []).extend(_neighbours(value) + _neighbours(value + 1)[1:])

@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..collect.declarations import dotted_name
+from ..collect.syntax import walk
 from ..model import CONSTRUCTING, RAISES, Card, CardContext, Domain, Fix, Hole, MessageTemplate, Opaque, Param, Text, Trigger, Validator
 from ..model.markdown import code_span
 from .domains import NO_VALUE, any_value, default_source, default_value, field_domain, literal_value, param_domain
@@ -61,9 +62,9 @@ def _message_refs(message: MessageTemplate, params: set[str]) -> list[str]:
             tree = ast.parse(part.value or part.expr, mode="eval")
         except (SyntaxError, ValueError, RecursionError):
             continue
-        inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-        called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
-        for node in ast.walk(tree):
+        inner = {id(n.value) for n in walk(tree) if isinstance(n, ast.Attribute)}
+        called = {id(n.func) for n in walk(tree) if isinstance(n, ast.Call)}
+        for node in walk(tree):
             if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in inner and id(node) not in called:
                 name = dotted_name(node)
                 if name is not None and name not in refs and (name not in _BUILTIN_NAMES or name in params):

@@ -20,6 +20,7 @@ import warnings
 from dataclasses import dataclass
 
 from ..collect.declarations import dotted_name
+from ..collect.syntax import child_nodes
 from ..model import Domain, Hole, MessageTemplate, Text
 from .evaluate import EvalError, parse_expr
 
@@ -108,7 +109,7 @@ class _Rename:
                 if replacement is not None:
                     edits.append((parent, node, replacement))
                     continue
-            work.extend((child, node) for child in ast.iter_child_nodes(node))
+            work.extend((child, node) for child in child_nodes(node))
 
     def _replacement(self, node: ast.Name | ast.Attribute | ast.Call) -> str | None:
         # Keys are in ast.unparse form: a dotted name is its own.

@@ -334,11 +334,19 @@ def walrus_names(test: cst.BaseExpression) -> set[str]:
     stack: list[cst.CSTNode] = [test]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.NamedExpr) and isinstance(node.target, cst.Name):
+        kind = type(node)  # (libcst's classes are ABCs: isinstance is slow, and these are leaves)
+        if kind is cst.NamedExpr and type(node.target) is cst.Name:
             names.add(node.target.value)
-        if not isinstance(node, (cst.Lambda, cst.SimpleString, cst.Integer, cst.Name)):
+        if kind not in _WALRUS_STOPS:
             stack.extend(child_nodes(node))
     return names
+
+
+# Where no ``:=`` of the expression can be: lambdas (their own scope) and leaves.
+_WALRUS_STOPS = frozenset({
+    cst.Lambda, cst.SimpleString, cst.Integer, cst.Float, cst.Name, cst.SimpleWhitespace, cst.ParenthesizedWhitespace,
+    cst.LeftParen, cst.RightParen, cst.Comma, cst.Dot,
+})
 
 
 def _nonlocal_names(node: cst.CSTNode) -> set[str]:

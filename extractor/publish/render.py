@@ -25,9 +25,26 @@ from .index_groups import group_modules
 from .search_index import INDEX_FILE, build_index, dump_index, index_entry
 
 
+class _DataEnvironment(jinja2.Environment):
+    """Templates read catalog data: ``card.message`` is nearly always a key of a dict. Jinja
+    tries the attribute first and reaches the key through an AttributeError; this reads
+    the key first where no attribute of a dict has that name, which is the same answer."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                pass
+        return super().getattr(obj, attribute)
+
+
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+
+
 def template_environment(*, autoescape: bool) -> jinja2.Environment:
     """A Jinja2 environment over the shipped templates (strict: a missing value is an error)."""
-    return jinja2.Environment(
+    return _DataEnvironment(
         loader=jinja2.FileSystemLoader(str(template_root())),
         undefined=jinja2.StrictUndefined,
         autoescape=autoescape,

@@ -71,14 +71,16 @@ def solve_file(work: FileWork) -> Linked:
         data = to_data(card)
         # Exactly what solving reads of a card (triggers.solve_card): never its line, id,
         # related ids or permalink, so a raise that an edit elsewhere moved is not solved again.
-        key = Cache.card_key(fingerprint([*(data[name] for name in SOLVING_READS), to_data(context)]))
-        solved = Cache.solved_from(known.get(key))
+        # (No cache: nothing is looked up or kept under the key.)
+        key = Cache.card_key(fingerprint([*(data[name] for name in SOLVING_READS), to_data(context)])) if cache.root is not None else None
+        solved = Cache.solved_from(known.get(key)) if key is not None else None
         if solved is None:
             done = solve_one((card, context, work.is_strict))
-            group[key] = encoded = to_data(Solved(**{name: getattr(done, name) for name in SOLVED_FIELDS}))
+            encoded = to_data(Solved(**{name: getattr(done, name) for name in SOLVED_FIELDS}))
         else:
-            group[key] = known[key]
             encoded = to_data(solved)
+        if key is not None:
+            group[key] = encoded if solved is None else known[key]
         data.update((name, encoded[name]) for name in SOLVED_FIELDS)
         cards.append(data)
     # The entry holds the solutions of the file's current cards: it never grows stale.

@@ -51,6 +51,32 @@ def test_guard_forms_are_solved_and_fixed(tmp_path, code: str, trigger: dict, fi
     assert not evaluate(card.guard.code, {**constants, **card.trigger.inputs, **values})
 
 
+# Inputs of the type the code uses them as, run for real: the trigger raises the card's
+# error, the fix does not (``0`` would fail at ``value.strip()``; ``-1`` is no flag).
+REAL = [
+    ("def f(value):\n    if not value:\n        raise ValueError('empty')\n    return value.strip()\n", {"value": ""}, {"value": "x"}),
+    ("def f(flag=False):\n    if flag:\n        raise ValueError('flagged')\n", {"flag": True}, {"flag": False}),
+    ("def f(data):\n    if not data:\n        raise ValueError('no data')\n    return data.decode()\n", {"data": {"python": "b''"}}, {"data": {"python": "b'x'"}}),
+    ("def f(count: int = 0):\n    if not count:\n        raise ValueError('none')\n", {"count": 0}, {"count": 1}),
+]
+
+
+@pytest.mark.parametrize(("code", "trigger", "fix"), REAL)
+def test_triggers_and_fixes_are_of_the_type_the_code_uses(tmp_path, code: str, trigger: dict, fix: dict) -> None:
+    card = solved(tmp_path, code)
+    assert (card.trigger.inputs, card.trigger.verified) == (trigger, True)
+    assert card.fixes[0].inputs == fix
+    namespace: dict = {}
+    exec(compile(code, "snippet.py", "exec"), namespace)  # noqa: S102 (this test's own snippet)
+
+    def value(data: dict) -> dict:
+        return {k: ast.literal_eval(v["python"]) if isinstance(v, dict) else v for k, v in data.items()}
+
+    with pytest.raises(ValueError, match=card.message.template):
+        namespace["f"](**value(card.trigger.inputs))
+    namespace["f"](**value(card.fixes[0].inputs))
+
+
 def test_opaque_calls_become_assumed_atoms(tmp_path) -> None:
     card = solved(tmp_path, "import os\ndef f(path: str = ''):\n    if not os.path.exists(path):\n        raise FileNotFoundError(path)\n")
     assert card.trigger.status == "environment" and card.trigger.verified

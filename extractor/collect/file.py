@@ -19,7 +19,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..model import ClassFact, Excerpt, FileFacts, FileFailure, Guard, MessageTemplate, Opaque, SiteFact, Text, from_data, to_data
+from ..model import ClassFact, Excerpt, FileFacts, FileFailure, Guard, MessageTemplate, Opaque, Param, SiteFact, Text, from_data, to_data
 from ..options import Options, strict_from_env
 from ..sources import DecodeError, SourceFile, decode_source, split_lines
 from . import declarations as decl
@@ -33,6 +33,7 @@ from .parsers import parser_functions
 from .scope import ModuleNames
 from .syntax import walk
 from .units import COMPOUND, DEFS, SCOPES, WORD, children, first_line, needed_end, too_deep_for_libcst, unit_text
+from .uses import evident_types
 
 log = logging.getLogger("raisedocs")
 
@@ -207,7 +208,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         unit = _unit_of(hit)
         units.setdefault(id(unit), (unit, []))[1].append(hit)
     sites: list[SiteFact] = []
-    styles: dict[int, str] = {}  # id of a function node -> its call style, walked once for all its raises
+    styles: dict[Any, Any] = {}  # per function node: its call style and parameters, found once for all its raises
     for unit, hits in units.values():
         for hit, facts in zip(hits, _memo_unit_facts(unit, hits, lines, names, memo)):
             sites.append(_site(hit, facts, lines, src, options, styles))
@@ -299,7 +300,7 @@ def _fallback(hit: _Hit, reason: str) -> RaiseFacts:
     )
 
 
-def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, options: Options, styles: dict[int, str]) -> SiteFact:
+def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, options: Options, styles: dict[Any, Any]) -> SiteFact:
     function = next((n for n in reversed(hit.stack) if isinstance(n, DEFS)), None)
     holder = next((n for n in reversed(hit.stack) if isinstance(n, (*DEFS, ast.ClassDef))), None)
     qualname = None
@@ -328,7 +329,7 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
         excerpt=_excerpt(span, hit.node, lines, options.excerpt_lines),
         function_doc=decl.cut_text(ast.get_docstring(function)) if function is not None else None,
         reason=facts.reason,
-        params=decl.function_params(function, src) if function is not None else (),
+        params=_params(function, src, styles) if function is not None else (),
         lints=facts.lints,
         call_style=_call_style(function, styles, lines) if function is not None else "function",
         unread=decl.unread_params(function, hit.stack, hit.node.lineno) if function is not None else (),
@@ -336,7 +337,17 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
     )
 
 
-def _call_style(function: ast.FunctionDef | ast.AsyncFunctionDef, styles: dict[int, str], lines: list[str]) -> str:
+def _params(function: ast.FunctionDef | ast.AsyncFunctionDef, src: decl.SourceText, memo: dict[Any, Any]) -> tuple[Param, ...]:
+    """The function's parameters, with the types its code evidently uses them as; once per function."""
+    found = memo.get(("params", id(function)))
+    if found is None:
+        used = evident_types(function)
+        found = memo["params", id(function)] = tuple(
+            dataclasses.replace(p, used_as=used[p.name]) if p.name in used else p for p in decl.function_params(function, src))
+    return found
+
+
+def _call_style(function: ast.FunctionDef | ast.AsyncFunctionDef, styles: dict[Any, Any], lines: list[str]) -> str:
     found = styles.get(id(function))
     if found is None:
         # A yield is written ``yield`` within the function's lines (non-ASCII text: walked,

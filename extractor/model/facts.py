@@ -20,6 +20,9 @@ class Param:
     annotation: str | None = None
     default: str | None = None
     kind: str = "normal"  # normal, positional (before ``/``), keyword (after ``*``), star (``*args``), starstar
+    # Unannotated: the type the function's code evidently uses it as (collect.uses), which
+    # the solver tries first; never a constraint. None: no such evidence.
+    used_as: str | None = None
 
 
 @record

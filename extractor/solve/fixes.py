@@ -55,9 +55,11 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
 
         def rank(value: Any, current: Any = current, default: Any = variable.default) -> tuple:
             # The smallest numeric change first (up to the bound); among equals, the default.
-            # The default, then a value of the trigger's own type (another member of its Enum, not ``''``).
+            # The default, then a value of the trigger's own type (another member of its Enum, not ``''``),
+            # then a positive number (``1`` over ``-1`` from ``0``: the same change, the usual value).
             kind, gap, text = distance(current, value)
-            return (kind, gap, value_key(value) != value_key(default), type(value) is not type(current), text)
+            negative = isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0
+            return (kind != 0, gap, value_key(value) != value_key(default), type(value) is not type(current), negative, text)
 
         for value in sorted(options, key=rank):
             env = dict(trigger)

@@ -41,6 +41,7 @@ class Variable:
     is_boolean: bool = False
     is_constant: bool = False  # a module-level name the guard needs the value of: assumed, never a fix
     default: Any = NO_VALUE
+    prefer: str | None = None  # an untyped input's evident type (Param.used_as): its values are tried first
     candidates: list[Any] = field(default_factory=list)
 
     @property
@@ -196,11 +197,13 @@ def scan_refs(node: ast.expr, inputs: set[str], constants: set[str]) -> tuple[se
 
 
 def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str] = frozenset(),
-                  resolved: tuple[tuple[str, str, str], ...] = (), elements: frozenset[str] = frozenset()) -> Problem:
+                  resolved: tuple[tuple[str, str, str], ...] = (), elements: frozenset[str] = frozenset(),
+                  preferred: dict[str, str] | None = None) -> Problem:
     """Variables, candidates and constants for one guard; the inputs in ``state`` are read
     from state no caller sets (module variables, the object's internal attributes);
     ``resolved``: names of the guard that linking found in other modules (CardContext.named);
-    ``elements``: loop targets the trigger sets through their iterable (Guard.loops).
+    ``elements``: loop targets the trigger sets through their iterable (Guard.loops);
+    ``preferred``: the evident type of untyped inputs (Param.used_as), tried first.
 
     Raises:
         EvalError: the guard code is not a Python expression (an unmodelled guard).
@@ -240,7 +243,7 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
             if default is NO_VALUE and domain.default in constants:
                 default = constants[domain.default]  # ``default=MISSING``: that sentinel
             variables[name] = Variable(name=name, domain=domain, is_atom=(name in guard.opaque and name not in elements) or name in state,
-                                       default=default)
+                                       default=default, prefer=(preferred or {}).get(name))
     for code, boolean in sorted(atoms.items()):
         domain = Domain(input=code, source="opaque", types=("bool",) if boolean else ())
         variables[code] = Variable(name=code, domain=domain, is_atom=True, is_boolean=boolean,

@@ -33,9 +33,15 @@ class Solution:
 
 
 def distance(default: Any, value: Any) -> tuple[int, float, str]:
-    if isinstance(default, (int, float)) and isinstance(value, (int, float)) and not isinstance(value, bool):
+    """How far ``value`` is from ``default``: numbers by their difference, then values of
+    the default's own type (``False`` for a flag defaulting to ``True``, not ``0``), then the rest."""
+    if _is_number(default) and _is_number(value):
         return (0, abs(value - default), repr(value))  # exact: a large int would overflow float()
-    return (1, 0.0, repr(value))
+    return (1 if type(value) is type(default) else 2, 0.0, repr(value))
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _options(variable: Variable, exclude_default: bool) -> list[Any]:

@@ -161,14 +161,18 @@ def _generic(variable: Variable) -> list[Any]:
         out.extend(["", "x"])
     if not types or "list" in types or "tuple" in types:
         out.extend([[], [0]])
-    if "dict" in types:
+    if "dict" in types or not types and variable.prefer == "dict":
         out.extend([{}, {"x": 0}])
+    if "bytes" in types or not types and variable.prefer == "bytes":
+        out.extend([b"", b"x"])
     if "set" in types:
         out.extend([StableSet(), StableSet({0})])
     if not types or "bool" in types:
         out.extend([False, True])
     if "NoneType" in types or not types:
         out.append(None)
+    if not types and variable.prefer is not None:  # ``value.strip()`` in the function: a str first
+        out.sort(key=lambda value: type(value).__name__ != variable.prefer)
     return [v for v in out if v is not NO_VALUE]
 
 

@@ -160,7 +160,8 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         # (And the guard reads x: an element it says nothing of is not a value the trigger can choose.)
         loops = {x: xs for x, xs in card.guard.loops
                  if caller_sets(xs, params, ctx.settable) and xs not in card.guard.inputs and x in card.guard.opaque}
-        problem = build_problem(card.guard, domains, state, ctx.named, frozenset(loops))
+        preferred = {p.name: p.used_as for p in ctx.params if p.used_as is not None}
+        problem = build_problem(card.guard, domains, state, ctx.named, frozenset(loops), preferred)
     except EvalError:
         return replace(card, domains=published, trigger=Trigger(status="unsolved", inputs={}, reason="guard_not_expression"))
     solution = search(problem)
@@ -203,7 +204,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         for param in ctx.params:
             if param.name in ctx.unread and param.default is None and param.kind not in ("star", "starstar") and param.name not in env \
                     and param.name not in ("self", "cls"):  # (the object itself is built or given, never a value)
-                if (value := any_value(param.annotation)) is not NO_VALUE:
+                if (value := any_value(param.annotation or param.used_as)) is not NO_VALUE:
                     env[param.name] = value
                     inputs[param.name] = to_json_value(value)
     missing = _missing(card, ctx, set(inputs)) if status in CLAIMED else []

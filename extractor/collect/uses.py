@@ -1,0 +1,154 @@
+"""Uses: an unannotated parameter -> the type its function's own code evidently treats it as.
+
+``value.startswith("x")``, ``value[0] == '"'``, ``re.match(PATTERN, value)``: the function
+expects a str, and a trigger of ``value = 0`` would fail on the first such use instead of
+reaching the raise. The solver tries values of the evident type first (a preference, never
+a constraint: the trigger still has to satisfy the guard). Only distinctive evidence counts
+(a method few other types have, a comparison with a literal), and only before the first
+line that rebinds the name (after it, the name holds another value); a parameter the
+function tests the type of (``isinstance``) or uses as two different types has none.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .declarations import dotted_name
+from .syntax import child_nodes
+
+# Methods of str (and bytes) that few other types have; ``split``, ``replace``, ``find``,
+# ``format`` and ``join`` are left out (patterns, dates, elements and threads have them too).
+_TEXT_METHODS = frozenset({
+    "startswith", "endswith", "strip", "lstrip", "rstrip", "lower", "upper", "isdigit", "isalpha", "isalnum", "isspace",
+    "splitlines", "partition", "rpartition", "removeprefix", "removesuffix", "zfill", "ljust", "rjust", "expandtabs",
+    "capitalize", "swapcase", "istitle", "islower", "isupper",
+})
+_STR_METHODS = frozenset({"encode", "casefold", "isidentifier", "isnumeric", "isdecimal", "isprintable", "format_map"})
+_BYTES_METHODS = frozenset({"decode"})
+_LIST_METHODS = frozenset({"append", "extend", "insert", "sort", "reverse"})
+_DICT_METHODS = frozenset({"items", "keys", "values", "setdefault", "popitem"})
+# Calls whose argument at the index is a str (or bytes: the literals around it decide).
+_TEXT_ARGUMENTS = {"re.match": 1, "re.fullmatch": 1, "re.search": 1, "re.split": 1, "re.findall": 1, "re.finditer": 1, "re.sub": 2,
+                   "re.subn": 2, "os.path.join": 0, "os.path.basename": 0, "os.path.dirname": 0, "os.path.splitext": 0,
+                   "os.path.expanduser": 0}
+_TYPE_TESTS = frozenset({"isinstance", "type", "hasattr", "callable", "issubclass"})
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_EQUALITY = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
+
+
+def evident_types(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+    """Each parameter (not ``*args``/``**kwargs``) the body evidently uses as one type:
+    ``str``, ``bytes``, ``list`` or ``dict``."""
+    args = function.args
+    params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs] if a.annotation is None}
+    if not params:
+        return {}
+    seen: list[tuple[str, str, int]] = []  # (parameter, kind, line of the use)
+    rebound: dict[str, int] = {}  # parameter -> the first line that binds or deletes it
+    excluded: set[str] = set()
+    work: list[ast.AST] = list(function.body)
+    while work:
+        node = work.pop()
+        if isinstance(node, _SCOPES):
+            continue  # its own names
+        found: dict[str, set[str]] = {}
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            rebound[node.id] = min(node.lineno, rebound.get(node.id, node.lineno))
+        elif isinstance(node, ast.Call):
+            _call(node, params, found, excluded)
+        elif isinstance(node, ast.Compare):
+            _compare(node, params, found)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            for side, other in ((node.left, node.right), (node.right, node.left)):
+                if (name := _param(side, params)) is not None and (kind := _literal_kind(other)) is not None:
+                    found.setdefault(name, set()).add(kind)
+        seen.extend((name, kind, node.lineno) for name, kinds in found.items() for kind in kinds)  # type: ignore[attr-defined]
+        work.extend(child_nodes(node))
+    kinds: dict[str, set[str]] = {}
+    for name, kind, line in seen:
+        if name not in excluded and line < rebound.get(name, line + 1):
+            kinds.setdefault(name, set()).add(kind)
+    return {name: kind for name, found in sorted(kinds.items()) if (kind := _settled(found)) is not None}
+
+
+def _param(node: ast.AST, params: set[str]) -> str | None:
+    return node.id if isinstance(node, ast.Name) and node.id in params else None
+
+
+def _call(node: ast.Call, params: set[str], found: dict[str, set[str]], excluded: set[str]) -> None:
+    func = node.func
+    if isinstance(func, ast.Name) and func.id in _TYPE_TESTS:
+        excluded.update(n for arg in node.args if (n := _param(arg, params)) is not None)
+        return
+    if isinstance(func, ast.Attribute) and (name := _param(func.value, params)) is not None:
+        method = func.attr
+        kind = ("text" if method in _TEXT_METHODS else "str" if method in _STR_METHODS else "bytes" if method in _BYTES_METHODS
+                else "list" if method in _LIST_METHODS else "dict" if method in _DICT_METHODS else None)
+        if kind is not None:
+            found.setdefault(name, set()).add(kind)
+        return
+    dotted = dotted_name(func)
+    index = _TEXT_ARGUMENTS.get(dotted) if dotted is not None else None
+    if index is not None and index < len(node.args) and (name := _param(node.args[index], params)) is not None:
+        found.setdefault(name, set()).add("text")
+
+
+def _compare(node: ast.Compare, params: set[str], found: dict[str, set[str]]) -> None:
+    """``p == "x"``, ``p in ("a", "b")``, ``p in "abc"``, ``p[0] == '"'``, ``p[:2] == "0x"``:
+    p is text of the literal's kind. (``"x" in p`` says nothing: a list holds strs too; an
+    item compared with a longer str may be an argument of a list: ``args[0] == "-h"``.)"""
+    left = node.left
+    for op, right in zip(node.ops, node.comparators):
+        pairs = ((left, right), (right, left)) if isinstance(op, (ast.Eq, ast.NotEq)) else \
+            ((left, right),) if isinstance(op, (ast.In, ast.NotIn)) else ()
+        contains = isinstance(op, (ast.In, ast.NotIn))
+        for side, other in pairs:
+            kind = _side_kind(side, other, contains, params)
+            if kind is not None:
+                found.setdefault(kind[0], set()).add(kind[1])
+        left = right
+
+
+def _side_kind(side: ast.AST, other: ast.AST, contains: bool, params: set[str]) -> tuple[str, str] | None:
+    if (name := _param(side, params)) is not None:
+        kind = _literal_kind(other) or (_elements_kind(other) if contains else None)
+        return (name, kind) if kind is not None else None
+    if not isinstance(side, ast.Subscript) or (name := _param(side.value, params)) is None:
+        return None
+    if isinstance(side.slice, ast.Slice):
+        kind = None if contains else _literal_kind(other)
+        return (name, kind) if kind is not None else None
+    if not (isinstance(side.slice, ast.Constant) and type(side.slice.value) is int):
+        return None
+    if contains and isinstance(other, ast.Constant) and type(other.value) is str:
+        return name, "str"  # ``p[0] in "+-"``
+    items = other.elts if contains and isinstance(other, (ast.Tuple, ast.List, ast.Set)) and other.elts else [other] if not contains else []
+    one_characters = items and all(isinstance(i, ast.Constant) and type(i.value) is str and len(i.value) == 1 for i in items)
+    return (name, "str") if one_characters else None
+
+
+def _literal_kind(node: ast.AST) -> str | None:
+    """``str``/``bytes`` for a literal of that kind."""
+    if isinstance(node, ast.JoinedStr):
+        return "str"
+    if isinstance(node, ast.Constant) and type(node.value) in (str, bytes):
+        return type(node.value).__name__
+    return None
+
+
+def _elements_kind(node: ast.AST) -> str | None:
+    """The kind of a tuple, list or set of literals all of one kind."""
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and node.elts:
+        kinds = {_literal_kind(e) for e in node.elts}
+        return kinds.pop() if len(kinds) == 1 else None
+    return None
+
+
+def _settled(kinds: set[str]) -> str | None:
+    """One type, or None: ``text`` (a str or bytes method) goes with either, alone it is str."""
+    if "text" in kinds and kinds & {"str", "bytes"}:
+        kinds = kinds - {"text"}
+    if len(kinds) != 1:
+        return None
+    kind = next(iter(kinds))
+    return "str" if kind == "text" else kind

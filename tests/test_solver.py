@@ -12,7 +12,7 @@ from extractor import extract
 from extractor.options import Options
 from extractor.solve.evaluate import evaluate
 
-from .helpers import FIXTURES, extract_snippet, only
+from .helpers import FIXTURES, extract_snippet, only, run_cli, temp_tree
 
 
 def solved(tmp_path, code: str):
@@ -36,6 +36,8 @@ CASES = [
     ("def f(a: int = 0, b: int = 0):\n    if a + b > 3:\n        raise ValueError('x')\n", {"a": 4, "b": 0}, {"a": 3}),
     ("def f(a: int = 1, b: int = 1):\n    if a * b < 0:\n        raise ValueError('x')\n", {"a": -1, "b": 1}, {"a": 0}),
     ("def f(a: bool = False, b: bool = False):\n    if a and not b or b and not a:\n        raise ValueError('x')\n", {"a": True, "b": False}, {"a": False}),
+    ("def f(url: str = ''):\n    if url[:2] == '//':\n        raise ValueError('x')\n", {"url": "//"}, {"url": ""}),
+    ("def f(s: str = 'a'):\n    if s[-1] == 'Z':\n        raise ValueError('x')\n", {"s": "Z"}, {"s": "a"}),
 ]
 
 
@@ -388,3 +390,14 @@ def test_the_truth_of_a_constant_of_unknown_value_is_no_answer() -> None:
     assert problem.holds(problem.env({"x": 0})) is True and problem.holds(problem.env({"x": empty})) is False
     assert problem.holds(problem.env({"x": empty}), "x") is None
     assert problem.refusals == {"unknown_constant"}
+
+
+def test_code_a_compiled_module_may_replace_is_never_verified_and_says_why(tmp_path, capsys) -> None:
+    code = ("def check(x: int):\n    if x > 3:\n        raise ValueError('too big')\n\n"
+            "try:\n    from _accelerated import *\nexcept ImportError:\n    pass\n")
+    temp_tree(tmp_path / "tree", {"mod.py": code})
+    assert run_cli(capsys, "extract", str(tmp_path / "tree"), "-o", str(tmp_path / "docs"), "-q").code == 0
+    card = only(list(extract(str(tmp_path / "tree"), Options()).errors))
+    assert (card.trigger.status, card.trigger.verified, card.trigger.reason) == ("concrete", False, "replaced_by_compiled_module")
+    page = (tmp_path / "docs" / "errors" / f"{card.id}.md").read_text(encoding="utf-8")
+    assert "Not verified: the module imports a compiled module over this code when it can" in page

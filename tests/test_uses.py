@@ -27,6 +27,7 @@ def uses(code: str) -> dict[str, str]:
     ("def f(p):\n    return p in ('a', 'b')", {"p": "str"}),
     ("def f(p):\n    return p in 'abc'", {"p": "str"}),
     ("def f(p):\n    return p[0] == '\"'", {"p": "str"}),
+    ("def f(p):\n    return p[-1] == 'Z'", {"p": "str"}),
     ("def f(p):\n    return p[:2] == '0x'", {"p": "str"}),
     ("def f(p):\n    return p + '!'", {"p": "str"}),
     ("def f(p):\n    import re\n    return re.match('a+', p)", {"p": "str"}),

@@ -118,7 +118,8 @@ def _side_kind(side: ast.AST, other: ast.AST, contains: bool, params: set[str]) 
     if isinstance(side.slice, ast.Slice):
         kind = None if contains else _literal_kind(other)
         return (name, kind) if kind is not None else None
-    if not (isinstance(side.slice, ast.Constant) and type(side.slice.value) is int):
+    index = side.slice.operand if isinstance(side.slice, ast.UnaryOp) and isinstance(side.slice.op, ast.USub) else side.slice
+    if not (isinstance(index, ast.Constant) and type(index.value) is int):  # ``p[0]``, ``p[-1]``
         return None
     if contains and isinstance(other, ast.Constant) and type(other.value) is str:
         return name, "str"  # ``p[0] in "+-"``

@@ -54,6 +54,7 @@ def _seed_comparison(node: ast.Compare, problem: Problem, envs: tuple[dict[str, 
                 name, is_len = variable_of(side, problem)
                 if name is None:
                     _seed_arithmetic(side, other, problem, env, seeds)
+                    _seed_part(side, other, problem, env, seeds)
                     continue
                 for choice in _choices(other):
                     value = constant_value(choice, env)
@@ -100,6 +101,25 @@ def _seed_arithmetic(side: ast.expr, other: ast.expr, problem: Problem, env: dic
         name, _ = variable_of(node, problem) if isinstance(node, (ast.Name, ast.Attribute)) else (None, False)
         if name is not None:
             seeds.setdefault(name, []).extend(_neighbours(value) + _neighbours(value + 1)[1:])
+
+
+def _seed_part(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
+    """``url[:2] == "//"``, ``s[0] == "#"``, ``s[-1] == "Z"``: text that starts (or ends) so."""
+    if not isinstance(side, ast.Subscript):
+        return
+    name, _ = variable_of(side.value, problem)
+    value = constant_value(other, env)
+    if name is None or not isinstance(value, str):
+        return
+    part = side.slice
+    if isinstance(part, ast.Slice) and part.lower is None and part.step is None and isinstance(part.upper, ast.Constant) \
+            and type(part.upper.value) is int and 0 < len(value) <= part.upper.value:
+        seeds.setdefault(name, []).extend([value, value + "x"] if len(value) == part.upper.value else [value])
+    elif isinstance(part, ast.Constant) and part.value == 0 and len(value) == 1:
+        seeds.setdefault(name, []).extend([value, value + "x"])
+    elif isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.USub) and isinstance(part.operand, ast.Constant) \
+            and part.operand.value == 1 and len(value) == 1:
+        seeds.setdefault(name, []).extend([value, "x" + value])
 
 
 def variable_of(node: ast.expr, problem: Problem) -> tuple[str | None, bool]:

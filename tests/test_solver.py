@@ -60,6 +60,12 @@ REAL = [
     ("def f(flag=False):\n    if flag:\n        raise ValueError('flagged')\n", {"flag": True}, {"flag": False}),
     ("def f(data):\n    if not data:\n        raise ValueError('no data')\n    return data.decode()\n", {"data": {"python": "b''"}}, {"data": {"python": "b'x'"}}),
     ("def f(count: int = 0):\n    if not count:\n        raise ValueError('none')\n", {"count": 0}, {"count": 1}),
+    # isinstance with a class whose plain instances are known (link.instances).
+    ("import numbers\ndef f(x):\n    if not isinstance(x, numbers.Integral):\n        raise ValueError('not an integer')\n",
+     {"x": ""}, {"x": 0}),
+    ("class Point:\n    pass\ndef f(p):\n    if not isinstance(p, Point):\n        raise ValueError('not a point')\n", {"p": 0}, None),
+    ("from collections.abc import Mapping\ndef f(m):\n    if not isinstance(m, Mapping):\n        raise ValueError('not a mapping')\n",
+     {"m": 0}, {"m": {}}),
 ]
 
 
@@ -67,16 +73,23 @@ REAL = [
 def test_triggers_and_fixes_are_of_the_type_the_code_uses(tmp_path, code: str, trigger: dict, fix: dict) -> None:
     card = solved(tmp_path, code)
     assert (card.trigger.inputs, card.trigger.verified) == (trigger, True)
-    assert card.fixes[0].inputs == fix
+    assert card.fixes[0].inputs == fix if fix is not None else not card.fixes  # (no plain value is a Point)
     namespace: dict = {}
     exec(compile(code, "snippet.py", "exec"), namespace)  # noqa: S102 (this test's own snippet)
 
     def value(data: dict) -> dict:
-        return {k: ast.literal_eval(v["python"]) if isinstance(v, dict) else v for k, v in data.items()}
+        return {k: ast.literal_eval(v["python"]) if isinstance(v, dict) and set(v) == {"python"} else v for k, v in data.items()}
 
     with pytest.raises(ValueError, match=card.message.template):
         namespace["f"](**value(card.trigger.inputs))
-    namespace["f"](**value(card.fixes[0].inputs))
+    if fix is not None:
+        namespace["f"](**value(card.fixes[0].inputs))
+
+
+def test_a_test_plain_values_cannot_pass_stays_an_assumption(tmp_path) -> None:
+    # Only a real Point reaches the raise: the isinstance test is assumed, never "unsolved".
+    card = solved(tmp_path, "class Point:\n    pass\ndef f(p):\n    if isinstance(p, Point) and p.x < 0:\n        raise ValueError('x')\n")
+    assert card.trigger.status == "internal" and card.trigger.assumes["isinstance(p, Point)"] is True
 
 
 def test_opaque_calls_become_assumed_atoms(tmp_path) -> None:

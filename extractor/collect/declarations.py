@@ -234,6 +234,7 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
         decorators=tuple(src.flat(d) for d in node.decorator_list),
         init=init,
         init_sets=init_sets,
+        metaclass=next((src.flat(k.value) for k in node.keywords if k.arg == "metaclass"), None),
     )
 
 

@@ -17,6 +17,7 @@ from ..collect.messages import unknown
 from ..model import CONSTRUCTING, Card, CardContext, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, Opaque, SiteFact
 from ..options import Options, strict_from_env
 from .constructors import Constructors
+from .instances import instance_types
 from .messages import compose
 from .project import BUILTIN_EXCEPTIONS, Project, Symbol
 
@@ -252,6 +253,7 @@ def _context(project: Project, constructors: Constructors, facts: FileFacts, car
         own_str=not card.message.form.startswith("class:") and any(_defines_str(project, name) for name in card.exception.classes[:1]),
         named=tuple((chain, *found) for chain, kind in card.guard.named
                     if kind != "builtin" and (found := project.named_constant(facts, chain)) is not None),
+        instances=tuple(instance_types(project, facts, card.guard.code).items()),
     )
 
 

@@ -196,4 +196,7 @@ class CardContext:
     # kind, code) with kind "value" (code: the constant's source), "enum" or "sentinel".
     named: tuple[tuple[str, str, str], ...] = ()
     overridden: bool = False  # a compiled module may replace the card's function or class (FileFacts.overridden)
+    # The guard's isinstance classes (as written) whose plain instances are known: the plain
+    # type names of those instances (link.instances; ``()``: no plain value is one).
+    instances: tuple[tuple[str, tuple[str, ...]], ...] = ()
     own_str: bool = False  # the exception class (or an in-tree base) defines __str__: str(exc) is its own text

@@ -66,6 +66,7 @@ class ClassFact:
     decorators: tuple[str, ...] = ()  # as written
     init: tuple[Param, ...] | None = None  # the explicit ``__init__``'s parameters after self
     init_sets: tuple[tuple[str, str], ...] = ()  # (attribute, parameter): ``self.attribute = parameter`` in it
+    metaclass: str | None = None  # ``metaclass=`` as written
     # How an exception class makes its message (collect.class_messages): "transparent" (str()
     # is BaseException's: no __str__, and an __init__ that passes its arguments on or none),
     # "template" (``message``, holes over the __init__'s parameters or ``*0``, ``*1``: the

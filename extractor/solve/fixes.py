@@ -13,7 +13,7 @@ from ..collect.syntax import walk
 from ..model import RAISES
 from .domains import NO_VALUE
 from .evaluate import EvalError, parse_expr, predicate
-from .problem import Problem, conjuncts, scan_refs, value_key
+from .problem import Problem, classes_of, conjuncts, scan_refs, value_key
 from .search import distance
 
 
@@ -45,7 +45,7 @@ def find_fixes(problem: Problem, trigger: dict[str, Any], parts: list[tuple[str,
 def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings: list[str],
                   index: SiblingGuards) -> tuple[dict[str, Any], str] | None:
     try:
-        refs, _ = scan_refs(parse_expr(code), set(problem.variables), set(problem.constants))
+        refs, _ = scan_refs(parse_expr(code), set(problem.variables), set(problem.constants), classes_of(problem.constants))
     except EvalError:
         return None
     for name in [n for n in problem.variables if n in refs and not problem.variables[n].is_constant]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,7 @@ from .evaluate import (
     PURE_FUNCTIONS,
     STR_METHODS,
     EvalError,
+    InstancesOf,
     TooLarge,
     Unknown,
     evaluate,
@@ -86,18 +88,19 @@ class Problem:
             return None
 
 
-def _is_pure_call(node: ast.Call) -> bool:
+def _is_pure_call(node: ast.Call, classes: AbstractSet[str] = frozenset()) -> bool:
+    """Whether the evaluator decides the call (``classes``: the names bound as InstancesOf)."""
     name = dotted_name(node.func)
     if name == "isinstance" and len(node.args) == 2:
         types = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
-        return all((dotted_name(t) or "") in {"int", "float", "str", "bool", "list", "dict", "tuple", "set", "bytes", "frozenset"} for t in types)
+        return all((dotted_name(t) or "") in _EVALUATED_TYPES or dotted_name(t) in classes for t in types)
     if name in PURE_FUNCTIONS:
         return True
     if name == RAISES and len(node.args) == 2:
         # Decided by evaluation only where every call in the expression is one the evaluator
         # makes; else the whole test is an atom to assume (``__raises__(s.encode(), ...)``).
         inner = [n for n in walk(node.args[0]) if isinstance(n, ast.Call)]
-        return raised_classes(node.args[1]) is not None and all(_is_pure_call(n) for n in inner)
+        return raised_classes(node.args[1]) is not None and all(_is_pure_call(n, classes) for n in inner)
     # A str method is evaluated only on a str; on anything else the evaluator refuses.
     return isinstance(node.func, ast.Attribute) and node.func.attr in STR_METHODS
 
@@ -161,8 +164,12 @@ def _is_literal_node(node: ast.expr) -> bool:
     return isinstance(node, (ast.Tuple, ast.List, ast.Set)) and all(isinstance(e, ast.Constant) for e in node.elts)
 
 
-def scan_refs(node: ast.expr, inputs: set[str], constants: set[str]) -> tuple[set[str], dict[str, bool]]:
-    """Input references and opaque atoms (code -> used as a boolean) of a guard expression."""
+_EVALUATED_TYPES = frozenset({"int", "float", "str", "bool", "list", "dict", "tuple", "set", "bytes", "frozenset"})
+
+
+def scan_refs(node: ast.expr, inputs: set[str], constants: set[str], classes: AbstractSet[str] = frozenset()) -> tuple[set[str], dict[str, bool]]:
+    """Input references and opaque atoms (code -> used as a boolean) of a guard expression
+    (``classes``: the names of ``constants`` bound as InstancesOf)."""
     refs: set[str] = set()
     atoms: dict[str, bool] = {}
     stack: list[tuple[ast.AST, bool]] = [(node, True)]
@@ -177,7 +184,7 @@ def scan_refs(node: ast.expr, inputs: set[str], constants: set[str]) -> tuple[se
             elif name is None:
                 stack.append((current.value, False))  # type: ignore[union-attr]
             continue
-        if isinstance(current, ast.Call) and not _is_pure_call(current):
+        if isinstance(current, ast.Call) and not _is_pure_call(current, classes):
             atoms.setdefault(ast.unparse(current), boolean)
             continue
         if isinstance(current, ast.Call):
@@ -198,12 +205,13 @@ def scan_refs(node: ast.expr, inputs: set[str], constants: set[str]) -> tuple[se
 
 def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str] = frozenset(),
                   resolved: tuple[tuple[str, str, str], ...] = (), elements: frozenset[str] = frozenset(),
-                  preferred: dict[str, str] | None = None) -> Problem:
+                  preferred: dict[str, str] | None = None, instances: tuple[tuple[str, tuple[str, ...]], ...] = ()) -> Problem:
     """Variables, candidates and constants for one guard; the inputs in ``state`` are read
     from state no caller sets (module variables, the object's internal attributes);
     ``resolved``: names of the guard that linking found in other modules (CardContext.named);
     ``elements``: loop targets the trigger sets through their iterable (Guard.loops);
-    ``preferred``: the evident type of untyped inputs (Param.used_as), tried first.
+    ``preferred``: the evident type of untyped inputs (Param.used_as), tried first;
+    ``instances``: the isinstance classes whose plain instances are known (CardContext.instances).
 
     Raises:
         EvalError: the guard code is not a Python expression (an unmodelled guard).
@@ -232,7 +240,10 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
     for chain, kind in guard.named:
         if chain not in constants and kind != "builtin" and (kind == "sentinel" or chain in symbolic):
             constants[chain] = named_constant(chain, kind)  # a trigger never sets it
-    refs, atoms = scan_refs(tree, set(guard.inputs) | set(guard.opaque), set(constants))
+    for written, types in instances:
+        if written not in guard.inputs and written not in guard.opaque:
+            constants[written] = InstancesOf(types)
+    refs, atoms = scan_refs(tree, set(guard.inputs) | set(guard.opaque), set(constants), classes_of(constants))
     variables: dict[str, Variable] = {}
     for name in [*guard.inputs, *guard.opaque]:
         if name in refs:
@@ -258,6 +269,11 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
             stated = {value_key(v) for v in seeds.get(variable.name, [])}
             variable.candidates = [v for v in variable.candidates if value_key(v) in stated]
     return problem
+
+
+def classes_of(constants: dict[str, Any]) -> frozenset[str]:
+    """The names of ``constants`` bound as InstancesOf."""
+    return frozenset(name for name, value in constants.items() if isinstance(value, InstancesOf))
 
 
 def conjuncts(tree: ast.expr) -> Iterator[ast.expr]:

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 from ..collect.declarations import dotted_name
 from ..collect.syntax import walk
 from .domains import NO_VALUE, admits, choice_value
-from .evaluate import EvalError, evaluate_tree
-from .values import Named, StableSet
+from .evaluate import EvalError, InstancesOf, evaluate_tree
+from .values import Named, StableSet, stable
 
 if TYPE_CHECKING:
     from .problem import Problem, Variable
@@ -38,7 +38,20 @@ def comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
                 seeds.setdefault(name, []).extend([{}, {"x": 0}])
         if isinstance(node, ast.Compare):
             _seed_comparison(node, problem, (env, at_defaults), seeds)
+        if isinstance(node, ast.Call) and dotted_name(node.func) == "isinstance" and len(node.args) == 2:
+            _seed_instances(node, problem, env, seeds)
     return seeds
+
+
+def _seed_instances(node: ast.Call, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
+    """``isinstance(m, Mapping)``, where Mapping's plain instances are known: a value of each such type."""
+    name, _ = variable_of(node.args[0], problem)
+    if name is None:
+        return
+    for cls in node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]:
+        bound = env.get(dotted_name(cls) or "")
+        if isinstance(bound, InstancesOf):
+            seeds.setdefault(name, []).extend(stable(kind()) for kind in bound.types)  # (fresh: 0, "", [], {}, ...)
 
 
 def _seed_comparison(node: ast.Compare, problem: Problem, envs: tuple[dict[str, Any], dict[str, Any]], seeds: dict[str, list[Any]]) -> None:

@@ -23,7 +23,7 @@ from .domains import NO_VALUE, any_value, default_source, default_value, field_d
 from .evaluate import EvalError, Raised, evaluate, format_value, run_validator
 from .examples import build_example
 from .fixes import find_fixes
-from .problem import Problem, Variable, build_problem, candidates
+from .problem import Problem, Variable, build_problem, candidates, classes_of
 from .search import MAX_CHANGED, Solution, search
 from .status import CLAIMED, caller_sets, missing_arguments, trigger_status
 from .validator import NotExpressible, generate_validator, validator_name
@@ -116,6 +116,8 @@ def _validator(card: Card, ctx: CardContext, problem: Problem, keys: list[str], 
         return None, "needs_try_body"  # reached when the function's own try body raises: no standalone check
     if any(isinstance(value, Named) for value in problem.constants.values()):
         return None, "needs_named_constant"  # a standalone function would have to import the Enum member or constant
+    if classes_of(problem.constants):
+        return None, "needs_class"  # a standalone function would have to import the classes its isinstance tests name
     if any(v.is_atom for v in problem.variables.values()):
         return None, "needs_value_no_caller_sets"  # a validator takes the entry's inputs only
     qualname = exc.classes[0]
@@ -161,10 +163,15 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         loops = {x: xs for x, xs in card.guard.loops
                  if caller_sets(xs, params, ctx.settable) and xs not in card.guard.inputs and x in card.guard.opaque}
         preferred = {p.name: p.used_as for p in ctx.params if p.used_as is not None}
-        problem = build_problem(card.guard, domains, state, ctx.named, frozenset(loops), preferred)
+        problem = build_problem(card.guard, domains, state, ctx.named, frozenset(loops), preferred, ctx.instances)
     except EvalError:
         return replace(card, domains=published, trigger=Trigger(status="unsolved", inputs={}, reason="guard_not_expression"))
     solution = search(problem)
+    if solution.status != "solved" and classes_of(problem.constants):
+        # Plain values alone do not reach it (``isinstance(dt, datetime) and ...`` needs a real
+        # datetime): the tests become atoms again, values the trigger can only assume.
+        problem = build_problem(card.guard, domains, state, ctx.named, frozenset(loops), preferred)
+        solution = search(problem)
     atoms = {n for n, v in problem.variables.items() if v.is_atom}
     status, status_reason = trigger_status(card.guard, sorted(atoms))
     built = _past_construction(card, ctx, domains, problem, solution, state, loops) if status in CLAIMED else None

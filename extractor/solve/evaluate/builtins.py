@@ -18,6 +18,30 @@ BUILTIN_TYPES: dict[str, type] = {
     "int": int, "float": float, "str": str, "bool": bool, "list": list, "dict": dict,
     "tuple": tuple, "set": set, "frozenset": frozenset, "bytes": bytes, "type(None)": type(None),
 }
+_PLAIN = {**{name: kind for name, kind in BUILTIN_TYPES.items() if "(" not in name}, "complex": complex, "NoneType": type(None)}
+
+
+class InstancesOf:
+    """What a class of the tree (or a known outside one) is to ``isinstance``, bound in the
+    environment under its name as the guard writes it: the plain types whose values are its
+    instances (link.instances). A value of any other kind (an Enum member, a sentinel) is
+    refused: that answer is not known."""
+
+    __slots__ = ("types",)
+
+    def __init__(self, type_names: tuple[str, ...]) -> None:
+        self.types = tuple(_PLAIN[name] for name in type_names if name in _PLAIN)
+
+    def __repr__(self) -> str:
+        return f"InstancesOf({', '.join(t.__name__ for t in self.types)})"
+
+
+def is_plain(value: object) -> bool:
+    """A value of a plain builtin type (the solver's candidates: StableSet is a set)."""
+    return type(value) in _PLAIN_TYPES or isinstance(value, (StableSet, StableFrozenSet))
+
+
+_PLAIN_TYPES = frozenset(_PLAIN.values())
 def _text_of(function: Callable[[Any], str]) -> Callable[..., str]:
     """``str``, ``repr``: the text of a value within the limits, itself within them."""
     def text(*args: Any) -> str:

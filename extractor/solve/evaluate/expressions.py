@@ -9,7 +9,7 @@ from typing import Any
 from ...collect.declarations import dotted_name
 from ...model import RAISES
 from ..values import StableSet
-from .builtins import BINOPS, BUILTIN_TYPES, COMPARISONS, EXCEPTIONS, PURE_FUNCTIONS, STR_METHODS, format_value
+from .builtins import BINOPS, BUILTIN_TYPES, COMPARISONS, EXCEPTIONS, PURE_FUNCTIONS, STR_METHODS, InstancesOf, format_value, is_plain
 from .core import BUILDERS, VALUE_ERRORS, Fn, LazySource, compiled
 from .errors import EvalError, TooLarge
 from .limits import MAX_EXPONENT, check_arithmetic, check_call
@@ -255,9 +255,26 @@ def _isinstance(value: Fn, classes: ast.expr) -> Fn:
 
     def check(env: Mapping[str, Any]) -> bool:
         tested = value(env)
-        return isinstance(tested, types if types is not None else _type_tuple(classes))
+        return isinstance(tested, types if types is not None else _bound_types(classes, env, tested))
 
     return check
+
+
+def _bound_types(node: ast.expr, env: Mapping[str, Any], tested: Any) -> tuple[type, ...]:
+    """The classes of ``isinstance(tested, node)`` where some are bound as InstancesOf: only
+    for a plain ``tested`` (whether another value is an instance is not known)."""
+    names = node.elts if isinstance(node, ast.Tuple) else [node]
+    types: list[type] = []
+    for name in names:
+        key = dotted_name(name) or ast.unparse(name)
+        bound = env.get(key)
+        if key in BUILTIN_TYPES:
+            types.append(BUILTIN_TYPES[key])
+        elif isinstance(bound, InstancesOf) and is_plain(tested):
+            types.extend(bound.types)
+        else:
+            raise EvalError(f"isinstance with a class outside the allow-list: {key}")
+    return tuple(types)
 
 
 def _type_tuple(node: ast.expr) -> tuple[type, ...]:

@@ -1,0 +1,102 @@
+"""Instances: the classes a guard tests with ``isinstance`` -> which plain values are instances.
+
+The solver's candidate values are plain Python values (ints, strs, lists, None, ...). For
+``isinstance(dec, numbers.Integral)`` it may decide the test on such a value where the
+answer is known without running anything:
+
+- a class of the standard library (and a few well-known outside ones) by its absolute
+  name, from a table of which plain types are its instances (``numbers.Integral``: int and
+  bool; ``collections.abc.Mapping``: dict; ``decimal.Decimal``: none);
+- a class of the tree whose every ancestor is a class of the tree, a builtin, or a plain
+  outside class of that table, where none defines ``__instancecheck__`` or
+  ``__subclasshook__``, declares a metaclass, or is an ABC or a Protocol (a plain value is
+  then an instance only of its own type and that type's bases, never of such a class).
+
+Any other class stays unknown: the test remains an atom the trigger can only assume.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..collect.declarations import dotted_name
+from ..model import FileFacts
+from .project import BUILTIN_EXCEPTIONS, Project
+
+_NUMBERS = ("int", "float", "complex", "bool")
+_CONTAINERS = ("str", "bytes", "list", "tuple", "dict", "set", "frozenset")
+_ABCS = {
+    "Container": _CONTAINERS, "Iterable": _CONTAINERS, "Collection": _CONTAINERS, "Sized": _CONTAINERS,
+    "Reversible": ("str", "bytes", "list", "tuple", "dict"), "Sequence": ("str", "bytes", "list", "tuple"),
+    "MutableSequence": ("list",), "Mapping": ("dict",), "MutableMapping": ("dict",), "Set": ("set", "frozenset"),
+    "MutableSet": ("set",), "Hashable": ("int", "float", "complex", "bool", "str", "bytes", "tuple", "frozenset", "NoneType"),
+    "Callable": (), "Iterator": (), "Generator": (), "Awaitable": (), "Coroutine": (), "AsyncIterable": (),
+    "AsyncIterator": (), "ByteString": ("bytes",),
+}
+# Absolute name -> the plain types whose values are instances of it.
+KNOWN: dict[str, tuple[str, ...]] = {
+    "numbers.Number": _NUMBERS, "numbers.Complex": _NUMBERS, "numbers.Real": ("int", "float", "bool"),
+    "numbers.Rational": ("int", "bool"), "numbers.Integral": ("int", "bool"),
+    **{f"{module}.{name}": types for module in ("collections.abc", "typing") for name, types in _ABCS.items()},
+    **dict.fromkeys([
+        "os.PathLike", "pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "pathlib.PurePosixPath", "decimal.Decimal",
+        "fractions.Fraction", "datetime.date", "datetime.datetime", "datetime.time", "datetime.timedelta", "datetime.tzinfo",
+        "datetime.timezone", "uuid.UUID", "re.Pattern", "re.Match", "enum.Enum", "enum.IntEnum", "enum.Flag", "enum.IntFlag",
+        "enum.StrEnum", "ipaddress.IPv4Address", "ipaddress.IPv6Address", "io.IOBase", "types.ModuleType", "types.FunctionType",
+        "torch.Tensor", "torch.dtype", "torch.device", "torch.nn.Module", "numpy.ndarray", "numpy.dtype", "PIL.Image.Image",
+        "pydantic.BaseModel", "msgspec.Struct",
+    ], ()),
+}
+_PLAIN_BASES = frozenset({"object", "int", "float", "str", "bytes", "list", "tuple", "dict", "set", "frozenset", "typing.Generic", "Generic"})
+_UNKNOWN_MARKS = ("ABC", "ABCMeta", "Protocol", "TypedDict", "NamedTuple")
+_EVALUATED = frozenset({"int", "float", "str", "bool", "list", "dict", "tuple", "set", "frozenset", "bytes"})  # the evaluator's own
+
+
+def instance_types(project: Project, facts: FileFacts, guard_code: str) -> dict[str, tuple[str, ...]]:
+    """Each class (as the guard writes it) of the guard's ``isinstance`` tests whose plain
+    instances are known: the plain type names of those instances."""
+    if "isinstance(" not in guard_code:
+        return {}
+    try:
+        tree = ast.parse(guard_code, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    found: dict[str, tuple[str, ...]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2:
+            classes = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+            for written in filter(None, map(dotted_name, classes)):
+                if written in _EVALUATED or written in found:
+                    continue
+                if (types := _instances(project, facts, written)) is not None:
+                    found[written] = types
+    return dict(sorted(found.items()))
+
+
+def _instances(project: Project, facts: FileFacts, written: str) -> tuple[str, ...] | None:
+    symbol = project.resolve(facts, written)
+    if symbol is None:
+        return None  # a name the tree does not bind, or binds otherwise
+    if symbol.kind == "builtin":
+        # A builtin exception class: no plain value is one (unless the module rebinds the name).
+        return () if written.split(".", 1)[0] not in facts.module_names else None
+    if symbol.qualname in KNOWN:
+        return KNOWN[symbol.qualname]
+    if symbol.kind != "class":
+        return None
+    return () if _plain_class(project, symbol.qualname) else None
+
+
+def _plain_class(project: Project, qualname: str) -> bool:
+    """Whether the in-tree class and all its ancestors are plain classes (see the module doc)."""
+    for written in (qualname, *project.ancestors(qualname)):
+        name = written.split("[", 1)[0]  # ``Generic[T]``
+        if name in BUILTIN_EXCEPTIONS or name in _PLAIN_BASES or KNOWN.get(name) == ():
+            continue
+        found = project.class_fact(name)
+        if found is None or name.rsplit(".", 1)[-1] in _UNKNOWN_MARKS:
+            return False  # outside the tree and not known to be plain, or an ABC, a Protocol
+        cls = found[1]
+        if cls.metaclass is not None or any(m in ("__instancecheck__", "__subclasshook__") for m, _ in cls.methods):
+            return False
+    return True

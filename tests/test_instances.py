@@ -1,0 +1,70 @@
+"""link.instances: which plain values are instances of the classes a guard's isinstance tests name."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from extractor.collect.file import collect_file
+from extractor.link.instances import instance_types
+from extractor.link.project import Project
+from extractor.model import FileFacts
+from extractor.options import Options
+from extractor.sources import SourceFile
+
+MODULE = textwrap.dedent("""
+    import numbers as n
+    from abc import ABC
+    from collections.abc import Sequence
+    import torch
+
+    class Plain:
+        pass
+
+    class Child(Plain, Exception):
+        pass
+
+    class Abstract(ABC):
+        pass
+
+    class Meta(metaclass=type):
+        pass
+
+    class Hook:
+        @classmethod
+        def __subclasshook__(cls, other):
+            return True
+
+    class FromOutside(torch.nn.Module):
+        pass
+
+    class Unknown(SomethingElse):
+        pass
+""")
+
+
+def facts_of(code: str) -> tuple[Project, FileFacts]:
+    facts = collect_file(SourceFile.from_bytes("pkg/mod.py", code.encode()), Options())
+    assert isinstance(facts, FileFacts)
+    return Project({facts.module: facts.path}, lambda path: facts), facts
+
+
+@pytest.mark.parametrize(("written", "expected"), [
+    ("n.Integral", ("int", "bool")),  # the standard library's, through an import alias
+    ("Sequence", ("str", "bytes", "list", "tuple")),
+    ("torch.Tensor", ()),
+    ("ValueError", ()),  # a builtin exception class
+    ("Plain", ()),
+    ("Child", ()),  # in-tree bases and a builtin one
+    ("FromOutside", ()),  # a plain outside base
+    ("Abstract", None),  # an ABC may register int
+    ("Meta", None),  # a metaclass may answer isinstance itself
+    ("Hook", None),
+    ("Unknown", None),  # a base outside the tree, not known
+    ("int", None),  # the evaluator's own
+])
+def test_instances(written: str, expected: tuple[str, ...] | None) -> None:
+    project, facts = facts_of(MODULE)
+    found = instance_types(project, facts, f"not isinstance(x, {written})")
+    assert found.get(written) == expected

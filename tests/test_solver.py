@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from extractor import extract
 from extractor.options import Options
 from extractor.solve.evaluate import evaluate
+from extractor.solve.status import atom_kind
 
 from .helpers import FIXTURES, extract_snippet, only, run_cli, temp_tree
 
@@ -414,3 +415,17 @@ def test_code_a_compiled_module_may_replace_is_never_verified_and_says_why(tmp_p
     assert (card.trigger.status, card.trigger.verified, card.trigger.reason) == ("concrete", False, "replaced_by_compiled_module")
     page = (tmp_path / "docs" / "errors" / f"{card.id}.md").read_text(encoding="utf-8")
     assert "Not verified: the module imports a compiled module over this code when it can" in page
+
+
+@pytest.mark.parametrize(("code", "kind"), [
+    ("has_triton()", "environment"),
+    ("is_torch_available()", "environment"),
+    ("current_platform.is_cuda()", "environment"),
+    ("os.path.exists(path)", "environment"),  # the file system
+    ("sys.platform", "environment"),
+    ("has_metaclass(node)", "internal"),  # a fact about the value passed, not the machine
+    ("self.has_section(key)", "internal"),
+    ("self.cache.get(key)", "internal"),
+])
+def test_atoms_of_the_machine_and_of_values(code: str, kind: str) -> None:
+    assert atom_kind(code) == kind

@@ -22,6 +22,7 @@ Only ``concrete`` and ``environment`` triggers whose whole path was modelled are
 
 from __future__ import annotations
 
+import ast
 import re
 
 from ..model import Guard
@@ -46,11 +47,23 @@ def atom_kind(code: str) -> str:
         return "environment"
     match = _CALL.match(code)
     name = match.group(1) if match else None
-    if name is not None and (name in _ENVIRONMENT_CALLS or name.startswith("current_platform.") or _ENVIRONMENT_HELPER.search(name)):
+    if name is not None and (name in _ENVIRONMENT_CALLS or name.startswith("current_platform.")
+                             or _ENVIRONMENT_HELPER.search(name) and _literal_arguments(code)):
         return "environment"
     if " in os.environ" in code:
         return "environment"
     return "internal"
+
+
+def _literal_arguments(code: str) -> bool:
+    """Whether a call passes only literals (``has_triton()``, ``is_cuda_available(0)``): a
+    helper named like a machine check but given a value (``has_metaclass(node)``) tells
+    about that value, not the machine."""
+    try:
+        call = ast.parse(code, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return isinstance(call, ast.Call) and all(isinstance(a, ast.Constant) for a in [*call.args, *(k.value for k in call.keywords)])
 
 
 def caller_sets(name: str, params: set[str], settable: dict[str, tuple[str, ...]]) -> bool:

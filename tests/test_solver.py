@@ -429,3 +429,24 @@ def test_code_a_compiled_module_may_replace_is_never_verified_and_says_why(tmp_p
 ])
 def test_atoms_of_the_machine_and_of_values(code: str, kind: str) -> None:
     assert atom_kind(code) == kind
+
+
+def test_a_fix_that_makes_a_later_check_fail_is_not_offered(tmp_path) -> None:
+    # ``timeout = ''`` passes ``timeout is None`` but the next check, ``'' <= 0``, raises
+    # TypeError: the fix is the smallest value both checks accept.
+    code = ("def f(timeout=None):\n    if timeout is None:\n        raise ValueError('timeout is required')\n"
+            "    if timeout <= 0:\n        raise ValueError('only a positive timeout')\n    return timeout\n")
+    card = next(c for c in extract_snippet(tmp_path, code) if c.line == 3)
+    assert [fix.inputs for fix in card.fixes] == [{"timeout": 1}]
+    namespace: dict = {}
+    exec(compile(code, "snippet.py", "exec"), namespace)  # noqa: S102 (this test's own snippet)
+    assert namespace["f"](**card.fixes[0].inputs) == 1
+
+
+def test_a_later_check_that_fails_on_another_input_keeps_the_fix(tmp_path) -> None:
+    # ``a + b`` fails with the trigger's ``b = None``: a value standing for the caller's own,
+    # not what the fix of ``a`` changes.
+    code = ("def f(a: int = 0, b=None):\n    if a > 5:\n        raise ValueError('a')\n"
+            "    if a + b > 3:\n        raise ValueError('b')\n")
+    card = next(c for c in extract_snippet(tmp_path, code) if c.line == 3)
+    assert [fix.inputs for fix in card.fixes] == [{"a": 5}]

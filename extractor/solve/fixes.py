@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -12,7 +11,7 @@ from ..collect.declarations import dotted_name
 from ..collect.syntax import walk
 from ..model import RAISES
 from .domains import NO_VALUE
-from .evaluate import EvalError, parse_expr, predicate
+from .evaluate import FAILS, EvalError, outcome, parse_expr
 from .problem import Problem, classes_of, conjuncts, scan_refs, value_key
 from .search import distance
 
@@ -61,12 +60,14 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
             negative = isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0
             return (kind != 0, gap, value_key(value) != value_key(default), type(value) is not type(current), negative, text)
 
+        others = frozenset(n for n in trigger if n != name and n not in problem.constants)  # (their values: any the caller has)
         for value in sorted(options, key=rank):
             env = dict(trigger)
             env[name] = value
             # The cheap checks first (the answer is their conjunction): the part alone, then
             # the other raises (mostly answered from the memo), then the whole guard.
-            if (problem.holds(env, code) is False and not _trips(siblings, env, index) and problem.holds(env) is False
+            if (problem.holds(env, code) is False and not _trips(siblings, env, index, name, others)
+                    and problem.holds(env) is False
                     and _calm(problem, env)):
                 return env, name
     return None
@@ -113,21 +114,28 @@ class SiblingGuards:
             children = self._root
             node: list[Any] = []
             for part in parts:
-                node = children.get(part) or children.setdefault(part, [_truthy(parse_expr(part)), [], {}])
+                node = children.get(part) or children.setdefault(part, [outcome(tree := parse_expr(part)), [], {}, _names(tree)])
                 children = node[2]
             node[1].append(code)
         self._memo: dict[tuple, frozenset[str]] = {}
 
-    def firing(self, env: dict[str, Any]) -> frozenset[str]:
-        """The guard codes that are true under ``env``."""
-        key = tuple(sorted((name, value_key(value)) for name, value in env.items()))
+    def firing(self, env: dict[str, Any], changed: str | None = None, others: frozenset[str] = frozenset()) -> frozenset[str]:
+        """The guard codes that are true under ``env``, and those whose evaluation, in
+        order, reaches a part that these values make raise (``'' <= 0``: where the real code
+        tests it, it raises that error instead) and that reads ``changed`` and none of
+        ``others`` (the trigger's other inputs: their values stand for any the caller has)."""
+        key = (changed, others, *sorted((name, value_key(value)) for name, value in env.items()))
         found = self._memo.get(key)
         if found is None:
             fired: set[str] = set()
             stack = [self._root]
             while stack:
-                for test, ends, children in stack.pop().values():
-                    if test(env):
+                for test, ends, children, names in stack.pop().values():
+                    result = test(env)
+                    if result is FAILS:
+                        if changed is not None and changed in names and names.isdisjoint(others):
+                            fired.update(_all_ends(children, ends))
+                    elif result is True:
                         fired.update(ends)
                         stack.append(children)
             if len(self._memo) >= self._MEMO_SIZE:
@@ -136,9 +144,25 @@ class SiblingGuards:
         return found
 
 
-def _truthy(tree: ast.expr) -> Callable[[dict[str, Any]], bool]:
-    test = predicate(tree)
-    return lambda env: test(env) is True
+def _names(tree: ast.expr) -> frozenset[str]:
+    """The dotted names an expression reads, with each of their prefixes (``a.b.c``: a, a.b, a.b.c)."""
+    found: set[str] = set()
+    for node in walk(tree):
+        if isinstance(node, (ast.Name, ast.Attribute)) and (name := dotted_name(node)) is not None:
+            parts = name.split(".")
+            found.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+    return frozenset(found)
+
+
+def _all_ends(children: dict[str, Any], ends: list[str]) -> list[str]:
+    """The guard codes ending at a node or below it."""
+    found = list(ends)
+    stack = [children]
+    while stack:
+        for _, more, below, _ in stack.pop().values():
+            found.extend(more)
+            stack.append(below)
+    return found
 
 
 @lru_cache(maxsize=8)
@@ -147,7 +171,9 @@ def sibling_guards(codes: tuple[str, ...]) -> SiblingGuards:
     return SiblingGuards(codes)
 
 
-def _trips(siblings: list[str], env: dict[str, Any], index: SiblingGuards) -> bool:
-    """Whether ``env`` makes one of ``siblings`` (guards among those of ``index``) true."""
-    fired = index.firing(env)
+def _trips(siblings: list[str], env: dict[str, Any], index: SiblingGuards, changed: str | None = None,
+           others: frozenset[str] = frozenset()) -> bool:
+    """Whether ``env`` makes one of ``siblings`` (guards among those of ``index``) true, or
+    makes a part of one raise that reads ``changed`` and none of ``others``."""
+    fired = index.firing(env, changed, others)
     return bool(fired) and not fired.isdisjoint(siblings)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..values import Named, StableFrozenSet, StableSet, UnknownValue, unknown_in
-from .errors import EvalError
+from .errors import ValueFailure
 from .limits import check_format_spec, check_size, check_text, size_of
 
 # Exception classes ``__raises__`` may test for: the builtin ones (of this interpreter, never the analysed code's).
@@ -97,4 +97,4 @@ def format_value(value: Any, conversion: str | None, spec: str) -> str:
     try:
         return check_text(format(value, spec), "formatted value")
     except (TypeError, ValueError) as exc:
-        raise EvalError(str(exc)) from exc
+        raise ValueFailure(str(exc)) from exc

@@ -10,7 +10,7 @@ from typing import Any
 
 from ...collect.declarations import dotted_name
 from ..values import UnknownValue
-from .errors import EvalError, TooLarge, Unknown
+from .errors import EvalError, TooLarge, Unknown, ValueFailure
 from .limits import start_evaluation
 
 VALUE_ERRORS = (TypeError, ValueError, ArithmeticError, LookupError, AttributeError)
@@ -179,3 +179,32 @@ def predicate(tree: ast.AST, refusals: set[str] | None = None) -> Callable[[Mapp
             return None
 
     return holds
+
+
+FAILS = "fails"  # outcome(): the plain values make the expression raise (``'' <= 0``: TypeError)
+
+
+def outcome(tree: ast.AST) -> Callable[[Mapping[str, Any]], bool | str | None]:
+    """``predicate``, telling apart an expression these plain values make raise (``FAILS``:
+    the real code would raise there too) from one the evaluator cannot decide (None)."""
+    test = predicate(tree)
+    try:
+        fn = compiled(tree)
+    except RecursionError:
+        return lambda env: None
+
+    def result(env: Mapping[str, Any]) -> bool | str | None:
+        found = test(env)
+        if found is not None:
+            return found
+        start_evaluation()
+        try:
+            fn(env)
+        except (ValueFailure, *VALUE_ERRORS):
+            return FAILS
+        except Exception:  # noqa: BLE001 (any refusal: not decided)
+            return None
+        return None
+
+    return result
+

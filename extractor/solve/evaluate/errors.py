@@ -7,6 +7,11 @@ class EvalError(Exception):
     """The expression needs something outside the allow-list, or failed on these values."""
 
 
+class ValueFailure(EvalError):
+    """An allowed operation that these plain values make raise (``'' <= 0``: TypeError): the
+    real code raises there too."""
+
+
 class Unknown(EvalError):
     """The value depends on a named constant whose value the tree does not give."""
 

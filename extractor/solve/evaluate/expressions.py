@@ -11,7 +11,7 @@ from ...model import RAISES
 from ..values import StableSet
 from .builtins import BINOPS, BUILTIN_TYPES, COMPARISONS, EXCEPTIONS, PURE_FUNCTIONS, STR_METHODS, InstancesOf, format_value, is_plain
 from .core import BUILDERS, VALUE_ERRORS, Fn, LazySource, compiled
-from .errors import EvalError, TooLarge
+from .errors import EvalError, TooLarge, ValueFailure
 from .limits import MAX_EXPONENT, check_arithmetic, check_call
 
 
@@ -102,7 +102,7 @@ def _bin_op(node: ast.BinOp) -> Fn:
         try:
             return op(a, b)
         except (TypeError, ZeroDivisionError, OverflowError, ValueError) as exc:
-            raise EvalError(str(exc)) from exc
+            raise ValueFailure(str(exc)) from exc
 
     return bin_op
 
@@ -119,7 +119,7 @@ def _compare(node: ast.Compare) -> Fn:
                 if not test(left, right):
                     return False
             except TypeError as exc:
-                raise EvalError(str(exc)) from exc
+                raise ValueFailure(str(exc)) from exc
             left = right
         return True
 
@@ -156,7 +156,7 @@ def _subscript(node: ast.Subscript) -> Fn:
         try:
             return value[at]
         except (TypeError, KeyError, IndexError) as exc:
-            raise EvalError(str(exc)) from exc
+            raise ValueFailure(str(exc)) from exc
 
     return subscript
 
@@ -185,7 +185,7 @@ def _call(node: ast.Call) -> Fn:
             try:
                 return function(*values)
             except (TypeError, ValueError, OverflowError) as exc:
-                raise EvalError(str(exc)) from exc
+                raise ValueFailure(str(exc)) from exc
 
         return pure
     if isinstance(node.func, ast.Attribute) and node.func.attr in STR_METHODS:
@@ -200,7 +200,7 @@ def _call(node: ast.Call) -> Fn:
             try:
                 return getattr(value, method)(*values)
             except (TypeError, ValueError) as exc:
-                raise EvalError(str(exc)) from exc
+                raise ValueFailure(str(exc)) from exc
 
         return str_method
 

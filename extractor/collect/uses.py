@@ -32,7 +32,7 @@ _TEXT_ARGUMENTS = {"re.match": 1, "re.fullmatch": 1, "re.search": 1, "re.split":
                    "re.subn": 2, "os.path.join": 0, "os.path.basename": 0, "os.path.dirname": 0, "os.path.splitext": 0,
                    "os.path.expanduser": 0}
 _TYPE_TESTS = frozenset({"isinstance", "type", "hasattr", "callable", "issubclass"})
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_SCOPE_TYPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef})
 _EQUALITY = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
 
 
@@ -49,20 +49,24 @@ def evident_types(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str,
     work: list[ast.AST] = list(function.body)
     while work:
         node = work.pop()
-        if isinstance(node, _SCOPES):
-            continue  # its own names
+        kind = type(node)
+        if kind is ast.Name:  # (a leaf: its context needs no visit)
+            if type(node.ctx) is not ast.Load and node.id in params:
+                rebound[node.id] = min(node.lineno, rebound.get(node.id, node.lineno))
+            continue
+        if kind is ast.Constant or kind in _SCOPE_TYPES:
+            continue  # a leaf, or a scope with its own names
         found: dict[str, set[str]] = {}
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            rebound[node.id] = min(node.lineno, rebound.get(node.id, node.lineno))
-        elif isinstance(node, ast.Call):
+        if kind is ast.Call:
             _call(node, params, found, excluded)
-        elif isinstance(node, ast.Compare):
+        elif kind is ast.Compare:
             _compare(node, params, found)
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        elif kind is ast.BinOp and type(node.op) is ast.Add:
             for side, other in ((node.left, node.right), (node.right, node.left)):
-                if (name := _param(side, params)) is not None and (kind := _literal_kind(other)) is not None:
-                    found.setdefault(name, set()).add(kind)
-        seen.extend((name, kind, node.lineno) for name, kinds in found.items() for kind in kinds)  # type: ignore[attr-defined]
+                if (name := _param(side, params)) is not None and (literal := _literal_kind(other)) is not None:
+                    found.setdefault(name, set()).add(literal)
+        if found:
+            seen.extend((name, found_kind, node.lineno) for name, kinds in found.items() for found_kind in kinds)  # type: ignore[attr-defined]
         work.extend(child_nodes(node))
     kinds: dict[str, set[str]] = {}
     for name, kind, line in seen:

@@ -114,7 +114,7 @@ class SiblingGuards:
             children = self._root
             node: list[Any] = []
             for part in parts:
-                node = children.get(part) or children.setdefault(part, [outcome(tree := parse_expr(part)), [], {}, _names(tree)])
+                node = children.get(part) or children.setdefault(part, [outcome(parse_expr(part)), [], {}, part])
                 children = node[2]
             node[1].append(code)
         self._memo: dict[tuple, frozenset[str]] = {}
@@ -130,10 +130,11 @@ class SiblingGuards:
             fired: set[str] = set()
             stack = [self._root]
             while stack:
-                for test, ends, children, names in stack.pop().values():
+                for test, ends, children, part in stack.pop().values():
                     result = test(env)
                     if result is FAILS:
-                        if changed is not None and changed in names and names.isdisjoint(others):
+                        names = _names(part) if changed is not None else frozenset()
+                        if changed in names and names.isdisjoint(others):
                             fired.update(_all_ends(children, ends))
                     elif result is True:
                         fired.update(ends)
@@ -144,10 +145,11 @@ class SiblingGuards:
         return found
 
 
-def _names(tree: ast.expr) -> frozenset[str]:
+@lru_cache(maxsize=4096)
+def _names(code: str) -> frozenset[str]:
     """The dotted names an expression reads, with each of their prefixes (``a.b.c``: a, a.b, a.b.c)."""
     found: set[str] = set()
-    for node in walk(tree):
+    for node in walk(parse_expr(code)):
         if isinstance(node, (ast.Name, ast.Attribute)) and (name := dotted_name(node)) is not None:
             parts = name.split(".")
             found.update(".".join(parts[: i + 1]) for i in range(len(parts)))

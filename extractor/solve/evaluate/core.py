@@ -187,24 +187,18 @@ FAILS = "fails"  # outcome(): the plain values make the expression raise (``'' <
 def outcome(tree: ast.AST) -> Callable[[Mapping[str, Any]], bool | str | None]:
     """``predicate``, telling apart an expression these plain values make raise (``FAILS``:
     the real code would raise there too) from one the evaluator cannot decide (None)."""
-    test = predicate(tree)
     try:
         fn = compiled(tree)
     except RecursionError:
         return lambda env: None
 
     def result(env: Mapping[str, Any]) -> bool | str | None:
-        found = test(env)
-        if found is not None:
-            return found
         start_evaluation()
         try:
-            fn(env)
+            return bool(fn(env))
         except (ValueFailure, *VALUE_ERRORS):
             return FAILS
-        except Exception:  # noqa: BLE001 (any refusal: not decided)
+        except (EvalError, UnknownValue, RecursionError, MemoryError):
             return None
-        return None
 
     return result
-

@@ -30,6 +30,10 @@ def uses(code: str) -> dict[str, str]:
     ("def f(p):\n    return p[-1] == 'Z'", {"p": "str"}),
     ("def f(p):\n    return p[:2] == '0x'", {"p": "str"}),
     ("def f(p):\n    return p + '!'", {"p": "str"}),
+    ("def f(p):\n    return p <= 0", {"p": "int"}),
+    ("def f(p):\n    return 0.5 < p", {"p": "float"}),
+    ("def f(p):\n    return p > 0 or p < 0.5", {"p": "float"}),
+    ("def f(p):\n    return p > 0 or p.startswith('x')", {}),
     ("def f(p):\n    import re\n    return re.match('a+', p)", {"p": "str"}),
 ])
 def test_evidence(code: str, expected: dict[str, str]) -> None:

@@ -33,12 +33,12 @@ _TEXT_ARGUMENTS = {"re.match": 1, "re.fullmatch": 1, "re.search": 1, "re.split":
                    "os.path.expanduser": 0}
 _TYPE_TESTS = frozenset({"isinstance", "type", "hasattr", "callable", "issubclass"})
 _SCOPE_TYPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef})
-_EQUALITY = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
+_ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 
 def evident_types(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
     """Each parameter (not ``*args``/``**kwargs``) the body evidently uses as one type:
-    ``str``, ``bytes``, ``list`` or ``dict``."""
+    ``str``, ``bytes``, ``list``, ``dict``, ``int`` or ``float`` (ordered against a number)."""
     args = function.args
     params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs] if a.annotation is None}
     if not params:
@@ -110,6 +110,10 @@ def _compare(node: ast.Compare, params: set[str], found: dict[str, set[str]]) ->
             kind = _side_kind(side, other, contains, params)
             if kind is not None:
                 found.setdefault(kind[0], set()).add(kind[1])
+        if isinstance(op, _ORDER):  # ``p <= 0``, ``0.5 < p``: a number
+            for side, other in ((left, right), (right, left)):
+                if (name := _param(side, params)) is not None and isinstance(other, ast.Constant) and type(other.value) in (int, float):
+                    found.setdefault(name, set()).add(type(other.value).__name__)
         left = right
 
 
@@ -153,6 +157,8 @@ def _settled(kinds: set[str]) -> str | None:
     """One type, or None: ``text`` (a str or bytes method) goes with either, alone it is str."""
     if "text" in kinds and kinds & {"str", "bytes"}:
         kinds = kinds - {"text"}
+    if kinds == {"int", "float"}:
+        kinds = {"float"}  # compared with 0 and with 0.5
     if len(kinds) != 1:
         return None
     kind = next(iter(kinds))

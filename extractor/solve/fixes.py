@@ -25,15 +25,17 @@ class FixCandidate:
 
 
 def find_fixes(problem: Problem, trigger: dict[str, Any], parts: list[tuple[str, str]],
-               siblings: list[str], limit: int = 3) -> list[FixCandidate]:
+               siblings: list[str], limit: int = 3, placeholders: frozenset[str] = frozenset()) -> list[FixCandidate]:
     """Single-input changes to the trigger that make the guard false, ranked: the raise's own
     test first (smallest change), then each outer condition (turning the feature off). A fix
-    is rejected when it makes another raise of the same function fire."""
+    is rejected when it makes another raise of the same function fire, or raise instead;
+    ``placeholders``: inputs the trigger gives any value of their type (nothing reads them
+    before the raise), left out of that check: the caller's own values stand there."""
     fixes: list[FixCandidate] = []
     ordered = [p for p in parts if p[0] == "own"] + [p for p in parts if p[0] == "outer"]
     index = sibling_guards(tuple(sorted({*siblings, problem.code})))
     for role, code in ordered:
-        fix = _fix_for_part(problem, trigger, code, siblings, index)
+        fix = _fix_for_part(problem, trigger, code, siblings, index, placeholders)
         if fix is not None and all(f.assignment != fix[0] for f in fixes):
             fixes.append(FixCandidate(assignment=fix[0], changed=(fix[1],), target="own_test" if role == "own" else "outer", part=code))
         if len(fixes) >= limit:
@@ -42,7 +44,7 @@ def find_fixes(problem: Problem, trigger: dict[str, Any], parts: list[tuple[str,
 
 
 def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings: list[str],
-                  index: SiblingGuards) -> tuple[dict[str, Any], str] | None:
+                  index: SiblingGuards, placeholders: frozenset[str] = frozenset()) -> tuple[dict[str, Any], str] | None:
     try:
         refs, _ = scan_refs(parse_expr(code), set(problem.variables), set(problem.constants), classes_of(problem.constants))
     except EvalError:
@@ -52,13 +54,14 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
         current = trigger.get(name, NO_VALUE)
         options = [v for v in variable.candidates if value_key(v) != value_key(current)]
 
-        def rank(value: Any, current: Any = current, default: Any = variable.default) -> tuple:
+        def rank(value: Any, current: Any = current, default: Any = variable.default, prefer: str | None = variable.prefer) -> tuple:
             # The smallest numeric change first (up to the bound); among equals, the default.
             # The default, then a value of the trigger's own type (another member of its Enum, not ``''``),
             # then a positive number (``1`` over ``-1`` from ``0``: the same change, the usual value).
             kind, gap, text = distance(current, value)
             negative = isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0
-            return (kind != 0, gap, value_key(value) != value_key(default), type(value) is not type(current), negative, text)
+            evident = prefer is None or type(value).__name__ == prefer  # the type the code uses the input as (collect.uses)
+            return (kind != 0, gap, value_key(value) != value_key(default), type(value) is not type(current), not evident, negative, text)
 
         others = frozenset(n for n in trigger if n != name and n not in problem.constants)  # (their values: any the caller has)
         for value in sorted(options, key=rank):
@@ -66,7 +69,8 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
             env[name] = value
             # The cheap checks first (the answer is their conjunction): the part alone, then
             # the other raises (mostly answered from the memo), then the whole guard.
-            if (problem.holds(env, code) is False and not _trips(siblings, env, index, name, others)
+            checked = {n: v for n, v in env.items() if n not in placeholders} if placeholders else env
+            if (problem.holds(env, code) is False and not _trips(siblings, checked, index, name, others)
                     and problem.holds(env) is False
                     and _calm(problem, env)):
                 return env, name

@@ -313,7 +313,8 @@ def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], 
     iterable to the one-element list: ``xs = [x]``)."""
     parts = [(p.role, p.code) for p in card.guard.parts]
     fixes: list[tuple[Fix, Any]] = []
-    for candidate in find_fixes(problem, env, parts, list(ctx.siblings)):
+    placeholders = frozenset(n for n in ctx.unread if n in env and n not in problem.variables)  # any value of their type
+    for candidate in find_fixes(problem, env, parts, list(ctx.siblings), placeholders=placeholders):
         name = candidate.changed[0]
         before, after = env[name], candidate.assignment[name]
         shown = name

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from extractor import extract
 from extractor.options import Options
 from extractor.solve.evaluate import evaluate
+from extractor.solve.problem import constant_of
 from extractor.solve.status import atom_kind
 
 from .helpers import FIXTURES, extract_snippet, only, run_cli, temp_tree
@@ -39,6 +40,7 @@ CASES = [
     ("def f(a: bool = False, b: bool = False):\n    if a and not b or b and not a:\n        raise ValueError('x')\n", {"a": True, "b": False}, {"a": False}),
     ("def f(url: str = ''):\n    if url[:2] == '//':\n        raise ValueError('x')\n", {"url": "//"}, {"url": ""}),
     ("def f(s: str = 'a'):\n    if s[-1] == 'Z':\n        raise ValueError('x')\n", {"s": "Z"}, {"s": "a"}),
+    ("ENDS = set(',;') | set(')')\ndef f(s: str = 'a'):\n    if s[0] in ENDS:\n        raise ValueError('x')\n", {"s": ")x"}, {"s": "a"}),
 ]
 
 
@@ -49,7 +51,7 @@ def test_guard_forms_are_solved_and_fixed(tmp_path, code: str, trigger: dict, fi
     assert card.trigger.inputs == trigger
     assert card.fixes[0].inputs == fix and card.fixes[0].verified
     values = {k: tuple() if v == {"python": "()"} else v for k, v in card.fixes[0].inputs.items()}
-    constants = {name: ast.literal_eval(source) for name, source in card.guard.constants}
+    constants = {name: constant_of(source) for name, source in card.guard.constants}
     assert evaluate(card.guard.code, {**constants, **card.trigger.inputs}) is True
     assert not evaluate(card.guard.code, {**constants, **card.trigger.inputs, **values})
 

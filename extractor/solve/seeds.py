@@ -67,7 +67,7 @@ def _seed_comparison(node: ast.Compare, problem: Problem, envs: tuple[dict[str, 
                 name, is_len = variable_of(side, problem)
                 if name is None:
                     _seed_arithmetic(side, other, problem, env, seeds)
-                    _seed_part(side, other, problem, env, seeds)
+                    _seed_part(side, other, problem, env, seeds, member=is_member and is_left)
                     continue
                 for choice in _choices(other):
                     value = constant_value(choice, env)
@@ -116,12 +116,19 @@ def _seed_arithmetic(side: ast.expr, other: ast.expr, problem: Problem, env: dic
             seeds.setdefault(name, []).extend(_neighbours(value) + _neighbours(value + 1)[1:])
 
 
-def _seed_part(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
-    """``url[:2] == "//"``, ``s[0] == "#"``, ``s[-1] == "Z"``: text that starts (or ends) so."""
+def _seed_part(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]],
+               member: bool = False) -> None:
+    """``url[:2] == "//"``, ``s[0] == "#"``, ``s[-1] == "Z"``: text that starts (or ends) so;
+    ``s[0] in ENDS`` (``member``): text that starts with a few of the members."""
     if not isinstance(side, ast.Subscript):
         return
     name, _ = variable_of(side.value, problem)
     value = constant_value(other, env)
+    if name is not None and member and isinstance(value, (set, frozenset, tuple, list)):
+        items = sorted(v for v in value if isinstance(v, str) and len(v) == 1)[:3]
+        if isinstance(side.slice, ast.Constant) and side.slice.value == 0 and items:
+            seeds.setdefault(name, []).extend([item + "x" for item in items] + ["x"])
+        return
     if name is None or not isinstance(value, str):
         return
     part = side.slice

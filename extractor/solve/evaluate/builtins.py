@@ -60,6 +60,9 @@ STR_METHODS = frozenset({"join", "upper", "lower", "strip", "lstrip", "rstrip", 
 BINOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+    # Sets (``SPECIALS | set("(")``: a module's character classes) and ints; a shift is bounded in limits.
+    ast.BitOr: operator.or_, ast.BitAnd: operator.and_, ast.BitXor: operator.xor, ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
 }
 def _equal(a: Any, b: Any) -> bool:
     if unknown_in(a, b):

@@ -105,6 +105,8 @@ def check_arithmetic(op: str, a: Any, b: Any) -> None:
         raise TooLarge("product too large to evaluate")
     if op == "**" and isinstance(a, int) and isinstance(b, int) and b > 0 and abs(a) > 1 and _bits(a) * b > MAX_INT_BITS:
         raise TooLarge("power too large to evaluate")
+    if op == "<<" and isinstance(a, int) and isinstance(b, int) and a and _bits(a) + b > MAX_INT_BITS:
+        raise TooLarge("shift too large to evaluate")
 
 
 # A %-conversion: flags, width (or *), precision (or .*), length modifier, type.

@@ -31,6 +31,9 @@ def uses(code: str) -> dict[str, str]:
     ("def f(p):\n    return p[:2] == '0x'", {"p": "str"}),
     ("def f(p):\n    return p + '!'", {"p": "str"}),
     ("def f(p):\n    return p <= 0", {"p": "int"}),
+    ("def f(p):\n    return p.split(':')", {"p": "str"}),
+    ("def f(p):\n    return p.isascii()", {"p": "str"}),
+    ("def f(p):\n    return p.replace(b'a', b'')", {"p": "bytes"}),
     ("def f(p):\n    return 0.5 < p", {"p": "float"}),
     ("def f(p):\n    return p > 0 or p < 0.5", {"p": "float"}),
     ("def f(p):\n    return p > 0 or p.startswith('x')", {}),
@@ -43,7 +46,7 @@ def test_evidence(code: str, expected: dict[str, str]) -> None:
 @pytest.mark.parametrize("code", [
     "def f(p):\n    return 'x' in p",  # a list of str holds 'x' too
     "def f(p):\n    return p[0] == '-h'",  # an argument of a list: argv
-    "def f(p):\n    return p.split(',')",  # patterns split too
+    "def f(p, text):\n    return p.split(text)",  # patterns split too (a text literal would say)
     "def f(p):\n    if isinstance(p, str):\n        return p.strip()\n    return p",  # typed by the code itself
     "def f(p):\n    p.append(1)\n    return p.strip()",  # two types
     "def f(p: int):\n    return p.strip()",  # annotated: the annotation says

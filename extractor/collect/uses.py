@@ -21,8 +21,10 @@ from .syntax import child_nodes
 _TEXT_METHODS = frozenset({
     "startswith", "endswith", "strip", "lstrip", "rstrip", "lower", "upper", "isdigit", "isalpha", "isalnum", "isspace",
     "splitlines", "partition", "rpartition", "removeprefix", "removesuffix", "zfill", "ljust", "rjust", "expandtabs",
-    "capitalize", "swapcase", "istitle", "islower", "isupper",
+    "capitalize", "swapcase", "istitle", "islower", "isupper", "isascii",
 })
+# Methods other types have too, but not with a text literal first: ``ip.split(":")``, ``s.replace("a", "b")``.
+_TEXT_WITH_LITERAL = frozenset({"split", "rsplit", "replace", "find", "rfind", "index", "rindex", "count", "join", "format"})
 _STR_METHODS = frozenset({"encode", "casefold", "isidentifier", "isnumeric", "isdecimal", "isprintable", "format_map"})
 _BYTES_METHODS = frozenset({"decode"})
 _LIST_METHODS = frozenset({"append", "extend", "insert", "sort", "reverse"})
@@ -88,6 +90,8 @@ def _call(node: ast.Call, params: set[str], found: dict[str, set[str]], excluded
         method = func.attr
         kind = ("text" if method in _TEXT_METHODS else "str" if method in _STR_METHODS else "bytes" if method in _BYTES_METHODS
                 else "list" if method in _LIST_METHODS else "dict" if method in _DICT_METHODS else None)
+        if kind is None and method in _TEXT_WITH_LITERAL and node.args:
+            kind = _literal_kind(node.args[0])  # str or bytes, after the literal
         if kind is not None:
             found.setdefault(name, set()).add(kind)
         return

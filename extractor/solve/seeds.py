@@ -211,8 +211,6 @@ def _generic(variable: Variable) -> list[Any]:
         out.extend([False, True])
     if "NoneType" in types or not types:
         out.append(None)
-    if not types and variable.prefer is not None:  # ``value.strip()`` in the function: a str first
-        out.sort(key=lambda value: type(value).__name__ != variable.prefer)
     return [v for v in out if v is not NO_VALUE]
 
 
@@ -222,7 +220,10 @@ def value_key(value: Any) -> tuple[str, str]:
 
 def candidates(variable: Variable, seeds: list[Any]) -> list[Any]:
     """The values worth trying for a variable: its default, seeds, then typical values of its type."""
-    pool = ([variable.default] if variable.has_default else []) + seeds + _generic(variable)
+    tried = seeds + _generic(variable)
+    if variable.prefer is not None and not variable.domain.types:  # ``octet_str.isdigit()``: "1234" before [0, 0, 0, 0]
+        tried.sort(key=lambda value: type(value).__name__ != variable.prefer)
+    pool = ([variable.default] if variable.has_default else []) + tried
     if variable.is_boolean:
         pool = [False, True]
     seen: dict[tuple[str, str], Any] = {}

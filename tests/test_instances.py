@@ -68,3 +68,28 @@ def test_instances(written: str, expected: tuple[str, ...] | None) -> None:
     project, facts = facts_of(MODULE)
     found = instance_types(project, facts, f"not isinstance(x, {written})")
     assert found.get(written) == expected
+
+
+def test_the_table_answers_as_python_does_for_the_standard_librarys_classes() -> None:
+    import importlib
+
+    from extractor.link.instances import KNOWN
+    from extractor.solve.evaluate.builtins import InstancesOf
+    from extractor.solve.values import StableFrozenSet, StableSet
+
+    samples = [0, 1, True, 1.5, 1j, "", "x", b"", [], [0], (), (0,), {}, {"x": 0}, StableSet(), StableFrozenSet(), None]
+    checked = 0
+    for name, types in KNOWN.items():
+        module, _, attr = name.rpartition(".")
+        try:
+            cls = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError):
+            continue  # an outside package not installed here (torch, numpy)
+        for value in samples:
+            try:
+                expected = isinstance(value, cls)
+            except TypeError:
+                continue
+            assert isinstance(value, InstancesOf(types).types) == expected, (name, value)
+            checked += 1
+    assert checked > 500

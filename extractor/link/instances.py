@@ -38,6 +38,7 @@ KNOWN: dict[str, tuple[str, ...]] = {
     "numbers.Number": _NUMBERS, "numbers.Complex": _NUMBERS, "numbers.Real": ("int", "float", "bool"),
     "numbers.Rational": ("int", "bool"), "numbers.Integral": ("int", "bool"),
     **{f"{module}.{name}": types for module in ("collections.abc", "typing") for name, types in _ABCS.items()},
+    "typing.Set": ("set",), "typing.AbstractSet": ("set", "frozenset"),  # (typing.Set stands for set, not the ABC)
     **dict.fromkeys([
         "os.PathLike", "pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "pathlib.PurePosixPath", "decimal.Decimal",
         "fractions.Fraction", "datetime.date", "datetime.datetime", "datetime.time", "datetime.timedelta", "datetime.tzinfo",

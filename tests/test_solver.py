@@ -452,3 +452,11 @@ def test_a_later_check_that_fails_on_another_input_keeps_the_fix(tmp_path) -> No
             "    if a + b > 3:\n        raise ValueError('b')\n")
     card = next(c for c in extract_snippet(tmp_path, code) if c.line == 3)
     assert [fix.inputs for fix in card.fixes] == [{"a": 5}]
+
+
+def test_a_fix_beside_a_handled_try_body_is_offered(tmp_path) -> None:
+    # The KeyError still happens and is caught; only ``fallback`` decides the raise.
+    code = ("_UNSET = object()\ndef get(d: dict, key: str, fallback=_UNSET):\n    try:\n        return d[key]\n"
+            "    except KeyError:\n        if fallback is _UNSET:\n            raise LookupError(key)\n        return fallback\n")
+    card = only(extract_snippet(tmp_path, code))
+    assert any(fix.changed == ("fallback",) for fix in card.fixes), [f.description for f in card.fixes]

@@ -72,15 +72,17 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
             checked = {n: v for n, v in env.items() if n not in placeholders} if placeholders else env
             if (problem.holds(env, code) is False and not _trips(siblings, checked, index, name, others)
                     and problem.holds(env) is False
-                    and _calm(problem, env)):
+                    and _calm(problem, env, name)):
                 return env, name
     return None
 
 
-def _calm(problem: Problem, env: dict[str, Any]) -> bool:
-    """Whether no try body the guard names raises under ``env``: a fix that makes
-    ``mapping[key]`` raise IndexError instead of KeyError swaps one error for another."""
-    checks = _calm_checks(problem.code)
+def _calm(problem: Problem, env: dict[str, Any], changed: str) -> bool:
+    """Whether no try body the guard names that reads ``changed`` raises under ``env``: a fix
+    that makes ``mapping[key]`` raise IndexError instead of KeyError swaps one error for
+    another. (A body the fix does not touch raises as before, into the handler it reached:
+    ``fallback=0`` where a KeyError's handler raises only while ``fallback is _UNSET``.)"""
+    checks = [check for check in _calm_checks(problem.code) if changed in _names(check)]
     return not checks or all(problem.holds(problem.env(env), check) is False for check in checks)
 
 

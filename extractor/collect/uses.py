@@ -17,7 +17,8 @@ from .declarations import dotted_name
 from .syntax import child_nodes
 
 # Methods of str (and bytes) that few other types have; ``split``, ``replace``, ``find``,
-# ``format`` and ``join`` are left out (patterns, dates, elements and threads have them too).
+# ``format`` and ``join`` count only with a text literal first (patterns, dates, elements and
+# threads have them too).
 _TEXT_METHODS = frozenset({
     "startswith", "endswith", "strip", "lstrip", "rstrip", "lower", "upper", "isdigit", "isalpha", "isalnum", "isspace",
     "splitlines", "partition", "rpartition", "removeprefix", "removesuffix", "zfill", "ljust", "rjust", "expandtabs",

@@ -408,15 +408,28 @@ def test_the_truth_of_a_constant_of_unknown_value_is_no_answer() -> None:
     assert problem.refusals == {"unknown_constant"}
 
 
-def test_code_a_compiled_module_may_replace_is_never_verified_and_says_why(tmp_path, capsys) -> None:
-    code = ("def check(x: int):\n    if x > 3:\n        raise ValueError('too big')\n\n"
-            "try:\n    from _accelerated import *\nexcept ImportError:\n    pass\n")
+def _card_and_page(tmp_path, capsys, code: str):  # noqa: ANN001, ANN202 (pytest fixtures)
+    """The one card of ``mod.py`` holding ``code``, and its page from ``extract -o``."""
     temp_tree(tmp_path / "tree", {"mod.py": code})
     assert run_cli(capsys, "extract", str(tmp_path / "tree"), "-o", str(tmp_path / "docs"), "-q").code == 0
     card = only(list(extract(str(tmp_path / "tree"), Options()).errors))
+    return card, (tmp_path / "docs" / "errors" / f"{card.id}.md").read_text(encoding="utf-8")
+
+
+def test_code_a_compiled_module_may_replace_is_never_verified_and_says_why(tmp_path, capsys) -> None:
+    card, page = _card_and_page(tmp_path, capsys, "def check(x: int):\n    if x > 3:\n        raise ValueError('too big')\n\n"
+                                "try:\n    from _accelerated import *\nexcept ImportError:\n    pass\n")
     assert (card.trigger.status, card.trigger.verified, card.trigger.reason) == ("concrete", False, "replaced_by_compiled_module")
-    page = (tmp_path / "docs" / "errors" / f"{card.id}.md").read_text(encoding="utf-8")
     assert "Not verified: the module imports a compiled module over this code when it can" in page
+    assert card.compiled_override and "This code may not be what runs" in page
+
+
+def test_every_card_of_replaced_code_says_it_may_not_run(tmp_path, capsys) -> None:
+    # Also where no trigger is claimed (an internal state decides the raise).
+    card, page = _card_and_page(tmp_path, capsys, "import os\ndef check(x: int):\n    if x > os.cpu_count():\n"
+                                "        raise ValueError('too many')\n\nfrom _accelerated import *\n")
+    assert card.compiled_override and not card.trigger.verified
+    assert "This code may not be what runs" in page
 
 
 @pytest.mark.parametrize(("code", "kind"), [

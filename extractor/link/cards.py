@@ -170,6 +170,7 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
             id="", path=facts.path, line=site.line, end_line=site.end_line, function=site.function,
             decorators=site.decorators, entry=entry_points(facts, site), kind=site.kind, exception=exception, cause=site.cause,
             message=message, guard=site.guard, excerpt=site.excerpt, docs=docs, permalink=None, lints=site.lints,
+            compiled_override=bool(site.function) and site.function.split(".", 1)[0] in facts.overridden,  # type: ignore[union-attr]
         )
         drafts.append((card, site.owner, key))
     ids = assign_ids([key for _, _, key in drafts])  # over every site: ids do not depend on --exception
@@ -248,7 +249,7 @@ def _context(project: Project, constructors: Constructors, facts: FileFacts, car
         params=site.params, siblings=siblings, flags=flags, command=options.command,
         classes=classes, exception_module=module, param_choices=choices, settable=settable,
         module=facts.module, constructor=constructors.signature(owner) if owner else None, call_style=site.call_style, unread=site.unread,
-        overridden=bool(card.function) and card.function.split(".", 1)[0] in facts.overridden,
+        overridden=card.compiled_override,
         # (a template the class's __str__ makes is on the card already: link.messages)
         own_str=not card.message.form.startswith("class:") and any(_defines_str(project, name) for name in card.exception.classes[:1]),
         named=tuple((chain, *found) for chain, kind in card.guard.named

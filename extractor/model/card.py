@@ -165,6 +165,9 @@ class Card:
     example: Example | None = None
     lints: tuple[str, ...] = ()
     verification: Verification | None = None
+    # The module imports a compiled module over the card's function or class when one is
+    # importable (``from _datetime import *``): what runs, and its messages, may differ.
+    compiled_override: bool = False
 
 
 # Entries that run while the object is being constructed (link/cards.entry_points codes).

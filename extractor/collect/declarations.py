@@ -7,6 +7,7 @@ walks expressions, and takes source text straight from the lines (``SourceText``
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 
 from ..model import ClassFact, Constraint, FieldFact, Param
@@ -257,20 +258,16 @@ def init_facts(node: ast.ClassDef, src: SourceText) -> tuple[tuple[Param, ...] |
         return None, ()  # no self to set attributes on
     this, params = params[0].name, params[1:]
     names = {p.name for p in params}
-    rebound: set[str] | None = None  # the names the body binds or deletes, walked for on first need
+    # The names the body binds or deletes, walked for on first need.
+    rebound = functools.cache(lambda: {n.id for n in walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))})
     sets: dict[str, str] = {}
     for stmt in init.body:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
         value = getattr(stmt, "value", None)
         for target in targets:
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == this:
-                if isinstance(value, ast.Name) and value.id in names:
-                    if rebound is None:
-                        rebound = {n.id for n in walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
-                    if value.id in rebound:
-                        sets.pop(target.attr, None)
-                    else:
-                        sets[target.attr] = value.id
+                if isinstance(value, ast.Name) and value.id in names and value.id not in rebound():
+                    sets[target.attr] = value.id
                 else:
                     sets.pop(target.attr, None)  # set from something else (last binding wins)
     return params, tuple(sorted(sets.items()))

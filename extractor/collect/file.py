@@ -208,10 +208,10 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         unit = _unit_of(hit)
         units.setdefault(id(unit), (unit, []))[1].append(hit)
     sites: list[SiteFact] = []
-    styles: dict[Any, Any] = {}  # per function node: its call style and parameters, found once for all its raises
+    per_function: dict[tuple[str, int], Any] = {}  # (what, id of a function node) -> its call style or parameters, found once for all its raises
     for unit, hits in units.values():
         for hit, facts in zip(hits, _memo_unit_facts(unit, hits, lines, names, memo)):
-            sites.append(_site(hit, facts, lines, src, options, styles))
+            sites.append(_site(hit, facts, lines, src, options, per_function))
     sites.sort(key=lambda s: (s.line, s.end_line))
     return FileFacts(
         path=path,
@@ -300,7 +300,7 @@ def _fallback(hit: _Hit, reason: str) -> RaiseFacts:
     )
 
 
-def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, options: Options, styles: dict[Any, Any]) -> SiteFact:
+def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, options: Options, per_function: dict[tuple[str, int], Any]) -> SiteFact:
     function = next((n for n in reversed(hit.stack) if isinstance(n, DEFS)), None)
     holder = next((n for n in reversed(hit.stack) if isinstance(n, (*DEFS, ast.ClassDef))), None)
     qualname = None
@@ -329,31 +329,31 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
         excerpt=_excerpt(span, hit.node, lines, options.excerpt_lines),
         function_doc=decl.cut_text(ast.get_docstring(function)) if function is not None else None,
         reason=facts.reason,
-        params=_params(function, src, styles) if function is not None else (),
+        params=_params(function, src, per_function) if function is not None else (),
         lints=facts.lints,
-        call_style=_call_style(function, styles, lines) if function is not None else "function",
+        call_style=_call_style(function, per_function, lines) if function is not None else "function",
         unread=decl.unread_params(function, hit.stack, hit.node.lineno) if function is not None else (),
         arguments=tuple(dataclasses.replace(a, message=_bounded(a.message)) for a in facts.arguments) if facts.arguments is not None else None,
     )
 
 
-def _params(function: ast.FunctionDef | ast.AsyncFunctionDef, src: decl.SourceText, memo: dict[Any, Any]) -> tuple[Param, ...]:
+def _params(function: ast.FunctionDef | ast.AsyncFunctionDef, src: decl.SourceText, per_function: dict[tuple[str, int], Any]) -> tuple[Param, ...]:
     """The function's parameters, with the types its code evidently uses them as; once per function."""
-    found = memo.get(("params", id(function)))
+    found = per_function.get(("params", id(function)))
     if found is None:
         used = evident_types(function)
-        found = memo["params", id(function)] = tuple(
+        found = per_function["params", id(function)] = tuple(
             dataclasses.replace(p, used_as=used[p.name]) if p.name in used else p for p in decl.function_params(function, src))
     return found
 
 
-def _call_style(function: ast.FunctionDef | ast.AsyncFunctionDef, styles: dict[Any, Any], lines: list[str]) -> str:
-    found = styles.get(id(function))
+def _call_style(function: ast.FunctionDef | ast.AsyncFunctionDef, per_function: dict[tuple[str, int], Any], lines: list[str]) -> str:
+    found = per_function.get(("style", id(function)))
     if found is None:
         # A yield is written ``yield`` within the function's lines (non-ASCII text: walked,
         # as a name may be spelled in other characters).
         text = "\n".join(lines[function.lineno - 1 : function.end_lineno])
-        found = styles[id(function)] = decl.call_style(function, may_yield="yield" in text or not text.isascii())
+        found = per_function["style", id(function)] = decl.call_style(function, may_yield="yield" in text or not text.isascii())
     return found
 
 

@@ -249,7 +249,6 @@ def _context(project: Project, constructors: Constructors, facts: FileFacts, car
         params=site.params, siblings=siblings, flags=flags, command=options.command,
         classes=classes, exception_module=module, param_choices=choices, settable=settable,
         module=facts.module, constructor=constructors.signature(owner) if owner else None, call_style=site.call_style, unread=site.unread,
-        overridden=card.compiled_override,
         # (a template the class's __str__ makes is on the card already: link.messages)
         own_str=not card.message.form.startswith("class:") and any(_defines_str(project, name) for name in card.exception.classes[:1]),
         named=tuple((chain, *found) for chain, kind in card.guard.named

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 
 from ..collect.declarations import dotted_name
+from ..collect.syntax import walk
 from ..model import FileFacts
 from .project import BUILTIN_EXCEPTIONS, Project
 
@@ -63,7 +64,7 @@ def instance_types(project: Project, facts: FileFacts, guard_code: str) -> dict[
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
     found: dict[str, tuple[str, ...]] = {}
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2:
             classes = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
             for written in filter(None, map(dotted_name, classes)):

@@ -198,7 +198,6 @@ class CardContext:
     # Names of the guard (Guard.named) that linking resolved across modules: (dotted name,
     # kind, code) with kind "value" (code: the constant's source), "enum" or "sentinel".
     named: tuple[tuple[str, str, str], ...] = ()
-    overridden: bool = False  # a compiled module may replace the card's function or class (FileFacts.overridden)
     # The guard's isinstance classes (as written) whose plain instances are known: the plain
     # type names of those instances (link.instances; ``()``: no plain value is one).
     instances: tuple[tuple[str, tuple[str, ...]], ...] = ()

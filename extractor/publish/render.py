@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import Any
 from urllib.parse import quote
@@ -193,20 +193,21 @@ def file_pages(work: tuple[list[str], dict[str, Any], dict[str, Any], bool]) -> 
     cards' summaries by id (link.cards relates a card only to cards of its file; a related
     id from elsewhere, in a catalog made by other means, gets the unrenderable page);
     ``head``: the catalog's source and generator."""
-    texts, summaries, head, card_json = work
-    out = []
-    for text in texts:
-        card = json.loads(text)
-        out.append((card["id"], index_entry(card), _rendered_card(card, head, summaries), dumps_data(card) if card_json else None))
-    return out
+    _, summaries, head, _ = work
+    return _pages(work, lambda card: _rendered_card(card, head, summaries))
 
 
 def unrendered_pages(work: tuple[list[str], dict[str, Any], dict[str, Any], bool]) -> Rendered:
     """What a file whose worker died rendering its cards gets: their data, and a page saying so."""
+    return _pages(work, lambda card: _unrenderable(card, "the worker process died"))
+
+
+def _pages(work: tuple[list[str], dict[str, Any], dict[str, Any], bool], page: Callable[[dict[str, Any]], str]) -> Rendered:
+    texts, _, _, card_json = work
     out = []
-    for text in work[0]:
+    for text in texts:
         card = json.loads(text)
-        out.append((card["id"], index_entry(card), _unrenderable(card, "the worker process died"), dumps_data(card) if work[3] else None))
+        out.append((card["id"], index_entry(card), page(card), dumps_data(card) if card_json else None))
     return out
 
 

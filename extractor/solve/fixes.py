@@ -13,7 +13,7 @@ from ..model import RAISES
 from .domains import NO_VALUE
 from .evaluate import FAILS, EvalError, outcome, parse_expr
 from .problem import Problem, classes_of, conjuncts, scan_refs, value_key
-from .search import distance
+from .search import distance, is_number
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +59,7 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
             # The default, then a value of the trigger's own type (another member of its Enum, not ``''``),
             # then a positive number (``1`` over ``-1`` from ``0``: the same change, the usual value).
             kind, gap, text = distance(current, value)
-            negative = isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0
+            negative = is_number(value) and value < 0
             evident = prefer is None or type(value).__name__ == prefer  # the type the code uses the input as (collect.uses)
             return (kind != 0, gap, value_key(value) != value_key(default), type(value) is not type(current), not evident, negative, text)
 

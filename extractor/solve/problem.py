@@ -93,7 +93,7 @@ def _is_pure_call(node: ast.Call, classes: AbstractSet[str] = frozenset()) -> bo
     name = dotted_name(node.func)
     if name == "isinstance" and len(node.args) == 2:
         types = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
-        return all((dotted_name(t) or "") in _EVALUATED_TYPES or dotted_name(t) in classes for t in types)
+        return all((dotted_name(t) or "") in BUILTIN_TYPES or dotted_name(t) in classes for t in types)
     if name in PURE_FUNCTIONS:
         return True
     if name == RAISES and len(node.args) == 2:
@@ -162,9 +162,6 @@ def _is_literal_node(node: ast.expr) -> bool:
     if isinstance(node, ast.Constant):
         return True
     return isinstance(node, (ast.Tuple, ast.List, ast.Set)) and all(isinstance(e, ast.Constant) for e in node.elts)
-
-
-_EVALUATED_TYPES = frozenset({"int", "float", "str", "bool", "list", "dict", "tuple", "set", "bytes", "frozenset"})
 
 
 def scan_refs(node: ast.expr, inputs: set[str], constants: set[str], classes: AbstractSet[str] = frozenset()) -> tuple[set[str], dict[str, bool]]:

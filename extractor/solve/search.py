@@ -35,12 +35,13 @@ class Solution:
 def distance(default: Any, value: Any) -> tuple[int, float, str]:
     """How far ``value`` is from ``default``: numbers by their difference, then values of
     the default's own type (``False`` for a flag defaulting to ``True``, not ``0``), then the rest."""
-    if _is_number(default) and _is_number(value):
+    if is_number(default) and is_number(value):
         return (0, abs(value - default), repr(value))  # exact: a large int would overflow float()
     return (1 if type(value) is type(default) else 2, 0.0, repr(value))
 
 
-def _is_number(value: Any) -> bool:
+def is_number(value: Any) -> bool:
+    """An int or a float (not a bool)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 

@@ -217,10 +217,10 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     missing = _missing(card, ctx, set(inputs)) if status in CLAIMED else []
     # A trigger that sets attributes builds the object first: its construction must not raise.
     builds = not any(n in ctx.settable for n in inputs) or _constructs(problem, ctx, env)
-    if ctx.overridden and status in CLAIMED:
+    if card.compiled_override and status in CLAIMED:
         status_reason = "replaced_by_compiled_module"  # what runs may be C code (``from _operator import *``)
     trigger_ok = (problem.holds(env) is True and reproduces and status in CLAIMED and not card.guard.approximations and not missing
-                  and builds and not ctx.overridden)
+                  and builds and not card.compiled_override)
     found = _fixes(card, ctx, problem, env, validator, trigger_ok, loops)
     fixes = [fix for fix, _ in found]
     if validator is not None:

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from .helpers import extract_snippet
+from .helpers import extract_snippet, run_cli, temp_tree
 
 
 def guards(tmp_path, code: str) -> list[str]:
@@ -268,3 +268,88 @@ def test_nested_if_elif_chains_stay_polynomial(tmp_path) -> None:
     assert len(found) == 7 * 7 + 7 + 1 + 1
     assert found[-1].startswith("(args.name == 'o0' and ((args.path == 'p00' or args.hf == 'p00') and args.backend == 'b0' or ")
     assert found[-1].endswith(" and args.n < 0")
+
+
+def test_a_local_bound_again_is_one_name_per_value(tmp_path) -> None:
+    # smtplib.sendmail: each reply rebinds `code`; the guard of the last raise reads two of them.
+    code = """
+    def send(self):
+        code, resp = self.mail()
+        if code != 250:
+            raise TypeError("sender")
+        code, resp = self.data()
+        if code == 421:
+            raise ValueError(f"data {code}")
+    """
+    [_, card] = extract_snippet(tmp_path, code)
+    assert card.guard.code == "code_0 == 250 and code == 421"
+    assert card.guard.opaque == ("code_0", "code")
+    assert card.guard.earlier == (("code_0", "code"),)
+    assert [p.code for p in card.guard.parts] == ["code_0 == 250", "code == 421"]
+    assert card.trigger.status == "internal" and card.trigger.assumes == {"code": 421, "code_0": 250}
+
+
+@pytest.mark.parametrize(
+    ("body", "guard", "earlier"),
+    [
+        # read once: the local's own name, whichever binding it is
+        ("m = self.read()\nif m < 0:\n    raise ValueError('x')\nm = self.read()", "m < 0", ()),
+        # a value read in a try body and after the try is one value
+        ("try:\n    m = self.read()\n    self.check(m)\nexcept OSError:\n    return\nif m < 0:\n    raise ValueError('x')",
+         "not __raises__(self.read(), (BaseException,)) and not __raises__(self.check(m), (BaseException,)) and m < 0", ()),
+        # ``del`` binds nothing a later read could see; the next assignment does
+        ("m = self.read()\nif m > 9:\n    return\ndel m\nm = self.read()\nif m < 0:\n    raise ValueError('x')",
+         "not (m_0 > 9) and m < 0", (("m_0", "m"),)),
+        # a loop's element, and the value it is rebound to
+        ("for x in s.split():\n    if x == 'a':\n        return\n    x = x.strip()\n    if not x:\n        raise ValueError('x')",
+         "x_0 != 'a' and not x", (("x_0", "x"),)),
+        # one round of a loop: its test and the raise see the same binding
+        ("m = self.read()\nwhile m:\n    if m == 'q':\n        raise ValueError('x')\n    m = self.read()", "m and m == 'q'", ()),
+    ],
+)
+def test_reads_of_a_local_name_the_binding_they_see(tmp_path, body: str, guard: str, earlier: tuple) -> None:
+    code = "def f(n, s='', k=''):\n" + textwrap.indent(body, "    ") + "\n"
+    [card] = [c for c in extract_snippet(tmp_path, code) if c.exception.display == "ValueError"]
+    assert (card.guard.code, card.guard.earlier) == (guard, earlier)
+
+
+def test_a_message_value_reads_only_what_the_raise_sees(tmp_path) -> None:
+    code = """
+    import sys
+
+    def f(self, name):
+        module_name = self.which(name)
+        module = sys.modules[module_name]
+        if name in self.mapping:
+            module_name = self.mapping[name]
+        if self.broken:
+            raise ValueError("cannot pickle %s" % (module,))
+
+    def g(self):
+        for fn in self.files():
+            fn = fn.path if self.entry else fn
+            raise ValueError("`%s` is a named pipe" % fn)
+    """
+    first, second = extract_snippet(tmp_path, code)
+    # `module` is `sys.modules[module_name]` of a `module_name` rebound since: not carried
+    assert [p.value for p in first.message.parts if hasattr(p, "expr")] == [None]
+    # `fn = fn.path if ... else fn`: the value of `fn` itself, in terms of the loop's `fn`
+    assert [p.value for p in second.message.parts if hasattr(p, "expr")] == ["(fn.path if self.entry else fn)"]
+
+
+def test_the_card_names_the_earlier_values(tmp_path, capsys) -> None:
+    code = """
+    def send(self):
+        code = self.mail()
+        if code != 250:
+            raise TypeError("sender")
+        code = self.data()
+        if code == 421:
+            raise ValueError("data")
+    """
+    temp_tree(tmp_path / "tree", {"mod.py": code})
+    assert run_cli(capsys, "extract", str(tmp_path / "tree"), "-o", str(tmp_path / "docs"), "-q").code == 0
+    card = extract_snippet(tmp_path / "again", code)[1]
+    page = (tmp_path / "docs" / "errors" / f"{card.id}.md").read_text(encoding="utf-8")
+    assert "code_0 == 250 and code == 421" in page
+    assert "`code_0` is a value `code` held earlier: `code` is bound again on the way to the raise." in page

@@ -191,7 +191,18 @@ def _message_target(name: cst.Name, scope: Scope, exprs: ExprModel, at: cst.Rais
         return found
     if isinstance(value, cst.IfExp):
         return "message_variable_branches"  # a different text on each branch: no one template
-    return value if value is not None else found
+    if value is None:
+        return found
+    code = raw_code(value)
+    plain = exprs.plain_at(code, at, name.value)
+    if plain is None:  # it read a local that is bound again before the raise
+        return found
+    if plain == code:
+        return value
+    try:
+        return cst.parse_expression(plain)
+    except cst.ParserSyntaxError:
+        return found
 
 
 def _inline_hole(part: Part, exprs: ExprModel, at: cst.Raise) -> Part:
@@ -200,10 +211,10 @@ def _inline_hole(part: Part, exprs: ExprModel, at: cst.Raise) -> Part:
         return part
     try:
         node = cst.parse_expression(part.expr)
-        inlined = raw_code(exprs.inline_at(node, at))
+        inlined = exprs.plain_at(raw_code(exprs.inline_at(node, at)), at, part.expr)
     except (cst.ParserSyntaxError, Rebound):
         return part
-    return replace(part, value=inlined) if inlined != raw_code(node) else part
+    return replace(part, value=inlined) if inlined is not None and inlined != raw_code(node) else part
 
 
 def parse_unit(text: str) -> list[tuple[cst.Raise, tuple[cst.CSTNode, ...]]]:

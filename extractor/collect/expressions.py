@@ -8,6 +8,8 @@ opaque calls and module constants it reads recorded.
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
@@ -24,6 +26,23 @@ _ATOMIC = (
 )
 _GET_ARGS = frozenset({"get_args", "typing.get_args", "t.get_args", "typing_extensions.get_args"})
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+# An opaque local read in a guard is written ``name`` TAG number (a valid identifier, so
+# that libcst takes it as a name) until the guard it is in is known: ``resolve`` then shows
+# each binding of it under a name of its own (``ExprModel.shown_names``).
+TAG = "\u01c2"  # ǂ, a letter no real name (nor, in practice, a string in a test) holds
+TAGGED = re.compile(r"(?<!\w)([^\W\d]\w*?)" + TAG + r"(\d+)(?!\w)")
+WORDS = re.compile(r"[^\W\d]\w*")
+
+
+def untagged(name: str) -> str:
+    return name.split(TAG, 1)[0]
+
+
+def resolve(code: str, shown: dict[str, str]) -> str:
+    """``code`` with each tag replaced by its shown name (a tag not in ``shown``: the plain name)."""
+    return TAGGED.sub(lambda match: shown.get(match.group(0), match.group(1)), code) if TAG in code else code
 
 
 class Rebound(Exception):
@@ -84,7 +103,10 @@ class _Inliner(cst.CSTTransformer):
         if id(original_node) in self.skip or name in self.bound:
             return updated_node
         value = self.model.reaching_value(name)
-        return updated_node if value is None else parenthesize(value)
+        if value is None:
+            tagged = self.model.versioned(name)
+            return updated_node if tagged is None else updated_node.with_changes(value=tagged)
+        return parenthesize(value)
 
 
 class ExprModel:
@@ -96,6 +118,8 @@ class ExprModel:
         self.at: cst.CSTNode | None = None  # the statement the expressions are read at
         function = scope.function
         self.reaching = Reaching(function, self.inline_at) if function is not None else None
+        self._versions: dict[tuple[str, tuple[str, int]], int] = {}  # (local, reaching.version) -> its number
+        self._reads: list[tuple[str, cst.CSTNode]] = []  # by number: the local, and the first statement it was read at
 
     @contextmanager
     def located(self, at: cst.CSTNode) -> Iterator[None]:
@@ -134,6 +158,65 @@ class ExprModel:
         if origin is not None and any(self.reaching.rebound_since(n, origin[1], self.at) for n in self._held_names(value, origin[1])):
             return None  # ``start = idx`` read after ``idx += 1``: ``idx`` is not what ``start`` holds
         return value
+
+    def versioned(self, name: str) -> str | None:
+        """An opaque local read at ``self.at`` as its tagged name (``name`` TAG number): one
+        number per binding it holds (``Reaching.version``), so that two reads of a local
+        bound again between them are two names. ``resolve`` turns tags into shown names."""
+        scope = self.scope
+        if self.reaching is None or self.at is None or not scope.is_local(name) or name in scope.shared:
+            return None
+        return f"{name}{TAG}{self._number(name, self.at)}"
+
+    def _number(self, name: str, at: cst.CSTNode) -> int:
+        key = (name, self.reaching.version(name, at)) if self.reaching is not None else (name, ("entry", 0))
+        number = self._versions.get(key)
+        if number is None:
+            number = self._versions[key] = len(self._reads)
+            self._reads.append((name, at))
+        return number
+
+    def _holds_at(self, number: int, at: cst.CSTNode) -> bool:
+        """Whether the value tag ``number`` stands for is what its local holds at ``at``
+        (a try body's binding, read there and after the try, is one value)."""
+        name, read = self._reads[number]
+        return number == self._number(name, at) or self.reaching is not None and not self.reaching.rebound_between(name, read, at)
+
+    def shown_names(self, codes: list[str], at: cst.CSTNode) -> dict[str, str]:
+        """Tag -> the name a reader sees, for code read on the path to statement ``at``: the
+        local's own name where the code reads one value of it, else for the value it holds
+        at ``at``, and ``name_0``, ``name_1``... for the earlier values, in order of first
+        appearance (never a name the code already uses)."""
+        tags: dict[str, str] = {}  # tag -> its local, in order of first appearance
+        for code in codes:
+            tags.update((match.group(0), match.group(1)) for match in TAGGED.finditer(code))
+        values = Counter(tags.values())
+        shown: dict[str, str] = {}
+        taken: set[str] | None = None
+        counts: dict[str, int] = {}
+        for tag, base in tags.items():
+            if values[base] == 1 or self._holds_at(int(tag.rsplit(TAG, 1)[1]), at):
+                shown[tag] = base
+                continue
+            if taken is None:
+                scope = self.scope
+                taken = {*scope.bindings, *scope.params, *scope.module.kinds, *(w for c in codes for w in WORDS.findall(c))}
+            index = counts.get(base, 0)
+            while f"{base}_{index}" in taken:
+                index += 1
+            counts[base] = index + 1
+            taken.add(shown.setdefault(tag, f"{base}_{index}"))
+        return shown
+
+    def plain_at(self, code: str, at: cst.CSTNode, own: str | None = None) -> str | None:
+        """``code`` without tags when every local it reads holds at ``at`` the value it read
+        (a message written at the raise), or is ``own``, the name whose value ``code`` is
+        (``fn = fn.path if ... else fn``); None when it reads an earlier value of another."""
+        if TAG not in code:
+            return code
+        if any(match.group(1) != own and not self._holds_at(int(match.group(2)), at) for match in TAGGED.finditer(code)):
+            return None
+        return resolve(code, {})
 
     def _held_names(self, value: cst.BaseExpression, start: cst.CSTNode) -> set[str]:
         """The names in ``value`` (as read at ``start``) that stand for what they held there:
@@ -244,7 +327,7 @@ class ExprModel:
         root = chain.split(".")[0]
         if root in bound:
             return
-        category = self.scope.classify(root)
+        category = self.scope.classify(untagged(root))
         if chain in PURE_BUILTINS and category == "builtin":
             return
         refs.calls[raw_code(call)] = None
@@ -252,7 +335,7 @@ class ExprModel:
             self._ref(root, chain.rsplit(".", 1)[0], refs)
 
     def _ref(self, root: str, chain: str, refs: Refs) -> None:
-        category = self.scope.classify(root)
+        category = self.scope.classify(untagged(root))
         if category == "input":
             refs.inputs[chain] = None
         elif category == "opaque":

@@ -10,7 +10,7 @@ exit in a way the model cannot phrase (inside a loop or a ``try``), the guard sa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import libcst as cst
 
@@ -241,6 +241,23 @@ def atoms_of(node: GuardNode) -> list[str]:
         elif isinstance(current, (IsNone, IsInstance, Truthy)):
             out.append(current.expr)
     return out
+
+
+def map_atoms(node: GuardNode, rename: Callable[[str], str]) -> GuardNode:
+    """The tree with ``rename`` applied to every expression code it holds."""
+    if isinstance(node, (And, Or)):
+        return type(node)(items=tuple(map_atoms(item, rename) for item in node.items))
+    if isinstance(node, Not):
+        return Not(item=map_atoms(node.item, rename))
+    if isinstance(node, Compare):
+        return Compare(left=rename(node.left), ops=node.ops, comparators=tuple(map(rename, node.comparators)))
+    if isinstance(node, (IsNone, Truthy)):
+        return type(node)(expr=rename(node.expr))
+    if isinstance(node, IsInstance):
+        return IsInstance(expr=rename(node.expr), types=node.types)
+    if isinstance(node, Opaque):
+        return Opaque(code=rename(node.code), reason=node.reason)
+    return node
 
 
 def guard_size(node: GuardNode) -> int:

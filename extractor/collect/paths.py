@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from ..model import RAISES, And, Context, Guard, GuardNode, GuardPart, Opaque, Truthy
-from .expressions import ExprModel, Rebound
+from .expressions import TAG, ExprModel, Rebound, resolve, untagged
 from .guards import (
     FALSE,
     MAX_FUNCTION_GUARD_NODES,
@@ -24,6 +24,7 @@ from .guards import (
     conj,
     disj,
     guard_size,
+    map_atoms,
     negate,
     render_guard,
 )
@@ -346,16 +347,23 @@ def _extract_guard(chain: Sequence[cst.CSTNode], start: int, model: PathModel) -
     size = guard_size(tree)
     model.spent_nodes += size
     code = render_guard(tree) if size <= MAX_GUARD_NODES and model.spent_nodes <= MAX_FUNCTION_GUARD_NODES else ""
+    refs = model.exprs.refs_of(atoms_of(tree))
+    shown = model.exprs.shown_names([code], chain[-1]) if TAG in code else {}
+    if shown:  # each binding of an opaque local under a name of its own, as the raise sees them
+        rename = lambda text: resolve(text, shown)  # noqa: E731
+        tree, code = map_atoms(tree, rename), resolve(code, shown)
+        conditions = [(role, map_atoms(node, rename)) for role, node in conditions]
+        refs.opaque, refs.calls = dict.fromkeys(map(rename, refs.opaque)), dict.fromkeys(map(rename, refs.calls))
     if not code or len(code) > MAX_GUARD_CHARS:  # (a huge literal in a test would be copied many times over)
         return Guard(code="<unknown>", tree=Opaque(code="", reason="guard_too_large"), context=tuple(context),
                      approximations=("guard_too_large",))
-    refs = model.exprs.refs_of(atoms_of(tree))
     return Guard(
         code=code,
         tree=tree,
         parts=_parts(conditions),
         inputs=tuple(refs.inputs),
         opaque=tuple(refs.opaque),
+        earlier=tuple((name, untagged(tag)) for tag, name in shown.items() if name != untagged(tag)),
         calls=tuple(refs.calls),
         constants=tuple(sorted(refs.constants.items())),
         named=tuple(sorted(refs.named.items())),

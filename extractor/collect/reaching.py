@@ -24,7 +24,9 @@ from typing import Final
 
 import libcst as cst
 
-from .scope import EXIT_CALLS, dotted, is_pure, raw_code, target_names, walrus_names
+from .bindings import with_names
+from .scope import EXIT_CALLS, dotted, is_pure, raw_code, walrus_names
+from .statements import StatementIndex
 
 ENTRY: Final = "entry"  # the name holds what it held when the function was entered
 UNKNOWN: Final = "unknown"  # no expression over the entry's values says what it holds
@@ -35,71 +37,20 @@ MAX_REACH_DEPTH = 16  # nested reads of one value in another
 _ENDS = (cst.Raise, cst.Return, cst.Continue, cst.Break)
 
 
-class Reaching:
+class Reaching(StatementIndex):
     """Reaching values in one function. ``inline(node, at)`` renders ``node`` as read at
     statement ``at`` (the caller's inliner, which comes back here for each local it meets)."""
 
     def __init__(self, function: cst.FunctionDef, inline: Callable[[cst.BaseExpression, cst.CSTNode], cst.BaseExpression]) -> None:
+        super().__init__(function)
         self._inline = inline
-        self._frames: dict[int, tuple[cst.CSTNode, Sequence[cst.CSTNode], int]] = {}  # stmt -> (owner, siblings, index)
-        self._outer: dict[int, cst.CSTNode] = {}  # Else / handler / Finally / case -> its statement
-        self._binds: dict[int, frozenset[str]] = {}
         self._memo: dict[tuple[str, int], Value] = {}
         self._origin: dict[tuple[str, int], tuple[cst.BaseExpression, cst.CSTNode]] = {}
         self._depth = 0
-        self._function: cst.FunctionDef | None = function  # indexed on the first query
-
-    def _index(self, function: cst.FunctionDef) -> None:
-        stack: list[tuple[cst.BaseSuite, cst.CSTNode]] = [(function.body, function)]
-        while stack:
-            suite, owner = stack.pop()
-            statements = suite.body
-            for index, stmt in enumerate(statements):
-                self._frames[id(stmt)] = (owner, statements, index)
-                stack.extend(self._blocks(stmt))
-
-    def _blocks(self, stmt: cst.CSTNode) -> list[tuple[cst.BaseSuite, cst.CSTNode]]:
-        """The blocks directly inside ``stmt``, each with the node that owns it."""
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for index, small in enumerate(stmt.body):
-                self._frames[id(small)] = (stmt, stmt.body, index)
-            return []
-        blocks: list[tuple[cst.BaseSuite, cst.CSTNode]] = []
-        if isinstance(stmt, (cst.If, cst.For, cst.While, cst.With)):
-            blocks.append((stmt.body, stmt))
-        if isinstance(stmt, (cst.Try, cst.TryStar)):
-            blocks.append((stmt.body, stmt))
-            for handler in stmt.handlers:
-                self._outer[id(handler)] = stmt
-                blocks.append((handler.body, handler))
-            if stmt.finalbody is not None:
-                self._outer[id(stmt.finalbody)] = stmt
-                blocks.append((stmt.finalbody.body, stmt.finalbody))
-        if isinstance(stmt, cst.Match):
-            for case in stmt.cases:
-                self._outer[id(case)] = stmt
-                blocks.append((case.body, case))
-        orelse = getattr(stmt, "orelse", None)
-        if isinstance(orelse, cst.If):  # ``elif``: read where the whole ``if`` stands
-            self._frames[id(orelse)] = self._frames[id(stmt)]
-            blocks.extend(self._blocks(orelse))
-        elif isinstance(orelse, cst.Else):
-            self._outer[id(orelse)] = stmt
-            blocks.append((orelse.body, orelse))
-        return blocks
-
-    def binds(self, node: cst.CSTNode) -> frozenset[str]:
-        """Names a statement (or block) may bind, nested statements included."""
-        found = self._binds.get(id(node))
-        if found is None:
-            found = self._binds[id(node)] = frozenset(_bound_by(node, self.binds))
-        return found
 
     def before(self, name: str, at: cst.CSTNode) -> Value:
         """What ``name`` holds just before statement ``at`` runs."""
-        if self._function is not None:
-            self._index(self._function)
-            self._function = None
+        self.indexed()
         key = (name, id(at))
         found = self._memo.get(key)
         if found is None:
@@ -123,31 +74,6 @@ class Reaching:
         looped = isinstance(owner, (cst.For, cst.While, cst.With)) and name not in self.binds(owner)
         return self.assignment(name, owner) if through or looped else None
 
-    def rebound_since(self, name: str, start: cst.CSTNode, at: cst.CSTNode) -> bool:
-        """Whether a statement binding ``name`` may run after ``start`` (the assignment whose
-        value reaches ``at``) and before ``at`` (``n0 = n; n += 1``); True if unsure."""
-        holders, node = set(), start  # start and the statements holding it
-        while (frame := self._frames.get(id(node))) is not None:
-            holders.add(id(node))
-            node = self._outer.get(id(frame[0]), frame[0])
-        node = at
-        while (frame := self._frames.get(id(node))) is not None:
-            owner, siblings, index = frame
-            for stmt in reversed(siblings[:index]):
-                if id(stmt) in holders:  # start (``x = f(x)`` rebinds only what it reads), or holds it
-                    rest = stmt.body[[id(s) for s in stmt.body].index(id(start)) + 1:] if isinstance(stmt, cst.SimpleStatementLine) else [stmt]
-                    return stmt is not start and any(name in self.binds(s) for s in rest)
-                if name in self.binds(stmt):
-                    return True
-            stmt = self._outer.get(id(owner), owner)
-            if isinstance(owner, cst.FunctionDef) or isinstance(stmt, cst.If) and name in walrus_names(stmt.test):
-                return True
-            looped = isinstance(owner, (cst.For, cst.While)) or (isinstance(owner, cst.With) and name in _with_names(owner))
-            if (looped or stmt is not owner and not isinstance(stmt, cst.If)) and name in self.binds(stmt):
-                return True  # the back edge, ``with ... as``, or a handler, finally, case or else after the body
-            node = stmt
-        return True
-
     def _before(self, name: str, at: cst.CSTNode, key: tuple[str, int]) -> Value:
         frame = self._frames.get(id(at))
         if frame is None:
@@ -169,7 +95,7 @@ class Reaching:
         if isinstance(owner, (cst.For, cst.While)):  # the back edge: the body ran before
             return UNKNOWN if name in self.binds(owner) else self.before(name, owner)
         if isinstance(owner, cst.With):
-            return UNKNOWN if name in _with_names(owner) else self.before(name, owner)
+            return UNKNOWN if name in with_names(owner) else self.before(name, owner)
         if isinstance(owner, (cst.Try, cst.TryStar)):  # the try body, in order
             return self.before(name, owner)
         stmt = self._outer[id(owner)]
@@ -197,7 +123,7 @@ class Reaching:
             return self._small(name, stmt, key)
         if isinstance(stmt, cst.If):
             return self._joined(name, stmt)
-        if isinstance(stmt, cst.With) and name not in _with_names(stmt):
+        if isinstance(stmt, cst.With) and name not in with_names(stmt):
             return self._end(name, stmt.body.body, lambda: self.before(name, stmt))
         if isinstance(stmt, cst.Try) and stmt.finalbody is None and all(_always_leaves(h.body.body) for h in stmt.handlers):
             # Past the try only when its body (and ``else``) completed: no handler falls through.
@@ -332,69 +258,3 @@ def _always_leaves(statements: Sequence[cst.CSTNode]) -> bool:
         return any(isinstance(s, _ENDS) or (isinstance(s, cst.Expr) and isinstance(s.value, cst.Call) and dotted(s.value.func) in EXIT_CALLS) for s in smalls)
     return False
 
-
-def _with_names(stmt: cst.With) -> set[str]:
-    return {name for item in stmt.items if item.asname is not None for name in target_names(item.asname.name)}
-
-
-def _bound_by(node: cst.CSTNode, binds: Callable[[cst.CSTNode], frozenset[str]]) -> set[str]:
-    """Names ``node`` binds; nested statements through ``binds`` (cached)."""
-    names: set[str] = set()
-    if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock)):
-        for child in node.body:
-            names |= binds(child)
-    elif isinstance(node, cst.Assign):
-        for target in node.targets:
-            names.update(target_names(target.target))
-    elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
-        if not (isinstance(node, cst.AnnAssign) and node.value is None):
-            names.update(target_names(node.target))
-    elif isinstance(node, cst.Del):
-        names.update(target_names(node.target))
-    elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
-        for alias in node.names:
-            bound = dotted(alias.asname.name if alias.asname is not None else alias.name)
-            names.add(bound.split(".")[0] if bound else "")
-    elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-        names.add(node.name.value)
-    elif isinstance(node, cst.BaseCompoundStatement):
-        names |= _compound_binds(node, binds)
-    return names
-
-
-def _compound_binds(node: cst.BaseCompoundStatement, binds: Callable[[cst.CSTNode], frozenset[str]]) -> set[str]:
-    names: set[str] = set() if isinstance(node, cst.Match) else set(binds(node.body))
-    if isinstance(node, (cst.If, cst.While)):
-        names |= walrus_names(node.test)
-    elif isinstance(node, cst.For):
-        names.update(target_names(node.target))
-    elif isinstance(node, cst.With):
-        names |= _with_names(node)
-    elif isinstance(node, (cst.Try, cst.TryStar)):
-        for handler in node.handlers:
-            names |= binds(handler.body)
-            if handler.name is not None:
-                names.update(target_names(handler.name.name))
-        if node.finalbody is not None:
-            names |= binds(node.finalbody.body)
-    elif isinstance(node, cst.Match):
-        for case in node.cases:
-            names |= binds(case.body) | walrus_names(case.pattern)
-            names |= {n.value for n in _pattern_names(case.pattern)}
-    orelse = getattr(node, "orelse", None)
-    if isinstance(orelse, cst.If):
-        names |= binds(orelse)
-    elif isinstance(orelse, cst.Else):
-        names |= binds(orelse.body)
-    return names
-
-
-def _pattern_names(pattern: cst.CSTNode) -> list[cst.Name]:
-    found: list[cst.Name] = []
-    stack = [pattern]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.MatchAs, cst.MatchStar)) and node.name is not None:
-            found.append(node.name)
-        stack.extend(node.children)
-    return found

@@ -149,6 +149,9 @@ class Guard:
     parts: tuple[GuardPart, ...] = ()
     inputs: tuple[str, ...] = ()
     opaque: tuple[str, ...] = ()
+    # Earlier values of opaque locals, as (the name the guard gives it, the local): a local
+    # bound again on the path is one name per binding, its own name for the value at the raise.
+    earlier: tuple[tuple[str, str], ...] = ()
     calls: tuple[str, ...] = ()
     constants: tuple[tuple[str, str], ...] = ()
     context: tuple[Context, ...] = ()

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ast
 import itertools
+import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -108,6 +110,47 @@ def _first_assignment(changed: tuple[str, ...], pools: list[list[Any]], parts: l
     """The first assignment, in the order of ``itertools.product(*pools)``, under which
     every conjunct reading a changed variable is true; and the budget spent.
 
+    Variables no conjunct reads together are searched apart, each group depth first on its
+    own (``_depth_first``), smallest first: the first assignment of the product is the first
+    of each group put together, and the cost at most the sum of the groups' own enumerations
+    instead of their product (``not a_0 and not b and s[1:2] == "u"`` is three searches of
+    one variable)."""
+    if any(not pool for pool in pools):
+        return None, spent  # no assignment at all
+    group = list(range(len(changed)))  # union-find over the changed variables' levels
+
+    def root(level: int) -> int:
+        while group[level] != level:
+            group[level] = group[group[level]]
+            level = group[level]
+        return level
+
+    level_of = {name: level for level, name in enumerate(changed)}
+    for _, names, _ in parts:
+        read = [level_of[name] for name in names if name in level_of]
+        for level in read[1:]:
+            group[root(level)] = root(read[0])
+    groups: dict[int, list[int]] = {}
+    for level in range(len(changed)):
+        groups.setdefault(root(level), []).append(level)
+    if len(groups) <= 1:
+        return _depth_first(changed, pools, parts, base, spent, budget)
+    env = base.copy()
+    # Smallest first: a group with no answer ends the search, and is found at least cost.
+    for levels in sorted(groups.values(), key=lambda levels: (math.prod(len(pools[level]) for level in levels), levels)):
+        names = {changed[level] for level in levels}
+        own = [part for part in parts if part[1] & names]
+        found, spent = _depth_first(tuple(changed[level] for level in levels), [pools[level] for level in levels], own, base, spent, budget)
+        if found is None or found is _OVER_BUDGET:
+            return found, spent
+        env.update((name, found[name]) for name in names)
+    return env, spent
+
+
+def _depth_first(changed: tuple[str, ...], pools: list[list[Any]], parts: list[tuple[_Test, set[str], bool | None]],
+                 base: dict[str, Any], spent: int, budget: int) -> tuple[dict[str, Any] | None, int]:
+    """``_first_assignment`` of one group of variables.
+
     Depth first, one variable per level: a conjunct is tested at the level where the last
     changed variable it reads gets its value, and a false one cuts off every completion
     of that prefix (none can change it). The answer is the one plain enumeration finds;
@@ -186,10 +229,18 @@ def _conjunct_parts(problem: Problem) -> list[tuple[Callable[[dict[str, Any]], b
     parts: list[tuple[Callable[[dict[str, Any]], bool | None], set[str], bool | None]] = []
     for part in conjuncts(problem.tree):
         code = ast.unparse(part)  # the form variables (opaque atoms included) are named in
-        names = {name for name in problem.variables if name in code}
+        names = {name for name in problem.variables if name in code and _named_in(name, code)}
         test = predicate(part, problem.refusals)
         parts.append((test, names, test(base)))
     return parts
+
+
+def _named_in(name: str, code: str) -> bool:
+    """Whether ``name`` occurs in ``code`` as a whole name or dotted name (``n`` is not in
+    ``len(n_0)``; ``x`` is not in ``self.x``), wherever it could be read: a superset still."""
+    before = r"(?<![\w.])" if name[:1].isidentifier() else ""
+    after = r"(?!\w)" if (name[-1:] + "x").isidentifier() else ""
+    return re.search(before + re.escape(name) + after, code) is not None
 
 
 def _is_finite(variable: Variable) -> bool:

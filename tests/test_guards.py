@@ -91,24 +91,25 @@ def test_a_local_reads_as_the_value_that_reaches_the_raise(tmp_path) -> None:
         ("if n:\n    s = 'a'\nelif k:\n    s = 'b'\nelse:\n    return\nif s == 'a':\n    raise ValueError('x')",
          "(n or not n and k) and ('a' if n else 'b') == 'a'", ("n", "k"), ()),
         ("if k: m = n + 1; m += 1\nelse: m = 0\nif m > 3:\n    raise ValueError('x')", "((n + 1) + 1 if k else 0) > 3", ("n", "k"), ()),
-        # what the reaching values do not follow stays opaque, for parameters too
-        ("for x in s:\n    n = x\nif n > 3:\n    raise ValueError('x')", "n > 3", (), ("n",)),
-        ("while n:\n    if k > n:\n        raise ValueError('x')\n    k = k - 1", "n and k > n", ("n",), ("k",)),
-        ("with open(s) as n:\n    pass\nif n:\n    raise ValueError('x')", "n", (), ("n",)),
+        # what the reaching values do not follow stays opaque; a parameter rebound so is a
+        # name of its own there (``n_1``), its own name still the argument
+        ("for x in s:\n    n = x\nif n > 3:\n    raise ValueError('x')", "n_1 > 3", (), ("n_1",)),
+        ("while n:\n    if k > n:\n        raise ValueError('x')\n    k = k - 1", "n and k_1 > n", ("n",), ("k_1",)),
+        ("with open(s) as n:\n    pass\nif n:\n    raise ValueError('x')", "n_1", (), ("n_1",)),
         ("try:\n    n = int(s)\n    k = 1\nexcept ValueError:\n    if n:\n        raise ValueError('x')",
-         "(__raises__(int(s), (ValueError,)) or not __raises__(int(s), (BaseException,)) and __raises__(1, (ValueError,))) and n",
-         ("s",), ("n",)),
+         "(__raises__(int(s), (ValueError,)) or not __raises__(int(s), (BaseException,)) and __raises__(1, (ValueError,))) and n_1",
+         ("s",), ("n_1",)),
         ("lines = []\nlines.append(s)\nif not lines:\n    raise ValueError('x')", "not lines", (), ("lines",)),
         ("m = None\ndef g():\n    nonlocal m\n    m = 1\nif m is not None:\n    raise ValueError('x')", "m is not None", (), ("m",)),
-        ("match s:\n    case 'a':\n        k = 2\nif k > 1:\n    raise ValueError('x')", "k > 1", (), ("k",)),
-        # a value read at its assignment, of a name rebound since: not inlined (vLLM's
-        # ``video_audio_start = audio_idx``, then ``audio_idx += 1``, then the check)
+        ("match s:\n    case 'a':\n        k = 2\nif k > 1:\n    raise ValueError('x')", "k_1 > 1", (), ("k_1",)),
+        # a value read at its assignment, of a name rebound since: each value a name of its
+        # own (vLLM's ``video_audio_start = audio_idx``, then ``audio_idx += 1``, then the check)
         ("for x in s:\n    start = k\n    if x:\n        k += 1\n    if k - start != n:\n        raise ValueError('x')",
-         "k - start != n", ("n",), ("k", "start")),
-        ("m = s\nfor x in s:\n    s = x\nif m > s:\n    raise ValueError('x')", "m > s", (), ("m", "s")),
-        # base64.b32decode: ``l`` read in ``p``'s assignment, after ``s`` was rebound
+         "k_1 - k_2 != n", ("n",), ("k_1", "k_2")),
+        ("m = s\nfor x in s:\n    s = x\nif m > s:\n    raise ValueError('x')", "s > s_1", ("s",), ("s_1",)),
+        # base64.b32decode: ``l`` is the argument's length, ``p`` the stripped value's
         ("l = len(s)\ns = s.rstrip('=')\np = l - len(s)\nfor i in range(3):\n    pass\nif l % 8 or p > 3:\n    raise ValueError('x')",
-         "l % 8 or (l - len(s)) > 3", (), ("l", "s")),
+         "len(s) % 8 or (len(s) - len(s_1)) > 3", ("s",), ("s_1",)),
         # ``x = f(x)`` rebinds only the name it reads: carried (one name, one value)
         ("m = s.get(1)\nif m is None:\n    return\nm = float(m)\nif m <= 0:\n    raise ValueError('x')",
          "m is not None and float(m) <= 0", (), ("m",)),
@@ -284,13 +285,13 @@ def test_a_local_bound_again_is_one_name_per_value(tmp_path) -> None:
     [_, card] = extract_snippet(tmp_path, code)
     assert card.guard.code == "code_0 == 250 and code == 421"
     assert card.guard.opaque == ("code_0", "code")
-    assert card.guard.earlier == (("code_0", "code"),)
+    assert card.guard.versions == (("code_0", "code", "earlier"),)
     assert [p.code for p in card.guard.parts] == ["code_0 == 250", "code == 421"]
     assert card.trigger.status == "internal" and card.trigger.assumes == {"code": 421, "code_0": 250}
 
 
 @pytest.mark.parametrize(
-    ("body", "guard", "earlier"),
+    ("body", "guard", "versions"),
     [
         # read once: the local's own name, whichever binding it is
         ("m = self.read()\nif m < 0:\n    raise ValueError('x')\nm = self.read()", "m < 0", ()),
@@ -307,10 +308,10 @@ def test_a_local_bound_again_is_one_name_per_value(tmp_path) -> None:
         ("m = self.read()\nwhile m:\n    if m == 'q':\n        raise ValueError('x')\n    m = self.read()", "m and m == 'q'", ()),
     ],
 )
-def test_reads_of_a_local_name_the_binding_they_see(tmp_path, body: str, guard: str, earlier: tuple) -> None:
+def test_reads_of_a_local_name_the_binding_they_see(tmp_path, body: str, guard: str, versions: tuple) -> None:
     code = "def f(n, s='', k=''):\n" + textwrap.indent(body, "    ") + "\n"
     [card] = [c for c in extract_snippet(tmp_path, code) if c.exception.display == "ValueError"]
-    assert (card.guard.code, card.guard.earlier) == (guard, earlier)
+    assert (card.guard.code, tuple(v[:2] for v in card.guard.versions)) == (guard, versions)
 
 
 def test_a_message_value_reads_only_what_the_raise_sees(tmp_path) -> None:
@@ -353,3 +354,27 @@ def test_the_card_names_the_earlier_values(tmp_path, capsys) -> None:
     page = (tmp_path / "docs" / "errors" / f"{card.id}.md").read_text(encoding="utf-8")
     assert "code_0 == 250 and code == 421" in page
     assert "`code_0` is a value `code` held earlier: `code` is bound again on the way to the raise." in page
+
+
+def test_a_rebound_parameter_keeps_its_name_for_the_argument(tmp_path, capsys) -> None:
+    # uu.decode: `out_file` is the argument in the first test and a value the body chose in
+    # the second; one name for both read `out_file is None and os.path.exists(out_file)`.
+    code = """
+    import os
+
+    def decode(in_file, out_file=None):
+        if out_file is None:
+            out_file = in_file.name()
+        if not out_file.startswith("/") and os.path.exists(out_file):
+            raise ValueError("Cannot overwrite existing file: %s" % out_file)
+    """
+    temp_tree(tmp_path / "tree", {"mod.py": code})
+    assert run_cli(capsys, "extract", str(tmp_path / "tree"), "-o", str(tmp_path / "docs"), "-q").code == 0
+    [card] = extract_snippet(tmp_path / "again", code)
+    assert card.guard.code == 'not out_file_1.startswith("/") and os.path.exists(out_file_1)'
+    assert card.guard.versions == (("out_file_1", "out_file", "rebound"),)
+    assert card.guard.inputs == () and card.guard.opaque == ("out_file_1",)
+    # the message's `out_file` is the rebound value: no value in terms of the argument
+    assert [p.value for p in card.message.parts if hasattr(p, "expr")] == [None]
+    page = (tmp_path / "docs" / "errors" / f"{card.id}.md").read_text(encoding="utf-8")
+    assert "`out_file_1` is a value the parameter `out_file` is rebound to in the function (`out_file` itself is the argument)." in page

@@ -189,7 +189,7 @@ def test_no_unreachable_claim_rests_on_calls_or_rebound_locals(tmp_path) -> None
     assert cards[0].trigger.assumes == {"conn.poll()": False}
     # Each binding of `code` is a name of its own: the first reply and the one in the loop.
     assert cards[3].guard.code == "conn.poll() and code_0 == 250 and code == 421"
-    assert cards[3].guard.earlier == (("code_0", "code"),)
+    assert cards[3].guard.versions == (("code_0", "code", "earlier"),)
     assert cards[3].trigger.assumes == {"code": 421, "code_0": 250, "conn.poll()": True}
 
 

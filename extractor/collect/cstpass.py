@@ -17,7 +17,7 @@ from typing import Any
 import libcst as cst
 
 from ..model import Argument, Guard, Hole, MessageTemplate, Part, Text
-from .expressions import ExprModel, Rebound
+from .expressions import ExprModel
 from .messages import reconstruct_message, unknown
 from .paths import PathModel, extract_guard, handler_types
 from .scope import ModuleNames, Scope, dotted, raw_code, strip_parens
@@ -184,11 +184,8 @@ def _message_target(name: cst.Name, scope: Scope, exprs: ExprModel, at: cst.Rais
     found = scope.message_target(name)
     if found != "message_variable_reassigned":
         return found
-    try:
-        with exprs.located(at):
-            value = exprs.reaching_value(name.value)
-    except Rebound:
-        return found
+    with exprs.located(at):
+        value = exprs.reaching_value(name.value)
     if isinstance(value, cst.IfExp):
         return "message_variable_branches"  # a different text on each branch: no one template
     if value is None:
@@ -212,7 +209,7 @@ def _inline_hole(part: Part, exprs: ExprModel, at: cst.Raise) -> Part:
     try:
         node = cst.parse_expression(part.expr)
         inlined = exprs.plain_at(raw_code(exprs.inline_at(node, at)), at, part.expr)
-    except (cst.ParserSyntaxError, Rebound):
+    except cst.ParserSyntaxError:
         return part
     return replace(part, value=inlined) if inlined is not None and inlined != raw_code(node) else part
 

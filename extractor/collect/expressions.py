@@ -45,14 +45,6 @@ def resolve(code: str, shown: dict[str, str]) -> str:
     return TAGGED.sub(lambda match: shown.get(match.group(0), match.group(1)), code) if TAG in code else code
 
 
-class Rebound(Exception):
-    """A parameter holds, at the statement read, a value no expression gives (reaching.UNKNOWN)."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__(name)
-        self.name = name
-
-
 def parenthesize(node: cst.BaseExpression) -> cst.BaseExpression:
     """Wrap ``node`` in parentheses unless it is atomic or already wrapped."""
     if isinstance(node, _ATOMIC) or getattr(node, "lpar", None):
@@ -142,8 +134,8 @@ class ExprModel:
 
     def reaching_value(self, name: str) -> cst.BaseExpression | None:
         """What local ``name`` holds at ``self.at``; None to keep the name (a parameter's
-        argument, an opaque local, a name of the module). A parameter whose value there is
-        unknown raises Rebound: the guard is modelled again with it opaque."""
+        argument, an opaque local, a name of the module). A parameter rebound to a value no
+        expression gives is its tagged name there (``versioned``): never the argument's."""
         scope = self.scope
         if self.reaching is None or self.at is None or name not in scope.bindings:
             return None
@@ -151,7 +143,7 @@ class ExprModel:
             return None
         value = self.reaching.before(name, self.at)
         if value is UNKNOWN and name in scope.params:
-            raise Rebound(name)
+            return cst.Name(f"{name}{TAG}{self._number(name, self.at)}")
         if not isinstance(value, cst.BaseExpression):
             return None
         origin = self.reaching.assignment(name, self.at)
@@ -195,13 +187,14 @@ class ExprModel:
         taken: set[str] | None = None
         counts: dict[str, int] = {}
         for tag, base in tags.items():
-            if values[base] == 1 or self._holds_at(int(tag.rsplit(TAG, 1)[1]), at):
+            rebound = base in self.scope.params  # its own name is the argument's
+            if not rebound and (values[base] == 1 or self._holds_at(int(tag.rsplit(TAG, 1)[1]), at)):
                 shown[tag] = base
                 continue
             if taken is None:
                 scope = self.scope
                 taken = {*scope.bindings, *scope.params, *scope.module.kinds, *(w for c in codes for w in WORDS.findall(c))}
-            index = counts.get(base, 0)
+            index = counts.get(base, 1 if rebound else 0)
             while f"{base}_{index}" in taken:
                 index += 1
             counts[base] = index + 1
@@ -214,8 +207,10 @@ class ExprModel:
         (``fn = fn.path if ... else fn``); None when it reads an earlier value of another."""
         if TAG not in code:
             return code
-        if any(match.group(1) != own and not self._holds_at(int(match.group(2)), at) for match in TAGGED.finditer(code)):
-            return None
+        for match in TAGGED.finditer(code):
+            base = match.group(1)
+            if base in self.scope.params or base != own and not self._holds_at(int(match.group(2)), at):
+                return None  # (a rebound parameter's own name would read as its argument)
         return resolve(code, {})
 
     def _held_names(self, value: cst.BaseExpression, start: cst.CSTNode) -> set[str]:
@@ -327,7 +322,7 @@ class ExprModel:
         root = chain.split(".")[0]
         if root in bound:
             return
-        category = self.scope.classify(untagged(root))
+        category = "opaque" if TAG in root else self.scope.classify(root)
         if chain in PURE_BUILTINS and category == "builtin":
             return
         refs.calls[raw_code(call)] = None
@@ -335,7 +330,7 @@ class ExprModel:
             self._ref(root, chain.rsplit(".", 1)[0], refs)
 
     def _ref(self, root: str, chain: str, refs: Refs) -> None:
-        category = self.scope.classify(untagged(root))
+        category = "opaque" if TAG in root else self.scope.classify(root)
         if category == "input":
             refs.inputs[chain] = None
         elif category == "opaque":

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from ..model import RAISES, And, Context, Guard, GuardNode, GuardPart, Opaque, Truthy
-from .expressions import TAG, ExprModel, Rebound, resolve, untagged
+from .expressions import TAG, ExprModel, resolve, untagged
 from .guards import (
     FALSE,
     MAX_FUNCTION_GUARD_NODES,
@@ -44,10 +44,6 @@ class PathModel:
 
     def __init__(self, scope: Scope) -> None:
         self.spent_nodes = 0  # guard nodes of the function's raises so far (MAX_FUNCTION_GUARD_NODES)
-        self.reset(scope)
-
-    def reset(self, scope: Scope) -> None:
-        """Forget what was modelled (after a parameter turned opaque: expressions.Rebound)."""
         self.exprs = ExprModel(scope)
         self.conditions = ConditionModel(self.exprs)
         self.approximations: dict[str, None] = {}
@@ -327,13 +323,7 @@ def _may_exit(stmt: cst.CSTNode, *, loops_absorb: bool) -> bool:
 def extract_guard(chain: Sequence[cst.CSTNode], start: int, scope: Scope, model: PathModel | None = None) -> Guard:
     """The guard of the raise at the end of ``chain``, walking from ``chain[start]`` down
     (``model``: the PathModel of ``scope`` shared by the function's raises)."""
-    model = model if model is not None else PathModel(scope)
-    while True:
-        try:
-            return _extract_guard(chain, start, model)
-        except Rebound as rebound:  # ends: each round adds a parameter, and opaque ones never raise it
-            scope.opaque_params.add(rebound.name)
-            model.reset(scope)
+    return _extract_guard(chain, start, model if model is not None else PathModel(scope))
 
 
 def _extract_guard(chain: Sequence[cst.CSTNode], start: int, model: PathModel) -> Guard:
@@ -363,7 +353,8 @@ def _extract_guard(chain: Sequence[cst.CSTNode], start: int, model: PathModel) -
         parts=_parts(conditions),
         inputs=tuple(refs.inputs),
         opaque=tuple(refs.opaque),
-        earlier=tuple((name, untagged(tag)) for tag, name in shown.items() if name != untagged(tag)),
+        versions=tuple((name, base, "rebound" if base in model.exprs.scope.params else "earlier")
+                       for tag, name in shown.items() if name != (base := untagged(tag))),
         calls=tuple(refs.calls),
         constants=tuple(sorted(refs.constants.items())),
         named=tuple(sorted(refs.named.items())),

@@ -15,7 +15,8 @@ Anything else that binds the name on the way makes it ``UNKNOWN`` there: a loop 
 back edge), a try body seen from a handler or ``finally``, ``with ... as``, ``except ... as``,
 unpacking of anything but a display, ``del``, an import, a nested function (or one that
 declares it ``nonlocal``), a value that is not pure (a call with effects, a mutable display
-later statements may fill). A parameter UNKNOWN somewhere is opaque in the whole guard."""
+later statements may fill). A name UNKNOWN at a read is one opaque name per binding
+(``statements.StatementIndex.version``), a parameter's own name kept for its argument."""
 
 from __future__ import annotations
 

@@ -149,9 +149,11 @@ class Guard:
     parts: tuple[GuardPart, ...] = ()
     inputs: tuple[str, ...] = ()
     opaque: tuple[str, ...] = ()
-    # Earlier values of opaque locals, as (the name the guard gives it, the local): a local
-    # bound again on the path is one name per binding, its own name for the value at the raise.
-    earlier: tuple[tuple[str, str], ...] = ()
+    # Names of the values of a name bound again on the path, one per binding, as (the name the
+    # guard gives it, the name, kind): "earlier", a value a local held before the one the raise
+    # sees (which keeps the local's name); "rebound", a value a parameter holds once rebound
+    # (the parameter's own name always means its argument).
+    versions: tuple[tuple[str, str, str], ...] = ()
     calls: tuple[str, ...] = ()
     constants: tuple[tuple[str, str], ...] = ()
     context: tuple[Context, ...] = ()

@@ -306,6 +306,16 @@ def test_a_local_bound_again_is_one_name_per_value(tmp_path) -> None:
          "x_0 != 'a' and not x", (("x_0", "x"),)),
         # one round of a loop: its test and the raise see the same binding
         ("m = self.read()\nwhile m:\n    if m == 'q':\n        raise ValueError('x')\n    m = self.read()", "m and m == 'q'", ()),
+        # a binding in a branch that leaves (continue, return) reaches no later read
+        ("m = self.read()\nfor x in s:\n    if m[x] == 'a':\n        m = self.read()\n        continue\n    if m[x + 1] == 'b':\n        raise ValueError('x')",
+         "m[x] != 'a' and m[x + 1] == 'b'", ()),
+        # shutil._fastcopy_sendfile: a try's ``else`` does not run before its handler
+        ("m = self.read()\nwhile True:\n    try:\n        self.send(m)\n    except OSError:\n        if m == 0:\n            raise ValueError('x')\n"
+         "        raise\n    else:\n        m += 1",
+         "__raises__(self.send(m), (OSError,)) and m == 0", ()),
+        # lib2to3's parser: a loop's ``else`` after a body whose rebinding always returns
+        ("m = self.read()\narcs = self.arcs[m]\nfor x in arcs:\n    if x:\n        m = x\n        return\nelse:\n    if (0, m) in arcs:\n        raise ValueError('x')",
+         "(0, m) in self.arcs[m]", ()),
     ],
 )
 def test_reads_of_a_local_name_the_binding_they_see(tmp_path, body: str, guard: str, versions: tuple) -> None:

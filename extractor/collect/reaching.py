@@ -26,8 +26,8 @@ from typing import Final
 import libcst as cst
 
 from .bindings import with_names
-from .scope import EXIT_CALLS, dotted, is_pure, raw_code, walrus_names
-from .statements import StatementIndex
+from .scope import is_pure, raw_code, walrus_names
+from .statements import StatementIndex, always_leaves
 
 ENTRY: Final = "entry"  # the name holds what it held when the function was entered
 UNKNOWN: Final = "unknown"  # no expression over the entry's values says what it holds
@@ -35,7 +35,6 @@ Value = cst.BaseExpression | str  # an expression, ENTRY or UNKNOWN
 
 MAX_VALUE_CHARS = 400  # a longer value (ifs joining many rebindings) is UNKNOWN
 MAX_REACH_DEPTH = 16  # nested reads of one value in another
-_ENDS = (cst.Raise, cst.Return, cst.Continue, cst.Break)
 
 
 class Reaching(StatementIndex):
@@ -126,7 +125,7 @@ class Reaching(StatementIndex):
             return self._joined(name, stmt)
         if isinstance(stmt, cst.With) and name not in with_names(stmt):
             return self._end(name, stmt.body.body, lambda: self.before(name, stmt))
-        if isinstance(stmt, cst.Try) and stmt.finalbody is None and all(_always_leaves(h.body.body) for h in stmt.handlers):
+        if isinstance(stmt, cst.Try) and stmt.finalbody is None and all(always_leaves(h.body.body) for h in stmt.handlers):
             # Past the try only when its body (and ``else``) completed: no handler falls through.
             body = lambda: self._end(name, stmt.body.body, lambda: self.before(name, stmt))  # noqa: E731
             return self._end(name, stmt.orelse.body.body, body) if stmt.orelse is not None else body()
@@ -166,11 +165,11 @@ class Reaching(StatementIndex):
     def _joined(self, name: str, stmt: cst.If) -> Value:
         """The value after an ``if``: each branch's, chosen by the test."""
         entry = lambda: self._tested(name, stmt)  # noqa: E731 (a deferred read)
-        body = None if _always_leaves(stmt.body.body) else self._end(name, stmt.body.body, entry)
+        body = None if always_leaves(stmt.body.body) else self._end(name, stmt.body.body, entry)
         if isinstance(stmt.orelse, cst.If):
             other = self._joined(name, stmt.orelse)
         elif isinstance(stmt.orelse, cst.Else):
-            other = None if _always_leaves(stmt.orelse.body.body) else self._end(name, stmt.orelse.body.body, entry)
+            other = None if always_leaves(stmt.orelse.body.body) else self._end(name, stmt.orelse.body.body, entry)
         else:
             other = entry()
         if body is None or other is None:
@@ -247,15 +246,3 @@ def _element(assign: cst.Assign, name: str) -> cst.BaseExpression | None:
         if isinstance(bound.value, cst.Name) and bound.value.value == name:
             return element.value
     return None
-
-
-def _always_leaves(statements: Sequence[cst.CSTNode]) -> bool:
-    """Whether a block ends in raise/return/continue/break or an exit call on every path."""
-    if not statements:
-        return False
-    last = statements[-1]
-    if isinstance(last, cst.SimpleStatementLine) or isinstance(last, _ENDS):
-        smalls = last.body if isinstance(last, cst.SimpleStatementLine) else [last]
-        return any(isinstance(s, _ENDS) or (isinstance(s, cst.Expr) and isinstance(s.value, cst.Call) and dotted(s.value.func) in EXIT_CALLS) for s in smalls)
-    return False
-

@@ -14,9 +14,10 @@ from collections.abc import Callable, Sequence
 import libcst as cst
 
 from .bindings import bound_by, with_names
-from .scope import target_names, walrus_names
+from .scope import EXIT_CALLS, dotted, target_names, walrus_names
 
 Frame = tuple[cst.CSTNode, Sequence[cst.CSTNode], int]  # (owner, siblings, index)
+_ENDS = (cst.Raise, cst.Return, cst.Continue, cst.Break)
 
 
 class StatementIndex:
@@ -91,7 +92,7 @@ class StatementIndex:
             return ("statement", id(at))  # a statement of a nested class body: not followed
         owner, siblings, index = frame
         for stmt in reversed(siblings[:index]):
-            if name in self.binds(stmt) and not _deletes(stmt, name):  # (after ``del x`` no read of x runs)
+            if self._binding_passes(stmt, name) and not _deletes(stmt, name):  # (after ``del x`` no read of x runs)
                 return ("after", id(stmt))
         if isinstance(owner, cst.FunctionDef):
             return ("entry", 0)
@@ -129,35 +130,67 @@ class StatementIndex:
             for stmt in reversed(siblings[:index]):
                 if id(stmt) in holders:  # start (``x = f(x)`` rebinds only what it reads), or holds it
                     return stmt is not start and self._binds_after(name, start, stmt)
-                if name in self.binds(stmt):
+                if self._binding_passes(stmt, name):
                     return True
             stmt = self._outer.get(id(owner), owner)
             if isinstance(owner, cst.FunctionDef) or isinstance(stmt, cst.If) and name in walrus_names(stmt.test):
                 return True
+            # Reached from a handler or a try's ``else``: of the try, only its body ran before.
+            from_body = isinstance(stmt, (cst.Try, cst.TryStar)) and owner is not stmt and owner is not stmt.finalbody
+            if id(stmt) in holders and stmt is not start and from_body:
+                return self._binds_after(name, start, stmt, exits=False)  # start in the body
             looped = isinstance(owner, (cst.For, cst.While)) or (isinstance(owner, cst.With) and name in with_names(owner))
-            if (looped or stmt is not owner and not isinstance(stmt, cst.If)) and name in self.binds(stmt):
+            if (looped or stmt is not owner and not isinstance(stmt, cst.If)) and self._ran_before(stmt, owner, name, from_body):
                 return True  # the back edge, ``with ... as``, or a handler, finally, case or else after the body
             if stmt is start:
                 return False  # ``at`` is inside ``start``, and nothing on the way in binds the name
             node = stmt
         return True
 
-    def _binds_after(self, name: str, start: cst.CSTNode, holder: cst.CSTNode) -> bool:
+    def _ran_before(self, stmt: cst.CSTNode, owner: cst.CSTNode, name: str, from_body: bool) -> bool:
+        """Whether a binding of ``name`` in ``stmt`` may have run before its block ``owner``
+        is entered: a try's body before a handler or ``else``; a loop's target and the body
+        statements that go on, before its ``else``; else anything ``stmt`` binds."""
+        if from_body:
+            return any(self._binding_passes(s, name) for s in stmt.body.body)  # type: ignore[attr-defined]
+        if isinstance(owner, cst.Else) and isinstance(stmt, (cst.For, cst.While)):
+            head = target_names(stmt.target) if isinstance(stmt, cst.For) else walrus_names(stmt.test)
+            return name in head or any(self._binding_passes(s, name) for s in stmt.body.body)
+        return name in self.binds(stmt)
+
+    def _binding_passes(self, stmt: cst.CSTNode, name: str) -> bool:
+        """Whether ``stmt`` may bind ``name`` and then let control go on past it: an ``if``
+        whose branches that bind it all end in raise, return, continue or break does not."""
+        if name not in self.binds(stmt):
+            return False
+        if not isinstance(stmt, cst.If) or name in walrus_names(stmt.test):
+            return True
+        branches: list[Sequence[cst.CSTNode]] = []
+        node: cst.CSTNode | None = stmt
+        while isinstance(node, cst.If):
+            branches.append(node.body.body)
+            node = node.orelse
+        if isinstance(node, cst.Else):
+            branches.append(node.body.body)
+        return any(name in self.binds(s) for block in branches if not always_leaves(block) for s in block)
+
+    def _binds_after(self, name: str, start: cst.CSTNode, holder: cst.CSTNode, exits: bool = True) -> bool:
         """Whether a statement binding ``name`` may run after ``start`` and still inside
         ``holder`` (a statement holding it): the rest of each block on the way out, a loop's
-        next rounds, what a ``try`` runs after its body or a handler."""
+        next rounds, what a ``try`` runs after its body or a handler (not with ``exits``
+        False, for the ``holder`` try itself: the point is in its handler or ``else``)."""
         node = start
         while node is not holder:
             frame = self._frames.get(id(node))
             if frame is None:
                 return True
             owner, siblings, index = frame
-            if any(name in self.binds(stmt) for stmt in siblings[index + 1:]):
+            if any(self._binding_passes(stmt, name) for stmt in siblings[index + 1:]):
                 return True
             stmt = self._outer.get(id(owner), owner)
             if isinstance(owner, (cst.For, cst.While)) and name in self.binds(owner):
                 return True
-            if isinstance(stmt, (cst.Try, cst.TryStar)) and owner is not stmt.finalbody:
+            if isinstance(stmt, (cst.Try, cst.TryStar)) and owner is not stmt.finalbody and (exits or stmt is not holder):
                 after = [*stmt.handlers, stmt.orelse, stmt.finalbody] if owner is stmt else [stmt.finalbody]
                 if any(block is not None and name in self.binds(block.body) for block in after):
                     return True
@@ -184,3 +217,14 @@ def _deletes(stmt: cst.CSTNode, name: str) -> bool:
     smalls = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else [stmt]
     binding = [small for small in smalls if isinstance(small, cst.BaseSmallStatement) and name in bound_by(small, lambda node: frozenset())]
     return bool(binding) and all(isinstance(small, cst.Del) for small in binding)
+
+
+def always_leaves(statements: Sequence[cst.CSTNode]) -> bool:
+    """Whether a block ends in raise/return/continue/break or an exit call on every path."""
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, cst.SimpleStatementLine) or isinstance(last, _ENDS):
+        smalls = last.body if isinstance(last, cst.SimpleStatementLine) else [last]
+        return any(isinstance(s, _ENDS) or (isinstance(s, cst.Expr) and isinstance(s.value, cst.Call) and dotted(s.value.func) in EXIT_CALLS) for s in smalls)
+    return False

@@ -110,9 +110,9 @@ def test_a_local_reads_as_the_value_that_reaches_the_raise(tmp_path) -> None:
         # base64.b32decode: ``l`` is the argument's length, ``p`` the stripped value's
         ("l = len(s)\ns = s.rstrip('=')\np = l - len(s)\nfor i in range(3):\n    pass\nif l % 8 or p > 3:\n    raise ValueError('x')",
          "len(s) % 8 or (len(s) - len(s_1)) > 3", ("s",), ("s_1",)),
-        # ``x = f(x)`` rebinds only the name it reads: carried (one name, one value)
+        # ``x = f(x)``: the value it read is an earlier one, named so (``m`` at the raise is ``float(m_0)``)
         ("m = s.get(1)\nif m is None:\n    return\nm = float(m)\nif m <= 0:\n    raise ValueError('x')",
-         "m is not None and float(m) <= 0", (), ("m",)),
+         "m_0 is not None and float(m_0) <= 0", (), ("m_0",)),
         # ... but a parameter's name stands for its argument wherever it is read
         ("m = k\nk = n\nif m > k:\n    raise ValueError('x')", "k > n", ("k", "n"), ()),
         # ... and still inlined where nothing rebinds the name in between
@@ -324,7 +324,7 @@ def test_reads_of_a_local_name_the_binding_they_see(tmp_path, body: str, guard: 
     assert (card.guard.code, tuple(v[:2] for v in card.guard.versions)) == (guard, versions)
 
 
-def test_a_message_value_reads_only_what_the_raise_sees(tmp_path) -> None:
+def test_a_message_value_names_what_the_raise_sees(tmp_path) -> None:
     code = """
     import sys
 
@@ -342,8 +342,8 @@ def test_a_message_value_reads_only_what_the_raise_sees(tmp_path) -> None:
             raise ValueError("`%s` is a named pipe" % fn)
     """
     first, second = extract_snippet(tmp_path, code)
-    # `module` is `sys.modules[module_name]` of a `module_name` rebound since: not carried
-    assert [p.value for p in first.message.parts if hasattr(p, "expr")] == [None]
+    # `module` is `sys.modules[module_name]` of a `module_name` rebound since: named as earlier
+    assert [p.value for p in first.message.parts if hasattr(p, "expr")] == ["sys.modules[module_name_0]"]
     # `fn = fn.path if ... else fn`: the value of `fn` itself, in terms of the loop's `fn`
     assert [p.value for p in second.message.parts if hasattr(p, "expr")] == ["(fn.path if self.entry else fn)"]
 
@@ -384,7 +384,25 @@ def test_a_rebound_parameter_keeps_its_name_for_the_argument(tmp_path, capsys) -
     assert card.guard.code == 'not out_file_1.startswith("/") and os.path.exists(out_file_1)'
     assert card.guard.versions == (("out_file_1", "out_file", "rebound"),)
     assert card.guard.inputs == () and card.guard.opaque == ("out_file_1",)
-    # the message's `out_file` is the rebound value: no value in terms of the argument
-    assert [p.value for p in card.message.parts if hasattr(p, "expr")] == [None]
+    # the message's `out_file` is the rebound value, never the argument
+    assert [p.value for p in card.message.parts if hasattr(p, "expr")] == ["out_file_1"]
     page = (tmp_path / "docs" / "errors" / f"{card.id}.md").read_text(encoding="utf-8")
     assert "`out_file_1` is a value the parameter `out_file` is rebound to in the function (`out_file` itself is the argument)." in page
+
+
+def test_a_trigger_message_reads_the_value_at_the_raise(tmp_path) -> None:
+    # datetime._check_time_fields: `hour = _index(hour)`; the message shows the rebound value
+    code = """
+    def check(hour):
+        hour = _index(hour)
+        if not 0 <= hour <= 23:
+            raise ValueError('hour must be in 0..23', hour)
+
+    def size(s):
+        n = len(s)
+        if n > 3:
+            raise ValueError('too long', n)
+    """
+    first, second = extract_snippet(tmp_path, code)
+    assert first.trigger.assumes == {"hour_1": -1} and first.trigger.message == "('hour must be in 0..23', -1)"
+    assert second.trigger.inputs == {"s": [0, 0, 0, 0]} and second.trigger.message == "('too long', 4)"

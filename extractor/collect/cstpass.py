@@ -155,7 +155,7 @@ def _call_message(call: cst.Call, scope: Scope, exprs: ExprModel, at: cst.Raise)
     try:
         arguments = tuple(
             Argument(code=raw_code(arg.value), keyword=arg.keyword.value if arg.keyword is not None else None,
-                     message=_argument_message(arg.value, scope, exprs, at))
+                     message=_argument_message(arg.value, scope, exprs, at), value=_inline_hole(Hole(expr=raw_code(arg.value)), exprs, at).value)
             for arg in call.args
         )
     except RecursionError:  # an argument too deep to write back as code (a 2,500-term concatenation)
@@ -208,10 +208,10 @@ def _inline_hole(part: Part, exprs: ExprModel, at: cst.Raise) -> Part:
         return part
     try:
         node = cst.parse_expression(part.expr)
-        inlined = exprs.plain_at(raw_code(exprs.inline_at(node, at)), at, part.expr)
+        inlined = exprs.named_at(raw_code(exprs.inline_at(node, at)), at, part.expr)
     except cst.ParserSyntaxError:
         return part
-    return replace(part, value=inlined) if inlined is not None and inlined != raw_code(node) else part
+    return replace(part, value=inlined) if inlined != raw_code(node) else part
 
 
 def parse_unit(text: str) -> list[tuple[cst.Raise, tuple[cst.CSTNode, ...]]]:

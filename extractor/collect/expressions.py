@@ -9,7 +9,6 @@ opaque calls and module constants it reads recorded.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
@@ -112,6 +111,7 @@ class ExprModel:
         self.reaching = Reaching(function, self.inline_at) if function is not None else None
         self._versions: dict[tuple[str, tuple[str, int]], int] = {}  # (local, reaching.version) -> its number
         self._reads: list[tuple[str, cst.CSTNode]] = []  # by number: the local, and the first statement it was read at
+        self.raise_names: dict[str, str] = {}  # tag -> shown name, in the guard of the raise being read
 
     @contextmanager
     def located(self, at: cst.CSTNode) -> Iterator[None]:
@@ -174,32 +174,45 @@ class ExprModel:
         name, read = self._reads[number]
         return number == self._number(name, at) or self.reaching is not None and not self.reaching.rebound_between(name, read, at)
 
-    def shown_names(self, codes: list[str], at: cst.CSTNode) -> dict[str, str]:
-        """Tag -> the name a reader sees, for code read on the path to statement ``at``: the
-        local's own name where the code reads one value of it, else for the value it holds
-        at ``at``, and ``name_0``, ``name_1``... for the earlier values, in order of first
-        appearance (never a name the code already uses)."""
-        tags: dict[str, str] = {}  # tag -> its local, in order of first appearance
-        for code in codes:
-            tags.update((match.group(0), match.group(1)) for match in TAGGED.finditer(code))
-        values = Counter(tags.values())
-        shown: dict[str, str] = {}
+    def shown_names(self, codes: list[str], at: cst.CSTNode, known: dict[str, str] | None = None) -> dict[str, str]:
+        """Tag -> the name a reader sees, for code read on the path to statement ``at``: a
+        local's own name for the value it holds at ``at``, ``name_0``, ``name_1``... for
+        earlier values; a parameter's own name is its argument, so the values it is rebound
+        to are ``name_1``, ``name_2``...; in order of first appearance, never a name the code
+        already uses. ``known``: names already given (the guard's, for its message)."""
+        shown = dict(known or {})
         taken: set[str] | None = None
         counts: dict[str, int] = {}
-        for tag, base in tags.items():
-            rebound = base in self.scope.params  # its own name is the argument's
-            if not rebound and (values[base] == 1 or self._holds_at(int(tag.rsplit(TAG, 1)[1]), at)):
-                shown[tag] = base
-                continue
-            if taken is None:
-                scope = self.scope
-                taken = {*scope.bindings, *scope.params, *scope.module.kinds, *(w for c in codes for w in WORDS.findall(c))}
-            index = counts.get(base, 1 if rebound else 0)
-            while f"{base}_{index}" in taken:
-                index += 1
-            counts[base] = index + 1
-            taken.add(shown.setdefault(tag, f"{base}_{index}"))
+        for code in codes:
+            for match in TAGGED.finditer(code):
+                tag, base = match.group(0), match.group(1)
+                if tag in shown:
+                    continue
+                rebound = base in self.scope.params  # its own name is the argument's
+                if not rebound and self._holds_at(int(match.group(2)), at):
+                    shown[tag] = base
+                    continue
+                if taken is None:
+                    scope = self.scope
+                    taken = {*scope.bindings, *scope.params, *scope.module.kinds, *shown.values(), *(w for c in codes for w in WORDS.findall(c))}
+                index = counts.get(base, 1 if rebound else 0)
+                while f"{base}_{index}" in taken:
+                    index += 1
+                counts[base] = index + 1
+                taken.add(shown.setdefault(tag, f"{base}_{index}"))
         return shown
+
+    def named_at(self, code: str, at: cst.CSTNode, own: str | None = None) -> str:
+        """``code`` (the value at the raise ``at`` of the placeholder ``own``) with its tags
+        named as the raise's guard names them (``raise_names``); one the guard does not read
+        gets a name of its own, which no trigger assumes a value for, except an earlier value
+        of the placeholder's own local (``fn = fn.path if ... else fn``: ``fn``)."""
+        if TAG not in code:
+            return code
+        known = dict(self.raise_names)
+        if own is not None and own not in self.scope.params:
+            known.update((m.group(0), own) for m in TAGGED.finditer(code) if m.group(1) == own and m.group(0) not in known)
+        return resolve(code, self.shown_names([code], at, known))
 
     def plain_at(self, code: str, at: cst.CSTNode, own: str | None = None) -> str | None:
         """``code`` without tags when every local it reads holds at ``at`` the value it read

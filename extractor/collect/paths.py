@@ -338,7 +338,7 @@ def _extract_guard(chain: Sequence[cst.CSTNode], start: int, model: PathModel) -
     model.spent_nodes += size
     code = render_guard(tree) if size <= MAX_GUARD_NODES and model.spent_nodes <= MAX_FUNCTION_GUARD_NODES else ""
     refs = model.exprs.refs_of(atoms_of(tree))
-    shown = model.exprs.shown_names([code], chain[-1]) if TAG in code else {}
+    shown = model.exprs.raise_names = model.exprs.shown_names([code], chain[-1]) if TAG in code else {}
     if shown:  # each binding of an opaque local under a name of its own, as the raise sees them
         rename = lambda text: resolve(text, shown)  # noqa: E731
         tree, code = map_atoms(tree, rename), resolve(code, shown)

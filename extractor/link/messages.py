@@ -123,7 +123,13 @@ def _str_parts(arg: Argument) -> list[Part] | None:
     ok, value = _literal(arg.code)
     if ok and isinstance(value, (int, float, bool, type(None))):
         return [Text(text=str(value))]
-    return [Hole(expr=arg.code)] if arg.code else None
+    return [_hole(arg, None)] if arg.code else None
+
+
+def _hole(arg: Argument, conversion: str | None) -> Hole:
+    """The argument as a placeholder, with its value at the raise (a local's value over the
+    inputs, the name the guard gives a parameter's rebound value), if collect gave one."""
+    return Hole(expr=arg.code, conversion=conversion, value=arg.value)
 
 
 def _repr_parts(arg: Argument) -> list[Part] | None:
@@ -139,7 +145,7 @@ def _repr_parts(arg: Argument) -> list[Part] | None:
     ok, value = _literal(arg.code)
     if ok and isinstance(value, (int, float, bool, type(None))):
         return [Text(text=repr(value))]
-    return [Hole(expr=arg.code, conversion="r")] if arg.code else None
+    return [_hole(arg, "r")] if arg.code else None
 
 
 def _fill(template: MessageTemplate, params: tuple[Param, ...] | None, args: list[Argument]) -> MessageTemplate | None:

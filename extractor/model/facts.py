@@ -48,11 +48,13 @@ class FieldFact:
 @record
 class Argument:
     """One argument of the exception call a raise makes: its code, its keyword (None when
-    positional) and, read as a message, its template (``parts`` None when not a string)."""
+    positional), read as a message, its template (``parts`` None when not a string), and its
+    value at the raise where that differs from its code (as ``Hole.value``)."""
 
     code: str
     keyword: str | None = None
     message: MessageTemplate | None = None
+    value: str | None = None
 
 
 @record

@@ -492,3 +492,21 @@ def test_a_fix_beside_a_handled_try_body_is_offered(tmp_path) -> None:
             "    except KeyError:\n        if fallback is _UNSET:\n            raise LookupError(key)\n        return fallback\n")
     card = only(extract_snippet(tmp_path, code))
     assert any(fix.changed == ("fallback",) for fix in card.fixes), [f.description for f in card.fixes]
+
+
+def test_membership_in_a_string_and_the_type_of_a_rebound_parameter(tmp_path) -> None:
+    code = """
+    def first(value):
+        if value and value[0] in ')<>':
+            raise ValueError("x")
+
+    def stripped(s: str):
+        s = s.strip()
+        if len(s) > 3:
+            raise ValueError('bad', s)
+    """
+    first, stripped = extract_snippet(tmp_path, code)
+    # `value[0] in ')<>'`: text that starts with one of the string's characters
+    assert first.trigger.status == "concrete" and first.trigger.inputs == {"value": ")x"}
+    # `s_1` (s once stripped) is tried as a str first, as `s` is declared
+    assert stripped.trigger.assumes == {"s_1": "aaaa"} and stripped.trigger.message == "('bad', 'aaaa')"

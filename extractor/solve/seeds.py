@@ -119,13 +119,13 @@ def _seed_arithmetic(side: ast.expr, other: ast.expr, problem: Problem, env: dic
 def _seed_part(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]],
                member: bool = False) -> None:
     """``url[:2] == "//"``, ``s[0] == "#"``, ``s[-1] == "Z"``: text that starts (or ends) so;
-    ``s[0] in ENDS`` (``member``): text that starts with a few of the members."""
+    ``s[0] in ENDS`` or ``s[0] in "<>"`` (``member``): text that starts with a few of the members."""
     if not isinstance(side, ast.Subscript):
         return
     name, _ = variable_of(side.value, problem)
     value = constant_value(other, env)
-    if name is not None and member and isinstance(value, (set, frozenset, tuple, list)):
-        items = sorted(v for v in value if isinstance(v, str) and len(v) == 1)[:3]
+    if name is not None and member and isinstance(value, (set, frozenset, tuple, list, str)):
+        items = sorted({v for v in value if isinstance(v, str) and len(v) == 1})[:3]  # (a str: its characters)
         if isinstance(side.slice, ast.Constant) and side.slice.value == 0 and items:
             seeds.setdefault(name, []).extend([item + "x" for item in items] + ["x"])
         return

@@ -162,7 +162,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         # (And the guard reads x: an element it says nothing of is not a value the trigger can choose.)
         loops = {x: xs for x, xs in card.guard.loops
                  if caller_sets(xs, params, ctx.settable) and xs not in card.guard.inputs and x in card.guard.opaque}
-        preferred = {p.name: p.used_as for p in ctx.params if p.used_as is not None}
+        preferred = _preferred(card, ctx)
         problem = build_problem(card.guard, domains, state, ctx.named, frozenset(loops), preferred, ctx.instances)
     except EvalError:
         return replace(card, domains=published, trigger=Trigger(status="unsolved", inputs={}, reason="guard_not_expression"))
@@ -365,6 +365,22 @@ def _example(card: Card, ctx: CardContext, problem: Problem, solution: Solution,
             if built is not None and built.style == example.style:
                 further.append(built.after)
     return replace(example, fixes=tuple(further))
+
+
+def _preferred(card: Card, ctx: CardContext) -> dict[str, str]:
+    """The type each untyped name's values are tried in first: a parameter's evident type
+    (Param.used_as); for a value the body rebinds a parameter to (``value_1``), that
+    parameter's evident or declared type (a preference, never a constraint: ``value =
+    value.strip()`` is still a str, ``args = parser.parse_args(args)`` is not a list)."""
+    preferred = {p.name: p.used_as for p in ctx.params if p.used_as is not None}
+    rebound = {base for _, base, kind in card.guard.versions if kind == "rebound"}
+    declared = card_domains(card, ctx.params, sorted(rebound), ctx.param_choices) if rebound else {}
+    for shown, base, kind in card.guard.versions:
+        types = [t for t in declared[base].types if ":" not in t and t != "NoneType"] if base in declared else []
+        guess = preferred.get(base) or (types[0] if len(types) == 1 else None)
+        if kind == "rebound" and guess is not None:
+            preferred[shown] = guess
+    return preferred
 
 
 def solve_one(item: tuple[Card, CardContext, bool]) -> Card:

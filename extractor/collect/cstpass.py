@@ -155,7 +155,7 @@ def _call_message(call: cst.Call, scope: Scope, exprs: ExprModel, at: cst.Raise)
     try:
         arguments = tuple(
             Argument(code=raw_code(arg.value), keyword=arg.keyword.value if arg.keyword is not None else None,
-                     message=_argument_message(arg.value, scope, exprs, at), value=_inline_hole(Hole(expr=raw_code(arg.value)), exprs, at).value)
+                     message=_argument_message(arg.value, scope, exprs, at), value=_value_at(arg.value, exprs, at))
             for arg in call.args
         )
     except RecursionError:  # an argument too deep to write back as code (a 2,500-term concatenation)
@@ -208,10 +208,21 @@ def _inline_hole(part: Part, exprs: ExprModel, at: cst.Raise) -> Part:
         return part
     try:
         node = cst.parse_expression(part.expr)
-        inlined = exprs.named_at(raw_code(exprs.inline_at(node, at)), at, part.expr)
     except cst.ParserSyntaxError:
         return part
-    return replace(part, value=inlined) if inlined != raw_code(node) else part
+    value = _value_at(node, exprs, at)
+    return replace(part, value=value) if value is not None else part
+
+
+def _value_at(node: cst.BaseExpression, exprs: ExprModel, at: cst.Raise) -> str | None:
+    """``node``'s value at the raise, its locals replaced and named as the guard names them;
+    None where that is the code as written."""
+    inlined = exprs.inline_at(node, at)
+    if inlined is node:
+        return None  # (nothing to replace: most arguments, the message text among them)
+    code = raw_code(node)
+    value = exprs.named_at(raw_code(inlined), at, code)
+    return value if value != code else None
 
 
 def parse_unit(text: str) -> list[tuple[cst.Raise, tuple[cst.CSTNode, ...]]]:

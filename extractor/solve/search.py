@@ -229,18 +229,26 @@ def _conjunct_parts(problem: Problem) -> list[tuple[Callable[[dict[str, Any]], b
     parts: list[tuple[Callable[[dict[str, Any]], bool | None], set[str], bool | None]] = []
     for part in conjuncts(problem.tree):
         code = ast.unparse(part)  # the form variables (opaque atoms included) are named in
-        names = {name for name in problem.variables if name in code and _named_in(name, code)}
+        words = _dotted_words(code)
+        names = {name for name in problem.variables if (name in words if _DOTTED.fullmatch(name) else name in code)}
         test = predicate(part, problem.refusals)
         parts.append((test, names, test(base)))
     return parts
 
 
-def _named_in(name: str, code: str) -> bool:
-    """Whether ``name`` occurs in ``code`` as a whole name or dotted name (``n`` is not in
-    ``len(n_0)``; ``x`` is not in ``self.x``), wherever it could be read: a superset still."""
-    before = r"(?<![\w.])" if name[:1].isidentifier() else ""
-    after = r"(?!\w)" if (name[-1:] + "x").isidentifier() else ""
-    return re.search(before + re.escape(name) + after, code) is not None
+_DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+_WORDS = re.compile(r"(?<![\w.])" + _DOTTED.pattern)
+
+
+def _dotted_words(code: str) -> set[str]:
+    """Every name and dotted name in ``code``, with each dotted name's prefixes (``self.x``
+    in ``self.x.y``): a variable named so is read there when it is one of them (``n`` is not
+    in ``len(n_0)``, ``x`` not in ``self.x``); a superset still (words in strings count)."""
+    words: set[str] = set()
+    for chain in _WORDS.findall(code):
+        parts = chain.split(".")
+        words.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+    return words
 
 
 def _is_finite(variable: Variable) -> bool:

@@ -186,8 +186,9 @@ class Scope:
         if function is not None:
             self._read_params(function.params)
             self._scan_block(function.body)
-        # Parameters whose value at some statement no expression over the arguments gives
-        # (``reaching.UNKNOWN``): found while modelling, read as opaque from then on.
+        # Parameters a nested function may rebind (``nonlocal``): opaque wherever read. (One
+        # the body itself rebinds is its argument where that reaches, elsewhere a name per
+        # value: expressions.ExprModel.reaching_value.)
         self.opaque_params: set[str] = self.params & self.shared
 
     # --- building ---------------------------------------------------------------
@@ -306,7 +307,7 @@ class Scope:
         ``object()`` or a class of the module), named (any other module-level name, or one bound
         at run time by ``from x import *``) or builtin."""
         if root in self.opaque_params:
-            return "opaque"  # rebound in the body in a way the reaching values do not follow
+            return "opaque"  # rebound by a nested function
         if root in self.params or root in self.globals:
             return "input"
         if self.is_local(root) or root in self.outer_locals:

@@ -27,9 +27,10 @@ _GET_ARGS = frozenset({"get_args", "typing.get_args", "t.get_args", "typing_exte
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
-# An opaque local read in a guard is written ``name`` TAG number (a valid identifier, so
-# that libcst takes it as a name) until the guard it is in is known: ``resolve`` then shows
-# each binding of it under a name of its own (``ExprModel.shown_names``).
+# An opaque name read in a guard (a local, or a value the body rebinds a parameter to) is
+# written ``name`` TAG number (a valid identifier, so that libcst takes it as a name) until
+# the raise it is read for is known: ``resolve`` then shows each binding of it under a name
+# of its own (``ExprModel.shown_names``).
 TAG = "\u01c2"  # ǂ, a letter no real name (nor, in practice, a string in a test) holds
 TAGGED = re.compile(r"(?<!\w)([^\W\d]\w*?)" + TAG + r"(\d+)(?!\w)")
 WORDS = re.compile(r"[^\W\d]\w*")
@@ -161,7 +162,10 @@ class ExprModel:
         return f"{name}{TAG}{self._number(name, self.at)}"
 
     def _number(self, name: str, at: cst.CSTNode) -> int:
-        key = (name, self.reaching.version(name, at)) if self.reaching is not None else (name, ("entry", 0))
+        """The number of the binding of ``name`` that statement ``at`` sees (tags are made only
+        inside a function: ``versioned``, ``reaching_value``)."""
+        assert self.reaching is not None
+        key = (name, self.reaching.version(name, at))
         number = self._versions.get(key)
         if number is None:
             number = self._versions[key] = len(self._reads)
@@ -172,7 +176,7 @@ class ExprModel:
         """Whether the value tag ``number`` stands for is what its local holds at ``at``
         (a try body's binding, read there and after the try, is one value)."""
         name, read = self._reads[number]
-        return number == self._number(name, at) or self.reaching is not None and not self.reaching.rebound_between(name, read, at)
+        return number == self._number(name, at) or not self.reaching.rebound_between(name, read, at)  # type: ignore[union-attr]
 
     def shown_names(self, codes: list[str], at: cst.CSTNode, known: dict[str, str] | None = None) -> dict[str, str]:
         """Tag -> the name a reader sees, for code read on the path to statement ``at``: a

@@ -363,7 +363,7 @@ def test_the_card_names_the_earlier_values(tmp_path, capsys) -> None:
     card = extract_snippet(tmp_path / "again", code)[1]
     page = (tmp_path / "docs" / "errors" / f"{card.id}.md").read_text(encoding="utf-8")
     assert "code_0 == 250 and code == 421" in page
-    assert "`code_0` is a value `code` held earlier: `code` is bound again on the way to the raise." in page
+    assert "`code_0` is a value `code` held earlier: `code` is bound again on the way to the raise.\n\n" in page
 
 
 def test_a_rebound_parameter_keeps_its_name_for_the_argument(tmp_path, capsys) -> None:

@@ -510,3 +510,27 @@ def test_membership_in_a_string_and_the_type_of_a_rebound_parameter(tmp_path) ->
     assert first.trigger.status == "concrete" and first.trigger.inputs == {"value": ")x"}
     # `s_1` (s once stripped) is tried as a str first, as `s` is declared
     assert stripped.trigger.assumes == {"s_1": "aaaa"} and stripped.trigger.message == "('bad', 'aaaa')"
+
+
+def test_a_constructor_card_lists_its_own_arguments_once(tmp_path) -> None:
+    # vLLM's LlamaMLP: `hidden_size` is required and unread; the card listed it twice
+    # (`hidden_size`, `self.hidden_size`). An attribute the constructor assigns from a
+    # keyword is set through that keyword.
+    code = """
+    class MLP:
+        def __init__(self, hidden_size: int, hidden_act: str) -> None:
+            self.size = hidden_size
+            if hidden_act != "silu":
+                raise ValueError(f"Unsupported activation: {hidden_act}")
+
+    class Attention:
+        def __init__(self, paged: bool = False, page_size: int | None = None) -> None:
+            self.paged = paged
+            if self.paged and page_size is None:
+                raise ValueError("page_size is required")
+    """
+    mlp, attention = extract_snippet(tmp_path, code)
+    assert mlp.trigger.inputs == {"hidden_act": "silu_x"} and mlp.trigger.missing == ("hidden_size",)
+    assert attention.trigger.missing == () and attention.trigger.verified
+    # (`paged=1`, not True: an attribute is not typed from the keyword it is assigned from)
+    assert attention.example.before.endswith("Attention(paged=1)")

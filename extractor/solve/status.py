@@ -76,13 +76,22 @@ def caller_sets(name: str, params: set[str], settable: dict[str, tuple[str, ...]
 
 
 def missing_arguments(params: list[tuple[str, bool]], constructor: list[tuple[str, bool]] | None, given: set[str],
-                      settable: dict[str, tuple[str, ...]], constructing: bool) -> list[str]:
+                      settable: dict[str, tuple[str, ...]], constructing: bool, own_constructor: bool = False) -> list[str]:
     """The required arguments (``(name, required)`` pairs of the entry, and of the owner's
     constructor when the trigger builds the object) that the trigger gives no value for
     (``given``: the inputs it sets). A method whose trigger sets no attribute runs on any
-    object the caller has; one that sets attributes needs the whole constructor call."""
+    object the caller has; one that sets attributes needs the whole constructor call.
+    ``own_constructor``: the entry is the constructor (``__init__``): its parameters are the
+    call's, not listed again as ``self.x``; an attribute the trigger sets goes in through the
+    keyword the constructor assigns it from (``settable``), else the call cannot set it
+    ("self": an object the tree shows no way to build so)."""
     roots = {name.split(".", 1)[0] for name in given}  # ``args.size`` gives a value for ``args``
     missing = [name for name, required in params if required and name not in ("self", "cls") and name not in roots]
+    if own_constructor:
+        through = {settable[name][0] for name in given if name in settable}
+        missing = [name for name in missing if name not in through]
+        unsettable = any(name.split(".", 1)[0] == "self" and name not in settable for name in given)
+        return [*missing, "self"] if unsettable else missing
     if constructing or any(name in settable for name in given):
         if constructor is None:
             return [*missing, "self"]  # the object cannot be built from what the tree shows

@@ -144,7 +144,7 @@ class ExprModel:
             return None
         value = self.reaching.before(name, self.at)
         if value is UNKNOWN and name in scope.params:
-            return cst.Name(f"{name}{TAG}{self._number(name, self.at)}")
+            return cst.Name(self._tagged(name, self.at))
         if not isinstance(value, cst.BaseExpression):
             return None
         origin = self.reaching.assignment(name, self.at)
@@ -159,7 +159,10 @@ class ExprModel:
         scope = self.scope
         if self.reaching is None or self.at is None or not scope.is_local(name) or name in scope.shared:
             return None
-        return f"{name}{TAG}{self._number(name, self.at)}"
+        return self._tagged(name, self.at)
+
+    def _tagged(self, name: str, at: cst.CSTNode) -> str:
+        return f"{name}{TAG}{self._number(name, at)}"
 
     def _number(self, name: str, at: cst.CSTNode) -> int:
         """The number of the binding of ``name`` that statement ``at`` sees (tags are made only

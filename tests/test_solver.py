@@ -532,5 +532,7 @@ def test_a_constructor_card_lists_its_own_arguments_once(tmp_path) -> None:
     mlp, attention = extract_snippet(tmp_path, code)
     assert mlp.trigger.inputs == {"hidden_act": "silu_x"} and mlp.trigger.missing == ("hidden_size",)
     assert attention.trigger.missing == () and attention.trigger.verified
-    # (`paged=1`, not True: an attribute is not typed from the keyword it is assigned from)
-    assert attention.example.before.endswith("Attention(paged=1)")
+    # `self.paged` read after `self.paged = paged` is the argument, typed by its annotation
+    # (it was the attribute, set as `paged=1`)
+    assert attention.guard.code == "paged and page_size is None"
+    assert attention.example.before.endswith("Attention(paged=True)")

@@ -47,7 +47,7 @@ def test_libcst_reads_a_function_only_up_to_its_last_raise_when_the_rest_cannot_
     scan = collect._scan(tree, "m", False, collect.decl.SourceText(lines))
     ends = {}
     for hit in scan.hits:
-        unit = collect._unit_of(hit)
+        unit, _ = collect._unit_of(hit)
         ends[unit.name] = units.needed_end(unit, hit.node.lineno, lines)
     assert ends == {"f": 7, "g": None, "h": None}
     source = SourceFile(path="m.py", data=SOURCE.encode(), blob_sha="0" * 40)

@@ -9,7 +9,7 @@ metadata provider is needed.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
@@ -81,8 +81,9 @@ def find_raises(module: cst.Module) -> list[tuple[cst.Raise, tuple[cst.CSTNode, 
 class UnitAnalysis:
     """Per-unit state: scopes are built once per function and shared by its raises."""
 
-    def __init__(self, module_names: ModuleNames) -> None:
+    def __init__(self, module_names: ModuleNames, methods: tuple[str, Mapping[str, frozenset[str]]] | None = None) -> None:
         self.module_names = module_names
+        self.methods = methods  # the unit's object parameter, and what its class's methods store (units.method_stores)
         self._scopes: dict[int, Scope] = {}
         self._paths: dict[int, PathModel] = {}  # per scope
 
@@ -96,7 +97,10 @@ class UnitAnalysis:
             enclosing = self._scope(chain[index], frozenset())
             outer.update(enclosing.bindings, enclosing.params)
         innermost = functions[-1]
-        return self._scope(chain[innermost], frozenset(outer)), innermost
+        scope = self._scope(chain[innermost], frozenset(outer))
+        if innermost == functions[0]:
+            scope.methods = self.methods  # (a nested function's own parameters are not the object)
+        return scope, innermost
 
     def _scope(self, function: cst.CSTNode | None, outer: frozenset[str]) -> Scope:
         key = id(function)

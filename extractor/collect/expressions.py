@@ -15,6 +15,7 @@ from contextlib import contextmanager
 
 import libcst as cst
 
+from .attributes import Stores, stored_attributes
 from .reaching import ENTRY, UNKNOWN, Reaching
 from .scope import PURE_BUILTINS, Refs, Scope, child_nodes, dotted, raw_code, strip_parens, target_names
 
@@ -32,7 +33,7 @@ _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 # the raise it is read for is known: ``resolve`` then shows each binding of it under a name
 # of its own (``ExprModel.shown_names``).
 TAG = "\u01c2"  # ǂ, a letter no real name (nor, in practice, a string in a test) holds
-TAGGED = re.compile(r"(?<!\w)([^\W\d]\w*?)" + TAG + r"(\d+)(?!\w)")
+TAGGED = re.compile(r"(?<![\w.])([^\W\d][\w.]*?)" + TAG + r"(\d+)(?!\w)")  # a name, or a stored attribute ``self.x``
 WORDS = re.compile(r"[^\W\d]\w*")
 
 
@@ -78,6 +79,13 @@ class _Inliner(cst.CSTTransformer):
         self.skip.add(id(node.attr))
         return True
 
+    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:  # noqa: N802
+        chain = dotted(original_node) if original_node.attr.value in self.model.attribute_names else None
+        if chain is None or chain not in self.model.attributes or dotted(updated_node) != chain or chain.split(".", 1)[0] in self.bound:
+            return updated_node  # (an inner part already replaced: ``self.a.b`` after ``self.a = v`` reads ``v.b``)
+        value = self.model.attribute_value(chain)
+        return updated_node if value is None else parenthesize(value)
+
     def visit_Arg(self, node: cst.Arg) -> bool:  # noqa: N802
         if node.keyword is not None:
             self.skip.add(id(node.keyword))
@@ -109,7 +117,10 @@ class ExprModel:
         self.by_code: dict[str, Refs] = {}
         self.at: cst.CSTNode | None = None  # the statement the expressions are read at
         function = scope.function
-        self.reaching = Reaching(function, self.inline_at) if function is not None else None
+        self.attributes = stored_attributes(scope.stored_targets, scope.params, {*scope.bindings, *scope.shared}) if function is not None else frozenset()
+        self.attribute_names = {chain.rsplit(".", 1)[1] for chain in self.attributes}
+        stores = Stores(self.attributes, *scope.methods) if scope.methods else Stores(self.attributes)
+        self.reaching = Reaching(function, self.inline_at, stores) if function is not None else None
         self._versions: dict[tuple[str, tuple[str, int]], int] = {}  # (local, reaching.version) -> its number
         self._reads: list[tuple[str, cst.CSTNode]] = []  # by number: the local, and the first statement it was read at
         self.raise_names: dict[str, str] = {}  # tag -> shown name, in the guard of the raise being read
@@ -151,6 +162,19 @@ class ExprModel:
         if origin is not None and any(self.reaching.rebound_since(n, origin[1], self.at) for n in self._held_names(value, origin[1])):
             return None  # ``start = idx`` read after ``idx += 1``: ``idx`` is not what ``start`` holds
         return value
+
+    def attribute_value(self, chain: str) -> cst.BaseExpression | None:
+        """What stored attribute ``chain`` (``self.x``) holds at ``self.at``: None to keep it
+        (nothing stored it before: the caller's), the value stored, or its tagged name where
+        no expression gives the value (a call's result, or a call since the store)."""
+        value = self.reaching.before(chain, self.at) if self.reaching is not None and self.at is not None else ENTRY
+        if value is ENTRY:
+            return None
+        if isinstance(value, cst.BaseExpression):
+            origin = self.reaching.assignment(chain, self.at)
+            if origin is None or not any(self.reaching.rebound_since(n, origin[1], self.at) for n in self._held_names(value, origin[1])):
+                return value
+        return cst.parse_expression(self._tagged(chain, self.at))
 
     def versioned(self, name: str) -> str | None:
         """An opaque local read at ``self.at`` as its tagged name (``name`` TAG number): one
@@ -253,6 +277,8 @@ class ExprModel:
                 if current.value in self.scope.bindings and current.value not in bound:
                     found.add(current.value)
             elif isinstance(current, cst.Attribute):
+                if self.attributes and dotted(current) in self.attributes:
+                    found.add(dotted(current))  # type: ignore[arg-type]
                 stack.append(current.value)
             elif isinstance(current, cst.Arg):
                 stack.append(current.value)
@@ -280,6 +306,8 @@ class ExprModel:
         while stack:
             current = stack.pop()
             if isinstance(current, cst.Name) and current.value in self.scope.bindings or isinstance(current, cst.NamedExpr):
+                return True
+            if self.attributes and isinstance(current, cst.Attribute) and dotted(current) in self.attributes:
                 return True
             if isinstance(current, cst.Call) and self.alias_args(current) is not None:
                 return True
@@ -320,7 +348,7 @@ class ExprModel:
                 if chain is not None:
                     root = chain.split(".")[0]
                     if root not in bound:
-                        self._ref(root, chain, refs)
+                        self._ref(*_opaque_part(root, chain), refs)
                     continue
                 stack.append(current.value)  # type: ignore[union-attr]
                 continue
@@ -342,12 +370,13 @@ class ExprModel:
         root = chain.split(".")[0]
         if root in bound:
             return
+        root, held = _opaque_part(root, chain)
         category = "opaque" if TAG in root else self.scope.classify(root)
         if chain in PURE_BUILTINS and category == "builtin":
             return
         refs.calls[raw_code(call)] = None
         if "." in chain and category in ("input", "opaque"):
-            self._ref(root, chain.rsplit(".", 1)[0], refs)
+            self._ref(root, held.rsplit(".", 1)[0] if held == chain else held, refs)
 
     def _ref(self, root: str, chain: str, refs: Refs) -> None:
         category = "opaque" if TAG in root else self.scope.classify(root)
@@ -359,3 +388,12 @@ class ExprModel:
             refs.constants[root] = self.scope.module.values[root]
         else:  # sentinel, named, builtin: never a value a trigger sets
             refs.named[chain] = "unknown" if category == "named" else category
+
+
+def _opaque_part(root: str, chain: str) -> tuple[str, str]:
+    """(root, chain) of a reference; for one through a tagged stored attribute (``self.xǂ2.y``),
+    that attribute is the root (``self.xǂ2``), an opaque name of its own."""
+    if TAG not in chain or TAG in root:
+        return root, chain
+    held = chain[:chain.index(".", chain.index(TAG)) if "." in chain[chain.index(TAG):] else len(chain)]
+    return held, held

@@ -32,11 +32,10 @@ from .overrides import compiled_overrides
 from .parsers import parser_functions
 from .scope import ModuleNames
 from .syntax import walk
-from .units import COMPOUND, DEFS, SCOPES, WORD, children, first_line, needed_end, too_deep_for_libcst, unit_text
+from .units import COMPOUND, DEFS, SCOPES, WORD, children, first_line, method_stores, needed_end, too_deep_for_libcst, unit_text
 from .uses import evident_types
 
 log = logging.getLogger("raisedocs")
-
 
 
 @dataclass
@@ -190,11 +189,12 @@ def _qualname(stack: tuple[ast.AST, ...], name: str) -> str:
 # --- units and sites -----------------------------------------------------------------------
 
 
-def _unit_of(hit: _Hit) -> ast.AST:
-    for node in hit.stack:
+def _unit_of(hit: _Hit) -> tuple[ast.AST, ast.AST | None]:
+    """A raise's unit (its outermost function, else its top-level statement), and the statement around it (a method's class)."""
+    for index, node in enumerate(hit.stack):
         if isinstance(node, DEFS):
-            return node
-    return hit.stack[0] if hit.stack else hit.node
+            return node, hit.stack[index - 1] if index else None
+    return (hit.stack[0] if hit.stack else hit.node), None
 
 
 def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: UnitMemo | None) -> FileFacts:
@@ -203,14 +203,14 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
     module = decl.module_name(path, options.source_roots)
     scan = _scan(tree, module, path.endswith("__init__.py"), src, may_declare_flags(text))
     names, assignments = module_names(scan.kinds, scan.assigned, src.flat)
-    units: dict[int, tuple[ast.AST, list[_Hit]]] = {}
+    units: dict[int, tuple[ast.AST, ast.AST | None, list[_Hit]]] = {}
     for hit in scan.hits:
-        unit = _unit_of(hit)
-        units.setdefault(id(unit), (unit, []))[1].append(hit)
+        unit, owner = _unit_of(hit)
+        units.setdefault(id(unit), (unit, owner, []))[2].append(hit)
     sites: list[SiteFact] = []
     per_function: dict[tuple[str, int], Any] = {}  # (what, id of a function node) -> its call style or parameters, found once for all its raises
-    for unit, hits in units.values():
-        for hit, facts in zip(hits, _memo_unit_facts(unit, hits, lines, names, memo)):
+    for unit, owner, hits in units.values():
+        for hit, facts in zip(hits, _memo_unit_facts(unit, hits, lines, names, memo, owner)):
             sites.append(_site(hit, facts, lines, src, options, per_function))
     sites.sort(key=lambda s: (s.line, s.end_line))
     return FileFacts(
@@ -231,17 +231,20 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
     )
 
 
-def _memo_unit_facts(unit: ast.AST, hits: list[_Hit], lines: list[str], names: ModuleNames, memo: UnitMemo | None) -> list[RaiseFacts]:
+def _memo_unit_facts(unit: ast.AST, hits: list[_Hit], lines: list[str], names: ModuleNames, memo: UnitMemo | None,
+                     owner: ast.AST | None) -> list[RaiseFacts]:
     text = unit_text(unit, lines, needed_end(unit, max(hit.node.lineno for hit in hits), lines))
+    methods = method_stores(unit, owner, text)  # what the class's methods it calls store (attributes.Stores)
     if memo is None:
-        return _unit_facts(unit, hits, text, names)
+        return _unit_facts(unit, hits, text, names, methods)
     # What the pass reads besides the text: whether the unit is a definition, and how the
     # module binds each name the unit mentions (scope.Scope.classify). Every word of the
     # text counts as a name: a superset, cheaper than a walk, and never a wrong reuse.
     # Listing the words that are module-level names is enough: a word that becomes one
     # changes the list.
     used = sorted(n for n in set(WORD.findall(text)) if n in names.kinds or n in names.values or n in names.aliases)
-    material = json.dumps([text, isinstance(unit, DEFS), [[n, names.kinds.get(n), names.values.get(n), n in names.sentinels, names.aliases.get(n)] for n in used]])
+    material = json.dumps([text, isinstance(unit, DEFS), [[n, names.kinds.get(n), names.values.get(n), n in names.sentinels, names.aliases.get(n)] for n in used],
+                           methods and [methods[0], {m: sorted(a) for m, a in methods[1].items()}]])
     key = hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
     known = memo.known.get(key)
     if isinstance(known, list) and len(known) == len(hits):
@@ -252,12 +255,12 @@ def _memo_unit_facts(unit: ast.AST, hits: list[_Hit], lines: list[str], names: M
         else:
             memo.now[key] = known
             return reused
-    found = _unit_facts(unit, hits, text, names)
+    found = _unit_facts(unit, hits, text, names, methods)
     memo.now[key] = [to_data(f) for f in found]
     return found
 
 
-def _unit_facts(unit: ast.AST, hits: list[_Hit], text: str, names: ModuleNames) -> list[RaiseFacts]:
+def _unit_facts(unit: ast.AST, hits: list[_Hit], text: str, names: ModuleNames, methods: tuple[str, dict[str, frozenset[str]]] | None) -> list[RaiseFacts]:
     """The libcst pass over one unit (its ``units.unit_text``)."""
     if too_deep_for_libcst(unit, text):
         return [_fallback(hit, "too_deep_for_libcst") for hit in hits]
@@ -271,7 +274,7 @@ def _unit_facts(unit: ast.AST, hits: list[_Hit], text: str, names: ModuleNames) 
         found = [(node, chain) for node, chain in found if not any(isinstance(n, cst.FunctionDef) for n in chain)]
     if len(found) != len(hits):
         return [_fallback(hit, "unit_mismatch") for hit in hits]
-    analysis = UnitAnalysis(names)
+    analysis = UnitAnalysis(names, methods)
     out: list[RaiseFacts] = []
     for hit, (node, chain) in zip(hits, found):
         try:

@@ -341,7 +341,8 @@ def _extract_guard(chain: Sequence[cst.CSTNode], start: int, model: PathModel) -
     shown = model.exprs.raise_names = model.exprs.shown_names([code], chain[-1]) if TAG in code else {}
     if shown:  # each binding of an opaque local under a name of its own, as the raise sees them
         rename = lambda text: resolve(text, shown)  # noqa: E731
-        tree, code = map_atoms(tree, rename), resolve(code, shown)
+        tree = conj([map_atoms(tree, rename)])  # (two tags may name one value: one conjunct)
+        code = render_guard(tree)
         conditions = [(role, map_atoms(node, rename)) for role, node in conditions]
         refs.opaque, refs.calls = dict.fromkeys(map(rename, refs.opaque)), dict.fromkeys(map(rename, refs.calls))
     if not code or len(code) > MAX_GUARD_CHARS:  # (a huge literal in a test would be copied many times over)

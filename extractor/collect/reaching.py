@@ -25,8 +25,8 @@ from typing import Final
 
 import libcst as cst
 
-from .bindings import with_names
-from .scope import is_pure, raw_code, walrus_names
+from .attributes import NO_STORES, Stores, target_key
+from .scope import is_pure, raw_code
 from .statements import StatementIndex, always_leaves
 
 ENTRY: Final = "entry"  # the name holds what it held when the function was entered
@@ -41,8 +41,9 @@ class Reaching(StatementIndex):
     """Reaching values in one function. ``inline(node, at)`` renders ``node`` as read at
     statement ``at`` (the caller's inliner, which comes back here for each local it meets)."""
 
-    def __init__(self, function: cst.FunctionDef, inline: Callable[[cst.BaseExpression, cst.CSTNode], cst.BaseExpression]) -> None:
-        super().__init__(function)
+    def __init__(self, function: cst.FunctionDef, inline: Callable[[cst.BaseExpression, cst.CSTNode], cst.BaseExpression],
+                 stores: Stores = NO_STORES) -> None:
+        super().__init__(function, stores)
         self._inline = inline
         self._memo: dict[tuple[str, int], Value] = {}
         self._origin: dict[tuple[str, int], tuple[cst.BaseExpression, cst.CSTNode]] = {}
@@ -70,7 +71,7 @@ class Reaching(StatementIndex):
         frame = self._frames.get(id(at))
         if found is not None or frame is None or any(name in self.binds(stmt) for stmt in frame[1][:frame[2]]):
             return found  # else nothing before ``at`` in its block binds it: as where the block's owner stands, if it passes through
-        through = isinstance(owner := frame[0], (cst.SimpleStatementLine, cst.Try, cst.TryStar)) or isinstance(owner, cst.If) and name not in walrus_names(owner.test)
+        through = isinstance(owner := frame[0], (cst.SimpleStatementLine, cst.Try, cst.TryStar)) or isinstance(owner, cst.If) and not self.binds_first(owner, name)
         looped = isinstance(owner, (cst.For, cst.While, cst.With)) and name not in self.binds(owner)
         return self.assignment(name, owner) if through or looped else None
 
@@ -95,7 +96,7 @@ class Reaching(StatementIndex):
         if isinstance(owner, (cst.For, cst.While)):  # the back edge: the body ran before
             return UNKNOWN if name in self.binds(owner) else self.before(name, owner)
         if isinstance(owner, cst.With):
-            return UNKNOWN if name in with_names(owner) else self.before(name, owner)
+            return UNKNOWN if self.binds_first(owner, name) else self.before(name, owner)
         if isinstance(owner, (cst.Try, cst.TryStar)):  # the try body, in order
             return self.before(name, owner)
         stmt = self._outer[id(owner)]
@@ -107,7 +108,7 @@ class Reaching(StatementIndex):
 
     def _tested(self, name: str, stmt: cst.If) -> Value:
         """The value inside a branch of ``stmt``: its test may bind the name (``:=``)."""
-        if name not in walrus_names(stmt.test):
+        if not self.binds_first(stmt, name):
             return self.before(name, stmt)
         value = _first_walrus(stmt.test, name)
         return UNKNOWN if value is None or not is_pure(value) else self._inline(value, stmt)
@@ -123,7 +124,7 @@ class Reaching(StatementIndex):
             return self._small(name, stmt, key)
         if isinstance(stmt, cst.If):
             return self._joined(name, stmt)
-        if isinstance(stmt, cst.With) and name not in with_names(stmt):
+        if isinstance(stmt, cst.With) and not self.binds_first(stmt, name):
             return self._end(name, stmt.body.body, lambda: self.before(name, stmt))
         if isinstance(stmt, cst.Try) and stmt.finalbody is None and all(always_leaves(h.body.body) for h in stmt.handlers):
             # Past the try only when its body (and ``else``) completed: no handler falls through.
@@ -133,7 +134,7 @@ class Reaching(StatementIndex):
 
     def _small(self, name: str, small: cst.CSTNode, key: tuple[str, int] | None) -> Value:
         if isinstance(small, cst.Assign):
-            if all(isinstance(t.target, cst.Name) for t in small.targets):
+            if any(target_key(t.target) == name for t in small.targets) and all(target_key(t.target) for t in small.targets):
                 value = small.value
             else:
                 value = _element(small, name)
@@ -142,13 +143,13 @@ class Reaching(StatementIndex):
             if value is small.value and key is not None:
                 self._origin[key] = (value, small)
             return self._inline(value, small)
-        if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+        if isinstance(small, cst.AnnAssign) and target_key(small.target) == name and small.value is not None:
             if not is_pure(small.value):
                 return UNKNOWN
             if key is not None:
                 self._origin[key] = (small.value, small)
             return self._inline(small.value, small)
-        if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and is_pure(small.value):
+        if isinstance(small, cst.AugAssign) and target_key(small.target) == name and is_pure(small.value):
             operator = getattr(cst, type(small.operator).__name__.removesuffix("Assign"), None)
             left = self.before(name, small)
             if operator is None or left is UNKNOWN:
@@ -157,7 +158,7 @@ class Reaching(StatementIndex):
             # ``msg += ": " + str(x)``: a sum that starts with a string is a string, and joins as one
             joins = operator is cst.Add and _starts_with_string(right)
             return cst.BinaryOperation(
-                left=_grouped(cst.Name(name) if left is ENTRY else left), operator=operator(),
+                left=_grouped(_entry(name) if left is ENTRY else left), operator=operator(),
                 right=right if joins else _grouped(right),
             )
         return UNKNOWN
@@ -177,7 +178,7 @@ class Reaching(StatementIndex):
             return UNKNOWN if chosen is None else chosen
         if body is UNKNOWN or other is UNKNOWN:
             return UNKNOWN
-        body_node, other_node = (cst.Name(name) if v is ENTRY else v for v in (body, other))
+        body_node, other_node = (_entry(name) if v is ENTRY else v for v in (body, other))
         if raw_code(body_node) == raw_code(other_node):
             return body
         test = self._inline(stmt.test, stmt)
@@ -198,6 +199,11 @@ class Reaching(StatementIndex):
         if isinstance(value, str) or len(raw_code(value)) <= MAX_VALUE_CHARS:
             return value
         return UNKNOWN
+
+
+def _entry(name: str) -> cst.BaseExpression:
+    """The expression reading ``name`` (a local, or a stored attribute ``self.x``) as entered."""
+    return cst.Name(name) if "." not in name else cst.parse_expression(name)
 
 
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString, cst.Tuple, cst.List)
@@ -243,6 +249,6 @@ def _element(assign: cst.Assign, name: str) -> cst.BaseExpression | None:
     for bound, element in zip(target.elements, value.elements):
         if not isinstance(element, cst.Element) or not isinstance(bound, cst.Element):
             return None
-        if isinstance(bound.value, cst.Name) and bound.value.value == name:
+        if target_key(bound.value) == name:
             return element.value
     return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -183,6 +183,8 @@ class Scope:
         self.globals: set[str] = set()
         self.handler_names: set[str] = set()
         self.shared: set[str] = set()  # rebound by a nested function (``nonlocal``): never followed
+        self.methods: tuple[str, Mapping[str, frozenset[str]]] | None = None  # attributes.Stores: set by cstpass.UnitAnalysis
+        self.stored_targets: list[cst.BaseExpression] = []  # assignment targets other than a name
         if function is not None:
             self._read_params(function.params)
             self._scan_block(function.body)
@@ -198,6 +200,11 @@ class Scope:
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 self.params.add(star.name.value)
+
+    def _targets(self, target: cst.BaseExpression) -> Iterator[str]:
+        if not isinstance(target, cst.Name):
+            self.stored_targets.append(target)  # (attributes.stored_attributes finds the attributes in them)
+        return target_names(target)
 
     def _bind(self, name: str, value: cst.BaseExpression | None) -> None:
         self.bindings.setdefault(name, []).append(value)
@@ -221,7 +228,7 @@ class Scope:
 
     def _scan_compound(self, node: cst.BaseCompoundStatement, stack: list[cst.CSTNode]) -> None:
         if isinstance(node, cst.For):
-            for name in target_names(node.target):
+            for name in self._targets(node.target):
                 self._bind(name, None)
         elif isinstance(node, (cst.If, cst.While)):
             for name in walrus_names(node.test):
@@ -229,7 +236,7 @@ class Scope:
         elif isinstance(node, cst.With):
             for item in node.items:
                 if item.asname is not None:
-                    for name in target_names(item.asname.name):
+                    for name in self._targets(item.asname.name):
                         self._bind(name, None)
         elif isinstance(node, (cst.Try, cst.TryStar)):
             for handler in node.handlers:
@@ -253,13 +260,13 @@ class Scope:
         if isinstance(node, cst.Assign):
             single = len(node.targets) >= 1 and all(isinstance(t.target, cst.Name) for t in node.targets)
             for target in node.targets:
-                for name in target_names(target.target):
+                for name in self._targets(target.target):
                     self._bind(name, node.value if single else None)
         elif isinstance(node, cst.AnnAssign) and node.value is not None:
-            for name in target_names(node.target):
+            for name in self._targets(node.target):
                 self._bind(name, node.value)
         elif isinstance(node, cst.AugAssign):
-            for name in target_names(node.target):
+            for name in self._targets(node.target):
                 self._bind(name, None)
         elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
             for alias in node.names:
@@ -268,7 +275,7 @@ class Scope:
         elif isinstance(node, (cst.Global, cst.Nonlocal)):
             self.globals.update(item.name.value for item in node.names)
         elif isinstance(node, cst.Del):
-            for name in target_names(node.target):
+            for name in self._targets(node.target):
                 self._bind(name, None)
 
     # --- queries ----------------------------------------------------------------

@@ -9,11 +9,12 @@ from a statement through its block, then up to the block's owner, as control cam
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import libcst as cst
 
-from .bindings import bound_by, with_names
+from .attributes import NO_STORES, Stores, attribute_targets
+from .bindings import bound_by, head_binds, with_names
 from .scope import EXIT_CALLS, dotted, target_names, walrus_names
 
 Frame = tuple[cst.CSTNode, Sequence[cst.CSTNode], int]  # (owner, siblings, index)
@@ -23,7 +24,8 @@ _ENDS = (cst.Raise, cst.Return, cst.Continue, cst.Break)
 class StatementIndex:
     """The statements of one function, indexed on the first query."""
 
-    def __init__(self, function: cst.FunctionDef) -> None:
+    def __init__(self, function: cst.FunctionDef, stores: Stores = NO_STORES) -> None:
+        self.stores = stores  # stored attributes followed as names, and what may store them
         self._frames: dict[int, Frame] = {}
         self._outer: dict[int, cst.CSTNode] = {}  # Else / handler / Finally / case -> its statement
         self._binds: dict[int, frozenset[str]] = {}
@@ -77,8 +79,24 @@ class StatementIndex:
         """Names a statement (or block) may bind, nested statements included."""
         found = self._binds.get(id(node))
         if found is None:
-            found = self._binds[id(node)] = frozenset(bound_by(node, self.binds))
+            found = self._binds[id(node)] = frozenset(bound_by(node, self.binds, self.stores))
         return found
+
+    def binds_first(self, stmt: cst.CSTNode, name: str) -> bool:
+        """Whether ``stmt`` binds ``name`` before the statements inside it run (all of a simple
+        statement; a test's ``:=``, a loop's target, ``with ... as``, and a call in those
+        expressions for a stored attribute; a match, to be safe)."""
+        if isinstance(stmt, (cst.BaseSmallStatement, cst.SimpleStatementLine)):
+            return name in self.binds(stmt)
+        if isinstance(stmt, (cst.If, cst.While)):
+            found = name in walrus_names(stmt.test)
+        elif isinstance(stmt, cst.For):
+            found = name in target_names(stmt.target) or name in walrus_names(stmt.iter) or name in self.stores.assigned(attribute_targets(stmt.target))
+        elif isinstance(stmt, cst.With):
+            found = name in with_names(stmt) or name in self.stores.assigned(a for i in stmt.items if i.asname is not None for a in attribute_targets(i.asname.name))
+        else:
+            return isinstance(stmt, cst.Match) and name in self.binds(stmt)
+        return found or "." in name and name in head_binds(stmt, self.stores)
 
     def version(self, name: str, at: cst.CSTNode) -> tuple[str, int]:
         """Which binding of ``name`` it holds just before statement ``at``: two statements
@@ -99,14 +117,14 @@ class StatementIndex:
         if isinstance(owner, (cst.SimpleStatementLine, cst.Try, cst.TryStar)):
             return self.version(name, owner)
         if isinstance(owner, cst.If):
-            return ("test", id(owner)) if name in walrus_names(owner.test) else self.version(name, owner)
-        if isinstance(owner, (cst.For, cst.While)) or isinstance(owner, cst.With) and name in with_names(owner):
+            return ("test", id(owner)) if self.binds_first(owner, name) else self.version(name, owner)
+        if isinstance(owner, (cst.For, cst.While)) or isinstance(owner, cst.With) and self.binds_first(owner, name):
             return ("head", id(owner)) if name in self.binds(owner) else self.version(name, owner)
         if isinstance(owner, cst.With):
             return self.version(name, owner)
         stmt = self._outer[id(owner)]
         if isinstance(owner, cst.Else) and isinstance(stmt, cst.If):
-            return ("test", id(stmt)) if name in walrus_names(stmt.test) else self.version(name, stmt)
+            return ("test", id(stmt)) if self.binds_first(stmt, name) else self.version(name, stmt)
         return ("block", id(owner)) if name in self.binds(stmt) else self.version(name, stmt)
 
     def rebound_between(self, name: str, start: cst.CSTNode, at: cst.CSTNode) -> bool:
@@ -114,7 +132,7 @@ class StatementIndex:
         value at ``at``, later on the path: ``start`` binds it first (an assignment, a loop
         target), or a statement binding it may run in between. True if unsure."""
         self.indexed()
-        return _head_binds(start, name, self.binds) or self.rebound_since(name, start, at)
+        return self.binds_first(start, name) or self.rebound_since(name, start, at)
 
     def rebound_since(self, name: str, start: cst.CSTNode, at: cst.CSTNode) -> bool:
         """Whether a statement binding ``name`` may run after ``start`` (a statement before
@@ -133,13 +151,13 @@ class StatementIndex:
                 if self._binding_passes(stmt, name):
                     return True
             stmt = self._outer.get(id(owner), owner)
-            if isinstance(owner, cst.FunctionDef) or isinstance(stmt, cst.If) and name in walrus_names(stmt.test):
+            if isinstance(owner, cst.FunctionDef) or isinstance(stmt, cst.If) and self.binds_first(stmt, name):
                 return True
             # Reached from a handler or a try's ``else``: of the try, only its body ran before.
             from_body = isinstance(stmt, (cst.Try, cst.TryStar)) and owner is not stmt and owner is not stmt.finalbody
             if id(stmt) in holders and stmt is not start and from_body:
                 return self._binds_after(name, start, stmt, exits=False)  # start in the body
-            looped = isinstance(owner, (cst.For, cst.While)) or (isinstance(owner, cst.With) and name in with_names(owner))
+            looped = isinstance(owner, (cst.For, cst.While)) or (isinstance(owner, cst.With) and self.binds_first(owner, name))
             if (looped or stmt is not owner and not isinstance(stmt, cst.If)) and self._ran_before(stmt, owner, name, from_body):
                 return True  # the back edge, ``with ... as``, or a handler, finally, case or else after the body
             if stmt is start:
@@ -154,8 +172,7 @@ class StatementIndex:
         if from_body:
             return any(self._binding_passes(s, name) for s in stmt.body.body)  # type: ignore[attr-defined]
         if isinstance(owner, cst.Else) and isinstance(stmt, (cst.For, cst.While)):
-            head = target_names(stmt.target) if isinstance(stmt, cst.For) else walrus_names(stmt.test)
-            return name in head or any(self._binding_passes(s, name) for s in stmt.body.body)
+            return self.binds_first(stmt, name) or any(self._binding_passes(s, name) for s in stmt.body.body)
         return name in self.binds(stmt)
 
     def _binding_passes(self, stmt: cst.CSTNode, name: str) -> bool:
@@ -163,7 +180,7 @@ class StatementIndex:
         whose branches that bind it all end in raise, return, continue or break does not."""
         if name not in self.binds(stmt):
             return False
-        if not isinstance(stmt, cst.If) or name in walrus_names(stmt.test):
+        if not isinstance(stmt, cst.If) or self.binds_first(stmt, name):
             return True
         branches: list[Sequence[cst.CSTNode]] = []
         node: cst.CSTNode | None = stmt
@@ -198,18 +215,6 @@ class StatementIndex:
         return False
 
 
-def _head_binds(stmt: cst.CSTNode, name: str, binds: Callable[[cst.CSTNode], frozenset[str]]) -> bool:
-    """Whether ``stmt`` binds ``name`` before the statements inside it run (all of a simple
-    statement; a test's ``:=``, a loop's target, ``with ... as``; a match, to be safe)."""
-    if isinstance(stmt, (cst.BaseSmallStatement, cst.SimpleStatementLine)):
-        return name in binds(stmt)
-    if isinstance(stmt, (cst.If, cst.While)):
-        return name in walrus_names(stmt.test)
-    if isinstance(stmt, cst.For):
-        return name in target_names(stmt.target) or name in walrus_names(stmt.iter)
-    if isinstance(stmt, cst.With):
-        return name in with_names(stmt)
-    return isinstance(stmt, cst.Match) and name in binds(stmt)
 
 
 def _deletes(stmt: cst.CSTNode, name: str) -> bool:

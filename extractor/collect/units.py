@@ -23,6 +23,7 @@ SCOPES = (*DEFS, ast.ClassDef)
 COMPOUND = (*SCOPES, ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match)
 WORD = re.compile(r"[^\W\d]\w*")
 _BODIES = ("body", "orelse", "finalbody")
+ALL_ATTRIBUTES = frozenset({"*"})  # a method that may store any attribute (method_stores)
 MAX_TRY_BODY = 4  # statements of a try body whose raising the guard models (paths.PathModel.handler_reached)
 
 
@@ -66,6 +67,7 @@ def _unread_left_out(unit: ast.AST, lines: list[str], first: int, end: int) -> l
     every token; these were about a fifth of the lines it read on vLLM."""
     out: dict[int, str | None] = {}  # line -> its replacement, None: left out
     words: Counter[str] | None = None  # word -> occurrences in lines first..end
+    read: set[str] | None = None  # attributes the unit stores and reads (attributes.py follows them)
     blocks = list(_thinned_blocks(unit)) if isinstance(unit, COMPOUND) else []
     while blocks:
         previous_end = None
@@ -79,6 +81,10 @@ def _unread_left_out(unit: ast.AST, lines: list[str], first: int, end: int) -> l
                 out.update(dict.fromkeys(range(previous_end + 1, start)))
             previous_end = stop
             indent = _alone_on_lines(stmt, lines) if _falls_through(stmt, lines) else None
+            if indent is not None and read is None:
+                read = _read_attributes(unit, "\n".join(lines[first - 1 : end]))
+            if indent is not None and read and _may_store(stmt, lines, read):
+                indent = None
             if indent is not None and not isinstance(stmt, ast.Expr):
                 if words is None:
                     kept = "\n".join(lines[first - 1 : end])
@@ -137,6 +143,107 @@ def _binds_only_unread(stmt: ast.stmt, lines: list[str], words: Counter[str]) ->
         return True
     own = _word_counts(text)
     return all(name in words and words[name] == own.get(name) for name in bound)
+
+
+def _stored_chains(stmts: list[ast.stmt]) -> Iterator[str]:
+    """The attributes (``self.x``, ``cfg.a.b``) the statements store to or delete, nested
+    blocks and definitions included (each function's are followed apart: a superset)."""
+    work = list(stmts)
+    while work:
+        node = work.pop()
+        for target in _targets_of(node):
+            if isinstance(target, ast.Name):
+                continue
+            for part in ast.walk(target):
+                if isinstance(part, ast.Attribute) and isinstance(part.ctx, (ast.Store, ast.Del)) and (chain := dotted_name(part)):
+                    yield chain
+        if isinstance(node, COMPOUND):
+            work.extend(children(node))
+
+
+def _targets_of(node: ast.AST) -> list[ast.expr]:
+    """What a statement assigns to, deletes, or binds by ``for`` and ``with ... as``."""
+    if isinstance(node, (ast.Assign, ast.Delete)):
+        return list(node.targets)
+    if isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+        return [node.target]
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return [item.optional_vars for item in node.items if item.optional_vars is not None]
+    return []
+
+
+def _read_attributes(unit: ast.AST, text: str) -> set[str]:
+    """The attributes a statement of the unit stores and the unit's ``text`` also reads
+    (more occurrences than stores): those the reaching walk follows (attributes.py)."""
+    stores = Counter(_stored_chains(list(children(unit)) if isinstance(unit, DEFS) else [unit]))  # type: ignore[arg-type]
+    if not stores:
+        return set()
+    seen: Counter[str] = Counter()
+    for match in _CHAIN.findall(text):  # each chain, and the chains it starts with
+        parts = "".join(match.split()).split(".")
+        seen.update(".".join(parts[:end]) for end in range(2, len(parts) + 1))
+    return {chain for chain, count in stores.items() if seen[chain] > count}
+
+
+_CHAIN = re.compile(r"(?<![\w.])[^\W\d]\w*(?:\s*\.\s*[^\W\d]\w*)+")
+
+
+def _may_store(stmt: ast.stmt, lines: list[str], read: set[str]) -> bool:
+    """Whether a statement stores one of the attributes ``read``, or may call code that
+    stores one again (a method of its object, a call given the object, ``super()``'s:
+    attributes.Stores; looked for in its text)."""
+    if not read.isdisjoint(_stored_chains([stmt])):
+        return True
+    text = "\n".join(lines[first_line(stmt) - 1 : stmt.end_lineno])
+    return "(" in text and ("super(" in text or not {chain.split(".", 1)[0] for chain in read}.isdisjoint(WORD.findall(text)))
+
+
+def method_stores(unit: ast.AST, owner: ast.AST | None, text: str) -> tuple[str, dict[str, frozenset[str]]] | None:
+    """For a method (``unit``, in class ``owner``) that stores attributes of its own object:
+    that parameter's name, and for each method of the class it calls on it (``self.m(...)``
+    in ``text``, the unit's), the attribute names that method, or one it calls so, stores
+    on its object (attributes.Stores); ``ALL_ATTRIBUTES`` for a method the class does not
+    define and may inherit. None for anything else."""
+    if not isinstance(unit, DEFS) or not isinstance(owner, ast.ClassDef) or any(_named(d, "staticmethod") for d in unit.decorator_list):
+        return None
+    own = _object_param(unit)
+    if own is None or all(chain.split(".", 1)[0] != own for chain in _stored_chains(unit.body)):
+        return None
+    defs = {s.name: s for s in owner.body if isinstance(s, DEFS)}
+    found: dict[str, frozenset[str]] = {}
+
+    def stores(name: str, seen: set[str]) -> set[str]:
+        method = defs.get(name)
+        param = _object_param(method) if method is not None else None
+        if param is None or name in seen:
+            return set()
+        seen.add(name)
+        names: set[str] = set()
+        for node in ast.walk(method):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == param:
+                if isinstance(node.ctx, (ast.Store, ast.Del)):
+                    names.add(node.attr)
+                elif node.attr in defs:
+                    names |= stores(node.attr, seen)  # (read, or called: either may run it)
+        return names
+
+    inherits = any(not _named(base, "object") for base in owner.bases)
+    for name in sorted(set(re.findall(r"(?<![\w.])" + re.escape(own) + r"\s*\.\s*(\w+)\s*\(", text))):
+        if name in defs:
+            found[name] = frozenset(stores(name, set()))
+        elif inherits:  # a method of a base class: it may store anything
+            found[name] = ALL_ATTRIBUTES
+    return own, found
+
+
+def _object_param(function: ast.AST) -> str | None:
+    args = function.args  # type: ignore[attr-defined]
+    first = [*args.posonlyargs, *args.args][:1]
+    return first[0].arg if first else None
+
+
+def _named(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name or isinstance(node, ast.Attribute) and node.attr == name
 
 
 def _word_counts(text: str) -> Counter[str]:
@@ -216,14 +323,8 @@ def _bound_names(stmts: list[ast.stmt], text: str) -> set[str] | None:
         if isinstance(node, SCOPES):
             names.add(node.name)  # its own bindings are its own
             continue
-        targets: list[ast.expr] = []
-        if isinstance(node, (ast.Assign, ast.Delete)):
-            targets = list(node.targets)
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
-            targets = [node.target]
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
-            targets = [item.optional_vars for item in node.items if item.optional_vars is not None]
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        targets = _targets_of(node)
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
         elif isinstance(node, (ast.Try, ast.TryStar)):
             names.update(handler.name for handler in node.handlers if handler.name)

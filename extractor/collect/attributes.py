@@ -1,0 +1,108 @@
+"""Stored attributes: ``self.x = v`` in a function, then ``self.x`` read later in it.
+
+A parameter's attribute that the function itself stores (``self.method = runner.config.method``)
+is, after the store, the value stored, not what the caller passed: the reaching walk
+(``reaching.Reaching``) follows it as it follows a local, keyed by its dotted name. A call
+may store it again behind the walk's back: ``Stores`` says which calls may (a method of the
+class that stores it, a call given the object); after one, the attribute holds a value no
+expression gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container, Iterable, Iterator, Mapping
+
+import libcst as cst
+
+from .scope import PURE_BUILTINS, child_nodes, dotted
+
+
+def attribute_targets(target: cst.BaseExpression) -> Iterator[str]:
+    """The dotted names (``self.x``, ``cfg.a.b``) an assignment target stores to: its attribute
+    chains on a name, through tuples, lists and stars (not subscripts: ``self.x[0] = v`` changes
+    the object ``self.x`` holds, not which object it is)."""
+    stack = [target]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Attribute):
+            chain = dotted(node)
+            if chain is not None:
+                yield chain
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            stack.extend(e.value for e in node.elements)
+        elif isinstance(node, cst.StarredElement):
+            stack.append(node.value)
+
+
+def target_key(node: cst.BaseExpression) -> str | None:
+    """The name or dotted attribute a single target binds (``x``, ``self.x``), else None."""
+    return node.value if isinstance(node, cst.Name) else dotted(node) if isinstance(node, cst.Attribute) else None
+
+
+def stored_attributes(targets: Iterable[cst.BaseExpression], params: set[str], rebound: Container[str]) -> frozenset[str]:
+    """The attributes the assignment ``targets`` of a function (``scope.Scope.stored_targets``)
+    store that the walk follows: those on a parameter the body never rebinds."""
+    found = {chain for target in targets for chain in attribute_targets(target)}
+    return frozenset(chain for chain in found if (root := chain.split(".", 1)[0]) in params and root not in rebound)
+
+
+class Stores:
+    """What a statement may store of a function's tracked attributes (``attributes``): those
+    it assigns, and those its calls may assign. A call stores again the attributes the
+    function's object (``owner``, a method's ``self``) has where it is a method of the
+    class that the class defines and that stores them (``methods``: method -> the attribute
+    names it, or the methods of the class it calls, stores on its object; all of them for a
+    method the class does not define but may inherit); all of an object's where the call is
+    given the object (``setattr(self, ...)``, ``helper(self)``; pure builtins aside), or a
+    method of ``super()``. A method of a class without bases that the class does not define
+    is taken to store none of them."""
+
+    def __init__(self, attributes: frozenset[str], owner: str | None = None, methods: Mapping[str, frozenset[str]] | None = None) -> None:
+        self.attributes = attributes
+        self.roots = frozenset(chain.split(".", 1)[0] for chain in attributes)
+        self.owner = owner
+        self.methods = methods or {}
+
+    def assigned(self, keys: Iterable[str]) -> set[str]:
+        """The tracked attributes a store to ``keys`` changes: each one, and those under it
+        (``self.a = v`` changes what ``self.a.b`` reads)."""
+        found: set[str] = set()
+        for key in keys:
+            if "." in key:
+                found.update(a for a in self.attributes if a == key or a.startswith(key + "."))
+        return found
+
+    def called(self, node: cst.CSTNode) -> set[str]:
+        """The tracked attributes the calls in ``node`` may store (a lambda's body does not
+        run where it is written)."""
+        found: set[str] = set()
+        if not self.attributes:
+            return found
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, cst.Call):
+                found |= self._call(current)
+            if not isinstance(current, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+                stack.extend(child_nodes(current))
+        return found
+
+    def _call(self, call: cst.Call) -> set[str]:
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == self.owner:
+            names = self.methods.get(func.attr.value, ())
+            if "*" in names:  # (units.ALL_ATTRIBUTES: a method the class may inherit)
+                return {a for a in self.attributes if a.split(".", 1)[0] == self.owner}
+            return self.assigned(f"{self.owner}.{name}" for name in names)
+        inner = func
+        while isinstance(inner, cst.Attribute):
+            inner = inner.value
+        if isinstance(inner, cst.Call) and dotted(inner.func) == "super" and self.owner is not None:
+            return {a for a in self.attributes if a.split(".", 1)[0] == self.owner}  # a base class's method
+        if dotted(func) in PURE_BUILTINS:
+            return set()
+        given = {a.value.value for a in call.args if isinstance(a.value, cst.Name)} & self.roots
+        return {a for a in self.attributes if a.split(".", 1)[0] in given}
+
+
+NO_STORES = Stores(frozenset())

@@ -1,0 +1,110 @@
+"""Stored attributes: ``self.x = v`` then ``self.x`` read later in the same function is ``v``,
+until a call that may store it again (collect/attributes.py)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from .helpers import extract_snippet
+
+
+def _guard(tmp_path, body: str, extra: str = "", bases: str = "") -> tuple[str, tuple[str, ...]]:
+    code = f"class C{bases}:\n    def __init__(self, runner, n: int, label: str = 'a'):\n" + textwrap.indent(body, "        ") + "\n" + extra
+    [card] = [c for c in extract_snippet(tmp_path, code) if c.exception.display == "ValueError"]
+    return card.guard.code, card.guard.opaque
+
+
+@pytest.mark.parametrize(
+    ("body", "guard", "opaque"),
+    [
+        # vLLM's DraftBench: the attribute is what the constructor stored, in the caller's terms
+        ("self.method = runner.config.method\nif self.method not in ('a', 'b'):\n    raise ValueError('x')",
+         "runner.config.method not in ('a', 'b')", ()),
+        # read before the store: the caller's; after a store in a branch, the two joined
+        ("if self.x is None:\n    self.x = n\nif self.x < 0:\n    raise ValueError('x')", "(n if self.x is None else self.x) < 0", ()),
+        ("self.n = n\nself.n += 1\nif self.n > 3:\n    raise ValueError('x')", "(n + 1) > 3", ()),
+        # a store under it changes what ``self.a.b`` reads
+        ("self.a = runner\nif self.a.b:\n    raise ValueError('x')", "runner.b", ()),
+        # a call's result: a value no expression gives, one opaque name
+        ("self.m = runner.read()\nif self.m:\n    raise ValueError('x')", "self.m", ("self.m",)),
+        # a method of the value (``str.upper``) cannot store the attribute; a call given the object may
+        ("self.s = label\nself.s.upper()\nif self.s == 'b':\n    raise ValueError('x')", "label == 'b'", ()),
+        ("self.s = label\nsetattr(self, 's', 'c')\nif self.s == 'b':\n    raise ValueError('x')", "self.s == 'b'", ("self.s",)),
+        ("self.s = label\nsuper().__init__()\nif self.s == 'b':\n    raise ValueError('x')", "self.s == 'b'", ("self.s",)),
+    ],
+)
+def test_a_stored_attribute_reads_as_the_value_stored(tmp_path, body: str, guard: str, opaque: tuple) -> None:
+    assert _guard(tmp_path, body) == (guard, opaque)
+
+
+METHODS = """
+    def restock(self):
+        self.refill()
+
+    def refill(self):
+        self.used = 2
+
+    def log(self):
+        print(self.used)
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "bases", "guard", "opaque"),
+    [
+        ("self.log()", "", "0 > n", ()),  # stores nothing
+        ("self.restock()", "", "self.used > n", ("self.used",)),  # stores it, through a method it calls
+        ("self.other()", "", "0 > n", ()),  # not a method of a class without bases: taken to store nothing
+        ("self.other()", "(Base)", "self.used > n", ("self.used",)),  # may be inherited: may store anything
+    ],
+)
+def test_a_method_of_the_class_stores_what_its_body_stores(tmp_path, call: str, bases: str, guard: str, opaque: tuple) -> None:
+    body = f"self.used = 0\n{call}\nif self.used > n:\n    raise ValueError('x')"
+    assert _guard(tmp_path, body, METHODS, bases) == (guard, opaque)
+
+
+def test_two_reads_of_one_value_are_one_conjunct(tmp_path) -> None:
+    # test_ssl's server loop: the loop's test and the handler's read the same `self._active`
+    # (its store comes later); they were two tags, shown under one name, twice
+    code = """
+    import socket
+
+    class Server:
+        def run(self):
+            while self._active:
+                try:
+                    self.sock.accept()
+                except socket.timeout:
+                    if not self._active:
+                        return
+                    raise ValueError("timeout")
+                self._active = False
+    """
+    [card] = extract_snippet(tmp_path, code)
+    assert card.guard.code == "self._active and __raises__(self.sock.accept(), (socket.timeout,))"
+
+
+def test_the_text_libcst_reads_keeps_what_stores_a_read_attribute(tmp_path, monkeypatch) -> None:
+    # A statement that stores an attribute read later, or calls a method of its object,
+    # is kept; facts are those of the whole text.
+    from extractor.collect import units
+
+    code = """
+    class C:
+        def __init__(self, n):
+            self.unread = n
+            self.used = n
+            print("x")
+            self.restock()
+            if self.used > 3:
+                raise ValueError("x")
+
+        def restock(self):
+            self.used = 0
+    """
+    thinned = extract_snippet(tmp_path / "a", code)
+    monkeypatch.setattr(units, "_unread_left_out", lambda unit, lines, first, end: lines[first - 1 : end])
+    assert extract_snippet(tmp_path / "b", code) == thinned
+    assert thinned[0].guard.code == "self.used > 3" and thinned[0].guard.opaque == ("self.used",)

@@ -27,12 +27,12 @@ def _guard(tmp_path, body: str, extra: str = "", bases: str = "") -> tuple[str, 
         ("self.n = n\nself.n += 1\nif self.n > 3:\n    raise ValueError('x')", "(n + 1) > 3", ()),
         # a store under it changes what ``self.a.b`` reads
         ("self.a = runner\nif self.a.b:\n    raise ValueError('x')", "runner.b", ()),
-        # a call's result: a value no expression gives, one opaque name
-        ("self.m = runner.read()\nif self.m:\n    raise ValueError('x')", "self.m", ("self.m",)),
+        # a call's result: a value no expression gives, an opaque name (the bare one is the caller's)
+        ("self.m = runner.read()\nif self.m:\n    raise ValueError('x')", "self.m_1", ("self.m_1",)),
         # a method of the value (``str.upper``) cannot store the attribute; a call given the object may
         ("self.s = label\nself.s.upper()\nif self.s == 'b':\n    raise ValueError('x')", "label == 'b'", ()),
-        ("self.s = label\nsetattr(self, 's', 'c')\nif self.s == 'b':\n    raise ValueError('x')", "self.s == 'b'", ("self.s",)),
-        ("self.s = label\nsuper().__init__()\nif self.s == 'b':\n    raise ValueError('x')", "self.s == 'b'", ("self.s",)),
+        ("self.s = label\nsetattr(self, 's', 'c')\nif self.s == 'b':\n    raise ValueError('x')", "self.s_1 == 'b'", ("self.s_1",)),
+        ("self.s = label\nsuper().__init__()\nif self.s == 'b':\n    raise ValueError('x')", "self.s_1 == 'b'", ("self.s_1",)),
     ],
 )
 def test_a_stored_attribute_reads_as_the_value_stored(tmp_path, body: str, guard: str, opaque: tuple) -> None:
@@ -55,9 +55,9 @@ METHODS = """
     ("call", "bases", "guard", "opaque"),
     [
         ("self.log()", "", "0 > n", ()),  # stores nothing
-        ("self.restock()", "", "self.used > n", ("self.used",)),  # stores it, through a method it calls
+        ("self.restock()", "", "self.used_1 > n", ("self.used_1",)),  # stores it, through a method it calls
         ("self.other()", "", "0 > n", ()),  # not a method of a class without bases: taken to store nothing
-        ("self.other()", "(Base)", "self.used > n", ("self.used",)),  # may be inherited: may store anything
+        ("self.other()", "(Base)", "self.used_1 > n", ("self.used_1",)),  # may be inherited: may store anything
     ],
 )
 def test_a_method_of_the_class_stores_what_its_body_stores(tmp_path, call: str, bases: str, guard: str, opaque: tuple) -> None:
@@ -67,7 +67,7 @@ def test_a_method_of_the_class_stores_what_its_body_stores(tmp_path, call: str, 
 
 def test_two_reads_of_one_value_are_one_conjunct(tmp_path) -> None:
     # test_ssl's server loop: the loop's test and the handler's read the same `self._active`
-    # (its store comes later); they were two tags, shown under one name, twice
+    # (a value the loop's later store may have left: `_1`); they were two tags, one name, twice
     code = """
     import socket
 
@@ -83,7 +83,7 @@ def test_two_reads_of_one_value_are_one_conjunct(tmp_path) -> None:
                 self._active = False
     """
     [card] = extract_snippet(tmp_path, code)
-    assert card.guard.code == "self._active and __raises__(self.sock.accept(), (socket.timeout,))"
+    assert card.guard.code == "self._active_1 and __raises__(self.sock.accept(), (socket.timeout,))"
 
 
 def test_the_text_libcst_reads_keeps_what_stores_a_read_attribute(tmp_path, monkeypatch) -> None:
@@ -107,4 +107,45 @@ def test_the_text_libcst_reads_keeps_what_stores_a_read_attribute(tmp_path, monk
     thinned = extract_snippet(tmp_path / "a", code)
     monkeypatch.setattr(units, "_unread_left_out", lambda unit, lines, first, end: lines[first - 1 : end])
     assert extract_snippet(tmp_path / "b", code) == thinned
-    assert thinned[0].guard.code == "self.used > 3" and thinned[0].guard.opaque == ("self.used",)
+    assert thinned[0].guard.code == "self.used_1 > 3" and thinned[0].guard.opaque == ("self.used_1",)
+
+
+def test_values_after_a_store_are_named_apart_from_the_callers(tmp_path) -> None:
+    # SpeculativeConfig: `self.model` is the caller's in the first test and a value a method
+    # stored at the raise; both read `self.model` (a condition that cannot hold)
+    code = """
+    class C:
+        def f(self, other):
+            if self.model is None:
+                if other:
+                    raise TypeError("no other")
+                self.model = other.name
+            self.update()
+            if self.model is not None:
+                raise ValueError("boom")
+
+        def update(self):
+            self.model = None
+    """
+    card = [c for c in extract_snippet(tmp_path, code) if c.exception.display == "ValueError"][0]
+    assert card.guard.code == "(self.model is None and not other or self.model is not None) and self.model_1 is not None"
+    assert card.guard.versions == (("self.model_1", "self.model", "stored"),)
+
+
+@pytest.mark.parametrize(
+    ("code", "guard"),
+    [
+        # a call given a part of the object may store under it
+        ("def reset(cfg):\n    cfg.mode = 'b'\n\nclass H:\n    def f(self, mode):\n        self.cfg.mode = mode\n"
+         "        reset(self.cfg)\n        if self.cfg.mode == 'a':\n            raise ValueError('a')\n", "self.cfg.mode_1 == 'a'"),
+        ("class H:\n    def f(self, mode):\n        self.cfg.mode = mode\n        self.cfg.reset()\n"
+         "        if self.cfg.mode == 'a':\n            raise ValueError('a')\n", "self.cfg.mode_1 == 'a'"),
+        # asyncio.TaskGroup: at an `await` a callback on the object may store it
+        ("class G:\n    async def run(self, exc):\n        if exc is not None:\n            self._err = exc\n"
+         "        while self._pending:\n            await self._fut\n        if self._err is not None:\n            raise ValueError('x')\n",
+         "self._err_1 is not None"),
+    ],
+)
+def test_code_that_can_reach_the_object_may_store_it_again(tmp_path, code: str, guard: str) -> None:
+    [card] = extract_snippet(tmp_path, code)
+    assert card.guard.code == guard

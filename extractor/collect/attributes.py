@@ -48,14 +48,15 @@ def stored_attributes(targets: Iterable[cst.BaseExpression], params: set[str], r
 
 class Stores:
     """What a statement may store of a function's tracked attributes (``attributes``): those
-    it assigns, and those its calls may assign. A call stores again the attributes the
-    function's object (``owner``, a method's ``self``) has where it is a method of the
-    class that the class defines and that stores them (``methods``: method -> the attribute
-    names it, or the methods of the class it calls, stores on its object; all of them for a
-    method the class does not define but may inherit); all of an object's where the call is
-    given the object (``setattr(self, ...)``, ``helper(self)``; pure builtins aside), or a
-    method of ``super()``. A method of a class without bases that the class does not define
-    is taken to store none of them."""
+    it assigns, and those its calls may assign. A method of the function's object (``owner``,
+    a method's ``self``) stores the attribute names ``methods`` gives for it (what its body,
+    or a method of the class it calls, stores on its object; all of them for a method the
+    class does not define but may inherit, and for a method of ``super()``). Any other call
+    that can reach an object stores every tracked attribute under it: a method of it
+    (``self.cfg.reset()``: ``self.cfg.mode``), a call given it (``setattr(self, ...)``,
+    ``helper(self.cfg)``; pure builtins aside). So does an ``await`` or ``yield`` (other code
+    runs). A method of a class without bases that the class does not define is taken to
+    store nothing; a call that reaches the object some other way (a global) is not seen."""
 
     def __init__(self, attributes: frozenset[str], owner: str | None = None, methods: Mapping[str, frozenset[str]] | None = None) -> None:
         self.attributes = attributes
@@ -74,13 +75,16 @@ class Stores:
 
     def called(self, node: cst.CSTNode) -> set[str]:
         """The tracked attributes the calls in ``node`` may store (a lambda's body does not
-        run where it is written)."""
+        run where it is written); all of them at an ``await`` or ``yield``, where other code
+        (a callback on the object) may run."""
         found: set[str] = set()
         if not self.attributes:
             return found
         stack = [node]
         while stack:
             current = stack.pop()
+            if isinstance(current, (cst.Await, cst.Yield)):
+                return set(self.attributes)
             if isinstance(current, cst.Call):
                 found |= self._call(current)
             if not isinstance(current, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
@@ -89,20 +93,27 @@ class Stores:
 
     def _call(self, call: cst.Call) -> set[str]:
         func = call.func
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == self.owner:
-            names = self.methods.get(func.attr.value, ())
-            if "*" in names:  # (units.ALL_ATTRIBUTES: a method the class may inherit)
-                return {a for a in self.attributes if a.split(".", 1)[0] == self.owner}
-            return self.assigned(f"{self.owner}.{name}" for name in names)
+        if isinstance(func, cst.Attribute) and (held := dotted(func.value)) is not None:
+            if held == self.owner:
+                names = self.methods.get(func.attr.value, ())
+                if "*" in names:  # (units.ALL_ATTRIBUTES: a method the class may inherit)
+                    return self._under(held)
+                return self.assigned(f"{self.owner}.{name}" for name in names)
+            if held.split(".", 1)[0] in self.roots:  # ``self.cfg.reset()`` may store ``self.cfg.mode``
+                return self._under(held)
         inner = func
         while isinstance(inner, cst.Attribute):
             inner = inner.value
         if isinstance(inner, cst.Call) and dotted(inner.func) == "super" and self.owner is not None:
-            return {a for a in self.attributes if a.split(".", 1)[0] == self.owner}  # a base class's method
+            return self._under(self.owner)  # a base class's method
         if dotted(func) in PURE_BUILTINS:
             return set()
-        given = {a.value.value for a in call.args if isinstance(a.value, cst.Name)} & self.roots
-        return {a for a in self.attributes if a.split(".", 1)[0] in given}
+        given = (dotted(a.value) for a in call.args)  # ``setattr(self, ...)``, ``reset(self.cfg)``
+        return {a for chain in given if chain is not None and chain.split(".", 1)[0] in self.roots for a in self._under(chain)}
+
+    def _under(self, chain: str) -> set[str]:
+        """The tracked attributes a call given the object ``chain`` may store: those under it."""
+        return {a for a in self.attributes if a.startswith(chain + ".")}
 
 
 NO_STORES = Stores(frozenset())

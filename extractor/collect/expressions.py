@@ -25,7 +25,6 @@ _ATOMIC = (
     cst.ListComp, cst.SetComp, cst.DictComp, cst.Ellipsis,
 )
 _GET_ARGS = frozenset({"get_args", "typing.get_args", "t.get_args", "typing_extensions.get_args"})
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
 # An opaque name read in a guard (a local, or a value the body rebinds a parameter to) is
@@ -164,9 +163,8 @@ class ExprModel:
         return value
 
     def attribute_value(self, chain: str) -> cst.BaseExpression | None:
-        """What stored attribute ``chain`` (``self.x``) holds at ``self.at``: None to keep it
-        (nothing stored it before: the caller's), the value stored, or its tagged name where
-        no expression gives the value (a call's result, or a call since the store)."""
+        """What stored attribute ``chain`` (``self.x``) holds at ``self.at``: None to keep it (the
+        caller's), the value stored, or its tagged name (a call's result, or a call since)."""
         value = self.reaching.before(chain, self.at) if self.reaching is not None and self.at is not None else ENTRY
         if value is ENTRY:
             return None
@@ -184,6 +182,10 @@ class ExprModel:
         if self.reaching is None or self.at is None or not scope.is_local(name) or name in scope.shared:
             return None
         return self._tagged(name, self.at)
+
+    def is_entry_name(self, name: str) -> bool:
+        """Whether ``name`` shown bare is the caller's: a parameter, an attribute the function stores."""
+        return name in self.scope.params or name in self.attributes
 
     def _tagged(self, name: str, at: cst.CSTNode) -> str:
         return f"{name}{TAG}{self._number(name, at)}"
@@ -219,7 +221,7 @@ class ExprModel:
                 tag, base = match.group(0), match.group(1)
                 if tag in shown:
                     continue
-                rebound = base in self.scope.params  # its own name is the argument's
+                rebound = self.is_entry_name(base)  # its own name is the argument's
                 if not rebound and self._holds_at(int(match.group(2)), at):
                     shown[tag] = base
                     continue
@@ -241,7 +243,7 @@ class ExprModel:
         if TAG not in code:
             return code
         known = dict(self.raise_names)
-        if own is not None and own not in self.scope.params:
+        if own is not None and not self.is_entry_name(own):
             known.update((m.group(0), own) for m in TAGGED.finditer(code) if m.group(1) == own and m.group(0) not in known)
         return resolve(code, self.shown_names([code], at, known))
 
@@ -253,7 +255,7 @@ class ExprModel:
             return code
         for match in TAGGED.finditer(code):
             base = match.group(1)
-            if base in self.scope.params or base != own and not self._holds_at(int(match.group(2)), at):
+            if self.is_entry_name(base) or base != own and not self._holds_at(int(match.group(2)), at):
                 return None  # (a rebound parameter's own name would read as its argument)
         return resolve(code, {})
 
@@ -395,5 +397,4 @@ def _opaque_part(root: str, chain: str) -> tuple[str, str]:
     that attribute is the root (``self.xǂ2``), an opaque name of its own."""
     if TAG not in chain or TAG in root:
         return root, chain
-    held = chain[:chain.index(".", chain.index(TAG)) if "." in chain[chain.index(TAG):] else len(chain)]
-    return held, held
+    return (held := chain[:end] if (end := chain.find(".", chain.index(TAG))) >= 0 else chain), held

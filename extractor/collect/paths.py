@@ -354,7 +354,7 @@ def _extract_guard(chain: Sequence[cst.CSTNode], start: int, model: PathModel) -
         parts=_parts(conditions),
         inputs=tuple(refs.inputs),
         opaque=tuple(refs.opaque),
-        versions=tuple((name, base, "rebound" if base in model.exprs.scope.params else "earlier")
+        versions=tuple((name, base, "stored" if "." in base else "rebound" if model.exprs.is_entry_name(base) else "earlier")
                        for tag, name in shown.items() if name != (base := untagged(tag))),
         calls=tuple(refs.calls),
         constants=tuple(sorted(refs.constants.items())),

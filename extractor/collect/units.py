@@ -189,13 +189,14 @@ _CHAIN = re.compile(r"(?<![\w.])[^\W\d]\w*(?:\s*\.\s*[^\W\d]\w*)+")
 
 
 def _may_store(stmt: ast.stmt, lines: list[str], read: set[str]) -> bool:
-    """Whether a statement stores one of the attributes ``read``, or may call code that
-    stores one again (a method of its object, a call given the object, ``super()``'s:
+    """Whether a statement stores one of the attributes ``read``, or may run code that stores
+    one again (a call that can reach the object, ``super()``'s, an ``await`` or ``yield``:
     attributes.Stores; looked for in its text)."""
     if not read.isdisjoint(_stored_chains([stmt])):
         return True
     text = "\n".join(lines[first_line(stmt) - 1 : stmt.end_lineno])
-    return "(" in text and ("super(" in text or not {chain.split(".", 1)[0] for chain in read}.isdisjoint(WORD.findall(text)))
+    words = set(WORD.findall(text))
+    return "await" in words or "yield" in words or "(" in text and ("super" in words or not words.isdisjoint(c.split(".", 1)[0] for c in read))
 
 
 def method_stores(unit: ast.AST, owner: ast.AST | None, text: str) -> tuple[str, dict[str, frozenset[str]]] | None:

@@ -152,7 +152,8 @@ class Guard:
     # Names of the values of a name bound again on the path, one per binding, as (the name the
     # guard gives it, the name, kind): "earlier", a value a local held before the one the raise
     # sees (which keeps the local's name); "rebound", a value a parameter holds once rebound
-    # (the parameter's own name always means its argument).
+    # (the parameter's own name always means its argument); "stored", a value of an attribute
+    # the function stores (``self.x``: its own name always means the caller's object's).
     versions: tuple[tuple[str, str, str], ...] = ()
     calls: tuple[str, ...] = ()
     constants: tuple[tuple[str, str], ...] = ()

@@ -7,12 +7,13 @@ read with ``ast.literal_eval`` only, so nothing from the tree is evaluated.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from functools import lru_cache
 from typing import Any
 
 from ..collect.annotations import read_annotation
-from ..model import Constraint, Domain, FieldDoc, Param
+from ..model import Card, Constraint, Domain, FieldDoc, Param
 from .values import Named, stable
 
 _FACTORIES = {"list": "[]", "dict": "{}", "set": "set()", "tuple": "()", "frozenset": "frozenset()", "str": "''", "int": "0", "float": "0.0"}
@@ -192,3 +193,23 @@ def any_value(annotation: str | None) -> Any:
     head = head.removeprefix("typing.").split("[", 1)[0].strip()
     source = _ANY.get(_ANY_ALIASES.get(head, head))
     return _literal(source) if source is not None else NO_VALUE  # a class the tool cannot build: missing
+
+
+def card_domains(card: Card, params: tuple[Param, ...], names: list[str], param_choices: dict[str, tuple[str, ...]]) -> dict[str, Domain]:
+    """The domain of each input a card's trigger may set: a documented field's, a parameter's
+    (its choices where callers pass only those), else an opaque or unknown name's."""
+    by_param = {p.name: p for p in params}
+    fields = {f.input: f for f in card.docs.fields}
+    domains: dict[str, Domain] = {}
+    for name in names:
+        if name in fields:
+            domains[name] = field_domain(fields[name])
+        elif name in by_param and name in param_choices:
+            param = by_param[name]
+            default = param.default if param.default in param_choices[name] else None
+            domains[name] = dataclasses.replace(param_domain(name, param), choices=param_choices[name], types=("EnumMember",), default=default)
+        elif name in by_param:
+            domains[name] = param_domain(name, by_param[name])
+        else:
+            domains[name] = Domain(input=name, source="opaque" if name in card.guard.opaque else "unknown")
+    return domains

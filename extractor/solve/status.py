@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
+from typing import Any
 
 from ..model import Guard
 
@@ -131,3 +133,26 @@ def trigger_status(guard: Guard, atoms: list[str]) -> tuple[str, str | None]:
     if atoms:
         return "environment", "assumes_environment"
     return "concrete", None
+
+
+class Reads(dict):  # type: ignore[type-arg]
+    """An environment that records the keys an evaluation looks up (the evaluator reads a
+    bound input or atom with ``get``: ``evaluate.core``)."""
+
+    def __init__(self, env: dict[str, Any]) -> None:
+        super().__init__(env)
+        self.read: set[str] = set()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in self:
+            self.read.add(key)
+        return super().get(key, default)
+
+
+def read_atoms(holds: Callable[[dict[str, Any]], object], env: dict[str, Any], atoms: set[str]) -> set[str]:
+    """The atoms (calls, opaque names) that the guard reads under the solution ``env``: one
+    it never looks up (past a short-circuit ``or``, in a branch of a join not taken:
+    ``(value_1 if c else value)`` with ``c`` false) is nothing the trigger assumes."""
+    recorded = Reads(env)
+    holds(recorded)
+    return atoms & recorded.read

@@ -10,22 +10,21 @@ from __future__ import annotations
 
 import ast
 import builtins
-import dataclasses
 import logging
 from dataclasses import replace
 from typing import Any
 
 from ..collect.declarations import dotted_name
 from ..collect.syntax import walk
-from ..model import CONSTRUCTING, RAISES, Card, CardContext, Domain, Fix, Hole, MessageTemplate, Opaque, Param, Text, Trigger, Validator
+from ..model import CONSTRUCTING, RAISES, Card, CardContext, Domain, Fix, Hole, MessageTemplate, Opaque, Text, Trigger, Validator
 from ..model.markdown import code_span
-from .domains import NO_VALUE, any_value, default_source, default_value, field_domain, literal_value, param_domain
+from .domains import NO_VALUE, any_value, card_domains, default_source, default_value, literal_value
 from .evaluate import EvalError, Raised, evaluate, format_value, run_validator
 from .examples import build_example
 from .fixes import find_fixes
 from .problem import Problem, Variable, build_problem, candidates, classes_of
 from .search import MAX_CHANGED, Solution, search
-from .status import CLAIMED, caller_sets, missing_arguments, trigger_status
+from .status import CLAIMED, Reads, caller_sets, missing_arguments, read_atoms, trigger_status
 from .validator import NotExpressible, generate_validator, validator_name
 from .values import Named, to_json_value
 
@@ -33,24 +32,6 @@ log = logging.getLogger("raisedocs")
 
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
-
-
-def card_domains(card: Card, params: tuple[Param, ...], names: list[str], param_choices: dict[str, tuple[str, ...]]) -> dict[str, Domain]:
-    by_param = {p.name: p for p in params}
-    fields = {f.input: f for f in card.docs.fields}
-    domains: dict[str, Domain] = {}
-    for name in names:
-        if name in fields:
-            domains[name] = field_domain(fields[name])
-        elif name in by_param and name in param_choices:
-            param = by_param[name]
-            default = param.default if param.default in param_choices[name] else None
-            domains[name] = dataclasses.replace(param_domain(name, param), choices=param_choices[name], types=("EnumMember",), default=default)
-        elif name in by_param:
-            domains[name] = param_domain(name, by_param[name])
-        else:
-            domains[name] = Domain(input=name, source="opaque" if name in card.guard.opaque else "unknown")
-    return domains
 
 
 def _message_refs(message: MessageTemplate, params: set[str]) -> list[str]:
@@ -172,12 +153,15 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         # datetime): the tests become atoms again, values the trigger can only assume.
         problem = build_problem(card.guard, domains, state, ctx.named, frozenset(loops), preferred)
         solution = search(problem)
-    atoms = {n for n, v in problem.variables.items() if v.is_atom}
+    every_atom = {n for n, v in problem.variables.items() if v.is_atom}
+    atoms = read_atoms(problem.holds, solution.assignment, every_atom) if solution.status == "solved" else every_atom
     status, status_reason = trigger_status(card.guard, sorted(atoms))
     built = _past_construction(card, ctx, domains, problem, solution, state, loops) if status in CLAIMED else None
     if built is not None:
         solution = built
         names.extend(n for n in solution.changed if n not in names)
+        atoms = read_atoms(problem.holds, solution.assignment, every_atom)
+        status, status_reason = trigger_status(card.guard, sorted(atoms))
     if solution.status != "solved":
         trigger = Trigger(status=solution.status, inputs={}, reason=solution.reason, conflicts=solution.conflicts)
         return replace(card, domains=published, trigger=trigger)
@@ -187,10 +171,13 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     env = _complete_env(solution.assignment, [r for r in refs if caller_sets(r, params, ctx.settable)], domains)
     keys = list(dict.fromkeys([*problem.variables, *(r for r in refs if r in env and r not in problem.constants)]))
     validator, validator_reason = _validator(card, ctx, problem, keys, domains)
+    shown = Reads(env)
     try:
-        message = render_message(card.message, env) if card.message.parts is not None else None
+        message = render_message(card.message, shown) if card.message.parts is not None else None
     except EvalError:
         message = None
+    if atoms < (read := atoms | (every_atom & shown.read)):  # a value only the message reads is assumed too
+        atoms, (status, status_reason) = read, trigger_status(card.guard, sorted(read))
     raised = _run(validator, env) if validator is not None else None
     expected_class = card.exception.classes[0].rsplit(".", 1)[-1] if card.exception.classes else None
     # The trigger is verified when the guard holds under it; where a validator exists it
@@ -205,7 +192,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
             env[xs] = [env[x]]
     # Verified: the guard holds under the trigger (and the validator reproduces the message),
     # the trigger is one a caller can act on, and the whole path to the raise was modelled.
-    inputs = {n: to_json_value(env[n]) for n in [*names, *loops.values()] if n in env and n not in atoms
+    inputs = {n: to_json_value(env[n]) for n in [*names, *loops.values()] if n in env and n not in every_atom
               and n not in problem.constants and caller_sets(n, params, ctx.settable)}
     if status in CLAIMED:  # a required parameter nothing reads before the raise takes any value of its type
         for param in ctx.params:
@@ -229,7 +216,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         status=status,
         inputs=inputs,
         assumes={n: to_json_value(env[n]) for n in sorted(atoms)},
-        changed=tuple(loops.get(n, n) for n in solution.changed),
+        changed=tuple(loops.get(n, n) for n in solution.changed if n in atoms or n not in every_atom),
         reason=status_reason,
         message=_shown(card, message, env, ctx.own_str),
         verified=trigger_ok,

@@ -1,5 +1,6 @@
 """Stored attributes: ``self.x = v`` then ``self.x`` read later in the same function is ``v``,
-until a call that may store it again (collect/attributes.py)."""
+until a call that may store it again (collect/attributes.py); the join of a branch no
+expression gives with one that is followed; triggers that read no internal value."""
 
 from __future__ import annotations
 
@@ -149,3 +150,22 @@ def test_values_after_a_store_are_named_apart_from_the_callers(tmp_path) -> None
 def test_code_that_can_reach_the_object_may_store_it_again(tmp_path, code: str, guard: str) -> None:
     [card] = extract_snippet(tmp_path, code)
     assert card.guard.code == guard
+
+
+@pytest.mark.parametrize(
+    ("code", "guard", "inputs"),
+    [
+        # email's get_atom: a branch rebinds `value` to a call's result; the other keeps the argument
+        ("ENDS = set('\"(),')\n\ndef get_atom(value):\n    if value and value[0] == ' ':\n        token, value = get_cfws(value)\n"
+         "    if value and value[0] in ENDS:\n        raise ValueError('expected atom')\n",
+         "(value_1 if value and value[0] == ' ' else value) and (value_1 if value and value[0] == ' ' else value)[0] in ENDS",
+         {"value": '"x'}),
+        # a short-circuit: the call on the right is never made when the left holds
+        ("def g(n, s):\n    if n == 1 or lookup(s):\n        raise ValueError('one')\n", "n == 1 or lookup(s)", {"n": 1}),
+    ],
+)
+def test_a_trigger_takes_the_path_that_reads_no_internal_value(tmp_path, code: str, guard: str, inputs: dict) -> None:
+    [card] = extract_snippet(tmp_path, code)
+    assert card.guard.code == guard
+    assert card.trigger.status == "concrete" and card.trigger.assumes == {}
+    assert {k: v for k, v in card.trigger.inputs.items() if k in inputs} == inputs

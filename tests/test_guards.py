@@ -105,7 +105,7 @@ def test_a_local_reads_as_the_value_that_reaches_the_raise(tmp_path) -> None:
         # a value read at its assignment, of a name rebound since: each value a name of its
         # own (vLLM's ``video_audio_start = audio_idx``, then ``audio_idx += 1``, then the check)
         ("for x in s:\n    start = k\n    if x:\n        k += 1\n    if k - start != n:\n        raise ValueError('x')",
-         "k_1 - k_2 != n", ("n",), ("k_1", "k_2")),
+         "(k_1 if x else k_2) - k_2 != n", ("n",), ("k_1", "x", "k_2")),
         ("m = s\nfor x in s:\n    s = x\nif m > s:\n    raise ValueError('x')", "s > s_1", ("s",), ("s_1",)),
         # base64.b32decode: ``l`` is the argument's length, ``p`` the stripped value's
         ("l = len(s)\ns = s.rstrip('=')\np = l - len(s)\nfor i in range(3):\n    pass\nif l % 8 or p > 3:\n    raise ValueError('x')",
@@ -368,7 +368,8 @@ def test_the_card_names_the_earlier_values(tmp_path, capsys) -> None:
 
 def test_a_rebound_parameter_keeps_its_name_for_the_argument(tmp_path, capsys) -> None:
     # uu.decode: `out_file` is the argument in the first test and a value the body chose in
-    # the second; one name for both read `out_file is None and os.path.exists(out_file)`.
+    # the second; one name for both read `out_file is None and os.path.exists(out_file)`. The
+    # join of the two branches keeps the argument where the body does not rebind it.
     code = """
     import os
 
@@ -381,11 +382,14 @@ def test_a_rebound_parameter_keeps_its_name_for_the_argument(tmp_path, capsys) -
     temp_tree(tmp_path / "tree", {"mod.py": code})
     assert run_cli(capsys, "extract", str(tmp_path / "tree"), "-o", str(tmp_path / "docs"), "-q").code == 0
     [card] = extract_snippet(tmp_path / "again", code)
-    assert card.guard.code == 'not out_file_1.startswith("/") and os.path.exists(out_file_1)'
+    joined = "(out_file_1 if out_file is None else out_file)"
+    assert card.guard.code == f'not {joined}.startswith("/") and os.path.exists({joined})'
     assert card.guard.versions == (("out_file_1", "out_file", "rebound"),)
-    assert card.guard.inputs == () and card.guard.opaque == ("out_file_1",)
-    # the message's `out_file` is the rebound value, never the argument
-    assert [p.value for p in card.message.parts if hasattr(p, "expr")] == ["out_file_1"]
+    assert card.guard.inputs == ("out_file",) and card.guard.opaque == ("out_file_1",)
+    # the message's `out_file` is the value at the raise, never the argument alone
+    assert [p.value for p in card.message.parts if hasattr(p, "expr")] == [joined]
+    # a path that reads no value the body chose: out_file given
+    assert card.trigger.status == "environment" and card.trigger.inputs["out_file"] is not None
     page = (tmp_path / "docs" / "errors" / f"{card.id}.md").read_text(encoding="utf-8")
     assert "`out_file_1` is a value the parameter `out_file` is rebound to in the function (`out_file` itself is the argument)." in page
 

@@ -119,7 +119,7 @@ class ExprModel:
         self.attributes = stored_attributes(scope.stored_targets, scope.params, {*scope.bindings, *scope.shared}) if function is not None else frozenset()
         self.attribute_names = {chain.rsplit(".", 1)[1] for chain in self.attributes}
         stores = Stores(self.attributes, *scope.methods) if scope.methods else Stores(self.attributes)
-        self.reaching = Reaching(function, self.inline_at, stores) if function is not None else None
+        self.reaching = Reaching(function, self.inline_at, stores, self._side_tag) if function is not None else None
         self._versions: dict[tuple[str, tuple[str, int]], int] = {}  # (local, reaching.version) -> its number
         self._reads: list[tuple[str, cst.CSTNode]] = []  # by number: the local, and the first statement it was read at
         self.raise_names: dict[str, str] = {}  # tag -> shown name, in the guard of the raise being read
@@ -144,9 +144,8 @@ class ExprModel:
             return self.inline(node)
 
     def reaching_value(self, name: str) -> cst.BaseExpression | None:
-        """What local ``name`` holds at ``self.at``; None to keep the name (a parameter's
-        argument, an opaque local, a name of the module). A parameter rebound to a value no
-        expression gives is its tagged name there (``versioned``): never the argument's."""
+        """What local ``name`` holds at ``self.at``; None to keep the name (a parameter's argument,
+        an opaque local, a module's name); a parameter rebound to a value no expression gives: its tag."""
         scope = self.scope
         if self.reaching is None or self.at is None or name not in scope.bindings:
             return None
@@ -175,9 +174,8 @@ class ExprModel:
         return cst.parse_expression(self._tagged(chain, self.at))
 
     def versioned(self, name: str) -> str | None:
-        """An opaque local read at ``self.at`` as its tagged name (``name`` TAG number): one
-        number per binding it holds (``Reaching.version``), so that two reads of a local
-        bound again between them are two names. ``resolve`` turns tags into shown names."""
+        """An opaque local read at ``self.at`` as its tagged name (``name`` TAG number): a number per
+        binding it holds (``Reaching.version``): two reads with a binding between are two names."""
         scope = self.scope
         if self.reaching is None or self.at is None or not scope.is_local(name) or name in scope.shared:
             return None
@@ -187,14 +185,16 @@ class ExprModel:
         """Whether ``name`` shown bare is the caller's: a parameter, an attribute the function stores."""
         return name in self.scope.params or name in self.attributes
 
-    def _tagged(self, name: str, at: cst.CSTNode) -> str:
-        return f"{name}{TAG}{self._number(name, at)}"
+    def _tagged(self, name: str, at: cst.CSTNode, version: tuple[str, int] | None = None) -> str:
+        return f"{name}{TAG}{self._number(name, at, version)}"
 
-    def _number(self, name: str, at: cst.CSTNode) -> int:
-        """The number of the binding of ``name`` that statement ``at`` sees (tags are made only
-        inside a function: ``versioned``, ``reaching_value``)."""
+    def _side_tag(self, name: str, stmt: cst.CSTNode, after: bool) -> cst.BaseExpression:  # (Reaching: a join's opaque side)
+        return cst.parse_expression(self._tagged(name, stmt, ("after", id(stmt)) if after else None))
+
+    def _number(self, name: str, at: cst.CSTNode, version: tuple[str, int] | None = None) -> int:
+        """The number of the binding of ``name`` that statement ``at`` sees (or of ``version``)."""
         assert self.reaching is not None
-        key = (name, self.reaching.version(name, at))
+        key = (name, version or self.reaching.version(name, at))
         number = self._versions.get(key)
         if number is None:
             number = self._versions[key] = len(self._reads)

@@ -42,9 +42,10 @@ class Reaching(StatementIndex):
     statement ``at`` (the caller's inliner, which comes back here for each local it meets)."""
 
     def __init__(self, function: cst.FunctionDef, inline: Callable[[cst.BaseExpression, cst.CSTNode], cst.BaseExpression],
-                 stores: Stores = NO_STORES) -> None:
+                 stores: Stores = NO_STORES, tag: Callable[[str, cst.CSTNode, bool], cst.BaseExpression] | None = None) -> None:
         super().__init__(function, stores)
         self._inline = inline
+        self._tag = tag  # the opaque name of the value a binding leaves (True) or a statement reads
         self._memo: dict[tuple[str, int], Value] = {}
         self._origin: dict[tuple[str, int], tuple[cst.BaseExpression, cst.CSTNode]] = {}
         self._depth = 0
@@ -176,8 +177,11 @@ class Reaching(StatementIndex):
         if body is None or other is None:
             chosen = other if body is None else body
             return UNKNOWN if chosen is None else chosen
-        if body is UNKNOWN or other is UNKNOWN:
-            return UNKNOWN
+        if body is UNKNOWN or other is UNKNOWN:  # that side's value under a name of its own
+            body = self._opaque_side(name, stmt, stmt.body.body) if body is UNKNOWN else body
+            other = self._opaque_side(name, stmt, stmt.orelse.body.body if isinstance(stmt.orelse, cst.Else) else ()) if other is UNKNOWN else other
+            if isinstance(stmt.orelse, cst.If) and other is UNKNOWN or self._tag is None:
+                return UNKNOWN
         body_node, other_node = (_entry(name) if v is ENTRY else v for v in (body, other))
         if raw_code(body_node) == raw_code(other_node):
             return body
@@ -186,6 +190,14 @@ class Reaching(StatementIndex):
             test=_grouped(test, operand=False), body=_grouped(body_node, operand=False), orelse=_grouped(other_node, operand=False),
         )
         return chosen_node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+    def _opaque_side(self, name: str, stmt: cst.If, block: Sequence[cst.CSTNode]) -> Value:
+        """The tagged name of the value a branch of ``stmt`` leaves (no expression gives it):
+        its last binding's, else the value before ``stmt``."""
+        if self._tag is None:
+            return UNKNOWN
+        last = next((s for s in reversed(block) if name in self.binds(s)), None)
+        return self._tag(name, last, True) if last is not None else self._tag(name, stmt, False)
 
     def _end(self, name: str, statements: Sequence[cst.CSTNode], entry: Callable[[], Value]) -> Value:
         """The value at the end of a block, ``entry()`` where the block does not bind it."""

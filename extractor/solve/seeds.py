@@ -81,9 +81,17 @@ def _seed_comparison(node: ast.Compare, problem: Problem, envs: tuple[dict[str, 
 
 
 def _choices(node: ast.expr) -> list[ast.expr]:
-    """The values a conditional expression may take (the node itself for anything else)."""
+    """The values a conditional expression may take (the node itself for anything else),
+    also under a subscript, an attribute or ``len`` (``(value_1 if c else value)[0]``: a
+    local's value joined from two branches)."""
     if isinstance(node, ast.IfExp):
         return [*_choices(node.body), *_choices(node.orelse)]
+    if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.value, (ast.IfExp, ast.Subscript, ast.Attribute)):
+        inner = _choices(node.value)
+        return [node] if len(inner) == 1 else [ast.copy_location(type(node)(**{**vars(node), "value": v}), node) for v in inner]
+    if isinstance(node, ast.Call) and dotted_name(node.func) == "len" and len(node.args) == 1 and not node.keywords:
+        inner = _choices(node.args[0])
+        return [node] if len(inner) == 1 else [ast.copy_location(ast.Call(func=node.func, args=[v], keywords=[]), node) for v in inner]
     return [node]
 
 

@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model import Guard
+
+if TYPE_CHECKING:
+    from .problem import Problem
 
 CLAIMED = ("concrete", "environment")  # statuses whose trigger a caller can act on
 
@@ -149,10 +151,21 @@ class Reads(dict):  # type: ignore[type-arg]
         return super().get(key, default)
 
 
-def read_atoms(holds: Callable[[dict[str, Any]], object], env: dict[str, Any], atoms: set[str]) -> set[str]:
+def read_atoms(problem: Problem, env: dict[str, Any], atoms: set[str], opaque: tuple[str, ...]) -> set[str]:
     """The atoms (calls, opaque names) that the guard reads under the solution ``env``: one
     it never looks up (past a short-circuit ``or``, in a branch of a join not taken:
-    ``(value_1 if c else value)`` with ``c`` false) is nothing the trigger assumes."""
+    ``(value_1 if c else value)`` with ``c`` false) is nothing the trigger assumes. A join's
+    opaque side counts where its test chooses it, read or not: that branch ran the code that
+    made the value (gzip's ``fileobj = open(filename, ...)`` when ``fileobj is None``)."""
     recorded = Reads(env)
-    holds(recorded)
-    return atoms & recorded.read
+    problem.holds(recorded)
+    read = atoms & recorded.read
+    for node in ast.walk(problem.tree):
+        if isinstance(node, ast.IfExp):
+            for side, when in ((node.body, True), (node.orelse, False)):
+                if isinstance(side, ast.Name) and side.id in opaque and side.id not in read:
+                    chosen = problem.holds(env, ast.unparse(node.test))
+                    if chosen is None or chosen is when:  # the name, or the atoms that hold it
+                        word = re.compile(rf"(?<![\w.]){re.escape(side.id)}(?!\w)")
+                        read |= {side.id, *(a for a in atoms if word.search(a))}
+    return read

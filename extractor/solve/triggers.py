@@ -24,7 +24,7 @@ from .examples import build_example
 from .fixes import find_fixes
 from .problem import Problem, Variable, build_problem, candidates, classes_of
 from .search import MAX_CHANGED, Solution, search
-from .status import CLAIMED, Reads, caller_sets, missing_arguments, read_atoms, trigger_status
+from .status import CLAIMED, Reads, atom_kind, caller_sets, missing_arguments, read_atoms, trigger_status
 from .validator import NotExpressible, generate_validator, validator_name
 from .values import Named, to_json_value
 
@@ -154,13 +154,18 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         problem = build_problem(card.guard, domains, state, ctx.named, frozenset(loops), preferred)
         solution = search(problem)
     every_atom = {n for n, v in problem.variables.items() if v.is_atom}
-    atoms = read_atoms(problem.holds, solution.assignment, every_atom) if solution.status == "solved" else every_atom
+    atoms = read_atoms(problem, solution.assignment, every_atom, card.guard.opaque) if solution.status == "solved" else every_atom
+    if any(atom_kind(a) == "internal" for a in atoms) and (" or " in card.guard.code or " if " in card.guard.code):
+        # a path that reads no internal value (the other side of an ``or``, of a join)?
+        variables = {n: v for n, v in problem.variables.items() if not v.is_atom or atom_kind(n) != "internal"}
+        if (direct := search(replace(problem, variables=variables, _base=None))).status == "solved":
+            solution, atoms = direct, read_atoms(problem, direct.assignment, every_atom, card.guard.opaque)
     status, status_reason = trigger_status(card.guard, sorted(atoms))
     built = _past_construction(card, ctx, domains, problem, solution, state, loops) if status in CLAIMED else None
     if built is not None:
         solution = built
         names.extend(n for n in solution.changed if n not in names)
-        atoms = read_atoms(problem.holds, solution.assignment, every_atom)
+        atoms = read_atoms(problem, solution.assignment, every_atom, card.guard.opaque)
         status, status_reason = trigger_status(card.guard, sorted(atoms))
     if solution.status != "solved":
         trigger = Trigger(status=solution.status, inputs={}, reason=solution.reason, conflicts=solution.conflicts)
@@ -215,7 +220,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     trigger = Trigger(
         status=status,
         inputs=inputs,
-        assumes={n: to_json_value(env[n]) for n in sorted(atoms)},
+        assumes={n: to_json_value(env[n]) for n in sorted(atoms) if n in env},  # (a join's side its test chose: no value)
         changed=tuple(loops.get(n, n) for n in solution.changed if n in atoms or n not in every_atom),
         reason=status_reason,
         message=_shown(card, message, env, ctx.own_str),

@@ -410,3 +410,20 @@ def test_a_trigger_message_reads_the_value_at_the_raise(tmp_path) -> None:
     first, second = extract_snippet(tmp_path, code)
     assert first.trigger.assumes == {"hour_1": -1} and first.trigger.message == "('hour must be in 0..23', -1)"
     assert second.trigger.inputs == {"s": [0, 0, 0, 0]} and second.trigger.message == "('too long', 4)"
+
+
+def test_a_try_else_runs_when_the_body_raised_nothing(tmp_path) -> None:
+    # test_asyncio's _ensure_fd_no_transport: the raise in the `else` needs the lookup to succeed
+    # (the guard was `True`: "unconditional", for a raise that cannot happen with an empty table)
+    code = """
+    def lookup(table, k):
+        try:
+            table[k]
+        except KeyError:
+            pass
+        else:
+            raise ValueError("present")
+    """
+    [card] = extract_snippet(tmp_path, code)
+    assert card.guard.code == "not __raises__(table[k], (BaseException,))"
+    assert card.trigger.status == "concrete" and card.trigger.inputs["k"] in card.trigger.inputs["table"]

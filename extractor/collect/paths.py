@@ -221,6 +221,12 @@ class PathModel:
             context.append(Context(kind="element" if element else "loop" if child is parent.body else "loop_else", code=head))
             if element is not None:
                 self.loops.append(element)
+        elif isinstance(parent, (cst.Try, cst.TryStar)) and child is parent.orelse:
+            # A try's ``else`` runs when its body raised nothing (and fell through).
+            values = _body_values(parent.body) if isinstance(parent, cst.Try) else None
+            if values is None:
+                self.approximations["try_body_not_modelled"] = None
+            out.append(("exit", conj([*(self._calm(*value) for value in values or ()), self.fallthrough(parent.body)])))
         elif isinstance(parent, (cst.Try, cst.TryStar)) and isinstance(child, cst.ExceptHandler):
             reached = self.handler_reached(parent, child)
             if reached is not None:

@@ -427,3 +427,16 @@ def test_a_try_else_runs_when_the_body_raised_nothing(tmp_path) -> None:
     [card] = extract_snippet(tmp_path, code)
     assert card.guard.code == "not __raises__(table[k], (BaseException,))"
     assert card.trigger.status == "concrete" and card.trigger.inputs["k"] in card.trigger.inputs["table"]
+
+
+def test_unpacking_a_parameter_reads_its_items(tmp_path) -> None:
+    # `suffix, mode, type_ = details`: `mode` is `details[1]`, and the unpacking needs three items
+    code = """
+    def open_file(details):
+        suffix, mode, type_ = details
+        if mode not in ("r", "w"):
+            raise ValueError(f"bad mode {mode!r}")
+    """
+    [card] = extract_snippet(tmp_path, code)
+    assert card.guard.code == 'len(details) == 3 and details[1] not in ("r", "w")'
+    assert card.trigger.status == "concrete" and len(card.trigger.inputs["details"]) == 3

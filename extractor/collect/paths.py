@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from ..model import RAISES, And, Context, Guard, GuardNode, GuardPart, Opaque, Truthy
+from ..model import RAISES, And, Compare, Context, Guard, GuardNode, GuardPart, Opaque, Truthy
 from .expressions import TAG, ExprModel, resolve, untagged
 from .guards import (
     FALSE,
@@ -28,7 +28,8 @@ from .guards import (
     negate,
     render_guard,
 )
-from .scope import EXIT_CALLS, Scope, child_nodes, dotted, raw_code, strip_parens
+from .reaching import unpacked_length
+from .scope import EXIT_CALLS, Scope, child_nodes, dotted, is_pure, raw_code, strip_parens
 from .units import MAX_TRY_BODY
 
 _BLOCKS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine)
@@ -127,6 +128,8 @@ class PathModel:
             return FALSE
         if isinstance(stmt, cst.Assert):
             return self.test(stmt.test, stmt)
+        if (count := unpacked_length(stmt)) is not None and is_pure(stmt.value):  # ``a, b = pair``: it holds two
+            return Compare(left=self.exprs.atom(cst.Call(func=cst.Name("len"), args=[cst.Arg(stmt.value)])), ops=("==",), comparators=(str(count),))
         if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) and dotted(stmt.value.func) in EXIT_CALLS:
             return FALSE
         if isinstance(stmt, cst.If):

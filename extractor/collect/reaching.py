@@ -26,7 +26,7 @@ from typing import Final
 import libcst as cst
 
 from .attributes import NO_STORES, Stores, target_key
-from .scope import is_pure, raw_code
+from .scope import dotted, is_pure, raw_code
 from .statements import StatementIndex, always_leaves
 
 ENTRY: Final = "entry"  # the name holds what it held when the function was entered
@@ -251,16 +251,34 @@ def _first_walrus(test: cst.BaseExpression, name: str) -> cst.BaseExpression | N
 
 
 def _element(assign: cst.Assign, name: str) -> cst.BaseExpression | None:
-    """``a`` for ``x`` in ``x, y = a, b`` (one target, displays of the same length, no stars)."""
+    """``a`` for ``x`` in ``x, y = a, b`` (one target, displays of the same length, no stars);
+    ``v[0]`` for ``x`` in ``x, y = v`` of a name or attribute (``paths`` adds ``len(v) == 2``:
+    the unpacking raises otherwise)."""
     value = assign.value
-    if len(assign.targets) != 1 or not isinstance(value, (cst.Tuple, cst.List)):
+    target = assign.targets[0].target if len(assign.targets) == 1 else None
+    if not isinstance(target, (cst.Tuple, cst.List)) or not all(isinstance(e, cst.Element) for e in target.elements):
         return None
-    target = assign.targets[0].target
-    if not isinstance(target, (cst.Tuple, cst.List)) or len(target.elements) != len(value.elements):
+    if not isinstance(value, (cst.Tuple, cst.List)):
+        if dotted(value) is None:
+            return None  # (of a name or attribute only: ``build[obj]``'s items are no value a solver builds)
+        index = next((i for i, bound in enumerate(target.elements) if target_key(bound.value) == name), None)
+        return None if index is None else cst.Subscript(value=_grouped(value), slice=[cst.SubscriptElement(slice=cst.Index(value=cst.Integer(str(index))))])
+    if len(target.elements) != len(value.elements):
         return None
     for bound, element in zip(target.elements, value.elements):
-        if not isinstance(element, cst.Element) or not isinstance(bound, cst.Element):
+        if not isinstance(element, cst.Element):
             return None
         if target_key(bound.value) == name:
             return element.value
     return None
+
+
+def unpacked_length(stmt: cst.CSTNode) -> int | None:
+    """``n`` for ``x1, ..., xn = v`` of a name or attribute ``v`` (no stars): the statement
+    raises unless ``v`` holds ``n`` items."""
+    if not isinstance(stmt, cst.Assign) or len(stmt.targets) != 1 or dotted(stmt.value) is None:
+        return None
+    target = stmt.targets[0].target
+    if not isinstance(target, (cst.Tuple, cst.List)) or not all(isinstance(e, cst.Element) for e in target.elements):
+        return None
+    return len(target.elements)

@@ -40,7 +40,18 @@ def comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
             _seed_comparison(node, problem, (env, at_defaults), seeds)
         if isinstance(node, ast.Call) and dotted_name(node.func) == "isinstance" and len(node.args) == 2:
             _seed_instances(node, problem, env, seeds)
+    for key in [k for k in seeds if k.startswith(_ITEMS)]:
+        items = seeds.pop(key)
+        size = max(s for _, s, _ in items)
+        for k in range(3):  # every compared item at its k-th neighbour at once
+            merged: list[Any] = [0] * size
+            for index, _, near in items:
+                merged[index] = near[k % len(near)]
+            seeds[key.removeprefix(_ITEMS)].append(merged)
     return seeds
+
+
+_ITEMS = "\0items:"  # a key of ``seeds`` for one variable's compared items, while they are collected
 
 
 def _seed_instances(node: ast.Call, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
@@ -137,6 +148,13 @@ def _seed_part(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str,
         if isinstance(side.slice, ast.Constant) and side.slice.value == 0 and items:
             seeds.setdefault(name, []).extend([item + "x" for item in items] + ["x"])
         return
+    if name is not None and isinstance(side.slice, ast.Constant) and type(side.slice.value) is int and 0 <= side.slice.value < 16 \
+            and (value is None or isinstance(value, (int, float))):
+        # ``pair[1] < 0`` of a sequence unpacked as ``a, b = pair`` (``len(pair) == 2``): items that
+        # compare so, one at a time (here) and all together (``_items``, at the end)
+        size = max(side.slice.value + 1, _declared_length(problem, name))
+        seeds.setdefault(name, []).extend([*[0] * side.slice.value, near, *[0] * (size - side.slice.value - 1)] for near in _neighbours(value))
+        seeds.setdefault(_ITEMS + name, []).append((side.slice.value, size, _neighbours(value)))
     if name is None or not isinstance(value, str):
         return
     part = side.slice
@@ -148,6 +166,16 @@ def _seed_part(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str,
     elif isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.USub) and isinstance(part.operand, ast.Constant) \
             and part.operand.value == 1 and len(value) == 1:
         seeds.setdefault(name, []).extend([value, "x" + value])
+
+
+def _declared_length(problem: Problem, name: str) -> int:
+    """``n`` where the guard says ``len(name) == n`` (an unpacking's: reaching.unpacked_length), else 0."""
+    for node in walk(problem.tree):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq) and isinstance(node.comparators[0], ast.Constant):
+            found, is_len = variable_of(node.left, problem)
+            if found == name and is_len and type(node.comparators[0].value) is int and node.comparators[0].value < 16:
+                return node.comparators[0].value
+    return 0
 
 
 def variable_of(node: ast.expr, problem: Problem) -> tuple[str | None, bool]:

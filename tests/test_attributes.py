@@ -169,3 +169,20 @@ def test_a_trigger_takes_the_path_that_reads_no_internal_value(tmp_path, code: s
     assert card.guard.code == guard
     assert card.trigger.status == "concrete" and card.trigger.assumes == {}
     assert {k: v for k, v in card.trigger.inputs.items() if k in inputs} == inputs
+
+
+def test_a_join_with_an_elif_whose_branches_all_leave_is_the_one_value(tmp_path) -> None:
+    # past the `if`, only the first branch's value reaches: no made-up side for the others
+    code = """
+    def f(a, c, d):
+        if c:
+            a = compute(a)
+        elif d:
+            return
+        else:
+            raise TypeError("no")
+        if a > 5:
+            raise ValueError("big")
+    """
+    card = [c for c in extract_snippet(tmp_path, code) if c.exception.display == "ValueError"][0]
+    assert card.guard.code == "c and a_1 > 5"

@@ -177,10 +177,12 @@ class Reaching(StatementIndex):
         if body is None or other is None:
             chosen = other if body is None else body
             return UNKNOWN if chosen is None else chosen
+        if other is UNKNOWN and isinstance(stmt.orelse, cst.If):
+            return UNKNOWN  # (an ``elif`` chain no expression gives, or whose branches all leave)
         if body is UNKNOWN or other is UNKNOWN:  # that side's value under a name of its own
             body = self._opaque_side(name, stmt, stmt.body.body) if body is UNKNOWN else body
             other = self._opaque_side(name, stmt, stmt.orelse.body.body if isinstance(stmt.orelse, cst.Else) else ()) if other is UNKNOWN else other
-            if isinstance(stmt.orelse, cst.If) and other is UNKNOWN or self._tag is None:
+            if body is UNKNOWN or other is UNKNOWN:
                 return UNKNOWN
         body_node, other_node = (_entry(name) if v is ENTRY else v for v in (body, other))
         if raw_code(body_node) == raw_code(other_node):

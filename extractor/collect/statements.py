@@ -215,8 +215,6 @@ class StatementIndex:
         return False
 
 
-
-
 def _deletes(stmt: cst.CSTNode, name: str) -> bool:
     """Whether the only binding of ``name`` in a simple statement is ``del`` (``del err``)."""
     smalls = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else [stmt]

@@ -25,6 +25,12 @@ def with_names(stmt: cst.With) -> set[str]:
 _HEADS = {cst.If: "test", cst.While: "test", cst.For: "iter", cst.With: "items", cst.Match: "subject"}
 
 
+def target_stores(node: cst.For | cst.With, stores: Stores) -> set[str]:
+    """The stored attributes a loop's target or ``with ... as`` assigns (``for self.x in ...``)."""
+    targets = [node.target] if isinstance(node, cst.For) else [i.asname.name for i in node.items if i.asname is not None]
+    return stores.assigned(a for target in targets for a in attribute_targets(target))
+
+
 def head_binds(node: cst.BaseCompoundStatement, stores: Stores) -> set[str]:
     """The stored attributes the calls in a compound statement's own expressions (a test, a
     loop's iterable, ``with`` items, a match subject) may change."""
@@ -74,10 +80,9 @@ def _compound_binds(node: cst.BaseCompoundStatement, binds: Callable[[cst.CSTNod
         names |= walrus_names(node.test)
     elif isinstance(node, cst.For):
         names.update(target_names(node.target))
-        names |= stores.assigned(attribute_targets(node.target))
+        names |= target_stores(node, stores)
     elif isinstance(node, cst.With):
-        names |= with_names(node)
-        names |= stores.assigned(a for i in node.items if i.asname is not None for a in attribute_targets(i.asname.name))
+        names |= with_names(node) | target_stores(node, stores)
     elif isinstance(node, (cst.Try, cst.TryStar)):
         for handler in node.handlers:
             names |= binds(handler.body)

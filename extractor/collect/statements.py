@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from .attributes import NO_STORES, Stores, attribute_targets
-from .bindings import bound_by, head_binds, with_names
+from .attributes import NO_STORES, Stores
+from .bindings import bound_by, head_binds, target_stores, with_names
 from .scope import EXIT_CALLS, dotted, target_names, walrus_names
 
 Frame = tuple[cst.CSTNode, Sequence[cst.CSTNode], int]  # (owner, siblings, index)
@@ -91,9 +91,9 @@ class StatementIndex:
         if isinstance(stmt, (cst.If, cst.While)):
             found = name in walrus_names(stmt.test)
         elif isinstance(stmt, cst.For):
-            found = name in target_names(stmt.target) or name in walrus_names(stmt.iter) or name in self.stores.assigned(attribute_targets(stmt.target))
+            found = name in target_names(stmt.target) or name in walrus_names(stmt.iter) or name in target_stores(stmt, self.stores)
         elif isinstance(stmt, cst.With):
-            found = name in with_names(stmt) or name in self.stores.assigned(a for i in stmt.items if i.asname is not None for a in attribute_targets(i.asname.name))
+            found = name in with_names(stmt) or name in target_stores(stmt, self.stores)
         else:
             return isinstance(stmt, cst.Match) and name in self.binds(stmt)
         return found or "." in name and name in head_binds(stmt, self.stores)

@@ -69,6 +69,7 @@ def _unread_left_out(unit: ast.AST, lines: list[str], first: int, end: int) -> l
     words: Counter[str] | None = None  # word -> occurrences in lines first..end
     read: set[str] | None = None  # attributes the unit stores and reads (attributes.py follows them)
     blocks = list(_thinned_blocks(unit)) if isinstance(unit, COMPOUND) else []
+    kept = "\n".join(lines[first - 1 : end]) if blocks else ""  # the unit's text (words and attributes are read in it)
     while blocks:
         previous_end = None
         for stmt in blocks.pop():
@@ -82,12 +83,11 @@ def _unread_left_out(unit: ast.AST, lines: list[str], first: int, end: int) -> l
             previous_end = stop
             indent = _alone_on_lines(stmt, lines) if _falls_through(stmt, lines) else None
             if indent is not None and read is None:
-                read = _read_attributes(unit, "\n".join(lines[first - 1 : end]))
+                read = _read_attributes(unit, kept)
             if indent is not None and read and _may_store(stmt, lines, read):
                 indent = None
             if indent is not None and not isinstance(stmt, ast.Expr):
                 if words is None:
-                    kept = "\n".join(lines[first - 1 : end])
                     words = _word_counts(kept) if kept.isascii() else Counter()
                 if not _binds_only_unread(stmt, lines, words):
                     indent = None
@@ -175,7 +175,7 @@ def _targets_of(node: ast.AST) -> list[ast.expr]:
 def _read_attributes(unit: ast.AST, text: str) -> set[str]:
     """The attributes a statement of the unit stores and the unit's ``text`` also reads
     (more occurrences than stores): those the reaching walk follows (attributes.py)."""
-    stores = Counter(_stored_chains(list(children(unit)) if isinstance(unit, DEFS) else [unit]))  # type: ignore[arg-type]
+    stores = Counter(_stored_chains([unit]))  # type: ignore[list-item]
     if not stores:
         return set()
     seen: Counter[str] = Counter()

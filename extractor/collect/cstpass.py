@@ -111,6 +111,15 @@ class UnitAnalysis:
             self._scopes[key] = scope
         return scope
 
+    def close(self) -> None:
+        """Drop the unit's models. Each one's reaching walk calls back into it (a reference
+        cycle through the unit's whole tree): unlinked here, reference counting frees the
+        tree at once, and the worker's collector finds nothing to walk (``pool._Task``)."""
+        for paths in self._paths.values():
+            paths.exprs.reaching = None
+        self._paths.clear()
+        self._scopes.clear()
+
     def analyse(self, node: cst.Raise, chain: tuple[cst.CSTNode, ...]) -> RaiseFacts:
         scope, start = self.scope_for(chain)
         paths = self._paths.get(id(scope))

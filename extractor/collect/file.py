@@ -14,6 +14,7 @@ import hashlib
 import json
 import logging
 import warnings
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -274,15 +275,15 @@ def _unit_facts(unit: ast.AST, hits: list[_Hit], text: str, names: ModuleNames, 
         found = [(node, chain) for node, chain in found if not any(isinstance(n, cst.FunctionDef) for n in chain)]
     if len(found) != len(hits):
         return [_fallback(hit, "unit_mismatch") for hit in hits]
-    analysis = UnitAnalysis(names, methods)
     out: list[RaiseFacts] = []
-    for hit, (node, chain) in zip(hits, found):
-        try:
-            out.append(analysis.analyse(node, chain))
-        except RecursionError:
-            out.append(_fallback(hit, "too_deep"))
-        except cst.CSTValidationError:  # a node libcst accepts when parsing but refuses to rebuild
-            out.append(_fallback(hit, "libcst_validation_error"))
+    with closing(UnitAnalysis(names, methods)) as analysis:  # (close: see UnitAnalysis.close)
+        for hit, (node, chain) in zip(hits, found):
+            try:
+                out.append(analysis.analyse(node, chain))
+            except RecursionError:
+                out.append(_fallback(hit, "too_deep"))
+            except cst.CSTValidationError:  # a node libcst accepts when parsing but refuses to rebuild
+                out.append(_fallback(hit, "libcst_validation_error"))
     return out
 
 

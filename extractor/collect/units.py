@@ -212,29 +212,32 @@ def method_stores(unit: ast.AST, owner: ast.AST | None, text: str) -> tuple[str,
         return None
     defs = {s.name: s for s in owner.body if isinstance(s, DEFS)}
     found: dict[str, frozenset[str]] = {}
-
-    def stores(name: str, seen: set[str]) -> set[str]:
-        method = defs.get(name)
-        param = _object_param(method) if method is not None else None
-        if param is None or name in seen:
-            return set()
-        seen.add(name)
-        names: set[str] = set()
-        for node in ast.walk(method):
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == param:
-                if isinstance(node.ctx, (ast.Store, ast.Del)):
-                    names.add(node.attr)
-                elif node.attr in defs:
-                    names |= stores(node.attr, seen)  # (read, or called: either may run it)
-        return names
-
     inherits = any(not _named(base, "object") for base in owner.bases)
     for name in sorted(set(re.findall(r"(?<![\w.])" + re.escape(own) + r"\s*\.\s*(\w+)\s*\(", text))):
         if name in defs:
-            found[name] = frozenset(stores(name, set()))
+            found[name] = frozenset(_stores_of(defs, name, set()))
         elif inherits:  # a method of a base class: it may store anything
             found[name] = ALL_ATTRIBUTES
     return own, found
+
+
+def _stores_of(defs: dict[str, ast.AST], name: str, seen: set[str]) -> set[str]:
+    """The attributes method ``name`` of ``defs`` (a class's methods), or a method it calls
+    or reads on its object, stores on that object (a function, not a closure: a recursive
+    closure is a reference cycle that would hold the class's tree)."""
+    method = defs.get(name)
+    param = _object_param(method) if method is not None else None
+    if param is None or name in seen:
+        return set()
+    seen.add(name)
+    names: set[str] = set()
+    for node in ast.walk(method):  # type: ignore[arg-type]
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == param:
+            if isinstance(node.ctx, (ast.Store, ast.Del)):
+                names.add(node.attr)
+            elif node.attr in defs:
+                names |= _stores_of(defs, node.attr, seen)  # (read, or called: either may run it)
+    return names
 
 
 def _object_param(function: ast.AST) -> str | None:

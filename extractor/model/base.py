@@ -2,9 +2,32 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any, TypeVar, dataclass_transform
 
 SCHEMA_ID = "raisedocs/catalog/1"
 DIFF_SCHEMA_ID = "raisedocs/diff/1"  # what `raisedocs diff --format json` writes
 
-record = dataclass(frozen=True, slots=True, kw_only=True)
+_T = TypeVar("_T")
+_record = dataclass(frozen=True, slots=True, kw_only=True)
+
+
+@dataclass_transform(frozen_default=True, kw_only_default=True)
+def record(cls: type[_T]) -> type[_T]:
+    """A frozen, slotted, keyword-only dataclass whose pickled state is the tuple of its
+    fields. (The state methods ``dataclass`` gives a slotted class call ``fields()`` for
+    every object; records cross the worker pipes by the million, and that call was most of
+    their pickling time.)"""
+    made = _record(cls)
+    names = tuple(f.name for f in fields(made))  # type: ignore[arg-type]
+
+    def __getstate__(self: Any) -> tuple[Any, ...]:
+        return tuple([getattr(self, name) for name in names])
+
+    def __setstate__(self: Any, state: tuple[Any, ...]) -> None:
+        for name, value in zip(names, state):
+            object.__setattr__(self, name, value)
+
+    made.__getstate__ = __getstate__  # type: ignore[attr-defined]
+    made.__setstate__ = __setstate__  # type: ignore[attr-defined]
+    return made

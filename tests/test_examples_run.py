@@ -17,6 +17,7 @@ from .examples_runner import check
 from .helpers import FIXTURES, run_cli
 
 # fixture -> the cards (function names) whose Python example must exist and run
+# (REPRODUCE_ONLY: those whose example has no "after", no fix being shown)
 EXPECTED = {
     "callers": {
         "take", "run", "lookup", "weigh", "pick", "switch", "weekday", "chunks", "parse_port", "parse_range", "check_all", "connect", "clamp", "scale", "pad", "split_pair", "label", "opened", "Retry.__post_init__", "Basket.reserve", "Shelf.__init__",
@@ -25,11 +26,16 @@ EXPECTED = {
         "not_isinstance", "is_none", "is_not_none_and_len", "modulo", "chained_comparison", "in_literal_tuple",
         "not_in_module_constant", "earlier_raises", "after_assert", "match_cases", "Buffer.reserve",
         "reraise_from_exc", "reraise_bound_name", "in_except_handler", "local_reassigned",
+        "if_elif_else", "early_return", "loop_continue_break",
     },
     # resolve_backend's trigger builds an OffloadConfig that passes its own validator first
     # (prefetch needs offload_group_size >= 1): the solver searches past the constructor's raises.
     "offload": {"OffloadConfig.resolve_backend"},
 }
+# Every value raises somewhere (if_elif_else's else branch, match_cases's ``case _``); the fix
+# search does not turn an early return's or a loop's ``continue``/``break`` test (an "exit"
+# part) into a fix: those examples reproduce the error only.
+REPRODUCE_ONLY = {"forms": {"if_elif_else", "early_return", "loop_continue_break", "match_cases"}}
 
 
 @pytest.mark.parametrize("case", sorted(EXPECTED))
@@ -39,6 +45,7 @@ def test_every_example_raises_what_its_card_says(tmp_path, capsys, case: str) ->
     cards = json.loads((out / "catalog.json").read_text(encoding="utf-8"))["errors"]
     with_example = [c for c in cards if c["example"] and c["example"]["style"] == "python"]
     assert {c["function"] for c in with_example} == EXPECTED[case]
+    assert {c["function"] for c in with_example if c["example"]["after"] is None} == REPRODUCE_ONLY.get(case, set())
     problems = {f"{c['path']}:{c['line']}": found for c in with_example if (found := check(c, str(FIXTURES / case)))}
     assert problems == {}
     # Only verified triggers get examples, and a verified trigger gives every required argument.

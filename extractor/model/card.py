@@ -98,7 +98,7 @@ class Validator:
 class Example:
     style: str  # "cli" | "python"
     before: str
-    after: str  # with the first fix
+    after: str | None  # with the first fix; None where no fix is proven (the example reproduces the error only)
     fixes: tuple[str, ...] = ()  # with each further fix, in the card's order (the same style)
 
 

@@ -253,8 +253,10 @@ def _flag_fits(name: str, value: Any, fields: dict[str, Any], ctx: CardContext) 
     return bool(dot) and param is not None and (root == "args" or "Namespace" in (param.annotation or ""))
 
 
-def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: dict[str, Any], required: dict[str, Any]) -> Example | None:
-    """Before (the trigger's changes) and after (the first fix's changes on top).
+def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: dict[str, Any] | None,
+                  required: dict[str, Any]) -> Example | None:
+    """Before (the trigger's changes) and after (the first fix's changes on top; None where
+    no fix is proven: the example then only reproduces the error).
 
     ``required`` holds the function's parameters without a default, with the trigger's
     value where it has one; a Python call is written only when all have a value.
@@ -266,13 +268,14 @@ def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: d
     # value outside the field's declared choices (the command's parser would refuse it first).
     fields = {f.input: f for f in card.docs.fields}
     if ctx.command and before and all(_flag_fits(name, value, fields, ctx) for name, value in before.items()):
-        first, second = cli_line(ctx.command, before, ctx.flags), cli_line(ctx.command, after, ctx.flags)
-        if first and second:
+        first = cli_line(ctx.command, before, ctx.flags)
+        second = cli_line(ctx.command, after, ctx.flags) if after is not None else None
+        if first and (second or after is None):
             return Example(style="cli", before=first, after=second)
     if any(value is NO_VALUE for value in required.values()):
         return None
     first = python_snippet(card, ctx, {**required, **before})
-    second = python_snippet(card, ctx, {**required, **after})
-    if first and second:
+    second = python_snippet(card, ctx, {**required, **after}) if after is not None else None
+    if first and (second or after is None):
         return Example(style="python", before=first, after=second)
     return None

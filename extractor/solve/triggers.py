@@ -334,23 +334,25 @@ def _example(card: Card, ctx: CardContext, problem: Problem, solution: Solution,
              loops: dict[str, str]) -> Any:
     changed = [loops.get(n, n) for n in solution.changed]
     settable = set(card.guard.inputs) | set(loops.values()) | set(ctx.settable)  # (the object's own settings too)
-    if not fixes or any(n not in settable for n in changed):
+    if any(n not in settable for n in changed):
         return None
     if card.kind == "reraise" and card.exception.written is None:
         return None  # a bare ``raise`` raises the try body's error, from the body's line: that error's card
-    fix, value = fixes[0]
-    name = fix.changed[0]
-    if name not in settable:
-        return None
-    before = {n: env[n] for n in changed}
-    after = {**before, name: value}
-    if not _constructs(problem, ctx, env) or not _constructs(problem, ctx, {**env, name: value}):
+    if not _constructs(problem, ctx, env):
         return None  # building the object would raise first
+    before = {n: env[n] for n in changed}
     # A Python call needs its required parameters too; they take the trigger's values.
     required = {p.name: env.get(p.name, NO_VALUE) for p in ctx.params if p.default is None and p.name not in ("self", "cls")}
+    after = None  # no fix the example can show: it reproduces the error only
+    if fixes:
+        name, value = fixes[0][0].changed[0], fixes[0][1]
+        if name in settable and _constructs(problem, ctx, {**env, name: value}):
+            after = {**before, name: value}
     example = build_example(card, ctx, before, after, required)
-    if example is None:
-        return None
+    if example is None and after is not None:
+        example = build_example(card, ctx, before, None, required)  # the fix cannot be written as a call
+    if example is None or example.after is None:
+        return example
     further = []  # the same call with each further fix, for verify to run
     for other, other_value in fixes[1:]:
         other_name = other.changed[0]

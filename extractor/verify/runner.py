@@ -169,7 +169,7 @@ def verify_card(card: dict[str, Any], settings: Settings) -> dict[str, Any] | No
     if example["style"] != "python":
         return {"outcome": "not_runnable", "reason": "cli_example"}
     result = judge_before(card, run_child(example["before"], settings))
-    result["fix"] = judge_after(card, run_child(example["after"], settings))
+    result["fix"] = judge_after(card, run_child(example["after"], settings)) if example.get("after") is not None else None
     result["fixes"] = [judge_after(card, run_child(code, settings)) for code in example.get("fixes", ())]
     return result
 

@@ -235,6 +235,7 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
         decorators=tuple(src.flat(d) for d in node.decorator_list),
         init=init,
         init_sets=init_sets,
+        new=new_facts(node, src),
         metaclass=next((src.flat(k.value) for k in node.keywords if k.arg == "metaclass"), None),
     )
 
@@ -243,6 +244,15 @@ def is_dataclass_transform(decorator: ast.expr) -> bool:
     """``@dataclass_transform(...)`` (PEP 681), by any import path."""
     head = decorator.func if isinstance(decorator, ast.Call) else decorator
     return (head.id if isinstance(head, ast.Name) else head.attr if isinstance(head, ast.Attribute) else None) == "dataclass_transform"
+
+
+def new_facts(node: ast.ClassDef, src: SourceText) -> tuple[Param, ...] | None:
+    """The explicit ``__new__``'s parameters after cls, or None."""
+    news = [s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__new__"]
+    params = function_params(news[-1], src) if news else ()
+    if not params or params[0].kind in ("star", "starstar", "keyword"):
+        return None
+    return params[1:]
 
 
 def init_facts(node: ast.ClassDef, src: SourceText) -> tuple[tuple[Param, ...] | None, tuple[tuple[str, str], ...]]:

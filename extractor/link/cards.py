@@ -329,7 +329,7 @@ def entry_points(facts: FileFacts, site: SiteFact) -> tuple[str, ...]:
         elif target in ("property", "functools.cached_property"):
             found.append("property")
     name = (site.function or "").rsplit(".", 1)[-1]
-    if site.owner is not None and name == "__init__":
+    if site.owner is not None and name in ("__init__", "__new__"):
         found.append("constructor")
     elif site.owner is not None and name == "__post_init__":
         found.append("post_init")

@@ -29,6 +29,9 @@ _RECORD_BASES = frozenset({
     "typing_extensions.NamedTuple", "msgspec.Struct",
 })
 _MAX_DEPTH = 12
+# Builtin bases whose ``__init__`` is object's: with a ``__new__`` of the class's own, the
+# call's arguments go to that ``__new__`` alone.
+_OBJECT_INIT = frozenset({"object", "int", "float", "complex", "str", "bytes", "tuple", "frozenset"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +123,8 @@ class Constructors:
         facts, cls = found
         if cls.init is not None:
             return cls.init
+        if cls.new is not None:  # ``__new__`` takes the call's arguments where no ``__init__`` also does
+            return cls.new if cls.metaclass is None and self._object_init(facts, cls.bases, depth) else None
         bases = self._base_classes(facts, cls.bases)
         if self.is_record(qualname):
             params: dict[str, Param] = {}
@@ -135,6 +140,19 @@ class Constructors:
         if not cls.bases:
             return ()  # object's constructor
         return self.signature(bases[0], depth + 1) if len(bases) == len(cls.bases) else None
+
+    def _object_init(self, facts: FileFacts, bases: tuple[str, ...], depth: int) -> bool:
+        """Every base (and theirs) leaves ``__init__`` to object: none writes one, none is a record."""
+        for base in bases:
+            symbol = self.project.resolve(facts, base)
+            if symbol is None and base in _OBJECT_INIT:
+                continue
+            found = self.project.class_fact(symbol.qualname) if symbol is not None and symbol.kind == "class" else None
+            if found is None or depth > _MAX_DEPTH or found[1].init is not None or found[1].metaclass is not None:
+                return False
+            if self.is_record(symbol.qualname) or not self._object_init(found[0], found[1].bases, depth + 1):
+                return False
+        return True
 
     def along(self, qualname: str, attributes: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
         """For ``self.a.b.c`` on class ``qualname`` (``attributes`` = a, b, c): the keyword at

@@ -68,6 +68,7 @@ class ClassFact:
     decorators: tuple[str, ...] = ()  # as written
     init: tuple[Param, ...] | None = None  # the explicit ``__init__``'s parameters after self
     init_sets: tuple[tuple[str, str], ...] = ()  # (attribute, parameter): ``self.attribute = parameter`` in it
+    new: tuple[Param, ...] | None = None  # the explicit ``__new__``'s parameters after cls
     metaclass: str | None = None  # ``metaclass=`` as written
     # How an exception class makes its message (collect.class_messages): "transparent" (str()
     # is BaseException's: no __str__, and an __init__ that passes its arguments on or none),

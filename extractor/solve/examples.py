@@ -205,7 +205,7 @@ def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str 
     else:
         imports.add((module, owner))
         if set(card.entry) & CONSTRUCTING:
-            if name == "__init__":
+            if name in ("__init__", "__new__"):
                 if _arguments(ctx.params[1:], args, imports, module) is None:
                     return None
                 code = _build(owner, fields, ctx, imports, extra=args)

@@ -85,7 +85,7 @@ def missing_arguments(params: list[tuple[str, bool]], constructor: list[tuple[st
     constructor when the trigger builds the object) that the trigger gives no value for
     (``given``: the inputs it sets). A method whose trigger sets no attribute runs on any
     object the caller has; one that sets attributes needs the whole constructor call.
-    ``own_constructor``: the entry is the constructor (``__init__``): its parameters are the
+    ``own_constructor``: the entry is the constructor (``__init__``, ``__new__``): its parameters are the
     call's, not listed again as ``self.x``; an attribute the trigger sets goes in through the
     keyword the constructor assigns it from (``settable``), else the call cannot set it
     ("self": an object the tree shows no way to build so)."""

@@ -295,7 +295,7 @@ def _constructs(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> bool
 
 def _missing(card: Card, ctx: CardContext, given: set[str]) -> list[str]:
     params = [(p.name, p.default is None and p.kind not in ("star", "starstar")) for p in ctx.params]
-    if (card.function or "").rsplit(".", 1)[-1] == "__init__":
+    if (card.function or "").rsplit(".", 1)[-1] in ("__init__", "__new__"):
         return missing_arguments(params, None, given, ctx.settable, False, own_constructor=True)
     constructor = [(p.name, p.default is None and p.kind not in ("star", "starstar")) for p in ctx.constructor] if ctx.constructor is not None else None
     return missing_arguments(params, constructor, given, ctx.settable, bool(set(card.entry) & CONSTRUCTING))

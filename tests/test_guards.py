@@ -60,6 +60,42 @@ def test_early_return_continue_break_and_assert(tmp_path) -> None:
     # The raise is reached on items = [item]: the loop's element, set through its iterable.
     assert [(c.kind, c.code) for c in guard.guard.context] == [("element", "for item in items")]
     assert guard.guard.loops == (("item", "items"),)
+    # An earlier ``if`` that only returns, continues or breaks is a way out (``leave``: the fix
+    # search may take it); an assert is another error (``exit``).
+    assert [p.role for p in guard.guard.parts] == ["exit", "leave", "leave", "leave"]
+
+
+def test_only_an_if_that_leaves_by_return_break_or_continue_is_a_way_out(tmp_path) -> None:
+    code = """
+    import sys
+    def f(x, pair):
+        if x == 1:
+            sys.exit(1)
+        if x == 2:
+            a, b = pair
+            return a
+        if x == 3:
+            if pair:
+                return pair
+        raise ValueError(x)
+    """
+    [card] = extract_snippet(tmp_path, code)
+    # x == 2 returns or fails to unpack: not only a way out
+    assert [(p.role, p.code) for p in card.guard.parts] == [
+        ("exit", "x != 1"), ("exit", "x != 2"), ("leave", "x == 3 and not pair or x != 3")]
+
+
+def test_a_fix_may_take_an_early_return(tmp_path) -> None:
+    code = """
+    def pick(mode: str):
+        if mode == "fast":
+            return 1
+        if mode == "slow":
+            return 2
+        raise ValueError(f"unknown mode {mode!r}")
+    """
+    [card] = extract_snippet(tmp_path, code)
+    assert [(f.target, f.inputs) for f in card.fixes] == [("leave", {"mode": "fast"}), ("leave", {"mode": "slow"})]
 
 
 def test_a_local_reads_as_the_value_that_reaches_the_raise(tmp_path) -> None:

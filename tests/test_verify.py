@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from extractor.verify.runner import Settings, verify_card
+from extractor.verify.runner import Settings, fail_groups, verify_card
 
 from .helpers import FIXTURES, run_cli
 
@@ -40,7 +40,9 @@ def test_every_example_of_the_fixture_is_confirmed_and_check_stays_green(capsys,
     # Verified cards without an example say why they were not run.
     assert {o for i, o in outcomes.items() if i not in with_example} == {"not_runnable"}
     judged = [c["verification"] for c in catalog["errors"] if c["verification"] and c["example"]]
-    assert all(v["fix"] == "holds" and set(v["fixes"]) <= {"holds"} for v in judged)
+    # Every fix shown holds; an example with no "after" (it reproduces the error only) has none judged.
+    assert all(v["fix"] == ("holds" if c["example"]["after"] is not None else None) and set(v["fixes"]) <= {"holds"}
+               for c in catalog["errors"] if (v := c["verification"]) and c["example"])
     assert sum(len(v["fixes"]) for v in judged) >= 2  # further fixes are run too (run, Retry.__post_init__)
     assert catalog["stats"]["verification"]["confirmed"] == len(with_example)
     card = next(c for c in catalog["errors"] if c["function"] == "parse_port")
@@ -89,6 +91,14 @@ def test_a_fix_that_still_reaches_the_site_is_reported(docs) -> None:
     card["example"]["after"] = card["example"]["before"]
     result = verify_card(card, Settings(roots=(CALLERS,), timeout=5, jobs=1))
     assert result is not None and (result["outcome"], result["fix"]) == ("confirmed", "still_raises")
+
+
+def test_a_fix_that_raises_another_error_is_reported_and_fails_ci(docs) -> None:
+    card = _card(docs, "parse_port")
+    card["example"]["after"] = "import shop.paths\nraise KeyError('elsewhere')"
+    result = verify_card(card, Settings(roots=(CALLERS,), timeout=5, jobs=1))
+    assert result is not None and (result["outcome"], result["fix"]) == ("confirmed", "raises_other")
+    assert fail_groups({"errors": [{**card, "verification": result}]})["fix_fails"] == 1
 
 
 def test_fail_on_wrong_fails_ci_on_a_stale_example(capsys, docs) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from ..model import RAISES, And, Compare, Context, Guard, GuardNode, GuardPart, Opaque, Truthy
+from .exits import may_exit, only_leaves
 from .expressions import TAG, ExprModel, resolve, untagged
 from .guards import (
     FALSE,
@@ -29,7 +30,7 @@ from .guards import (
     render_guard,
 )
 from .reaching import unpacked_length
-from .scope import EXIT_CALLS, Scope, child_nodes, dotted, is_pure, raw_code, strip_parens
+from .scope import EXIT_CALLS, Scope, dotted, is_pure, raw_code, strip_parens
 from .units import MAX_TRY_BODY
 
 _BLOCKS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine)
@@ -137,13 +138,13 @@ class PathModel:
         if isinstance(stmt, cst.With):
             # A context manager may swallow an exception raised in its body
             # (contextlib.suppress, assertRaises): only return/break/continue surely leave.
-            if _may_exit(stmt.body, loops_absorb=True):
+            if may_exit(stmt.body, loops_absorb=True):
                 self.approximations["with_exit_ignored"] = None
             return TRUE
         if isinstance(stmt, (cst.Try, cst.TryStar)):
             return self._try(stmt)
         if isinstance(stmt, (cst.For, cst.While)):
-            if _may_exit(stmt, loops_absorb=True):
+            if may_exit(stmt, loops_absorb=True):
                 self.approximations["loop_exit_ignored"] = None
             return TRUE
         if isinstance(stmt, cst.Match):
@@ -184,7 +185,7 @@ class PathModel:
             normal = conj([*calm, self.fallthrough(stmt.body), self.fallthrough(stmt.orelse.body) if stmt.orelse else TRUE])
             caught = [conj([self.handler_reached(stmt, h), self.fallthrough(h.body)]) for h in stmt.handlers]
             return disj([normal, *caught])
-        if _may_exit(stmt, loops_absorb=False):
+        if may_exit(stmt, loops_absorb=False):
             self.approximations["try_exit_ignored"] = None
         return TRUE
 
@@ -210,7 +211,7 @@ class PathModel:
             for sibling in parent.body:
                 if sibling is child:
                     break
-                out.append(("exit", self.fallthrough(sibling)))
+                out.append(("leave" if only_leaves(sibling) else "exit", self.fallthrough(sibling)))
         elif isinstance(parent, cst.If):
             test = self.test(parent.test, parent)
             out.append(("test", test if child is parent.body else negate(test)))
@@ -314,21 +315,6 @@ def handler_types(handler: cst.ExceptHandler) -> tuple[str, ...]:
     return (raw_code(node),)
 
 
-def _may_exit(stmt: cst.CSTNode, *, loops_absorb: bool) -> bool:
-    """Whether ``stmt`` holds a raise/return (or break/continue when loops do not absorb them)."""
-    stack: list[cst.CSTNode] = [stmt]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.Raise, cst.Return)):
-            return True
-        if not loops_absorb and isinstance(node, (cst.Break, cst.Continue)):
-            return True
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
-            continue
-        stack.extend(child_nodes(node))
-    return False
-
-
 def extract_guard(chain: Sequence[cst.CSTNode], start: int, scope: Scope, model: PathModel | None = None) -> Guard:
     """The guard of the raise at the end of ``chain``, walking from ``chain[start]`` down
     (``model``: the PathModel of ``scope`` shared by the function's raises)."""
@@ -381,6 +367,6 @@ def _parts(conditions: list[tuple[str, GuardNode]]) -> tuple[GuardPart, ...]:
     for index, (role, node) in enumerate(conditions):
         if node == TRUE:
             continue
-        named = "own" if index == last_test else "outer" if role == "test" else "exit"
+        named = "own" if index == last_test else "outer" if role == "test" else role
         parts.extend(GuardPart(role=named, code=render_guard(item)) for item in (node.items if isinstance(node, And) else (node,)))
     return tuple(parts)

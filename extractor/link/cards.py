@@ -197,6 +197,9 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
         return members[annotation]
 
     constructors = Constructors(project)  # one per file: its cards ask about the same classes
+    # The isinstance classes of all the function's guards: a fix must not make another raise's
+    # isinstance test true either (one answer per function).
+    function_instances: dict[str | None, tuple[tuple[str, tuple[str, ...]], ...]] = {}
     for index in chosen:
         card, site = related[index], facts.sites[index]
         # Examples name flags only for the guard's own inputs (see triggers._example).
@@ -204,7 +207,11 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
         own_flags = {tail: flags[tail] for tail in tails if tail in flags}
         read_flags.update({tail: flags.get(tail) for tail in tails})
         try:
-            context = _context(project, constructors, facts, card, site, by_function[card.function], own_flags, options, enum_members)
+            if card.function not in function_instances:
+                function_instances[card.function] = tuple(sorted(
+                    {k: v for c in by_function[card.function] for k, v in instance_types(project, facts, c.guard.code).items()}.items()))
+            context = _context(project, constructors, facts, card, site, by_function[card.function], own_flags, options, enum_members,
+                               function_instances[card.function])
             if card.docs.owner is not None and not set(card.entry) & CONSTRUCTING:
                 checks = _constructor_checks(constructing[card.docs.owner])
                 # The attributes the checks read are set through the constructor too: a trigger
@@ -235,7 +242,7 @@ def _linked_site(project: Project, facts: FileFacts, site: SiteFact) -> tuple[Ex
 
 
 def _context(project: Project, constructors: Constructors, facts: FileFacts, card: Card, site: SiteFact, same_function: list[Card], flags: dict[str, str], options: Options,
-             enum_members: Callable[[str], tuple[str, ...] | None]) -> CardContext:
+             enum_members: Callable[[str], tuple[str, ...] | None], function_instances: tuple[tuple[str, tuple[str, ...]], ...]) -> CardContext:
     siblings = tuple(c.guard.code for c in same_function if c.id != card.id)
     found = project.class_fact(card.exception.classes[0]) if card.exception.classes else None
     module = found[0].module if found is not None else None
@@ -253,7 +260,7 @@ def _context(project: Project, constructors: Constructors, facts: FileFacts, car
         own_str=not card.message.form.startswith("class:") and any(_defines_str(project, name) for name in card.exception.classes[:1]),
         named=tuple((chain, *found) for chain, kind in card.guard.named
                     if kind != "builtin" and (found := project.named_constant(facts, chain)) is not None),
-        instances=tuple(instance_types(project, facts, card.guard.code).items()),
+        instances=tuple(instance_types(project, facts, card.guard.code).items()), function_instances=function_instances,
     )
 
 

@@ -82,7 +82,7 @@ class Fix:
     inputs: dict[str, Any]
     changed: tuple[str, ...]
     description: str
-    target: str  # "own_test" | "outer"
+    target: str  # "own_test" | "outer" | "leave" (an earlier return, break or continue is taken)
     verified: bool = False
 
 
@@ -100,6 +100,9 @@ class Example:
     before: str
     after: str | None  # with the first fix; None where no fix is proven (the example reproduces the error only)
     fixes: tuple[str, ...] = ()  # with each further fix, in the card's order (the same style)
+    # Why ``after`` is None: "none_found" (no fix), "may_raise_elsewhere" (another raise of the
+    # function may fire under each fix), "not_writable" (no fix can be written as this call).
+    no_fix: str | None = None
 
 
 @record
@@ -133,7 +136,7 @@ class Verification:
     reason: str | None = None  # not_runnable: no_example | cli_example | sandbox_refused | child_failed
     detail: str | None = None
     observed: Observed | None = None
-    fix: str | None = None  # the example's "after": holds | still_raises | timeout | not_run
+    fix: str | None = None  # the example's "after": holds | still_raises | raises_other | timeout | not_run
     fixes: tuple[str, ...] = ()  # the same, for each further fix of Example.fixes
 
 
@@ -201,4 +204,5 @@ class CardContext:
     # The guard's isinstance classes (as written) whose plain instances are known: the plain
     # type names of those instances (link.instances; ``()``: no plain value is one).
     instances: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    function_instances: tuple[tuple[str, tuple[str, ...]], ...] = ()  # the same for all the function's guards
     own_str: bool = False  # the exception class (or an in-tree base) defines __str__: str(exc) is its own text

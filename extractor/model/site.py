@@ -129,7 +129,8 @@ class Context:
 @record
 class GuardPart:
     """One conjunct of a guard: ``own`` (the raise's own test), ``outer`` (an enclosing
-    test) or ``exit`` (an earlier exit on the path, negated)."""
+    test), ``leave`` (an earlier ``if`` whose other branch only returns, breaks or
+    continues, negated) or ``exit`` (any other earlier exit on the path, negated)."""
 
     role: str
     code: str

@@ -142,7 +142,7 @@ def fold_cascades(changed: dict[str, tuple[dict[str, Any], list[ConditionChange]
     return out
 
 
-_ROLE = {"own": "", "outer": "enclosing test: ", "exit": "earlier check: "}
+_ROLE = {"own": "", "outer": "enclosing test: ", "leave": "earlier check: ", "exit": "earlier check: "}
 
 
 def describe(change: dict[str, Any], function: str | None) -> list[tuple[str, str]]:

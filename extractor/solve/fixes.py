@@ -20,31 +20,48 @@ from .search import distance, is_number
 class FixCandidate:
     assignment: dict[str, Any]
     changed: tuple[str, ...]
-    target: str  # own_test | outer
+    target: str  # own_test | outer | leave
     part: str
+    # Guards of other raises of the function that the evaluator cannot decide under the fix,
+    # at a part that reads the changed input: one of them may fire instead.
+    undecided: tuple[str, ...] = ()
+
+
+_TARGETS = {"own": "own_test", "outer": "outer", "leave": "leave"}
 
 
 def find_fixes(problem: Problem, trigger: dict[str, Any], parts: list[tuple[str, str]],
-               siblings: list[str], limit: int = 3, placeholders: frozenset[str] = frozenset()) -> list[FixCandidate]:
+               siblings: list[str], limit: int = 3, placeholders: frozenset[str] = frozenset(),
+               defaults: dict[str, Any] | None = None) -> list[FixCandidate]:
     """Single-input changes to the trigger that make the guard false, ranked: the raise's own
-    test first (smallest change), then each outer condition (turning the feature off). A fix
+    test first (smallest change), then each outer condition (turning the feature off), then
+    each earlier ``if`` whose other branch only returns, breaks or continues (leaving before
+    the raise: the ``leave`` parts, the one way out of an ``else: raise``). A fix
     is rejected when it makes another raise of the same function fire, or raise instead;
     ``placeholders``: inputs the trigger gives any value of their type (nothing reads them
-    before the raise), left out of that check: the caller's own values stand there."""
+    before the raise), left out of that check: the caller's own values stand there;
+    ``defaults``: the function's parameters' default values, which the other raises' tests
+    see where the trigger gives no value (the call leaves them out)."""
     fixes: list[FixCandidate] = []
-    ordered = [p for p in parts if p[0] == "own"] + [p for p in parts if p[0] == "outer"]
+    ordered = [p for role in ("own", "outer", "leave") for p in parts if p[0] == role]
     index = sibling_guards(tuple(sorted({*siblings, problem.code})))
+    known = {**(defaults or {}), **problem.constants}
+    unset = frozenset(defaults or ()).difference(trigger)  # (like the trigger's other inputs: the caller's own values may stand there)
     for role, code in ordered:
-        fix = _fix_for_part(problem, trigger, code, siblings, index, placeholders)
+        fix = _fix_for_part(problem, trigger, code, siblings, index, known, unset, placeholders)
         if fix is not None and all(f.assignment != fix[0] for f in fixes):
-            fixes.append(FixCandidate(assignment=fix[0], changed=(fix[1],), target="own_test" if role == "own" else "outer", part=code))
+            fixes.append(FixCandidate(assignment=fix[0], changed=(fix[1],), target=_TARGETS[role], part=code, undecided=fix[2]))
         if len(fixes) >= limit:
             break
     return fixes
 
 
-def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings: list[str],
-                  index: SiblingGuards, placeholders: frozenset[str] = frozenset()) -> tuple[dict[str, Any], str] | None:
+def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings: list[str], index: SiblingGuards,
+                  known: dict[str, Any], unset: frozenset[str] = frozenset(),
+                  placeholders: frozenset[str] = frozenset()) -> tuple[dict[str, Any], str, tuple[str, ...]] | None:
+    """The best single-input change that makes ``code`` false, with the sibling guards left
+    undecided under it; a change no sibling leaves undecided wins over a smaller one."""
+    fallback = None
     try:
         refs, _ = scan_refs(parse_expr(code), set(problem.variables), set(problem.constants), classes_of(problem.constants))
     except EvalError:
@@ -63,18 +80,22 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
             evident = prefer is None or type(value).__name__ == prefer  # the type the code uses the input as (collect.uses)
             return (kind != 0, gap, value_key(value) != value_key(default), type(value) is not type(current), not evident, negative, text)
 
-        others = frozenset(n for n in trigger if n != name and n not in problem.constants)  # (their values: any the caller has)
+        others = frozenset(n for n in trigger if n != name and n not in problem.constants) | unset  # (their values: any the caller has)
         for value in sorted(options, key=rank):
             env = dict(trigger)
             env[name] = value
             # The cheap checks first (the answer is their conjunction): the part alone, then
             # the other raises (mostly answered from the memo), then the whole guard.
             checked = {n: v for n, v in env.items() if n not in placeholders} if placeholders else env
-            if (problem.holds(env, code) is False and not _trips(siblings, checked, index, name, others)
+            if (problem.holds(env, code) is False and not _trips(siblings, checked, index, name, others, known)
                     and problem.holds(env) is False
                     and _calm(problem, env, name)):
-                return env, name
-    return None
+                undecided = tuple(sorted(index.undecided(checked, name, others, known).intersection(siblings)))
+                if not undecided:
+                    return env, name, ()
+                if fallback is None:
+                    fallback = env, name, undecided
+    return fallback
 
 
 def _calm(problem: Problem, env: dict[str, Any], changed: str) -> bool:
@@ -125,29 +146,47 @@ class SiblingGuards:
             node[1].append(code)
         self._memo: dict[tuple, frozenset[str]] = {}
 
-    def firing(self, env: dict[str, Any], changed: str | None = None, others: frozenset[str] = frozenset()) -> frozenset[str]:
+    def firing(self, env: dict[str, Any], changed: str | None = None, others: frozenset[str] = frozenset(),
+               constants: dict[str, Any] | None = None) -> frozenset[str]:
         """The guard codes that are true under ``env``, and those whose evaluation, in
         order, reaches a part that these values make raise (``'' <= 0``: where the real code
         tests it, it raises that error instead) and that reads ``changed`` and none of
-        ``others`` (the trigger's other inputs: their values stand for any the caller has)."""
-        key = (changed, others, *sorted((name, value_key(value)) for name, value in env.items()))
+        ``others`` (the trigger's other inputs: their values stand for any the caller has).
+        ``constants``: the asking card's (an isinstance class whose plain instances are known
+        decides a sibling's ``isinstance`` test too); the same name has the same value for
+        every card of a function, so the memo keys on their names."""
+        return self._walk(env, changed, others, constants)[0]
+
+    def undecided(self, env: dict[str, Any], changed: str, others: frozenset[str] = frozenset(),
+                  constants: dict[str, Any] | None = None) -> frozenset[str]:
+        """The guard codes whose evaluation, in order, reaches a part the evaluator cannot
+        decide under ``env`` (state it does not know, a call) that reads ``changed``: they
+        may fire (``firing``'s are left out)."""
+        return self._walk(env, changed, others, constants)[1]
+
+    def _walk(self, env: dict[str, Any], changed: str | None, others: frozenset[str],
+              constants: dict[str, Any] | None) -> tuple[frozenset[str], frozenset[str]]:
+        key = (changed, others, tuple(sorted(constants or ())), *sorted((name, value_key(value)) for name, value in env.items()))
         found = self._memo.get(key)
         if found is None:
+            if constants:
+                env = {**constants, **env}
             fired: set[str] = set()
+            maybe: set[str] = set()
             stack = [self._root]
             while stack:
                 for test, ends, children, part in stack.pop().values():
                     result = test(env)
-                    if result is FAILS:
-                        names = _names(part) if changed is not None else frozenset()
-                        if changed in names and names.isdisjoint(others):
-                            fired.update(_all_ends(children, ends))
-                    elif result is True:
+                    if result is True:
                         fired.update(ends)
                         stack.append(children)
+                    elif result is FAILS or result is None:
+                        names = _names(part) if changed is not None else frozenset()
+                        if changed in names and (result is None or names.isdisjoint(others)):
+                            (fired if result is FAILS else maybe).update(_all_ends(children, ends))
             if len(self._memo) >= self._MEMO_SIZE:
                 self._memo.clear()
-            found = self._memo[key] = frozenset(fired)
+            found = self._memo[key] = (frozenset(fired), frozenset(maybe - fired))
         return found
 
 
@@ -180,8 +219,8 @@ def sibling_guards(codes: tuple[str, ...]) -> SiblingGuards:
 
 
 def _trips(siblings: list[str], env: dict[str, Any], index: SiblingGuards, changed: str | None = None,
-           others: frozenset[str] = frozenset()) -> bool:
+           others: frozenset[str] = frozenset(), constants: dict[str, Any] | None = None) -> bool:
     """Whether ``env`` makes one of ``siblings`` (guards among those of ``index``) true, or
     makes a part of one raise that reads ``changed`` and none of ``others``."""
-    fired = index.firing(env, changed, others)
+    fired = index.firing(env, changed, others, constants)
     return bool(fired) and not fired.isdisjoint(siblings)

@@ -18,12 +18,13 @@ from ..collect.declarations import dotted_name
 from ..collect.syntax import walk
 from ..model import CONSTRUCTING, RAISES, Card, CardContext, Domain, Fix, Hole, MessageTemplate, Opaque, Text, Trigger, Validator
 from ..model.markdown import code_span
-from .domains import NO_VALUE, any_value, card_domains, default_source, default_value, literal_value
-from .evaluate import EvalError, Raised, evaluate, format_value, run_validator
+from .construction import constructs, past_construction
+from .domains import NO_VALUE, any_value, card_domains, default_value, literal_value
+from .evaluate import EvalError, InstancesOf, Raised, evaluate, format_value, run_validator
 from .examples import build_example
 from .fixes import find_fixes
 from .problem import Problem, Variable, build_problem, candidates, classes_of
-from .search import MAX_CHANGED, Solution, search
+from .search import Solution, search
 from .status import CLAIMED, Reads, atom_kind, caller_sets, missing_arguments, read_atoms, trigger_status
 from .validator import NotExpressible, generate_validator, validator_name
 from .values import Named, to_json_value
@@ -161,7 +162,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         if (direct := search(replace(problem, variables=variables, _base=None))).status == "solved":
             solution, atoms = direct, read_atoms(problem, direct.assignment, every_atom, card.guard.opaque)
     status, status_reason = trigger_status(card.guard, sorted(atoms))
-    built = _past_construction(card, ctx, domains, problem, solution, state, loops) if status in CLAIMED else None
+    built = past_construction(card, ctx, domains, problem, solution, state, loops) if status in CLAIMED else None
     if built is not None:
         solution = built
         names.extend(n for n in solution.changed if n not in names)
@@ -208,13 +209,13 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
                     inputs[param.name] = to_json_value(value)
     missing = _missing(card, ctx, set(inputs)) if status in CLAIMED else []
     # A trigger that sets attributes builds the object first: its construction must not raise.
-    builds = not any(n in ctx.settable for n in inputs) or _constructs(problem, ctx, env)
+    builds = not any(n in ctx.settable for n in inputs) or constructs(problem, ctx, env)
     if card.compiled_override and status in CLAIMED:
         status_reason = "replaced_by_compiled_module"  # what runs may be C code (``from _operator import *``)
     trigger_ok = (problem.holds(env) is True and reproduces and status in CLAIMED and not card.guard.approximations and not missing
                   and builds and not card.compiled_override)
     found = _fixes(card, ctx, problem, env, validator, trigger_ok, loops)
-    fixes = [fix for fix, _ in found]
+    fixes = [fix for fix, _, _ in found]
     if validator is not None:
         validator = replace(validator, verified=trigger_ok and all(f.verified for f in fixes))
     trigger = Trigger(
@@ -249,50 +250,6 @@ def _shown(card: Card, message: str | None, env: dict[str, Any], own_str: bool =
     return repr(message)
 
 
-def _past_construction(card: Card, ctx: CardContext, domains: dict[str, Domain], problem: Problem, solution: Solution,
-                       state: frozenset[str], loops: dict[str, str]) -> Solution | None:
-    """A trigger that also builds the object: when the one found sets attributes whose
-    construction raises first (the owner's ``__post_init__``, validators), solve the guard
-    again together with the negation of every raise construction runs, over the attributes
-    those read (at their declared defaults unless changed). None where nothing better is found."""
-    if solution.status != "solved" or not ctx.constructor_checks or card.guard.approximations:
-        return None  # (the caller asks only for triggers that would be claimed: else not worth a second search)
-    if _constructs(problem, ctx, solution.assignment):
-        return None
-    if not any(n in ctx.settable for n in solution.assignment if n in card.guard.inputs):
-        return None
-    extra: dict[str, Domain] = {}
-    for _, inputs in ctx.constructor_checks:
-        for name, default, factory in inputs:
-            if name not in domains and name not in extra and name in ctx.settable:
-                source = default_source(default, factory)
-                extra[name] = Domain(input=name, source="field", default=source, has_default=source is not None)
-    codes = [f"({card.guard.code})", *(f"not ({code})" for code, _ in ctx.constructor_checks)]
-    guard = replace(card.guard, code=" and ".join(codes), inputs=tuple(dict.fromkeys([*card.guard.inputs, *extra])))
-    try:
-        joined = build_problem(guard, {**domains, **extra}, state, ctx.named, frozenset(loops))
-    except EvalError:
-        return None
-    found = search(joined, max_changed=MAX_CHANGED + 2)  # the object's own settings come on top of the trigger's
-    return found if found.status == "solved" and _constructs(problem, ctx, found.assignment) else None
-
-
-def _constructs(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> bool:
-    """Whether constructing the object with ``env``'s attribute values passes every raise its
-    construction runs (each guard false, attributes the trigger leaves at their defaults)."""
-    for code, inputs in ctx.constructor_checks:
-        scope = problem.env(env)
-        for name, default, factory in inputs:
-            if name not in scope:
-                value = literal_value(default_source(default, factory))
-                if value is NO_VALUE:
-                    return False  # a value the tool does not know: it cannot show the object builds
-                scope[name] = value
-        if problem.holds(scope, code) is not False:
-            return False
-    return True
-
-
 def _missing(card: Card, ctx: CardContext, given: set[str]) -> list[str]:
     params = [(p.name, p.default is None and p.kind not in ("star", "starstar")) for p in ctx.params]
     if (card.function or "").rsplit(".", 1)[-1] in ("__init__", "__new__"):
@@ -302,13 +259,18 @@ def _missing(card: Card, ctx: CardContext, given: set[str]) -> list[str]:
 
 
 def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], validator: Validator | None,
-           trigger_ok: bool, loops: dict[str, str]) -> list[tuple[Fix, Any]]:
-    """Verified fixes, each with the Python value it sets (a loop element's fix sets its
-    iterable to the one-element list: ``xs = [x]``)."""
+           trigger_ok: bool, loops: dict[str, str]) -> list[tuple[Fix, Any, bool]]:
+    """Fixes, each with the Python value it sets (a loop element's fix sets its iterable to
+    the one-element list: ``xs = [x]``) and whether no other raise of the function may fire
+    under it (one whose test reads values the tool does not know)."""
     parts = [(p.role, p.code) for p in card.guard.parts]
-    fixes: list[tuple[Fix, Any]] = []
+    fixes: list[tuple[Fix, Any, bool]] = []
     placeholders = frozenset(n for n in ctx.unread if n in env and n not in problem.variables)  # any value of their type
-    for candidate in find_fixes(problem, env, parts, list(ctx.siblings), placeholders=placeholders):
+    # What the other raises' tests see besides the fix's values: the parameters' defaults, and
+    # the classes of their isinstance tests whose plain instances are known.
+    defaults = {p.name: value for p in ctx.params if p.default is not None and (value := literal_value(p.default)) is not NO_VALUE}
+    defaults.update({written: InstancesOf(types) for written, types in ctx.function_instances})
+    for candidate in find_fixes(problem, env, parts, list(ctx.siblings), placeholders=placeholders, defaults=defaults):
         name = candidate.changed[0]
         before, after = env[name], candidate.assignment[name]
         shown = name
@@ -320,43 +282,51 @@ def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], 
         else:  # a field the constructor sets is named by its keyword (``self.size`` -> ``size``)
             label = ".".join(ctx.settable[name]) if name in ctx.settable else shown
             description = f"set {code_span(label)} to {code_span(repr(after))} (the trigger has {code_span(repr(before))}), so that {code_span(candidate.part)} is false"
+        if candidate.target == "leave":
+            description += ": an earlier `return`, `break` or `continue` is taken before the raise"
+        if candidate.undecided:
+            others = "another raise" if len(candidate.undecided) == 1 else f"{len(candidate.undecided)} other raises"
+            description += f" (but {others} of the function may then fire: {'its test reads' if len(candidate.undecided) == 1 else 'their tests read'} values the tool does not know)"
         fixes.append((Fix(
             inputs={shown: to_json_value(after)},
             changed=(shown,),
             description=description,
             target=candidate.target,
-            verified=verified and validator is not None and trigger_ok,
-        ), after))
+            verified=verified and validator is not None and trigger_ok and not candidate.undecided,
+        ), after, not candidate.undecided))
     return fixes
 
 
-def _example(card: Card, ctx: CardContext, problem: Problem, solution: Solution, env: dict[str, Any], fixes: list[tuple[Fix, Any]],
-             loops: dict[str, str]) -> Any:
+def _example(card: Card, ctx: CardContext, problem: Problem, solution: Solution, env: dict[str, Any],
+             found: list[tuple[Fix, Any, bool]], loops: dict[str, str]) -> Any:
     changed = [loops.get(n, n) for n in solution.changed]
     settable = set(card.guard.inputs) | set(loops.values()) | set(ctx.settable)  # (the object's own settings too)
     if any(n not in settable for n in changed):
         return None
     if card.kind == "reraise" and card.exception.written is None:
         return None  # a bare ``raise`` raises the try body's error, from the body's line: that error's card
-    if not _constructs(problem, ctx, env):
+    if not constructs(problem, ctx, env):
         return None  # building the object would raise first
     before = {n: env[n] for n in changed}
     # A Python call needs its required parameters too; they take the trigger's values.
     required = {p.name: env.get(p.name, NO_VALUE) for p in ctx.params if p.default is None and p.name not in ("self", "cls")}
+    # The example's fixes: those under which no other raise of the function may fire.
+    fixes = [(fix, value) for fix, value, sure in found if sure]
+    no_fix = "none_found" if not found else "may_raise_elsewhere" if not fixes else "not_writable"
     after = None  # no fix the example can show: it reproduces the error only
     if fixes:
         name, value = fixes[0][0].changed[0], fixes[0][1]
-        if name in settable and _constructs(problem, ctx, {**env, name: value}):
+        if name in settable and constructs(problem, ctx, {**env, name: value}):
             after = {**before, name: value}
     example = build_example(card, ctx, before, after, required)
     if example is None and after is not None:
         example = build_example(card, ctx, before, None, required)  # the fix cannot be written as a call
     if example is None or example.after is None:
-        return example
+        return replace(example, no_fix=no_fix) if example is not None else None
     further = []  # the same call with each further fix, for verify to run
     for other, other_value in fixes[1:]:
         other_name = other.changed[0]
-        if other_name in settable and _constructs(problem, ctx, {**env, other_name: other_value}):
+        if other_name in settable and constructs(problem, ctx, {**env, other_name: other_value}):
             built = build_example(card, ctx, before, {**before, other_name: other_value}, required)
             if built is not None and built.style == example.style:
                 further.append(built.after)

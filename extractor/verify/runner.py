@@ -148,14 +148,17 @@ def _observed(raised: dict[str, Any]) -> dict[str, Any]:
 
 
 def judge_after(card: dict[str, Any], report: dict[str, Any]) -> str:
-    """Whether the example's fix keeps control away from the site."""
+    """Whether the example's fix keeps control away from the site (``holds``: it raised
+    nothing; ``raises_other``: it left the site alone but raised another error)."""
     if report.get("timeout"):
         return "timeout"
     raised = report.get("raised")
     if "failed" in report or (raised is not None and report.get("blocked")):
         return "not_run"
     chain = (raised, *report.get("chain", ())) if raised is not None else ()
-    return "still_raises" if any(_at_site(r, card) for r in chain) else "holds"
+    if any(_at_site(r, card) for r in chain):
+        return "still_raises"
+    return "raises_other" if raised is not None else "holds"
 
 
 def verify_card(card: dict[str, Any], settings: Settings) -> dict[str, Any] | None:
@@ -251,7 +254,8 @@ def verify_catalog(data: dict[str, Any], settings: Settings,
 
 def fail_groups(data: dict[str, Any]) -> dict[str, int]:
     """Cards per ``--fail-on`` group: wrong (the example does not raise what the card says),
-    not_runnable, timeout, fix_fails (the example's "after" still raises from the site)."""
+    not_runnable, timeout, fix_fails (the example's "after" still raises from the site, or
+    raises another error: not a fix a user can apply as written)."""
     groups = {"wrong": 0, "not_runnable": 0, "timeout": 0, "fix_fails": 0}
     for card in data["errors"]:
         result = card.get("verification")
@@ -262,7 +266,7 @@ def fail_groups(data: dict[str, Any]) -> dict[str, int]:
             groups["wrong"] += 1
         elif outcome in ("not_runnable", "timeout"):
             groups[outcome] += 1
-        if "still_raises" in (result.get("fix"), *result.get("fixes", ())):
+        if {"still_raises", "raises_other"} & {result.get("fix"), *result.get("fixes", ())}:
             groups["fix_fails"] += 1
     return groups
 

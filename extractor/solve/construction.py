@@ -1,0 +1,58 @@
+"""Construction: whether building the object a trigger needs passes the raises its
+constructor runs (the owner's ``__init__``, ``__post_init__``, validators), and a trigger
+searched past them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ..model import Card, CardContext, Domain
+from .domains import NO_VALUE, default_source, literal_value
+from .evaluate import EvalError
+from .problem import Problem, build_problem
+from .search import MAX_CHANGED, Solution, search
+
+
+def past_construction(card: Card, ctx: CardContext, domains: dict[str, Domain], problem: Problem, solution: Solution,
+                       state: frozenset[str], loops: dict[str, str]) -> Solution | None:
+    """A trigger that also builds the object: when the one found sets attributes whose
+    construction raises first (the owner's ``__post_init__``, validators), solve the guard
+    again together with the negation of every raise construction runs, over the attributes
+    those read (at their declared defaults unless changed). None where nothing better is found."""
+    if solution.status != "solved" or not ctx.constructor_checks or card.guard.approximations:
+        return None  # (the caller asks only for triggers that would be claimed: else not worth a second search)
+    if constructs(problem, ctx, solution.assignment):
+        return None
+    if not any(n in ctx.settable for n in solution.assignment if n in card.guard.inputs):
+        return None
+    extra: dict[str, Domain] = {}
+    for _, inputs in ctx.constructor_checks:
+        for name, default, factory in inputs:
+            if name not in domains and name not in extra and name in ctx.settable:
+                source = default_source(default, factory)
+                extra[name] = Domain(input=name, source="field", default=source, has_default=source is not None)
+    codes = [f"({card.guard.code})", *(f"not ({code})" for code, _ in ctx.constructor_checks)]
+    guard = replace(card.guard, code=" and ".join(codes), inputs=tuple(dict.fromkeys([*card.guard.inputs, *extra])))
+    try:
+        joined = build_problem(guard, {**domains, **extra}, state, ctx.named, frozenset(loops))
+    except EvalError:
+        return None
+    found = search(joined, max_changed=MAX_CHANGED + 2)  # the object's own settings come on top of the trigger's
+    return found if found.status == "solved" and constructs(problem, ctx, found.assignment) else None
+
+
+def constructs(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> bool:
+    """Whether constructing the object with ``env``'s attribute values passes every raise its
+    construction runs (each guard false, attributes the trigger leaves at their defaults)."""
+    for code, inputs in ctx.constructor_checks:
+        scope = problem.env(env)
+        for name, default, factory in inputs:
+            if name not in scope:
+                value = literal_value(default_source(default, factory))
+                if value is NO_VALUE:
+                    return False  # a value the tool does not know: it cannot show the object builds
+                scope[name] = value
+        if problem.holds(scope, code) is not False:
+            return False
+    return True

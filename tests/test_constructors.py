@@ -11,6 +11,8 @@ from extractor.link.constructors import Constructors
 from .test_instances import facts_of
 
 MODULE = textwrap.dedent("""
+    from abc import ABC, ABCMeta
+
     class Pair(tuple):
         def __new__(cls, a, b=1):
             return super().__new__(cls, (a, b))
@@ -36,12 +38,23 @@ MODULE = textwrap.dedent("""
     class Child(Pair):
         pass
 
-    class Meta(metaclass=type):
+    class Meta(metaclass=Registry):
         def __new__(cls, q):
             return super().__new__(cls)
 
     class Outside(SomeBase):
         def __new__(cls, r):
+            return super().__new__(cls)
+
+    class Abstract(metaclass=ABCMeta):
+        pass
+
+    class Number(Abstract):
+        def __new__(cls, value=0):
+            return super().__new__(cls)
+
+    class Shape(ABC):
+        def __new__(cls, sides):
             return super().__new__(cls)
 """)
 
@@ -52,8 +65,10 @@ MODULE = textwrap.dedent("""
     ("OverBase", None),  # Base.__init__ gets the call's arguments as well
     ("Plain", ("n",)),
     ("Child", ("a", "b")),  # inherited
-    ("Meta", None),  # a metaclass may call it otherwise
+    ("Meta", None),  # a metaclass of the project's may call it otherwise
     ("Outside", None),  # a base outside the tree may have an __init__
+    ("Number", ("value",)),  # ABCMeta calls __new__ and __init__ as type does (numbers.Rational -> fractions.Fraction)
+    ("Shape", ("sides",)),  # abc.ABC has object's __init__
 ])
 def test_new_gives_the_signature_where_no_init_also_takes_the_arguments(cls: str, expected: tuple[str, ...] | None) -> None:
     project, facts = facts_of(MODULE)

@@ -476,3 +476,27 @@ def test_unpacking_a_parameter_reads_its_items(tmp_path) -> None:
     [card] = extract_snippet(tmp_path, code)
     assert card.guard.code == 'len(details) == 3 and details[1] not in ("r", "w")'
     assert card.trigger.status == "concrete" and len(card.trigger.inputs["details"]) == 3
+
+
+def test_a_raise_its_own_function_catches_is_not_claimed(tmp_path) -> None:
+    code = """
+    def swallowed(x):
+        try:
+            if x < 0:
+                raise ValueError("negative")
+            return 1
+        except ValueError:
+            return 0
+
+    def escapes(x):
+        try:
+            if x < 0:
+                raise ValueError("negative")
+        except KeyError:
+            return 0
+    """
+    swallowed, escapes = extract_snippet(tmp_path, code)
+    assert [(c.kind, c.code) for c in swallowed.guard.context] == [("caught", "except ValueError")]
+    assert "caught_in_function" in swallowed.guard.approximations
+    assert not swallowed.trigger.verified and swallowed.example is None
+    assert escapes.guard.context == () and escapes.trigger.verified

@@ -296,6 +296,25 @@ def _raises_call(value: cst.BaseExpression, handler: cst.ExceptHandler | None) -
     return cst.Call(func=cst.Name(RAISES), args=[cst.Arg(value=strip_parens(value)), cst.Arg(value=classes)])
 
 
+_NOT_EXCEPTION = frozenset({"SystemExit", "KeyboardInterrupt", "GeneratorExit", "BaseExceptionGroup"})
+
+
+def _catching(statement: cst.Try | cst.TryStar, raised: cst.CSTNode) -> cst.ExceptHandler | None:
+    """The first handler of ``statement`` that catches what ``raised`` (a raise in its body)
+    raises, judged by the written names: the same class, ``Exception`` (for any class but
+    the few outside it) or a bare ``except``; None where none does (or the raise is bare)."""
+    exc = raised.exc if isinstance(raised, cst.Raise) else None
+    written = dotted(exc.func if isinstance(exc, cst.Call) else exc) if exc is not None else None
+    if written is None:
+        return None
+    name = written.rsplit(".", 1)[-1]
+    for handler in statement.handlers:
+        caught = {t.rsplit(".", 1)[-1] for t in handler_types(handler)}
+        if name in caught or "BaseException" in caught or ("Exception" in caught and name not in _NOT_EXCEPTION):
+            return handler
+    return None
+
+
 def _handler_code(handler: cst.ExceptHandler) -> str:
     code = "except"
     if handler.type is not None:
@@ -328,6 +347,9 @@ def _extract_guard(chain: Sequence[cst.CSTNode], start: int, model: PathModel) -
     context: list[Context] = []
     for parent, child in zip(chain[start:], chain[start + 1 :]):
         model.step(parent, child, conditions, context)
+        if isinstance(parent, (cst.Try, cst.TryStar)) and child is parent.body and (handler := _catching(parent, chain[-1])) is not None:
+            context.append(Context(kind="caught", code=_handler_code(handler)))
+            model.approximations["caught_in_function"] = None  # the error may never reach the caller
     tree = conj([node for _, node in conditions])
     size = guard_size(tree)
     model.spent_nodes += size

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from ..collect.messages import unknown
-from ..model import CONSTRUCTING, Card, CardContext, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, Opaque, SiteFact
+from ..model import CONSTRUCTING, Card, CardContext, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, Opaque, Param, SiteFact
 from ..options import Options, strict_from_env
 from .constructors import Constructors
 from .instances import instance_types
@@ -213,7 +213,7 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
             context = _context(project, constructors, facts, card, site, by_function[card.function], own_flags, options, enum_members,
                                function_instances[card.function])
             if card.docs.owner is not None and not set(card.entry) & CONSTRUCTING:
-                checks = _constructor_checks(constructing[card.docs.owner])
+                checks = _constructor_checks(constructing[card.docs.owner], context.constructor)
                 # The attributes the checks read are set through the constructor too: a trigger
                 # may need them (an object that builds), so they are inputs of the card as well.
                 owner = f"{facts.module}.{site.owner}" if site.owner else None
@@ -293,12 +293,16 @@ def settable_inputs(project: Project, constructors: Constructors, owner: str | N
     return settable, classes
 
 
-def _constructor_checks(cards: list[Card]) -> tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...]:
+def _constructor_checks(cards: list[Card], signature: tuple[Param, ...] | None) -> tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...]:
+    """The guard of each raise construction runs, with the default each of its inputs has
+    where the caller leaves it out: a field's declared default, or the constructor
+    parameter's (``__init__``'s, ``__new__``'s)."""
+    params = {p.name: p.default for p in signature or () if p.default not in (None, "...")}
     checks = []
     for card in cards:
         docs = {f.input: f for f in card.docs.fields}
         checks.append((card.guard.code, tuple(
-            (name, docs[name].default, docs[name].default_factory) if name in docs else (name, None, None) for name in card.guard.inputs
+            (name, docs[name].default, docs[name].default_factory) if name in docs else (name, params.get(name), None) for name in card.guard.inputs
         )))
     return tuple(checks)
 

@@ -32,6 +32,8 @@ _MAX_DEPTH = 12
 # Builtin bases whose ``__init__`` is object's: with a ``__new__`` of the class's own, the
 # call's arguments go to that ``__new__`` alone.
 _OBJECT_INIT = frozenset({"object", "int", "float", "complex", "str", "bytes", "tuple", "frozenset"})
+_PLAIN_OUTSIDE = frozenset({"abc.ABC", "builtins.object"})  # bases outside the tree with object's __init__
+_PLAIN_METACLASSES = frozenset({"ABCMeta", "abc.ABCMeta", "type"})  # they call __new__ then __init__ as type does
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +126,7 @@ class Constructors:
         if cls.init is not None:
             return cls.init
         if cls.new is not None:  # ``__new__`` takes the call's arguments where no ``__init__`` also does
-            return cls.new if cls.metaclass is None and self._object_init(facts, cls.bases, depth) else None
+            return cls.new if cls.metaclass in (None, *_PLAIN_METACLASSES) and self._object_init(facts, cls.bases, depth) else None
         bases = self._base_classes(facts, cls.bases)
         if self.is_record(qualname):
             params: dict[str, Param] = {}
@@ -145,10 +147,10 @@ class Constructors:
         """Every base (and theirs) leaves ``__init__`` to object: none writes one, none is a record."""
         for base in bases:
             symbol = self.project.resolve(facts, base)
-            if symbol is None and base in _OBJECT_INIT:
+            if (symbol is None and base in _OBJECT_INIT) or (symbol is not None and symbol.kind == "outside" and symbol.qualname in _PLAIN_OUTSIDE):
                 continue
             found = self.project.class_fact(symbol.qualname) if symbol is not None and symbol.kind == "class" else None
-            if found is None or depth > _MAX_DEPTH or found[1].init is not None or found[1].metaclass is not None:
+            if found is None or depth > _MAX_DEPTH or found[1].init is not None or found[1].metaclass not in (None, *_PLAIN_METACLASSES):
                 return False
             if self.is_record(symbol.qualname) or not self._object_init(found[0], found[1].bases, depth + 1):
                 return False

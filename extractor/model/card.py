@@ -103,6 +103,9 @@ class Example:
     # Why ``after`` is None: "none_found" (no fix), "may_raise_elsewhere" (another raise of the
     # function may fire under each fix), "not_writable" (no fix can be written as this call).
     no_fix: str | None = None
+    # Required arguments nothing reads before the raise: any value of their type gets the call
+    # there, so the call may fail on them further on ("after"); the caller passes their own.
+    placeholders: tuple[str, ...] = ()
 
 
 @record

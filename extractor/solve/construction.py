@@ -44,11 +44,17 @@ def past_construction(card: Card, ctx: CardContext, domains: dict[str, Domain], 
 
 def constructs(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> bool:
     """Whether constructing the object with ``env``'s attribute values passes every raise its
-    construction runs (each guard false, attributes the trigger leaves at their defaults)."""
+    construction runs (each guard false, attributes the trigger leaves at their defaults).
+    A constructor's own parameter (a bare name in its guard) takes the value of the attribute
+    the trigger sets through it, else its default: never a same-named input of the method."""
+    through = {keywords[0]: env[attribute] for attribute, keywords in ctx.settable.items() if len(keywords) == 1 and attribute in env}
     for code, inputs in ctx.constructor_checks:
         scope = problem.env(env)
         for name, default, factory in inputs:
-            if name not in scope:
+            parameter = "." not in name
+            if parameter and name in through:
+                scope[name] = through[name]
+            elif parameter or name not in scope:
                 value = literal_value(default_source(default, factory))
                 if value is NO_VALUE:
                     return False  # a value the tool does not know: it cannot show the object builds

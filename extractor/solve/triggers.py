@@ -305,7 +305,9 @@ def _example(card: Card, ctx: CardContext, problem: Problem, solution: Solution,
         return None
     if card.kind == "reraise" and card.exception.written is None:
         return None  # a bare ``raise`` raises the try body's error, from the body's line: that error's card
-    if not constructs(problem, ctx, env):
+    # (a classmethod or staticmethod is called on the class: no object is built)
+    class_level = any(d.split("(", 1)[0].rsplit(".", 1)[-1].strip() in ("classmethod", "staticmethod") for d in card.decorators)
+    if not class_level and not constructs(problem, ctx, env):
         return None  # building the object would raise first
     before = {n: env[n] for n in changed}
     # A Python call needs its required parameters too; they take the trigger's values.
@@ -316,17 +318,19 @@ def _example(card: Card, ctx: CardContext, problem: Problem, solution: Solution,
     after = None  # no fix the example can show: it reproduces the error only
     if fixes:
         name, value = fixes[0][0].changed[0], fixes[0][1]
-        if name in settable and constructs(problem, ctx, {**env, name: value}):
+        if name in settable and (class_level or constructs(problem, ctx, {**env, name: value})):
             after = {**before, name: value}
     example = build_example(card, ctx, before, after, required)
     if example is None and after is not None:
         example = build_example(card, ctx, before, None, required)  # the fix cannot be written as a call
+    if example is not None:
+        example = replace(example, placeholders=tuple(sorted(n for n in required if n in ctx.unread and n not in card.guard.inputs)))
     if example is None or example.after is None:
         return replace(example, no_fix=no_fix) if example is not None else None
     further = []  # the same call with each further fix, for verify to run
     for other, other_value in fixes[1:]:
         other_name = other.changed[0]
-        if other_name in settable and constructs(problem, ctx, {**env, other_name: other_value}):
+        if other_name in settable and (class_level or constructs(problem, ctx, {**env, other_name: other_value})):
             built = build_example(card, ctx, before, {**before, other_name: other_value}, required)
             if built is not None and built.style == example.style:
                 further.append(built.after)

@@ -107,6 +107,8 @@ def missing_arguments(params: list[tuple[str, bool]], constructor: list[tuple[st
 def unmodelled_path(guard: Guard) -> str | None:
     """Why reaching the raise needs more than its guard (a reason code), or None."""
     kinds = {context.kind for context in guard.context}
+    if "caught" in kinds:
+        return "caught_in_function"  # the function's own handler catches it: the caller may never see it
     if "except" in kinds:
         return "raised_while_handling"  # the try body must raise the caught class first
     if "finally" in kinds:

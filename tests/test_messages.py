@@ -39,6 +39,10 @@ CASES = [
     ('raise ValueError("bad pair", x, 3)', "('bad pair', {x!r}, 3)", ("x",)),
     ("raise KeyError(x)", "{x!r}", ("x",)),
     ('raise KeyError(f"no {x}")', "'no {x}'", ("x",)),
+    # gettext returns its argument where no translation is installed
+    ('raise ValueError(_("not defined"))', "not defined", ()),
+    ('raise ValueError(_("bad: %s") % x)', "bad: {x!s}", ("x",)),
+    ('raise ValueError(gettext.gettext("{} items").format(x))', "{x} items", ("x",)),
 ]
 
 

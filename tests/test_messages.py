@@ -201,3 +201,9 @@ def test_a_message_too_deep_to_write_back_as_code_keeps_its_template(tmp_path, c
     run = run_cli(capsys, "extract", str(FIXTURES / "broken" / "long_concat.py"), "--no-cache", "-q")
     (card,) = [c for c in json.loads(run.out)["errors"] if c["line"] == 2509]
     assert card["message"]["template"].startswith("m0000 m0001 ") and card["trigger"]["status"] == "concrete"
+
+
+def test_an_exception_class_bound_to_another_name_is_that_class(tmp_path) -> None:
+    code = "error = OSError\nAlias = error\n\ndef f(x):\n    if x:\n        raise Alias(f'closed {x}')\n"
+    card = only(extract_snippet(tmp_path, code))
+    assert card.exception.classes == ("OSError",) and card.message.template == "closed {x}"

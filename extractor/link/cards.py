@@ -243,7 +243,9 @@ def _linked_site(project: Project, facts: FileFacts, site: SiteFact) -> tuple[Ex
 
 def _context(project: Project, constructors: Constructors, facts: FileFacts, card: Card, site: SiteFact, same_function: list[Card], flags: dict[str, str], options: Options,
              enum_members: Callable[[str], tuple[str, ...] | None], function_instances: tuple[tuple[str, tuple[str, ...]], ...]) -> CardContext:
-    siblings = tuple(c.guard.code for c in same_function if c.id != card.id)
+    # The other raises a fix must not reach. One in an unmodelled handler (context "except")
+    # is reached only when its try body raises, which its guard leaves out: no evidence.
+    siblings = tuple(c.guard.code for c in same_function if c.id != card.id and all(x.kind != "except" for x in c.guard.context))
     found = project.class_fact(card.exception.classes[0]) if card.exception.classes else None
     module = found[0].module if found is not None else None
     owner = f"{facts.module}.{site.owner}" if site.owner else None

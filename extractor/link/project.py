@@ -14,6 +14,7 @@ is what lets a later run reuse them (``pipeline``).
 from __future__ import annotations
 
 import builtins
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -25,6 +26,7 @@ BUILTIN_EXCEPTIONS: dict[str, tuple[str, ...]] = {
     for name, obj in vars(builtins).items()
     if isinstance(obj, type) and issubclass(obj, BaseException)
 }
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _MAX_DEPTH = 12
 
 
@@ -167,7 +169,16 @@ class Project:
         if not rest and head in BUILTIN_EXCEPTIONS:
             # By the class's own name: ``IOError`` and ``EnvironmentError`` are OSError.
             return Symbol(kind="builtin", qualname=BUILTIN_EXCEPTIONS[head][0])
-        return None
+        return self._class_alias(facts, head, rest, depth)
+
+    def _class_alias(self, facts: FileFacts, head: str, rest: str, depth: int) -> Symbol | None:
+        """A module-level name bound once to another name (``error = OSError``, ``Error =
+        _compiler.error``): what that name denotes, where it resolves to a class."""
+        value = self._assignments(facts).get(head)
+        if value is None or depth >= _MAX_DEPTH or not _DOTTED.fullmatch(value) or value == head:
+            return None
+        found = self.resolve(facts, value + ("." + rest if rest else ""), depth + 1)
+        return found if found is not None and found.kind in ("class", "builtin") else None
 
     def lookup(self, target: str, depth: int = 0) -> Symbol:
         """The symbol behind an absolute dotted name: in the tree if found there, else outside."""
@@ -194,6 +205,9 @@ class Project:
                 found = self.resolve(facts, inner, depth + 1)
                 if found is not None:
                     return found
+            head, _, rest = inner.partition(".")
+            if (found := self._class_alias(facts, head, rest, depth)) is not None:
+                return found
             break
         return Symbol(kind="outside", qualname=target)
 

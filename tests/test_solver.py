@@ -451,6 +451,13 @@ def test_every_card_of_replaced_code_says_it_may_not_run(tmp_path, capsys) -> No
     assert "This code may not be what runs" in page
 
 
+def test_a_fallback_for_a_build_whose_compiled_module_lacks_the_name_may_not_run(tmp_path, capsys) -> None:
+    # socket.socketpair: the Python fallback is defined only where _socket has none
+    card, _ = _card_and_page(tmp_path, capsys, "import _socket\nif hasattr(_socket, 'pair'):\n    pair = _socket.pair\nelse:\n"
+                             "    def pair(proto=0):\n        if proto != 0:\n            raise ValueError('only protocol 0')\n")
+    assert card.compiled_override and not card.trigger.verified
+
+
 @pytest.mark.parametrize(("code", "kind"), [
     ("has_triton()", "environment"),
     ("is_torch_available()", "environment"),
@@ -536,3 +543,10 @@ def test_a_constructor_card_lists_its_own_arguments_once(tmp_path) -> None:
     # (it was the attribute, set as `paged=1`)
     assert attention.guard.code == "paged and page_size is None"
     assert attention.example.before.endswith("Attention(paged=True)")
+
+
+def test_a_trigger_that_gives_a_value_and_its_attribute_is_not_verified(tmp_path) -> None:
+    code = "def f(sock):\n    if sock is not None and sock.type != 2:\n        raise ValueError('bad socket type')\n"
+    card = only(extract_snippet(tmp_path, code))
+    assert set(card.trigger.inputs) == {"sock", "sock.type"}
+    assert (card.trigger.verified, card.trigger.reason, card.example) == (False, "value_and_its_attribute", None)

@@ -1,9 +1,11 @@
 """Compiled overrides: a module's top level -> the functions and classes a compiled module may
 replace when it is imported, so that the Python code the card shows is not what runs.
 
-Two patterns of the standard library and of packages with C accelerators:
+Three patterns of the standard library and of packages with C accelerators:
 
 - a fallback: ``try: from _locale import * except ImportError: def setlocale(...)``;
+- a definition for a build whose compiled module lacks the name: ``if hasattr(_socket,
+  "socketpair"): ... else: def socketpair(...)`` (or under ``if not hasattr(...)``);
 - a later import over a definition: ``def attrgetter(...)`` then ``from _operator import *``
   (or ``from _heapq import heappush``).
 
@@ -41,15 +43,27 @@ def _top_level(body: list[ast.stmt], in_fallback: bool) -> Iterator[tuple[ast.st
     stands in a handler of ImportError."""
     for stmt in body:
         yield stmt, in_fallback
-        if isinstance(stmt, ast.If):
-            yield from _top_level(stmt.body, in_fallback)
-            yield from _top_level(stmt.orelse, in_fallback)
+        if isinstance(stmt, ast.If):  # ``if hasattr(_socket, "socketpair"): ... else: def socketpair``
+            probe = _probes_attribute(stmt.test)
+            yield from _top_level(stmt.body, in_fallback or probe is False)
+            yield from _top_level(stmt.orelse, in_fallback or probe is True)
         elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
             yield from _top_level(stmt.body, in_fallback)
             for handler in stmt.handlers:
                 yield from _top_level(handler.body, in_fallback or _catches_import_error(handler))
             yield from _top_level(stmt.orelse, in_fallback)
             yield from _top_level(stmt.finalbody, in_fallback)
+
+
+def _probes_attribute(test: ast.expr) -> bool | None:
+    """True for ``hasattr(m, "name")`` of a compiled module ``m`` (``_socket``), False for
+    its negation: the other branch is the fallback for a build that lacks it; else None."""
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    call = test.operand if negated else test  # type: ignore[attr-defined]
+    if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "hasattr" and len(call.args) == 2
+            and isinstance(call.args[0], ast.Name) and call.args[0].id.startswith("_")):
+        return not negated
+    return None
 
 
 def _catches_import_error(handler: ast.ExceptHandler) -> bool:

@@ -212,8 +212,12 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     builds = not any(n in ctx.settable for n in inputs) or constructs(problem, ctx, env)
     if card.compiled_override and status in CLAIMED:
         status_reason = "replaced_by_compiled_module"  # what runs may be C code (``from _operator import *``)
+    # ``sock = ''`` with ``sock.type = 2``: no value is both (the inputs are searched as leaves)
+    incoherent = any(other.startswith(name + ".") and isinstance(env.get(name), _PLAIN) for name in inputs for other in inputs)
+    if incoherent and status in CLAIMED and status_reason is None:
+        status_reason = "value_and_its_attribute"
     trigger_ok = (problem.holds(env) is True and reproduces and status in CLAIMED and not card.guard.approximations and not missing
-                  and builds and not card.compiled_override)
+                  and builds and not card.compiled_override and not incoherent)
     found = _fixes(card, ctx, problem, env, validator, trigger_ok, loops)
     fixes = [fix for fix, _, _ in found]
     if validator is not None:
@@ -231,6 +235,9 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     example = _example(card, ctx, problem, solution, env, found, loops) if trigger_ok else None  # only what was shown to raise
     return replace(card, domains=published, trigger=trigger, fixes=tuple(fixes), validator=validator,
                    validator_reason=validator_reason, example=example)
+
+
+_PLAIN = (type(None), bool, int, float, complex, str, bytes, list, tuple, dict, set, frozenset)
 
 
 def _shown(card: Card, message: str | None, env: dict[str, Any], own_str: bool = False) -> str | None:

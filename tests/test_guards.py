@@ -494,8 +494,17 @@ def test_a_raise_its_own_function_catches_is_not_claimed(tmp_path) -> None:
                 raise ValueError("negative")
         except KeyError:
             return 0
+
+    def cleans_up(x):
+        try:
+            if x < 0:
+                raise ValueError("negative")
+        except:
+            print("cleanup")
+            raise
     """
-    swallowed, escapes = extract_snippet(tmp_path, code)
+    swallowed, escapes, cleans_up = [c for c in extract_snippet(tmp_path, code) if c.message.template == "negative"]
+    assert cleans_up.guard.context == () and cleans_up.trigger.verified  # the handler lets it through
     assert [(c.kind, c.code) for c in swallowed.guard.context] == [("caught", "except ValueError")]
     assert "caught_in_function" in swallowed.guard.approximations
     assert not swallowed.trigger.verified and swallowed.example is None

@@ -17,9 +17,10 @@ from typing import Any
 import libcst as cst
 
 from ..model import Argument, Guard, Hole, MessageTemplate, Part, Text
+from .exits import handler_types
 from .expressions import ExprModel
 from .messages import reconstruct_message, unknown
-from .paths import PathModel, extract_guard, handler_types
+from .paths import PathModel, extract_guard
 from .scope import ModuleNames, Scope, dotted, raw_code, strip_parens
 
 _BODIED = (

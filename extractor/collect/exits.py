@@ -1,11 +1,12 @@
-"""Exits: how a statement may keep control from the next one (collect.paths reads them)."""
+"""Exits: how a statement may keep control from the next one, and which handler of a try
+catches what a raise in its body raises (collect.paths reads them)."""
 
 from __future__ import annotations
 
 import libcst as cst
 
 from .reaching import unpacked_length
-from .scope import EXIT_CALLS, child_nodes, dotted
+from .scope import EXIT_CALLS, child_nodes, dotted, raw_code
 
 
 def may_exit(stmt: cst.CSTNode, *, loops_absorb: bool) -> bool:
@@ -46,3 +47,44 @@ def only_leaves(stmt: cst.CSTNode) -> bool:
         elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
             stack.extend(child_nodes(node))
     return leaves
+
+
+def handler_types(handler: cst.ExceptHandler) -> tuple[str, ...]:
+    """The classes an ``except`` clause catches, as written (``BaseException`` for a bare one)."""
+    if handler.type is None:
+        return ("BaseException",)
+    node = handler.type
+    if isinstance(node, cst.Tuple):
+        return tuple(raw_code(e.value) for e in node.elements)
+    return (raw_code(node),)
+
+
+_NOT_EXCEPTION = frozenset({"SystemExit", "KeyboardInterrupt", "GeneratorExit", "BaseExceptionGroup"})
+
+
+def catching(statement: cst.Try | cst.TryStar, raised: cst.CSTNode) -> cst.ExceptHandler | None:
+    """The first handler of ``statement`` that catches what ``raised`` (a raise in its body)
+    raises, judged by the written names: the same class, ``Exception`` (for any class but
+    the few outside it) or a bare ``except``; None where none does (or the raise is bare)."""
+    exc = raised.exc if isinstance(raised, cst.Raise) else None
+    written = dotted(exc.func if isinstance(exc, cst.Call) else exc) if exc is not None else None
+    if written is None:
+        return None
+    name = written.rsplit(".", 1)[-1]
+    for handler in statement.handlers:
+        caught = {t.rsplit(".", 1)[-1] for t in handler_types(handler)}
+        if name in caught or "BaseException" in caught or ("Exception" in caught and name not in _NOT_EXCEPTION):
+            return None if _reraises(handler) else handler  # (the first handler that matches is the one that runs)
+    return None
+
+
+def _reraises(handler: cst.ExceptHandler) -> bool:
+    """Whether the handler's block ends by raising what it caught again (``raise``, or
+    ``raise e`` of its ``as e``): cleanup that lets the error through."""
+    body = handler.body.body if isinstance(handler.body, cst.IndentedBlock) else ()
+    last = body[-1] if body else None
+    stmt = last.body[-1] if isinstance(last, cst.SimpleStatementLine) and last.body else None
+    if not isinstance(stmt, cst.Raise) or stmt.cause is not None:
+        return False
+    bound = handler.name.name.value if handler.name is not None and isinstance(handler.name.name, cst.Name) else None
+    return stmt.exc is None or (isinstance(stmt.exc, cst.Name) and stmt.exc.value == bound)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from ..model import RAISES, And, Compare, Context, Guard, GuardNode, GuardPart, Opaque, Truthy
-from .exits import may_exit, only_leaves
+from .exits import catching, handler_types, may_exit, only_leaves
 from .expressions import TAG, ExprModel, resolve, untagged
 from .guards import (
     FALSE,
@@ -296,25 +296,6 @@ def _raises_call(value: cst.BaseExpression, handler: cst.ExceptHandler | None) -
     return cst.Call(func=cst.Name(RAISES), args=[cst.Arg(value=strip_parens(value)), cst.Arg(value=classes)])
 
 
-_NOT_EXCEPTION = frozenset({"SystemExit", "KeyboardInterrupt", "GeneratorExit", "BaseExceptionGroup"})
-
-
-def _catching(statement: cst.Try | cst.TryStar, raised: cst.CSTNode) -> cst.ExceptHandler | None:
-    """The first handler of ``statement`` that catches what ``raised`` (a raise in its body)
-    raises, judged by the written names: the same class, ``Exception`` (for any class but
-    the few outside it) or a bare ``except``; None where none does (or the raise is bare)."""
-    exc = raised.exc if isinstance(raised, cst.Raise) else None
-    written = dotted(exc.func if isinstance(exc, cst.Call) else exc) if exc is not None else None
-    if written is None:
-        return None
-    name = written.rsplit(".", 1)[-1]
-    for handler in statement.handlers:
-        caught = {t.rsplit(".", 1)[-1] for t in handler_types(handler)}
-        if name in caught or "BaseException" in caught or ("Exception" in caught and name not in _NOT_EXCEPTION):
-            return handler
-    return None
-
-
 def _handler_code(handler: cst.ExceptHandler) -> str:
     code = "except"
     if handler.type is not None:
@@ -322,16 +303,6 @@ def _handler_code(handler: cst.ExceptHandler) -> str:
     if handler.name is not None:
         code += " as " + raw_code(handler.name.name)
     return code
-
-
-def handler_types(handler: cst.ExceptHandler) -> tuple[str, ...]:
-    """The classes an ``except`` clause catches, as written (``BaseException`` for a bare one)."""
-    if handler.type is None:
-        return ("BaseException",)
-    node = handler.type
-    if isinstance(node, cst.Tuple):
-        return tuple(raw_code(e.value) for e in node.elements)
-    return (raw_code(node),)
 
 
 def extract_guard(chain: Sequence[cst.CSTNode], start: int, scope: Scope, model: PathModel | None = None) -> Guard:
@@ -347,7 +318,7 @@ def _extract_guard(chain: Sequence[cst.CSTNode], start: int, model: PathModel) -
     context: list[Context] = []
     for parent, child in zip(chain[start:], chain[start + 1 :]):
         model.step(parent, child, conditions, context)
-        if isinstance(parent, (cst.Try, cst.TryStar)) and child is parent.body and (handler := _catching(parent, chain[-1])) is not None:
+        if isinstance(parent, (cst.Try, cst.TryStar)) and child is parent.body and (handler := catching(parent, chain[-1])) is not None:
             context.append(Context(kind="caught", code=_handler_code(handler)))
             model.approximations["caught_in_function"] = None  # the error may never reach the caller
     tree = conj([node for _, node in conditions])

@@ -502,8 +502,19 @@ def test_a_raise_its_own_function_catches_is_not_claimed(tmp_path) -> None:
         except:
             print("cleanup")
             raise
+
+    def rebound(x):
+        try:
+            try:
+                1 / x
+            except ZeroDivisionError as e:
+                raise e
+        except ZeroDivisionError:
+            return 0
     """
-    swallowed, escapes, cleans_up = [c for c in extract_snippet(tmp_path, code) if c.message.template == "negative"]
+    cards = extract_snippet(tmp_path, code)
+    swallowed, escapes, cleans_up = [c for c in cards if c.message.template == "negative"]
+    assert [x.kind for x in cards[-1].guard.context if x.kind == "caught"] == ["caught"]  # ``raise e`` is the handler's ZeroDivisionError
     assert cleans_up.guard.context == () and cleans_up.trigger.verified  # the handler lets it through
     assert [(c.kind, c.code) for c in swallowed.guard.context] == [("caught", "except ValueError")]
     assert "caught_in_function" in swallowed.guard.approximations

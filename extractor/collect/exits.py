@@ -3,6 +3,8 @@ catches what a raise in its body raises (collect.paths reads them)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from .reaching import unpacked_length
@@ -62,18 +64,25 @@ def handler_types(handler: cst.ExceptHandler) -> tuple[str, ...]:
 _NOT_EXCEPTION = frozenset({"SystemExit", "KeyboardInterrupt", "GeneratorExit", "BaseExceptionGroup"})
 
 
-def catching(statement: cst.Try | cst.TryStar, raised: cst.CSTNode) -> cst.ExceptHandler | None:
-    """The first handler of ``statement`` that catches what ``raised`` (a raise in its body)
-    raises, judged by the written names: the same class, ``Exception`` (for any class but
-    the few outside it) or a bare ``except``; None where none does (or the raise is bare)."""
+def catching(statement: cst.Try | cst.TryStar, chain: Sequence[cst.CSTNode]) -> cst.ExceptHandler | None:
+    """The first handler of ``statement`` that catches what the raise at the end of ``chain``
+    (in the statement's body) raises, judged by the written names: the same class,
+    ``Exception`` (for any class but the few outside it) or a bare ``except``; a name an
+    enclosing handler binds (``except E as e: raise e``) is that handler's classes. None
+    where none does (or the raise is bare)."""
+    raised = chain[-1]
     exc = raised.exc if isinstance(raised, cst.Raise) else None
     written = dotted(exc.func if isinstance(exc, cst.Call) else exc) if exc is not None else None
     if written is None:
         return None
-    name = written.rsplit(".", 1)[-1]
+    names = {written.rsplit(".", 1)[-1]}
+    for node in chain:  # the innermost handler binding the name wins
+        if isinstance(node, cst.ExceptHandler) and node.name is not None and isinstance(node.name.name, cst.Name) \
+                and node.name.name.value == written:
+            names = {t.rsplit(".", 1)[-1] for t in handler_types(node)}
     for handler in statement.handlers:
         caught = {t.rsplit(".", 1)[-1] for t in handler_types(handler)}
-        if name in caught or "BaseException" in caught or ("Exception" in caught and name not in _NOT_EXCEPTION):
+        if names & caught or "BaseException" in caught or ("Exception" in caught and not names <= _NOT_EXCEPTION):
             return None if _reraises(handler) else handler  # (the first handler that matches is the one that runs)
     return None
 

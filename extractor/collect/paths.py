@@ -318,7 +318,7 @@ def _extract_guard(chain: Sequence[cst.CSTNode], start: int, model: PathModel) -
     context: list[Context] = []
     for parent, child in zip(chain[start:], chain[start + 1 :]):
         model.step(parent, child, conditions, context)
-        if isinstance(parent, (cst.Try, cst.TryStar)) and child is parent.body and (handler := catching(parent, chain[-1])) is not None:
+        if isinstance(parent, (cst.Try, cst.TryStar)) and child is parent.body and (handler := catching(parent, chain)) is not None:
             context.append(Context(kind="caught", code=_handler_code(handler)))
             model.approximations["caught_in_function"] = None  # the error may never reach the caller
     tree = conj([node for _, node in conditions])

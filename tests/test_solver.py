@@ -550,3 +550,17 @@ def test_a_trigger_that_gives_a_value_and_its_attribute_is_not_verified(tmp_path
     card = only(extract_snippet(tmp_path, code))
     assert set(card.trigger.inputs) == {"sock", "sock.type"}
     assert (card.trigger.verified, card.trigger.reason, card.example) == (False, "value_and_its_attribute", None)
+
+
+@pytest.mark.parametrize(("test", "trigger", "fix"), [
+    ('not name.isidentifier()', "1", "a"),
+    ('not text.isdigit()', "x", "1"),
+    ('not modality.startswith("image")', "", "image"),
+    ('mode.endswith((".gz", ".xz"))', ".gz", ""),
+])
+def test_str_predicates_are_evaluated_and_seeded(tmp_path, test: str, trigger: str, fix: str) -> None:
+    name = test.split(".", 1)[0].removeprefix("not ")
+    code = f"def f({name}: str):\n    if {test}:\n        raise ValueError('bad')\n"
+    card = only(extract_snippet(tmp_path, code))
+    assert card.trigger.verified and card.trigger.inputs == {name: trigger}
+    assert [f.inputs for f in card.fixes][:1] == [{name: fix}]

@@ -40,6 +40,8 @@ def comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
             _seed_comparison(node, problem, (env, at_defaults), seeds)
         if isinstance(node, ast.Call) and dotted_name(node.func) == "isinstance" and len(node.args) == 2:
             _seed_instances(node, problem, env, seeds)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STR_TESTS:
+            _seed_str_test(node, problem, env, seeds)
     for key in [k for k in seeds if k.startswith(_ITEMS)]:
         items = seeds.pop(key)
         size = max(s for _, s, _ in items)
@@ -120,6 +122,25 @@ def _seed_compared(seeds: dict[str, list[Any]], problem: Problem, name: str, val
 
 
 _PARSED = {"int": ["10", "x"], "float": ["0.5", "x"], "complex": ["1j", "x"]}
+# ``text.isdigit()`` and the like: text for which the test is true, and text for which it is not
+_STR_TESTS = {"startswith": None, "endswith": None, "isdigit": ["1", "x"], "isdecimal": ["1", "x"], "isnumeric": ["1", "x"],
+              "isalpha": ["a", "1"], "isalnum": ["a1", "-"], "isidentifier": ["a", "1"], "isascii": ["a", "\u00e9"],
+              "isupper": ["A", "a"], "islower": ["a", "A"], "isspace": [" ", "a"]}
+
+
+def _seed_str_test(node: ast.Call, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
+    """``text.startswith("image")`` -> ``"image"``, ``"imagex"``; ``text.isdigit()`` -> ``"1"``, ``"x"``."""
+    name, _ = variable_of(node.func.value, problem)  # type: ignore[attr-defined]
+    if name is None:
+        return
+    method = node.func.attr  # type: ignore[attr-defined]
+    if _STR_TESTS[method] is not None:
+        seeds.setdefault(name, []).extend(_STR_TESTS[method])
+        return
+    value = constant_value(node.args[0], env) if len(node.args) == 1 else NO_VALUE
+    affixes = [value] if isinstance(value, str) else list(value) if isinstance(value, tuple) and all(isinstance(v, str) for v in value) else []
+    for affix in affixes[:4]:
+        seeds.setdefault(name, []).extend([affix, affix + "x" if method == "startswith" else "x" + affix])
 
 
 def _seed_arithmetic(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:

@@ -56,7 +56,10 @@ PURE_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "str": _text_of(str), "repr": _text_of(repr), "round": round, "sorted": sorted, "sum": sum, "any": any, "all": all,
     "tuple": tuple, "list": list, "set": StableSet, "frozenset": StableFrozenSet, "type": type,
 }
-STR_METHODS = frozenset({"join", "upper", "lower", "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "replace", "title"})
+STR_METHODS = frozenset({"join", "upper", "lower", "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "replace", "title",
+                         # predicates and searches: a bool or an int, in time linear in the text
+                         "isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum", "isidentifier", "isascii", "isupper",
+                         "islower", "isspace", "istitle", "isprintable", "find", "rfind", "count"})
 BINOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,

@@ -144,7 +144,7 @@ class SiblingGuards:
                 node = children.get(part) or children.setdefault(part, [outcome(parse_expr(part)), [], {}, part])
                 children = node[2]
             node[1].append(code)
-        self._memo: dict[tuple, frozenset[str]] = {}
+        self._memo: dict[tuple, tuple[frozenset[str], frozenset[str]]] = {}  # key -> (firing, undecided)
 
     def firing(self, env: dict[str, Any], changed: str | None = None, others: frozenset[str] = frozenset(),
                constants: dict[str, Any] | None = None) -> frozenset[str]:
@@ -152,9 +152,8 @@ class SiblingGuards:
         order, reaches a part that these values make raise (``'' <= 0``: where the real code
         tests it, it raises that error instead) and that reads ``changed`` and none of
         ``others`` (the trigger's other inputs: their values stand for any the caller has).
-        ``constants``: the asking card's (an isinstance class whose plain instances are known
-        decides a sibling's ``isinstance`` test too); the same name has the same value for
-        every card of a function, so the memo keys on their names."""
+        ``constants``: what the asking card knows besides ``env`` (its constants, an
+        isinstance class whose plain instances are known, the parameters' defaults)."""
         return self._walk(env, changed, others, constants)[0]
 
     def undecided(self, env: dict[str, Any], changed: str, others: frozenset[str] = frozenset(),
@@ -166,7 +165,8 @@ class SiblingGuards:
 
     def _walk(self, env: dict[str, Any], changed: str | None, others: frozenset[str],
               constants: dict[str, Any] | None) -> tuple[frozenset[str], frozenset[str]]:
-        key = (changed, others, tuple(sorted(constants or ())), *sorted((name, value_key(value)) for name, value in env.items()))
+        known = tuple(sorted((name, value_key(value)) for name, value in (constants or {}).items()))
+        key = (changed, others, known, *sorted((name, value_key(value)) for name, value in env.items()))
         found = self._memo.get(key)
         if found is None:
             if constants:

@@ -564,3 +564,22 @@ def test_str_predicates_are_evaluated_and_seeded(tmp_path, test: str, trigger: s
     card = only(extract_snippet(tmp_path, code))
     assert card.trigger.verified and card.trigger.inputs == {name: trigger}
     assert [f.inputs for f in card.fixes][:1] == [{name: fix}]
+
+
+@pytest.mark.parametrize(("loop", "check", "trigger"), [
+    ('name in raw.split(",")', 'not name.startswith("eth")', {"raw": ""}),
+    ("key in config.keys()", 'key not in ("a", "b")', {"config": {"a_x": 0}}),
+    ("v in config.values()", "v < 0", {"config": {"k": -1}}),
+    ("v in sorted(items)", "v > 10", {"items": [11]}),
+])
+def test_a_loop_over_a_pure_form_of_a_parameter_is_run_on_one_element(tmp_path, loop: str, check: str, trigger: dict) -> None:
+    param = next(iter(trigger))
+    code = f"def f({param}):\n    for {loop}:\n        if {check}:\n            raise ValueError('bad')\n"
+    card = only(extract_snippet(tmp_path, code))
+    assert (card.trigger.status, card.trigger.verified, card.trigger.inputs) == ("concrete", True, trigger)
+    # the example runs as the card says: "before" raises from the line, "after" does not
+    namespace: dict = {}
+    exec(compile(code, "mod.py", "exec"), namespace)  # the fixture's own code, written above
+    with pytest.raises(ValueError, match="bad"):
+        namespace["f"](**trigger)
+    namespace["f"](**card.fixes[0].inputs)

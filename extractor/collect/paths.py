@@ -61,13 +61,16 @@ class PathModel:
         of one element ``x``, nothing else of the loop in the way. None for any other loop."""
         if loop.asynchronous is not None or not isinstance(loop.target, cst.Name):
             return None
-        iterable = dotted(loop.iter)
+        source = _iterated(loop.iter)
+        iterable = dotted(source) if source is not None else None
         target = loop.target.value
         scope = self.exprs.scope
         if iterable is None or scope.classify(iterable.split(".", 1)[0]) != "input" or target in scope.params:
             return None
-        if raw_code(self.exprs.inline_at(loop.iter, loop)) != iterable:
+        if raw_code(self.exprs.inline_at(source, loop)) != iterable:
             return None  # rebound before the loop: no longer the argument
+        if source is not loop.iter:
+            iterable = raw_code(loop.iter)  # a pure form over the input (solve.elements)
         if len(scope.bindings.get(target, ())) != 1:
             return None  # bound elsewhere too: at the raise it may not be the element
         return target, iterable
@@ -294,6 +297,25 @@ def _raises_call(value: cst.BaseExpression, handler: cst.ExceptHandler | None) -
     names = handler_types(handler) if handler is not None else ("BaseException",)
     classes = cst.Tuple(elements=[cst.Element(value=cst.parse_expression(name)) for name in names])
     return cst.Call(func=cst.Name(RAISES), args=[cst.Arg(value=strip_parens(value)), cst.Arg(value=classes)])
+
+
+_WRAPPERS = frozenset({"sorted", "reversed", "list", "tuple"})
+
+
+def _iterated(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The input expression a loop iterates: ``xs`` itself, or the ``xs`` of ``sorted(xs)``,
+    ``d.keys()``, ``d.values()``, ``text.split(",")`` (the forms solve.elements rebuilds)."""
+    if dotted(node) is not None:
+        return node
+    if not isinstance(node, cst.Call) or any(a.keyword is not None or a.star for a in node.args):
+        return None
+    if isinstance(node.func, cst.Name) and node.func.value in _WRAPPERS and len(node.args) == 1:
+        return node.args[0].value if dotted(node.args[0].value) is not None else None
+    if isinstance(node.func, cst.Attribute) and dotted(node.func.value) is not None:
+        method = node.func.attr.value
+        if (method in ("keys", "values") and not node.args) or (method == "split" and len(node.args) <= 1):
+            return node.func.value
+    return None
 
 
 def _handler_code(handler: cst.ExceptHandler) -> str:

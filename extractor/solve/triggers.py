@@ -20,6 +20,7 @@ from ..model import CONSTRUCTING, RAISES, Card, CardContext, Domain, Fix, Hole, 
 from ..model.markdown import code_span
 from .construction import constructs, past_construction
 from .domains import NO_VALUE, any_value, card_domains, default_value, literal_value
+from .elements import loop_input, loop_value
 from .evaluate import EvalError, InstancesOf, Raised, evaluate, format_value, run_validator
 from .examples import build_example
 from .fixes import find_fixes
@@ -142,8 +143,10 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         # ``for x in xs``: the trigger sets ``xs = [x]``, where the caller sets xs and the guard
         # does not read xs itself (it would then need both at once).
         # (And the guard reads x: an element it says nothing of is not a value the trigger can choose.)
-        loops = {x: xs for x, xs in card.guard.loops
-                 if caller_sets(xs, params, ctx.settable) and xs not in card.guard.inputs and x in card.guard.opaque}
+        # (``xs`` may be a pure form over the input, ``raw.split(",")``: solve.elements)
+        forms = {x: xs for x, xs in card.guard.loops if (base := loop_input(xs)) is not None
+                 and caller_sets(base, params, ctx.settable) and base not in card.guard.inputs and x in card.guard.opaque}
+        loops = {x: loop_input(xs) or xs for x, xs in forms.items()}
         preferred = _preferred(card, ctx)
         problem = build_problem(card.guard, domains, state, ctx.named, frozenset(loops), preferred, ctx.instances)
     except EvalError:
@@ -194,8 +197,10 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     if len(loops) < len(card.guard.loops) and status in CLAIMED:
         status, status_reason = "internal", "inside_for_loop"  # a loop whose element the trigger cannot set
     for x, xs in loops.items():
-        if x in env:
-            env[xs] = [env[x]]
+        if x in env and (value := loop_value(forms[x], env[x])) is not NO_VALUE:
+            env[xs] = value
+        elif x in env and status in CLAIMED:
+            status, status_reason = "internal", "inside_for_loop"  # no argument runs the loop on that element
     # Verified: the guard holds under the trigger (and the validator reproduces the message),
     # the trigger is one a caller can act on, and the whole path to the raise was modelled.
     inputs = {n: to_json_value(env[n]) for n in [*names, *loops.values()] if n in env and n not in every_atom
@@ -218,7 +223,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         status_reason = "value_and_its_attribute"
     trigger_ok = (problem.holds(env) is True and reproduces and status in CLAIMED and not card.guard.approximations and not missing
                   and builds and not card.compiled_override and not incoherent)
-    found = _fixes(card, ctx, problem, env, validator, trigger_ok, loops)
+    found = _fixes(card, ctx, problem, env, validator, trigger_ok, loops, forms)
     fixes = [fix for fix, _, _ in found]
     if validator is not None:
         validator = replace(validator, verified=trigger_ok and all(f.verified for f in fixes))
@@ -266,9 +271,9 @@ def _missing(card: Card, ctx: CardContext, given: set[str]) -> list[str]:
 
 
 def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], validator: Validator | None,
-           trigger_ok: bool, loops: dict[str, str]) -> list[tuple[Fix, Any, bool]]:
-    """Fixes, each with the Python value it sets (a loop element's fix sets its iterable to
-    the one-element list: ``xs = [x]``) and whether no other raise of the function may fire
+           trigger_ok: bool, loops: dict[str, str], forms: dict[str, str]) -> list[tuple[Fix, Any, bool]]:
+    """Fixes, each with the Python value it sets (a loop element's fix sets the input the
+    loop iterates so that it runs on that element: ``xs = [x]``) and whether no other raise of the function may fire
     under it (one whose test reads values the tool does not know)."""
     parts = [(p.role, p.code) for p in card.guard.parts]
     fixes: list[tuple[Fix, Any, bool]] = []
@@ -282,7 +287,9 @@ def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], 
         before, after = env[name], candidate.assignment[name]
         shown = name
         if name in loops:
-            shown, before, after = loops[name], [before], [after]
+            shown, before, after = loops[name], loop_value(forms[name], before), loop_value(forms[name], after)
+            if before is NO_VALUE or after is NO_VALUE:
+                continue  # no argument runs the loop on that element
         verified = problem.holds(candidate.assignment) is False and (validator is None or _run(validator, candidate.assignment) is None)
         if problem.variables[name].is_atom:
             description = f"{code_span(candidate.part)} is false when {code_span(name)} is {code_span(repr(after))} (the trigger assumes {code_span(repr(before))})"

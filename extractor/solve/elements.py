@@ -1,0 +1,83 @@
+"""Loop elements: the argument that makes ``for x in <iterable>`` run once, on ``x``.
+
+``collect.paths`` records ``(x, iterable)`` for a loop over an input (``Guard.loops``); the
+iterable is the input itself or one of a few pure forms over it. The trigger sets the
+input so that the loop runs on the one element the guard needs:
+
+- ``xs``, ``sorted(xs)``, ``reversed(xs)``, ``list(xs)``, ``tuple(xs)``: ``xs = [x]``;
+- ``d.keys()``: ``d = {x: 0}``; ``d.values()``: ``d = {"k": x}``;
+- ``text.split(sep)`` (a literal ``sep``): ``text = x``, where ``x`` is text without ``sep``
+  (``split()``: non-empty text without whitespace).
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from typing import Any
+
+from ..collect.declarations import dotted_name
+from .domains import NO_VALUE
+
+_WRAPPERS = frozenset({"sorted", "reversed", "list", "tuple"})
+
+
+@lru_cache(maxsize=1024)
+def _form(iterable: str) -> tuple[str, str, Any] | None:
+    """(input, kind, separator) of an iterable's code, or None."""
+    if (name := _dotted(iterable)) is not None:
+        return name, "list", None
+    try:
+        node = ast.parse(iterable, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    if not isinstance(node, ast.Call) or node.keywords:
+        return None
+    if isinstance(node.func, ast.Name) and node.func.id in _WRAPPERS and len(node.args) == 1:
+        inner = dotted_name(node.args[0])
+        return (inner, "list", None) if inner is not None else None
+    if not isinstance(node.func, ast.Attribute) or (base := dotted_name(node.func.value)) is None:
+        return None
+    method = node.func.attr
+    if method in ("keys", "values") and not node.args:
+        return base, method, None
+    if method == "split" and not node.args:
+        return base, "split", None
+    if method == "split" and len(node.args) == 1 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str) \
+            and node.args[0].value:
+        return base, "split", node.args[0].value
+    return None
+
+
+def _dotted(code: str) -> str | None:
+    parts = code.split(".")
+    return code if all(part.isidentifier() for part in parts) else None
+
+
+def loop_input(iterable: str) -> str | None:
+    """The input a loop's iterable reads (``raw`` of ``raw.split(",")``), or None."""
+    form = _form(iterable)
+    return form[0] if form is not None else None
+
+
+def loop_value(iterable: str, element: Any) -> Any:
+    """The input's value that makes the loop run once, on ``element``; NO_VALUE where none does."""
+    form = _form(iterable)
+    if form is None:
+        return NO_VALUE
+    _, kind, sep = form
+    if kind == "list":
+        return [element]
+    if kind == "keys":
+        try:
+            hash(element)
+        except TypeError:
+            return NO_VALUE
+        return {element: 0}
+    if kind == "values":
+        return {"k": element}
+    if not isinstance(element, str):
+        return NO_VALUE
+    if sep is None:
+        return element if element and not any(c.isspace() for c in element) else NO_VALUE
+    return element if sep not in element else NO_VALUE

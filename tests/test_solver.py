@@ -583,3 +583,12 @@ def test_a_loop_over_a_pure_form_of_a_parameter_is_run_on_one_element(tmp_path, 
     with pytest.raises(ValueError, match="bad"):
         namespace["f"](**trigger)
     namespace["f"](**card.fixes[0].inputs)
+
+
+def test_a_property_of_a_parameters_class_is_computed_not_set_by_the_caller(tmp_path) -> None:
+    code = ("class Spec:\n    def __init__(self, channels=None):\n        self.channels = channels\n"
+            "    @property\n    def needs_normalization(self):\n        return self.channels is not None\n\n"
+            "def load(spec: Spec, x: int):\n    if spec.needs_normalization and x < 0:\n        raise ValueError('cannot normalize')\n")
+    card = only(extract_snippet(tmp_path, code))
+    assert (card.trigger.status, card.trigger.verified) == ("internal", False)
+    assert "spec.needs_normalization" in card.trigger.assumes and "spec.needs_normalization" not in card.trigger.inputs

@@ -255,6 +255,7 @@ def _context(project: Project, constructors: Constructors, facts: FileFacts, car
         if p.annotation and (members := enum_members(p.annotation))
     }
     return CardContext(
+        derived=_derived(project, facts, owner, site.params, card.guard.inputs),
         params=site.params, siblings=siblings, flags=flags, command=options.command,
         classes=classes, exception_module=module, param_choices=choices, settable=settable,
         module=facts.module, constructor=constructors.signature(owner) if owner else None, call_style=site.call_style, unread=site.unread,
@@ -264,6 +265,22 @@ def _context(project: Project, constructors: Constructors, facts: FileFacts, car
                     if kind != "builtin" and (found := project.named_constant(facts, chain)) is not None),
         instances=tuple(instance_types(project, facts, card.guard.code).items()), function_instances=function_instances,
     )
+
+
+def _derived(project: Project, facts: FileFacts, owner: str | None, params: tuple[Param, ...], inputs: tuple[str, ...]) -> tuple[str, ...]:
+    """The inputs ``x.name`` where ``x`` is ``self`` or a parameter annotated with an in-tree
+    class that defines ``name`` as a method or property: computed, not an attribute a caller
+    sets (``spec.needs_normalization``)."""
+    annotations = {p.name: p.annotation for p in params}
+    found = []
+    for name in inputs:
+        root, _, rest = name.partition(".")
+        if not rest or "." in rest:
+            continue
+        cls = owner if root == "self" and owner else project.class_of_annotation(facts, annotations.get(root)) if annotations.get(root) else None
+        if cls is not None and any(rest in dict(f[1].methods) for q in (cls, *project.ancestors(cls)) if (f := project.class_fact(q))):
+            found.append(name)
+    return tuple(found)
 
 
 def _defines_str(project: Project, qualname: str) -> bool:

@@ -208,4 +208,5 @@ class CardContext:
     # type names of those instances (link.instances; ``()``: no plain value is one).
     instances: tuple[tuple[str, tuple[str, ...]], ...] = ()
     function_instances: tuple[tuple[str, tuple[str, ...]], ...] = ()  # the same for all the function's guards
+    derived: tuple[str, ...] = ()  # inputs ``x.name`` that a method or property of x's class computes: no caller sets them
     own_str: bool = False  # the exception class (or an in-tree base) defines __str__: str(exc) is its own text

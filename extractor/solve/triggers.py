@@ -139,7 +139,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         return replace(card, domains=published, trigger=trigger)
     try:
         params = {p.name for p in ctx.params}
-        state = frozenset(n for n in card.guard.inputs if not caller_sets(n, params, ctx.settable))
+        state = frozenset(n for n in card.guard.inputs if not caller_sets(n, params, ctx.settable) or n in ctx.derived)
         # ``for x in xs``: the trigger sets ``xs = [x]``, where the caller sets xs and the guard
         # does not read xs itself (it would then need both at once).
         # (And the guard reads x: an element it says nothing of is not a value the trigger can choose.)

@@ -203,3 +203,16 @@ def test_an_unchanged_folder_is_recognised_without_rendering_and_left_as_it_is(t
     assert run.code == 1 and f"stale: errors/{card_file.name}" in run.out and calls
     assert run_cli(capsys, "extract", str(FIXTURES / "forms"), "-o", str(docs), "--no-cache").code == 0
     assert card_file.read_text(encoding="utf-8") != "edited"
+
+
+def test_every_relative_link_of_the_markdown_pages_resolves(capsys, tmp_path) -> None:
+    # The per-card JSON is written only with --card-json: a page links it only then.
+    for flags in ((), ("--card-json",)):
+        out = tmp_path / ("docs" + "".join(flags))
+        assert run_cli(capsys, "extract", str(FIXTURES / "callers"), "-o", str(out), "--no-cache", *flags).code == 0
+        broken = []
+        for page in out.rglob("*.md"):
+            for target in re.findall(r"\]\(([^)#]+)\)", page.read_text(encoding="utf-8")):
+                if "://" not in target and not (page.parent / target).resolve().is_file():
+                    broken.append(f"{page.relative_to(out)} -> {target}")
+        assert broken == [], flags

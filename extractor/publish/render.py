@@ -110,6 +110,7 @@ def render_card(card: dict[str, Any], catalog: dict[str, Any], cards_by_id: dict
     text = environment().get_template("card.md.j2").render(
         card=card, cards=cards_by_id, repo=repo_label(catalog["source"]), forge=forge_name(catalog["source"]),
         source=catalog["source"], generator=catalog["generator"],
+        card_json=bool((catalog.get("options") or {}).get("card_json")),  # errors/<id>.json beside the page
     )
     return _tidy(text)
 
@@ -170,7 +171,7 @@ def render_chunks(catalog: Any, mapper: Any = None) -> Iterator[tuple[str, Conte
     card_json = bool((source.envelope.get("options") or {}).get("card_json"))
     digest = hashlib.sha256()
     yield "catalog.json", _hashed(catalog_json(source.envelope, source.texts()), digest)
-    head = {"source": source.envelope["source"], "generator": source.envelope["generator"]}
+    head = {"source": source.envelope["source"], "generator": source.envelope["generator"], "options": {"card_json": card_json}}
     count, files = _by_file(source)
     run = mapper or (lambda fn, items, count, on_death: map(fn, items))
     entries = []
@@ -192,7 +193,7 @@ def file_pages(work: tuple[list[str], dict[str, Any], dict[str, Any], bool]) -> 
     """The files of one source file's cards, from their texts; ``summaries``: the file's
     cards' summaries by id (link.cards relates a card only to cards of its file; a related
     id from elsewhere, in a catalog made by other means, gets the unrenderable page);
-    ``head``: the catalog's source and generator."""
+    ``head``: the catalog's source, generator and whether each card's JSON is written."""
     _, summaries, head, _ = work
     return _pages(work, lambda card: _rendered_card(card, head, summaries))
 

@@ -571,6 +571,7 @@ def test_str_predicates_are_evaluated_and_seeded(tmp_path, test: str, trigger: s
     ("key in config.keys()", 'key not in ("a", "b")', {"config": {"a_x": 0}}),
     ("v in config.values()", "v < 0", {"config": {"k": -1}}),
     ("v in sorted(items)", "v > 10", {"items": [11]}),
+    ('name, value in config.items()', 'name == "x" and value < 0', {"config": {"x": -1}}),
 ])
 def test_a_loop_over_a_pure_form_of_a_parameter_is_run_on_one_element(tmp_path, loop: str, check: str, trigger: dict) -> None:
     param = next(iter(trigger))

@@ -53,27 +53,28 @@ class PathModel:
         self._fallthrough: dict[int, tuple[GuardNode, tuple[str, ...]]] = {}
         self._tests: dict[int, GuardNode] = {}
         self._modelled_handlers: set[int] = set()  # handlers whose try body's raising is in the guard
-        self.loops: list[tuple[str, str]] = []  # (target, iterable input) of the loops the current raise is in
+        self.loops: list[tuple[str, str]] = []  # (targets "x" or "k, v", iterable input) of the loops the current raise is in
 
     def loop_element(self, loop: cst.For) -> tuple[str, str] | None:
         """``(x, xs)`` for ``for x in xs`` where ``xs`` is an input (a parameter or an attribute
         of one) and ``x`` a name bound by this loop alone: the raise is then reached on a list
         of one element ``x``, nothing else of the loop in the way. None for any other loop."""
-        if loop.asynchronous is not None or not isinstance(loop.target, cst.Name):
+        if loop.asynchronous is not None:
             return None
+        targets = _targets(loop)
         source = _iterated(loop.iter)
         iterable = dotted(source) if source is not None else None
-        target = loop.target.value
         scope = self.exprs.scope
-        if iterable is None or scope.classify(iterable.split(".", 1)[0]) != "input" or target in scope.params:
+        if targets is None or iterable is None or scope.classify(iterable.split(".", 1)[0]) != "input" \
+                or any(t in scope.params for t in targets):
             return None
         if raw_code(self.exprs.inline_at(source, loop)) != iterable:
             return None  # rebound before the loop: no longer the argument
         if source is not loop.iter:
             iterable = raw_code(loop.iter)  # a pure form over the input (solve.elements)
-        if len(scope.bindings.get(target, ())) != 1:
+        if any(len(scope.bindings.get(t, ())) != 1 for t in targets):
             return None  # bound elsewhere too: at the raise it may not be the element
-        return target, iterable
+        return ", ".join(targets), iterable
 
     # --- how control enters an except handler --------------------------------------
     def handler_reached(self, stmt: cst.Try | cst.TryStar, handler: cst.ExceptHandler) -> GuardNode | None:
@@ -302,6 +303,18 @@ def _raises_call(value: cst.BaseExpression, handler: cst.ExceptHandler | None) -
 _WRAPPERS = frozenset({"sorted", "reversed", "list", "tuple"})
 
 
+def _targets(loop: cst.For) -> tuple[str, ...] | None:
+    """The names a loop binds: ``x``, or ``k, v`` of ``for k, v in d.items()``; None otherwise."""
+    if isinstance(loop.target, cst.Name):
+        return (loop.target.value,)
+    call = loop.iter
+    if isinstance(loop.target, cst.Tuple) and len(loop.target.elements) == 2 \
+            and all(isinstance(e.value, cst.Name) and isinstance(e, cst.Element) for e in loop.target.elements) \
+            and isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "items" and not call.args:
+        return tuple(e.value.value for e in loop.target.elements)  # type: ignore[union-attr]
+    return None
+
+
 def _iterated(node: cst.BaseExpression) -> cst.BaseExpression | None:
     """The input expression a loop iterates: ``xs`` itself, or the ``xs`` of ``sorted(xs)``,
     ``d.keys()``, ``d.values()``, ``text.split(",")`` (the forms solve.elements rebuilds)."""
@@ -313,7 +326,7 @@ def _iterated(node: cst.BaseExpression) -> cst.BaseExpression | None:
         return node.args[0].value if dotted(node.args[0].value) is not None else None
     if isinstance(node.func, cst.Attribute) and dotted(node.func.value) is not None:
         method = node.func.attr.value
-        if (method in ("keys", "values") and not node.args) or (method == "split" and len(node.args) <= 1):
+        if (method in ("keys", "values", "items") and not node.args) or (method == "split" and len(node.args) <= 1):
             return node.func.value
     return None
 

@@ -5,7 +5,8 @@ iterable is the input itself or one of a few pure forms over it. The trigger set
 input so that the loop runs on the one element the guard needs:
 
 - ``xs``, ``sorted(xs)``, ``reversed(xs)``, ``list(xs)``, ``tuple(xs)``: ``xs = [x]``;
-- ``d.keys()``: ``d = {x: 0}``; ``d.values()``: ``d = {"k": x}``;
+- ``d.keys()``: ``d = {x: 0}``; ``d.values()``: ``d = {"k": x}``; ``for k, v in d.items()``:
+  ``d = {k: v}`` (a target the guard does not read is ``0``);
 - ``text.split(sep)`` (a literal ``sep``): ``text = x``, where ``x`` is text without ``sep``
   (``split()``: non-empty text without whitespace).
 """
@@ -39,7 +40,7 @@ def _form(iterable: str) -> tuple[str, str, Any] | None:
     if not isinstance(node.func, ast.Attribute) or (base := dotted_name(node.func.value)) is None:
         return None
     method = node.func.attr
-    if method in ("keys", "values") and not node.args:
+    if method in ("keys", "values", "items") and not node.args:
         return base, method, None
     if method == "split" and not node.args:
         return base, "split", None
@@ -60,6 +61,11 @@ def loop_input(iterable: str) -> str | None:
     return form[0] if form is not None else None
 
 
+def loop_element(targets: tuple[str, ...], env: dict[str, Any]) -> Any:
+    """The element a loop with these targets runs on, from the trigger's values."""
+    return env[targets[0]] if len(targets) == 1 else tuple(env.get(t, 0) for t in targets)
+
+
 def loop_value(iterable: str, element: Any) -> Any:
     """The input's value that makes the loop run once, on ``element``; NO_VALUE where none does."""
     form = _form(iterable)
@@ -76,6 +82,14 @@ def loop_value(iterable: str, element: Any) -> Any:
         return {element: 0}
     if kind == "values":
         return {"k": element}
+    if kind == "items":
+        if not isinstance(element, tuple) or len(element) != 2:
+            return NO_VALUE
+        try:
+            hash(element[0])
+        except TypeError:
+            return NO_VALUE
+        return {element[0]: element[1]}
     if not isinstance(element, str):
         return NO_VALUE
     if sep is None:

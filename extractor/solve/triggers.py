@@ -20,7 +20,7 @@ from ..model import CONSTRUCTING, RAISES, Card, CardContext, Domain, Fix, Hole, 
 from ..model.markdown import code_span
 from .construction import constructs, past_construction
 from .domains import NO_VALUE, any_value, card_domains, default_value, literal_value
-from .elements import loop_input, loop_value
+from .elements import loop_element, loop_input, loop_value
 from .evaluate import EvalError, InstancesOf, Raised, evaluate, format_value, run_validator
 from .examples import build_example
 from .fixes import find_fixes
@@ -144,9 +144,15 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         # does not read xs itself (it would then need both at once).
         # (And the guard reads x: an element it says nothing of is not a value the trigger can choose.)
         # (``xs`` may be a pure form over the input, ``raw.split(",")``: solve.elements)
-        forms = {x: xs for x, xs in card.guard.loops if (base := loop_input(xs)) is not None
-                 and caller_sets(base, params, ctx.settable) and base not in card.guard.inputs and x in card.guard.opaque}
-        loops = {x: loop_input(xs) or xs for x, xs in forms.items()}
+        # (``for k, v in d.items()``: both targets set through ``d``, at least one read)
+        forms: dict[str, tuple[str, tuple[str, ...]]] = {}  # each target -> (iterable, the loop's targets)
+        for x, xs in card.guard.loops:
+            targets = tuple(x.split(", "))
+            base = loop_input(xs)
+            if base is not None and caller_sets(base, params, ctx.settable) and base not in card.guard.inputs \
+                    and (x in card.guard.opaque if len(targets) == 1 else any(t in card.guard.opaque for t in targets)):
+                forms.update({t: (xs, targets) for t in targets})
+        loops = {x: loop_input(xs) or xs for x, (xs, _) in forms.items()}
         preferred = _preferred(card, ctx)
         problem = build_problem(card.guard, domains, state, ctx.named, frozenset(loops), preferred, ctx.instances)
     except EvalError:
@@ -194,12 +200,14 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     reproduces = validator is None or (
         message is not None and isinstance(raised, Raised) and raised.message == message and raised.exception == expected_class
     )
-    if len(loops) < len(card.guard.loops) and status in CLAIMED:
+    if len(set(forms.values())) < len(card.guard.loops) and status in CLAIMED:
         status, status_reason = "internal", "inside_for_loop"  # a loop whose element the trigger cannot set
-    for x, xs in loops.items():
-        if x in env and (value := loop_value(forms[x], env[x])) is not NO_VALUE:
-            env[xs] = value
-        elif x in env and status in CLAIMED:
+    for xs, targets in sorted(set(forms.values())):
+        if targets[0] not in env and len(targets) == 1:
+            continue
+        if (value := loop_value(xs, loop_element(targets, env))) is not NO_VALUE:
+            env[loops[targets[0]]] = value
+        elif status in CLAIMED:
             status, status_reason = "internal", "inside_for_loop"  # no argument runs the loop on that element
     # Verified: the guard holds under the trigger (and the validator reproduces the message),
     # the trigger is one a caller can act on, and the whole path to the raise was modelled.
@@ -271,7 +279,7 @@ def _missing(card: Card, ctx: CardContext, given: set[str]) -> list[str]:
 
 
 def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], validator: Validator | None,
-           trigger_ok: bool, loops: dict[str, str], forms: dict[str, str]) -> list[tuple[Fix, Any, bool]]:
+           trigger_ok: bool, loops: dict[str, str], forms: dict[str, tuple[str, tuple[str, ...]]]) -> list[tuple[Fix, Any, bool]]:
     """Fixes, each with the Python value it sets (a loop element's fix sets the input the
     loop iterates so that it runs on that element: ``xs = [x]``) and whether no other raise of the function may fire
     under it (one whose test reads values the tool does not know)."""
@@ -287,7 +295,9 @@ def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], 
         before, after = env[name], candidate.assignment[name]
         shown = name
         if name in loops:
-            shown, before, after = loops[name], loop_value(forms[name], before), loop_value(forms[name], after)
+            xs, targets = forms[name]
+            shown = loops[name]
+            before, after = (loop_value(xs, loop_element(targets, values)) for values in (env, {**env, name: after}))
             if before is NO_VALUE or after is NO_VALUE:
                 continue  # no argument runs the loop on that element
         verified = problem.holds(candidate.assignment) is False and (validator is None or _run(validator, candidate.assignment) is None)

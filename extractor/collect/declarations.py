@@ -134,6 +134,11 @@ def tail_name(node: ast.expr) -> str | None:
     return None
 
 
+# Calls a ``for`` loop may iterate that keep the items of their one argument (collect.paths
+# follows them to the input, solve.elements rebuilds the input from an element).
+LOOP_WRAPPERS = frozenset({"sorted", "reversed", "list", "tuple"})
+
+
 def dotted_name(node: ast.AST) -> str | None:
     parts: list[str] = []
     while isinstance(node, ast.Attribute):

@@ -3,7 +3,7 @@ catches what a raise in its body raises (collect.paths reads them)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
@@ -11,19 +11,20 @@ from .reaching import unpacked_length
 from .scope import EXIT_CALLS, child_nodes, dotted, raw_code
 
 
-def may_exit(stmt: cst.CSTNode, *, loops_absorb: bool) -> bool:
-    """Whether ``stmt`` holds a raise/return (or break/continue when loops do not absorb them)."""
+def _statement_nodes(stmt: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``stmt`` and the nodes inside it, not into nested definitions or expressions."""
     stack: list[cst.CSTNode] = [stmt]
     while stack:
         node = stack.pop()
-        if isinstance(node, (cst.Raise, cst.Return)):
-            return True
-        if not loops_absorb and isinstance(node, (cst.Break, cst.Continue)):
-            return True
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
-            continue
-        stack.extend(child_nodes(node))
-    return False
+        yield node
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
+            stack.extend(child_nodes(node))
+
+
+def may_exit(stmt: cst.CSTNode, *, loops_absorb: bool) -> bool:
+    """Whether ``stmt`` holds a raise/return (or break/continue when loops do not absorb them)."""
+    exits = (cst.Raise, cst.Return) if loops_absorb else (cst.Raise, cst.Return, cst.Break, cst.Continue)
+    return any(isinstance(node, exits) for node in _statement_nodes(stmt))
 
 
 _NOT_ONLY_LEAVING = (cst.Raise, cst.Assert, cst.For, cst.While, cst.With, cst.Try, cst.TryStar, cst.Match)
@@ -37,17 +38,13 @@ def only_leaves(stmt: cst.CSTNode) -> bool:
     if not isinstance(stmt, cst.If):
         return False
     leaves = False
-    stack: list[cst.CSTNode] = [stmt]
-    while stack:
-        node = stack.pop()
+    for node in _statement_nodes(stmt):
         if isinstance(node, (cst.Return, cst.Break, cst.Continue)):
             leaves = True
         elif isinstance(node, _NOT_ONLY_LEAVING) or unpacked_length(node) is not None:
             return False
         elif isinstance(node, cst.Expr) and isinstance(node.value, cst.Call) and dotted(node.value.func) in EXIT_CALLS:
             return False
-        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
-            stack.extend(child_nodes(node))
     return leaves
 
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from ..model import RAISES, And, Compare, Context, Guard, GuardNode, GuardPart, Opaque, Truthy
+from .declarations import LOOP_WRAPPERS
 from .exits import catching, handler_types, may_exit, only_leaves
 from .expressions import TAG, ExprModel, resolve, untagged
 from .guards import (
@@ -300,9 +301,6 @@ def _raises_call(value: cst.BaseExpression, handler: cst.ExceptHandler | None) -
     return cst.Call(func=cst.Name(RAISES), args=[cst.Arg(value=strip_parens(value)), cst.Arg(value=classes)])
 
 
-_WRAPPERS = frozenset({"sorted", "reversed", "list", "tuple"})
-
-
 def _targets(loop: cst.For) -> tuple[str, ...] | None:
     """The names a loop binds: ``x``, or ``k, v`` of ``for k, v in d.items()``; None otherwise."""
     if isinstance(loop.target, cst.Name):
@@ -322,7 +320,7 @@ def _iterated(node: cst.BaseExpression) -> cst.BaseExpression | None:
         return node
     if not isinstance(node, cst.Call) or any(a.keyword is not None or a.star for a in node.args):
         return None
-    if isinstance(node.func, cst.Name) and node.func.value in _WRAPPERS and len(node.args) == 1:
+    if isinstance(node.func, cst.Name) and node.func.value in LOOP_WRAPPERS and len(node.args) == 1:
         return node.args[0].value if dotted(node.args[0].value) is not None else None
     if isinstance(node.func, cst.Attribute) and dotted(node.func.value) is not None:
         method = node.func.attr.value

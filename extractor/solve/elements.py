@@ -17,10 +17,8 @@ import ast
 from functools import lru_cache
 from typing import Any
 
-from ..collect.declarations import dotted_name
+from ..collect.declarations import LOOP_WRAPPERS, dotted_name
 from .domains import NO_VALUE
-
-_WRAPPERS = frozenset({"sorted", "reversed", "list", "tuple"})
 
 
 @lru_cache(maxsize=1024)
@@ -34,7 +32,7 @@ def _form(iterable: str) -> tuple[str, str, Any] | None:
         return None
     if not isinstance(node, ast.Call) or node.keywords:
         return None
-    if isinstance(node.func, ast.Name) and node.func.id in _WRAPPERS and len(node.args) == 1:
+    if isinstance(node.func, ast.Name) and node.func.id in LOOP_WRAPPERS and len(node.args) == 1:
         inner = dotted_name(node.args[0])
         return (inner, "list", None) if inner is not None else None
     if not isinstance(node.func, ast.Attribute) or (base := dotted_name(node.func.value)) is None:

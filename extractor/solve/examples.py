@@ -179,13 +179,23 @@ def _public_module(module: str) -> bool:
     return all(_public(part) for part in module.split("."))
 
 
+def decorator_names(card: Card) -> set[str]:
+    """The last dotted part of each decorator, without its call (``functools.lru_cache(1)`` -> ``lru_cache``)."""
+    return {d.split("(", 1)[0].rsplit(".", 1)[-1].strip() for d in card.decorators}
+
+
+def is_class_level(card: Card) -> bool:
+    """A classmethod or staticmethod: called on the class, no object is built."""
+    return not decorator_names(card).isdisjoint(_CLASS_LEVEL)
+
+
 def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str | None:
     """Code that imports the entry and calls it with ``values`` (input -> value), or None."""
     function, module = card.function, ctx.module
     if not function or "<locals>" in function or module is None or not _public_module(module):
         return None
     owner, _, name = function.rpartition(".")
-    decorators = {d.split("(", 1)[0].rsplit(".", 1)[-1].strip() for d in card.decorators}
+    decorators = decorator_names(card)
     if not decorators <= _TRANSPARENT:
         return None
     params = {p.name for p in ctx.params}

@@ -30,6 +30,21 @@ class FixCandidate:
 _TARGETS = {"own": "own_test", "outer": "outer", "leave": "leave"}
 
 
+@dataclass(frozen=True, slots=True)
+class Known:
+    """What the other raises' tests see besides a fix's values (a card's constants, the
+    parameters' defaults), with its memo key, made once per search."""
+    values: dict[str, Any]
+    key: tuple
+
+    @staticmethod
+    def of(values: dict[str, Any]) -> Known:
+        return Known(values, tuple(sorted((name, value_key(value)) for name, value in values.items())))
+
+
+_NOTHING_KNOWN = Known({}, ())
+
+
 def find_fixes(problem: Problem, trigger: dict[str, Any], parts: list[tuple[str, str]],
                siblings: list[str], limit: int = 3, placeholders: frozenset[str] = frozenset(),
                defaults: dict[str, Any] | None = None) -> list[FixCandidate]:
@@ -45,7 +60,7 @@ def find_fixes(problem: Problem, trigger: dict[str, Any], parts: list[tuple[str,
     fixes: list[FixCandidate] = []
     ordered = [p for role in ("own", "outer", "leave") for p in parts if p[0] == role]
     index = sibling_guards(tuple(sorted({*siblings, problem.code})))
-    known = {**(defaults or {}), **problem.constants}
+    known = Known.of({**(defaults or {}), **problem.constants})
     unset = frozenset(defaults or ()).difference(trigger)  # (like the trigger's other inputs: the caller's own values may stand there)
     for role, code in ordered:
         fix = _fix_for_part(problem, trigger, code, siblings, index, known, unset, placeholders)
@@ -57,7 +72,7 @@ def find_fixes(problem: Problem, trigger: dict[str, Any], parts: list[tuple[str,
 
 
 def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings: list[str], index: SiblingGuards,
-                  known: dict[str, Any], unset: frozenset[str] = frozenset(),
+                  known: Known, unset: frozenset[str] = frozenset(),
                   placeholders: frozenset[str] = frozenset()) -> tuple[dict[str, Any], str, tuple[str, ...]] | None:
     """The best single-input change that makes ``code`` false, with the sibling guards left
     undecided under it; a change no sibling leaves undecided wins over a smaller one."""
@@ -147,30 +162,29 @@ class SiblingGuards:
         self._memo: dict[tuple, tuple[frozenset[str], frozenset[str]]] = {}  # key -> (firing, undecided)
 
     def firing(self, env: dict[str, Any], changed: str | None = None, others: frozenset[str] = frozenset(),
-               constants: dict[str, Any] | None = None) -> frozenset[str]:
+               known: Known = _NOTHING_KNOWN) -> frozenset[str]:
         """The guard codes that are true under ``env``, and those whose evaluation, in
         order, reaches a part that these values make raise (``'' <= 0``: where the real code
         tests it, it raises that error instead) and that reads ``changed`` and none of
         ``others`` (the trigger's other inputs: their values stand for any the caller has).
-        ``constants``: what the asking card knows besides ``env`` (its constants, an
-        isinstance class whose plain instances are known, the parameters' defaults)."""
-        return self._walk(env, changed, others, constants)[0]
+        ``known``: what the asking card knows besides ``env`` (its constants, an isinstance
+        class whose plain instances are known, the parameters' defaults)."""
+        return self._walk(env, changed, others, known)[0]
 
     def undecided(self, env: dict[str, Any], changed: str, others: frozenset[str] = frozenset(),
-                  constants: dict[str, Any] | None = None) -> frozenset[str]:
+                  known: Known = _NOTHING_KNOWN) -> frozenset[str]:
         """The guard codes whose evaluation, in order, reaches a part the evaluator cannot
         decide under ``env`` (state it does not know, a call) that reads ``changed``: they
         may fire (``firing``'s are left out)."""
-        return self._walk(env, changed, others, constants)[1]
+        return self._walk(env, changed, others, known)[1]
 
     def _walk(self, env: dict[str, Any], changed: str | None, others: frozenset[str],
-              constants: dict[str, Any] | None) -> tuple[frozenset[str], frozenset[str]]:
-        known = tuple(sorted((name, value_key(value)) for name, value in (constants or {}).items()))
-        key = (changed, others, known, *sorted((name, value_key(value)) for name, value in env.items()))
+              known: Known) -> tuple[frozenset[str], frozenset[str]]:
+        key = (changed, others, known.key, *sorted((name, value_key(value)) for name, value in env.items()))
         found = self._memo.get(key)
         if found is None:
-            if constants:
-                env = {**constants, **env}
+            if known.values:
+                env = {**known.values, **env}
             fired: set[str] = set()
             maybe: set[str] = set()
             stack = [self._root]
@@ -219,8 +233,8 @@ def sibling_guards(codes: tuple[str, ...]) -> SiblingGuards:
 
 
 def _trips(siblings: list[str], env: dict[str, Any], index: SiblingGuards, changed: str | None = None,
-           others: frozenset[str] = frozenset(), constants: dict[str, Any] | None = None) -> bool:
+           others: frozenset[str] = frozenset(), known: Known = _NOTHING_KNOWN) -> bool:
     """Whether ``env`` makes one of ``siblings`` (guards among those of ``index``) true, or
     makes a part of one raise that reads ``changed`` and none of ``others``."""
-    fired = index.firing(env, changed, others, constants)
+    fired = index.firing(env, changed, others, known)
     return bool(fired) and not fired.isdisjoint(siblings)

@@ -22,7 +22,7 @@ from .construction import constructs, past_construction
 from .domains import NO_VALUE, any_value, card_domains, default_value, literal_value
 from .elements import loop_element, loop_input, loop_value
 from .evaluate import EvalError, InstancesOf, Raised, evaluate, format_value, run_validator
-from .examples import build_example
+from .examples import build_example, is_class_level
 from .fixes import find_fixes
 from .problem import Problem, Variable, build_problem, candidates, classes_of
 from .search import Solution, search
@@ -152,7 +152,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
             if base is not None and caller_sets(base, params, ctx.settable) and base not in card.guard.inputs \
                     and (x in card.guard.opaque if len(targets) == 1 else any(t in card.guard.opaque for t in targets)):
                 forms.update({t: (xs, targets) for t in targets})
-        loops = {x: loop_input(xs) or xs for x, (xs, _) in forms.items()}
+        loops = {x: loop_input(xs) for x, (xs, _) in forms.items()}  # target -> the input set through it
         preferred = _preferred(card, ctx)
         problem = build_problem(card.guard, domains, state, ctx.named, frozenset(loops), preferred, ctx.instances)
     except EvalError:
@@ -329,8 +329,7 @@ def _example(card: Card, ctx: CardContext, problem: Problem, solution: Solution,
         return None
     if card.kind == "reraise" and card.exception.written is None:
         return None  # a bare ``raise`` raises the try body's error, from the body's line: that error's card
-    # (a classmethod or staticmethod is called on the class: no object is built)
-    class_level = any(d.split("(", 1)[0].rsplit(".", 1)[-1].strip() in ("classmethod", "staticmethod") for d in card.decorators)
+    class_level = is_class_level(card)  # (called on the class: no object is built)
     if not class_level and not constructs(problem, ctx, env):
         return None  # building the object would raise first
     before = {n: env[n] for n in changed}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import re
 
 from ..model import ClassFact, Constraint, FieldFact, Param
 from .syntax import child_nodes, walk
@@ -134,6 +135,8 @@ def tail_name(node: ast.expr) -> str | None:
     return None
 
 
+# A dotted name written as text (``a.b.c``; any identifier characters).
+DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 # Calls a ``for`` loop may iterate that keep the items of their one argument (collect.paths
 # follows them to the input, solve.elements rebuilds the input from an element).
 LOOP_WRAPPERS = frozenset({"sorted", "reversed", "list", "tuple"})

@@ -14,11 +14,11 @@ is what lets a later run reuse them (``pipeline``).
 from __future__ import annotations
 
 import builtins
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..collect.annotations import read_annotation
+from ..collect.declarations import DOTTED
 from ..model import ClassFact, FieldDoc, FieldFact, FileFacts
 
 BUILTIN_EXCEPTIONS: dict[str, tuple[str, ...]] = {
@@ -26,7 +26,6 @@ BUILTIN_EXCEPTIONS: dict[str, tuple[str, ...]] = {
     for name, obj in vars(builtins).items()
     if isinstance(obj, type) and issubclass(obj, BaseException)
 }
-_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _MAX_DEPTH = 12
 
 
@@ -175,7 +174,7 @@ class Project:
         """A module-level name bound once to another name (``error = OSError``, ``Error =
         _compiler.error``): what that name denotes, where it resolves to a class."""
         value = self._assignments(facts).get(head)
-        if value is None or depth >= _MAX_DEPTH or not _DOTTED.fullmatch(value) or value == head:
+        if value is None or depth >= _MAX_DEPTH or not DOTTED.fullmatch(value) or value == head:
             return None
         found = self.resolve(facts, value + ("." + rest if rest else ""), depth + 1)
         return found if found is not None and found.kind in ("class", "builtin") else None

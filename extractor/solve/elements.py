@@ -17,15 +17,15 @@ import ast
 from functools import lru_cache
 from typing import Any
 
-from ..collect.declarations import LOOP_WRAPPERS, dotted_name
+from ..collect.declarations import DOTTED, LOOP_WRAPPERS, dotted_name
 from .domains import NO_VALUE
 
 
 @lru_cache(maxsize=1024)
 def _form(iterable: str) -> tuple[str, str, Any] | None:
     """(input, kind, separator) of an iterable's code, or None."""
-    if (name := _dotted(iterable)) is not None:
-        return name, "list", None
+    if DOTTED.fullmatch(iterable):
+        return iterable, "list", None
     try:
         node = ast.parse(iterable, mode="eval").body
     except (SyntaxError, ValueError, RecursionError):
@@ -46,11 +46,6 @@ def _form(iterable: str) -> tuple[str, str, Any] | None:
             and node.args[0].value:
         return base, "split", node.args[0].value
     return None
-
-
-def _dotted(code: str) -> str | None:
-    parts = code.split(".")
-    return code if all(part.isidentifier() for part in parts) else None
 
 
 def loop_input(iterable: str) -> str | None:

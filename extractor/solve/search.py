@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..collect.declarations import DOTTED
 from .bounds import bound_conflicts
 from .evaluate import predicate
 from .problem import Problem, Variable, conjuncts, value_key
@@ -230,14 +231,13 @@ def _conjunct_parts(problem: Problem) -> list[tuple[Callable[[dict[str, Any]], b
     for part in conjuncts(problem.tree):
         code = ast.unparse(part)  # the form variables (opaque atoms included) are named in
         words = _dotted_words(code)
-        names = {name for name in problem.variables if (name in words if _DOTTED.fullmatch(name) else name in code)}
+        names = {name for name in problem.variables if (name in words if DOTTED.fullmatch(name) else name in code)}
         test = predicate(part, problem.refusals)
         parts.append((test, names, test(base)))
     return parts
 
 
-_DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
-_WORDS = re.compile(r"(?<![\w.])" + _DOTTED.pattern)
+_WORDS = re.compile(r"(?<![\w.])" + DOTTED.pattern)
 
 
 def _dotted_words(code: str) -> set[str]:

@@ -19,7 +19,7 @@ import re
 import warnings
 from dataclasses import dataclass
 
-from ..collect.declarations import dotted_name
+from ..collect.declarations import DOTTED, dotted_name
 from ..collect.syntax import child_nodes
 from ..model import Domain, Hole, MessageTemplate, Text
 from .evaluate import EvalError, parse_expr
@@ -70,7 +70,7 @@ class _Rename:
         self.names = names
         self.constants = constants
         # Keys that are code (an opaque call, say), not a dotted name.
-        self.code_keys = [key for key in [*names, *constants] if not _DOTTED.fullmatch(key)]
+        self.code_keys = [key for key in [*names, *constants] if not DOTTED.fullmatch(key)]
 
     def apply(self, code: str) -> str:
         """``code`` (one expression) renamed.
@@ -135,7 +135,6 @@ class _Rename:
         return bool(self.code_keys)
 
 
-_DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 
 
 class _Text:

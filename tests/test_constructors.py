@@ -74,3 +74,58 @@ def test_new_gives_the_signature_where_no_init_also_takes_the_arguments(cls: str
     project, facts = facts_of(MODULE)
     found = Constructors(project).signature(f"{facts.module}.{cls}")
     assert (None if found is None else tuple(p.name for p in found)) == expected
+
+
+RECORDS = textwrap.dedent("""
+    from dataclasses import dataclass
+
+    @dataclass
+    class Window:
+        size: int | None = None
+        step: int = 1
+        label: str = ""
+
+        def __post_init__(self):
+            if self.size is None:
+                self.size = 8
+            object.__setattr__(self, "label", self.label.strip())
+
+            def later(other):
+                other.step = 2  # another object's: not this one's
+
+    @dataclass
+    class Wide(Window):
+        depth: int = 0
+
+    @dataclass
+    class Frame:
+        window: Window | None = None
+""")
+
+
+@pytest.mark.parametrize(("cls", "attribute", "built", "expected"), [
+    ("Window", "label", False, "label"),  # read in __post_init__ or before it: the caller's value
+    ("Window", "label", True, None),  # read once built: what __post_init__ made of it (object.__setattr__)
+    ("Window", "size", True, "size"),  # assigned under one if: the caller's value where its test is false
+    ("Window", "step", True, "step"),
+    ("Wide", "label", True, None),  # the base's __post_init__ runs for the subclass too
+    ("Wide", "depth", True, "depth"),
+])
+def test_a_field_post_init_assigns_is_not_the_callers_once_built(cls: str, attribute: str, built: bool, expected: str | None) -> None:
+    project, facts = facts_of(RECORDS)
+    found = Constructors(project).keyword(f"{facts.module}.{cls}", attribute, built=built)
+    assert (None if found is None else found.name) == expected
+
+
+def test_post_init_sets_keep_the_one_if_they_sit_in() -> None:
+    _, facts = facts_of(RECORDS)
+    window = next(c for c in facts.classes if c.qualname == "Window")
+    assert [(s.attribute, s.test, s.reads) for s in window.post_init_sets] == [
+        ("label", None, ()), ("size", "self.size is None", ("self.size",))]
+
+
+def test_a_nested_record_is_always_built() -> None:
+    project, facts = facts_of(RECORDS)
+    constructors = Constructors(project)
+    assert constructors.along(f"{facts.module}.Frame", ["window", "step"]) is not None
+    assert constructors.along(f"{facts.module}.Frame", ["window", "label"]) is None

@@ -12,6 +12,7 @@ import inspect
 import re
 
 from ..model import ClassFact, Constraint, FieldFact, Param
+from .post_init import post_init_sets
 from .syntax import child_nodes, walk
 
 FIELD_CALLS = frozenset({"Field", "field", "attrib", "ib", "PrivateAttr"})
@@ -243,6 +244,7 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
         decorators=tuple(src.flat(d) for d in node.decorator_list),
         init=init,
         init_sets=init_sets,
+        post_init_sets=post_init_sets(node, src),
         new=new_facts(node, src),
         metaclass=next((src.flat(k.value) for k in node.keywords if k.arg == "metaclass"), None),
     )

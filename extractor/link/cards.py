@@ -16,7 +16,7 @@ from dataclasses import replace
 from ..collect.messages import unknown
 from ..model import CONSTRUCTING, Card, CardContext, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, Opaque, Param, SiteFact
 from ..options import Options, strict_from_env
-from .constructors import Constructors
+from .constructors import Constructors, construction_checks, post_init_checks
 from .instances import instance_types
 from .messages import compose
 from .project import BUILTIN_EXCEPTIONS, Project, Symbol
@@ -213,13 +213,16 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
             context = _context(project, constructors, facts, card, site, by_function[card.function], own_flags, options, enum_members,
                                function_instances[card.function])
             if card.docs.owner is not None and not set(card.entry) & CONSTRUCTING:
-                checks = _constructor_checks(constructing[card.docs.owner], context.constructor)
+                checks = construction_checks(constructing[card.docs.owner], context.constructor)
                 # The attributes the checks read are set through the constructor too: a trigger
                 # may need them (an object that builds), so they are inputs of the card as well.
                 owner = f"{facts.module}.{site.owner}" if site.owner else None
                 more, nested = settable_inputs(project, constructors, owner, [n for _, inputs in checks for n, _, _ in inputs])
                 context = replace(context, constructor_checks=checks, settable={**more, **context.settable},
                                   classes={**nested, **context.classes})
+            if site.owner is not None and not set(card.entry) & _BUILDING:
+                kept = post_init_checks(project, constructors, f"{facts.module}.{site.owner}", context.settable)
+                context = replace(context, constructor_checks=(*context.constructor_checks, *kept)) if kept else context
         except Exception:  # the per-site boundary: a bug of ours costs this card its solving only
             if options.is_strict or strict_from_env():
                 raise
@@ -249,7 +252,7 @@ def _context(project: Project, constructors: Constructors, facts: FileFacts, car
     found = project.class_fact(card.exception.classes[0]) if card.exception.classes else None
     module = found[0].module if found is not None else None
     owner = f"{facts.module}.{site.owner}" if site.owner else None
-    settable, classes = settable_inputs(project, constructors, owner, card.guard.inputs)
+    settable, classes = settable_inputs(project, constructors, owner, card.guard.inputs, built=not set(card.entry) & _BUILDING)
     choices = {
         p.name: members for p in site.params
         if p.annotation and (members := enum_members(p.annotation))
@@ -293,16 +296,17 @@ def _defines_str(project: Project, qualname: str) -> bool:
 
 
 def settable_inputs(project: Project, constructors: Constructors, owner: str | None,
-                    names: Iterable[str]) -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
+                    names: Iterable[str], built: bool = False) -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
     """The inputs among ``names`` that constructing ``owner`` sets ("self.a.b" -> keywords a, b),
-    and the in-tree classes their nested constructors build ("self.a" -> "module:Qualname")."""
+    and the in-tree classes their nested constructors build ("self.a" -> "module:Qualname");
+    ``built``: as read once the object is built (Constructors.keyword)."""
     settable: dict[str, tuple[str, ...]] = {}
     classes: dict[str, str] = {}
     for name in names:
         parts = name.split(".")
         if owner is None or parts[0] != "self" or len(parts) < 2:
             continue
-        found = constructors.along(owner, parts[1:])
+        found = constructors.along(owner, parts[1:], built)
         if found is not None:
             settable[name] = found[0]
             for n, nested in enumerate(found[1]):
@@ -310,20 +314,6 @@ def settable_inputs(project: Project, constructors: Constructors, owner: str | N
                 if where is not None:  # "module:Qualname", for the example's import line
                     classes[".".join(parts[:n + 2])] = f"{where[0].module}:{where[1].qualname}"
     return settable, classes
-
-
-def _constructor_checks(cards: list[Card], signature: tuple[Param, ...] | None) -> tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...]:
-    """The guard of each raise construction runs, with the default each of its inputs has
-    where the caller leaves it out: a field's declared default, or the constructor
-    parameter's (``__init__``'s, ``__new__``'s)."""
-    params = {p.name: p.default for p in signature or () if p.default not in (None, "...")}
-    checks = []
-    for card in cards:
-        docs = {f.input: f for f in card.docs.fields}
-        checks.append((card.guard.code, tuple(
-            (name, docs[name].default, docs[name].default_factory) if name in docs else (name, params.get(name), None) for name in card.guard.inputs
-        )))
-    return tuple(checks)
 
 
 def cli_flags(declared: Iterable[tuple[str, tuple[tuple[str, str], ...]]]) -> dict[str, str]:
@@ -336,6 +326,9 @@ def cli_flags(declared: Iterable[tuple[str, tuple[tuple[str, str], ...]]]) -> di
     return flags
 
 
+# Where a raise runs before the object is built: its __init__ or __post_init__, or a
+# validator that runs before the after validators (a wrap validator, around it all).
+_BUILDING = CONSTRUCTING - {"pydantic_model_validator_after"}
 _VALIDATOR_MODE = re.compile(r"mode\s*=\s*[\"'](\w+)")
 
 

@@ -9,6 +9,15 @@ sets ``size`` from an argument:
 - or an attribute the class's explicit ``__init__`` sets straight from one of its
   parameters (``self.size = size``, at the top of its body, the parameter never rebound).
 
+Where the raise runs once the object is built (a method, a pydantic ``mode="after"``
+validator), a field that the record's ``__post_init__`` (its own or an in-tree base's)
+assigns holds what that computed, not the caller's value: vLLM's ``ModelConfig`` fills
+``max_model_len`` from the model there, so ``max_model_len=None`` never reaches its after
+validator. Such a field is not set by a keyword there (nested records are always built),
+unless each assignment sits under one ``if`` (``if self.logprobs is True: ...``): the
+caller's value holds where that test is false, a check the trigger must pass
+(link.cards adds it to the construction checks).
+
 Anything else a method reads on ``self`` (``self._state``, a class attribute, an attribute
 some other method sets) is the object's internal state: no trigger sets it.
 """
@@ -17,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import FileFacts, Param
+from ..model import Card, FileFacts, Param, PostInitSet
 from .project import Project
 
 _RECORD_DECORATORS = frozenset({
@@ -93,10 +102,13 @@ class Constructors:
                 found.append(symbol.qualname)
         return found
 
-    def keyword(self, qualname: str, attribute: str, depth: int = 0) -> Keyword | None:
-        """How a caller sets ``attribute`` when constructing class ``qualname``, or None."""
+    def keyword(self, qualname: str, attribute: str, depth: int = 0, built: bool = False) -> Keyword | None:
+        """How a caller sets ``attribute`` when constructing class ``qualname``, or None;
+        ``built``: as read once the object is built (after its ``__post_init__``)."""
         found = self.project.class_fact(qualname)
         if found is None or depth > _MAX_DEPTH or attribute.startswith("_"):
+            return None
+        if built and any(s.test is None for s in self.post_init_sets(qualname, attribute)):
             return None
         facts, cls = found
         if cls.init is not None:  # an explicit __init__ wins over a generated one
@@ -114,7 +126,7 @@ class Constructors:
                 return None
             return Keyword(attribute, where, fact.annotation)
         for base in self._base_classes(facts, cls.bases):  # the inherited constructor
-            return self.keyword(base, attribute, depth + 1)
+            return self.keyword(base, attribute, depth + 1, built)
         return None
 
     def signature(self, qualname: str, depth: int = 0) -> tuple[Param, ...] | None:
@@ -156,14 +168,20 @@ class Constructors:
                 return False
         return True
 
-    def along(self, qualname: str, attributes: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    def post_init_sets(self, qualname: str, attribute: str) -> list[PostInitSet]:
+        """How the ``__post_init__`` of the class and of its in-tree bases assign ``attribute``."""
+        return [s for q in (qualname, *self.project.ancestors(qualname)) if (c := self.project.class_fact(q))
+                for s in c[1].post_init_sets if s.attribute == attribute]
+
+    def along(self, qualname: str, attributes: list[str], built: bool = False) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
         """For ``self.a.b.c`` on class ``qualname`` (``attributes`` = a, b, c): the keyword at
-        each step and the class each step before the last constructs; None where it breaks."""
+        each step and the class each step before the last constructs; None where it breaks.
+        ``built``: read once the object is built (``keyword``); the nested objects always are."""
         keywords: list[str] = []
         classes: list[str] = []
         current = qualname
         for index, attribute in enumerate(attributes):
-            found = self.keyword(current, attribute)
+            found = self.keyword(current, attribute, built=built or index > 0)
             if found is None:
                 return None
             keywords.append(found.name)
@@ -174,3 +192,38 @@ class Constructors:
                 classes.append(nested)
                 current = nested
         return tuple(keywords), tuple(classes)
+
+
+def post_init_checks(project: Project, constructors: Constructors, owner: str,
+                      settable: dict[str, tuple[str, ...]]) -> tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...]:
+    """For each settable ``self.x`` that ``__post_init__`` assigns under one ``if``: that test,
+    which must be false for the caller's value to reach the raise (as a construction check,
+    its inputs at their declared defaults)."""
+    checks = []
+    for name in sorted(settable):
+        parts = name.split(".")
+        if len(parts) != 2:
+            continue
+        for rule in constructors.post_init_sets(owner, parts[1]):
+            if rule.test is None:
+                continue
+            inputs = []
+            for read in rule.reads:
+                found = project.field(owner, read.split(".", 1)[1])
+                inputs.append((read, found[2].default, found[2].default_factory) if found else (read, None, None))
+            checks.append((rule.test, tuple(inputs)))
+    return tuple(dict.fromkeys(checks))
+
+
+def construction_checks(cards: list[Card], signature: tuple[Param, ...] | None) -> tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...]:
+    """The guard of each raise construction runs, with the default each of its inputs has
+    where the caller leaves it out: a field's declared default, or the constructor
+    parameter's (``__init__``'s, ``__new__``'s)."""
+    params = {p.name: p.default for p in signature or () if p.default not in (None, "...")}
+    checks = []
+    for card in cards:
+        docs = {f.input: f for f in card.docs.fields}
+        checks.append((card.guard.code, tuple(
+            (name, docs[name].default, docs[name].default_factory) if name in docs else (name, params.get(name), None) for name in card.guard.inputs
+        )))
+    return tuple(checks)

@@ -23,7 +23,7 @@ from .card import (
     Verification,
 )
 from .catalog import CardRef, Catalog, CatalogDiff, Change, ConditionChange, FileFailure, Generator, RunOptions, SourceInfo, Stats
-from .facts import Argument, ClassFact, Constraint, Excerpt, FieldFact, FileFacts, Param, SiteFact
+from .facts import Argument, ClassFact, Constraint, Excerpt, FieldFact, FileFacts, Param, PostInitSet, SiteFact
 from .serialize import dumps, dumps_compact, dumps_data, fingerprint, from_data, from_json, to_data, to_json
 from .site import (
     RAISES,
@@ -51,6 +51,6 @@ __all__ = [
     "ConditionChange", "ClassFact", "Compare", "Const",
     "Constraint", "Context", "Docs", "Domain", "Example", "Excerpt", "ExceptionRef", "FieldDoc", "FieldFact", "FileFacts",
     "FileFailure", "Fix", "Generator", "Guard", "GuardNode", "GuardPart", "Hole", "IsInstance", "IsNone", "MessageTemplate",
-    "Not", "Observed", "Opaque", "Or", "Param", "Part", "RunOptions", "SiteFact", "Solved", "SourceInfo", "Stats", "Text", "Trigger", "Truthy",
+    "Not", "Observed", "Opaque", "Or", "Param", "Part", "PostInitSet", "RunOptions", "SiteFact", "Solved", "SourceInfo", "Stats", "Text", "Trigger", "Truthy",
     "Validator", "Verification", "dumps", "dumps_compact", "dumps_data", "fingerprint", "from_data", "from_json", "record", "to_data", "to_json",
 ]

@@ -58,6 +58,17 @@ class Argument:
 
 
 @record
+class PostInitSet:
+    """An attribute a class's ``__post_init__`` assigns. ``test``: the code of the one
+    top-level ``if`` (no ``else``) every assignment of it sits in, with the ``self.x``
+    attributes it reads (``reads``); None where it may be assigned otherwise."""
+
+    attribute: str
+    test: str | None = None
+    reads: tuple[str, ...] = ()
+
+
+@record
 class ClassFact:
     qualname: str
     line: int
@@ -68,6 +79,7 @@ class ClassFact:
     decorators: tuple[str, ...] = ()  # as written
     init: tuple[Param, ...] | None = None  # the explicit ``__init__``'s parameters after self
     init_sets: tuple[tuple[str, str], ...] = ()  # (attribute, parameter): ``self.attribute = parameter`` in it
+    post_init_sets: tuple[PostInitSet, ...] = ()  # what its own ``__post_init__`` assigns (collect.declarations.post_init_sets)
     new: tuple[Param, ...] | None = None  # the explicit ``__new__``'s parameters after cls
     metaclass: str | None = None  # ``metaclass=`` as written
     # How an exception class makes its message (collect.class_messages): "transparent" (str()

@@ -25,7 +25,7 @@ from .collect.file import collect_file
 from .errors import CatalogError, SourceError
 from .inputs import Selection, run_options, select_sources, warn_unmatched
 from .link.cards import cli_flags, link_file, permalink
-from .link.commands import command_flags, resolve_kwargs_flags
+from .link.commands import command_flags, command_routes, resolve_kwargs_flags
 from .link.project import Project
 from .model import (
     SCHEMA_ID,
@@ -237,7 +237,10 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, de
     flags = resolve_kwargs_flags(cli_flags((p, linked[p].flags if linked[p] is not None else facts[p].flags) for p in analysed))  # type: ignore[union-attr]
     if options.command:  # only the flags the command's own parser declares, where the tree shows it
         parsers = {p: linked[p].parsers if linked[p] is not None else facts[p].parsers for p in analysed}  # type: ignore[union-attr]
-        flags = command_flags(options.command, flags, parsers, project)
+        flags, modules = command_flags(options.command, flags, parsers, project)
+        # ... and where the command's code hands their values on (the CLI map's route entries)
+        routes = {p: linked[p].routes if linked[p] is not None else facts[p].routes for p in analysed}  # type: ignore[union-attr]
+        flags = {**flags, **command_routes(routes, modules, project)}
     provider_key = {module: keys[path] for module, path in providers.items()}
     relink = [p for p in analysed if not _still_holds(linked[p], project, provider_key, flags)]
     # The files with the most raise sites (about as many cards) first, so that no worker is
@@ -256,7 +259,7 @@ def _extract(root: str, options: Options, mapper: Mapper, progress: Progress, de
         drafts, flag_reads = link_file(project, whole, flags, options)
         done = project.record()
         entry = Linked(
-            sites=len(whole.sites), flags=whole.flags, parsers=whole.parsers, cards=None, summaries=[],
+            sites=len(whole.sites), flags=whole.flags, parsers=whole.parsers, routes=whole.routes, cards=None, summaries=[],
             modules={module: provider_key.get(module) for module in sorted(done.modules)},
             suffixes=dict(sorted(done.suffixes.items())), flag_reads=dict(sorted(flag_reads.items())),
         )

@@ -1,5 +1,7 @@
 """CLI flags come from the configured command's own parser: the subcommand's ``add_parser``
-and every function it hands the parser to (vLLM's pattern), not from every parser of the tree."""
+and every function it hands the parser to (vLLM's pattern), not from every parser of the tree;
+and a flag is written only where the command's code hands its value on to the raise
+(collect.routes): a record it builds unconditionally, passing the field straight through."""
 
 from __future__ import annotations
 
@@ -25,12 +27,15 @@ TREE = {
         "            raise ValueError('debug needs block_size <= 16')\n"
     ),
     "app/args.py": (
+        "from app.config import CacheConfig\n\n\n"
         "class EngineArgs:\n"
         "    @staticmethod\n"
         "    def add_cli_args(parser):\n"
         "        parser.add_argument('--block-size', type=int, default=16)\n"
         "        parser.add_argument('--debug', action='store_true')\n"
-        "        return parser\n\n\n"
+        "        return parser\n\n"
+        "    def create_config(self):\n"
+        "        return CacheConfig(block_size=self.block_size, debug=self.debug)\n\n\n"
         "def make_arg_parser(parser):\n"
         "    parser.add_argument('model')\n"
         "    return EngineArgs.add_cli_args(parser)\n"
@@ -94,7 +99,9 @@ def test_flags_built_from_a_kwargs_mapping_take_the_trees_boolean_form(tmp_path)
         "        cache_kwargs = get_kwargs(CacheConfig)\n"
         "        parser.add_argument('--block-size', **cache_kwargs['block_size'])\n"
         "        parser.add_argument('--debug', **cache_kwargs['debug'])\n"
-        "        return parser\n\n\n"
+        "        return parser\n\n"
+        "    def create_config(self):\n"
+        "        return CacheConfig(block_size=self.block_size, debug=self.debug)\n\n\n"
         "def make_arg_parser(parser):\n"
         "    parser.add_argument('model')\n"
         "    return EngineArgs.add_cli_args(parser)\n"
@@ -105,3 +112,86 @@ def test_flags_built_from_a_kwargs_mapping_take_the_trees_boolean_form(tmp_path)
     assert debug.example is not None and debug.example.style == "cli"
     assert debug.example.before == "app serve model --block-size 17 --debug"
     assert debug.example.after == "app serve model --block-size 17 --no-debug"
+
+
+def _cards(tmp_path, tree: dict[str, str]) -> dict[str, object]:
+    root = temp_tree(tmp_path, tree)
+    return {c.message.template: c for c in extract(str(root), Options(command="app serve model", use_cache=False)).errors}
+
+
+def _with_create_config(body: str) -> dict[str, str]:
+    tree = dict(TREE)
+    tree["app/args.py"] = TREE["app/args.py"].replace(
+        "        return CacheConfig(block_size=self.block_size, debug=self.debug)\n", body)
+    return tree
+
+
+def test_a_record_the_command_builds_only_under_a_test_gets_no_cli_example(tmp_path) -> None:
+    # vLLM builds LoRAConfig only under ``if self.enable_lora``: --max-cpu-loras alone reaches nothing.
+    block = _cards(tmp_path, _with_create_config(
+        "        return CacheConfig(block_size=self.block_size) if self.debug else None\n"))["block_size must be >= 1"]
+    assert block.trigger.verified and block.example is not None and block.example.style == "python"
+
+
+def test_a_field_the_command_rewrites_or_transforms_gets_no_cli_example(tmp_path) -> None:
+    # vLLM passes max_cpu_loras only when positive, and rewrites data_parallel_hybrid_lb first.
+    for body in (
+        "        return CacheConfig(block_size=self.block_size or 16)\n",
+        "        self.block_size = max(self.block_size, 1)\n        return CacheConfig(block_size=self.block_size)\n",
+    ):
+        block = _cards(tmp_path, _with_create_config(body))["block_size must be >= 1"]
+        assert block.example is not None and block.example.style == "python", body
+
+
+def test_parsed_arguments_passed_on_under_a_test_get_no_cli_example(tmp_path) -> None:
+    # vLLM's run_headless(args) runs only under ``elif args.api_server_count < 1``: its
+    # ``api_server_count > 1`` cannot come from the command line.
+    tree = dict(TREE)
+    tree["app/cli.py"] = TREE["app/cli.py"] + (
+        "\n"
+        "    def cmd(self, args: argparse.Namespace):\n"
+        "        run_checked(args)\n"
+        "        if args.block_size < 1:\n"
+        "            run_headless(args)\n\n\n"
+        "def run_headless(args):\n"
+        "    if args.block_size > 64:\n"
+        "        raise ValueError('block_size is capped in headless mode')\n\n\n"
+        "def run_checked(args):\n"
+        "    if args.block_size > 32:\n"
+        "        raise ValueError('block_size is capped when checked')\n"
+    )
+    cards = _cards(tmp_path, tree)
+    checked, headless = cards["block_size is capped when checked"], cards["block_size is capped in headless mode"]
+    assert checked.example is not None and checked.example.before == "app serve model --block-size 33"
+    assert headless.trigger.verified and (headless.example is None or headless.example.style == "python")
+
+
+def test_call_routes_are_the_calls_every_run_of_the_body_makes() -> None:
+    import ast
+
+    from extractor.collect.routes import call_routes
+
+    tree = ast.parse(
+        "def build(self, args, other):\n"
+        "    self.rate = 2\n"
+        "    with lock():\n"
+        "        A(size=self.size, rate=self.rate, kind=self.other_kind, sub=B(n=self.n))\n"
+        "    try:\n"
+        "        C(size=args.size)\n"
+        "    except ValueError:\n"
+        "        D(size=self.size)\n"
+        "    flag and E(size=self.size)\n"
+        "    F(size=self.size) if flag else None\n"
+        "    [G(size=self.size) for _ in ()]\n"
+        "    for _ in ():\n"
+        "        H(size=self.size)\n"
+        "    args.mode = 'x'\n"
+        "    run(args)\n"
+        "    run(other)\n"
+    )
+    assert call_routes(tree) == (
+        ("A", ("size", "sub"), None),  # rate is assigned first; kind is another attribute's value
+        ("B", ("n",), None),
+        ("C", ("size",), None),
+        ("run", (), ("mode",)),  # the parsed arguments, with what the function assigns on them
+    )

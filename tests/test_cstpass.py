@@ -42,7 +42,7 @@ def test_the_flag_call_prefilter_agrees_with_word_boundaries() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from extractor.collect.file import may_declare_flags
+    from extractor.collect.flags import may_declare_flags
 
     pieces = st.sampled_from(["option", "Option", "add_argument", "add_option", "_", "x", "1", " ", ".", "(", "é"])
 

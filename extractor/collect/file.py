@@ -27,10 +27,11 @@ from . import declarations as decl
 from .class_messages import class_message
 from .constants import module_names, unpacked
 from .cstpass import RaiseFacts, UnitAnalysis, parse_unit
-from .flags import boolean_kwargs, cli_flags
+from .flags import boolean_kwargs, cli_flags, may_declare_flags
 from .messages import render_template, unknown
 from .overrides import compiled_overrides
 from .parsers import parser_functions
+from .routes import call_routes
 from .scope import ModuleNames
 from .syntax import walk
 from .units import COMPOUND, DEFS, SCOPES, WORD, children, first_line, method_stores, needed_end, too_deep_for_libcst, unit_text
@@ -134,28 +135,6 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText,
 
 
 _MAY_DECLARE_FLAGS = (ast.Expr, ast.Assign, *DEFS)
-# Every CLI flag declaration (flags.cli_flags, flags.boolean_kwargs) calls one of these by name.
-_FLAG_CALL_NAMES = ("add_argument", "add_option", "option", "Option")
-
-
-def may_declare_flags(text: str) -> bool:
-    """False only when no statement of ``text`` can declare a CLI flag: none of the call
-    names appears (non-ASCII source may spell a name in other characters, NFKC)."""
-    if not text.isascii():
-        return True
-    # str.find scans fast; the regex tries its word boundary at every position.
-    for name in _FLAG_CALL_NAMES:
-        start = text.find(name)
-        while start >= 0:
-            end = start + len(name)
-            if (start == 0 or not _is_word(text[start - 1])) and (end == len(text) or not _is_word(text[end])):
-                return True
-            start = text.find(name, start + 1)
-    return False
-
-
-def _is_word(char: str) -> bool:
-    return char.isalnum() or char == "_"
 
 
 def _module_binding(stmt: ast.stmt, module: str, is_package: bool, scan: _FileScan) -> None:
@@ -203,6 +182,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
     src = decl.SourceText(lines)
     module = decl.module_name(path, options.source_roots)
     scan = _scan(tree, module, path.endswith("__init__.py"), src, may_declare_flags(text))
+    declares = bool(scan.flags) or "add_parser" in text  # (a file that may declare a command's flags)
     names, assignments = module_names(scan.kinds, scan.assigned, src.flat)
     units: dict[int, tuple[ast.AST, ast.AST | None, list[_Hit]]] = {}
     for hit in scan.hits:
@@ -225,7 +205,8 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         constants=tuple(sorted(names.values.items())),
         sentinels=tuple(sorted(names.sentinels)),
         overridden=compiled_overrides(tree),
-        parsers=parser_functions(tree) if scan.flags or "add_parser" in text else (),
+        parsers=parser_functions(tree) if declares else (),
+        routes=call_routes(tree) if declares else (),
         flags=tuple(sorted(set(scan.flags))),
         transforms=tuple(sorted(set(scan.transforms))),
         sites=tuple(sites),

@@ -84,3 +84,27 @@ def _boolean_action(keywords: list[ast.keyword]) -> str | None:
         if kw.arg == "is_flag" and isinstance(value, ast.Constant) and value.value is True:
             return "store_true"  # click
     return None
+
+
+# Every CLI flag declaration (flags.cli_flags, flags.boolean_kwargs) calls one of these by name.
+_FLAG_CALL_NAMES = ("add_argument", "add_option", "option", "Option")
+
+
+def may_declare_flags(text: str) -> bool:
+    """False only when no statement of ``text`` can declare a CLI flag: none of the call
+    names appears (non-ASCII source may spell a name in other characters, NFKC)."""
+    if not text.isascii():
+        return True
+    # str.find scans fast; the regex tries its word boundary at every position.
+    for name in _FLAG_CALL_NAMES:
+        start = text.find(name)
+        while start >= 0:
+            end = start + len(name)
+            if (start == 0 or not _is_word(text[start - 1])) and (end == len(text) or not _is_word(text[end])):
+                return True
+            start = text.find(name, start + 1)
+    return False
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"

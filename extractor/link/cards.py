@@ -16,6 +16,7 @@ from dataclasses import replace
 from ..collect.messages import unknown
 from ..model import CONSTRUCTING, Card, CardContext, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, Opaque, Param, SiteFact
 from ..options import Options, strict_from_env
+from .commands import routed_inputs
 from .constructors import Constructors, construction_checks, post_init_checks
 from .instances import instance_types
 from .messages import compose
@@ -223,6 +224,10 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
             if site.owner is not None and not set(card.entry) & _BUILDING:
                 kept = post_init_checks(project, constructors, f"{facts.module}.{site.owner}", context.settable)
                 context = replace(context, constructor_checks=(*context.constructor_checks, *kept)) if kept else context
+            if options.command and own_flags:
+                names, reads = routed_inputs(flags, facts.module, site, card.guard.inputs, context)
+                read_flags.update(reads)
+                context = replace(context, routed=names)
         except Exception:  # the per-site boundary: a bug of ours costs this card its solving only
             if options.is_strict or strict_from_env():
                 raise

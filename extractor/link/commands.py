@@ -11,12 +11,17 @@ flag is kept, as before.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Iterable
 
 from ..collect.declarations import module_name
 from ..collect.flags import BOOLEAN_KWARGS
+from ..model import CardContext, SiteFact
 from .project import Project
 
 Parsers = tuple[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...]
+Routes = tuple[tuple[str, tuple[str, ...], tuple[str, ...] | None], ...]
+ROUTE = "route:"  # the key prefix of a route in the run's CLI map (command_routes)
+NAMESPACE = "(namespace)"
 MAX_FUNCTIONS = 10_000  # functions followed from the subcommand, at most
 
 
@@ -31,12 +36,14 @@ def resolve_kwargs_flags(flags: dict[str, str]) -> dict[str, str]:
     }
 
 
-def command_flags(command: str, flags: dict[str, str], parsers: dict[str, Parsers], project: Project) -> dict[str, str]:
-    """The destination -> flag pairs of ``flags`` that ``command``'s parser declares."""
+def command_flags(command: str, flags: dict[str, str], parsers: dict[str, Parsers], project: Project) -> tuple[dict[str, str], set[str] | None]:
+    """The destination -> flag pairs of ``flags`` that ``command``'s parser declares, and the
+    modules of the functions that declare them (None where the tree shows no such subcommand:
+    then every flag is kept)."""
     try:
         words = shlex.split(command)
     except ValueError:
-        return flags
+        return flags, None
     sub = words[1] if len(words) > 1 and not words[1].startswith("-") else None
     index: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {}  # "module.qualname" -> (module, callees, dests)
     roots: list[str] = []
@@ -49,10 +56,11 @@ def command_flags(command: str, flags: dict[str, str], parsers: dict[str, Parser
             if sub is not None and sub in subcommands:
                 roots.append(key)
     if not roots:
-        return flags
+        return flags, None
     seen: set[str] = set()
     stack = list(reversed(roots))
     dests: set[str] = set()
+    modules: set[str] = set()
     while stack and len(seen) < MAX_FUNCTIONS:
         key = stack.pop()
         if key in seen or key not in index:
@@ -60,9 +68,49 @@ def command_flags(command: str, flags: dict[str, str], parsers: dict[str, Parser
         seen.add(key)
         module, callees, declared = index[key]
         dests.update(declared)
+        modules.add(module)
         for callee in callees:
             stack.extend(_targets(project, module, key, callee))
-    return {dest: flag for dest, flag in flags.items() if dest in dests}
+    return {dest: flag for dest, flag in flags.items() if dest in dests}, modules
+
+
+def command_routes(routes: dict[str, Routes], modules: set[str] | None, project: Project) -> dict[str, str]:
+    """Where the command's code hands the flags' values on (collect.routes), keyed
+    ``ROUTE + "module.Qualname"`` of the class it builds or the function it passes the parsed
+    arguments to: ``"|"``-separated call sites, each the keywords it passes through
+    (space-separated) or, for a function, ``NAMESPACE`` and the attributes of the parsed
+    arguments its caller assigns. Only the files of ``modules`` (the command's parser
+    functions; all files with routes where that is None) are read."""
+    module_of = {path: module for module, path in project.providers.items()}
+    sites: dict[str, set[str]] = {}
+    for path, entries in sorted(routes.items()):
+        module = module_of.get(path) or module_name(path)
+        facts = project.module(module) if entries and (modules is None or module in modules) else None
+        if facts is None:
+            continue
+        for callee, keywords, namespace in entries:
+            if callee.startswith(("self.", "cls.")):
+                continue
+            symbol = project.resolve(facts, callee)
+            if symbol is None:
+                continue
+            if symbol.kind == "class" and keywords:
+                sites.setdefault(ROUTE + symbol.qualname, set()).add(" ".join(keywords))
+            elif symbol.kind in ("function", "method") and namespace is not None:
+                sites.setdefault(ROUTE + symbol.qualname, set()).add(" ".join((NAMESPACE, *namespace)))
+    return {key: "|".join(sorted(found)) for key, found in sorted(sites.items())}
+
+
+def routed(route: str | None, keyword: str, namespace: bool) -> bool:
+    """Whether some call site of a route (``command_routes``) passes ``keyword`` through (a
+    class's), or passes the parsed arguments on without assigning ``keyword`` (a function's)."""
+    for site in route.split("|") if route else ():
+        words = site.split(" ")
+        if namespace and words[0] == NAMESPACE and keyword not in words[1:]:
+            return True
+        if not namespace and words[0] != NAMESPACE and keyword in words:
+            return True
+    return False
 
 
 def _targets(project: Project, module: str, key: str, callee: str) -> list[str]:
@@ -86,3 +134,30 @@ def _targets(project: Project, module: str, key: str, callee: str) -> list[str]:
         cls, _, name = symbol.qualname.rpartition(".")
         found.extend(f"{base}.{name}" for base in project.ancestors(cls))
     return found
+
+
+def routed_inputs(flags: dict[str, str], module: str, site: SiteFact, inputs: Iterable[str],
+                  context: CardContext) -> tuple[tuple[str, ...], dict[str, str | None]]:
+    """The inputs (of ``inputs`` and the settable ones) whose flag's value the command's code
+    hands on to the raise (link.commands.routed): ``self.a.b`` where a call site builds the
+    owner passing ``a`` and one builds the class of ``self.a`` passing ``b``; ``args.x``
+    where one passes the parsed arguments to the function without assigning ``x``. With the
+    route entries of ``flags`` it read (for the cache)."""
+    reads: dict[str, str | None] = {}
+
+    def route(key: str) -> str | None:
+        reads[ROUTE + key] = flags.get(ROUTE + key)
+        return reads[ROUTE + key]
+
+    found = []
+    for name in sorted({*inputs, *context.settable}):
+        parts = name.split(".")
+        keywords = context.settable.get(name)
+        if keywords is not None and site.owner is not None and parts[0] == "self" and len(keywords) == len(parts) - 1:
+            owners = [f"{module}.{site.owner}", *(context.classes.get(".".join(parts[:n + 2]), "").replace(":", ".") for n in range(len(keywords) - 1))]
+            if all(cls and routed(route(cls), keyword, namespace=False) for cls, keyword in zip(owners, keywords)):
+                found.append(name)
+        elif len(parts) == 2 and parts[0] in {p.name for p in context.params} and site.function is not None:
+            if routed(route(f"{module}.{site.function}"), parts[1], namespace=True):
+                found.append(name)
+    return tuple(found), reads

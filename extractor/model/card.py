@@ -209,4 +209,7 @@ class CardContext:
     instances: tuple[tuple[str, tuple[str, ...]], ...] = ()
     function_instances: tuple[tuple[str, tuple[str, ...]], ...] = ()  # the same for all the function's guards
     derived: tuple[str, ...] = ()  # inputs ``x.name`` that a method or property of x's class computes: no caller sets them
+    # The inputs whose CLI flag's value the command's code hands on to the raise (link.cards.routed_inputs):
+    # only they may be written as flags.
+    routed: tuple[str, ...] = ()
     own_str: bool = False  # the exception class (or an in-tree base) defines __str__: str(exc) is its own text

@@ -129,10 +129,13 @@ class FileFacts:
     module_names: tuple[str, ...] = ()  # every name bound at module level
     constants: tuple[tuple[str, str], ...] = ()  # module constants with the value the tree gives (collect.constants)
     sentinels: tuple[str, ...] = ()  # module names bound once to ``object()`` or a class of the module
-    overridden: tuple[str, ...] = ()
+    overridden: tuple[str, ...] = ()  # module-level functions and classes a compiled module may replace (collect.overrides)
     # (function qualname, subcommands it creates, callees it passes a name to, CLI destinations
     # it declares), for the files that may declare flags (collect.parsers)
-    parsers: tuple[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] = ()  # module-level functions and classes a compiled module may replace (collect.overrides)
+    parsers: tuple[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] = ()
+    # (callee as written, keywords passed straight through or built, attributes of the parsed
+    # arguments assigned where it passes them on, else None), for the same files (collect.routes)
+    routes: tuple[tuple[str, tuple[str, ...], tuple[str, ...] | None], ...] = ()
     flags: tuple[tuple[str, str], ...] = ()  # (destination, --flag) declared for a CLI
     transforms: tuple[str, ...] = ()  # functions and classes decorated with ``dataclass_transform``
     sites: tuple[SiteFact, ...] = ()

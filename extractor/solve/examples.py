@@ -250,6 +250,8 @@ def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str 
 
 
 def _flag_fits(name: str, value: Any, fields: dict[str, Any], ctx: CardContext) -> bool:
+    if name not in ctx.routed:
+        return False  # the command's code is not seen handing the flag's value on to this raise
     if name.startswith(("self.", "cls.")):
         field = fields.get(name)
         if field is None or name not in ctx.settable:

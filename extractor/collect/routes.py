@@ -1,0 +1,127 @@
+"""Routes: how the code that declares a command's flags hands their values on, so that a
+CLI example is written only where the flag's value reaches the raise's record or function.
+
+A flag names a field of a record (``--max-cpu-loras`` for ``LoRAConfig.max_cpu_loras``),
+but the command's code decides what the record gets: vLLM builds ``LoRAConfig`` only under
+``if self.enable_lora``, passes ``max_cpu_loras`` only when it is positive, and rewrites
+``self.data_parallel_hybrid_lb`` before it builds ``ParallelConfig``. For each function of a
+file that may declare flags, every call its body makes unconditionally (a statement of the
+body itself, or of a ``with`` or ``try`` body in it; not inside ``if``, a loop, a handler, a
+conditional expression, ``and``/``or`` after the first operand, a comprehension or a lambda)
+is recorded as ``(callee as written, keywords, namespace)``:
+
+- ``keywords``: the keywords passed straight through (``size=self.size``, ``size=args.size``:
+  an attribute of the same name that the function never assigns) or built there by a call
+  (``prefetch=PrefetchOffloadConfig(...)``, whose own keywords its own route gives);
+- ``namespace``: where the call passes the parsed arguments on positionally (``run(args)``:
+  a parameter named ``args`` or annotated ``Namespace``, or a local bound from
+  ``parse_args(...)``), the attributes of them the function assigns (which the flag no
+  longer decides there); else None.
+
+Calls that do neither are left out. Linking resolves the callees (link.commands.routes).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from .declarations import dotted_name
+from .syntax import child_nodes
+
+Route = tuple[str, tuple[str, ...], tuple[str, ...] | None]
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_CONDITIONAL = (ast.IfExp, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_PARSE = ("parse_args", "parse_known_args", "parse_intermixed_args")
+
+
+def call_routes(tree: ast.Module) -> tuple[Route, ...]:
+    found: list[Route] = []
+    for function in _functions(tree.body):
+        stores = _stores(function)
+        parsed = _namespaces(function)
+        for call in _unconditional_calls(function.body):
+            callee = dotted_name(call.func)
+            if callee is None:
+                continue
+            keywords = tuple(sorted(
+                k.arg for k in call.keywords if k.arg is not None and (
+                    isinstance(k.value, ast.Call)
+                    or (isinstance(k.value, ast.Attribute) and k.value.attr == k.arg and isinstance(k.value.value, ast.Name)
+                        and f"{k.value.value.id}.{k.arg}" not in stores))))
+            passed = [a.id for a in call.args if isinstance(a, ast.Name) and a.id in parsed]
+            namespace = tuple(sorted({s.partition(".")[2] for s in stores if s.partition(".")[0] in passed})) if passed else None
+            if keywords or namespace is not None:
+                found.append((callee, keywords, namespace))
+    return tuple(sorted(set(found), key=lambda r: (r[0], r[1], r[2] or ())))
+
+
+def _functions(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, _DEFS):
+            yield stmt
+            stack.extend(s for s in reversed(stmt.body) if isinstance(s, (*_DEFS, ast.ClassDef)))
+        elif isinstance(stmt, ast.ClassDef):
+            stack.extend(reversed(stmt.body))
+
+
+def _top_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements that run whenever the body runs to them: into ``with`` and ``try``
+    bodies (and ``finally``), not into branches, loops or handlers."""
+    for stmt in body:
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            yield from (item.context_expr for item in stmt.items)  # type: ignore[misc]
+            yield from _top_statements(stmt.body)
+        elif isinstance(stmt, (ast.Try, ast.TryStar)):
+            yield from _top_statements(stmt.body)
+            yield from _top_statements(stmt.finalbody)
+        elif isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Match, *_DEFS, ast.ClassDef)):
+            continue
+        else:
+            yield stmt
+
+
+def _unconditional_calls(body: list[ast.stmt]) -> Iterator[ast.Call]:
+    for stmt in _top_statements(body):
+        stack: list[ast.AST] = [stmt]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, _CONDITIONAL):
+                continue
+            if isinstance(node, ast.BoolOp):
+                stack.append(node.values[0])  # the others run only as the first decides
+                continue
+            if isinstance(node, ast.Call):
+                yield node
+            stack.extend(child_nodes(node))
+
+
+def _stores(function: ast.AST) -> set[str]:
+    """``name.attribute`` for each attribute of a plain name the function assigns anywhere
+    (nested definitions left out)."""
+    found: set[str] = set()
+    stack = list(child_nodes(function))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (*_DEFS, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) and isinstance(node.value, ast.Name):
+            found.add(f"{node.value.id}.{node.attr}")
+        elif isinstance(node, ast.Call) and dotted_name(node.func) == "setattr" and len(node.args) >= 2 \
+                and isinstance(node.args[0], ast.Name) and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            found.add(f"{node.args[0].id}.{node.args[1].value}")
+        stack.extend(child_nodes(node))
+    return found
+
+
+def _namespaces(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names that hold the parsed arguments in ``function``."""
+    names = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)
+             if a.arg == "args" or (a.annotation is not None and "Namespace" in ast.unparse(a.annotation))}
+    for stmt in _top_statements(function.body):
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute) \
+                and stmt.value.func.attr in _PARSE:
+            names.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+    return names

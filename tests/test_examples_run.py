@@ -26,7 +26,7 @@ EXPECTED = {
         "not_isinstance", "is_none", "is_not_none_and_len", "modulo", "chained_comparison", "in_literal_tuple",
         "not_in_module_constant", "earlier_raises", "after_assert", "match_cases", "Buffer.reserve",
         "reraise_from_exc", "reraise_bound_name", "in_except_handler", "local_reassigned",
-        "if_elif_else", "early_return", "loop_continue_break",
+        "if_elif_else", "early_return", "loop_continue_break", "missing_path", "month_range", "port_number",
     },
     # resolve_backend's trigger builds an OffloadConfig that passes its own validator first
     # (prefetch needs offload_group_size >= 1): the solver searches past the constructor's raises.

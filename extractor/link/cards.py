@@ -264,7 +264,7 @@ def _context(project: Project, constructors: Constructors, facts: FileFacts, car
     }
     return CardContext(
         derived=_derived(project, facts, owner, site.params, card.guard.inputs),
-        params=site.params, siblings=siblings, flags=flags, command=options.command,
+        params=site.params, siblings=siblings, flags=flags, command=options.command, arguments=site.arguments,
         classes=classes, exception_module=module, param_choices=choices, settable=settable,
         module=facts.module, constructor=constructors.signature(owner) if owner else None, call_style=site.call_style, unread=site.unread,
         # (a template the class's __str__ makes is on the card already: link.messages)

@@ -6,7 +6,7 @@ import dataclasses
 from typing import Any
 
 from .base import record
-from .facts import Constraint, Excerpt, Param
+from .facts import Argument, Constraint, Excerpt, Param
 from .site import Guard, MessageTemplate
 
 
@@ -212,4 +212,7 @@ class CardContext:
     # The inputs whose CLI flag's value the command's code hands on to the raise (link.cards.routed_inputs):
     # only they may be written as flags.
     routed: tuple[str, ...] = ()
+    # The exception call's arguments (SiteFact.arguments), for a validator that raises as the
+    # site does where the class, not the one argument, makes the message.
+    arguments: tuple[Argument, ...] | None = None
     own_str: bool = False  # the exception class (or an in-tree base) defines __str__: str(exc) is its own text

@@ -27,7 +27,7 @@ from .fixes import find_fixes
 from .problem import Problem, Variable, build_problem, candidates, classes_of
 from .search import Solution, search
 from .status import CLAIMED, Reads, atom_kind, caller_sets, missing_arguments, read_atoms, trigger_status
-from .validator import NotExpressible, generate_validator, validator_name
+from .validator import NotExpressible, built_by_class, generate_validator, validator_name
 from .values import Named, to_json_value
 
 log = logging.getLogger("raisedocs")
@@ -113,6 +113,7 @@ def _validator(card: Card, ctx: CardContext, problem: Problem, keys: list[str], 
             exception=name, import_from=ctx.exception_module, keys=keys, domains=domains,
             boolean_atoms={n for n, v in problem.variables.items() if v.is_boolean and v.is_atom},
             constants={**dict(card.guard.constants), **{chain: code for chain, kind, code in ctx.named if kind == "value"}},
+            arguments=ctx.arguments,
             # Named by function, not line, so that a solution survives edits above the raise.
             docstring=f"Raise {name} as {f'{card.function}()' if card.function else 'the module body'} in {card.path} does, under the same condition.",
         )
@@ -197,8 +198,11 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     expected_class = card.exception.classes[0].rsplit(".", 1)[-1] if card.exception.classes else None
     # The trigger is verified when the guard holds under it; where a validator exists it
     # must also raise the card's class with exactly the rendered message.
+    # (Where the class makes the message, the validator passes the site's own arguments: its
+    # first is not the text, which the card's template renders from the same arguments.)
     reproduces = validator is None or (
-        message is not None and isinstance(raised, Raised) and raised.message == message and raised.exception == expected_class
+        message is not None and isinstance(raised, Raised) and raised.exception == expected_class
+        and (raised.message == message or built_by_class(card.message))
     )
     if len(set(forms.values())) < len(card.guard.loops) and status in CLAIMED:
         status, status_reason = "internal", "inside_for_loop"  # a loop whose element the trigger cannot set

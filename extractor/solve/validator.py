@@ -15,13 +15,14 @@ and every validator is compiled here and run against its card's trigger and fixe
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 import warnings
 from dataclasses import dataclass
 
 from ..collect.declarations import DOTTED, dotted_name
 from ..collect.syntax import child_nodes
-from ..model import Domain, Hole, MessageTemplate, Text
+from ..model import Argument, Domain, Hole, MessageTemplate, Text
 from .evaluate import EvalError, parse_expr
 
 _CONVERSIONS = {"str": "s", "repr": "r", "ascii": "a"}
@@ -37,6 +38,9 @@ class Generated:
     name: str
     code: str
     params: dict[str, str]  # parameter -> input (or opaque atom) it stands for
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 def _slug(text: str) -> str:
@@ -245,11 +249,41 @@ def _message_code(message: MessageTemplate, rename: _Rename) -> str:
     return 'f"' + "".join(pieces) + '"'
 
 
+# Message forms that the exception class or Python's rendering of several arguments makes
+# from the call's arguments (link.messages.compose): str(exc) is not the first argument.
+_BUILT_FORMS = ("oserror", "args", "key", "multiple_args")
+
+
+def built_by_class(message: MessageTemplate) -> bool:
+    """Whether ``str()`` of the exception is made from the call's arguments by the class (its
+    ``__init__`` or ``__str__``) or by Python's rendering of several arguments, not the one
+    message argument as it is."""
+    return message.form.startswith(("class:", "class_base:")) or message.form in _BUILT_FORMS
+
+
+def _arguments_code(arguments: tuple[Argument, ...], rename: _Rename, params: set[str]) -> str:
+    """The exception call's arguments, renamed: the call the site makes."""
+    pieces = []
+    for argument in arguments:
+        try:
+            code = rename.apply(argument.value or argument.code)
+        except SyntaxError as exc:
+            raise NotExpressible("argument_not_expression") from exc
+        expr = _parse(code)
+        free = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)} if expr is not None else {""}
+        if expr is None or free - params - _BUILTIN_NAMES:
+            raise NotExpressible("argument_not_expression")  # it reads a value the validator does not take
+        pieces.append(f"{argument.keyword}={code}" if argument.keyword else code)
+    return ", ".join(pieces)
+
+
 def generate_validator(
     *, name: str, guard_code: str, message: MessageTemplate, exception: str, import_from: str | None,
     keys: list[str], domains: dict[str, Domain], boolean_atoms: set[str], constants: dict[str, str], docstring: str,
+    arguments: tuple[Argument, ...] | None = None,
 ) -> Generated:
-    """The validator's source.
+    """The validator's source. Where the class makes the message (``built_by_class``) it is
+    raised with the site's own ``arguments``, renamed, so that ``str()`` is the site's.
 
     Raises:
         NotExpressible: the message or guard cannot be restated as a standalone function.
@@ -265,11 +299,17 @@ def generate_validator(
         annotation = _annotation(domains.get(key), key in boolean_atoms)
         params.append(names[key] if annotation is None else f"{names[key]}: {annotation}")
     docstring = docstring.replace('"', "'").replace("\\", "/")
+    if built_by_class(message):
+        if arguments is None:
+            raise NotExpressible("message_built_by_class")
+        call = _arguments_code(arguments, rename, set(names.values()))
+    else:
+        call = _message_code(message, rename)
     code = (
         f"def {name}({', '.join(params)}) -> None:\n"
         f'    """{docstring}"""\n'
         f"    if {test}:\n"
-        f"        raise {exception}({_message_code(message, rename)})\n"
+        f"        raise {exception}({call})\n"
     )
     if import_from is not None:
         code = f"from {import_from} import {exception}\n\n\n" + code

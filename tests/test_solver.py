@@ -501,7 +501,7 @@ def test_a_fix_beside_a_handled_try_body_is_offered(tmp_path) -> None:
     assert any(fix.changed == ("fallback",) for fix in card.fixes), [f.description for f in card.fixes]
 
 
-def test_membership_in_a_string_and_the_type_of_a_rebound_parameter(tmp_path) -> None:
+def test_membership_in_a_string_and_a_rebound_parameter_followed_through_a_text_method(tmp_path) -> None:
     code = """
     def first(value):
         if value and value[0] in ')<>':
@@ -515,8 +515,9 @@ def test_membership_in_a_string_and_the_type_of_a_rebound_parameter(tmp_path) ->
     first, stripped = extract_snippet(tmp_path, code)
     # `value[0] in ')<>'`: text that starts with one of the string's characters
     assert first.trigger.status == "concrete" and first.trigger.inputs == {"value": ")x"}
-    # `s_1` (s once stripped) is tried as a str first, as `s` is declared
-    assert stripped.trigger.assumes == {"s_1": "aaaa"} and stripped.trigger.message == "('bad', 'aaaa')"
+    # `s = s.strip()` is followed (a text method): `len(s.strip()) > 3` is seeded as `len(s) > 3`
+    assert stripped.guard.code == "len(s.strip()) > 3"
+    assert stripped.trigger.verified and stripped.trigger.inputs == {"s": "aaaa"} and stripped.trigger.message == "('bad', 'aaaa')"
 
 
 def test_a_constructor_card_lists_its_own_arguments_once(tmp_path) -> None:

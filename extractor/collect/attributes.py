@@ -58,8 +58,10 @@ class Stores:
     runs). A method of a class without bases that the class does not define is taken to
     store nothing; a call that reaches the object some other way (a global) is not seen."""
 
-    def __init__(self, attributes: frozenset[str], owner: str | None = None, methods: Mapping[str, frozenset[str]] | None = None) -> None:
+    def __init__(self, attributes: frozenset[str], owner: str | None = None, methods: Mapping[str, frozenset[str]] | None = None,
+                 changed: frozenset[str] = frozenset()) -> None:
         self.attributes = attributes
+        self.changed = changed  # plain names whose object the unit may change in place (purity.changed_names)
         self.roots = frozenset(chain.split(".", 1)[0] for chain in attributes)
         self.owner = owner
         self.methods = methods or {}

@@ -82,9 +82,11 @@ def find_raises(module: cst.Module) -> list[tuple[cst.Raise, tuple[cst.CSTNode, 
 class UnitAnalysis:
     """Per-unit state: scopes are built once per function and shared by its raises."""
 
-    def __init__(self, module_names: ModuleNames, methods: tuple[str, Mapping[str, frozenset[str]]] | None = None) -> None:
+    def __init__(self, module_names: ModuleNames, methods: tuple[str, Mapping[str, frozenset[str]]] | None = None,
+                 changed: frozenset[str] = frozenset()) -> None:
         self.module_names = module_names
         self.methods = methods  # the unit's object parameter, and what its class's methods store (units.method_stores)
+        self.changed = changed  # names whose object the unit may change in place (purity.changed_names)
         self._scopes: dict[int, Scope] = {}
         self._paths: dict[int, PathModel] = {}  # per scope
 
@@ -109,6 +111,7 @@ class UnitAnalysis:
         if scope is None:
             assert function is None or isinstance(function, cst.FunctionDef)
             scope = Scope(function, outer, self.module_names)
+            scope.changed = self.changed
             self._scopes[key] = scope
         return scope
 

@@ -16,14 +16,10 @@ from contextlib import contextmanager
 import libcst as cst
 
 from .attributes import Stores, stored_attributes
+from .inliner import ATOMIC, Inliner, bound_inside
 from .reaching import ENTRY, UNKNOWN, Reaching
-from .scope import PURE_BUILTINS, Refs, Scope, child_nodes, dotted, raw_code, strip_parens, target_names
+from .scope import PURE_BUILTINS, Refs, Scope, child_nodes, dotted, raw_code, strip_parens
 
-_ATOMIC = (
-    cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, cst.ConcatenatedString,
-    cst.FormattedString, cst.Integer, cst.Float, cst.Imaginary, cst.List, cst.Dict, cst.Set,
-    cst.ListComp, cst.SetComp, cst.DictComp, cst.Ellipsis,
-)
 _GET_ARGS = frozenset({"get_args", "typing.get_args", "t.get_args", "typing_extensions.get_args"})
 
 
@@ -45,69 +41,6 @@ def resolve(code: str, shown: dict[str, str]) -> str:
     return TAGGED.sub(lambda match: shown.get(match.group(0), match.group(1)), code) if TAG in code else code
 
 
-def parenthesize(node: cst.BaseExpression) -> cst.BaseExpression:
-    """Wrap ``node`` in parentheses unless it is atomic or already wrapped."""
-    if isinstance(node, _ATOMIC) or getattr(node, "lpar", None):
-        return node
-    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-
-
-def _bound_inside(node: cst.CSTNode) -> set[str]:
-    """Names bound by lambdas and comprehensions inside ``node``: never inlined or classified."""
-    bound: set[str] = set()
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Lambda):
-            params = current.params
-            bound.update(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
-        elif isinstance(current, cst.CompFor):
-            bound.update(target_names(current.target))
-        stack.extend(child_nodes(current))
-    return bound
-
-
-class _Inliner(cst.CSTTransformer):
-    def __init__(self, model: "ExprModel", bound: set[str]) -> None:
-        super().__init__()
-        self.model = model
-        self.bound = bound
-        self.skip: set[int] = set()
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:  # noqa: N802 (libcst API)
-        self.skip.add(id(node.attr))
-        return True
-
-    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:  # noqa: N802
-        chain = dotted(original_node) if original_node.attr.value in self.model.attribute_names else None
-        if chain is None or chain not in self.model.attributes or dotted(updated_node) != chain or chain.split(".", 1)[0] in self.bound:
-            return updated_node  # (an inner part already replaced: ``self.a.b`` after ``self.a = v`` reads ``v.b``)
-        value = self.model.attribute_value(chain)
-        return updated_node if value is None else parenthesize(value)
-
-    def visit_Arg(self, node: cst.Arg) -> bool:  # noqa: N802
-        if node.keyword is not None:
-            self.skip.add(id(node.keyword))
-        return True
-
-    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:  # noqa: N802
-        members = self.model.alias_args(original_node, self.bound)
-        return updated_node if members is None else cst.parse_expression(members)
-
-    def leave_NamedExpr(self, original_node: cst.NamedExpr, updated_node: cst.NamedExpr) -> cst.BaseExpression:  # noqa: N802
-        return parenthesize(updated_node.value)  # ``(n := len(s)) > 8`` compares ``len(s)``
-
-    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:  # noqa: N802
-        name = original_node.value
-        if id(original_node) in self.skip or name in self.bound:
-            return updated_node
-        value = self.model.reaching_value(name)
-        if value is None:
-            tagged = self.model.versioned(name)
-            return updated_node if tagged is None else updated_node.with_changes(value=tagged)
-        return parenthesize(value)
-
-
 class ExprModel:
     """Renders the expressions of one guard and remembers what they read."""
 
@@ -118,7 +51,7 @@ class ExprModel:
         function = scope.function
         self.attributes = stored_attributes(scope.stored_targets, scope.params, {*scope.bindings, *scope.shared}) if function is not None else frozenset()
         self.attribute_names = {chain.rsplit(".", 1)[1] for chain in self.attributes}
-        stores = Stores(self.attributes, *scope.methods) if scope.methods else Stores(self.attributes)
+        stores = Stores(self.attributes, *(scope.methods or (None, None)), changed=scope.changed)
         self.reaching = Reaching(function, self.inline_at, stores, self._side_tag) if function is not None else None
         self._versions: dict[tuple[str, tuple[str, int]], int] = {}  # (local, reaching.version) -> its number
         self._reads: list[tuple[str, cst.CSTNode]] = []  # by number: the local, and the first statement it was read at
@@ -137,7 +70,7 @@ class ExprModel:
         """``node`` with each local replaced by the value it holds at ``self.at``."""
         if not self._has_inlinable(node):
             return node
-        return node.visit(_Inliner(self, _bound_inside(node)))
+        return node.visit(Inliner(self, bound_inside(node)))
 
     def inline_at(self, node: cst.BaseExpression, at: cst.CSTNode) -> cst.BaseExpression:
         with self.located(at):
@@ -172,6 +105,12 @@ class ExprModel:
             if origin is None or not any(self.reaching.rebound_since(n, origin[1], self.at) for n in self._held_names(value, origin[1])):
                 return value
         return cst.parse_expression(self._tagged(chain, self.at))
+
+    def opaque(self, name: str) -> str:
+        """The tagged name of the binding of ``name`` (a local, a parameter rebound, a stored
+        attribute) that ``self.at`` reads: for a value known but not shown (``_Inliner.fits``)."""
+        assert self.at is not None
+        return self._tagged(name, self.at)
 
     def versioned(self, name: str) -> str | None:
         """An opaque local read at ``self.at`` as its tagged name (``name`` TAG number): a number per
@@ -270,7 +209,7 @@ class ExprModel:
     def _locals_read(self, value: cst.BaseExpression) -> set[str]:
         """The function's local names ``value`` reads as names (not attributes, keywords or
         the names of its lambdas and comprehensions)."""
-        bound = _bound_inside(value)
+        bound = bound_inside(value)
         found: set[str] = set()
         stack: list[cst.CSTNode] = [value]
         while stack:
@@ -320,7 +259,7 @@ class ExprModel:
         """One-line code of ``node`` with once-assigned locals inlined; records its references."""
         inlined = self.inline(node)
         # Outer parentheses go only where they cannot matter: around atoms.
-        code = raw_code(strip_parens(inlined) if isinstance(inlined, _ATOMIC) else inlined)
+        code = raw_code(strip_parens(inlined) if isinstance(inlined, ATOMIC) else inlined)
         if code not in self.by_code:
             self.by_code[code] = refs = Refs()
             self.collect(inlined, refs)
@@ -341,7 +280,7 @@ class ExprModel:
         return merged
 
     def collect(self, node: cst.BaseExpression, refs: Refs) -> None:
-        bound = _bound_inside(node)
+        bound = bound_inside(node)
         stack: list[cst.CSTNode] = [node]
         while stack:
             current = stack.pop()

@@ -31,6 +31,7 @@ from .flags import boolean_kwargs, cli_flags, may_declare_flags
 from .messages import render_template, unknown
 from .overrides import compiled_overrides
 from .parsers import parser_functions
+from .purity import changed_names
 from .routes import call_routes
 from .scope import ModuleNames
 from .syntax import walk
@@ -217,8 +218,9 @@ def _memo_unit_facts(unit: ast.AST, hits: list[_Hit], lines: list[str], names: M
                      owner: ast.AST | None) -> list[RaiseFacts]:
     text = unit_text(unit, lines, needed_end(unit, max(hit.node.lineno for hit in hits), lines))
     methods = method_stores(unit, owner, text)  # what the class's methods it calls store (attributes.Stores)
+    changed = changed_names(unit, text)  # (read on the whole unit: the text leaves out ``xs.append(x)``)
     if memo is None:
-        return _unit_facts(unit, hits, text, names, methods)
+        return _unit_facts(unit, hits, text, names, methods, changed)
     # What the pass reads besides the text: whether the unit is a definition, and how the
     # module binds each name the unit mentions (scope.Scope.classify). Every word of the
     # text counts as a name: a superset, cheaper than a walk, and never a wrong reuse.
@@ -226,7 +228,7 @@ def _memo_unit_facts(unit: ast.AST, hits: list[_Hit], lines: list[str], names: M
     # changes the list.
     used = sorted(n for n in set(WORD.findall(text)) if n in names.kinds or n in names.values or n in names.aliases)
     material = json.dumps([text, isinstance(unit, DEFS), [[n, names.kinds.get(n), names.values.get(n), n in names.sentinels, names.aliases.get(n)] for n in used],
-                           methods and [methods[0], {m: sorted(a) for m, a in methods[1].items()}]])
+                           methods and [methods[0], {m: sorted(a) for m, a in methods[1].items()}], sorted(changed)])
     key = hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
     known = memo.known.get(key)
     if isinstance(known, list) and len(known) == len(hits):
@@ -237,12 +239,13 @@ def _memo_unit_facts(unit: ast.AST, hits: list[_Hit], lines: list[str], names: M
         else:
             memo.now[key] = known
             return reused
-    found = _unit_facts(unit, hits, text, names, methods)
+    found = _unit_facts(unit, hits, text, names, methods, changed)
     memo.now[key] = [to_data(f) for f in found]
     return found
 
 
-def _unit_facts(unit: ast.AST, hits: list[_Hit], text: str, names: ModuleNames, methods: tuple[str, dict[str, frozenset[str]]] | None) -> list[RaiseFacts]:
+def _unit_facts(unit: ast.AST, hits: list[_Hit], text: str, names: ModuleNames, methods: tuple[str, dict[str, frozenset[str]]] | None,
+                changed: frozenset[str]) -> list[RaiseFacts]:
     """The libcst pass over one unit (its ``units.unit_text``)."""
     if too_deep_for_libcst(unit, text):
         return [_fallback(hit, "too_deep_for_libcst") for hit in hits]
@@ -257,7 +260,7 @@ def _unit_facts(unit: ast.AST, hits: list[_Hit], text: str, names: ModuleNames, 
     if len(found) != len(hits):
         return [_fallback(hit, "unit_mismatch") for hit in hits]
     out: list[RaiseFacts] = []
-    with closing(UnitAnalysis(names, methods)) as analysis:  # (close: see UnitAnalysis.close)
+    with closing(UnitAnalysis(names, methods, changed)) as analysis:  # (close: see UnitAnalysis.close)
         for hit, (node, chain) in zip(hits, found):
             try:
                 out.append(analysis.analyse(node, chain))

@@ -139,7 +139,7 @@ class Reaching(StatementIndex):
                 value = small.value
             else:
                 value = _element(small, name)
-            if value is None or not is_pure(value):
+            if value is None or not (is_pure(value) or (is_pure(value, fresh=True) and not self.may_change(name))):
                 return UNKNOWN
             if value is small.value and key is not None:
                 self._origin[key] = (value, small)
@@ -163,6 +163,10 @@ class Reaching(StatementIndex):
                 right=right if joins else _grouped(right),
             )
         return UNKNOWN
+
+    def may_change(self, name: str) -> bool:
+        """Whether the unit may change the object a local holds in place (purity.changed_names)."""
+        return "." in name or name in self.stores.changed
 
     def _joined(self, name: str, stmt: cst.If) -> Value:
         """The value after an ``if``: each branch's, chosen by the test."""

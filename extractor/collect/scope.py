@@ -16,15 +16,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from .purity import FRESH_METHODS, MUTABLE_RESULTS, PURE_BUILTINS, TEXT_METHODS
+
 BUILTIN_NAMES = frozenset(dir(builtins))
-# Calls whose meaning is fixed by Python itself; anything else in a guard is an opaque call.
-PURE_BUILTINS = frozenset(
-    {
-        "abs", "all", "any", "bool", "callable", "dict", "float", "frozenset", "getattr", "hasattr",
-        "int", "isinstance", "issubclass", "len", "list", "max", "min", "repr", "round", "set",
-        "sorted", "str", "sum", "tuple", "type",
-    }
-)
 EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort"})
 MAX_INLINE_DEPTH = 8
 
@@ -184,6 +178,7 @@ class Scope:
         self.handler_names: set[str] = set()
         self.shared: set[str] = set()  # rebound by a nested function (``nonlocal``): never followed
         self.methods: tuple[str, Mapping[str, frozenset[str]]] | None = None  # attributes.Stores: set by cstpass.UnitAnalysis
+        self.changed: frozenset[str] = frozenset()  # attributes.Stores.changed: set by cstpass.UnitAnalysis
         self.stored_targets: list[cst.BaseExpression] = []  # assignment targets other than a name
         if function is not None:
             self._read_params(function.params)
@@ -369,20 +364,28 @@ def _nonlocal_names(node: cst.CSTNode) -> set[str]:
     return names
 
 
-# Builtins whose result is a fresh mutable object: re-reading the local is not re-calling them.
-_MUTABLE_RESULTS = frozenset({"list", "dict", "set", "sorted"})
 
 
-def is_pure(node: cst.BaseExpression) -> bool:
+def is_pure(node: cst.BaseExpression, fresh: bool = False) -> bool:
     """Whether evaluating ``node`` again gives the same value: names, attributes, literals,
-    operators, tuples and calls to pure builtins only."""
+    operators, tuples, calls to pure builtins and text methods only. ``fresh``: also a call
+    that returns a new mutable object (``sorted(xs)``, ``text.split()``), which is the same
+    value again only where nothing changes it in between (the caller's check)."""
     stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
         if isinstance(current, cst.Call):
-            name = dotted(current.func)
-            if name not in PURE_BUILTINS or name in _MUTABLE_RESULTS or any(arg.star for arg in current.args):
+            if any(arg.star for arg in current.args):
                 return False
+            func = current.func
+            if isinstance(func, cst.Attribute) and func.attr.value in TEXT_METHODS:
+                if func.attr.value in FRESH_METHODS and not fresh:
+                    return False
+                stack.append(func.value)
+            else:
+                name = dotted(func)
+                if name not in PURE_BUILTINS or (name in MUTABLE_RESULTS and not fresh):
+                    return False
             stack.extend(arg.value for arg in current.args)
             continue
         if isinstance(current, cst.BaseExpression) and not isinstance(current, _PURE_NODES):

@@ -199,10 +199,19 @@ def _declared_length(problem: Problem, name: str) -> int:
     return 0
 
 
+# Text methods that keep the length of the seeds' texts (``"a" * n``): ``len(s.strip()) > 3``
+# is seeded as ``len(s) > 3`` is.
+_SAME_LENGTH = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "casefold", "title", "removeprefix", "removesuffix"})
+
+
 def variable_of(node: ast.expr, problem: Problem) -> tuple[str | None, bool]:
     if isinstance(node, ast.Call) and dotted_name(node.func) == "len" and len(node.args) == 1:
-        inner, _ = variable_of(node.args[0], problem)
-        return inner, True
+        inner = node.args[0]
+        while isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in _SAME_LENGTH \
+                and all(isinstance(a, ast.Constant) and isinstance(a.value, str) and "a" not in a.value.lower() for a in inner.args):
+            inner = inner.func.value
+        found, _ = variable_of(inner, problem)
+        return found, True
     if isinstance(node, ast.Constant):
         return None, False  # a literal names no input and no opaque value
     key = dotted_name(node) if isinstance(node, (ast.Name, ast.Attribute)) else ast.unparse(node)

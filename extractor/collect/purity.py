@@ -1,0 +1,74 @@
+"""Purity: which calls give the same value when a guard reads them again, and which locals
+the function may change in place (so that a fresh object bound to one, ``xs = sorted(xs)``,
+is not the same value by the time the raise reads it).
+
+Shared by the libcst pass (``scope.is_pure``, ``reaching``) and the ``ast`` side
+(``changed_names``, computed on the whole unit: the text libcst parses is thinned, and
+``xs.append(x)``, a statement that binds nothing, is left out of it).
+"""
+
+from __future__ import annotations
+
+import ast
+
+# Calls whose meaning is fixed by Python itself; anything else in a guard is an opaque call.
+PURE_BUILTINS = frozenset(
+    {
+        "abs", "all", "any", "bool", "callable", "dict", "float", "frozenset", "getattr", "hasattr",
+        "int", "isinstance", "issubclass", "len", "list", "max", "min", "repr", "round", "set",
+        "sorted", "str", "sum", "tuple", "type",
+    }
+)
+# Builtins whose result is a fresh mutable object: re-reading the local is not re-calling them,
+# unless nothing changes that object in between (``changed_names``).
+MUTABLE_RESULTS = frozenset({"list", "dict", "set", "sorted"})
+# Methods that leave their receiver as it was and take nothing they could change (``str``'s,
+# which no common mutable type has under another meaning); ``split`` and its kin return a
+# fresh list.
+TEXT_METHODS = frozenset({
+    "strip", "lstrip", "rstrip", "lower", "upper", "casefold", "title", "startswith", "endswith", "replace",
+    "split", "rsplit", "splitlines", "partition", "rpartition", "find", "rfind", "isdigit", "isdecimal",
+    "isnumeric", "isalpha", "isalnum", "isidentifier", "isascii", "isspace", "isupper", "islower", "encode",
+    "decode", "removeprefix", "removesuffix",
+})
+FRESH_METHODS = frozenset({"split", "rsplit", "splitlines"})
+_READING_METHODS = frozenset({"count", "index", "copy", "get", "keys", "values", "items", *TEXT_METHODS})
+_FRESH_MARKS = tuple(f"{name}(" for name in (*MUTABLE_RESULTS, *FRESH_METHODS))
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def changed_names(unit: ast.AST, text: str) -> frozenset[str]:
+    """The plain names whose object some code of ``unit`` may change in place: anything but
+    reading it, testing it, and passing it to a pure builtin (``len(xs)``) or a method that
+    reads (``xs.count(x)``); a nested function or lambda that names it may do anything.
+    Empty where ``text`` (the unit's) makes no fresh object to follow (the common case)."""
+    if not any(mark in text for mark in _FRESH_MARKS):
+        return frozenset()
+    found: set[str] = set()
+    stack: list[tuple[ast.AST, ast.AST | None, ast.AST | None, bool]] = [(unit, None, None, False)]
+    while stack:
+        node, parent, grand, nested = stack.pop()
+        if isinstance(node, ast.Name):
+            if nested or _changes(node, parent, grand):
+                found.add(node.id)
+            continue
+        inner = nested or (node is not unit and isinstance(node, _SCOPES))
+        stack.extend((child, node, parent, inner) for child in ast.iter_child_nodes(node))
+    return frozenset(found)
+
+
+def _changes(node: ast.Name, parent: ast.AST | None, grand: ast.AST | None) -> bool:
+    if isinstance(parent, ast.Attribute) and parent.value is node:
+        if isinstance(grand, ast.Call) and grand.func is parent:
+            return parent.attr not in _READING_METHODS  # a method that may change it
+        return isinstance(parent.ctx, (ast.Store, ast.Del))  # an attribute stored on it
+    if isinstance(parent, ast.Subscript) and parent.value is node:
+        return isinstance(parent.ctx, (ast.Store, ast.Del))  # ``xs[i] = v``, ``del xs[i]``, ``xs[i] += v``
+    if isinstance(parent, ast.AugAssign):
+        return parent.target is node  # ``xs += ys`` extends a list in place
+    call = parent if isinstance(parent, ast.Call) else grand if isinstance(parent, (ast.keyword, ast.Starred)) else None
+    if isinstance(call, ast.Call) and call.func is not node:
+        head = call.func
+        name = head.id if isinstance(head, ast.Name) else None
+        return name not in PURE_BUILTINS  # handed to code that may change it
+    return False

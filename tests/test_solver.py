@@ -594,3 +594,25 @@ def test_a_property_of_a_parameters_class_is_computed_not_set_by_the_caller(tmp_
     card = only(extract_snippet(tmp_path, code))
     assert (card.trigger.status, card.trigger.verified) == ("internal", False)
     assert "spec.needs_normalization" in card.trigger.assumes and "spec.needs_normalization" not in card.trigger.inputs
+
+
+def test_a_fix_value_of_an_arbitrary_type_is_said_to_be_one_example(tmp_path) -> None:
+    # The stdlib review: ``amt=''`` to make ``amt is None`` false reads as advice to pass a
+    # str. Where nothing declares the type, the fix says what the value must do.
+    code = """
+    def read(amt):
+        if amt is None:
+            raise ValueError("amt is required")
+
+    def typed(amt: int | None):
+        if amt is None:
+            raise ValueError("amt is required")
+
+    def cleared(amt):
+        if amt is not None:
+            raise ValueError("amt must be left out")
+    """
+    read, typed, cleared = extract_snippet(tmp_path, code)
+    assert read.fixes[0].stand_in and read.fixes[0].description.startswith("set `amt` to a value of yours that makes `amt is None` false")
+    assert not typed.fixes[0].stand_in and typed.fixes[0].inputs == {"amt": 0}
+    assert not cleared.fixes[0].stand_in and cleared.fixes[0].inputs == {"amt": None}  # (the test picks the value)

@@ -84,6 +84,9 @@ class Fix:
     description: str
     target: str  # "own_test" | "outer" | "leave" (an earlier return, break or continue is taken)
     verified: bool = False
+    # The value is one of many: nothing declares or evidences the input's type, and it is not
+    # the trigger's type (``''`` where the trigger has None); a caller passes a value of their own.
+    stand_in: bool = False
 
 
 @record

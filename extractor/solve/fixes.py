@@ -10,6 +10,7 @@ from typing import Any
 from ..collect.declarations import dotted_name
 from ..collect.syntax import walk
 from ..model import RAISES
+from ..model.markdown import code_span
 from .domains import NO_VALUE
 from .evaluate import FAILS, EvalError, outcome, parse_expr
 from .problem import Problem, classes_of, conjuncts, scan_refs, value_key
@@ -238,3 +239,23 @@ def _trips(siblings: list[str], env: dict[str, Any], index: SiblingGuards, chang
     makes a part of one raise that reads ``changed`` and none of ``others``."""
     fired = index.firing(env, changed, others, known)
     return bool(fired) and not fired.isdisjoint(siblings)
+
+
+def describe_fix(candidate: FixCandidate, label: str, before: Any, after: Any, *, atom: bool, stand_in: bool) -> str:
+    """The fix in words: what to set (``label``: the input, or the constructor keyword that
+    sets it), from what, and which part of the guard it makes false; for a value of no
+    declared type (``stand_in``), that it is one example of the values that do."""
+    part, new, old = code_span(candidate.part), code_span(repr(after)), code_span(repr(before))
+    if atom:
+        description = f"{part} is false when {code_span(label)} is {new} (the trigger assumes {old})"
+    elif stand_in:
+        description = f"set {code_span(label)} to a value of yours that makes {part} false, for example {new} (the trigger has {old}; nothing declares its type)"
+    else:
+        description = f"set {code_span(label)} to {new} (the trigger has {old}), so that {part} is false"
+    if candidate.target == "leave":
+        description += ": an earlier `return`, `break` or `continue` is taken before the raise"
+    if candidate.undecided:
+        one = len(candidate.undecided) == 1
+        others = "another raise" if one else f"{len(candidate.undecided)} other raises"
+        description += f" (but {others} of the function may then fire: {'its test reads' if one else 'their tests read'} values the tool does not know)"
+    return description

@@ -17,13 +17,12 @@ from typing import Any
 from ..collect.declarations import dotted_name
 from ..collect.syntax import walk
 from ..model import CONSTRUCTING, RAISES, Card, CardContext, Domain, Fix, Hole, MessageTemplate, Opaque, Text, Trigger, Validator
-from ..model.markdown import code_span
 from .construction import constructs, past_construction
 from .domains import NO_VALUE, any_value, card_domains, default_value, literal_value
 from .elements import loop_element, loop_input, loop_value
 from .evaluate import EvalError, InstancesOf, Raised, evaluate, format_value, run_validator
 from .examples import build_example, is_class_level
-from .fixes import find_fixes
+from .fixes import describe_fix, find_fixes
 from .problem import Problem, Variable, build_problem, candidates, classes_of
 from .search import Solution, search
 from .status import CLAIMED, Reads, atom_kind, caller_sets, missing_arguments, read_atoms, trigger_status
@@ -305,22 +304,19 @@ def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], 
             if before is NO_VALUE or after is NO_VALUE:
                 continue  # no argument runs the loop on that element
         verified = problem.holds(candidate.assignment) is False and (validator is None or _run(validator, candidate.assignment) is None)
-        if problem.variables[name].is_atom:
-            description = f"{code_span(candidate.part)} is false when {code_span(name)} is {code_span(repr(after))} (the trigger assumes {code_span(repr(before))})"
-        else:  # a field the constructor sets is named by its keyword (``self.size`` -> ``size``)
-            label = ".".join(ctx.settable[name]) if name in ctx.settable else shown
-            description = f"set {code_span(label)} to {code_span(repr(after))} (the trigger has {code_span(repr(before))}), so that {code_span(candidate.part)} is false"
-        if candidate.target == "leave":
-            description += ": an earlier `return`, `break` or `continue` is taken before the raise"
-        if candidate.undecided:
-            others = "another raise" if len(candidate.undecided) == 1 else f"{len(candidate.undecided)} other raises"
-            description += f" (but {others} of the function may then fire: {'its test reads' if len(candidate.undecided) == 1 else 'their tests read'} values the tool does not know)"
+        variable = problem.variables[name]
+        # (not where the test picks the value: None for ``x is not None``, a class, an isinstance type)
+        stand_in = (not variable.is_atom and not variable.domain.types and variable.prefer is None and type(after) is not type(before)
+                    and after is not None and not isinstance(after, type) and f"isinstance({name}," not in candidate.part)
+        label = name if variable.is_atom else ".".join(ctx.settable[name]) if name in ctx.settable else shown  # (a field: its keyword)
+        description = describe_fix(candidate, label, before, after, atom=variable.is_atom, stand_in=stand_in)
         fixes.append((Fix(
             inputs={shown: to_json_value(after)},
             changed=(shown,),
             description=description,
             target=candidate.target,
             verified=verified and validator is not None and trigger_ok and not candidate.undecided,
+            stand_in=stand_in,
         ), after, not candidate.undecided))
     return fixes
 

@@ -279,7 +279,7 @@ def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: d
     # a flag's name (``vllm serve --version`` is not pynvml's ``version``), and never with a
     # value outside the field's declared choices (the command's parser would refuse it first).
     fields = {f.input: f for f in card.docs.fields}
-    if ctx.command and before and all(_flag_fits(name, value, fields, ctx) for name, value in before.items()):
+    if ctx.command and before and all(_flag_fits(name, value, fields, ctx) for name, value in (*before.items(), *(after or {}).items())):
         first = cli_line(ctx.command, before, ctx.flags)
         second = cli_line(ctx.command, after, ctx.flags) if after is not None else None
         if first and (second or after is None):

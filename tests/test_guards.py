@@ -147,8 +147,11 @@ def test_a_local_reads_as_the_value_that_reaches_the_raise(tmp_path) -> None:
         ("l = len(s)\ns = s.rstrip('=')\np = l - len(s)\nfor i in range(3):\n    pass\nif l % 8 or p > 3:\n    raise ValueError('x')",
          "len(s) % 8 or (len(s) - len(s.rstrip('='))) > 3", ("s",), ()),
         # ``x = f(x)``: the value it read is an earlier one, named so (``m`` at the raise is ``float(m_0)``)
-        ("m = s.get(1)\nif m is None:\n    return\nm = float(m)\nif m <= 0:\n    raise ValueError('x')",
+        ("m = lookup(1)\nif m is None:\n    return\nm = float(m)\nif m <= 0:\n    raise ValueError('x')",
          "m_0 is not None and float(m_0) <= 0", (), ("m_0",)),
+        # ... a mapping's get is followed as a fresh object is (nothing changes what it gave)
+        ("m = s.get(1)\nif m is None:\n    return\nm = float(m)\nif m <= 0:\n    raise ValueError('x')",
+         "s.get(1) is not None and float(s.get(1)) <= 0", ("s",), ()),
         # ... but a parameter's name stands for its argument wherever it is read
         ("m = k\nk = n\nif m > k:\n    raise ValueError('x')", "k > n", ("k", "n"), ()),
         # ... and still inlined where nothing rebinds the name in between

@@ -31,7 +31,9 @@ TEXT_METHODS = frozenset({
     "isnumeric", "isalpha", "isalnum", "isidentifier", "isascii", "isspace", "isupper", "islower", "encode",
     "decode", "removeprefix", "removesuffix",
 })
-FRESH_METHODS = frozenset({"split", "rsplit", "splitlines"})
+# ... and whose result is a mutable object a later statement may change: a fresh list
+# (``split``), or what a mapping holds (``get``), which the guard reads as the caller's.
+FRESH_METHODS = frozenset({"split", "rsplit", "splitlines", "get"})
 _READING_METHODS = frozenset({"count", "index", "copy", "get", "keys", "values", "items", *TEXT_METHODS})
 _FRESH_MARKS = tuple(f"{name}(" for name in (*MUTABLE_RESULTS, *FRESH_METHODS))
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)

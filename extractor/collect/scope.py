@@ -378,7 +378,7 @@ def is_pure(node: cst.BaseExpression, fresh: bool = False) -> bool:
             if any(arg.star for arg in current.args):
                 return False
             func = current.func
-            if isinstance(func, cst.Attribute) and func.attr.value in TEXT_METHODS:
+            if isinstance(func, cst.Attribute) and (func.attr.value in TEXT_METHODS or func.attr.value in FRESH_METHODS):
                 if func.attr.value in FRESH_METHODS and not fresh:
                     return False
                 stack.append(func.value)

@@ -19,6 +19,7 @@ from ..model import RAISES, Domain, Guard
 from .domains import NO_VALUE, choice_value, default_value, literal_value
 from .evaluate import (
     BUILTIN_TYPES,
+    DICT_METHODS,
     PURE_FUNCTIONS,
     STR_METHODS,
     EvalError,
@@ -101,8 +102,8 @@ def _is_pure_call(node: ast.Call, classes: AbstractSet[str] = frozenset()) -> bo
         # makes; else the whole test is an atom to assume (``__raises__(s.encode(), ...)``).
         inner = [n for n in walk(node.args[0]) if isinstance(n, ast.Call)]
         return raised_classes(node.args[1]) is not None and all(_is_pure_call(n, classes) for n in inner)
-    # A str method is evaluated only on a str; on anything else the evaluator refuses.
-    return isinstance(node.func, ast.Attribute) and node.func.attr in STR_METHODS
+    # A str method is evaluated only on a str, a mapping's on a dict; on anything else the evaluator refuses.
+    return isinstance(node.func, ast.Attribute) and (node.func.attr in STR_METHODS or node.func.attr in DICT_METHODS)
 
 
 _PYTHON_NAMES = frozenset({"True", "False", "None", "NotImplemented", "Ellipsis", *BUILTIN_TYPES})

@@ -36,6 +36,11 @@ def comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
             name, _ = variable_of(node.value, problem)
             if name is not None and not problem.variables[name].domain.types:  # ``mapping[key]``: a mapping, empty and not
                 seeds.setdefault(name, []).extend([{}, {"x": 0}])
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args \
+                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            name, _ = variable_of(node.func.value, problem)  # ``config.get("mode")``: a mapping without it, and with it
+            if name is not None and (not problem.variables[name].domain.types or "dict" in problem.variables[name].domain.types):
+                seeds.setdefault(name, []).extend([{}, {node.args[0].value: 0}, {node.args[0].value: "x"}])
         if isinstance(node, ast.Compare):
             _seed_comparison(node, problem, (env, at_defaults), seeds)
         if isinstance(node, ast.Call) and dotted_name(node.func) == "isinstance" and len(node.args) == 2:

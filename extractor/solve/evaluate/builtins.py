@@ -60,6 +60,8 @@ STR_METHODS = frozenset({"join", "upper", "lower", "strip", "lstrip", "rstrip", 
                          # predicates and searches: a bool or an int, in time linear in the text
                          "isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum", "isidentifier", "isascii", "isupper",
                          "islower", "isspace", "istitle", "isprintable", "find", "rfind", "count"})
+# A mapping's reading methods, evaluated on a dict only: ``config.get("mode") is None``.
+DICT_METHODS = frozenset({"get", "keys", "values", "items"})
 BINOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,

@@ -9,7 +9,18 @@ from typing import Any
 from ...collect.declarations import dotted_name
 from ...model import RAISES
 from ..values import StableSet
-from .builtins import BINOPS, BUILTIN_TYPES, COMPARISONS, EXCEPTIONS, PURE_FUNCTIONS, STR_METHODS, InstancesOf, format_value, is_plain
+from .builtins import (
+    BINOPS,
+    BUILTIN_TYPES,
+    COMPARISONS,
+    DICT_METHODS,
+    EXCEPTIONS,
+    PURE_FUNCTIONS,
+    STR_METHODS,
+    InstancesOf,
+    format_value,
+    is_plain,
+)
 from .core import BUILDERS, VALUE_ERRORS, Fn, LazySource, compiled
 from .errors import EvalError, TooLarge, ValueFailure
 from .limits import MAX_EXPONENT, check_arithmetic, check_call
@@ -204,6 +215,21 @@ def _call(node: ast.Call) -> Fn:
                 raise ValueFailure(str(exc)) from exc
 
         return str_method
+    if isinstance(node.func, ast.Attribute) and node.func.attr in DICT_METHODS and not node.keywords \
+            and len(args) <= (2 if node.func.attr == "get" else 0):
+        target, method = compiled(node.func.value), node.func.attr
+
+        def dict_method(env: Mapping[str, Any]) -> Any:
+            value = target(env)
+            if type(value) is not dict:
+                raise EvalError(f"call outside the allow-list: {code}")
+            values = [arg(env) for arg in args]
+            try:
+                return getattr(value, method)(*values)
+            except TypeError as exc:  # an unhashable key
+                raise ValueFailure(str(exc)) from exc
+
+        return dict_method
 
     def outside(env: Mapping[str, Any]) -> Any:
         raise EvalError(f"call outside the allow-list: {code}")

@@ -530,3 +530,9 @@ def test_a_raise_its_own_function_catches_is_not_claimed(tmp_path) -> None:
     assert "caught_in_function" in swallowed.guard.approximations
     assert not swallowed.trigger.verified and swallowed.example is None
     assert escapes.guard.context == () and escapes.trigger.verified
+
+
+def test_a_fresh_object_is_not_followed_where_another_name_may_change_it(tmp_path) -> None:
+    code = "def f(s):\n    xs = sorted(s)\n    ys = xs\n    ys.append(0)\n    if not xs:\n        raise ValueError('x')\n"
+    [card] = extract_snippet(tmp_path, code)
+    assert card.guard.code == "not xs" and card.guard.opaque == ("xs",)

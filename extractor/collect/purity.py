@@ -68,6 +68,9 @@ def _changes(node: ast.Name, parent: ast.AST | None, grand: ast.AST | None) -> b
         return isinstance(parent.ctx, (ast.Store, ast.Del))  # ``xs[i] = v``, ``del xs[i]``, ``xs[i] += v``
     if isinstance(parent, ast.AugAssign):
         return parent.target is node  # ``xs += ys`` extends a list in place
+    if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Yield, ast.YieldFrom)) \
+            and isinstance(node.ctx, ast.Load):
+        return True  # another name (or a container) holds the same object: ``ys = xs; ys.append(x)``
     call = parent if isinstance(parent, ast.Call) else grand if isinstance(parent, (ast.keyword, ast.Starred)) else None
     if isinstance(call, ast.Call) and call.func is not node:
         head = call.func

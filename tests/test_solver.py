@@ -616,3 +616,16 @@ def test_a_fix_value_of_an_arbitrary_type_is_said_to_be_one_example(tmp_path) ->
     assert read.fixes[0].stand_in and read.fixes[0].description.startswith("set `amt` to a value of yours that makes `amt is None` false")
     assert not typed.fixes[0].stand_in and typed.fixes[0].inputs == {"amt": 0}
     assert not cleared.fixes[0].stand_in and cleared.fixes[0].inputs == {"amt": None}  # (the test picks the value)
+
+
+def test_a_count_of_split_parts_is_seeded_with_texts_of_that_many_parts(tmp_path) -> None:
+    # ipaddress: ``parts = ip_str.split(':')``, then ``len(parts) < 3`` raises.
+    code = """
+    def parse(ip_str: str):
+        parts = ip_str.split(":")
+        if len(parts) < 3:
+            raise ValueError(f"At least 3 parts expected from {ip_str!r}")
+    """
+    [card] = extract_snippet(tmp_path, code)
+    assert card.guard.code == 'len(ip_str.split(":")) < 3' and card.trigger.verified
+    assert card.fixes and card.fixes[0].inputs == {"ip_str": "a:a:a"}

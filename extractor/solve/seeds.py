@@ -43,6 +43,7 @@ def comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
                 seeds.setdefault(name, []).extend([{}, {node.args[0].value: 0}, {node.args[0].value: "x"}])
         if isinstance(node, ast.Compare):
             _seed_comparison(node, problem, (env, at_defaults), seeds)
+            _seed_split_count(node, problem, env, seeds)
         if isinstance(node, ast.Call) and dotted_name(node.func) == "isinstance" and len(node.args) == 2:
             _seed_instances(node, problem, env, seeds)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STR_TESTS:
@@ -96,6 +97,25 @@ def _seed_comparison(node: ast.Compare, problem: Problem, envs: tuple[dict[str, 
                         value = constant_value(choice, at_defaults)
                     if value is not NO_VALUE:
                         _seed_compared(seeds, problem, name, value, is_len=is_len, is_member=is_member and is_left)
+
+
+def _seed_split_count(node: ast.Compare, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
+    """``len(text.split(":")) < 3``: texts of about that many parts (``"a:a:a"``)."""
+    operands = [node.left, *node.comparators]
+    for left, right in zip(operands, operands[1:]):
+        for side, other in ((left, right), (right, left)):
+            if not (isinstance(side, ast.Call) and dotted_name(side.func) == "len" and len(side.args) == 1):
+                continue
+            split = side.args[0]
+            if not (isinstance(split, ast.Call) and isinstance(split.func, ast.Attribute) and split.func.attr in ("split", "rsplit")
+                    and not split.keywords and len(split.args) <= 1):
+                continue
+            sep = split.args[0].value if split.args and isinstance(split.args[0], ast.Constant) else " " if not split.args else None
+            name, _ = variable_of(split.func.value, problem)
+            count = constant_value(other, env)
+            if name is None or not isinstance(sep, str) or not sep or type(count) is not int:
+                continue
+            seeds.setdefault(name, []).extend(sep.join(["a"] * m) for m in (count - 1, count, count + 1) if 1 <= m <= MAX_WITNESS_LENGTH)
 
 
 def _choices(node: ast.expr) -> list[ast.expr]:

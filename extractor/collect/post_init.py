@@ -7,7 +7,8 @@ import ast
 from typing import TYPE_CHECKING
 
 from ..model import PostInitSet
-from .syntax import child_nodes, walk
+from .purity import attribute_stores
+from .syntax import walk
 
 if TYPE_CHECKING:
     from .declarations import SourceText
@@ -44,25 +45,5 @@ _TEST_BUILTINS = frozenset({"isinstance", "len", "bool", "int", "float", "str", 
 
 
 def _assigned_attributes(root: ast.AST, this: str) -> set[str]:
-    found: set[str] = set()
-    stack: list[ast.AST] = [root]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(item, ast.Attribute) and isinstance(item.ctx, (ast.Store, ast.Del)) \
-                and isinstance(item.value, ast.Name) and item.value.id == this:
-            found.add(item.attr)
-        elif isinstance(item, ast.Call) and len(item.args) >= 2 and isinstance(item.args[0], ast.Name) and item.args[0].id == this \
-                and isinstance(item.args[1], ast.Constant) and isinstance(item.args[1].value, str) \
-                and _is_setattr(item.func):
-            found.add(item.args[1].value)
-        stack.extend(child_nodes(item))
-    return found
-
-
-def _is_setattr(func: ast.expr) -> bool:
-    """``setattr`` or ``object.__setattr__``."""
-    if isinstance(func, ast.Name):
-        return func.id == "setattr"
-    return isinstance(func, ast.Attribute) and func.attr == "__setattr__" and isinstance(func.value, ast.Name) and func.value.id == "object"
+    prefix = this + "."
+    return {chain.removeprefix(prefix) for chain in attribute_stores([root]) if chain.startswith(prefix)}

@@ -10,6 +10,10 @@ Shared by the libcst pass (``scope.is_pure``, ``reaching``) and the ``ast`` side
 from __future__ import annotations
 
 import ast
+import builtins
+from collections.abc import Iterable
+
+BUILTIN_NAMES = frozenset(dir(builtins))
 
 # Calls whose meaning is fixed by Python itself; anything else in a guard is an opaque call.
 PURE_BUILTINS = frozenset(
@@ -37,6 +41,32 @@ FRESH_METHODS = frozenset({"split", "rsplit", "splitlines", "get"})
 _READING_METHODS = frozenset({"count", "index", "copy", "get", "keys", "values", "items", *TEXT_METHODS})
 _FRESH_MARKS = tuple(f"{name}(" for name in (*MUTABLE_RESULTS, *FRESH_METHODS))
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def attribute_stores(nodes: Iterable[ast.AST]) -> set[str]:
+    """``name.attribute`` for each attribute of a plain name that ``nodes`` assign or delete
+    (``x.a = v``, ``x.a += v``, ``del x.a``, ``setattr(x, "a", v)``, ``object.__setattr__(x,
+    "a", v)``), nested definitions and lambdas left out."""
+    found: set[str] = set()
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SCOPES):
+            continue
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) and isinstance(node.value, ast.Name):
+            found.add(f"{node.value.id}.{node.attr}")
+        elif isinstance(node, ast.Call) and len(node.args) >= 2 and isinstance(node.args[0], ast.Name) and _is_setattr(node.func) \
+                and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            found.add(f"{node.args[0].id}.{node.args[1].value}")
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _is_setattr(func: ast.expr) -> bool:
+    """``setattr`` or ``object.__setattr__``."""
+    if isinstance(func, ast.Name):
+        return func.id == "setattr"
+    return isinstance(func, ast.Attribute) and func.attr == "__setattr__" and isinstance(func.value, ast.Name) and func.value.id == "object"
 
 
 def changed_names(unit: ast.AST, text: str) -> frozenset[str]:

@@ -27,6 +27,7 @@ import ast
 from collections.abc import Iterator
 
 from .declarations import dotted_name
+from .purity import attribute_stores
 from .syntax import child_nodes
 
 Route = tuple[str, tuple[str, ...], tuple[str, ...] | None]
@@ -38,7 +39,7 @@ _PARSE = ("parse_args", "parse_known_args", "parse_intermixed_args")
 def call_routes(tree: ast.Module) -> tuple[Route, ...]:
     found: list[Route] = []
     for function in _functions(tree.body):
-        stores = _stores(function)
+        stores = attribute_stores(child_nodes(function))  # (everywhere in it: before the call or after)
         parsed = _namespaces(function)
         for call in _unconditional_calls(function.body):
             callee = dotted_name(call.func)
@@ -96,24 +97,6 @@ def _unconditional_calls(body: list[ast.stmt]) -> Iterator[ast.Call]:
             if isinstance(node, ast.Call):
                 yield node
             stack.extend(child_nodes(node))
-
-
-def _stores(function: ast.AST) -> set[str]:
-    """``name.attribute`` for each attribute of a plain name the function assigns anywhere
-    (nested definitions left out)."""
-    found: set[str] = set()
-    stack = list(child_nodes(function))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (*_DEFS, ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) and isinstance(node.value, ast.Name):
-            found.add(f"{node.value.id}.{node.attr}")
-        elif isinstance(node, ast.Call) and dotted_name(node.func) == "setattr" and len(node.args) >= 2 \
-                and isinstance(node.args[0], ast.Name) and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
-            found.add(f"{node.args[0].id}.{node.args[1].value}")
-        stack.extend(child_nodes(node))
-    return found
 
 
 def _namespaces(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:

@@ -8,7 +8,6 @@ expression reads.
 
 from __future__ import annotations
 
-import builtins
 import dataclasses
 import functools
 from collections.abc import Iterator, Mapping
@@ -16,9 +15,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from .purity import FRESH_METHODS, MUTABLE_RESULTS, PURE_BUILTINS, TEXT_METHODS
+from .purity import BUILTIN_NAMES, FRESH_METHODS, MUTABLE_RESULTS, PURE_BUILTINS, TEXT_METHODS
 
-BUILTIN_NAMES = frozenset(dir(builtins))
 EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort"})
 MAX_INLINE_DEPTH = 8
 

@@ -9,12 +9,12 @@ validator pass. What cannot be verified says so (``verified: false`` and a reaso
 from __future__ import annotations
 
 import ast
-import builtins
 import logging
 from dataclasses import replace
 from typing import Any
 
 from ..collect.declarations import dotted_name
+from ..collect.purity import BUILTIN_NAMES
 from ..collect.syntax import walk
 from ..model import CONSTRUCTING, RAISES, Card, CardContext, Domain, Fix, Hole, MessageTemplate, Opaque, Text, Trigger, Validator
 from .construction import constructs, past_construction
@@ -32,7 +32,6 @@ from .values import Named, to_json_value
 log = logging.getLogger("raisedocs")
 
 
-_BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 def _message_refs(message: MessageTemplate, params: set[str]) -> list[str]:
@@ -49,7 +48,7 @@ def _message_refs(message: MessageTemplate, params: set[str]) -> list[str]:
         for node in walk(tree):
             if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in inner and id(node) not in called:
                 name = dotted_name(node)
-                if name is not None and name not in refs and (name not in _BUILTIN_NAMES or name in params):
+                if name is not None and name not in refs and (name not in BUILTIN_NAMES or name in params):
                     refs.append(name)
     return refs
 

@@ -15,12 +15,12 @@ and every validator is compiled here and run against its card's trigger and fixe
 from __future__ import annotations
 
 import ast
-import builtins
 import re
 import warnings
 from dataclasses import dataclass
 
 from ..collect.declarations import DOTTED, dotted_name
+from ..collect.purity import BUILTIN_NAMES
 from ..collect.syntax import child_nodes
 from ..model import Argument, Domain, Hole, MessageTemplate, Text
 from .evaluate import EvalError, parse_expr
@@ -40,7 +40,6 @@ class Generated:
     params: dict[str, str]  # parameter -> input (or opaque atom) it stands for
 
 
-_BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 def _slug(text: str) -> str:
@@ -271,7 +270,7 @@ def _arguments_code(arguments: tuple[Argument, ...], rename: _Rename, params: se
             raise NotExpressible("argument_not_expression") from exc
         expr = _parse(code)
         free = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)} if expr is not None else {""}
-        if expr is None or free - params - _BUILTIN_NAMES:
+        if expr is None or free - params - BUILTIN_NAMES:
             raise NotExpressible("argument_not_expression")  # it reads a value the validator does not take
         pieces.append(f"{argument.keyword}={code}" if argument.keyword else code)
     return ", ".join(pieces)

@@ -200,36 +200,25 @@ def _call(node: ast.Call) -> Fn:
                 raise ValueFailure(str(exc)) from exc
 
         return pure
-    if isinstance(node.func, ast.Attribute) and node.func.attr in STR_METHODS:
-        target, method = compiled(node.func.value), node.func.attr
+    # A str method on a str, a mapping's reading method on a dict (``get`` with a default at most).
+    attr = node.func.attr if isinstance(node.func, ast.Attribute) else None
+    receiver = str if attr in STR_METHODS else dict if attr in DICT_METHODS and not node.keywords \
+        and len(args) <= (2 if attr == "get" else 0) else None
+    if receiver is not None:
+        target, method = compiled(node.func.value), attr  # type: ignore[attr-defined]
 
-        def str_method(env: Mapping[str, Any]) -> Any:
+        def method_call(env: Mapping[str, Any]) -> Any:
             value = target(env)
-            if not isinstance(value, str):
+            if not (isinstance(value, str) if receiver is str else type(value) is dict):
                 raise EvalError(f"call outside the allow-list: {code}")
             values = [arg(env) for arg in args]
             check_call(method, value, values)
             try:
                 return getattr(value, method)(*values)
-            except (TypeError, ValueError) as exc:
+            except (TypeError, ValueError) as exc:  # (a dict's: an unhashable key)
                 raise ValueFailure(str(exc)) from exc
 
-        return str_method
-    if isinstance(node.func, ast.Attribute) and node.func.attr in DICT_METHODS and not node.keywords \
-            and len(args) <= (2 if node.func.attr == "get" else 0):
-        target, method = compiled(node.func.value), node.func.attr
-
-        def dict_method(env: Mapping[str, Any]) -> Any:
-            value = target(env)
-            if type(value) is not dict:
-                raise EvalError(f"call outside the allow-list: {code}")
-            values = [arg(env) for arg in args]
-            try:
-                return getattr(value, method)(*values)
-            except TypeError as exc:  # an unhashable key
-                raise ValueFailure(str(exc)) from exc
-
-        return dict_method
+        return method_call
 
     def outside(env: Mapping[str, Any]) -> Any:
         raise EvalError(f"call outside the allow-list: {code}")

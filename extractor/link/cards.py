@@ -20,6 +20,7 @@ from .commands import routed_inputs
 from .constructors import Constructors, construction_checks, post_init_checks
 from .instances import instance_types
 from .messages import compose
+from .placeholders import placeholder_entries
 from .project import BUILTIN_EXCEPTIONS, Project, Symbol
 
 RELATED_LIMIT = 12
@@ -173,6 +174,7 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
             message=message, guard=site.guard, excerpt=site.excerpt, docs=docs, permalink=None, lints=site.lints,
             compiled_override=bool(site.function) and site.function.split(".", 1)[0] in facts.overridden,  # type: ignore[union-attr]
         )
+        card = replace(card, entry=card.entry + placeholder_entries(project, facts, site, card))
         drafts.append((card, site.owner, key))
     ids = assign_ids([key for _, _, key in drafts])  # over every site: ids do not depend on --exception
     cards = [replace(card, id=card_id) for (card, _, _), card_id in zip(drafts, ids)]

@@ -1,0 +1,113 @@
+"""Placeholder methods (link.placeholders): what their cards claim about reaching the raise,
+checked by running fixtures/callers/shop/plugins.py (written for this project, safe to run)
+in a child interpreter.
+
+- "placeholder": a subclass that does not define the method raises from the card's line;
+  one that defines it does not.
+- "abstract_enforced": creating an instance of a subclass that does not define it fails
+  with TypeError, and an override's ``super()`` call reaches the card's line.
+- "abstract_unenforced": such an instance is created, and the call raises.
+- "class_level": calling it on the class raises, with no instance.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from .helpers import FIXTURES, run_cli
+
+ROOT = FIXTURES / "callers"
+
+_PROBE = r"""
+import importlib, inspect, json, sys, traceback
+module, owner, method, codes, line = sys.argv[1:6]
+cls = getattr(importlib.import_module(module), owner)
+codes = codes.split(",")
+
+def raised_at(call):
+    try:
+        call()
+    except NotImplementedError as exc:
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        return frame.lineno == int(line) and frame.filename.endswith("plugins.py")
+    return False
+
+def arguments(function):
+    return [None] * (len(inspect.signature(function).parameters) - 1)
+
+out = {}
+bare = type("Bare", (cls,), {})
+if "class_level" in codes:
+    out["class_call_raises"] = raised_at(lambda: getattr(cls, method)())
+    out["subclass_call_raises"] = raised_at(lambda: getattr(bare, method)())
+else:
+    try:
+        instance = bare()
+    except TypeError:
+        out["bare_instance"] = "TypeError"
+    else:
+        out["bare_instance"] = "created"
+        out["bare_call_raises"] = raised_at(lambda: getattr(instance, method)(*arguments(getattr(cls, method))))
+    base = getattr(cls, method)
+    def override(self, *args):
+        return base(self, *args)  # what super().method(...) runs
+    calling_super = type("CallsSuper", (cls,), {method: override})()
+    out["super_call_raises"] = raised_at(lambda: getattr(calling_super, method)(*arguments(base)))
+    defining = type("Defines", (cls,), {method: lambda self, *args: "done"})()
+    out["defined_call_returns"] = getattr(defining, method)(*arguments(base)) == "done"
+print(json.dumps(out))
+"""
+
+
+def _cards(tmp_path, capsys) -> list[dict]:
+    out = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(ROOT), "-o", str(out), "--no-cache").code == 0
+    return [c for c in json.loads((out / "catalog.json").read_text(encoding="utf-8"))["errors"] if "placeholder" in c["entry"]]
+
+
+def _probe(card: dict) -> dict:
+    owner, method = card["function"].rsplit(".", 1)
+    module = card["path"].removesuffix(".py").replace("/", ".")
+    run = subprocess.run([sys.executable, "-c", _PROBE, module, owner, method, ",".join(card["entry"]), str(card["line"])],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
+    return json.loads(run.stdout)
+
+
+def test_placeholder_cards_of_the_fixture(tmp_path, capsys) -> None:
+    codes = {c["function"]: c["entry"] for c in _cards(tmp_path, capsys)}
+    assert codes == {
+        "Exporter.export": ["placeholder", "abstract_enforced"],
+        "Formatter.format": ["placeholder"],
+        "Legacy.run": ["placeholder", "abstract_unenforced"],
+        "Source.load": ["placeholder", "class_level"],
+        "Encoder.encode_row": ["placeholder", "abstract_unknown"],
+    }
+
+
+def test_what_placeholder_cards_claim_holds_when_run(tmp_path, capsys) -> None:
+    expected = {
+        "placeholder": {"bare_instance": "created", "bare_call_raises": True, "super_call_raises": True, "defined_call_returns": True},
+        "abstract_enforced": {"bare_instance": "TypeError", "super_call_raises": True, "defined_call_returns": True},
+        "abstract_unenforced": {"bare_instance": "created", "bare_call_raises": True, "super_call_raises": True, "defined_call_returns": True},
+        "class_level": {"class_call_raises": True, "subclass_call_raises": True},
+    }
+    checked = 0
+    for card in _cards(tmp_path, capsys):
+        claim = card["entry"][-1]
+        if claim in expected:  # ("abstract_unknown" claims nothing about the run)
+            assert _probe(card) == expected[claim], card["function"]
+            checked += 1
+    assert checked == 4
+
+
+def test_placeholder_card_offers_the_override_as_its_fix(tmp_path, capsys) -> None:
+    out = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(ROOT), "-o", str(out), "--no-cache", "--site", str(tmp_path / "site")).code == 0
+    card = next(c for c in json.loads((out / "catalog.json").read_text(encoding="utf-8"))["errors"] if c["function"] == "Exporter.export")
+    markdown = (out / "errors" / f"{card['id']}.md").read_text(encoding="utf-8")
+    assert "Define `export` in the class of the object it is called on (a subclass of `Exporter`)" in markdown
+    assert "creating an instance of a class that does not define the method fails first, with `TypeError`" in markdown
+    html = next((tmp_path / "site").rglob(f"{card['id']}.html")).read_text(encoding="utf-8")
+    assert "Define <code>export</code> in the class of the object it is called on" in html

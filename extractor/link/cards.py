@@ -20,6 +20,7 @@ from .commands import routed_inputs
 from .constructors import Constructors, construction_checks, post_init_checks
 from .instances import instance_types
 from .messages import compose
+from .oserrors import errno_subclass
 from .placeholders import placeholder_entries
 from .project import BUILTIN_EXCEPTIONS, Project, Symbol
 
@@ -37,6 +38,8 @@ def resolve_exception(project: Project, facts: FileFacts, site: SiteFact) -> tup
         return ExceptionRef(display="unknown", reason=site.reason or "unknown"), message
     symbol = _symbol_for(project, facts, site)
     if symbol is not None and symbol.kind in ("class", "builtin"):
+        if (subclass := errno_subclass(project, facts, site, symbol.qualname)) is not None:
+            return _ref(project, subclass, site.written, (subclass,), None, "errno_subclass"), message
         return _ref(project, site.written, site.written, (symbol.qualname,), None, site.reason), message
     if site.reason == "raised_variable":
         return ExceptionRef(display=site.written, written=site.written, reason="raised_variable"), message

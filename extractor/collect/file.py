@@ -28,6 +28,7 @@ from .class_messages import class_message
 from .constants import module_names, unpacked
 from .cstpass import RaiseFacts, UnitAnalysis, parse_unit
 from .flags import boolean_kwargs, cli_flags, may_declare_flags
+from .lazy import lazy_attributes
 from .messages import render_template, unknown
 from .overrides import compiled_overrides
 from .parsers import parser_functions
@@ -210,6 +211,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         routes=call_routes(tree) if declares else (),
         flags=tuple(sorted(set(scan.flags))),
         transforms=tuple(sorted(set(scan.transforms))),
+        lazy=lazy_attributes(tree) if "__getattr__" in text else (),
         sites=tuple(sites),
     )
 

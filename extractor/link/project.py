@@ -56,6 +56,7 @@ class _Module:
     imports: dict[str, str]
     assignments: dict[str, str]
     constants: dict[str, str]
+    lazy: dict[str, str | None]
 
 
 class Project:
@@ -97,6 +98,7 @@ class Project:
                 imports=dict(facts.imports),
                 assignments=dict(facts.assignments),
                 constants=dict(facts.constants),
+                lazy=dict(facts.lazy),
             )
             self._loaded[name] = found
         return found
@@ -333,6 +335,9 @@ class Project:
         module = self._module(facts_there.module) if facts_there is not None else None
         if module is None:
             return None
+        if member in module.lazy:  # computed on each read (collect.lazy), whatever a TYPE_CHECKING block declares
+            code = module.lazy[member]
+            return ("lazy", code) if code is not None else None
         if member in module.facts.sentinels:
             return ("sentinel", "")
         value = module.constants.get(member)

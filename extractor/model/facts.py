@@ -138,4 +138,7 @@ class FileFacts:
     routes: tuple[tuple[str, tuple[str, ...], tuple[str, ...] | None], ...] = ()
     flags: tuple[tuple[str, str], ...] = ()  # (destination, --flag) declared for a CLI
     transforms: tuple[str, ...] = ()  # functions and classes decorated with ``dataclass_transform``
+    # Attributes the module's ``__getattr__`` computes from a table (collect.lazy): (name, the
+    # code computing it, or None)
+    lazy: tuple[tuple[str, str | None], ...] = ()
     sites: tuple[SiteFact, ...] = ()

@@ -266,12 +266,14 @@ def _flag_fits(name: str, value: Any, fields: dict[str, Any], ctx: CardContext) 
 
 
 def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: dict[str, Any] | None,
-                  required: dict[str, Any]) -> Example | None:
+                  required: dict[str, Any], setup: str = "") -> Example | None:
     """Before (the trigger's changes) and after (the first fix's changes on top; None where
     no fix is proven: the example then only reproduces the error).
 
     ``required`` holds the function's parameters without a default, with the trigger's
-    value where it has one; a Python call is written only when all have a value.
+    value where it has one; a Python call is written only when all have a value. ``setup``:
+    Python run first, which gives the process the environment the trigger assumes
+    (solve.environ); such an example is Python only.
     """
     # The flags are those of the command's own parser (link.commands); a flag is named only for
     # a declared field of a record the command configures or an attribute of a parsed-arguments
@@ -279,7 +281,7 @@ def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: d
     # a flag's name (``vllm serve --version`` is not pynvml's ``version``), and never with a
     # value outside the field's declared choices (the command's parser would refuse it first).
     fields = {f.input: f for f in card.docs.fields}
-    if ctx.command and before and all(_flag_fits(name, value, fields, ctx) for name, value in (*before.items(), *(after or {}).items())):
+    if ctx.command and before and not setup and all(_flag_fits(name, value, fields, ctx) for name, value in (*before.items(), *(after or {}).items())):
         first = cli_line(ctx.command, before, ctx.flags)
         second = cli_line(ctx.command, after, ctx.flags) if after is not None else None
         if first and (second or after is None):
@@ -289,5 +291,7 @@ def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: d
     first = python_snippet(card, ctx, {**required, **before})
     second = python_snippet(card, ctx, {**required, **after}) if after is not None else None
     if first and (second or after is None):
+        if setup:
+            first, second = f"{setup}\n{first}", f"{setup}\n{second}" if second else None
         return Example(style="python", before=first, after=second)
     return None

@@ -12,6 +12,7 @@ from ..collect.syntax import walk
 from ..model import RAISES
 from ..model.markdown import code_span
 from .domains import NO_VALUE
+from .environ import ENVIRON, environment_words, reading
 from .evaluate import FAILS, EvalError, outcome, parse_expr
 from .problem import Problem, classes_of, conjuncts, scan_refs, value_key
 from .search import distance, is_number
@@ -60,7 +61,7 @@ def find_fixes(problem: Problem, trigger: dict[str, Any], parts: list[tuple[str,
     see where the trigger gives no value (the call leaves them out)."""
     fixes: list[FixCandidate] = []
     ordered = [p for role in ("own", "outer", "leave") for p in parts if p[0] == role]
-    index = sibling_guards(tuple(sorted({*siblings, problem.code})))
+    index = sibling_guards(tuple(sorted({*siblings, problem.code})), problem.lazy)
     known = Known.of({**(defaults or {}), **problem.constants})
     unset = frozenset(defaults or ()).difference(trigger)  # (like the trigger's other inputs: the caller's own values may stand there)
     for role, code in ordered:
@@ -79,7 +80,7 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
     undecided under it; a change no sibling leaves undecided wins over a smaller one."""
     fallback = None
     try:
-        refs, _ = scan_refs(parse_expr(code), set(problem.variables), set(problem.constants), classes_of(problem.constants))
+        refs, _ = scan_refs(reading(code, problem.lazy), set(problem.variables), set(problem.constants), classes_of(problem.constants))
     except EvalError:
         return None
     for name in [n for n in problem.variables if n in refs and not problem.variables[n].is_constant]:
@@ -147,11 +148,11 @@ class SiblingGuards:
 
     _MEMO_SIZE = 4096
 
-    def __init__(self, codes: tuple[str, ...]) -> None:
+    def __init__(self, codes: tuple[str, ...], lazy: tuple[tuple[str, str], ...] = ()) -> None:
         self._root: dict[str, Any] = {}  # conjunct code -> [test, guard codes ending here, children]
         for code in codes:
             try:
-                parts = [ast.unparse(part) for part in conjuncts(parse_expr(code))]
+                parts = [ast.unparse(part) for part in conjuncts(reading(code, lazy))]
             except (EvalError, ValueError, RecursionError):
                 continue  # a guard that does not parse never fires (``evaluate`` refuses it)
             children = self._root
@@ -228,9 +229,9 @@ def _all_ends(children: dict[str, Any], ends: list[str]) -> list[str]:
 
 
 @lru_cache(maxsize=8)
-def sibling_guards(codes: tuple[str, ...]) -> SiblingGuards:
+def sibling_guards(codes: tuple[str, ...], lazy: tuple[tuple[str, str], ...] = ()) -> SiblingGuards:
     """The SiblingGuards of a function's guards (sorted), shared by the cards of the function."""
-    return SiblingGuards(codes)
+    return SiblingGuards(codes, lazy)
 
 
 def _trips(siblings: list[str], env: dict[str, Any], index: SiblingGuards, changed: str | None = None,
@@ -246,7 +247,9 @@ def describe_fix(candidate: FixCandidate, label: str, before: Any, after: Any, *
     sets it), from what, and which part of the guard it makes false; for a value of no
     declared type (``stand_in``), that it is one example of the values that do."""
     part, new, old = code_span(candidate.part), code_span(repr(after)), code_span(repr(before))
-    if atom:
+    if atom and label == ENVIRON and isinstance(after, dict) and isinstance(before, dict):
+        description = f"{part} is false when {environment_words(after)} (the trigger assumes {environment_words(before)})"
+    elif atom:
         description = f"{part} is false when {code_span(label)} is {new} (the trigger assumes {old})"
     elif stand_in:
         description = f"set {code_span(label)} to a value of yours that makes {part} false, for example {new} (the trigger has {old}; nothing declares its type)"

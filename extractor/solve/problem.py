@@ -17,6 +17,7 @@ from ..collect.declarations import dotted_name
 from ..collect.syntax import child_nodes, walk
 from ..model import RAISES, Domain, Guard
 from .domains import NO_VALUE, choice_value, default_value, literal_value
+from .environ import ENVIRON, environ_candidates, reading, with_environ_reads, with_lazy_reads
 from .evaluate import (
     BUILTIN_TYPES,
     DICT_METHODS,
@@ -63,6 +64,7 @@ class Problem:
     members: dict[str, list[Any]] = field(default_factory=dict)  # Enum member constant -> all members of its class
     imported: set[str] = field(default_factory=set)  # constants read from another module: it may be rebound from outside
     refusals: set[str] = field(default_factory=set)  # why evaluations failed that were not plain false (limits)
+    lazy: tuple[tuple[str, str], ...] = ()  # attributes computed on reading, and their code (solve.environ.reading)
     _base: dict[str, Any] | None = field(default=None, repr=False, compare=False)  # built once, on first use
 
     def env(self, assignment: dict[str, Any]) -> dict[str, Any]:
@@ -74,7 +76,7 @@ class Problem:
     def holds(self, env: dict[str, Any], code: str | None = None) -> bool | None:
         """True/False when the guard (or ``code``) evaluates, None when it cannot."""
         try:
-            tree = parse_expr(code) if code else self.tree
+            tree = reading(code, self.lazy) if code else self.tree
         except EvalError:
             return None
         return self.holds_tree(env, tree)
@@ -214,7 +216,9 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
     Raises:
         EvalError: the guard code is not a Python expression (an unmodelled guard).
     """
-    tree = parse_expr(guard.code)
+    lazy = tuple(sorted((chain, code) for chain, kind, code in resolved if kind == "lazy"))
+    tree, reads_environ = with_environ_reads(with_lazy_reads(parse_expr(guard.code), dict(lazy)) if lazy else parse_expr(guard.code))
+    environ = [ENVIRON] if reads_environ and ENVIRON not in guard.inputs and ENVIRON not in guard.opaque else []
     # A constant the evaluator cannot compute stays a named one: never a value to assume.
     constants = {name: value if (value := constant_of(source)) is not NO_VALUE else Named(name, "unknown") for name, source in guard.constants}
     for domain in domains.values():
@@ -241,9 +245,9 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
     for written, types in instances:
         if written not in guard.inputs and written not in guard.opaque:
             constants[written] = InstancesOf(types)
-    refs, atoms = scan_refs(tree, set(guard.inputs) | set(guard.opaque), set(constants), classes_of(constants))
+    refs, atoms = scan_refs(tree, set(guard.inputs) | set(guard.opaque) | set(environ), set(constants), classes_of(constants))
     variables: dict[str, Variable] = {}
-    for name in [*guard.inputs, *guard.opaque]:
+    for name in [*guard.inputs, *guard.opaque, *environ]:
         if name in refs:
             domain = domains.get(name) or Domain(input=name, source="opaque" if name in guard.opaque else "unknown")
             # An opaque name (a local bound several times, a loop variable) or state is not
@@ -257,9 +261,12 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
         domain = Domain(input=code, source="opaque", types=("bool",) if boolean else ())
         variables[code] = Variable(name=code, domain=domain, is_atom=True, is_boolean=boolean,
                                   is_constant=code in named and atom_kind(code) != "environment")  # the machine, a user can change
-    problem = Problem(code=guard.code, tree=tree, variables=variables, constants=constants, members=members, imported=imported)
+    problem = Problem(code=guard.code, tree=tree, variables=variables, constants=constants, members=members, imported=imported, lazy=lazy)
     seeds = comparison_seeds(problem)
     for variable in variables.values():
+        if variable.name == ENVIRON:  # the machine's: assumed, with str values only (solve.environ)
+            variable.is_atom, variable.candidates = True, environ_candidates(tree)
+            continue
         variable.candidates = candidates(variable, seeds.get(variable.name, []))
         if variable.is_constant and not variable.is_boolean:
             # A constant's value is assumed only as the guard states it (``PLATFORM == "x"``),

@@ -20,6 +20,7 @@ from ..model import CONSTRUCTING, RAISES, Card, CardContext, Domain, Fix, Hole, 
 from .construction import constructs, past_construction
 from .domains import NO_VALUE, any_value, card_domains, default_value, literal_value
 from .elements import loop_element, loop_input, loop_value
+from .environ import ENVIRON, environ_setup
 from .evaluate import EvalError, InstancesOf, Raised, evaluate, format_value, run_validator
 from .examples import build_example, is_class_level
 from .fixes import describe_fix, find_fixes
@@ -322,7 +323,10 @@ def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], 
 
 def _example(card: Card, ctx: CardContext, problem: Problem, solution: Solution, env: dict[str, Any],
              found: list[tuple[Fix, Any, bool]], loops: dict[str, str]) -> Any:
-    changed = [loops.get(n, n) for n in solution.changed]
+    changed = [loops.get(n, n) for n in solution.changed if n != ENVIRON]
+    setup = environ_setup(problem.tree, env[ENVIRON]) if ENVIRON in solution.changed and isinstance(env.get(ENVIRON), dict) else ""
+    if setup is None:
+        return None  # a variable the guard reads by a computed name: the example cannot set it
     settable = set(card.guard.inputs) | set(loops.values()) | set(ctx.settable)  # (the object's own settings too)
     if any(n not in settable for n in changed):
         return None
@@ -338,22 +342,23 @@ def _example(card: Card, ctx: CardContext, problem: Problem, solution: Solution,
     fixes = [(fix, value) for fix, value, sure in found if sure]
     no_fix = "none_found" if not found else "may_raise_elsewhere" if not fixes else "not_writable"
     after = None  # no fix the example can show: it reproduces the error only
-    if fixes:
-        name, value = fixes[0][0].changed[0], fixes[0][1]
-        if name in settable and (class_level or constructs(problem, ctx, {**env, name: value})):
+    writable = [(fix, value) for fix, value in fixes if fix.changed[0] in settable]  # (not the state the trigger assumes)
+    if writable:
+        name, value = writable[0][0].changed[0], writable[0][1]
+        if class_level or constructs(problem, ctx, {**env, name: value}):
             after = {**before, name: value}
-    example = build_example(card, ctx, before, after, required)
+    example = build_example(card, ctx, before, after, required, setup)
     if example is None and after is not None:
-        example = build_example(card, ctx, before, None, required)  # the fix cannot be written as a call
+        example = build_example(card, ctx, before, None, required, setup)  # the fix cannot be written as a call
     if example is not None:
         example = replace(example, placeholders=tuple(sorted(n for n in required if n in ctx.unread and n not in card.guard.inputs)))
     if example is None or example.after is None:
         return replace(example, no_fix=no_fix) if example is not None else None
     further = []  # the same call with each further fix, for verify to run
-    for other, other_value in fixes[1:]:
+    for other, other_value in writable[1:]:
         other_name = other.changed[0]
-        if other_name in settable and (class_level or constructs(problem, ctx, {**env, other_name: other_value})):
-            built = build_example(card, ctx, before, {**before, other_name: other_value}, required)
+        if (class_level or constructs(problem, ctx, {**env, other_name: other_value})):
+            built = build_example(card, ctx, before, {**before, other_name: other_value}, required, setup)
             if built is not None and built.style == example.style:
                 further.append(built.after)
     return replace(example, fixes=tuple(further))

@@ -1,0 +1,57 @@
+"""The environment as guards read it (solve.environ) and modules that compute attributes on
+reading them (collect.lazy)."""
+
+from __future__ import annotations
+
+import ast
+
+from extractor.collect.lazy import lazy_attributes
+from extractor.solve.environ import environ_candidates, environ_setup, with_environ_reads, with_lazy_reads
+
+
+def _expr(code: str) -> ast.expr:
+    return ast.parse(code, mode="eval").body
+
+
+def test_getenv_reads_as_a_get_of_os_environ() -> None:
+    tree, reads = with_environ_reads(_expr('int(os.getenv("LIMIT", "10")) < n'))
+    assert reads and ast.unparse(tree) == "int(os.environ.get('LIMIT', '10')) < n"
+    assert with_environ_reads(_expr("n < 10"))[1] is False
+
+
+def test_environment_values_are_strings_or_unset() -> None:
+    found = environ_candidates(_expr('os.environ.get("MODE", "1") not in ("0", "1") and "HOME" in os.environ and int(os.environ["N"]) > 3'))
+    assert found[0] == {}
+    assert all(isinstance(v, str) for env in found for v in env.values())
+    assert {"MODE": "0"} in found and {"N": "4"} in found and {"HOME": "x"} in found
+
+
+def test_setup_sets_what_the_trigger_assumes_and_unsets_the_rest() -> None:
+    tree = _expr('os.environ.get("A") == "1" and "B" in os.environ')
+    assert environ_setup(tree, {"A": "1"}) == "import os\nos.environ['A'] = '1'\nos.environ.pop('B', None)"
+    assert environ_setup(_expr("os.environ.get(NAME) == '1'"), {}) is None  # a computed name cannot be unset
+
+
+def test_a_lazy_attribute_reads_as_its_body_only_where_the_body_is_self_contained() -> None:
+    lazy = {"envs.A": 'int(os.getenv("A", "3"))', "envs.B": 'helper("B")'}
+    assert ast.unparse(with_lazy_reads(_expr("envs.A > n and envs.B"), lazy)) == "int(os.getenv('A', '3')) > n and envs.B"
+
+
+def test_lazy_attributes_come_from_the_table_getattr_reads() -> None:
+    tree = ast.parse(
+        "import os\n"
+        "if TYPE_CHECKING:\n    A: int = 1\n"
+        "table = {'A': lambda: int(os.getenv('A', '1')), 'B': make('B'), 'C': lambda x: x}\n"
+        "other = {'D': lambda: 1}\n"
+        "def __getattr__(name):\n    return table[name]()\n"
+    )
+    assert lazy_attributes(tree) == (("A", "int(os.getenv('A', '1'))"), ("B", None), ("C", None))
+    assert lazy_attributes(ast.parse("table = {'A': lambda: 1}")) == ()
+
+
+def test_the_parsed_tree_is_not_changed() -> None:
+    from extractor.solve.evaluate import parse_expr
+
+    code = 'os.getenv("A") == "1" and envs.B'
+    with_environ_reads(with_lazy_reads(parse_expr(code), {"envs.B": 'os.getenv("B")'}))
+    assert ast.unparse(parse_expr(code)) == "os.getenv('A') == '1' and envs.B"

@@ -307,20 +307,22 @@ def _targets(loop: cst.For) -> tuple[str, ...] | None:
         return (loop.target.value,)
     call = loop.iter
     if isinstance(loop.target, cst.Tuple) and len(loop.target.elements) == 2 \
-            and all(isinstance(e.value, cst.Name) and isinstance(e, cst.Element) for e in loop.target.elements) \
-            and isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "items" and not call.args:
+            and all(isinstance(e.value, cst.Name) and isinstance(e, cst.Element) for e in loop.target.elements) and isinstance(call, cst.Call) \
+            and (isinstance(call.func, cst.Attribute) and call.func.attr.value == "items" and not call.args
+                 or isinstance(call.func, cst.Name) and call.func.value == "enumerate" and len(call.args) == 1):
         return tuple(e.value.value for e in loop.target.elements)  # type: ignore[union-attr]
     return None
 
 
 def _iterated(node: cst.BaseExpression) -> cst.BaseExpression | None:
     """The input expression a loop iterates: ``xs`` itself, or the ``xs`` of ``sorted(xs)``,
-    ``d.keys()``, ``d.values()``, ``text.split(",")`` (the forms solve.elements rebuilds)."""
+    ``enumerate(xs)``, ``d.keys()``, ``d.values()``, ``text.split(",")``, or the ``n`` of
+    ``range(n)`` (the forms solve.elements rebuilds)."""
     if dotted(node) is not None:
         return node
     if not isinstance(node, cst.Call) or any(a.keyword is not None or a.star for a in node.args):
         return None
-    if isinstance(node.func, cst.Name) and node.func.value in LOOP_WRAPPERS and len(node.args) == 1:
+    if isinstance(node.func, cst.Name) and node.func.value in (*LOOP_WRAPPERS, "enumerate", "range") and len(node.args) == 1:
         return node.args[0].value if dotted(node.args[0].value) is not None else None
     if isinstance(node.func, cst.Attribute) and dotted(node.func.value) is not None:
         method = node.func.attr.value

@@ -5,6 +5,8 @@ iterable is the input itself or one of a few pure forms over it. The trigger set
 input so that the loop runs on the one element the guard needs:
 
 - ``xs``, ``sorted(xs)``, ``reversed(xs)``, ``list(xs)``, ``tuple(xs)``: ``xs = [x]``;
+- ``for i, x in enumerate(xs)``: ``xs = [x]`` with ``i`` 0; ``for i in range(n)``: ``n = 1``
+  with ``i`` 0 (the one turn is the first: ``index_target``);
 - ``d.keys()``: ``d = {x: 0}``; ``d.values()``: ``d = {"k": x}``; ``for k, v in d.items()``:
   ``d = {k: v}`` (a target the guard does not read is ``0``);
 - ``text.split(sep)`` (a literal ``sep``): ``text = x``, where ``x`` is text without ``sep``
@@ -32,9 +34,10 @@ def _form(iterable: str) -> tuple[str, str, Any] | None:
         return None
     if not isinstance(node, ast.Call) or node.keywords:
         return None
-    if isinstance(node.func, ast.Name) and node.func.id in LOOP_WRAPPERS and len(node.args) == 1:
+    if isinstance(node.func, ast.Name) and node.func.id in (*LOOP_WRAPPERS, "enumerate", "range") and len(node.args) == 1:
         inner = dotted_name(node.args[0])
-        return (inner, "list", None) if inner is not None else None
+        kind = node.func.id if node.func.id in ("enumerate", "range") else "list"
+        return (inner, kind, None) if inner is not None else None
     if not isinstance(node.func, ast.Attribute) or (base := dotted_name(node.func.value)) is None:
         return None
     method = node.func.attr
@@ -54,6 +57,13 @@ def loop_input(iterable: str) -> str | None:
     return form[0] if form is not None else None
 
 
+def index_target(iterable: str, targets: tuple[str, ...]) -> str | None:
+    """The target that counts the loop's turns (``i`` of ``enumerate(xs)`` or ``range(n)``):
+    on the one turn the trigger gives the loop, it is 0."""
+    form = _form(iterable)
+    return targets[0] if form is not None and form[1] in ("enumerate", "range") else None
+
+
 def loop_element(targets: tuple[str, ...], env: dict[str, Any]) -> Any:
     """The element a loop with these targets runs on, from the trigger's values."""
     return env[targets[0]] if len(targets) == 1 else tuple(env.get(t, 0) for t in targets)
@@ -67,6 +77,12 @@ def loop_value(iterable: str, element: Any) -> Any:
     _, kind, sep = form
     if kind == "list":
         return [element]
+    if kind == "range":  # the first turn, of one
+        return 1 if element == 0 and not isinstance(element, bool) else NO_VALUE
+    if kind == "enumerate":
+        if not isinstance(element, tuple) or len(element) != 2 or element[0] != 0 or isinstance(element[0], bool):
+            return NO_VALUE
+        return [element[1]]
     if kind == "keys":
         try:
             hash(element)

@@ -19,7 +19,7 @@ from ..collect.syntax import walk
 from ..model import CONSTRUCTING, RAISES, Card, CardContext, Domain, Fix, Hole, MessageTemplate, Opaque, Text, Trigger, Validator
 from .construction import constructs, past_construction
 from .domains import NO_VALUE, any_value, card_domains, default_value, literal_value
-from .elements import loop_element, loop_input, loop_value
+from .elements import index_target, loop_element, loop_input, loop_value
 from .environ import ENVIRON, environ_setup
 from .evaluate import EvalError, InstancesOf, Raised, evaluate, format_value, run_validator
 from .examples import build_example, is_class_level
@@ -152,6 +152,8 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
             if base is not None and caller_sets(base, params, ctx.settable) and base not in card.guard.inputs \
                     and (x in card.guard.opaque if len(targets) == 1 else any(t in card.guard.opaque for t in targets)):
                 forms.update({t: (xs, targets) for t in targets})
+                if (index := index_target(xs, targets)) is not None:  # (the one turn is the first)
+                    domains[index] = replace(domains.get(index) or Domain(input=index, source="opaque"), choices=("0",), types=("int",))
         loops = {x: loop_input(xs) for x, (xs, _) in forms.items()}  # target -> the input set through it
         preferred = _preferred(card, ctx)
         problem = build_problem(card.guard, domains, state, ctx.named, frozenset(loops), preferred, ctx.instances)
@@ -184,6 +186,8 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     # its default); a local, a caught exception or a constant of unknown value gets none, and
     # the message is then not claimed.
     env = _complete_env(solution.assignment, [r for r in refs if caller_sets(r, params, ctx.settable)], domains)
+    for index in filter(None, (index_target(xs, targets) for xs, targets in set(forms.values()))):
+        env.setdefault(index, 0)  # (the loop's one turn is its first: the message may name the count)
     keys = list(dict.fromkeys([*problem.variables, *(r for r in refs if r in env and r not in problem.constants)]))
     validator, validator_reason = _validator(card, ctx, problem, keys, domains)
     shown = Reads(env)

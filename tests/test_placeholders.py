@@ -8,6 +8,8 @@ in a child interpreter.
   with TypeError, and an override's ``super()`` call reaches the card's line.
 - "abstract_unenforced": such an instance is created, and the call raises.
 - "class_level": calling it on the class raises, with no instance.
+- "refuses": a class the owner derives from defines the method too, and the owner's
+  subclasses that do not define it again raise from the card's line.
 """
 
 from __future__ import annotations
@@ -39,7 +41,13 @@ def arguments(function):
 
 out = {}
 bare = type("Bare", (cls,), {})
-if "class_level" in codes:
+if "refuses" in codes:
+    instance = bare()
+    bound = getattr(instance, method)
+    required = [p for p in inspect.signature(bound).parameters.values() if p.default is p.empty and p.kind <= p.KEYWORD_ONLY]
+    out["subclass_call_raises"] = raised_at(lambda: bound(*[None] * len(required)))
+    out["inherited_elsewhere"] = any(method in vars(base) for base in cls.__mro__[1:])
+elif "class_level" in codes:
     out["class_call_raises"] = raised_at(lambda: getattr(cls, method)())
     out["subclass_call_raises"] = raised_at(lambda: getattr(bare, method)())
 else:
@@ -64,7 +72,7 @@ print(json.dumps(out))
 def _cards(tmp_path, capsys) -> list[dict]:
     out = tmp_path / "docs"
     assert run_cli(capsys, "extract", str(ROOT), "-o", str(out), "--no-cache").code == 0
-    return [c for c in json.loads((out / "catalog.json").read_text(encoding="utf-8"))["errors"] if "placeholder" in c["entry"]]
+    return [c for c in json.loads((out / "catalog.json").read_text(encoding="utf-8"))["errors"] if {"placeholder", "refuses"} & set(c["entry"])]
 
 
 def _probe(card: dict) -> dict:
@@ -83,6 +91,8 @@ def test_placeholder_cards_of_the_fixture(tmp_path, capsys) -> None:
         "Legacy.run": ["placeholder", "abstract_unenforced"],
         "Source.load": ["placeholder", "class_level"],
         "Encoder.encode_row": ["placeholder", "abstract_unknown"],
+        "FixedFormatter.format": ["refuses"],
+        "Tally.fromkeys": ["refuses"],
     }
 
 
@@ -92,6 +102,7 @@ def test_what_placeholder_cards_claim_holds_when_run(tmp_path, capsys) -> None:
         "abstract_enforced": {"bare_instance": "TypeError", "super_call_raises": True, "defined_call_returns": True},
         "abstract_unenforced": {"bare_instance": "created", "bare_call_raises": True, "super_call_raises": True, "defined_call_returns": True},
         "class_level": {"class_call_raises": True, "subclass_call_raises": True},
+        "refuses": {"subclass_call_raises": True, "inherited_elsewhere": True},
     }
     checked = 0
     for card in _cards(tmp_path, capsys):
@@ -99,7 +110,7 @@ def test_what_placeholder_cards_claim_holds_when_run(tmp_path, capsys) -> None:
         if claim in expected:  # ("abstract_unknown" claims nothing about the run)
             assert _probe(card) == expected[claim], card["function"]
             checked += 1
-    assert checked == 4
+    assert checked == 6
 
 
 def test_placeholder_card_offers_the_override_as_its_fix(tmp_path, capsys) -> None:

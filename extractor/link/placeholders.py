@@ -32,14 +32,19 @@ _MAX_CLASSES = 64
 def placeholder_entries(project: Project, facts: FileFacts, site: SiteFact, card: Card) -> tuple[str, ...]:
     """Entry codes for a placeholder method's raise: "placeholder", then "class_level" for a
     classmethod or staticmethod, else one of "abstract_enforced", "abstract_unenforced" and
-    "abstract_unknown" where it is marked abstract; () for any other raise."""
+    "abstract_unknown" where it is marked abstract; "refuses" for a method that is not
+    abstract and overrides one the class inherits (``Counter.fromkeys``, a parser that refuses
+    its base's operation): no subclass is asked to define it; () for any other raise."""
     if not _is_placeholder(site, card):
         return ()
     decorators = {_target(facts, d) for d in site.decorators}
+    owner = f"{facts.module}.{site.owner}"
+    if not decorators & _ABSTRACT and _inherits(project, owner, site.function.rsplit(".", 1)[-1]):  # type: ignore[union-attr]
+        return ("refuses",)
     if decorators & _CLASS_LEVEL:  # (called on the class: no instance is created, so no check stops it)
         return ("placeholder", "class_level")
     if decorators & _ABSTRACT:
-        return ("placeholder", "abstract_" + _abstract_check(project, f"{facts.module}.{site.owner}"))
+        return ("placeholder", "abstract_" + _abstract_check(project, owner))
     return ("placeholder",)
 
 
@@ -86,6 +91,31 @@ def _abstract_check(project: Project, owner: str) -> str:
             unknown = True  # another metaclass: it may derive from ABCMeta
         work.extend(_resolved(project, module, base) for base in cls.bases)
     return "unknown" if unknown or work else "unenforced"
+
+
+def _inherits(project: Project, owner: str, method: str) -> bool:
+    """Whether a class the owner derives from defines ``method``: one of the tree, a builtin
+    type, or ``object`` itself (``__init__``, ``__eq__``). A base outside the tree is not known
+    to, so it does not count."""
+    if hasattr(object, method):
+        return True
+    seen = {owner}
+    found = project.class_fact(owner)
+    work = [_resolved(project, found[0], base) for base in found[1].bases] if found is not None else []
+    while work and len(seen) < _MAX_CLASSES:
+        qualname = work.pop()
+        if qualname in seen:
+            continue
+        seen.add(qualname)
+        found = project.class_fact(qualname)
+        if found is None:
+            if qualname in _PLAIN and hasattr(getattr(builtins, qualname, None), method):
+                return True
+            continue
+        if any(name == method for name, _ in found[1].methods):
+            return True
+        work.extend(_resolved(project, found[0], base) for base in found[1].bases)
+    return False
 
 
 def _resolved(project: Project, facts: FileFacts, written: str) -> str:

@@ -361,7 +361,7 @@ def _example(card: Card, ctx: CardContext, problem: Problem, solution: Solution,
     further = []  # the same call with each further fix, for verify to run
     for other, other_value in writable[1:]:
         other_name = other.changed[0]
-        if (class_level or constructs(problem, ctx, {**env, other_name: other_value})):
+        if class_level or constructs(problem, ctx, {**env, other_name: other_value}):
             built = build_example(card, ctx, before, {**before, other_name: other_value}, required, setup)
             if built is not None and built.style == example.style:
                 further.append(built.after)

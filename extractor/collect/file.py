@@ -220,7 +220,8 @@ def _memo_unit_facts(unit: ast.AST, hits: list[_Hit], lines: list[str], names: M
                      owner: ast.AST | None) -> list[RaiseFacts]:
     text = unit_text(unit, lines, needed_end(unit, max(hit.node.lineno for hit in hits), lines))
     methods = method_stores(unit, owner, text)  # what the class's methods it calls store (attributes.Stores)
-    changed = changed_names(unit, text)  # (read on the whole unit: the text leaves out ``xs.append(x)``)
+    # (read on the whole unit, the text leaves out ``xs.append(x)``; up to its last raise)
+    changed = changed_names(unit, text, max(hit.node.end_lineno or hit.node.lineno for hit in hits))
     if memo is None:
         return _unit_facts(unit, hits, text, names, methods, changed)
     # What the pass reads besides the text: whether the unit is a definition, and how the

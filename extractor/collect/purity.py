@@ -69,24 +69,33 @@ def _is_setattr(func: ast.expr) -> bool:
     return isinstance(func, ast.Attribute) and func.attr == "__setattr__" and isinstance(func.value, ast.Name) and func.value.id == "object"
 
 
-def changed_names(unit: ast.AST, text: str) -> frozenset[str]:
+def changed_names(unit: ast.AST, text: str, until: int | None = None) -> frozenset[str]:
     """The plain names whose object some code of ``unit`` may change in place: anything but
     reading it, testing it, and passing it to a pure builtin (``len(xs)``) or a method that
     reads (``xs.count(x)``); a nested function or lambda that names it may do anything.
-    Empty where ``text`` (the unit's) makes no fresh object to follow (the common case)."""
+    Code after line ``until`` (the end of the unit's last raise) counts only inside a loop
+    that starts by then: it runs after every raise of the unit otherwise. Empty where
+    ``text`` (the unit's) makes no fresh object to follow (the common case)."""
     if not any(mark in text for mark in _FRESH_MARKS):
         return frozenset()
     found: set[str] = set()
-    stack: list[tuple[ast.AST, ast.AST | None, ast.AST | None, bool]] = [(unit, None, None, False)]
+    limit = until if until is not None else float("inf")
+    # (node, parent, grandparent, inside a nested scope, the first line of the outermost loop around it)
+    stack: list[tuple[ast.AST, ast.AST | None, ast.AST | None, bool, float]] = [(unit, None, None, False, float("inf"))]
     while stack:
-        node, parent, grand, nested = stack.pop()
+        node, parent, grand, nested, loop = stack.pop()
         if isinstance(node, ast.Name):
-            if nested or _changes(node, parent, grand):
+            if (node.lineno <= limit or loop <= limit) and (nested or _changes(node, parent, grand)):
                 found.add(node.id)
             continue
         inner = nested or (node is not unit and isinstance(node, _SCOPES))
-        stack.extend((child, node, parent, inner) for child in ast.iter_child_nodes(node))
+        if isinstance(node, _LOOPS):
+            loop = min(loop, node.lineno)
+        stack.extend((child, node, parent, inner, loop) for child in ast.iter_child_nodes(node))
     return frozenset(found)
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
 def _changes(node: ast.Name, parent: ast.AST | None, grand: ast.AST | None) -> bool:

@@ -105,6 +105,15 @@ def test_opaque_calls_become_assumed_atoms(tmp_path) -> None:
     assert (card.validator, card.validator_reason) == (None, "needs_value_no_caller_sets")  # inputs only
 
 
+def test_an_assumed_value_beside_its_own_attribute_is_not_shown(tmp_path) -> None:
+    # ``self._conf = 0`` with ``self._conf.mode = None``: no value is both, so only the attribute is said.
+    card = solved(tmp_path, "def load():\n    return None\nclass Job:\n    def __init__(self):\n        self._conf = load()\n"
+                            "    def run(self, n: int):\n        if self._conf is not None and self._conf.mode is None and n > 1:\n"
+                            "            raise ValueError('no mode')\n")
+    assert card.trigger.status == "internal"
+    assert card.trigger.assumes == {"self._conf.mode": None} and card.trigger.inputs == {"n": 2}
+
+
 def test_declared_constraint_makes_guard_unreachable(tmp_path) -> None:
     code = """
     from pydantic import BaseModel, Field, model_validator

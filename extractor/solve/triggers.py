@@ -233,7 +233,10 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     if card.compiled_override and status in CLAIMED:
         status_reason = "replaced_by_compiled_module"  # what runs may be C code (``from _operator import *``)
     # ``sock = ''`` with ``sock.type = 2``: no value is both (the inputs are searched as leaves)
-    incoherent = any(other.startswith(name + ".") and isinstance(env.get(name), _PLAIN) for name in inputs for other in inputs)
+    # (an assumed one beside its attribute, ``model_config = 0`` and ``model_config.quantization``, is not shown)
+    named = {*inputs, *(n for n in atoms if n in env)}
+    parents = {n for n in named if isinstance(env.get(n), _PLAIN) and any(o.startswith(n + ".") for o in named)}
+    incoherent = bool(parents)
     if incoherent and status in CLAIMED and status_reason is None:
         status_reason = "value_and_its_attribute"
     trigger_ok = (problem.holds(env) is True and reproduces and status in CLAIMED and not card.guard.approximations and not missing
@@ -245,7 +248,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     trigger = Trigger(
         status=status,
         inputs=inputs,
-        assumes={n: to_json_value(env[n]) for n in sorted(atoms) if n in env},  # (a join's side its test chose: no value)
+        assumes={n: to_json_value(env[n]) for n in sorted(atoms) if n in env and n not in parents},  # (a join's side its test chose: no value)
         changed=tuple(loops.get(n, n) for n in solution.changed if n in atoms or n not in every_atom),
         reason=status_reason,
         message=_shown(card, message, env, ctx.own_str),

@@ -41,18 +41,19 @@ def reading(code: str, lazy: tuple[tuple[str, str], ...] = ()) -> ast.expr:
 def with_environ_reads(tree: ast.expr) -> tuple[ast.expr, bool]:
     """``tree`` with ``os.getenv(...)`` as ``os.environ.get(...)`` (a copy: parsed trees are
     shared, evaluate.parse_expr), and whether it reads the environment."""
-    calls = [n for n in walk(tree) if isinstance(n, ast.Call) and dotted_name(n.func) == "os.getenv" and not n.keywords and 1 <= len(n.args) <= 2]
-    if calls:
+    if any(_is_getenv(n) for n in walk(tree)):
         tree = copy.deepcopy(tree)
         for node in walk(tree):
-            if isinstance(node, ast.Call) and dotted_name(node.func) == "os.getenv" and not node.keywords and 1 <= len(node.args) <= 2:
-                node.func = ast.Attribute(value=_environ_node(), attr="get", ctx=ast.Load())
+            if _is_getenv(node):
+                environ = ast.Attribute(value=ast.Name(id="os", ctx=ast.Load()), attr="environ", ctx=ast.Load())
+                node.func = ast.Attribute(value=environ, attr="get", ctx=ast.Load())  # type: ignore[attr-defined]
         return tree, True
     return tree, any(isinstance(n, (ast.Attribute, ast.Name)) and dotted_name(n) == ENVIRON for n in walk(tree))
 
 
-def _environ_node() -> ast.expr:
-    return ast.Attribute(value=ast.Name(id="os", ctx=ast.Load()), attr="environ", ctx=ast.Load())
+def _is_getenv(node: ast.AST) -> bool:
+    """``os.getenv(K)`` or ``os.getenv(K, default)``, positionally (as ``os.environ.get`` takes them)."""
+    return isinstance(node, ast.Call) and dotted_name(node.func) == "os.getenv" and not node.keywords and 1 <= len(node.args) <= 2
 
 
 def with_lazy_reads(tree: ast.expr, lazy: dict[str, str]) -> ast.expr:
@@ -84,7 +85,7 @@ def environ_candidates(tree: ast.expr) -> list[dict[str, str]]:
     values: dict[str, list[str]] = {}
     compared = _compared_strings(tree)
     for node in walk(tree):
-        key = _key_read(node)
+        _, key = _environ_read(node)
         if key is not None:
             found = values.setdefault(key, [])
             for value in [*compared, *_PLAIN]:
@@ -104,10 +105,10 @@ def environ_setup(tree: ast.expr, environ: dict[str, str]) -> str | None:
     by a name it computes (the example could not unset it)."""
     keys: set[str] = set(environ)
     for node in walk(tree):
-        if _reads_environ(node):
-            key = _key_read(node)
-            if key is None:
-                return None
+        reads, key = _environ_read(node)
+        if reads and key is None:
+            return None
+        if key is not None:
             keys.add(key)
     lines = ["import os"]
     for key in sorted(keys):
@@ -122,28 +123,23 @@ def environment_words(environ: dict[str, str]) -> str:
     return " and ".join(f"the environment variable {code_span(key)} is {code_span(repr(value))}" for key, value in sorted(environ.items()))
 
 
-def _reads_environ(node: ast.AST) -> bool:
-    """Whether ``node`` reads a variable of the environment (a get, a subscript, an ``in`` test)."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
-        return dotted_name(node.func.value) == ENVIRON
-    if isinstance(node, ast.Subscript):
-        return dotted_name(node.value) == ENVIRON
-    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
-        return dotted_name(node.comparators[0]) == ENVIRON
-    return False
-
-
-def _key_read(node: ast.AST) -> str | None:
-    """The variable ``os.environ.get(K ...)``, ``os.environ[K]`` or ``K in os.environ`` reads."""
+def _environ_read(node: ast.AST) -> tuple[bool, str | None]:
+    """Whether ``node`` reads a variable of the environment (``os.environ.get(K ...)``,
+    ``os.environ[K]``, ``K in os.environ``), and which (None: a name it computes)."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
-            and dotted_name(node.func.value) == ENVIRON and node.args:
-        return _text(node.args[0])
+            and dotted_name(node.func.value) == ENVIRON:
+        return True, _text(node.args[0]) if node.args else None
     if isinstance(node, ast.Subscript) and dotted_name(node.value) == ENVIRON:
-        return _text(node.slice)
-    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)) \
-            and dotted_name(node.comparators[0]) == ENVIRON:
-        return _text(node.left)
-    return None
+        return True, _text(node.slice)
+    if _tests_key(node):
+        return True, _text(node.left)  # type: ignore[attr-defined]
+    return False, None
+
+
+def _tests_key(node: ast.AST) -> bool:
+    """``K in os.environ`` or ``K not in os.environ``."""
+    return isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)) \
+        and dotted_name(node.comparators[0]) == ENVIRON
 
 
 def _text(node: ast.AST) -> str | None:
@@ -169,7 +165,7 @@ def _compared_strings(tree: ast.expr) -> list[str]:
         found.extend(t for t in texts if t not in found)
 
     for node in walk(tree):
-        if isinstance(node, ast.Compare):
+        if isinstance(node, ast.Compare) and not _tests_key(node):  # (a variable's name is not a value for it)
             for side in (node.left, *node.comparators):
                 elements = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
                 for element in elements:

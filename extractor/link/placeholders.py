@@ -97,7 +97,7 @@ def _inherits(project: Project, owner: str, method: str) -> bool:
     """Whether a class the owner derives from defines ``method``: one of the tree, a builtin
     type, or ``object`` itself (``__init__``, ``__eq__``). A base outside the tree is not known
     to, so it does not count."""
-    if hasattr(object, method):
+    if _defines(object, method):
         return True
     seen = {owner}
     found = project.class_fact(owner)
@@ -109,13 +109,19 @@ def _inherits(project: Project, owner: str, method: str) -> bool:
         seen.add(qualname)
         found = project.class_fact(qualname)
         if found is None:
-            if qualname in _PLAIN and hasattr(getattr(builtins, qualname, None), method):
+            if qualname in _PLAIN and _defines(getattr(builtins, qualname, None), method):
                 return True
             continue
         if any(name == method for name, _ in found[1].methods):
             return True
         work.extend(_resolved(project, found[0], base) for base in found[1].bases)
     return False
+
+
+def _defines(cls: object, method: str) -> bool:
+    """Whether a builtin class or one it derives from defines ``method`` (not its metaclass:
+    ``object.__call__`` is ``type``'s, for calling the class)."""
+    return isinstance(cls, type) and any(method in vars(klass) for klass in cls.__mro__)
 
 
 def _resolved(project: Project, facts: FileFacts, written: str) -> str:

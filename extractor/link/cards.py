@@ -22,7 +22,7 @@ from .instances import instance_types
 from .messages import compose
 from .oserrors import errno_subclass
 from .placeholders import placeholder_entries
-from .project import BUILTIN_EXCEPTIONS, Project, Symbol
+from .project import BUILTIN_EXCEPTIONS, Project, Symbol, decorator_target
 
 RELATED_LIMIT = 12
 
@@ -347,9 +347,7 @@ def entry_points(facts: FileFacts, site: SiteFact) -> tuple[str, ...]:
     imports = dict(facts.imports)
     found: list[str] = []
     for decorator in site.decorators:
-        head = decorator.split("(", 1)[0].strip()
-        first, _, rest = head.partition(".")
-        target = imports.get(first, first) + ("." + rest if rest else "")
+        target = decorator_target(imports, decorator)
         if target.startswith("pydantic"):
             name = target.rsplit(".", 1)[-1]
             if name == "model_validator":

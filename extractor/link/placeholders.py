@@ -12,9 +12,11 @@ does nothing. The card says which, from the class and its ancestors as the tree 
 from __future__ import annotations
 
 import builtins
+from collections.abc import Iterator
+from itertools import islice
 
-from ..model import Card, FileFacts, SiteFact
-from .project import Project
+from ..model import Card, ClassFact, FileFacts, SiteFact
+from .project import Project, decorator_target
 
 _ABSTRACT = frozenset({"abc.abstractmethod", "abc.abstractproperty", "abc.abstractclassmethod", "abc.abstractstaticmethod"})
 _CLASS_LEVEL = frozenset({"classmethod", "staticmethod", "abc.abstractclassmethod", "abc.abstractstaticmethod"})
@@ -37,7 +39,8 @@ def placeholder_entries(project: Project, facts: FileFacts, site: SiteFact, card
     its base's operation): no subclass is asked to define it; () for any other raise."""
     if not _is_placeholder(site, card):
         return ()
-    decorators = {_target(facts, d) for d in site.decorators}
+    imports = dict(facts.imports)
+    decorators = {decorator_target(imports, d) for d in site.decorators}
     owner = f"{facts.module}.{site.owner}"
     if not decorators & _ABSTRACT and _inherits(project, owner, site.function.rsplit(".", 1)[-1]):  # type: ignore[union-attr]
         return ("refuses",)
@@ -58,28 +61,16 @@ def _is_placeholder(site: SiteFact, card: Card) -> bool:
     return bool(exception.classes) and all(c == "NotImplementedError" or "NotImplementedError" in exception.ancestors for c in exception.classes)
 
 
-def _target(facts: FileFacts, decorator: str) -> str:
-    """A decorator's dotted name through the module's imports (``abstractmethod`` -> ``abc.abstractmethod``)."""
-    head = decorator.split("(", 1)[0].strip()
-    first, _, rest = head.partition(".")
-    return dict(facts.imports).get(first, first) + ("." + rest if rest else "")
-
-
 def _abstract_check(project: Project, owner: str) -> str:
     """Whether Python checks the class's abstract methods when an instance is created:
     "enforced" (a class on its way has the metaclass ABCMeta), "unenforced" (every class on
     its way is in the tree or a builtin, and none has it) or "unknown"."""
     unknown = False
-    seen: set[str] = set()
-    work = [owner]
-    while work and len(seen) < _MAX_CLASSES:
-        qualname = work.pop()
-        if qualname in seen:
-            continue
-        seen.add(qualname)
+    for qualname, found in _lineage(project, owner):
+        if qualname is None:
+            return "unknown"  # (more classes than the walk follows)
         if qualname in _ABC_BASES or qualname.startswith(_ABC_PREFIXES):
             return "enforced"
-        found = project.class_fact(qualname)
         if found is None:
             unknown = unknown or qualname not in _PLAIN
             continue
@@ -89,8 +80,7 @@ def _abstract_check(project: Project, owner: str) -> str:
             if meta in _ABC_METAS or set(project.ancestors(meta)) & _ABC_METAS:
                 return "enforced"
             unknown = True  # another metaclass: it may derive from ABCMeta
-        work.extend(_resolved(project, module, base) for base in cls.bases)
-    return "unknown" if unknown or work else "unenforced"
+    return "unknown" if unknown else "unenforced"
 
 
 def _inherits(project: Project, owner: str, method: str) -> bool:
@@ -99,23 +89,33 @@ def _inherits(project: Project, owner: str, method: str) -> bool:
     to, so it does not count."""
     if _defines(object, method):
         return True
-    seen = {owner}
-    found = project.class_fact(owner)
-    work = [_resolved(project, found[0], base) for base in found[1].bases] if found is not None else []
-    while work and len(seen) < _MAX_CLASSES:
-        qualname = work.pop()
-        if qualname in seen:
-            continue
-        seen.add(qualname)
-        found = project.class_fact(qualname)
+    for qualname, found in islice(_lineage(project, owner), 1, None):  # (the owner's own definition aside)
         if found is None:
             if qualname in _PLAIN and _defines(getattr(builtins, qualname, None), method):
                 return True
-            continue
-        if any(name == method for name, _ in found[1].methods):
+        elif any(name == method for name, _ in found[1].methods):
             return True
-        work.extend(_resolved(project, found[0], base) for base in found[1].bases)
     return False
+
+
+def _lineage(project: Project, owner: str) -> Iterator[tuple[str | None, tuple[FileFacts, ClassFact] | None]]:
+    """The owner, then each class it derives from, as ``(qualname, its facts or None)``: a
+    base outside the tree by the name it resolves to. ``(None, None)`` last where there are
+    more than ``_MAX_CLASSES`` (the walk stops)."""
+    seen: set[str] = set()
+    work = [owner]
+    while work:
+        qualname = work.pop()
+        if qualname in seen:
+            continue
+        if len(seen) >= _MAX_CLASSES:
+            yield None, None
+            return
+        seen.add(qualname)
+        found = project.class_fact(qualname)
+        yield qualname, found
+        if found is not None:
+            work.extend(_resolved(project, found[0], base) for base in found[1].bases)
 
 
 def _defines(cls: object, method: str) -> bool:

@@ -59,6 +59,14 @@ class _Module:
     lazy: dict[str, str | None]
 
 
+def decorator_target(imports: dict[str, str], decorator: str) -> str:
+    """A decorator's dotted name through the module's imports (``abstractmethod`` ->
+    ``abc.abstractmethod``; a call's arguments left out)."""
+    head = decorator.split("(", 1)[0].strip()
+    first, _, rest = head.partition(".")
+    return imports.get(first, first) + ("." + rest if rest else "")
+
+
 class Project:
     """Name resolution and class facts across all analysed files.
 

@@ -25,17 +25,25 @@ _PLAIN = ("", "0", "1", "x", "true")
 _MAX_VALUES = 12
 
 
-@lru_cache(maxsize=4096)
 def reading(code: str, lazy: tuple[tuple[str, str], ...] = ()) -> ast.expr:
-    """``code`` parsed as the solver reads it: attributes computed on reading replaced by
-    their code (``lazy``: CardContext.named's "lazy" entries), the environment as
-    ``os.environ`` (shared: never change the result).
+    """``code`` parsed as the solver reads it (``read_guard``).
 
     Raises:
         EvalError: the code is not a Python expression.
     """
-    tree = parse_expr(code)
-    return with_environ_reads(with_lazy_reads(tree, dict(lazy)) if lazy else tree)[0]
+    return read_guard(code, lazy)[0]
+
+
+@lru_cache(maxsize=4096)
+def read_guard(code: str, lazy: tuple[tuple[str, str], ...] = ()) -> tuple[ast.expr, bool]:
+    """``code`` parsed as the solver reads it: attributes computed on reading replaced by
+    their code (``lazy``: CardContext.named's "lazy" entries), the environment as
+    ``os.environ`` (shared: never change the result); and whether it reads the environment.
+
+    Raises:
+        EvalError: the code is not a Python expression.
+    """
+    return with_environ_reads(with_lazy_reads(parse_expr(code), dict(lazy)))
 
 
 def with_environ_reads(tree: ast.expr) -> tuple[ast.expr, bool]:
@@ -68,6 +76,8 @@ def with_lazy_reads(tree: ast.expr, lazy: dict[str, str]) -> ast.expr:
             continue
         if all(n.id == "os" or n.id in BUILTIN_NAMES for n in walk(body) if isinstance(n, ast.Name)):
             bodies[chain] = body
+    if not bodies:
+        return tree
 
     class Reads(ast.NodeTransformer):
         def visit_Attribute(self, node: ast.Attribute) -> ast.AST:

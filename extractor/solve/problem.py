@@ -17,7 +17,7 @@ from ..collect.declarations import dotted_name
 from ..collect.syntax import child_nodes, walk
 from ..model import RAISES, Domain, Guard
 from .domains import NO_VALUE, choice_value, default_value, literal_value
-from .environ import ENVIRON, environ_candidates, reading, with_environ_reads, with_lazy_reads
+from .environ import ENVIRON, environ_candidates, read_guard, reading
 from .evaluate import (
     BUILTIN_TYPES,
     DICT_METHODS,
@@ -29,7 +29,6 @@ from .evaluate import (
     Unknown,
     evaluate,
     evaluate_tree,
-    parse_expr,
     raised_classes,
 )
 from .seeds import candidates, comparison_seeds, value_key
@@ -217,7 +216,7 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
         EvalError: the guard code is not a Python expression (an unmodelled guard).
     """
     lazy = tuple(sorted((chain, code) for chain, kind, code in resolved if kind == "lazy"))
-    tree, reads_environ = with_environ_reads(with_lazy_reads(parse_expr(guard.code), dict(lazy)) if lazy else parse_expr(guard.code))
+    tree, reads_environ = read_guard(guard.code, lazy)
     environ = [ENVIRON] if reads_environ and ENVIRON not in guard.inputs and ENVIRON not in guard.opaque else []
     # A constant the evaluator cannot compute stays a named one: never a value to assume.
     constants = {name: value if (value := constant_of(source)) is not NO_VALUE else Named(name, "unknown") for name, source in guard.constants}

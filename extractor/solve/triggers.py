@@ -140,12 +140,12 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     try:
         params = {p.name for p in ctx.params}
         state = frozenset(n for n in card.guard.inputs if not caller_sets(n, params, ctx.settable) or n in ctx.derived)
-        # ``for x in xs``: the trigger sets ``xs = [x]``, where the caller sets xs and the guard
-        # does not read xs itself (it would then need both at once).
-        # (And the guard reads x: an element it says nothing of is not a value the trigger can choose.)
-        # (``xs`` may be a pure form over the input, ``raw.split(",")``: solve.elements)
-        # (``for k, v in d.items()``: both targets set through ``d``, at least one read)
+        # ``for x in xs``: the trigger sets ``xs = [x]``, where the caller sets xs, the guard does not read
+        # xs itself (it would then need both at once) and reads x (else x is no value the trigger can choose).
+        # (``xs`` may be a pure form over the input, ``raw.split(",")``, ``enumerate(xs)``: solve.elements;
+        # ``for k, v in d.items()``: both targets set through ``d``, at least one read)
         forms: dict[str, tuple[str, tuple[str, ...]]] = {}  # each target -> (iterable, the loop's targets)
+        turns: set[str] = set()  # targets that count a loop's turns: 0 on the one turn the trigger gives it
         for x, xs in card.guard.loops:
             targets = tuple(x.split(", "))
             base = loop_input(xs)
@@ -154,6 +154,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
                 forms.update({t: (xs, targets) for t in targets})
                 if (index := index_target(xs, targets)) is not None:  # (the one turn is the first)
                     domains[index] = replace(domains.get(index) or Domain(input=index, source="opaque"), choices=("0",), types=("int",))
+                    turns.add(index)
         loops = {x: loop_input(xs) for x, (xs, _) in forms.items()}  # target -> the input set through it
         preferred = _preferred(card, ctx)
         problem = build_problem(card.guard, domains, state, ctx.named, frozenset(loops), preferred, ctx.instances)
@@ -186,8 +187,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     # its default); a local, a caught exception or a constant of unknown value gets none, and
     # the message is then not claimed.
     env = _complete_env(solution.assignment, [r for r in refs if caller_sets(r, params, ctx.settable)], domains)
-    for index in filter(None, (index_target(xs, targets) for xs, targets in set(forms.values()))):
-        env.setdefault(index, 0)  # (the loop's one turn is its first: the message may name the count)
+    env.update(dict.fromkeys(sorted(turns - env.keys()), 0))  # (the message may name the count)
     keys = list(dict.fromkeys([*problem.variables, *(r for r in refs if r in env and r not in problem.constants)]))
     validator, validator_reason = _validator(card, ctx, problem, keys, domains)
     shown = Reads(env)

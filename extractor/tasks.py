@@ -105,4 +105,4 @@ def _with_cards(entry: Linked, cards: list[dict[str, Any]]) -> Linked:
 # What solving adds to a card, under the same names on Card and Solved.
 SOLVED_FIELDS = tuple(f.name for f in dataclasses.fields(Solved))
 # What solving reads of a card, with its context.
-SOLVING_READS = ("path", "function", "kind", "guard", "message", "docs", "exception", "entry", "compiled_override")
+SOLVING_READS = ("path", "function", "kind", "guard", "message", "docs", "exception", "entry", "compiled_override", "state")

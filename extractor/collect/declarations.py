@@ -13,6 +13,7 @@ import re
 
 from ..model import ClassFact, Constraint, FieldFact, Param
 from .post_init import post_init_sets
+from .state import attribute_stores
 from .syntax import child_nodes, walk
 
 FIELD_CALLS = frozenset({"Field", "field", "attrib", "ib", "PrivateAttr"})
@@ -247,6 +248,7 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
         post_init_sets=post_init_sets(node, src),
         new=new_facts(node, src),
         metaclass=next((src.flat(k.value) for k in node.keywords if k.arg == "metaclass"), None),
+        stores=attribute_stores(node, src),
     )
 
 

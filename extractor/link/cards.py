@@ -23,6 +23,7 @@ from .messages import compose
 from .oserrors import errno_subclass
 from .placeholders import placeholder_entries
 from .project import BUILTIN_EXCEPTIONS, Project, Symbol, decorator_target
+from .state import receiver, state_writes
 
 RELATED_LIMIT = 12
 
@@ -233,6 +234,8 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
                 names, reads = routed_inputs(flags, facts.module, site, card.guard.inputs, context)
                 read_flags.update(reads)
                 context = replace(context, routed=names)
+            if (this := receiver(site)) is not None:
+                card = replace(card, state=state_writes(project, f"{facts.module}.{site.owner}", this, card.guard.inputs, context.settable))
         except Exception:  # the per-site boundary: a bug of ours costs this card its solving only
             if options.is_strict or strict_from_env():
                 raise

@@ -66,7 +66,7 @@ def _abstract_check(project: Project, owner: str) -> str:
     "enforced" (a class on its way has the metaclass ABCMeta), "unenforced" (every class on
     its way is in the tree or a builtin, and none has it) or "unknown"."""
     unknown = False
-    for qualname, found in _lineage(project, owner):
+    for qualname, found in lineage(project, owner):
         if qualname is None:
             return "unknown"  # (more classes than the walk follows)
         if qualname in _ABC_BASES or qualname.startswith(_ABC_PREFIXES):
@@ -89,7 +89,7 @@ def _inherits(project: Project, owner: str, method: str) -> bool:
     to, so it does not count."""
     if _defines(object, method):
         return True
-    for qualname, found in islice(_lineage(project, owner), 1, None):  # (the owner's own definition aside)
+    for qualname, found in islice(lineage(project, owner), 1, None):  # (the owner's own definition aside)
         if found is None:
             if qualname in _PLAIN and _defines(getattr(builtins, qualname, None), method):
                 return True
@@ -98,7 +98,7 @@ def _inherits(project: Project, owner: str, method: str) -> bool:
     return False
 
 
-def _lineage(project: Project, owner: str) -> Iterator[tuple[str | None, tuple[FileFacts, ClassFact] | None]]:
+def lineage(project: Project, owner: str) -> Iterator[tuple[str | None, tuple[FileFacts, ClassFact] | None]]:
     """The owner, then each class it derives from, as ``(qualname, its facts or None)``: a
     base outside the tree by the name it resolves to. ``(None, None)`` last where there are
     more than ``_MAX_CLASSES`` (the walk stops)."""

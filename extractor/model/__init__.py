@@ -18,12 +18,13 @@ from .card import (
     Fix,
     Observed,
     Solved,
+    StateWrite,
     Trigger,
     Validator,
     Verification,
 )
 from .catalog import CardRef, Catalog, CatalogDiff, Change, ConditionChange, FileFailure, Generator, RunOptions, SourceInfo, Stats
-from .facts import Argument, ClassFact, Constraint, Excerpt, FieldFact, FileFacts, Param, PostInitSet, SiteFact
+from .facts import Argument, AttributeStore, ClassFact, Constraint, Excerpt, FieldFact, FileFacts, Param, PostInitSet, SiteFact
 from .serialize import dumps, dumps_compact, dumps_data, fingerprint, from_data, from_json, to_data, to_json
 from .site import (
     RAISES,
@@ -48,9 +49,9 @@ from .site import (
 
 __all__ = [
     "CONSTRUCTING", "DIFF_SCHEMA_ID", "RAISES", "SCHEMA_ID", "And", "Argument", "Card", "CardContext", "CardRef", "Catalog", "CatalogDiff", "Change",
-    "ConditionChange", "ClassFact", "Compare", "Const",
+    "AttributeStore", "ConditionChange", "ClassFact", "Compare", "Const",
     "Constraint", "Context", "Docs", "Domain", "Example", "Excerpt", "ExceptionRef", "FieldDoc", "FieldFact", "FileFacts",
     "FileFailure", "Fix", "Generator", "Guard", "GuardNode", "GuardPart", "Hole", "IsInstance", "IsNone", "MessageTemplate",
-    "Not", "Observed", "Opaque", "Or", "Param", "Part", "PostInitSet", "RunOptions", "SiteFact", "Solved", "SourceInfo", "Stats", "Text", "Trigger", "Truthy",
+    "Not", "Observed", "Opaque", "Or", "Param", "Part", "PostInitSet", "RunOptions", "SiteFact", "Solved", "SourceInfo", "StateWrite", "Stats", "Text", "Trigger", "Truthy",
     "Validator", "Verification", "dumps", "dumps_compact", "dumps_data", "fingerprint", "from_data", "from_json", "record", "to_data", "to_json",
 ]

@@ -61,6 +61,24 @@ class Domain:
 
 
 @record
+class StateWrite:
+    """Where the owner class (or an in-tree class it derives from) assigns an attribute of the
+    object that the card's guard reads and no caller sets directly (link.state)."""
+
+    input: str  # as the guard reads it: ``self._closed``
+    owner: str  # the class whose method (or body) assigns it
+    method: str | None  # None: a class attribute in the class body
+    path: str
+    line: int
+    value: str | None = None  # the value's source (collect.state.MAX_VALUE); None: no one value
+    conditional: bool = False  # in a block of the method, not at the top of its body
+    constant: str | None = None  # the source of the module constant ``value`` names (``IDLE``: ``'idle'``), where the tree gives it
+    # Whether the card's condition holds with this value and the trigger's other values (solve);
+    # None: not evaluated (no literal value, no solved trigger, or the condition cannot say).
+    reaches: bool | None = None
+
+
+@record
 class Trigger:
     """Input values that make the whole guard true, changing as few defaults as possible."""
 
@@ -121,6 +139,7 @@ class Solved:
     validator: Validator | None = None
     validator_reason: str | None = None  # why there is no validator, where there is none
     example: Example | None = None
+    state: tuple[StateWrite, ...] = ()  # the card's, with which values reach the raise (solve.state)
 
 
 @record
@@ -177,6 +196,7 @@ class Card:
     # The module imports a compiled module over the card's function or class when one is
     # importable (``from _datetime import *``): what runs, and its messages, may differ.
     compiled_override: bool = False
+    state: tuple[StateWrite, ...] = ()  # where the object's attributes the guard reads are assigned
 
 
 # Entries that run while the object is being constructed (link/cards.entry_points codes).

@@ -69,6 +69,18 @@ class PostInitSet:
 
 
 @record
+class AttributeStore:
+    """An assignment of ``self.attribute`` in a method of a class, or of a class attribute in
+    its body (``method`` None): collect.state."""
+
+    attribute: str
+    method: str | None
+    line: int
+    value: str | None = None  # the value's source; None: longer than collect.state.MAX_VALUE, or no one value (``+=``, a tuple target)
+    conditional: bool = False  # in a block of the method (under an ``if``, loop, ``try``, ``with``)
+
+
+@record
 class ClassFact:
     qualname: str
     line: int
@@ -82,6 +94,7 @@ class ClassFact:
     post_init_sets: tuple[PostInitSet, ...] = ()  # what its own ``__post_init__`` assigns (collect.declarations.post_init_sets)
     new: tuple[Param, ...] | None = None  # the explicit ``__new__``'s parameters after cls
     metaclass: str | None = None  # ``metaclass=`` as written
+    stores: tuple[AttributeStore, ...] = ()  # where its methods assign ``self.x``, and its class attributes
     # How an exception class makes its message (collect.class_messages): "transparent" (str()
     # is BaseException's: no __str__, and an __init__ that passes its arguments on or none),
     # "template" (``message``, holes over the __init__'s parameters or ``*0``, ``*1``: the

@@ -8,65 +8,27 @@ validator pass. What cannot be verified says so (``verified: false`` and a reaso
 
 from __future__ import annotations
 
-import ast
 import logging
 from dataclasses import replace
 from typing import Any
 
-from ..collect.declarations import dotted_name
-from ..collect.purity import BUILTIN_NAMES
-from ..collect.syntax import walk
-from ..model import CONSTRUCTING, RAISES, Card, CardContext, Domain, Fix, Hole, MessageTemplate, Opaque, Text, Trigger, Validator
+from ..model import CONSTRUCTING, RAISES, Card, CardContext, Domain, Fix, Hole, Opaque, Trigger, Validator
 from .construction import constructs, past_construction
 from .domains import NO_VALUE, any_value, card_domains, default_value, literal_value
 from .elements import index_target, loop_element, loop_input, loop_value
 from .environ import ENVIRON, environ_setup
-from .evaluate import EvalError, InstancesOf, Raised, evaluate, format_value, run_validator
+from .evaluate import EvalError, InstancesOf, Raised, evaluate, run_validator
 from .examples import build_example, is_class_level
 from .fixes import describe_fix, find_fixes
+from .messages import message_refs, render_message
 from .problem import Problem, Variable, build_problem, candidates, classes_of
 from .search import Solution, search
+from .state import reached
 from .status import CLAIMED, Reads, atom_kind, caller_sets, missing_arguments, read_atoms, trigger_status
 from .validator import NotExpressible, built_by_class, generate_validator, validator_name
 from .values import Named, to_json_value
 
 log = logging.getLogger("raisedocs")
-
-
-
-
-def _message_refs(message: MessageTemplate, params: set[str]) -> list[str]:
-    refs: list[str] = []
-    for part in message.parts or ():
-        if not isinstance(part, Hole):
-            continue
-        try:
-            tree = ast.parse(part.value or part.expr, mode="eval")
-        except (SyntaxError, ValueError, RecursionError):
-            continue
-        inner = {id(n.value) for n in walk(tree) if isinstance(n, ast.Attribute)}
-        called = {id(n.func) for n in walk(tree) if isinstance(n, ast.Call)}
-        for node in walk(tree):
-            if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in inner and id(node) not in called:
-                name = dotted_name(node)
-                if name is not None and name not in refs and (name not in BUILTIN_NAMES or name in params):
-                    refs.append(name)
-    return refs
-
-
-def render_message(message: MessageTemplate, env: dict[str, Any]) -> str:
-    """The message text for these values.
-
-    Raises:
-        EvalError: a placeholder reads something the evaluator does not allow.
-    """
-    out: list[str] = []
-    for part in message.parts or ():
-        if isinstance(part, Text):
-            out.append(part.text)
-        else:
-            out.append(format_value(evaluate(part.value or part.expr, env), part.conversion, part.format_spec or ""))
-    return "".join(out)
 
 
 def _complete_env(env: dict[str, Any], refs: list[str], domains: dict[str, Domain]) -> dict[str, Any]:
@@ -130,7 +92,7 @@ def _run(validator: Validator, env: dict[str, Any]) -> Any:
 
 def solve_card(card: Card, ctx: CardContext) -> Card:
     """The card with its domains, trigger, fixes, validator and example filled in."""
-    refs = _message_refs(card.message, {p.name for p in ctx.params})
+    refs = message_refs(card.message, {p.name for p in ctx.params})
     names = list(dict.fromkeys([*card.guard.inputs, *card.guard.opaque, *refs]))
     domains = card_domains(card, ctx.params, names, ctx.param_choices)
     published = tuple(domains[n] for n in names)
@@ -182,7 +144,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         status, status_reason = trigger_status(card.guard, sorted(atoms))
     if solution.status != "solved":
         trigger = Trigger(status=solution.status, inputs={}, reason=solution.reason, conflicts=solution.conflicts)
-        return replace(card, domains=published, trigger=trigger)
+        return replace(card, domains=published, trigger=trigger, state=reached(card.state, problem, {}))
     # Names only the message reads get values where a caller gives them (a parameter left at
     # its default); a local, a caught exception or a constant of unknown value gets none, and
     # the message is then not claimed.
@@ -257,7 +219,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     )
     example = _example(card, ctx, problem, solution, env, found, loops) if trigger_ok else None  # only what was shown to raise
     return replace(card, domains=published, trigger=trigger, fixes=tuple(fixes), validator=validator,
-                   validator_reason=validator_reason, example=example)
+                   validator_reason=validator_reason, example=example, state=reached(card.state, problem, env))
 
 
 _PLAIN = (type(None), bool, int, float, complex, str, bytes, list, tuple, dict, set, frozenset)

@@ -1,0 +1,66 @@
+"""The object's own state on a card: where the owner class assigns an attribute its guard reads.
+
+A method's guard often reads an attribute no caller sets directly (``if self._closed:``); the
+trigger can only assume a value for it. What the tree does show is where that value comes
+from: each assignment of the attribute in a method of the owner class or of an in-tree class
+it derives from (``__init__`` sets ``False``, ``close`` sets ``True``), and class attributes
+(collect.state), with the source of the module constant a value names where the tree gives
+it (``self._state = IDLE``). Solving then says which of those values reach the raise (solve.state).
+Assignments in subclasses, elsewhere in the tree or through ``setattr`` are not seen: the
+card says which classes were read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+from ..model import FileFacts, SiteFact, StateWrite
+from .placeholders import lineage
+from .project import Project
+
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+MAX_WRITES = 12  # per attribute: past that the list says little a reader can act on
+
+
+def state_writes(project: Project, owner: str, receiver: str, inputs: Iterable[str], settable: Mapping[str, object]) -> tuple[StateWrite, ...]:
+    """For each input ``receiver.attribute`` (one attribute deep) that no constructor keyword
+    sets, where the class ``owner`` (module-qualified) and its in-tree bases assign it."""
+    wanted = {i for i in inputs if i.startswith(receiver + ".") and i.count(".") == 1 and i not in settable}
+    if not wanted:
+        return ()
+    found: dict[str, list[StateWrite]] = {name: [] for name in sorted(wanted)}
+    for _, known in lineage(project, owner):
+        if known is None:
+            continue
+        facts, cls = known
+        constants = dict(facts.constants)
+        for store in cls.stores:
+            writes = found.get(f"{receiver}.{store.attribute}")
+            if writes is not None and len(writes) < MAX_WRITES:
+                writes.append(StateWrite(
+                    input=f"{receiver}.{store.attribute}", owner=cls.qualname, method=store.method, path=facts.path,
+                    line=store.line, value=store.value, conditional=store.conditional,
+                    constant=_constant(project, facts, constants, store.value),
+                ))
+    return tuple(write for writes in found.values() for write in writes)
+
+
+def _constant(project: Project, facts: FileFacts, constants: Mapping[str, str], value: str | None) -> str | None:
+    """The source of the constant a dotted name denotes: the module's own, or one it imports."""
+    if value is None or not _DOTTED.fullmatch(value) or value in ("True", "False", "None"):
+        return None
+    if value in constants:
+        return constants[value]
+    found = project.named_constant(facts, value)
+    return found[1] if found is not None and found[0] == "value" else None
+
+
+def receiver(site: SiteFact) -> str | None:
+    """The object's name in a method that holds the raise itself (its first parameter), None
+    elsewhere (a function, a staticmethod, a function nested in a method)."""
+    if site.owner is None or site.function is None or site.function.rpartition(".")[0] != site.owner:
+        return None
+    if "staticmethod" in site.decorators or not site.params or site.params[0].kind in ("star", "starstar", "keyword"):
+        return None
+    return site.params[0].name

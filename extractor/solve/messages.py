@@ -1,0 +1,48 @@
+"""A card's message for given values: its template's placeholders evaluated in the restricted evaluator."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from ..collect.declarations import dotted_name
+from ..collect.purity import BUILTIN_NAMES
+from ..collect.syntax import walk
+from ..model import Hole, MessageTemplate, Text
+from .evaluate import evaluate, format_value
+
+
+def message_refs(message: MessageTemplate, params: set[str]) -> list[str]:
+    """The names and attribute chains the message's placeholders read (builtins aside, unless
+    a parameter is so named), in order: the values a rendered message needs."""
+    refs: list[str] = []
+    for part in message.parts or ():
+        if not isinstance(part, Hole):
+            continue
+        try:
+            tree = ast.parse(part.value or part.expr, mode="eval")
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        inner = {id(n.value) for n in walk(tree) if isinstance(n, ast.Attribute)}
+        called = {id(n.func) for n in walk(tree) if isinstance(n, ast.Call)}
+        for node in walk(tree):
+            if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in inner and id(node) not in called:
+                name = dotted_name(node)
+                if name is not None and name not in refs and (name not in BUILTIN_NAMES or name in params):
+                    refs.append(name)
+    return refs
+
+
+def render_message(message: MessageTemplate, env: dict[str, Any]) -> str:
+    """The message text for these values.
+
+    Raises:
+        EvalError: a placeholder reads something the evaluator does not allow.
+    """
+    out: list[str] = []
+    for part in message.parts or ():
+        if isinstance(part, Text):
+            out.append(part.text)
+        else:
+            out.append(format_value(evaluate(part.value or part.expr, env), part.conversion, part.format_spec or ""))
+    return "".join(out)

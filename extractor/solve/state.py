@@ -1,0 +1,39 @@
+"""Which of the values the class assigns to its state reach the raise (link.state lists them).
+
+A value whose source is a literal (``True``, ``None``, ``0``, ``'closed'``, ``()``: read by
+``ast.literal_eval``, an allow-list of literal forms), or a constant the condition itself
+names (``self.mode = WRITE`` where it tests ``self.mode == WRITE``: the value linking gave
+that name), or a module constant whose literal source linking found (StateWrite.constant), is put in place of the attribute, the trigger's other values kept, and the
+card's condition evaluated: True, False, or None where it cannot say (another value it reads
+is unknown). Any other value (a call, another name) is not evaluated.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+from typing import Any
+
+from ..model import StateWrite
+from .problem import Problem
+
+_UNREAD = object()
+
+
+def reached(state: tuple[StateWrite, ...], problem: Problem, env: dict[str, Any]) -> tuple[StateWrite, ...]:
+    """``state`` with ``reaches`` set where the condition decides it under ``env``."""
+    out = []
+    for write in state:
+        value = problem.constants[write.value] if write.value in problem.constants else _literal(write.constant or write.value)
+        reaches = None if value is _UNREAD else problem.holds({**env, write.input: value})
+        out.append(replace(write, reaches=reaches))
+    return tuple(out)
+
+
+def _literal(source: str | None) -> Any:
+    if source is None:
+        return _UNREAD
+    try:
+        return ast.literal_eval(source)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _UNREAD

@@ -1,0 +1,109 @@
+"""The object's own state on a card (collect.state, link.state, solve.state): where the owner
+class assigns an attribute the guard reads, and which of those values reach the raise,
+checked by running fixtures/callers/shop/session.py (written for this project, safe to run)
+in a child interpreter."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+
+from extractor.collect.declarations import SourceText
+from extractor.collect.state import attribute_stores
+
+from .helpers import FIXTURES, run_cli
+
+ROOT = FIXTURES / "callers"
+
+# A fresh object, the writing method called (for a class attribute or __init__'s value: none),
+# then the card's method: does it raise from the card's line?
+_PROBE = r"""
+import importlib, json, sys, traceback
+module, owner, method, writer, line = sys.argv[1:6]
+instance = getattr(importlib.import_module(module), owner)()
+if writer not in ("", "__init__"):
+    getattr(instance, writer)()
+try:
+    getattr(instance, method)()
+except Exception as exc:
+    frame = traceback.extract_tb(exc.__traceback__)[-1]
+    print(json.dumps(frame.lineno == int(line) and frame.filename.endswith("session.py")))
+else:
+    print(json.dumps(False))
+"""
+
+
+def _stores(source: str) -> list[tuple]:
+    node = ast.parse(source).body[0]
+    return [(s.attribute, s.method, s.line, s.value, s.conditional) for s in attribute_stores(node, SourceText(source.splitlines()))]
+
+
+def test_stores_of_methods_and_class_body() -> None:
+    source = (
+        "class C:\n"
+        "    limit = 3\n"
+        "    def __init__(self, n):\n"
+        "        self.n = n\n"
+        "        self.a, *self.b = 1, 2\n"
+        "        def inner(other):\n"
+        "            self.hidden = 1\n"
+        "    def step(this):\n"
+        "        for _ in range(2):\n"
+        "            this.n += 1\n"
+        "        try:\n"
+        "            pass\n"
+        "        except OSError:\n"
+        "            this.failed: bool = True\n"
+        "    @staticmethod\n"
+        "    def make(x):\n"
+        "        x.n = 0\n"
+    )
+    assert _stores(source) == [
+        ("limit", None, 2, "3", False),
+        ("n", "__init__", 4, "n", False),
+        ("a", "__init__", 5, None, False),  # (one of several targets: no one value)
+        ("b", "__init__", 5, None, False),
+        ("n", "step", 10, None, True),  # (+=)
+        ("failed", "step", 14, "True", True),
+    ]
+
+
+def _cards(tmp_path, capsys) -> dict[str, dict]:
+    out = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(ROOT), "-o", str(out), "--no-cache", "--site", str(tmp_path / "site")).code == 0
+    cards = json.loads((out / "catalog.json").read_text(encoding="utf-8"))["errors"]
+    return {c["function"]: c for c in cards if c["path"] == "shop/session.py"}
+
+
+def test_state_cards_name_where_the_class_assigns_it(tmp_path, capsys) -> None:
+    cards = _cards(tmp_path, capsys)
+    claims = {f: [(w["input"], w["method"], w["value"], w["reaches"]) for w in c["state"]] for f, c in cards.items()}
+    assert claims == {
+        "Session.send": [("self._closed", "__init__", "False", False), ("self._closed", "close", "True", True)],
+        "Session.release": [("self._owner", "__init__", "None", True), ("self._owner", "acquire", None, None),
+                            ("self._owner", "release", "None", True)],
+        "Session.stop": [("self._state", "__init__", "IDLE", True), ("self._state", "acquire", None, None),
+                         ("self._state", "start", "RUNNING", False), ("self._state", "stop", "IDLE", True)],
+        "Session.retry": [("self.retries", None, "0", True), ("self.retries", "configure", "3", False),
+                          ("self.retries", "retry", None, None)],
+    }
+    markdown = (tmp_path / "docs" / "errors" / f"{cards['Session.send']['id']}.md").read_text(encoding="utf-8")
+    assert "- `self._closed = True` in `Session.close` (`shop/session.py:20`, in a block of it): this value reaches the raise" in markdown
+    html = next((tmp_path / "site").rglob(f"{cards['Session.send']['id']}.html")).read_text(encoding="utf-8")
+    assert "<li><code>self._closed = False</code> in <code>Session.__init__</code>" in html
+
+
+def test_what_state_cards_claim_holds_when_run(tmp_path, capsys) -> None:
+    checked = 0
+    for function, card in _cards(tmp_path, capsys).items():
+        owner, method = function.rsplit(".", 1)
+        for write in card["state"]:
+            if write["reaches"] is None or write["method"] == method:  # (a value the method leaves for its next call)
+                continue
+            run = subprocess.run([sys.executable, "-c", _PROBE, "shop.session", owner, method, write["method"] or "", str(card["line"])],
+                                 cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
+            assert json.loads(run.stdout) is write["reaches"], (function, write)
+            checked += 1
+    assert checked == 7

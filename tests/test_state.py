@@ -80,6 +80,11 @@ def _cards(tmp_path, capsys) -> dict[str, dict]:
 def test_state_cards_name_where_the_class_assigns_it(tmp_path, capsys) -> None:
     cards = _cards(tmp_path, capsys)
     claims = {f: [(w["input"], w["method"], w["value"], w["reaches"]) for w in c["state"]] for f, c in cards.items()}
+    # (the trigger assumes ``isinstance(self.output, Exception)`` true: with a value given for
+    # the attribute, that test is evaluated, not assumed; it cannot be here, so nothing is claimed)
+    assert claims.pop("Outcome.check") == [("self.output", "__init__", "None", None),
+                                           ("self.output", "fail", 'RuntimeError("request failed")', None),
+                                           ("self.output", "succeed", '"done"', None)]
     assert claims == {
         "Session.send": [("self._closed", "__init__", "False", False), ("self._closed", "close", "True", True)],
         "Session.release": [("self._owner", "__init__", "None", True), ("self._owner", "acquire", None, None),

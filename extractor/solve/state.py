@@ -11,6 +11,7 @@ is unknown). Any other value (a call, another name) is not evaluated.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -25,7 +26,11 @@ def reached(state: tuple[StateWrite, ...], problem: Problem, env: dict[str, Any]
     out = []
     for write in state:
         value = problem.constants[write.value] if write.value in problem.constants else _literal(write.constant or write.value)
-        reaches = None if value is _UNREAD else problem.holds({**env, write.input: value})
+        # (a value the trigger assumes for a test of the attribute, ``isinstance(self.output, Exception)``, is
+        # left out: with the attribute given, the test is evaluated, not assumed)
+        mentions = re.compile(rf"(?<![\w.]){re.escape(write.input)}(?!\w)")
+        trial = {name: v for name, v in env.items() if name == write.input or not mentions.search(name)}
+        reaches = None if value is _UNREAD else problem.holds({**trial, write.input: value})
         out.append(replace(write, reaches=reaches))
     return tuple(out)
 

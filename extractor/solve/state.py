@@ -30,7 +30,7 @@ def reached(state: tuple[StateWrite, ...], problem: Problem, env: dict[str, Any]
         # left out: with the attribute given, the test is evaluated, not assumed)
         mentions = re.compile(rf"(?<![\w.]){re.escape(write.input)}(?!\w)")
         trial = {name: v for name, v in env.items() if name == write.input or not mentions.search(name)}
-        reaches = None if value is _UNREAD else problem.holds({**trial, write.input: value})
+        reaches = None if value is _UNREAD else problem.holds({**problem.constants, **trial, write.input: value})
         out.append(replace(write, reaches=reaches))
     return tuple(out)
 

@@ -123,6 +123,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     except EvalError:
         return replace(card, domains=published, trigger=Trigger(status="unsolved", inputs={}, reason="guard_not_expression"))
     solution = search(problem)
+    typed = problem  # (its isinstance classes known: what a plain value the class assigns is tested with, solve.state)
     if solution.status != "solved" and classes_of(problem.constants):
         # Plain values alone do not reach it (``isinstance(dt, datetime) and ...`` needs a real
         # datetime): the tests become atoms again, values the trigger can only assume.
@@ -144,7 +145,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         status, status_reason = trigger_status(card.guard, sorted(atoms))
     if solution.status != "solved":
         trigger = Trigger(status=solution.status, inputs={}, reason=solution.reason, conflicts=solution.conflicts)
-        return replace(card, domains=published, trigger=trigger, state=reached(card.state, problem, {}))
+        return replace(card, domains=published, trigger=trigger, state=reached(card.state, typed, {}))
     # Names only the message reads get values where a caller gives them (a parameter left at
     # its default); a local, a caught exception or a constant of unknown value gets none, and
     # the message is then not claimed.
@@ -219,7 +220,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     )
     example = _example(card, ctx, problem, solution, env, found, loops) if trigger_ok else None  # only what was shown to raise
     return replace(card, domains=published, trigger=trigger, fixes=tuple(fixes), validator=validator,
-                   validator_reason=validator_reason, example=example, state=reached(card.state, problem, env))
+                   validator_reason=validator_reason, example=example, state=reached(card.state, typed, env))
 
 
 _PLAIN = (type(None), bool, int, float, complex, str, bytes, list, tuple, dict, set, frozenset)

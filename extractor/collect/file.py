@@ -24,6 +24,7 @@ from ..model import ClassFact, Excerpt, FileFacts, FileFailure, Guard, MessageTe
 from ..options import Options, strict_from_env
 from ..sources import DecodeError, SourceFile, decode_source, split_lines
 from . import declarations as decl
+from .callers import in_file_callers
 from .class_messages import class_message
 from .constants import module_names, unpacked
 from .cstpass import RaiseFacts, UnitAnalysis, parse_unit
@@ -57,6 +58,7 @@ class _FileScan:
     kinds: dict[str, str]
     assigned: dict[str, list[ast.expr | str | None]]  # name -> what each binding binds (constants.module_names)
     flags: list[tuple[str, str]]
+    defs: list[tuple[str, ast.AST]] = field(default_factory=list)  # every function definition, by qualname
     transforms: list[str] = field(default_factory=list)
 
 
@@ -125,6 +127,7 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText,
             scan.classes.append(_with_message(decl.class_fact(stmt, _qualname(stack, stmt.name), src), stmt, src))
         elif isinstance(stmt, DEFS):
             scan.functions.append((_qualname(stack, stmt.name), src.flat(stmt.returns) if stmt.returns else None))
+            scan.defs.append((scan.functions[-1][0], stmt))
         if isinstance(stmt, (*DEFS, ast.ClassDef)) and any(decl.is_dataclass_transform(d) for d in stmt.decorator_list):
             scan.transforms.append(_qualname(stack, stmt.name))
         if isinstance(stmt, COMPOUND):
@@ -212,6 +215,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         flags=tuple(sorted(set(scan.flags))),
         transforms=tuple(sorted(set(scan.transforms))),
         lazy=lazy_attributes(tree) if "__getattr__" in text else (),
+        callers=in_file_callers(text, tree, scan.defs, sorted({(s.function, s.owner) for s in sites if s.function}, key=str)),
         sites=tuple(sites),
     )
 

@@ -169,6 +169,7 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
     (see ``solve_one``); and the CLI flags those cards may name (destination -> its flag,
     or None where none is declared), which is all they read of ``flags``."""
     drafts: list[tuple[Card, str | None, str]] = []
+    callers = dict(facts.callers)
     for site in facts.sites:
         exception, message, docs = _linked_site(project, facts, site)
         key = id_key(facts.path, site.function, exception.display, message)
@@ -177,6 +178,7 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
             decorators=site.decorators, entry=entry_points(facts, site), kind=site.kind, exception=exception, cause=site.cause,
             message=message, guard=site.guard, excerpt=site.excerpt, docs=docs, permalink=None, lints=site.lints,
             compiled_override=bool(site.function) and site.function.split(".", 1)[0] in facts.overridden,  # type: ignore[union-attr]
+            callers=callers.get(site.function, ()),  # type: ignore[arg-type]
         )
         card = replace(card, entry=card.entry + placeholder_entries(project, facts, site, card))
         drafts.append((card, site.owner, key))

@@ -24,7 +24,7 @@ from .card import (
     Verification,
 )
 from .catalog import CardRef, Catalog, CatalogDiff, Change, ConditionChange, FileFailure, Generator, RunOptions, SourceInfo, Stats
-from .facts import Argument, AttributeStore, ClassFact, Constraint, Excerpt, FieldFact, FileFacts, Param, PostInitSet, SiteFact
+from .facts import Argument, AttributeStore, CallSite, ClassFact, Constraint, Excerpt, FieldFact, FileFacts, Param, PostInitSet, SiteFact
 from .serialize import dumps, dumps_compact, dumps_data, fingerprint, from_data, from_json, to_data, to_json
 from .site import (
     RAISES,
@@ -48,7 +48,7 @@ from .site import (
 )
 
 __all__ = [
-    "CONSTRUCTING", "DIFF_SCHEMA_ID", "RAISES", "SCHEMA_ID", "And", "Argument", "Card", "CardContext", "CardRef", "Catalog", "CatalogDiff", "Change",
+    "CONSTRUCTING", "DIFF_SCHEMA_ID", "RAISES", "SCHEMA_ID", "And", "Argument", "CallSite", "Card", "CardContext", "CardRef", "Catalog", "CatalogDiff", "Change",
     "AttributeStore", "ConditionChange", "ClassFact", "Compare", "Const",
     "Constraint", "Context", "Docs", "Domain", "Example", "Excerpt", "ExceptionRef", "FieldDoc", "FieldFact", "FileFacts",
     "FileFailure", "Fix", "Generator", "Guard", "GuardNode", "GuardPart", "Hole", "IsInstance", "IsNone", "MessageTemplate",

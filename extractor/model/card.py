@@ -6,7 +6,7 @@ import dataclasses
 from typing import Any
 
 from .base import record
-from .facts import Argument, Constraint, Excerpt, Param
+from .facts import Argument, CallSite, Constraint, Excerpt, Param
 from .site import Guard, MessageTemplate
 
 
@@ -197,6 +197,7 @@ class Card:
     # importable (``from _datetime import *``): what runs, and its messages, may differ.
     compiled_override: bool = False
     state: tuple[StateWrite, ...] = ()  # where the object's attributes the guard reads are assigned
+    callers: tuple[CallSite, ...] = ()  # where the file calls the card's function (a direct method or a module-level one)
 
 
 # Entries that run while the object is being constructed (link/cards.entry_points codes).

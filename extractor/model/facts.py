@@ -132,6 +132,14 @@ class SiteFact:
 
 
 @record
+class CallSite:
+    """A definition of the card's file that calls the card's function (collect.callers)."""
+
+    function: str | None  # its qualname; None: module-level code
+    line: int  # of its first call
+
+
+@record
 class FileFacts:
     path: str
     module: str
@@ -154,4 +162,7 @@ class FileFacts:
     # Attributes the module's ``__getattr__`` computes from a table (collect.lazy): (name, the
     # code computing it, or None)
     lazy: tuple[tuple[str, str | None], ...] = ()
+    # Functions that hold a raise -> the definitions of the file that call them, each with the
+    # line of its first call (collect.callers).
+    callers: tuple[tuple[str, tuple[CallSite, ...]], ...] = ()
     sites: tuple[SiteFact, ...] = ()

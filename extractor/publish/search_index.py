@@ -170,17 +170,17 @@ def _card_line(file: str, card_id: str) -> dict[str, Any] | None:
         data = read_catalog_bytes(file)
     except CatalogError:
         return None
-    at = data.find(b'{"cause":')  # (a card line starts with its first key, sorted)
-    needle = f',"id":"{card_id}",'.encode()
-    while at != -1:
-        end = data.find(b"\n", at)
-        line = data[at:end if end != -1 else len(data)]
-        if needle in line:
+    needle = f'"id":"{card_id}",'.encode()
+    at = data.find(needle)
+    while at != -1:  # (the id may also stand in another card's line, as a related card's)
+        start, end = data.rfind(b"\n", 0, at) + 1, data.find(b"\n", at)
+        line = data[start:end if end != -1 else len(data)]
+        if line.startswith(b'{"'):  # (a card's line: render.catalog_json writes one per line)
             try:
                 card = json.loads(line.rstrip(b",").decode("utf-8"))
             except ValueError:
                 return None
-            return card if isinstance(card, dict) and card.get("id") == card_id else None
-        at = data.find(b'\n{"cause":', at + 1)
-        at = at + 1 if at != -1 else -1
+            if isinstance(card, dict) and card.get("id") == card_id:
+                return card
+        at = data.find(needle, end) if end != -1 else -1
     return None

@@ -28,6 +28,7 @@ EXPECTED = {
     "format_width.py": {("unsolved", "value_too_large", None): 1},  # '%0999999999d' % 1
     "harmless.py": {("concrete", None, None): 1},
     "join_bomb.py": {("unsolved", "value_too_large", None): 1},
+    "loop_bomb.py": {("unsolved", "value_too_large", None): 1},  # a comprehension of 25,000,000 turns
     "many_siblings.py": {("concrete", None, None): 99, ("unsolved", "guard_not_modelled", "guard_too_large"): 301},
     "power_tower.py": {("unsolved", "value_too_large", None): 1},  # ((((9**64)**64)**64)**64)**64
     "replace_bomb.py": {("unsolved", "value_too_large", None): 1},
@@ -74,6 +75,7 @@ def test_the_empty_tuple_keeps_its_parentheses() -> None:
     ("sum([[0] * 1000] * 1000, [])", {}),
     ("round(5, -10 ** 9)", {}),
     ("[s] * 100 + [s] * 100", {"s": "a" * 1000}),
+    ("any(a == 'x' for a in 'a' * 5000 for b in 'b' * 5000)", {}),
 ])
 def test_values_past_the_limits_are_refused_before_they_are_built(code: str, env: dict) -> None:
     with pytest.raises(TooLarge):

@@ -45,6 +45,15 @@ def test_outside_the_allow_list_is_refused(code: str) -> None:
         ("f'{x!r:>5}|{y:.2f}'", {"x": "a", "y": 1}, "  'a'|1.00"),
         ("x[0] in set(',;') | set(')')", {"x": ")x"}, True),
         ("(flags & 4) >> 2 | 1 << 3", {"flags": 6}, 9),
+        # comprehensions, as Python runs them
+        ("not all(type(m) is str for m in names)", {"names": ["a", 0]}, True),
+        ("any(1 / x for x in xs)", {"xs": [1, 0]}, True),  # lazy: stops before dividing by zero
+        ("[x * 2 for x in xs if x]", {"xs": [0, 1, 2]}, [2, 4]),
+        ("[a + b for a in xs for b in xs]", {"xs": [1, 2]}, [2, 3, 3, 4]),
+        ("{k: v for k, v in d.items()}", {"d": {"a": 1}}, {"a": 1}),
+        ("sum(c in 'rwax' for c in mode)", {"mode": "rw+"}, 2),
+        ("[x for x in xs] + [x]", {"xs": [1], "x": 9}, [1, 9]),  # the target is the comprehension's own
+        ("all(len(m) for m in xs)", {"xs": ["a"], "len(m)": 0}, True),  # an outer atom that names a target is not read inside
     ],
 )
 def test_allowed_expressions_evaluate(code: str, env: dict, value: object) -> None:
@@ -57,6 +66,31 @@ def test_validator_is_interpreted_not_executed() -> None:
     assert run_validator(source, {"n": 1}) is None
     with pytest.raises(EvalError):
         run_validator("def check() -> None:\n    import os\n", {})
+
+
+@pytest.mark.parametrize(
+    ("code", "env"),
+    [
+        ("str(x for x in xs)", {"xs": [1]}),  # a generator's text holds an address
+        ("[x for x in n]", {"n": 3}),  # an int is not iterable: TypeError, as in Python
+        ("[(a, b) for a, b in xs]", {"xs": [(1, 2), (3,)]}),  # unpacking one value into two
+        ("[x for x in range(10 ** 9)]", {}),
+        ("[x for x in xs for y in xs]", {"xs": list(range(100))}),  # 10,000 items: past the step budget
+    ],
+)
+def test_comprehensions_refuse_what_they_cannot_run(code: str, env: dict) -> None:
+    with pytest.raises(EvalError):
+        evaluate(code, env)
+
+
+def test_a_comprehension_reads_the_outer_environment_through_get() -> None:
+    """(status.Reads records what an evaluation reads: an atom read only inside a
+    comprehension is still an assumption of the trigger.)"""
+    from extractor.solve.status import Reads
+
+    env = Reads({"xs": ["a"], "known": ["a"]})
+    assert evaluate("any(x in known for x in xs)", env) is True
+    assert env.read == {"xs", "known"}
 
 
 @pytest.mark.parametrize(

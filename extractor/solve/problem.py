@@ -31,7 +31,7 @@ from .evaluate import (
     evaluate_tree,
     raised_classes,
 )
-from .seeds import candidates, comparison_seeds, value_key
+from .seeds import LATE, candidates, comparison_seeds, value_key
 from .status import atom_kind
 from .values import Named, UnknownValue
 
@@ -168,38 +168,55 @@ def _is_literal_node(node: ast.expr) -> bool:
 
 def scan_refs(node: ast.expr, inputs: set[str], constants: set[str], classes: AbstractSet[str] = frozenset()) -> tuple[set[str], dict[str, bool]]:
     """Input references and opaque atoms (code -> used as a boolean) of a guard expression
-    (``classes``: the names of ``constants`` bound as InstancesOf)."""
+    (``classes``: the names of ``constants`` bound as InstancesOf). A comprehension's
+    targets are its own names: neither inputs nor atoms inside it."""
     refs: set[str] = set()
     atoms: dict[str, bool] = {}
-    stack: list[tuple[ast.AST, bool]] = [(node, True)]
+    stack: list[tuple[ast.AST, bool, frozenset[str]]] = [(node, True, frozenset())]
     while stack:
-        current, boolean = stack.pop()
+        current, boolean, local = stack.pop()
         if isinstance(current, (ast.Name, ast.Attribute)):
             name = dotted_name(current)
+            if name is not None and name.partition(".")[0] in local:
+                continue
             if name in inputs:
                 refs.add(name)
             elif name is not None and name not in constants and name not in _PYTHON_NAMES:
                 atoms.setdefault(name, boolean)
             elif name is None:
-                stack.append((current.value, False))  # type: ignore[union-attr]
+                stack.append((current.value, False, local))  # type: ignore[union-attr]
             continue
         if isinstance(current, ast.Call) and not _is_pure_call(current, classes):
-            atoms.setdefault(ast.unparse(current), boolean)
+            if not (local and _mentions(current, local)):  # (one that reads a target is no atom: nothing to assume)
+                atoms.setdefault(ast.unparse(current), boolean)
             continue
         if isinstance(current, ast.Call):
             # (isinstance's classes, and __raises__'s, are names of Python's own: not inputs.)
             first_only = dotted_name(current.func) in ("isinstance", RAISES)
-            stack.extend((a, False) for a in (current.args[:1] if first_only else current.args))
+            stack.extend((a, False, local) for a in (current.args[:1] if first_only else current.args))
             if isinstance(current.func, ast.Attribute):
-                stack.append((current.func.value, False))
+                stack.append((current.func.value, False, local))
+            continue
+        if isinstance(current, (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):
+            inner = local
+            for generator in current.generators:  # the first iterable is read outside; each next one inside
+                stack.append((generator.iter, False, inner))
+                inner = inner | {n.id for n in ast.walk(generator.target) if isinstance(n, ast.Name)}
+                stack.extend((condition, False, inner) for condition in generator.ifs)
+            parts = [current.key, current.value] if isinstance(current, ast.DictComp) else [current.elt]
+            stack.extend((part, False, inner) for part in parts)
             continue
         child_boolean = isinstance(current, (ast.BoolOp, ast.UnaryOp)) and boolean and (
             not isinstance(current, ast.UnaryOp) or isinstance(current.op, ast.Not)
         )
         for child in child_nodes(current):
             if isinstance(child, ast.expr):
-                stack.append((child, child_boolean))
+                stack.append((child, child_boolean, local))
     return refs, atoms
+
+
+def _mentions(node: ast.AST, names: frozenset[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
 
 
 def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str] = frozenset(),
@@ -266,7 +283,7 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
         if variable.name == ENVIRON:  # the machine's: assumed, with str values only (solve.environ)
             variable.is_atom, variable.candidates = True, environ_candidates(tree)
             continue
-        variable.candidates = candidates(variable, seeds.get(variable.name, []))
+        variable.candidates = candidates(variable, seeds.get(variable.name, []), seeds.get(LATE + variable.name))
         if variable.is_constant and not variable.is_boolean:
             # A constant's value is assumed only as the guard states it (``PLATFORM == "x"``),
             # never made up from its type: none stated, no trigger (unknown_constant).

@@ -46,6 +46,8 @@ def comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
             _seed_split_count(node, problem, env, seeds)
         if isinstance(node, ast.Call) and dotted_name(node.func) == "isinstance" and len(node.args) == 2:
             _seed_instances(node, problem, env, seeds)
+        if isinstance(node, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
+            _seed_elements(node, problem, env, seeds)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STR_TESTS:
             _seed_str_test(node, problem, env, seeds)
     for key in [k for k in seeds if k.startswith(_ITEMS)]:
@@ -56,9 +58,15 @@ def comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
             for index, _, near in items:
                 merged[index] = near[k % len(near)]
             seeds[key.removeprefix(_ITEMS)].append(merged)
+    for key in [k for k in seeds if k.startswith(_KINDS)]:
+        kinds, name = seeds.pop(key), key.removeprefix(_KINDS)
+        if "tuple" in kinds and "list" not in kinds:  # ``isinstance(state, tuple) and len(state) != 4``: sized tuples too
+            seeds.setdefault(name, []).extend([tuple(v) for v in seeds.get(name, []) if type(v) is list])
     return seeds
 
 
+LATE = "\0late:"  # a key of ``seeds`` for a variable's values tried after its typical ones (``candidates``)
+_KINDS = "\0kinds:"  # a key of ``seeds`` for the builtin types ``isinstance`` tests one variable against
 _ITEMS = "\0items:"  # a key of ``seeds`` for one variable's compared items, while they are collected
 
 
@@ -69,8 +77,57 @@ def _seed_instances(node: ast.Call, problem: Problem, env: dict[str, Any], seeds
         return
     for cls in node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]:
         bound = env.get(dotted_name(cls) or "")
+        if isinstance(cls, ast.Name) and cls.id in _FRESH and bound is None:
+            # ``isinstance(state, tuple)``: ``()``, tried after the typical values (which hold no tuple)
+            seeds.setdefault(LATE + name, []).append(_FRESH[cls.id])
+            seeds.setdefault(_KINDS + name, []).append(cls.id)
         if isinstance(bound, InstancesOf):
             seeds.setdefault(name, []).extend(stable(kind()) for kind in bound.types)  # (fresh: 0, "", [], {}, ...)
+
+
+_FRESH = {"int": 0, "float": 0.0, "str": "", "bytes": b"", "bool": False, "list": [], "tuple": (), "dict": {}}
+
+
+def _seed_elements(node: ast.GeneratorExp | ast.ListComp | ast.SetComp, problem: Problem, env: dict[str, Any],
+                   seeds: dict[str, list[Any]]) -> None:
+    """``all(type(m) is str for m in names)``: ``names`` empty, and of one element each of
+    what the comprehension tests its target against (the constants it compares it with and
+    their neighbours, a value of each builtin type it tests, typical values)."""
+    generator = node.generators[0]
+    name, _ = variable_of(generator.iter, problem)
+    if name is None or not isinstance(generator.target, ast.Name):
+        return
+    target = generator.target.id
+    elements: list[Any] = []
+    for inner in walk(node):
+        if isinstance(inner, ast.Compare) and len(inner.ops) == 1:
+            for side, other in ((inner.left, inner.comparators[0]), (inner.comparators[0], inner.left)):
+                if isinstance(side, ast.Name) and side.id == target and (value := constant_value(other, env)) is not NO_VALUE:
+                    elements.extend(_neighbours(value))
+                elif _is_call_of(side, ("type",), target) and isinstance(other, ast.Name) and other.id in _FRESH:
+                    elements.append(_FRESH[other.id])
+        if _is_call_of(inner, ("isinstance",), target) and len(inner.args) == 2:  # type: ignore[attr-defined]
+            kinds = inner.args[1].elts if isinstance(inner.args[1], ast.Tuple) else [inner.args[1]]  # type: ignore[attr-defined]
+            elements.extend(_FRESH[k.id] for k in kinds if isinstance(k, ast.Name) and k.id in _FRESH)
+    elements.extend([0, "", "x", None])
+    types = problem.variables[name].domain.types
+    make = tuple if "tuple" in types and "list" not in types else list
+    seen: set[tuple[str, str]] = set()
+    out: list[Any] = [make()]
+    for element in elements:
+        if value_key(element) not in seen and len(seen) < _MAX_ELEMENTS:
+            seen.add(value_key(element))
+            out.append(make([element]))
+    seeds.setdefault(name, []).extend(out)
+
+
+_MAX_ELEMENTS = 8  # one-element values of a comprehension's iterable tried
+
+
+def _is_call_of(node: ast.AST, functions: tuple[str, ...], target: str) -> bool:
+    """``f(target, ...)`` for one of ``functions``."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions and bool(node.args) \
+        and isinstance(node.args[0], ast.Name) and node.args[0].id == target
 
 
 def _seed_comparison(node: ast.Compare, problem: Problem, envs: tuple[dict[str, Any], dict[str, Any]], seeds: dict[str, list[Any]]) -> None:
@@ -193,14 +250,13 @@ def _seed_part(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str,
         items = sorted({v for v in value if isinstance(v, str) and len(v) == 1})[:3]  # (a str: its characters)
         if isinstance(side.slice, ast.Constant) and side.slice.value == 0 and items:
             seeds.setdefault(name, []).extend([item + "x" for item in items] + ["x"])
+        numbers = sorted({v for v in value if type(v) is int}) if not isinstance(value, str) else []
+        if numbers:  # ``value[0] in (0, 1)``: an item among them, and one just outside
+            _seed_item(side, name, problem, seeds, [*numbers[:2], *(n for n in (numbers[-1] + 1, numbers[0] - 1) if n not in numbers)])
         return
-    if name is not None and isinstance(side.slice, ast.Constant) and type(side.slice.value) is int and 0 <= side.slice.value < 16 \
-            and (value is None or isinstance(value, (int, float))):
-        # ``pair[1] < 0`` of a sequence unpacked as ``a, b = pair`` (``len(pair) == 2``): items that
-        # compare so, one at a time (here) and all together (``_items``, at the end)
-        size = max(side.slice.value + 1, _declared_length(problem, name))
-        seeds.setdefault(name, []).extend([*[0] * side.slice.value, near, *[0] * (size - side.slice.value - 1)] for near in _neighbours(value))
-        seeds.setdefault(_ITEMS + name, []).append((side.slice.value, size, _neighbours(value)))
+    if name is not None and (value is None or isinstance(value, (int, float))):
+        # ``pair[1] < 0`` of a sequence unpacked as ``a, b = pair`` (``len(pair) == 2``)
+        _seed_item(side, name, problem, seeds, _neighbours(value))
     if name is None or not isinstance(value, str):
         return
     part = side.slice
@@ -212,6 +268,17 @@ def _seed_part(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str,
     elif isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.USub) and isinstance(part.operand, ast.Constant) \
             and part.operand.value == 1 and len(value) == 1:
         seeds.setdefault(name, []).extend([value, "x" + value])
+
+
+def _seed_item(side: ast.Subscript, name: str, problem: Problem, seeds: dict[str, list[Any]], near: list[Any]) -> None:
+    """Sequences whose item at ``side``'s constant index is each of ``near``, one at a time
+    (here) and together with the other compared items (``_ITEMS``, at the end)."""
+    if not (isinstance(side.slice, ast.Constant) and type(side.slice.value) is int and 0 <= side.slice.value < 16):
+        return
+    index = side.slice.value
+    size = max(index + 1, _declared_length(problem, name))
+    seeds.setdefault(name, []).extend([*[0] * index, item, *[0] * (size - index - 1)] for item in near)
+    seeds.setdefault(_ITEMS + name, []).append((index, size, near))
 
 
 def _declared_length(problem: Problem, name: str) -> int:
@@ -309,9 +376,9 @@ def value_key(value: Any) -> tuple[str, str]:
     return type(value).__name__, repr(value)
 
 
-def candidates(variable: Variable, seeds: list[Any]) -> list[Any]:
-    """The values worth trying for a variable: its default, seeds, then typical values of its type."""
-    tried = seeds + _generic(variable)
+def candidates(variable: Variable, seeds: list[Any], late: list[Any] | None = None) -> list[Any]:
+    """The values worth trying for a variable: its default, seeds, typical values of its type, then ``late``."""
+    tried = seeds + _generic(variable) + (late or [])
     if variable.prefer is not None and not variable.domain.types:  # ``octet_str.isdigit()``: "1234" before [0, 0, 0, 0]
         tried.sort(key=lambda value: type(value).__name__ != variable.prefer)
     pool = ([variable.default] if variable.has_default else []) + tried

@@ -7,10 +7,10 @@ tree is imported or called; anything outside the allow-list raises ``EvalError``
 
 ``core`` compiles a tree node by node through the allow-list that ``expressions`` fills (one
 builder per allowed node type); ``builtins`` holds the pure functions, methods and operators
-those builders may call; ``statements`` interprets a generated validator's body.
+those builders may call; ``comprehensions`` adds the comprehensions, run as Python runs them; ``statements`` interprets a generated validator's body.
 """
 
-from . import expressions  # noqa: F401  (fills core.BUILDERS: the allow-list)
+from . import comprehensions, expressions  # noqa: F401  (fill core.BUILDERS: the allow-list)
 from .builtins import BUILTIN_TYPES, DICT_METHODS, PURE_FUNCTIONS, STR_METHODS, InstancesOf, format_value
 from .core import FAILS, evaluate, evaluate_tree, outcome, parse_expr, predicate
 from .errors import EvalError, TooLarge, Unknown

@@ -638,3 +638,27 @@ def test_a_count_of_split_parts_is_seeded_with_texts_of_that_many_parts(tmp_path
     [card] = extract_snippet(tmp_path, code)
     assert card.guard.code == 'len(ip_str.split(":")) < 3' and card.trigger.verified
     assert card.fixes and card.fixes[0].inputs == {"ip_str": "a:a:a"}
+
+
+def test_attributes_of_a_parameter_annotated_with_a_class_of_the_tree_are_its_fields(tmp_path) -> None:
+    """``batch.items`` of ``batch: Batch`` reads Batch's declared field: its docs are on the
+    card and its type shapes the trigger (a list, not the ``0`` an undeclared name gets)."""
+    code = """
+    from dataclasses import dataclass, field
+
+    @dataclass
+    class Batch:
+        items: list[str] = field(default_factory=list)
+        \"\"\"The queued item names.\"\"\"
+        urgent: bool = False
+
+    def submit(batch: Batch, limit: int = 3):
+        if batch.urgent and len(batch.items) > limit:
+            raise ValueError(f"{len(batch.items)} urgent items, the limit is {limit}")
+    """
+    card = solved(tmp_path, code)
+    assert [(f.input, f.owner, f.annotation, f.doc) for f in card.docs.fields] == [
+        ("batch.urgent", "mod.Batch", "bool", None), ("batch.items", "mod.Batch", "list[str]", "The queued item names."),
+    ]
+    assert card.trigger.inputs["batch.urgent"] is True
+    assert isinstance(card.trigger.inputs["batch.items"], list) and len(card.trigger.inputs["batch.items"]) == 4

@@ -381,7 +381,7 @@ def _docs(project: Project, facts: FileFacts, site: SiteFact) -> Docs:
         owner_doc = found[1].doc if found else None
     fields: list[FieldDoc] = []
     for name in site.guard.inputs:
-        doc = project.field_doc(facts, site.owner, name)
+        doc = project.field_doc(facts, site.owner, name, site.params)
         if doc is not None:
             fields.append(doc)
     return Docs(function_doc=site.function_doc, owner=owner, owner_doc=owner_doc, fields=tuple(fields))

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ..collect.annotations import read_annotation
 from ..collect.declarations import DOTTED
-from ..model import ClassFact, FieldDoc, FieldFact, FileFacts
+from ..model import ClassFact, FieldDoc, FieldFact, FileFacts, Param
 
 BUILTIN_EXCEPTIONS: dict[str, tuple[str, ...]] = {
     name: tuple(c.__name__ for c in obj.__mro__ if c is not object)
@@ -365,12 +365,20 @@ class Project:
             current = nested
         return current
 
-    def field_doc(self, facts: FileFacts, owner: str | None, expr: str) -> FieldDoc | None:
-        """Docs of the field an input like ``self.a.b`` reads, through annotated sub-fields."""
+    def field_doc(self, facts: FileFacts, owner: str | None, expr: str, params: tuple[Param, ...] = ()) -> FieldDoc | None:
+        """Docs of the field an input like ``self.a.b`` reads, through annotated sub-fields;
+        also ``ctx.a.b`` of a parameter ``ctx`` annotated with a class of the tree."""
         parts = expr.split(".")
-        if owner is None or len(parts) < 2 or parts[0] not in ("self", "cls"):
+        if len(parts) < 2:
             return None
-        holder = self.class_along(f"{facts.module}.{owner}", parts[1:-1])
+        if parts[0] in ("self", "cls") and owner is not None:
+            start: str | None = f"{facts.module}.{owner}"
+        else:
+            param = next((p for p in params if p.name == parts[0] and p.kind not in ("star", "starstar")), None)
+            start = self.class_of_annotation(facts, param.annotation) if param is not None else None
+        if start is None:
+            return None
+        holder = self.class_along(start, parts[1:-1])
         found = self.field(holder, parts[-1]) if holder is not None else None
         if found is None:
             return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import math
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -662,3 +663,39 @@ def test_attributes_of_a_parameter_annotated_with_a_class_of_the_tree_are_its_fi
     ]
     assert card.trigger.inputs["batch.urgent"] is True
     assert isinstance(card.trigger.inputs["batch.items"], list) and len(card.trigger.inputs["batch.items"]) == 4
+
+
+def test_a_fix_leaving_a_field_alone_meets_its_declared_default_in_the_other_raises(tmp_path) -> None:
+    """vLLM's CohereEmbedContent: ``type='image_url'`` fixes the text check but meets ``image_url=None``
+    in the next test, so it is no fix; the fixes the card keeps, and a dict value, run clean."""
+    code = """
+    from dataclasses import dataclass
+
+    @dataclass
+    class Content:
+        type: str
+        text: str | None = None
+        image_url: dict | None = None
+
+        def __post_init__(self):
+            if self.type == "text":
+                if self.text is None:
+                    raise ValueError("type='text' requires text")
+            elif not self.image_url or not self.image_url.get("url"):
+                raise ValueError("type='image_url' requires image_url.url")
+    """
+    text, image = extract_snippet(tmp_path, code)
+    assert [f.inputs for f in text.fixes] == [{"self.text": ""}]
+    assert [f.inputs for f in image.fixes] == [{"self.image_url": {"url": "x"}}]
+    sys.path.insert(0, str(tmp_path))
+    try:
+        for card in (text, image):
+            assert card.example is not None and card.example.after is not None
+            with pytest.raises(ValueError) as raised:
+                exec(card.example.before, {})  # noqa: S102 (this test's own module, written above)
+            assert str(raised.value) == card.message.template
+            for after in (card.example.after, *card.example.fixes):
+                exec(after, {})  # noqa: S102
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("mod", None)

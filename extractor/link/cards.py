@@ -17,7 +17,7 @@ from ..collect.messages import unknown
 from ..model import CONSTRUCTING, Card, CardContext, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, Opaque, Param, SiteFact
 from ..options import Options, strict_from_env
 from .commands import routed_inputs
-from .constructors import Constructors, construction_checks, post_init_checks
+from .constructors import Constructors, construction_checks, field_defaults, post_init_checks
 from .instances import instance_types
 from .messages import compose
 from .oserrors import errno_subclass
@@ -282,6 +282,7 @@ def _context(project: Project, constructors: Constructors, facts: FileFacts, car
         named=tuple((chain, *found) for chain, kind in card.guard.named
                     if kind != "builtin" and (found := project.named_constant(facts, chain)) is not None),
         instances=tuple(instance_types(project, facts, card.guard.code).items()), function_instances=function_instances,
+        field_defaults=field_defaults(project, constructors, facts, site, [c for c in same_function if c.id != card.id]),
     )
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import Card, FileFacts, Param, PostInitSet
+from ..model import Card, FileFacts, Param, PostInitSet, SiteFact
 from .project import Project
 
 _RECORD_DECORATORS = frozenset({
@@ -227,3 +227,19 @@ def construction_checks(cards: list[Card], signature: tuple[Param, ...] | None) 
             (name, docs[name].default, docs[name].default_factory) if name in docs else (name, params.get(name), None) for name in card.guard.inputs
         )))
     return tuple(checks)
+
+
+def field_defaults(project: Project, constructors: Constructors, facts: FileFacts, site: SiteFact,
+                   others: list[Card]) -> tuple[tuple[str, str | None, str | None], ...]:
+    """The declared default of each field of a record the other raises of the function read
+    (``others``: their cards): a fix that leaves the field alone meets that value there. Not
+    where a ``__post_init__`` assigns the field, whose value is then not the declared one."""
+    found: dict[str, tuple[str, str | None, str | None]] = {}
+    for name in sorted({name for card in others for name in card.guard.inputs}):
+        doc = project.field_doc(facts, site.owner, name, site.params)
+        if doc is None or (doc.default is None and doc.default_factory is None) or not constructors.is_record(doc.owner):
+            continue
+        holders = {doc.owner, *([f"{facts.module}.{site.owner}"] if name.startswith("self.") and site.owner else [])}
+        if not any(constructors.post_init_sets(holder, doc.name) for holder in holders):
+            found[name] = (name, doc.default, doc.default_factory)
+    return tuple(found.values())

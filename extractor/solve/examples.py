@@ -130,24 +130,28 @@ def _arguments(params: tuple[Param, ...], values: dict[str, Any], imports: set[t
     return ", ".join([*positional, *keywords])
 
 
+class _Nested(dict):
+    """The keywords of a nested record's constructor (``b=Nested(c=...)``), unlike a dict value."""
+
+
 def _build(owner: str, fields: dict[tuple[str, ...], Any], ctx: CardContext, imports: set[tuple[str, str]],
            extra: dict[str, Any] | None = None) -> str | None:
     """``Owner(a=..., b=Nested(c=...))`` from constructor keyword paths -> values."""
     if ctx.constructor is None:
         return None
-    tree: dict[str, Any] = dict(extra or {})
+    tree = _Nested(extra or {})
     for path, value in fields.items():
         node = tree
         for part in path[:-1]:
-            node = node.setdefault(part, {})
-            if not isinstance(node, dict):
+            node = node.setdefault(part, _Nested())
+            if not isinstance(node, _Nested):
                 return None
         node[path[-1]] = value
 
     def render(cls: str, node: dict[str, Any], prefix: str, signature: tuple[Param, ...] | None, where: str) -> str | None:
         args = []
         for key, child in node.items():
-            if isinstance(child, dict):
+            if isinstance(child, _Nested):
                 target = ctx.classes.get(f"{prefix}.{key}")
                 if target is None:
                     return None

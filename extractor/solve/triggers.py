@@ -14,7 +14,7 @@ from typing import Any
 
 from ..model import CONSTRUCTING, RAISES, Card, CardContext, Domain, Fix, Hole, Opaque, Trigger, Validator
 from .construction import constructs, past_construction
-from .domains import NO_VALUE, any_value, card_domains, default_value, literal_value
+from .domains import NO_VALUE, any_value, card_domains, default_source, default_value, literal_value
 from .elements import index_target, loop_element, loop_input, loop_value
 from .environ import ENVIRON, environ_setup
 from .evaluate import EvalError, InstancesOf, Raised, evaluate, run_validator
@@ -262,6 +262,9 @@ def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], 
     # What the other raises' tests see besides the fix's values: the parameters' defaults, and
     # the classes of their isinstance tests whose plain instances are known.
     defaults = {p.name: value for p in ctx.params if p.default is not None and (value := literal_value(p.default)) is not NO_VALUE}
+    # (and the declared defaults of the fields they read: ``type='image_url'`` meets ``image_url=None``)
+    defaults.update({name: value for name, default, factory in ctx.field_defaults
+                     if (value := literal_value(default_source(default, factory))) is not NO_VALUE})
     defaults.update({written: InstancesOf(types) for written, types in ctx.function_instances})
     for candidate in find_fixes(problem, env, parts, list(ctx.siblings), placeholders=placeholders, defaults=defaults):
         name = candidate.changed[0]

@@ -699,3 +699,37 @@ def test_a_fix_leaving_a_field_alone_meets_its_declared_default_in_the_other_rai
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("mod", None)
+
+
+def test_attributes_of_an_input_set_to_none_are_no_input_of_the_trigger(tmp_path) -> None:
+    """vLLM's VllmConfig: ``model_config = None`` past ``model_config is not None and ...``
+    left ``model_config.multimodal_config.language_model_only = False`` on 30 concrete
+    triggers, which no caller can give; the guard never reads it, so it is dropped."""
+    code = """
+    from dataclasses import dataclass
+
+    @dataclass
+    class Inner:
+        only: bool = False
+
+    @dataclass
+    class Outer:
+        inner: Inner | None = None
+        mode: str = "a"
+
+        def __post_init__(self):
+            if not (self.inner is not None and self.inner.only) and self.mode == "b":
+                raise ValueError("mode b needs inner.only")
+    """
+    card = only(extract_snippet(tmp_path, code))
+    assert card.trigger.inputs == {"self.inner": None, "self.mode": "b"}
+    assert card.trigger.verified and card.trigger.reason is None
+    assert card.example is not None and card.example.before.endswith("Outer(mode='b')")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        with pytest.raises(ValueError, match="mode b needs inner.only"):
+            exec(card.example.before, {})  # noqa: S102 (this test's own module, written above)
+        exec(card.example.after, {})  # noqa: S102
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("mod", None)

@@ -171,3 +171,22 @@ def read_atoms(problem: Problem, env: dict[str, Any], atoms: set[str], opaque: t
                         word = re.compile(rf"(?<![\w.]){re.escape(side.id)}(?!\w)")
                         read |= {side.id, *(a for a in atoms if word.search(a))}
     return read
+
+
+PLAIN = (type(None), bool, int, float, complex, str, bytes, list, tuple, dict, set, frozenset)
+
+
+def unread_attributes(problem: Problem, env: dict[str, Any]) -> set[str]:
+    """The attributes (``model_config.multimodal_config``) of an input the solution gives a
+    plain value (``model_config = None``) that the guard never looks up under it: past the
+    short-circuit ``model_config is not None and ...`` they are no value of the trigger, and
+    no caller could give a None one. Kept where the guard does not hold without them."""
+    parents = [name for name, value in env.items() if isinstance(value, PLAIN)]
+    children = {name for name in env if any(name.startswith(parent + ".") for parent in parents)}
+    if not children:
+        return set()
+    recorded = Reads(env)
+    if problem.holds(recorded) is not True:
+        return set()
+    unread = children - recorded.read
+    return unread if unread and problem.holds({k: v for k, v in env.items() if k not in unread}) is True else set()

@@ -24,7 +24,7 @@ from .messages import message_refs, render_message
 from .problem import Problem, Variable, build_problem, candidates, classes_of
 from .search import Solution, search
 from .state import reached
-from .status import CLAIMED, Reads, atom_kind, caller_sets, missing_arguments, read_atoms, trigger_status
+from .status import CLAIMED, PLAIN, Reads, atom_kind, caller_sets, missing_arguments, read_atoms, trigger_status, unread_attributes
 from .validator import NotExpressible, built_by_class, generate_validator, validator_name
 from .values import Named, to_json_value
 
@@ -151,6 +151,10 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     # the message is then not claimed.
     env = _complete_env(solution.assignment, [r for r in refs if caller_sets(r, params, ctx.settable)], domains)
     env.update(dict.fromkeys(sorted(turns - env.keys()), 0))  # (the message may name the count)
+    unread = unread_attributes(problem, env)  # (``model_config = None``: its attributes are no input)
+    if unread:
+        env = {name: value for name, value in env.items() if name not in unread}
+        solution = replace(solution, changed=tuple(n for n in solution.changed if n not in unread))
     keys = list(dict.fromkeys([*problem.variables, *(r for r in refs if r in env and r not in problem.constants)]))
     validator, validator_reason = _validator(card, ctx, problem, keys, domains)
     shown = Reads(env)
@@ -198,7 +202,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     # ``sock = ''`` with ``sock.type = 2``: no value is both (the inputs are searched as leaves)
     # (an assumed one beside its attribute, ``model_config = 0`` and ``model_config.quantization``, is not shown)
     named = {*inputs, *(n for n in atoms if n in env)}
-    parents = {n for n in named if isinstance(env.get(n), _PLAIN) and any(o.startswith(n + ".") for o in named)}
+    parents = {n for n in named if isinstance(env.get(n), PLAIN) and any(o.startswith(n + ".") for o in named)}
     incoherent = bool(parents)
     if incoherent and status in CLAIMED and status_reason is None:
         status_reason = "value_and_its_attribute"
@@ -222,8 +226,6 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     return replace(card, domains=published, trigger=trigger, fixes=tuple(fixes), validator=validator,
                    validator_reason=validator_reason, example=example, state=reached(card.state, typed, env))
 
-
-_PLAIN = (type(None), bool, int, float, complex, str, bytes, list, tuple, dict, set, frozenset)
 
 
 def _shown(card: Card, message: str | None, env: dict[str, Any], own_str: bool = False) -> str | None:

@@ -733,3 +733,39 @@ def test_attributes_of_an_input_set_to_none_are_no_input_of_the_trigger(tmp_path
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("mod", None)
+
+
+def test_a_module_container_changed_in_place_is_no_constant(tmp_path) -> None:
+    """vLLM's ``QUESTION_TYPES: dict = {}`` filled by a registering decorator, the stdlib's
+    ``valid_seek_flags = {0, 1, 2}`` grown at import: the bound value is not what the guard
+    reads, so no trigger is claimed from it; an untouched container keeps its value."""
+    code = """
+    REGISTRY = {}
+    FLAGS = {0, 1, 2}
+    FLAGS.add(3)
+    KINDS = {"a", "b"}
+
+    def register(name):
+        def wrap(cls):
+            REGISTRY[name] = cls
+            return cls
+        return wrap
+
+    def lookup(name):
+        if name not in REGISTRY:
+            raise KeyError(f"unknown {name}")
+        return REGISTRY[name]
+
+    def seek(whence):
+        if whence not in FLAGS:
+            raise ValueError("bad whence")
+
+    def kind(value):
+        if value not in KINDS:
+            raise ValueError("bad kind")
+    """
+    lookup, seek, kind = extract_snippet(tmp_path, code)
+    for card in (lookup, seek):
+        assert card.guard.constants == () and not card.trigger.verified and card.fixes == ()
+    assert kind.guard.constants == (("KINDS", '{"a", "b"}'),) and kind.trigger.verified
+    assert [f.inputs for f in kind.fixes] == [{"value": "a"}]

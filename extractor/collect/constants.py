@@ -16,6 +16,7 @@ Nothing here evaluates the analysed code; values stay source text.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterator
 
 from .scope import ModuleNames
@@ -60,11 +61,41 @@ def _range_bounds(node: ast.expr) -> tuple[int, ...] | None:
     return None if len(bounds) == 3 and bounds[2] == 0 else tuple(bounds)
 
 
+_MUTATORS = ("append", "extend", "insert", "update", "add", "setdefault", "pop", "popitem", "remove", "discard", "clear",
+             "sort", "reverse", "appendleft", "extendleft", "difference_update", "intersection_update",
+             "symmetric_difference_update", "__setitem__", "__delitem__")
+_CONTAINERS = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
+
+
+def _container(node: ast.expr | str | None) -> bool:
+    """Whether a bound value makes a mutable container (a display, or ``set()``/``list()``/``dict()``)."""
+    return isinstance(node, _CONTAINERS) or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                                              and node.func.id in ("set", "list", "dict"))
+
+
+def mutated_names(text: str, assigned: dict[str, list[ast.expr | str | None]]) -> set[str]:
+    """The once-bound containers that the module's text may change in place: ``NAME[k] = v``,
+    ``NAME[k] += v``, ``del NAME[k]``, ``NAME.append(...)`` and the other mutating methods,
+    anywhere in the file (a function that registers into it, a loop that fills it at import:
+    datetime's ``_DAYS_BEFORE_MONTH = [-1]``). Their bound value is not what a guard reads.
+    A text search, so a local of the same name, a comment or a string counts too: it only
+    ever keeps a value from being assumed."""
+    names = sorted(name for name, nodes in assigned.items() if len(nodes) == 1 and _container(nodes[0]))
+    if not names:
+        return set()
+    pattern = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, names)) + r")\s*(?:\.\s*(?:" + "|".join(_MUTATORS)
+                         + r")\s*\(|\[[^\]\n]*\]\s*(?:[-+*/%&|^@]|//|<<|>>|\*\*)?=(?!=))")
+    found = {m.group(1) for m in pattern.finditer(text)}
+    found.update(m.group(1) for m in re.finditer(r"\bdel\s+(" + "|".join(map(re.escape, names)) + r")\s*\[", text))
+    return found
+
+
 def module_names(kinds: dict[str, str], assigned: dict[str, list[ast.expr | str | None]],
-                 flat: Callable[[ast.expr], str]) -> tuple[ModuleNames, list[tuple[str, str]]]:
+                 flat: Callable[[ast.expr], str], mutated: frozenset[str] | set[str] = frozenset()) -> tuple[ModuleNames, list[tuple[str, str]]]:
     """What the module binds (``kinds``) and the values of its once-bound names (``assigned``:
     name -> the values bound to it, None where unknown); ``flat`` gives a node's source on
-    one line. Also returns every once-bound name's source (for the link stage)."""
+    one line; ``mutated``: containers changed in place (``mutated_names``), which get no value.
+    Also returns every once-bound name's source (for the link stage)."""
     values: dict[str, str] = {}
     sentinels: set[str] = set()
     aliases: dict[str, tuple[object, ...]] = {}
@@ -73,6 +104,10 @@ def module_names(kinds: dict[str, str], assigned: dict[str, list[ast.expr | str 
         if len(nodes) != 1 or nodes[0] is None:
             continue
         node = nodes[0]
+        if name in mutated:
+            if not isinstance(node, str):
+                assignments.append((name, flat(node)))
+            continue
         if isinstance(node, str):
             values[name] = node
             assignments.append((name, node))

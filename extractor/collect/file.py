@@ -26,7 +26,7 @@ from ..sources import DecodeError, SourceFile, decode_source, split_lines
 from . import declarations as decl
 from .callers import in_file_callers
 from .class_messages import class_message
-from .constants import module_names, unpacked
+from .constants import module_names, mutated_names, unpacked
 from .cstpass import RaiseFacts, UnitAnalysis, parse_unit
 from .flags import boolean_kwargs, cli_flags, may_declare_flags
 from .lazy import lazy_attributes
@@ -188,7 +188,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
     module = decl.module_name(path, options.source_roots)
     scan = _scan(tree, module, path.endswith("__init__.py"), src, may_declare_flags(text))
     declares = bool(scan.flags) or "add_parser" in text  # (a file that may declare a command's flags)
-    names, assignments = module_names(scan.kinds, scan.assigned, src.flat)
+    names, assignments = module_names(scan.kinds, scan.assigned, src.flat, mutated_names(text, scan.assigned))
     units: dict[int, tuple[ast.AST, ast.AST | None, list[_Hit]]] = {}
     for hit in scan.hits:
         unit, owner = _unit_of(hit)

@@ -769,3 +769,25 @@ def test_a_module_container_changed_in_place_is_no_constant(tmp_path) -> None:
         assert card.guard.constants == () and not card.trigger.verified and card.fixes == ()
     assert kind.guard.constants == (("KINDS", '{"a", "b"}'),) and kind.trigger.verified
     assert [f.inputs for f in kind.fixes] == [{"value": "a"}]
+
+
+def test_a_fix_whose_test_reads_a_value_the_trigger_never_read_is_no_fix(tmp_path) -> None:
+    """vLLM's get_kv_cache_torch_dtype: the trigger ``model_dtype = None`` stops at
+    ``isinstance(model_dtype, str)``, so TABLE (of unknown value: its values are torch's) is
+    never read; ``model_dtype = ''`` then asks ``'' in TABLE``, and the search's stand-in for
+    TABLE answered it. Only the fix decided without it stays."""
+    code = """
+    from torch import float32, half
+
+    TABLE = {"float32": float32, "half": half}
+
+    def pick(cache_dtype: str, model_dtype: str | None = None):
+        if cache_dtype == "auto":
+            if isinstance(model_dtype, str) and model_dtype in TABLE:
+                return TABLE[model_dtype]
+            raise ValueError(f"Invalid model dtype: {model_dtype}")
+        return None
+    """
+    card = only(extract_snippet(tmp_path, code))
+    assert card.trigger.inputs == {"cache_dtype": "auto", "model_dtype": None} and card.trigger.verified
+    assert [f.inputs for f in card.fixes] == [{"cache_dtype": ""}]

@@ -208,7 +208,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         status_reason = "value_and_its_attribute"
     trigger_ok = (problem.holds(env) is True and reproduces and status in CLAIMED and not card.guard.approximations and not missing
                   and builds and not card.compiled_override and not incoherent)
-    found = _fixes(card, ctx, problem, env, validator, trigger_ok, loops, forms)
+    found = _fixes(card, ctx, problem, env, validator, trigger_ok, loops, forms, every_atom - atoms)
     fixes = [fix for fix, _, _ in found]
     if validator is not None:
         validator = replace(validator, verified=trigger_ok and all(f.verified for f in fixes))
@@ -254,10 +254,13 @@ def _missing(card: Card, ctx: CardContext, given: set[str]) -> list[str]:
 
 
 def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], validator: Validator | None,
-           trigger_ok: bool, loops: dict[str, str], forms: dict[str, tuple[str, tuple[str, ...]]]) -> list[tuple[Fix, Any, bool]]:
+           trigger_ok: bool, loops: dict[str, str], forms: dict[str, tuple[str, tuple[str, ...]]],
+           unread: set[str]) -> list[tuple[Fix, Any, bool]]:
     """Fixes, each with the Python value it sets (a loop element's fix sets the input the
     loop iterates so that it runs on that element: ``xs = [x]``) and whether no other raise of the function may fire
-    under it (one whose test reads values the tool does not know)."""
+    under it (one whose test reads values the tool does not know). ``unread``: the atoms the
+    trigger's guard never reads; the search gave them a value, but a fix whose test reads one
+    (``model_dtype = ''`` then asks ``'' in TABLE``, a table of unknown value) is no fix."""
     parts = [(p.role, p.code) for p in card.guard.parts]
     fixes: list[tuple[Fix, Any, bool]] = []
     placeholders = frozenset(n for n in ctx.unread if n in env and n not in problem.variables)  # any value of their type
@@ -268,7 +271,8 @@ def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], 
     defaults.update({name: value for name, default, factory in ctx.field_defaults
                      if (value := literal_value(default_source(default, factory))) is not NO_VALUE})
     defaults.update({written: InstancesOf(types) for written, types in ctx.function_instances})
-    for candidate in find_fixes(problem, env, parts, list(ctx.siblings), placeholders=placeholders, defaults=defaults):
+    known = {name: value for name, value in env.items() if name not in unread}
+    for candidate in find_fixes(problem, known, parts, list(ctx.siblings), placeholders=placeholders, defaults=defaults):
         name = candidate.changed[0]
         before, after = env[name], candidate.assignment[name]
         shown = name

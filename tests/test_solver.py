@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 
 from extractor import extract
 from extractor.options import Options
-from extractor.solve.evaluate import evaluate
+from extractor.solve.evaluate import Unknown, evaluate
 from extractor.solve.problem import constant_of
 from extractor.solve.status import atom_kind
+from extractor.solve.values import Named
 
 from .helpers import FIXTURES, extract_snippet, only, run_cli, temp_tree
 
@@ -773,13 +774,12 @@ def test_a_module_container_changed_in_place_is_no_constant(tmp_path) -> None:
 
 def test_a_fix_whose_test_reads_a_value_the_trigger_never_read_is_no_fix(tmp_path) -> None:
     """vLLM's get_kv_cache_torch_dtype: the trigger ``model_dtype = None`` stops at
-    ``isinstance(model_dtype, str)``, so TABLE (of unknown value: its values are torch's) is
-    never read; ``model_dtype = ''`` then asks ``'' in TABLE``, and the search's stand-in for
+    ``isinstance(model_dtype, str)``, so TABLE (of unknown value) is never read; ``model_dtype = ''`` then asks ``'' in TABLE``, and the search's stand-in for
     TABLE answered it. Only the fix decided without it stays."""
     code = """
-    from torch import float32, half
+    from torch import dtype_table
 
-    TABLE = {"float32": float32, "half": half}
+    TABLE = dtype_table()
 
     def pick(cache_dtype: str, model_dtype: str | None = None):
         if cache_dtype == "auto":
@@ -791,3 +791,36 @@ def test_a_fix_whose_test_reads_a_value_the_trigger_never_read_is_no_fix(tmp_pat
     card = only(extract_snippet(tmp_path, code))
     assert card.trigger.inputs == {"cache_dtype": "auto", "model_dtype": None} and card.trigger.verified
     assert [f.inputs for f in card.fixes] == [{"cache_dtype": ""}]
+
+
+def test_a_dict_known_by_its_keys_answers_membership_and_nothing_about_its_values(tmp_path) -> None:
+    """vLLM's ``STR_DTYPE_TO_TORCH_DTYPE = {"half": torch.half, ...}``: its values are torch's,
+    but ``dtype not in TABLE`` needs the keys only; a test that reads a value has no answer."""
+    code = """
+    from torch import float16, float32
+
+    DTYPES = {
+        "half": float16,  # a comment, which the constant's one-line source must not keep
+        "float": float32,
+    }
+
+    def cast(dtype: str):
+        if dtype not in DTYPES:
+            raise ValueError(f"Unknown dtype {dtype}; pick one of {sorted(DTYPES)}")
+        return DTYPES[dtype]
+
+    def narrow(dtype: str):
+        if DTYPES[dtype] == float16:
+            raise ValueError("half is too narrow")
+    """
+    cast, narrow = extract_snippet(tmp_path, code)
+    assert cast.guard.constants == (("DTYPES", "{'half': float16, 'float': float32}"),)
+    assert cast.trigger.verified and cast.trigger.inputs["dtype"] not in ("half", "float")
+    assert cast.trigger.message == f"Unknown dtype {cast.trigger.inputs['dtype']}; pick one of ['float', 'half']"
+    assert [f.inputs for f in cast.fixes] == [{"dtype": "float"}]
+    assert cast.validator is None and cast.validator_reason == "needs_named_constant"  # (its values: torch's)
+    assert not narrow.trigger.verified and narrow.fixes == ()
+    assert constant_of('{"half": float16, 1: 2}') == {"half": constant_of('{"x": float16}')["x"], 1: 2}
+    assert constant_of('{"a": f(), **more}') is constant_of("not a constant")
+    with pytest.raises(Unknown):  # (a value too long to keep is such a constant)
+        evaluate("x in TABLE", {"x": 1, "TABLE": Named("TABLE", "unknown")})

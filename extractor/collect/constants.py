@@ -8,6 +8,10 @@ A name bound once at module level gets its value when the tree gives it:
   kept as source with the earlier constants written in;
 - one element of an unpacking (``MONDAY, TUESDAY = range(2)``, ``A, B = 1, 2``).
 
+- a dict display whose keys are literals, its values whatever they are (``DTYPES =
+  {"half": torch.half}``): membership and iteration need the keys only, and the solver
+  holds each value it cannot compute as a constant of unknown value (``keyed_dict``).
+
 A name bound once to ``object()`` or to an instance of a class the module defines, with no
 arguments, is a *sentinel*: a value with identity only (``MISSING = _MISSING_TYPE()``).
 Nothing here evaluates the analysed code; values stay source text.
@@ -97,6 +101,7 @@ def module_names(kinds: dict[str, str], assigned: dict[str, list[ast.expr | str 
     one line; ``mutated``: containers changed in place (``mutated_names``), which get no value.
     Also returns every once-bound name's source (for the link stage)."""
     values: dict[str, str] = {}
+    keyed: set[str] = set()  # dicts known by their keys: never written into another constant
     sentinels: set[str] = set()
     aliases: dict[str, tuple[object, ...]] = {}
     assignments: list[tuple[str, str]] = []
@@ -119,8 +124,11 @@ def module_names(kinds: dict[str, str], assigned: dict[str, list[ast.expr | str 
             values[name] = flat(node)
         elif _is_sentinel(node, kinds):
             sentinels.add(name)
-        elif (code := _computed(node, values)) is not None:
+        elif (code := _computed(node, values, keyed)) is not None:
             values[name] = code
+        elif _keyed(node) and len(code := flat(node)) <= MAX_CODE:
+            values[name] = code
+            keyed.add(name)
     shown = {name: repr(members) for name, members in aliases.items() if len(repr(members)) <= MAX_CODE}
     return ModuleNames(kinds=kinds, values=values, sentinels=frozenset(sentinels), aliases=shown), sorted(assignments)
 
@@ -153,6 +161,23 @@ def _is_literal(node: ast.expr) -> bool:
     return True
 
 
+def _keyed(node: ast.expr) -> bool:
+    """A dict display whose keys are distinct literals of hashable value (no ``**``)."""
+    if not isinstance(node, ast.Dict) or not node.keys:
+        return False
+    keys = []
+    for key in node.keys:
+        if key is None:
+            return False
+        try:
+            value = ast.literal_eval(key)
+            hash(value)
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            return False
+        keys.append((type(value), value))
+    return len(set(keys)) == len(keys)
+
+
 def _is_sentinel(node: ast.expr, kinds: dict[str, str]) -> bool:
     if not isinstance(node, ast.Call) or node.args or node.keywords or not isinstance(node.func, ast.Name):
         return False
@@ -160,12 +185,13 @@ def _is_sentinel(node: ast.expr, kinds: dict[str, str]) -> bool:
 
 
 class _WriteIn(ast.NodeTransformer):
-    def __init__(self, values: dict[str, str]) -> None:
+    def __init__(self, values: dict[str, str], keyed: set[str]) -> None:
         self.values = values
+        self.keyed = keyed
         self.failed = False
 
     def visit_Name(self, node: ast.Name) -> ast.AST:  # noqa: N802 (ast API)
-        code = self.values.get(node.id)
+        code = None if node.id in self.keyed else self.values.get(node.id)
         if code is None:
             if node.id not in _CALLS:
                 self.failed = True
@@ -177,16 +203,17 @@ class _WriteIn(ast.NodeTransformer):
             return node
 
 
-def _computed(node: ast.expr, values: dict[str, str]) -> str | None:
-    """The source of an expression over literals and earlier constants, with those written
-    in, when every node is one the solver's evaluator may compute; else None."""
+def _computed(node: ast.expr, values: dict[str, str], keyed: set[str]) -> str | None:
+    """The source of an expression over literals and earlier constants (not ``keyed``
+    dicts, whose values are not all known), with those written in, when every node is one
+    the solver's evaluator may compute; else None."""
     for inner in walk(node):
         if not isinstance(inner, _NODES):
             return None
         if isinstance(inner, ast.Call) and (not isinstance(inner.func, ast.Name) or inner.func.id not in _CALLS or inner.keywords):
             return None
     try:
-        writer = _WriteIn(values)
+        writer = _WriteIn(values, keyed)
         code = ast.unparse(writer.visit(_copy(node)))
     except (RecursionError, ValueError, MemoryError):
         return None

@@ -72,11 +72,14 @@ class SourceText:
         return "\n".join(chunks)
 
     def flat(self, node: ast.AST) -> str:
-        """The source of ``node`` on one line (for annotations and defaults); a marker that is
+        """The source of ``node`` on one line (for annotations and defaults; as ``ast.unparse``
+        writes it where its lines hold a comment); a marker that is
         no Python value in place of one longer than MAX_VALUE_CHARS (such a value would be
         copied into every card that reads it)."""
         text = self.segment(node)
-        text = " ".join(part.strip() for part in text.splitlines()) if "\n" in text else text
+        if "\n" in text:
+            # A comment inside a multi-line value would swallow the rest of the line it is joined into.
+            text = ast.unparse(node) if "#" in text else " ".join(part.strip() for part in text.splitlines())
         return text if len(text) <= MAX_VALUE_CHARS else f"<{len(text):,} characters of source, not kept>"
 
 

@@ -29,6 +29,7 @@ from .evaluate import (
     Unknown,
     evaluate,
     evaluate_tree,
+    parse_expr,
     raised_classes,
 )
 from .seeds import LATE, candidates, comparison_seeds, value_key
@@ -119,7 +120,34 @@ def constant_of(source: str) -> Any:
     try:
         return evaluate(source, {})
     except EvalError:
+        return keyed_dict(source)
+
+
+def keyed_dict(source: str) -> Any:
+    """A dict display with literal keys (``{"half": torch.half}``, collect.constants): its
+    keys, each with its value where a literal or the evaluator gives it, else a constant of
+    unknown value named by its source (``torch.half``), so ``x in TABLE`` and ``sorted(TABLE)``
+    have answers and ``TABLE[x] == y`` has none; ``NO_VALUE`` for any other source."""
+    try:
+        tree = parse_expr(source)
+    except EvalError:
         return NO_VALUE
+    if not isinstance(tree, ast.Dict) or not tree.keys or any(key is None for key in tree.keys):
+        return NO_VALUE
+    result: dict[Any, Any] = {}
+    for key, value in zip(tree.keys, tree.values):
+        code = ast.unparse(value)
+        known = literal_value(ast.unparse(key))
+        if known is NO_VALUE:
+            return NO_VALUE
+        element = literal_value(code)
+        if element is NO_VALUE:
+            try:
+                element = evaluate(code, {})
+            except EvalError:
+                element = Named(code, "unknown")
+        result[known] = element
+    return result
 
 
 def named_constant(chain: str, kind: str) -> Any:

@@ -58,8 +58,10 @@ def _validator(card: Card, ctx: CardContext, problem: Problem, keys: list[str], 
         return None, "needs_loop_element"  # the check runs on an element the function takes from a loop
     if f"{RAISES}(" in card.guard.code:
         return None, "needs_try_body"  # reached when the function's own try body raises: no standalone check
-    if any(isinstance(value, Named) for value in problem.constants.values()):
-        return None, "needs_named_constant"  # a standalone function would have to import the Enum member or constant
+    if any(isinstance(value, Named) or isinstance(value, dict) and any(isinstance(v, Named) for v in value.values())
+           for value in problem.constants.values()):
+        # a standalone function would have to import the Enum member or constant (or a table's values: keyed_dict)
+        return None, "needs_named_constant"
     if classes_of(problem.constants):
         return None, "needs_class"  # a standalone function would have to import the classes its isinstance tests name
     if any(v.is_atom for v in problem.variables.values()):

@@ -76,6 +76,8 @@ def _equal(a: Any, b: Any) -> bool:
 
 
 def _contains(container: Any, item: Any) -> bool:
+    if isinstance(container, Named) and not container.known:
+        raise UnknownValue("membership in a constant whose value the tree does not give")
     if isinstance(container, (tuple, list, set, frozenset, dict)):
         if any(element is item for element in container):
             return True

@@ -824,3 +824,61 @@ def test_a_dict_known_by_its_keys_answers_membership_and_nothing_about_its_value
     assert constant_of('{"a": f(), **more}') is constant_of("not a constant")
     with pytest.raises(Unknown):  # (a value too long to keep is such a constant)
         evaluate("x in TABLE", {"x": 1, "TABLE": Named("TABLE", "unknown")})
+
+
+def test_a_method_of_an_abstract_class_is_no_verified_trigger(tmp_path) -> None:
+    """vLLM's WatermarkDetector(ABC): its __init__ checks its arguments, but Python refuses to
+    create an instance while ``score`` is abstract, so ``Detector(context_width=0)`` raises
+    TypeError. A classmethod runs without an instance; a subclass that defines ``score`` runs."""
+    code = """
+    from abc import ABC, abstractmethod
+
+    class Detector(ABC):
+        def __init__(self, context_width: int) -> None:
+            if context_width < 1:
+                raise ValueError("context_width must be positive")
+
+        @abstractmethod
+        def score(self) -> float: ...
+
+        @classmethod
+        def make(cls, n: int) -> None:
+            if n < 0:
+                raise ValueError("negative n")
+
+    class Concrete(Detector):
+        def score(self) -> float:
+            return 1.0
+
+        def own(self, n: int) -> None:
+            if n > 3:
+                raise ValueError("too big")
+
+    class Unenforced:
+        @abstractmethod
+        def score(self) -> float: ...
+
+        def check(self, n: int) -> None:
+            if n < 0:
+                raise ValueError("negative")
+    """
+    init, make, own, check = extract_snippet(tmp_path, code)
+    assert (init.trigger.status, init.trigger.reason, init.trigger.verified, init.example) == ("concrete", "abstract_class", False, None)
+    assert init.trigger.inputs == {"context_width": 0} and not any(f.verified for f in init.fixes)
+    for card in (make, own, check):
+        assert card.trigger.verified and card.trigger.reason is None
+
+
+def test_a_stand_in_argument_lets_the_fixed_call_pass_the_other_raises(tmp_path) -> None:
+    """``threshold`` is read by no test before the first raise: any float gets the call there,
+    but the fixed call (width=1) meets the second test, which 0.0 fails."""
+    code = """
+    def detect(width: int, threshold: float) -> None:
+        if width < 1:
+            raise ValueError("width must be positive")
+        if not 0 < threshold < 1:
+            raise ValueError("threshold must be between 0 and 1")
+    """
+    first, _ = extract_snippet(tmp_path, code)
+    assert first.trigger.inputs == {"width": 0, "threshold": 0.5} and first.trigger.verified
+    assert first.example.after.endswith("detect(width=1, threshold=0.5)")

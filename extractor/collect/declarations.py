@@ -224,15 +224,25 @@ def field_fact(stmt: ast.stmt, following: ast.stmt | None, src: SourceText) -> F
     )
 
 
+_ABSTRACT_DECORATORS = frozenset({"abstractmethod", "abstractproperty", "abstractclassmethod", "abstractstaticmethod"})
+
+
 def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
     """Bases, docstring, fields and method return annotations of a class."""
     fields: list[FieldFact] = []
     methods: list[tuple[str, str | None]] = []
+    abstract: list[str] = []
+    assigned: list[str] = []
     body = node.body
     for index, stmt in enumerate(body):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             methods.append((stmt.name, src.flat(stmt.returns) if stmt.returns is not None else None))
+            if any((dotted_name(d) or "").rsplit(".", 1)[-1] in _ABSTRACT_DECORATORS for d in stmt.decorator_list):
+                abstract.append(stmt.name)
             continue
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            assigned.extend(n.id for t in targets for n in walk(t) if isinstance(n, ast.Name))
         following = body[index + 1] if index + 1 < len(body) else None
         fact = field_fact(stmt, following, src)
         if fact is not None:
@@ -252,6 +262,8 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
         new=new_facts(node, src),
         metaclass=next((src.flat(k.value) for k in node.keywords if k.arg == "metaclass"), None),
         stores=attribute_stores(node, src),
+        abstract=tuple(abstract),
+        assigned=tuple(sorted(set(assigned))),
     )
 
 

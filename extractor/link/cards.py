@@ -21,7 +21,7 @@ from .constructors import Constructors, construction_checks, field_defaults, pos
 from .instances import instance_types
 from .messages import compose
 from .oserrors import errno_subclass
-from .placeholders import placeholder_entries
+from .placeholders import abstract_methods, placeholder_entries
 from .project import BUILTIN_EXCEPTIONS, Project, Symbol, decorator_target
 from .state import receiver, state_writes
 
@@ -277,6 +277,7 @@ def _context(project: Project, constructors: Constructors, facts: FileFacts, car
         params=site.params, siblings=siblings, flags=flags, command=options.command, arguments=site.arguments,
         classes=classes, exception_module=module, param_choices=choices, settable=settable,
         module=facts.module, constructor=constructors.signature(owner) if owner else None, call_style=site.call_style, unread=site.unread,
+        abstract=abstract_methods(project, owner) if owner else (),
         # (a template the class's __str__ makes is on the card already: link.messages)
         own_str=not card.message.form.startswith("class:") and any(_defines_str(project, name) for name in card.exception.classes[:1]),
         named=tuple((chain, *found) for chain, kind in card.guard.named

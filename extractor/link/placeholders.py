@@ -83,6 +83,23 @@ def _abstract_check(project: Project, owner: str) -> str:
     return "unknown" if unknown else "unenforced"
 
 
+def abstract_methods(project: Project, owner: str) -> tuple[str, ...]:
+    """The abstract methods an instance of ``owner`` would lack (marked ``@abstractmethod`` on
+    its way and defined by no class nearer to it), where Python checks them: creating one
+    raises ``TypeError: Can't instantiate abstract class``, so only a subclass that defines
+    them runs its methods. () where the check is not enforced or the tree shows none."""
+    decided: dict[str, bool] = {}  # method -> abstract, from the nearest class that defines it
+    for qualname, found in lineage(project, owner):
+        if found is None:
+            if qualname is None or not (qualname in _PLAIN or qualname in _ABC_BASES or qualname.startswith(_ABC_PREFIXES)):
+                return ()  # a base the tree does not show may define them
+            continue
+        for name in (*(name for name, _ in found[1].methods), *found[1].assigned):
+            decided.setdefault(name, name in found[1].abstract)
+    left = tuple(sorted(name for name, abstract in decided.items() if abstract))
+    return left if left and _abstract_check(project, owner) == "enforced" else ()
+
+
 def _inherits(project: Project, owner: str, method: str) -> bool:
     """Whether a class the owner derives from defines ``method``: one of the tree, a builtin
     type, or ``object`` itself (``__init__``, ``__eq__``). A base outside the tree is not known

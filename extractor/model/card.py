@@ -240,6 +240,7 @@ class CardContext:
     # site does where the class, not the one argument, makes the message.
     arguments: tuple[Argument, ...] | None = None
     own_str: bool = False  # the exception class (or an in-tree base) defines __str__: str(exc) is its own text
+    abstract: tuple[str, ...] = ()  # the owner class's abstract methods left undefined (link.placeholders.abstract_methods)
     # The declared default (input, default, default_factory) of each field (``self.a``,
     # ``ctx.a`` of an annotated parameter) that another raise of the function reads: what its
     # test sees where a fix leaves the field alone (link.constructors.field_defaults).

@@ -95,6 +95,8 @@ class ClassFact:
     new: tuple[Param, ...] | None = None  # the explicit ``__new__``'s parameters after cls
     metaclass: str | None = None  # ``metaclass=`` as written
     stores: tuple[AttributeStore, ...] = ()  # where its methods assign ``self.x``, and its class attributes
+    abstract: tuple[str, ...] = ()  # its methods decorated ``@abstractmethod`` (or abstractproperty, ...)
+    assigned: tuple[str, ...] = ()  # the other names its body binds (``__add__, __radd__ = ...``, ``x = property(...)``)
     # How an exception class makes its message (collect.class_messages): "transparent" (str()
     # is BaseException's: no __str__, and an __init__ that passes its arguments on or none),
     # "template" (``message``, holes over the __init__'s parameters or ``*0``, ``*1``: the

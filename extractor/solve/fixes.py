@@ -262,3 +262,22 @@ def describe_fix(candidate: FixCandidate, label: str, before: Any, after: Any, *
         others = "another raise" if one else f"{len(candidate.undecided)} other raises"
         description += f" (but {others} of the function may then fire: {'its test reads' if one else 'their tests read'} values the tool does not know)"
     return description
+
+
+def quiet_stand_ins(problem: Problem, envs: list[dict[str, Any]], siblings: list[str], choices: dict[str, list[Any]],
+                    defaults: dict[str, Any]) -> dict[str, Any]:
+    """For each stand-in argument (``choices``: a required parameter no test before the raise
+    reads -> values of its type, the current one first), the first value under which none of
+    ``envs`` (the trigger under each fix) makes another raise of the function true, or its
+    test raise on the value (``'' < 0``): the fixed
+    call then runs past them (``WatermarkDetector(context_width=1, p_value_threshold=0.5)``,
+    not ``0.0``, which the next raise refuses). A stand-in no value quiets keeps its first."""
+    index = sibling_guards(tuple(sorted({*siblings, problem.code})), problem.lazy)
+    known = Known.of({**defaults, **problem.constants})
+    chosen: dict[str, Any] = {}
+    for name, values in sorted(choices.items()):
+        for value in values:
+            if not any(_trips(siblings, {**env, **chosen, name: value}, index, name, known=known) for env in envs):
+                chosen[name] = value
+                break
+    return chosen

@@ -14,12 +14,12 @@ from typing import Any
 
 from ..model import CONSTRUCTING, RAISES, Card, CardContext, Domain, Fix, Hole, Opaque, Trigger, Validator
 from .construction import constructs, past_construction
-from .domains import NO_VALUE, any_value, card_domains, default_source, default_value, literal_value
+from .domains import NO_VALUE, any_value, card_domains, default_source, default_value, literal_value, param_domain
 from .elements import index_target, loop_element, loop_input, loop_value
 from .environ import ENVIRON, environ_setup
 from .evaluate import EvalError, InstancesOf, Raised, evaluate, run_validator
 from .examples import build_example, is_class_level
-from .fixes import describe_fix, find_fixes
+from .fixes import describe_fix, find_fixes, quiet_stand_ins
 from .messages import message_refs, render_message
 from .problem import Problem, Variable, build_problem, candidates, classes_of
 from .search import Solution, search
@@ -208,9 +208,14 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     incoherent = bool(parents)
     if incoherent and status in CLAIMED and status_reason is None:
         status_reason = "value_and_its_attribute"
+    abstract = bool(ctx.abstract) and not is_class_level(card)  # Python makes no object of the class: a subclass's runs it
+    if abstract and status in CLAIMED and status_reason is None:
+        status_reason = "abstract_class"
     trigger_ok = (problem.holds(env) is True and reproduces and status in CLAIMED and not card.guard.approximations and not missing
-                  and builds and not card.compiled_override and not incoherent)
-    found = _fixes(card, ctx, problem, env, validator, trigger_ok, loops, forms, every_atom - atoms)
+                  and builds and not card.compiled_override and not incoherent and not abstract)
+    found, quiet = _fixes(card, ctx, problem, env, validator, trigger_ok, loops, forms, every_atom - atoms)
+    for name, value in quiet.items():  # stand-ins the fixed call runs past the other raises with
+        env[name], inputs[name] = value, to_json_value(value)
     fixes = [fix for fix, _, _ in found]
     if validator is not None:
         validator = replace(validator, verified=trigger_ok and all(f.verified for f in fixes))
@@ -257,12 +262,14 @@ def _missing(card: Card, ctx: CardContext, given: set[str]) -> list[str]:
 
 def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], validator: Validator | None,
            trigger_ok: bool, loops: dict[str, str], forms: dict[str, tuple[str, tuple[str, ...]]],
-           unread: set[str]) -> list[tuple[Fix, Any, bool]]:
+           unread: set[str]) -> tuple[list[tuple[Fix, Any, bool]], dict[str, Any]]:
     """Fixes, each with the Python value it sets (a loop element's fix sets the input the
     loop iterates so that it runs on that element: ``xs = [x]``) and whether no other raise of the function may fire
     under it (one whose test reads values the tool does not know). ``unread``: the atoms the
     trigger's guard never reads; the search gave them a value, but a fix whose test reads one
-    (``model_dtype = ''`` then asks ``'' in TABLE``, a table of unknown value) is no fix."""
+    (``model_dtype = ''`` then asks ``'' in TABLE``, a table of unknown value) is no fix.
+    Also the stand-in arguments' values under which the fixed calls pass the other raises
+    (fixes.quiet_stand_ins)."""
     parts = [(p.role, p.code) for p in card.guard.parts]
     fixes: list[tuple[Fix, Any, bool]] = []
     placeholders = frozenset(n for n in ctx.unread if n in env and n not in problem.variables)  # any value of their type
@@ -299,7 +306,9 @@ def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], 
             verified=verified and validator is not None and trigger_ok and not candidate.undecided,
             stand_in=stand_in,
         ), after, not candidate.undecided))
-    return fixes
+    stand_ins = {p.name: candidates(Variable(p.name, param_domain(p.name, p)), [env[p.name]]) for p in ctx.params if p.name in placeholders}
+    sure = [{**env, fix.changed[0]: value} for fix, value, decided in fixes if decided and fix.changed[0] in env]
+    return fixes, quiet_stand_ins(problem, sure, list(ctx.siblings), stand_ins, defaults) if stand_ins and sure else {}
 
 
 def _example(card: Card, ctx: CardContext, problem: Problem, solution: Solution, env: dict[str, Any],

@@ -882,3 +882,27 @@ def test_a_stand_in_argument_lets_the_fixed_call_pass_the_other_raises(tmp_path)
     first, _ = extract_snippet(tmp_path, code)
     assert first.trigger.inputs == {"width": 0, "threshold": 0.5} and first.trigger.verified
     assert first.example.after.endswith("detect(width=1, threshold=0.5)")
+
+
+def test_math_predicates_and_object_are_evaluated_not_assumed(tmp_path) -> None:
+    """vLLM's SamplingParams: ``not math.isfinite(self.temperature)`` was an atom the trigger
+    assumed false; the stdlib's copyreg: ``base is not object`` assumed ``object = 1``."""
+    code = """
+    import math
+
+    def sample(temperature: float) -> None:
+        if not math.isfinite(temperature):
+            raise ValueError(f"temperature must be a finite number, got {temperature}.")
+
+    def reduce(base, proto: int):
+        if proto < 2 and base is not object:
+            raise TypeError("cannot pickle")
+    """
+    sample, reduce = extract_snippet(tmp_path, code)
+    assert sample.trigger.inputs == {"temperature": {"python": "float('inf')"}} and sample.trigger.verified
+    assert sample.trigger.message == "temperature must be a finite number, got inf."
+    assert sample.example.before.endswith("sample(temperature=float('inf'))") and sample.example.after.endswith("sample(temperature=0.0)")
+    assert sample.validator.code.startswith("import math\n") and sample.validator.verified
+    assert "(the trigger has `float('inf')`)" in sample.fixes[0].description
+    assert reduce.trigger.assumes == {} and reduce.trigger.verified
+    assert {"base": {"python": "object"}} in [f.inputs for f in reduce.fixes]

@@ -85,7 +85,7 @@ def _literal(value: Any, imports: set[tuple[str, str]] | None = None, module: st
         imports.add((module, head))
         return value.name
     if isinstance(value, float) and not math.isfinite(value):
-        return None
+        return f"float('{value}')"  # (inf, -inf, nan: no literal writes them)
     text = repr(value)
     try:
         back = ast.literal_eval(text)

@@ -16,6 +16,7 @@ from .environ import ENVIRON, environment_words, reading
 from .evaluate import FAILS, EvalError, outcome, parse_expr
 from .problem import Problem, classes_of, conjuncts, scan_refs, value_key
 from .search import distance, is_number
+from .values import python_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,7 +247,7 @@ def describe_fix(candidate: FixCandidate, label: str, before: Any, after: Any, *
     """The fix in words: what to set (``label``: the input, or the constructor keyword that
     sets it), from what, and which part of the guard it makes false; for a value of no
     declared type (``stand_in``), that it is one example of the values that do."""
-    part, new, old = code_span(candidate.part), code_span(repr(after)), code_span(repr(before))
+    part, new, old = code_span(candidate.part), code_span(python_text(after)), code_span(python_text(before))
     if atom and label == ENVIRON and isinstance(after, dict) and isinstance(before, dict):
         description = f"{part} is false when {environment_words(after)} (the trigger assumes {environment_words(before)})"
     elif atom:

@@ -108,7 +108,7 @@ def _is_pure_call(node: ast.Call, classes: AbstractSet[str] = frozenset()) -> bo
     return isinstance(node.func, ast.Attribute) and (node.func.attr in STR_METHODS or node.func.attr in DICT_METHODS)
 
 
-_PYTHON_NAMES = frozenset({"True", "False", "None", "NotImplemented", "Ellipsis", *BUILTIN_TYPES})
+_PYTHON_NAMES = frozenset({"True", "False", "None", "NotImplemented", "Ellipsis", "object", *BUILTIN_TYPES})
 
 
 def constant_of(source: str) -> Any:
@@ -222,7 +222,7 @@ def scan_refs(node: ast.expr, inputs: set[str], constants: set[str], classes: Ab
             # (isinstance's classes, and __raises__'s, are names of Python's own: not inputs.)
             first_only = dotted_name(current.func) in ("isinstance", RAISES)
             stack.extend((a, False, local) for a in (current.args[:1] if first_only else current.args))
-            if isinstance(current.func, ast.Attribute):
+            if isinstance(current.func, ast.Attribute) and dotted_name(current.func) not in PURE_FUNCTIONS:  # (``math.isfinite``: no read of ``math``)
                 stack.append((current.func.value, False, local))
             continue
         if isinstance(current, (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):

@@ -28,10 +28,10 @@ def comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
     # Against an expression over other variables, seed with its value at their defaults.
     at_defaults = problem.env({})
     for node in walk(problem.tree):
-        if isinstance(node, ast.Call) and dotted_name(node.func) in _PARSED and len(node.args) == 1:
+        if isinstance(node, ast.Call) and dotted_name(node.func) in _ARGUMENT_SEEDS and len(node.args) == 1:
             name, _ = variable_of(node.args[0], problem)
-            if name is not None:  # ``int(text)``: text that parses, and text that does not
-                seeds.setdefault(name, []).extend(_PARSED[dotted_name(node.func)])
+            if name is not None:
+                seeds.setdefault(name, []).extend(_ARGUMENT_SEEDS[dotted_name(node.func)])
         if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
             name, _ = variable_of(node.value, problem)
             if name is not None and not problem.variables[name].domain.types:  # ``mapping[key]``: a mapping, empty and not
@@ -203,7 +203,9 @@ def _seed_compared(seeds: dict[str, list[Any]], problem: Problem, name: str, val
             seeds[name].extend(problem.members.get(value.name, ()))
 
 
-_PARSED = {"int": ["10", "x"], "float": ["0.5", "x"], "complex": ["1j", "x"]}
+# ``int(text)``: text that parses, and text that does not; ``math.isfinite(x)``: a number it is false for, and true
+_ARGUMENT_SEEDS = {"int": ["10", "x"], "float": ["0.5", "x"], "complex": ["1j", "x"],
+                   **{f"math.{test}": [math.inf, math.nan, 1.0] for test in ("isfinite", "isinf", "isnan")}}
 # ``text.isdigit()`` and the like: text for which the test is true, and text for which it is not
 _STR_TESTS = {"startswith": None, "endswith": None, "isdigit": ["1", "x"], "isdecimal": ["1", "x"], "isnumeric": ["1", "x"],
               "isalpha": ["a", "1"], "isalnum": ["a1", "-"], "isidentifier": ["a", "1"], "isascii": ["a", "\u00e9"],

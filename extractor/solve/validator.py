@@ -310,8 +310,12 @@ def generate_validator(
         f"    if {test}:\n"
         f"        raise {exception}({call})\n"
     )
-    if import_from is not None:
-        code = f"from {import_from} import {exception}\n\n\n" + code
+    heads = [f"from {import_from} import {exception}"] if import_from is not None else []
+    if "math" not in names.values() and any(
+            isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "math" for n in ast.walk(ast.parse(code))):
+        heads.insert(0, "import math")  # (``math.isfinite``, which the evaluator computes)
+    if heads:
+        code = "\n".join(heads) + "\n\n\n" + code
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         compile(code, "<validator>", "exec")  # syntax check only: nothing is executed

@@ -139,12 +139,19 @@ def is_finite_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+def python_text(value: Any) -> str:
+    """A value as Python code writes it: ``repr``, but ``int`` for the class and
+    ``float('inf')`` for a float no literal writes."""
+    json_value = to_json_value(value) if isinstance(value, (float, type)) else None
+    return json_value["python"] if isinstance(json_value, dict) else repr(value)
+
+
 def to_json_value(value: Any) -> Any:
     """A value as JSON can carry it; anything else as ``{"python": repr}``."""
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
-        return value if math.isfinite(value) else {"python": repr(value)}
+        return value if math.isfinite(value) else {"python": f"float('{value}')"}
     if isinstance(value, list):
         return [to_json_value(v) for v in value]
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import math
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -55,6 +56,8 @@ PURE_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "len": len, "abs": abs, "min": min, "max": max, "bool": bool, "int": int, "float": float,
     "str": _text_of(str), "repr": _text_of(repr), "round": round, "sorted": sorted, "sum": sum, "any": any, "all": all,
     "tuple": tuple, "list": list, "set": StableSet, "frozenset": StableFrozenSet, "type": type,
+    # (by the dotted name a module that imports math writes)
+    "math.isfinite": math.isfinite, "math.isinf": math.isinf, "math.isnan": math.isnan, "math.floor": math.floor, "math.ceil": math.ceil,
 }
 STR_METHODS = frozenset({"join", "upper", "lower", "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "replace", "title",
                          # predicates and searches: a bool or an int, in time linear in the text

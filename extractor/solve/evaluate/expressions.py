@@ -31,7 +31,8 @@ def _constant(node: ast.Constant) -> Fn:
     return lambda env: value
 
 
-_NAMED = {"True": True, "False": False, "None": None, "NotImplemented": NotImplemented, "Ellipsis": Ellipsis}
+_NAMED = {"True": True, "False": False, "None": None, "NotImplemented": NotImplemented, "Ellipsis": Ellipsis,
+          "object": object}  # (``base is not object``: known by identity)
 
 
 def _name(node: ast.Name) -> Fn:

@@ -906,3 +906,22 @@ def test_math_predicates_and_object_are_evaluated_not_assumed(tmp_path) -> None:
     assert "(the trigger has `float('inf')`)" in sample.fixes[0].description
     assert reduce.trigger.assumes == {} and reduce.trigger.verified
     assert {"base": {"python": "object"}} in [f.inputs for f in reduce.fixes]
+
+
+def test_sys_maxsize_is_pinned_not_assumed(tmp_path) -> None:
+    """multiprocessing.heap's ``sys.maxsize <= size`` was an environment trigger "on a machine
+    where sys.maxsize is 0"; it is Python's own constant (as a 64-bit build has it)."""
+    code = """
+    import sys
+
+    def malloc(size: int):
+        if size < 0:
+            raise ValueError("negative size")
+        if sys.maxsize <= size:
+            raise OverflowError("Size {0:n} too large".format(size))
+    """
+    negative, large = extract_snippet(tmp_path, code)
+    assert large.trigger.status == "concrete" and large.trigger.assumes == {} and large.trigger.verified
+    assert large.trigger.inputs == {"size": sys.maxsize} and large.trigger.message == f"Size {sys.maxsize:n} too large"
+    assert large.validator.code.startswith("import sys\n") and large.validator.verified
+    assert [f.inputs for f in negative.fixes] == [{"size": 0}] and negative.fixes[0].verified  # (the next test is decided)

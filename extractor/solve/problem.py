@@ -21,6 +21,7 @@ from .environ import ENVIRON, environ_candidates, read_guard, reading
 from .evaluate import (
     BUILTIN_TYPES,
     DICT_METHODS,
+    PINNED,
     PURE_FUNCTIONS,
     STR_METHODS,
     EvalError,
@@ -209,7 +210,7 @@ def scan_refs(node: ast.expr, inputs: set[str], constants: set[str], classes: Ab
                 continue
             if name in inputs:
                 refs.add(name)
-            elif name is not None and name not in constants and name not in _PYTHON_NAMES:
+            elif name is not None and name not in constants and name not in _PYTHON_NAMES and name not in PINNED:
                 atoms.setdefault(name, boolean)
             elif name is None:
                 stack.append((current.value, False, local))  # type: ignore[union-attr]

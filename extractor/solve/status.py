@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 CLAIMED = ("concrete", "environment")  # statuses whose trigger a caller can act on
 
-_ENVIRONMENT_NAMES = frozenset({"sys.platform", "sys.version_info", "sys.byteorder", "sys.maxsize", "os.name", "os.sep", "os.environ"})
+_ENVIRONMENT_NAMES = frozenset({"sys.platform", "sys.version_info", "sys.byteorder", "os.name", "os.sep", "os.environ"})
 _ENVIRONMENT_CALLS = frozenset({
     "os.path.exists", "os.path.isfile", "os.path.isdir", "os.path.islink", "os.path.lexists", "os.access",
     "os.getenv", "os.environ.get", "shutil.which", "importlib.util.find_spec", "platform.system",

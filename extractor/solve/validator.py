@@ -310,10 +310,10 @@ def generate_validator(
         f"    if {test}:\n"
         f"        raise {exception}({call})\n"
     )
-    heads = [f"from {import_from} import {exception}"] if import_from is not None else []
-    if "math" not in names.values() and any(
-            isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "math" for n in ast.walk(ast.parse(code))):
-        heads.insert(0, "import math")  # (``math.isfinite``, which the evaluator computes)
+    read = {n.value.id for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+    # (``math.isfinite``, ``sys.maxsize``: what the evaluator knows of those modules)
+    heads = [f"import {module}" for module in ("math", "sys") if module in read and module not in names.values()]
+    heads += [f"from {import_from} import {exception}"] if import_from is not None else []
     if heads:
         code = "\n".join(heads) + "\n\n\n" + code
     with warnings.catch_warnings():

@@ -59,6 +59,10 @@ PURE_FUNCTIONS: dict[str, Callable[..., Any]] = {
     # (by the dotted name a module that imports math writes)
     "math.isfinite": math.isfinite, "math.isinf": math.isinf, "math.isnan": math.isnan, "math.floor": math.floor, "math.ceil": math.ceil,
 }
+# Python's own constants a guard may compare with, as a 64-bit CPython 3 has them (``n > sys.maxsize``:
+# assuming another value gave "on a machine where sys.maxsize is 0"), by the dotted name the code writes.
+PINNED: dict[str, Any] = {"sys.maxsize": 2**63 - 1, "sys.maxunicode": 0x10FFFF, "math.inf": math.inf, "math.pi": math.pi,
+                          "math.e": math.e, "math.tau": math.tau}
 STR_METHODS = frozenset({"join", "upper", "lower", "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "replace", "title",
                          # predicates and searches: a bool or an int, in time linear in the text
                          "isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum", "isidentifier", "isascii", "isupper",

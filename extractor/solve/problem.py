@@ -16,6 +16,7 @@ from typing import Any
 from ..collect.declarations import dotted_name
 from ..collect.syntax import child_nodes, walk
 from ..model import RAISES, Domain, Guard
+from .arrays import conventional_domain
 from .domains import NO_VALUE, choice_value, default_value, literal_value
 from .environ import ENVIRON, environ_candidates, read_guard, reading
 from .evaluate import (
@@ -294,7 +295,7 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
     variables: dict[str, Variable] = {}
     for name in [*guard.inputs, *guard.opaque, *environ]:
         if name in refs:
-            domain = domains.get(name) or Domain(input=name, source="opaque" if name in guard.opaque else "unknown")
+            domain = conventional_domain(name, domains.get(name) or Domain(input=name, source="opaque" if name in guard.opaque else "unknown"))
             # An opaque name (a local bound several times, a loop variable) or state is not
             # an input: the trigger can only assume a value for it.
             default = default_value(domain) if domain.has_default else NO_VALUE

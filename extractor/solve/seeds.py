@@ -50,6 +50,9 @@ def comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
             _seed_elements(node, problem, env, seeds)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STR_TESTS:
             _seed_str_test(node, problem, env, seeds)
+    for name in problem.variables:
+        if name.endswith(".shape"):  # (solve.arrays) shapes whose slices and sizes differ
+            seeds.setdefault(name, []).extend(_SHAPES)
     for key in [k for k in seeds if k.startswith(_ITEMS)]:
         items = seeds.pop(key)
         size = max(s for _, s, _ in items)
@@ -65,6 +68,7 @@ def comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
     return seeds
 
 
+_SHAPES = [[1, 1], [1, 2], [1, 1, 1], [1, 1, 2]]
 LATE = "\0late:"  # a key of ``seeds`` for a variable's values tried after its typical ones (``candidates``)
 _KINDS = "\0kinds:"  # a key of ``seeds`` for the builtin types ``isinstance`` tests one variable against
 _ITEMS = "\0items:"  # a key of ``seeds`` for one variable's compared items, while they are collected

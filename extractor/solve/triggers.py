@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..model import CONSTRUCTING, RAISES, Card, CardContext, Domain, Fix, Hole, Opaque, Trigger, Validator
+from .arrays import cohere, incoherent_arrays
 from .construction import constructs, past_construction
 from .domains import NO_VALUE, any_value, card_domains, default_source, default_value, literal_value, param_domain
 from .elements import index_target, loop_element, loop_input, loop_value
@@ -157,6 +158,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     if unread:
         env = {name: value for name, value in env.items() if name not in unread}
         solution = replace(solution, changed=tuple(n for n in solution.changed if n not in unread))
+    env = cohere(env, problem.holds)  # (an array's shape as long as its ndim)
     keys = list(dict.fromkeys([*problem.variables, *(r for r in refs if r in env and r not in problem.constants)]))
     validator, validator_reason = _validator(card, ctx, problem, keys, domains)
     shown = Reads(env)
@@ -211,6 +213,9 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     abstract = bool(ctx.abstract) and not is_class_level(card)  # Python makes no object of the class: a subclass's runs it
     if abstract and status in CLAIMED and status_reason is None:
         status_reason = "abstract_class"
+    incoherent = incoherent or bool(incoherent_arrays({n: env[n] for n in named if n in env}))
+    if incoherent and status in CLAIMED and status_reason is None:
+        status_reason = "incoherent_arrays"
     trigger_ok = (problem.holds(env) is True and reproduces and status in CLAIMED and not card.guard.approximations and not missing
                   and builds and not card.compiled_override and not incoherent and not abstract)
     found, quiet = _fixes(card, ctx, problem, env, validator, trigger_ok, loops, forms, every_atom - atoms)
@@ -284,6 +289,9 @@ def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], 
     for candidate in find_fixes(problem, known, parts, list(ctx.siblings), placeholders=placeholders, defaults=defaults):
         name = candidate.changed[0]
         before, after = env[name], candidate.assignment[name]
+        array = name.rpartition(".")[0]
+        if name.endswith(".shape") and incoherent_arrays({n: v for n, v in {**env, name: after}.items() if n.rpartition(".")[0] == array}):
+            continue  # (a shape its array's ndim refuses; a fix of ndim reads as another array: "pass a 1-D one")
         shown = name
         if name in loops:
             xs, targets = forms[name]

@@ -1,0 +1,66 @@
+"""Array attributes by convention (solve.arrays): a shape is a sequence of sizes >= 0 and
+``ndim`` its length; a trigger whose values no array has together is not verified."""
+
+from __future__ import annotations
+
+from extractor.model import Domain
+from extractor.solve.arrays import cohere, conventional_domain, incoherent_arrays
+
+from .helpers import extract_snippet
+
+
+def test_conventional_domains_only_where_the_tree_declares_nothing() -> None:
+    assert conventional_domain("x.shape", Domain(input="x.shape", source="unknown")).types == ("list",)
+    ndim = conventional_domain("x.ndim", Domain(input="x.ndim", source="unknown"))
+    assert ndim.types == ("int",) and [(c.name, c.value) for c in ndim.constraints] == [("ge", "0")]
+    assert conventional_domain("x.is_cuda", Domain(input="x.is_cuda", source="unknown")).types == ("bool",)
+    declared = Domain(input="x.shape", source="field", types=("str",))
+    assert conventional_domain("x.shape", declared) is declared
+
+
+def test_incoherent_arrays() -> None:
+    assert incoherent_arrays({"a.ndim": 2, "a.shape": (1, 1), "b.shape": [0]}) == []
+    assert incoherent_arrays({"a.ndim": 3, "a.shape": [], "b.shape": "x", "c.shape": [-1], "d.ndim": -1}) == ["a", "b", "c", "d"]
+
+
+def test_cohere_keeps_the_guard_true() -> None:
+    assert cohere({"v.ndim": 2, "v.shape": [0]}, lambda e: e["v.shape"][-1] == 0) == {"v.ndim": 2, "v.shape": [1, 0]}
+    assert cohere({"c.shape": [-1], "s.shape": [1]}, lambda e: e["c.shape"][0] != e["s.shape"][0])["c.shape"] == [2]
+    assert cohere({"a.ndim": 2, "a.shape": 0}, lambda e: True)["a.shape"] == (1, 1)  # (a value only the message reads)
+    assert cohere({"k.ndim": 1, "k.shape": []}, lambda e: e["k.shape"] == []) == {"k.ndim": 1, "k.shape": []}
+
+
+def test_a_trigger_no_array_has_is_not_verified(tmp_path) -> None:
+    """vLLM's kernels: ``x.ndim = 3`` beside ``x.shape = []`` or ``x.shape = ''`` was verified."""
+    code = """
+    def combine(partial, out):
+        if partial.ndim == 3 and partial.shape[0] > 4:
+            raise ValueError(f"too many splits: {partial.shape[0]}")
+        if partial.ndim == 3 and out.shape[1:] != partial.shape[1:]:
+            raise ValueError("out shape does not match partial")
+    """
+    splits, mismatch = extract_snippet(tmp_path, code)
+    assert splits.trigger.verified and not incoherent_arrays(splits.trigger.inputs)
+    assert len(splits.trigger.inputs["partial.shape"]) == 3 and splits.trigger.inputs["partial.shape"][0] > 4
+    assert mismatch.trigger.verified is (not incoherent_arrays(mismatch.trigger.inputs)) or mismatch.trigger.reason == "incoherent_arrays"
+
+
+def test_a_fix_gives_no_shape_its_ndim_refuses(tmp_path) -> None:
+    """vLLM's b12x ``_kv_page_size``: the fix ``value_cache.shape = [1, 1, 1]`` beside
+    ``value_cache.ndim = 2``."""
+    code = """
+    import torch
+
+    def page_size(key_cache: torch.Tensor, value_cache: torch.Tensor) -> int:
+        if key_cache.ndim < 2 or value_cache.ndim < 2:
+            raise ValueError(f"expected paged caches, got {tuple(key_cache.shape)} and {tuple(value_cache.shape)}.")
+        key_page_size = int(key_cache.shape[1])
+        value_page_size = int(value_cache.shape[1])
+        if key_page_size != value_page_size:
+            raise ValueError(f"page sizes differ: {key_page_size} and {value_page_size}.")
+        return key_page_size
+    """
+    card = extract_snippet(tmp_path, code)[1]
+    assert card.trigger.verified and not incoherent_arrays(card.trigger.inputs)
+    shapes = [fix for fix in card.fixes if fix.changed[0].endswith(".shape")]
+    assert shapes and all(not incoherent_arrays({**card.trigger.inputs, **fix.inputs}) for fix in shapes)

@@ -925,3 +925,16 @@ def test_sys_maxsize_is_pinned_not_assumed(tmp_path) -> None:
     assert large.trigger.inputs == {"size": sys.maxsize} and large.trigger.message == f"Size {sys.maxsize:n} too large"
     assert large.validator.code.startswith("import sys\n") and large.validator.verified
     assert [f.inputs for f in negative.fixes] == [{"size": 0}] and negative.fixes[0].verified  # (the next test is decided)
+
+
+def test_raising_a_parameter_is_no_verified_trigger(tmp_path) -> None:
+    """test.lock_tests' ``with_lock(err=None)``: ``raise err`` raises what the caller passes;
+    the trigger's ``err = ''`` made ``raise`` itself fail with TypeError."""
+    code = """
+    def with_lock(err=None):
+        if err is not None:
+            raise err
+    """
+    card = only(extract_snippet(tmp_path, code))
+    assert card.trigger.status == "concrete" and card.trigger.reason == "raises_an_input" and not card.trigger.verified
+    assert card.example is None

@@ -210,14 +210,18 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     incoherent = bool(parents)
     if incoherent and status in CLAIMED and status_reason is None:
         status_reason = "value_and_its_attribute"
-    abstract = bool(ctx.abstract) and not is_class_level(card)  # Python makes no object of the class: a subclass's runs it
-    if abstract and status in CLAIMED and status_reason is None:
+    refused = bool(ctx.abstract) and not is_class_level(card)  # Python makes no object of the class: a subclass's runs it
+    if refused and status in CLAIMED and status_reason is None:
         status_reason = "abstract_class"
     incoherent = incoherent or bool(incoherent_arrays({n: env[n] for n in named if n in env}))
     if incoherent and status in CLAIMED and status_reason is None:
         status_reason = "incoherent_arrays"
+    # ``raise err`` of a parameter: what is raised is the caller's exception, which no plain value is
+    raised_input = card.exception.reason == "raised_variable" and card.exception.written in inputs
+    if raised_input and status in CLAIMED and status_reason is None:
+        status_reason = "raises_an_input"
     trigger_ok = (problem.holds(env) is True and reproduces and status in CLAIMED and not card.guard.approximations and not missing
-                  and builds and not card.compiled_override and not incoherent and not abstract)
+                  and builds and not card.compiled_override and not incoherent and not refused and not raised_input)
     found, quiet = _fixes(card, ctx, problem, env, validator, trigger_ok, loops, forms, every_atom - atoms)
     for name, value in quiet.items():  # stand-ins the fixed call runs past the other raises with
         env[name], inputs[name] = value, to_json_value(value)

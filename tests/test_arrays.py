@@ -21,6 +21,7 @@ def test_conventional_domains_only_where_the_tree_declares_nothing() -> None:
 def test_incoherent_arrays() -> None:
     assert incoherent_arrays({"a.ndim": 2, "a.shape": (1, 1), "b.shape": [0]}) == []
     assert incoherent_arrays({"a.ndim": 3, "a.shape": [], "b.shape": "x", "c.shape": [-1], "d.ndim": -1}) == ["a", "b", "c", "d"]
+    assert incoherent_arrays({"a.dtype": 0, "b.dtype": "float32"}) == ["a"]  # (numpy compares a dtype with its name)
 
 
 def test_cohere_keeps_the_guard_true() -> None:

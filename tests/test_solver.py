@@ -875,12 +875,13 @@ def test_a_stand_in_argument_lets_the_fixed_call_pass_the_other_raises(tmp_path)
     code = """
     def detect(width: int, threshold: float) -> None:
         if width < 1:
-            raise ValueError("width must be positive")
+            raise ValueError(f"width must be positive (threshold {threshold})")
         if not 0 < threshold < 1:
             raise ValueError("threshold must be between 0 and 1")
     """
     first, _ = extract_snippet(tmp_path, code)
     assert first.trigger.inputs == {"width": 0, "threshold": 0.5} and first.trigger.verified
+    assert first.trigger.message == "width must be positive (threshold 0.5)"  # (the message shows the stand-in)
     assert first.example.after.endswith("detect(width=1, threshold=0.5)")
 
 

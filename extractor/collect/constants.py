@@ -6,8 +6,7 @@ A name bound once at module level gets its value when the tree gives it:
 - an expression over literals and earlier constants that the solver's restricted
   evaluator computes (``WHITESPACE = frozenset(" \\t\\n")``, ``BOTH = READ | WRITE``),
   kept as source with the earlier constants written in;
-- one element of an unpacking (``MONDAY, TUESDAY = range(2)``, ``A, B = 1, 2``).
-
+- one element of an unpacking (``MONDAY, TUESDAY = range(2)``, ``A, B = 1, 2``);
 - a dict display whose keys are literals, its values whatever they are (``DTYPES =
   {"half": torch.half}``): membership and iteration need the keys only, and the solver
   holds each value it cannot compute as a constant of unknown value (``keyed_dict``).

@@ -33,10 +33,14 @@ def conventional_domain(name: str, domain: Domain) -> Domain:
 
 def incoherent_arrays(values: Mapping[str, Any]) -> list[str]:
     """The arrays (``x`` of ``x.shape``) whose values here no array has: a shape that is no
-    sequence of sizes, a negative ``ndim``, an ``ndim`` other than its shape's length."""
+    sequence of sizes, a negative ``ndim``, an ``ndim`` other than its shape's length, a
+    ``dtype`` that is a number, a bool, None or a sequence (``a.dtype = 0`` beside
+    ``b.dtype = 1``, where the guard only compares the two: no dtype is either)."""
     bad: set[str] = set()
     for name, value in values.items():
         base, _, attribute = name.rpartition(".")
+        if base and attribute == "dtype" and (value is None or isinstance(value, (int, float, list, tuple))):
+            bad.add(base)
         if not base or attribute not in ("shape", "ndim"):
             continue
         if attribute == "ndim":

@@ -270,9 +270,9 @@ def quiet_stand_ins(problem: Problem, envs: list[dict[str, Any]], siblings: list
     """For each stand-in argument (``choices``: a required parameter no test before the raise
     reads -> values of its type, the current one first), the first value under which none of
     ``envs`` (the trigger under each fix) makes another raise of the function true, or its
-    test raise on the value (``'' < 0``): the fixed
-    call then runs past them (``WatermarkDetector(context_width=1, p_value_threshold=0.5)``,
-    not ``0.0``, which the next raise refuses). A stand-in no value quiets keeps its first."""
+    test raise on the value (``'' < 0``): the fixed call then runs past them
+    (``WatermarkDetector(context_width=1, p_value_threshold=0.5)``, not ``0.0``, which the
+    next raise refuses). A stand-in no value quiets keeps its first."""
     index = sibling_guards(tuple(sorted({*siblings, problem.code})), problem.lazy)
     known = Known.of({**defaults, **problem.constants})
     chosen: dict[str, Any] = {}

@@ -225,6 +225,11 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     found, quiet = _fixes(card, ctx, problem, env, validator, trigger_ok, loops, forms, every_atom - atoms)
     for name, value in quiet.items():  # stand-ins the fixed call runs past the other raises with
         env[name], inputs[name] = value, to_json_value(value)
+    if quiet and message is not None:
+        try:
+            message = render_message(card.message, Reads(env))  # (the message may show a stand-in)
+        except EvalError:
+            message = None
     fixes = [fix for fix, _, _ in found]
     if validator is not None:
         validator = replace(validator, verified=trigger_ok and all(f.verified for f in fixes))

@@ -939,3 +939,57 @@ def test_raising_a_parameter_is_no_verified_trigger(tmp_path) -> None:
     card = only(extract_snippet(tmp_path, code))
     assert card.trigger.status == "concrete" and card.trigger.reason == "raises_an_input" and not card.trigger.verified
     assert card.example is None
+
+
+def test_texts_split_by_unpacking_are_followed(tmp_path) -> None:
+    """ssl's ``_dnsname_match``: ``leftmost, sep, remainder = dn.partition('.')`` then
+    ``leftmost.count('*') > 1`` left ``wildcards`` an assumed value beside ``dn = 'x'``; a fix
+    that breaks the unpacking's count (``text = 'a'`` for ``key, value = text.split('=')``)
+    raises there instead, and is none."""
+    code = """
+    def dnsname_match(dn: str, hostname: str):
+        if not dn:
+            return False
+        leftmost, sep, remainder = dn.partition('.')
+        wildcards = leftmost.count('*')
+        if wildcards > 1:
+            raise ValueError("too many wildcards in certificate DNS name: {!r}.".format(dn))
+        return True
+
+    def parse_pair(text: str):
+        key, value = text.split("=")
+        if not key:
+            raise ValueError(f"empty key in {text!r}")
+        return key, value
+    """
+    match, pair = extract_snippet(tmp_path, code)
+    assert match.guard.code == "dn and len(dn.partition('.')) == 3 and dn.partition('.')[0].count('*') > 1"
+    assert match.trigger.inputs["dn"] == "**" and match.trigger.verified and match.trigger.assumes == {}
+    assert pair.trigger.inputs == {"text": "=a"} and pair.trigger.verified
+    assert all(len(f.inputs["text"].split("=")) == 2 for f in pair.fixes)
+
+
+def test_texts_that_mix_separators_and_searched_characters(tmp_path) -> None:
+    """ssl's ``_dnsname_match`` past its first test: one ``*``, then where it stands against
+    the ``.`` of ``dn.partition('.')``; each trigger is one text (the search sets one value)."""
+    code = """
+    def dnsname_match(dn: str):
+        if not dn:
+            return False
+        wildcards = dn.count('*')
+        if not wildcards:
+            return True
+        if wildcards > 1:
+            raise ValueError("too many wildcards")
+        dn_leftmost, sep, dn_remainder = dn.partition('.')
+        if '*' in dn_remainder:
+            raise ValueError("wildcard can only be present in the leftmost label")
+        if not sep:
+            raise ValueError("sole wildcard without additional labels")
+        if dn_leftmost != '*':
+            raise ValueError("partial wildcards in leftmost label")
+        return True
+    """
+    cards = extract_snippet(tmp_path, code)
+    assert [c.trigger.inputs["dn"] for c in cards] == ["**", "a.*", "*", "a*.a"]
+    assert all(c.trigger.verified for c in cards)

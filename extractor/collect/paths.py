@@ -134,7 +134,7 @@ class PathModel:
             return FALSE
         if isinstance(stmt, cst.Assert):
             return self.test(stmt.test, stmt)
-        if (count := unpacked_length(stmt)) is not None and is_pure(stmt.value):  # ``a, b = pair``: it holds two
+        if (count := unpacked_length(stmt)) is not None and is_pure(stmt.value, fresh=True):  # ``a, b = pair``: it holds two
             return Compare(left=self.exprs.atom(cst.Call(func=cst.Name("len"), args=[cst.Arg(stmt.value)])), ops=("==",), comparators=(str(count),))
         if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) and dotted(stmt.value.func) in EXIT_CALLS:
             return FALSE

@@ -30,7 +30,7 @@ MUTABLE_RESULTS = frozenset({"list", "dict", "set", "sorted"})
 # which no common mutable type has under another meaning); ``split`` and its kin return a
 # fresh list.
 TEXT_METHODS = frozenset({
-    "strip", "lstrip", "rstrip", "lower", "upper", "casefold", "title", "startswith", "endswith", "replace",
+    "strip", "lstrip", "rstrip", "lower", "upper", "casefold", "title", "startswith", "endswith", "replace", "count",
     "split", "rsplit", "splitlines", "partition", "rpartition", "find", "rfind", "isdigit", "isdecimal",
     "isnumeric", "isalpha", "isalnum", "isidentifier", "isascii", "isspace", "isupper", "islower", "encode",
     "decode", "removeprefix", "removesuffix",

@@ -256,17 +256,31 @@ def _first_walrus(test: cst.BaseExpression, name: str) -> cst.BaseExpression | N
             return None
 
 
+# Text methods whose result is a sequence of texts: ``head, _, tail = name.partition(".")``.
+_SEQUENCE_METHODS = frozenset({"split", "rsplit", "partition", "rpartition", "splitlines"})
+
+
+def _unpackable(value: cst.BaseExpression) -> bool:
+    """A value whose items ``x, y = value`` reads as ``value[0]``, ``value[1]``: a name or
+    attribute, or a text method that splits one (evaluated again there, the same texts)."""
+    if dotted(value) is not None:
+        return True
+    return (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _SEQUENCE_METHODS
+            and all(isinstance(arg.value, (cst.SimpleString, cst.Integer)) and arg.keyword is None for arg in value.args)
+            and is_pure(value, fresh=True))  # (literal arguments: ``os.path.split(path)`` is no text's)
+
+
 def _element(assign: cst.Assign, name: str) -> cst.BaseExpression | None:
     """``a`` for ``x`` in ``x, y = a, b`` (one target, displays of the same length, no stars);
-    ``v[0]`` for ``x`` in ``x, y = v`` of a name or attribute (``paths`` adds ``len(v) == 2``:
-    the unpacking raises otherwise)."""
+    ``v[0]`` for ``x`` in ``x, y = v`` of a name or attribute, or of a text method that splits
+    (``paths`` adds ``len(v) == 2``: the unpacking raises otherwise)."""
     value = assign.value
     target = assign.targets[0].target if len(assign.targets) == 1 else None
     if not isinstance(target, (cst.Tuple, cst.List)) or not all(isinstance(e, cst.Element) for e in target.elements):
         return None
     if not isinstance(value, (cst.Tuple, cst.List)):
-        if dotted(value) is None:
-            return None  # (of a name or attribute only: ``build[obj]``'s items are no value a solver builds)
+        if not _unpackable(value):
+            return None  # (``build[obj]``'s items are no value a solver builds)
         index = next((i for i, bound in enumerate(target.elements) if target_key(bound.value) == name), None)
         return None if index is None else cst.Subscript(value=_grouped(value), slice=[cst.SubscriptElement(slice=cst.Index(value=cst.Integer(str(index))))])
     if len(target.elements) != len(value.elements):
@@ -280,9 +294,9 @@ def _element(assign: cst.Assign, name: str) -> cst.BaseExpression | None:
 
 
 def unpacked_length(stmt: cst.CSTNode) -> int | None:
-    """``n`` for ``x1, ..., xn = v`` of a name or attribute ``v`` (no stars): the statement
-    raises unless ``v`` holds ``n`` items."""
-    if not isinstance(stmt, cst.Assign) or len(stmt.targets) != 1 or dotted(stmt.value) is None:
+    """``n`` for ``x1, ..., xn = v`` of a name, an attribute or a splitting text method ``v``
+    (no stars): the statement raises unless ``v`` holds ``n`` items."""
+    if not isinstance(stmt, cst.Assign) or len(stmt.targets) != 1 or not _unpackable(stmt.value):
         return None
     target = stmt.targets[0].target
     if not isinstance(target, (cst.Tuple, cst.List)) or not all(isinstance(e, cst.Element) for e in target.elements):

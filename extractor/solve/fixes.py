@@ -13,7 +13,7 @@ from ..model import RAISES
 from ..model.markdown import code_span
 from .domains import NO_VALUE
 from .environ import ENVIRON, environment_words, reading
-from .evaluate import FAILS, EvalError, outcome, parse_expr
+from .evaluate import FAILS, EvalError, outcome, parse_expr, predicate
 from .problem import Problem, classes_of, conjuncts, scan_refs, value_key
 from .search import distance, is_number
 from .values import python_text
@@ -65,8 +65,11 @@ def find_fixes(problem: Problem, trigger: dict[str, Any], parts: list[tuple[str,
     index = sibling_guards(tuple(sorted({*siblings, problem.code})), problem.lazy)
     known = Known.of({**(defaults or {}), **problem.constants})
     unset = frozenset(defaults or ()).difference(trigger)  # (like the trigger's other inputs: the caller's own values may stand there)
+    in_order = [(role, predicate(tree)) for role, code in parts if (tree := _parsed(code)) is not None]  # (the path's order)
     for role, code in ordered:
         fix = _fix_for_part(problem, trigger, code, siblings, index, known, unset, placeholders)
+        if fix is not None and _first_false(in_order, {**problem.constants, **fix[0]}) == "exit":
+            continue  # control leaves at an earlier exit that raises (``key, value = text.split("=")`` of 1 part)
         if fix is not None and all(f.assignment != fix[0] for f in fixes):
             fixes.append(FixCandidate(assignment=fix[0], changed=(fix[1],), target=_TARGETS[role], part=code, undecided=fix[2]))
         if len(fixes) >= limit:
@@ -282,3 +285,22 @@ def quiet_stand_ins(problem: Problem, envs: list[dict[str, Any]], siblings: list
                 chosen[name] = value
                 break
     return chosen
+
+
+def _parsed(code: str) -> ast.expr | None:
+    try:
+        return parse_expr(code)
+    except EvalError:
+        return None
+
+
+def _first_false(parts: list[tuple[str, Any]], env: dict[str, Any]) -> str | None:
+    """The role of the first part of the path (in order) that ``env`` makes false: where
+    control turns away from the raise; None where a part before it is undecided or none is."""
+    for role, test in parts:
+        holds = test(env)
+        if holds is None:
+            return None
+        if holds is False:
+            return role
+    return None

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 from ..collect.declarations import dotted_name
 from ..collect.syntax import walk
 from .domains import NO_VALUE, admits, choice_value
-from .evaluate import EvalError, InstancesOf, evaluate_tree
+from .evaluate import InstancesOf
+from .operands import MAX_WITNESS_LENGTH, constant_value, variable_of
+from .texts import STR_TESTS, seed_split_count, seed_str_test, seed_text_mixes
 from .values import Named, StableSet, stable
 
 if TYPE_CHECKING:
@@ -43,13 +45,14 @@ def comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
                 seeds.setdefault(name, []).extend([{}, {node.args[0].value: 0}, {node.args[0].value: "x"}])
         if isinstance(node, ast.Compare):
             _seed_comparison(node, problem, (env, at_defaults), seeds)
-            _seed_split_count(node, problem, env, seeds)
+            seed_split_count(node, problem, env, seeds)
         if isinstance(node, ast.Call) and dotted_name(node.func) == "isinstance" and len(node.args) == 2:
             _seed_instances(node, problem, env, seeds)
         if isinstance(node, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
             _seed_elements(node, problem, env, seeds)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STR_TESTS:
-            _seed_str_test(node, problem, env, seeds)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in STR_TESTS:
+            seed_str_test(node, problem, env, seeds)
+    seed_text_mixes(problem.tree, problem, seeds)
     for name in problem.variables:
         if name.endswith(".shape"):  # (solve.arrays) shapes whose slices and sizes differ
             seeds.setdefault(name, []).extend(_SHAPES)
@@ -160,25 +163,6 @@ def _seed_comparison(node: ast.Compare, problem: Problem, envs: tuple[dict[str, 
                         _seed_compared(seeds, problem, name, value, is_len=is_len, is_member=is_member and is_left)
 
 
-def _seed_split_count(node: ast.Compare, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
-    """``len(text.split(":")) < 3``: texts of about that many parts (``"a:a:a"``)."""
-    operands = [node.left, *node.comparators]
-    for left, right in zip(operands, operands[1:]):
-        for side, other in ((left, right), (right, left)):
-            if not (isinstance(side, ast.Call) and dotted_name(side.func) == "len" and len(side.args) == 1):
-                continue
-            split = side.args[0]
-            if not (isinstance(split, ast.Call) and isinstance(split.func, ast.Attribute) and split.func.attr in ("split", "rsplit")
-                    and not split.keywords and len(split.args) <= 1):
-                continue
-            sep = split.args[0].value if split.args and isinstance(split.args[0], ast.Constant) else " " if not split.args else None
-            name, _ = variable_of(split.func.value, problem)
-            count = constant_value(other, env)
-            if name is None or not isinstance(sep, str) or not sep or type(count) is not int:
-                continue
-            seeds.setdefault(name, []).extend(sep.join(["a"] * m) for m in (count - 1, count, count + 1) if 1 <= m <= MAX_WITNESS_LENGTH)
-
-
 def _choices(node: ast.expr) -> list[ast.expr]:
     """The values a conditional expression may take (the node itself for anything else),
     also under a subscript, an attribute or ``len`` (``(value_1 if c else value)[0]``: a
@@ -210,27 +194,6 @@ def _seed_compared(seeds: dict[str, list[Any]], problem: Problem, name: str, val
 # ``int(text)``: text that parses, and text that does not; ``math.isfinite(x)``: a number it is false for, and true
 _ARGUMENT_SEEDS = {"int": ["10", "x"], "float": ["0.5", "x"], "complex": ["1j", "x"],
                    **{f"math.{test}": [math.inf, math.nan, 1.0] for test in ("isfinite", "isinf", "isnan")}}
-# ``text.isdigit()`` and the like: text for which the test is true, and text for which it is not
-_STR_TESTS = {"startswith": None, "endswith": None, "isdigit": ["1", "x"], "isdecimal": ["1", "x"], "isnumeric": ["1", "x"],
-              "isalpha": ["a", "1"], "isalnum": ["a1", "-"], "isidentifier": ["a", "1"], "isascii": ["a", "\u00e9"],
-              "isupper": ["A", "a"], "islower": ["a", "A"], "isspace": [" ", "a"]}
-
-
-def _seed_str_test(node: ast.Call, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
-    """``text.startswith("image")`` -> ``"image"``, ``"imagex"``; ``text.isdigit()`` -> ``"1"``, ``"x"``."""
-    name, _ = variable_of(node.func.value, problem)  # type: ignore[attr-defined]
-    if name is None:
-        return
-    method = node.func.attr  # type: ignore[attr-defined]
-    if _STR_TESTS[method] is not None:
-        seeds.setdefault(name, []).extend(_STR_TESTS[method])
-        return
-    value = constant_value(node.args[0], env) if len(node.args) == 1 else NO_VALUE
-    affixes = [value] if isinstance(value, str) else list(value) if isinstance(value, tuple) and all(isinstance(v, str) for v in value) else []
-    for affix in affixes[:4]:
-        seeds.setdefault(name, []).extend([affix, affix + "x" if method == "startswith" else "x" + affix])
-
-
 def _seed_arithmetic(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
     """``a + b > 3``: each variable of an arithmetic side gets the bound's neighbours too."""
     if not isinstance(side, ast.BinOp):
@@ -297,32 +260,6 @@ def _declared_length(problem: Problem, name: str) -> int:
     return 0
 
 
-# Text methods that keep the length of the seeds' texts (``"a" * n``): ``len(s.strip()) > 3``
-# is seeded as ``len(s) > 3`` is.
-_SAME_LENGTH = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "casefold", "title", "removeprefix", "removesuffix"})
-
-
-def variable_of(node: ast.expr, problem: Problem) -> tuple[str | None, bool]:
-    if isinstance(node, ast.Call) and dotted_name(node.func) == "len" and len(node.args) == 1:
-        inner = node.args[0]
-        while isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in _SAME_LENGTH \
-                and all(isinstance(a, ast.Constant) and isinstance(a.value, str) and "a" not in a.value.lower() for a in inner.args):
-            inner = inner.func.value
-        found, _ = variable_of(inner, problem)
-        return found, True
-    if isinstance(node, ast.Constant):
-        return None, False  # a literal names no input and no opaque value
-    key = dotted_name(node) if isinstance(node, (ast.Name, ast.Attribute)) else ast.unparse(node)
-    return (key, False) if key in problem.variables else (None, False)
-
-
-def constant_value(node: ast.expr, env: dict[str, Any]) -> Any:
-    try:
-        return evaluate_tree(node, env)
-    except EvalError:
-        return NO_VALUE
-
-
 def _neighbours(value: Any) -> list[Any]:
     if isinstance(value, bool) or value is None:
         return [value]
@@ -335,9 +272,6 @@ def _neighbours(value: Any) -> list[Any]:
     if isinstance(value, tuple) and value and all(isinstance(v, int) for v in value):
         return [value, (*value[:-1], value[-1] - 1), (*value[:-1], value[-1] + 1)]
     return [value]
-
-
-MAX_WITNESS_LENGTH = 4096  # a longer string or list would not be a readable trigger
 
 
 def _sized(variable: Variable, n: int) -> list[Any]:

@@ -66,7 +66,9 @@ PINNED: dict[str, Any] = {"sys.maxsize": 2**63 - 1, "sys.maxunicode": 0x10FFFF, 
 STR_METHODS = frozenset({"join", "upper", "lower", "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "replace", "title",
                          # predicates and searches: a bool or an int, in time linear in the text
                          "isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum", "isidentifier", "isascii", "isupper",
-                         "islower", "isspace", "istitle", "isprintable", "find", "rfind", "count"})
+                         "islower", "isspace", "istitle", "isprintable", "find", "rfind", "count",
+                         # a sequence of texts no larger than the text
+                         "partition", "rpartition", "rsplit", "splitlines"})
 # A mapping's reading methods, evaluated on a dict only: ``config.get("mode") is None``.
 DICT_METHODS = frozenset({"get", "keys", "values", "items"})
 BINOPS: dict[type, Callable[[Any, Any], Any]] = {

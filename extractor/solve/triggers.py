@@ -207,19 +207,15 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     # (an assumed one beside its attribute, ``model_config = 0`` and ``model_config.quantization``, is not shown)
     named = {*inputs, *(n for n in atoms if n in env)}
     parents = {n for n in named if isinstance(env.get(n), PLAIN) and any(o.startswith(n + ".") for o in named)}
-    incoherent = bool(parents)
-    if incoherent and status in CLAIMED and status_reason is None:
-        status_reason = "value_and_its_attribute"
+    arrays = bool(incoherent_arrays({n: env[n] for n in named if n in env}))
     refused = bool(ctx.abstract) and not is_class_level(card)  # Python makes no object of the class: a subclass's runs it
-    if refused and status in CLAIMED and status_reason is None:
-        status_reason = "abstract_class"
-    incoherent = incoherent or bool(incoherent_arrays({n: env[n] for n in named if n in env}))
-    if incoherent and status in CLAIMED and status_reason is None:
-        status_reason = "incoherent_arrays"
     # ``raise err`` of a parameter: what is raised is the caller's exception, which no plain value is
     raised_input = card.exception.reason == "raised_variable" and card.exception.written in inputs
-    if raised_input and status in CLAIMED and status_reason is None:
-        status_reason = "raises_an_input"
+    incoherent = bool(parents) or arrays
+    for failed, why in ((parents, "value_and_its_attribute"), (refused, "abstract_class"), (arrays, "incoherent_arrays"),
+                        (raised_input, "raises_an_input"), (not builds, "construction_not_shown"), (not reproduces, "not_reproduced")):
+        if failed and status in CLAIMED and status_reason is None:
+            status_reason = why  # (the first reason the trigger is not verified)
     trigger_ok = (problem.holds(env) is True and reproduces and status in CLAIMED and not card.guard.approximations and not missing
                   and builds and not card.compiled_override and not incoherent and not refused and not raised_input)
     found, quiet = _fixes(card, ctx, problem, env, validator, trigger_ok, loops, forms, every_atom - atoms)

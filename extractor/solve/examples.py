@@ -25,7 +25,7 @@ from typing import Any
 
 from ..model import CONSTRUCTING, Card, CardContext, Example, Param
 from .domains import NO_VALUE
-from .values import Named
+from .values import Named, python_text
 
 _CLASS_LEVEL = ("classmethod", "staticmethod")
 # Decorators after which a call reaches the body as the signature says; any other (a class
@@ -85,7 +85,7 @@ def _literal(value: Any, imports: set[tuple[str, str]] | None = None, module: st
         imports.add((module, head))
         return value.name
     if isinstance(value, float) and not math.isfinite(value):
-        return f"float('{value}')"  # (inf, -inf, nan: no literal writes them)
+        return python_text(value)  # (inf, -inf, nan: no literal writes them)
     text = repr(value)
     try:
         back = ast.literal_eval(text)

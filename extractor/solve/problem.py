@@ -116,13 +116,19 @@ _PYTHON_NAMES = frozenset({"True", "False", "None", "NotImplemented", "Ellipsis"
 def constant_of(source: str) -> Any:
     """The value of a module constant's source: a literal, or an expression the restricted
     evaluator computes from literals (``frozenset(" \\t\\n")``, ``1 << 4``); else ``NO_VALUE``."""
+    value = _plain_constant(source)
+    return value if value is not NO_VALUE else keyed_dict(source)
+
+
+def _plain_constant(source: str) -> Any:
+    """A literal's value, or what the restricted evaluator computes from literals; else ``NO_VALUE``."""
     value = literal_value(source)
     if value is not NO_VALUE:
         return value
     try:
         return evaluate(source, {})
     except EvalError:
-        return keyed_dict(source)
+        return NO_VALUE
 
 
 def keyed_dict(source: str) -> Any:
@@ -142,13 +148,8 @@ def keyed_dict(source: str) -> Any:
         known = literal_value(ast.unparse(key))
         if known is NO_VALUE:
             return NO_VALUE
-        element = literal_value(code)
-        if element is NO_VALUE:
-            try:
-                element = evaluate(code, {})
-            except EvalError:
-                element = Named(code, "unknown")
-        result[known] = element
+        element = _plain_constant(code)
+        result[known] = Named(code, "unknown") if element is NO_VALUE else element
     return result
 
 

@@ -162,10 +162,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     keys = list(dict.fromkeys([*problem.variables, *(r for r in refs if r in env and r not in problem.constants)]))
     validator, validator_reason = _validator(card, ctx, problem, keys, domains)
     shown = Reads(env)
-    try:
-        message = render_message(card.message, shown) if card.message.parts is not None else None
-    except EvalError:
-        message = None
+    message = _message(card, shown)
     if atoms < (read := atoms | (every_atom & shown.read)):  # a value only the message reads is assumed too
         atoms, (status, status_reason) = read, trigger_status(card.guard, sorted(read))
     raised = _run(validator, env) if validator is not None else None
@@ -222,10 +219,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     for name, value in quiet.items():  # stand-ins the fixed call runs past the other raises with
         env[name], inputs[name] = value, to_json_value(value)
     if quiet and message is not None:
-        try:
-            message = render_message(card.message, Reads(env))  # (the message may show a stand-in)
-        except EvalError:
-            message = None
+        message = _message(card, Reads(env))  # (the message may show a stand-in)
     fixes = [fix for fix, _, _ in found]
     if validator is not None:
         validator = replace(validator, verified=trigger_ok and all(f.verified for f in fixes))
@@ -260,6 +254,14 @@ def _shown(card: Card, message: str | None, env: dict[str, Any], own_str: bool =
         except EvalError:
             return None
     return repr(message)
+
+
+def _message(card: Card, reads: Reads) -> str | None:
+    """The card's message under the values ``reads`` gives (None where it cannot be computed)."""
+    try:
+        return render_message(card.message, reads) if card.message.parts is not None else None
+    except EvalError:
+        return None
 
 
 def _missing(card: Card, ctx: CardContext, given: set[str]) -> list[str]:

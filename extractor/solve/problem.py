@@ -24,6 +24,7 @@ from .evaluate import (
     DICT_METHODS,
     PINNED,
     PURE_FUNCTIONS,
+    PYTHON_NAMES,
     STR_METHODS,
     EvalError,
     InstancesOf,
@@ -110,7 +111,6 @@ def _is_pure_call(node: ast.Call, classes: AbstractSet[str] = frozenset()) -> bo
     return isinstance(node.func, ast.Attribute) and (node.func.attr in STR_METHODS or node.func.attr in DICT_METHODS)
 
 
-_PYTHON_NAMES = frozenset({"True", "False", "None", "NotImplemented", "Ellipsis", "object", *BUILTIN_TYPES})
 
 
 def constant_of(source: str) -> Any:
@@ -212,7 +212,7 @@ def scan_refs(node: ast.expr, inputs: set[str], constants: set[str], classes: Ab
                 continue
             if name in inputs:
                 refs.add(name)
-            elif name is not None and name not in constants and name not in _PYTHON_NAMES and name not in PINNED:
+            elif name is not None and name not in constants and name not in PYTHON_NAMES and name not in PINNED:
                 atoms.setdefault(name, boolean)
             elif name is None:
                 stack.append((current.value, False, local))  # type: ignore[union-attr]

@@ -23,7 +23,7 @@ from ..collect.declarations import DOTTED, dotted_name
 from ..collect.purity import BUILTIN_NAMES
 from ..collect.syntax import child_nodes
 from ..model import Argument, Domain, Hole, MessageTemplate, Text
-from .evaluate import EvalError, parse_expr
+from .evaluate import PINNED, PURE_FUNCTIONS, EvalError, parse_expr
 
 _CONVERSIONS = {"str": "s", "repr": "r", "ascii": "a"}
 _BUILTIN_ANNOTATIONS = {"int", "float", "str", "bool", "bytes", "list", "dict", "set", "tuple", "frozenset"}
@@ -276,6 +276,10 @@ def _arguments_code(arguments: tuple[Argument, ...], rename: _Rename, params: se
     return ", ".join(pieces)
 
 
+# The modules whose names the evaluator knows (``math.isfinite``, ``sys.maxsize``), which a validator imports.
+_KNOWN_MODULES = sorted({name.split(".")[0] for name in (*PINNED, *PURE_FUNCTIONS) if "." in name})
+
+
 def generate_validator(
     *, name: str, guard_code: str, message: MessageTemplate, exception: str, import_from: str | None,
     keys: list[str], domains: dict[str, Domain], boolean_atoms: set[str], constants: dict[str, str], docstring: str,
@@ -312,7 +316,7 @@ def generate_validator(
     )
     read = {n.value.id for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
     # (``math.isfinite``, ``sys.maxsize``: what the evaluator knows of those modules)
-    heads = [f"import {module}" for module in ("math", "sys") if module in read and module not in names.values()]
+    heads = [f"import {module}" for module in _KNOWN_MODULES if module in read and module not in names.values()]
     heads += [f"from {import_from} import {exception}"] if import_from is not None else []
     if heads:
         code = "\n".join(heads) + "\n\n\n" + code

@@ -34,6 +34,7 @@ def _constant(node: ast.Constant) -> Fn:
 
 _NAMED = {"True": True, "False": False, "None": None, "NotImplemented": NotImplemented, "Ellipsis": Ellipsis,
           "object": object}  # (``base is not object``: known by identity)
+PYTHON_NAMES = frozenset({*_NAMED, *BUILTIN_TYPES})  # the bare names the evaluator knows without an environment
 
 
 def _name(node: ast.Name) -> Fn:

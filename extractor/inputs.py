@@ -23,7 +23,7 @@ from .git import origin, resolve_rev, work_tree_head
 from .model import FileFailure, RunOptions
 from .options import Options, project_command, project_name, read_settings
 from .publish.identity import render_identity
-from .sources import SourceFile, log, read_commit, read_pyproject, read_tree, source_roots
+from .sources import SourceFile, log, read_commit, read_distribution_name, read_pyproject, read_tree, sole_package, source_roots
 
 # Options fields that change how a run goes, never what it writes.
 RUN_ONLY = frozenset({"jobs", "use_cache", "cache_dir", "is_strict"})
@@ -78,8 +78,12 @@ def select_sources(root: str, options: Options) -> Selection:
         remote_name = origin(root)[1] if head is not None else None  # a folder inside a checkout is not named by it
         if options.command is None and os.path.isdir(root):
             options = dataclasses.replace(options, command=project_command(project))
-    options = dataclasses.replace(options, source_roots=source_roots([f.path for f in files]))
-    return Selection(files, failures, options, options.repo_name or project_name(project) or remote_name or name)
+    paths = [f.path for f in files]
+    options = dataclasses.replace(options, source_roots=source_roots(paths))
+    named = options.repo_name or project_name(project)
+    if named is None and options.rev is None and os.path.isdir(root):
+        named = read_distribution_name(root)
+    return Selection(files, failures, options, named or remote_name or sole_package(name, paths) or name)
 
 
 _DEFAULTS = Options()

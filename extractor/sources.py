@@ -238,6 +238,36 @@ def read_pyproject(root: str, sha: str | None = None) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def read_distribution_name(root: str) -> str | None:
+    """The ``Name:`` of a distribution's metadata at the folder's top: an unpacked sdist's
+    ``PKG-INFO`` or an unpacked wheel's single ``*.dist-info/METADATA``; None when there is none."""
+    try:
+        infos = [e for e in os.listdir(root) if e.endswith(".dist-info")]
+    except OSError:
+        return None
+    candidates = [os.path.join(root, "PKG-INFO")] + ([os.path.join(root, infos[0], "METADATA")] if len(infos) == 1 else [])
+    for path in candidates:
+        try:
+            with open(path, "rb") as handle:
+                head = handle.read(16_384).decode("utf-8", "replace")
+        except OSError:
+            continue
+        found = re.search(r"^Name:[ \t]*(\S+)[ \t]*$", head.split("\n\n", 1)[0], re.MULTILINE)
+        if found:
+            return found.group(1)
+    return None
+
+
+def sole_package(root_name: str, paths: list[str]) -> str | None:
+    """The one top-level package of a folder named ``src`` or ``lib`` (a wheel's files
+    unpacked there, say): the name a reader knows the code by, not the folder's."""
+    if root_name not in ("src", "lib"):
+        return None
+    present = set(paths)
+    packages = {p.split("/", 1)[0] for p in paths if "/" in p and f"{p.split('/', 1)[0]}/__init__.py" in present}
+    return packages.pop() if len(packages) == 1 else None
+
+
 # --- git: read a commit straight from the object store ------------------------------------
 
 

@@ -56,6 +56,16 @@ def test_defaults_a_user_expects(capsys, tmp_path) -> None:
     assert "the default excludes left out 1 folder (.venv)" in run.err
 
 
+def test_an_unpacked_distribution_is_named_by_its_metadata_or_its_sole_package(capsys, tmp_path) -> None:
+    code = {"pkg/__init__.py": "", "pkg/core.py": TREE["pkg/core.py"]}
+    wheel = temp_tree(tmp_path / "wheel", {**code, "pkg-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: shop-lib\nVersion: 1.0\n\nName: not this\n"})
+    sdist = temp_tree(tmp_path / "sdist", {**code, "PKG-INFO": "Metadata-Version: 2.1\nName: shop-sdist\n"})
+    bare = temp_tree(tmp_path / "src", code)  # a wheel's package unpacked into src/: the package, not "src"
+    two = temp_tree(tmp_path / "lib", {**code, "other/__init__.py": ""})  # two packages: the folder
+    roots = [json.loads(run_cli(capsys, "extract", str(root), "--no-cache", "-q").out)["source"]["root"] for root in (wheel, sdist, bare, two)]
+    assert roots == ["shop-lib", "shop-sdist", "pkg", "lib"]
+
+
 def test_a_checkout_is_named_by_its_remote_and_repo_url_alone_pins_its_head(capsys, tmp_path) -> None:
     root = tmp_path / "checkout"
     (sha,) = make_git_repo(root, [("one", {"pkg/__init__.py": "", "pkg/core.py": TREE["pkg/core.py"]})])

@@ -12,7 +12,7 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-from ..model import CONSTRUCTING, RAISES, Card, CardContext, Domain, Fix, Hole, Opaque, Trigger, Validator
+from ..model import CONSTRUCTING, Card, CardContext, Domain, Fix, Hole, Opaque, Trigger, Validator
 from .arrays import cohere, incoherent_arrays
 from .construction import constructs, past_construction
 from .domains import NO_VALUE, any_value, card_domains, default_source, default_value, literal_value, param_domain
@@ -26,8 +26,8 @@ from .problem import Problem, Variable, build_problem, candidates, classes_of
 from .search import Solution, search
 from .state import reached
 from .status import CLAIMED, PLAIN, Reads, atom_kind, caller_sets, missing_arguments, read_atoms, trigger_status, unread_attributes
-from .validator import NotExpressible, built_by_class, generate_validator, validator_name
-from .values import Named, to_json_value
+from .validator import built_by_class, card_validator
+from .values import to_json_value
 
 log = logging.getLogger("raisedocs")
 
@@ -47,43 +47,6 @@ def _complete_env(env: dict[str, Any], refs: list[str], domains: dict[str, Domai
             if options:
                 full[name] = options[0]
     return full
-
-
-def _validator(card: Card, ctx: CardContext, problem: Problem, keys: list[str], domains: dict[str, Domain]) -> tuple[Validator | None, str | None]:
-    exc = card.exception
-    if card.kind == "reraise" or exc.factory or len(exc.classes) != 1 or card.message.parts is None:
-        return None, "no_single_class_or_message"
-    if card.guard.code == "True":
-        return None, "unconditional"
-    if card.guard.loops:
-        return None, "needs_loop_element"  # the check runs on an element the function takes from a loop
-    if f"{RAISES}(" in card.guard.code:
-        return None, "needs_try_body"  # reached when the function's own try body raises: no standalone check
-    if any(isinstance(value, Named) or isinstance(value, dict) and any(isinstance(v, Named) for v in value.values())
-           for value in problem.constants.values()):
-        # a standalone function would have to import the Enum member or constant (or a table's values: keyed_dict)
-        return None, "needs_named_constant"
-    if classes_of(problem.constants):
-        return None, "needs_class"  # a standalone function would have to import the classes its isinstance tests name
-    if any(v.is_atom for v in problem.variables.values()):
-        return None, "needs_value_no_caller_sets"  # a validator takes the entry's inputs only
-    qualname = exc.classes[0]
-    name = qualname.rsplit(".", 1)[-1]
-    own = [p.code for p in card.guard.parts if p.role == "own"]
-    own_inputs = [k for k in keys if any(k in code for code in own)]
-    try:
-        generated = generate_validator(
-            name=validator_name(own_inputs, name), guard_code=card.guard.code, message=card.message,
-            exception=name, import_from=ctx.exception_module, keys=keys, domains=domains,
-            boolean_atoms={n for n, v in problem.variables.items() if v.is_boolean and v.is_atom},
-            constants={**dict(card.guard.constants), **{chain: code for chain, kind, code in ctx.named if kind == "value"}},
-            arguments=ctx.arguments,
-            # Named by function, not line, so that a solution survives edits above the raise.
-            docstring=f"Raise {name} as {f'{card.function}()' if card.function else 'the module body'} in {card.path} does, under the same condition.",
-        )
-    except (NotExpressible, SyntaxError) as exc_info:
-        return None, str(exc_info.args[0]) if exc_info.args else "not_expressible"
-    return Validator(name=generated.name, code=generated.code, params=generated.params), None
 
 
 def _run(validator: Validator, env: dict[str, Any]) -> Any:
@@ -160,7 +123,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         solution = replace(solution, changed=tuple(n for n in solution.changed if n not in unread))
     env = cohere(env, problem.holds)  # (an array's shape as long as its ndim)
     keys = list(dict.fromkeys([*problem.variables, *(r for r in refs if r in env and r not in problem.constants)]))
-    validator, validator_reason = _validator(card, ctx, problem, keys, domains)
+    validator, validator_reason = card_validator(card, ctx, problem, keys, domains)
     shown = Reads(env)
     message = _message(card, shown)
     if atoms < (read := atoms | (every_atom & shown.read)):  # a value only the message reads is assumed too

@@ -22,8 +22,11 @@ from dataclasses import dataclass
 from ..collect.declarations import DOTTED, dotted_name
 from ..collect.purity import BUILTIN_NAMES
 from ..collect.syntax import child_nodes
-from ..model import Argument, Domain, Hole, MessageTemplate, Text
+from ..model import RAISES, Argument, Card, CardContext, Domain, Hole, MessageTemplate, Text, Validator
 from .evaluate import PINNED, PURE_FUNCTIONS, EvalError, parse_expr
+from .problem import Problem, classes_of
+from .status import unmodelled_path
+from .values import Named
 
 _CONVERSIONS = {"str": "s", "repr": "r", "ascii": "a"}
 _BUILTIN_ANNOTATIONS = {"int", "float", "str", "bool", "bytes", "list", "dict", "set", "tuple", "frozenset"}
@@ -329,3 +332,45 @@ def generate_validator(
 def validator_name(own_inputs: list[str], fallback: str) -> str:
     leaf = own_inputs[-1].split(".")[-1] if own_inputs else fallback
     return "check_" + _slug(leaf)
+
+
+def card_validator(card: Card, ctx: CardContext, problem: Problem, keys: list[str],
+                   domains: dict[str, Domain]) -> tuple[Validator | None, str | None]:
+    """The card's validator, or None and the reason code why it has none."""
+    exc = card.exception
+    if card.kind == "reraise" or exc.factory or len(exc.classes) != 1 or card.message.parts is None:
+        return None, "no_single_class_or_message"
+    if card.guard.code == "True":
+        return None, "unconditional"
+    if card.guard.loops:
+        return None, "needs_loop_element"  # the check runs on an element the function takes from a loop
+    if f"{RAISES}(" in card.guard.code:
+        return None, "needs_try_body"  # reached when the function's own try body raises: no standalone check
+    if (path := unmodelled_path(card.guard)) is not None:
+        # the guard is not the whole condition (a handler's try body must raise first, a loop
+        # must give an element): restating it alone would refuse calls that never raise
+        return None, path
+    if any(isinstance(value, Named) or isinstance(value, dict) and any(isinstance(v, Named) for v in value.values())
+           for value in problem.constants.values()):
+        # a standalone function would have to import the Enum member or constant (or a table's values: keyed_dict)
+        return None, "needs_named_constant"
+    if classes_of(problem.constants):
+        return None, "needs_class"  # a standalone function would have to import the classes its isinstance tests name
+    if any(v.is_atom for v in problem.variables.values()):
+        return None, "needs_value_no_caller_sets"  # a validator takes the entry's inputs only
+    name = exc.classes[0].rsplit(".", 1)[-1]
+    own = [p.code for p in card.guard.parts if p.role == "own"]
+    own_inputs = [k for k in keys if any(k in code for code in own)]
+    try:
+        generated = generate_validator(
+            name=validator_name(own_inputs, name), guard_code=card.guard.code, message=card.message,
+            exception=name, import_from=ctx.exception_module, keys=keys, domains=domains,
+            boolean_atoms={n for n, v in problem.variables.items() if v.is_boolean and v.is_atom},
+            constants={**dict(card.guard.constants), **{chain: code for chain, kind, code in ctx.named if kind == "value"}},
+            arguments=ctx.arguments,
+            # Named by function, not line, so that a solution survives edits above the raise.
+            docstring=f"Raise {name} as {f'{card.function}()' if card.function else 'the module body'} in {card.path} does, under the same condition.",
+        )
+    except (NotExpressible, SyntaxError) as exc_info:
+        return None, str(exc_info.args[0]) if exc_info.args else "not_expressible"
+    return Validator(name=generated.name, code=generated.code, params=generated.params), None

@@ -38,6 +38,8 @@ def uses(code: str) -> dict[str, str]:
     ("def f(p):\n    return p > 0 or p < 0.5", {"p": "float"}),
     ("def f(p):\n    return p > 0 or p.startswith('x')", {}),
     ("def f(p):\n    import re\n    return re.match('a+', p)", {"p": "str"}),
+    # a path, not the file descriptor an int is to os.path.exists (0 is stdin: it exists)
+    ("def f(p):\n    import os\n    return os.path.exists(p)", {"p": "str"}),
 ])
 def test_evidence(code: str, expected: dict[str, str]) -> None:
     assert uses(code) == expected

@@ -42,6 +42,7 @@ class RaiseFacts:
     reason: str | None
     lints: tuple[str, ...] = ()
     arguments: tuple[Argument, ...] | None = None
+    evaluates: tuple[str, ...] = ()  # what the path and the raise's arguments evaluate (evaluated.py; a star argument "*x"/"**x")
 
 
 def _statement_children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
@@ -133,7 +134,7 @@ class UnitAnalysis:
         handlers = [n for n in chain[start:] if isinstance(n, (cst.ExceptHandler, cst.ExceptStarHandler))]
         cause = raw_code(node.cause.item) if node.cause is not None else None
         facts = _describe(node, handlers, scope, guard, cause, paths.exprs)
-        return replace(facts, lints=lint_message(facts.message, scope))
+        return replace(facts, lints=lint_message(facts.message, scope), evaluates=(*paths.evaluates, *facts.evaluates))
 
 
 def _describe(node: cst.Raise, handlers: list, scope: Scope, guard: Guard, cause: str | None, exprs: ExprModel) -> RaiseFacts:
@@ -167,25 +168,30 @@ def _describe(node: cst.Raise, handlers: list, scope: Scope, guard: Guard, cause
 def _call_message(call: cst.Call, scope: Scope, exprs: ExprModel, at: cst.Raise) -> dict[str, Any]:
     """The message of an exception call as its one argument reads (link composes the
     class's own rendering from ``arguments``), and every argument read as a message."""
-    if any(arg.star for arg in call.args):
-        return {"message": unknown("unsupported", "star_arguments")}
     try:
+        values = [_value_at(arg.value, exprs, at) for arg in call.args]
+        evaluates = tuple(arg.star + (value or raw_code(arg.value)) for arg, value in zip(call.args, values))
+        if any(arg.star for arg in call.args):
+            return {"message": unknown("unsupported", "star_arguments"), "evaluates": evaluates}
         arguments = tuple(
             Argument(code=raw_code(arg.value), keyword=arg.keyword.value if arg.keyword is not None else None,
-                     message=_argument_message(arg.value, scope, exprs, at), value=_value_at(arg.value, exprs, at))
-            for arg in call.args
+                     message=_argument_message(arg.value, scope, exprs, at), value=value)
+            for arg, value in zip(call.args, values)
         )
     except RecursionError:  # an argument too deep to write back as code (a 2,500-term concatenation)
+        if any(arg.star for arg in call.args):
+            return {"message": unknown("unsupported", "star_arguments")}
         if len(call.args) != 1 or call.args[0].keyword is not None:
             raise
         return {"message": _argument_message(call.args[0].value, scope, exprs, at)}  # no arguments: read as written
     positional = [a for a in arguments if a.keyword is None]
     if len(positional) > 1:
-        return {"message": unknown("multiple_args", "multiple_arguments"), "arguments": arguments}
+        return {"message": unknown("multiple_args", "multiple_arguments"), "arguments": arguments, "evaluates": evaluates}
     found = positional[0] if positional else next((a for k in _MESSAGE_KEYWORDS for a in arguments if a.keyword == k), None)
     if found is None:
-        return {"message": unknown("none", "no_arguments" if not arguments else "keyword_arguments_only"), "arguments": arguments}
-    return {"message": found.message, "arguments": arguments}
+        message = unknown("none", "no_arguments" if not arguments else "keyword_arguments_only")
+        return {"message": message, "arguments": arguments, "evaluates": evaluates}
+    return {"message": found.message, "arguments": arguments, "evaluates": evaluates}
 
 
 def _argument_message(value: cst.BaseExpression, scope: Scope, exprs: ExprModel, at: cst.Raise) -> MessageTemplate:

@@ -329,6 +329,7 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
         call_style=_call_style(function, per_function, lines) if function is not None else "function",
         unread=decl.unread_params(function, hit.stack, hit.node.lineno) if function is not None else (),
         arguments=tuple(dataclasses.replace(a, message=_bounded(a.message)) for a in facts.arguments) if facts.arguments is not None else None,
+        evaluates=facts.evaluates,
     )
 
 

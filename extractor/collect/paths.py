@@ -13,6 +13,7 @@ import libcst as cst
 
 from ..model import RAISES, And, Compare, Context, Guard, GuardNode, GuardPart, Opaque, Truthy
 from .declarations import LOOP_WRAPPERS
+from .evaluated import body_values, evaluated_values
 from .exits import catching, handler_types, may_exit, only_leaves
 from .expressions import TAG, ExprModel, resolve, untagged
 from .guards import (
@@ -32,7 +33,6 @@ from .guards import (
 )
 from .reaching import unpacked_length
 from .scope import EXIT_CALLS, Scope, dotted, is_pure, raw_code, strip_parens
-from .units import MAX_TRY_BODY
 
 _BLOCKS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine)
 _TERMINATORS = (cst.Raise, cst.Return, cst.Continue, cst.Break)
@@ -55,6 +55,8 @@ class PathModel:
         self._tests: dict[int, GuardNode] = {}
         self._modelled_handlers: set[int] = set()  # handlers whose try body's raising is in the guard
         self.loops: list[tuple[str, str]] = []  # (targets "x" or "k, v", iterable input) of the loops the current raise is in
+        self.evaluates: list[str] = []  # values the statements before the current raise compute (evaluated.evaluated_values)
+        self.evaluated: dict[int, tuple[str, ...]] = {}  # per statement
 
     def loop_element(self, loop: cst.For) -> tuple[str, str] | None:
         """``(x, xs)`` for ``for x in xs`` where ``xs`` is an input (a parameter or an attribute
@@ -83,7 +85,7 @@ class PathModel:
         each evaluating one expression: for some statement, every earlier one completes
         (``not __raises__(E, (BaseException,))``) and it raises one of the handler's classes
         and none of an earlier handler's. None where the body is anything else."""
-        values = _body_values(stmt.body)
+        values = body_values(stmt.body)
         if values is None or isinstance(stmt, cst.TryStar):
             return None
         alternatives: list[GuardNode] = []
@@ -182,7 +184,7 @@ class PathModel:
         if not stmt.handlers:
             final = self.fallthrough(stmt.finalbody.body) if stmt.finalbody is not None else TRUE
             return conj([self.fallthrough(stmt.body), final])
-        values = _body_values(stmt.body) if isinstance(stmt, cst.Try) and stmt.finalbody is None else None
+        values = body_values(stmt.body) if isinstance(stmt, cst.Try) and stmt.finalbody is None else None
         if values is not None:
             # Each expression raises or not: control passes the try when none does (and the
             # body and ``else`` fall through), or when a handler catches one and falls through.
@@ -217,6 +219,7 @@ class PathModel:
                 if sibling is child:
                     break
                 out.append(("leave" if only_leaves(sibling) else "exit", self.fallthrough(sibling)))
+                self.evaluates.extend(evaluated_values(self, sibling))
         elif isinstance(parent, cst.If):
             test = self.test(parent.test, parent)
             out.append(("test", test if child is parent.body else negate(test)))
@@ -232,7 +235,7 @@ class PathModel:
                 self.loops.append(element)
         elif isinstance(parent, (cst.Try, cst.TryStar)) and child is parent.orelse:
             # A try's ``else`` runs when its body raised nothing (and fell through).
-            values = _body_values(parent.body) if isinstance(parent, cst.Try) else None
+            values = body_values(parent.body) if isinstance(parent, cst.Try) else None
             if values is None:
                 self.approximations["try_body_not_modelled"] = None
             out.append(("exit", conj([*(self._calm(*value) for value in values or ()), self.fallthrough(parent.body)])))
@@ -259,39 +262,6 @@ class PathModel:
                 out.append(("test", selected))
                 break
             out.append(("test", negate(selected)))
-
-
-def _body_values(body: cst.BaseSuite) -> list[tuple[cst.BaseExpression, cst.CSTNode]] | None:
-    """The expressions a short try body evaluates, one per statement, in order (up to
-    MAX_TRY_BODY statements, each a one-expression statement), each with its statement;
-    else None."""
-    lines = body.body
-    if not 1 <= len(lines) <= MAX_TRY_BODY:
-        return None
-    values = [_sole_value(line) for line in lines]
-    if any(v is None for v in values):
-        return None
-    return [(value, line.body[0]) for value, line in zip(values, lines)]  # type: ignore[misc, attr-defined]
-
-
-def _sole_value(line: cst.CSTNode) -> cst.BaseExpression | None:
-    """The expression one statement evaluates (``x = int(text)``, ``return d[k]``, ``f(x)``),
-    when nothing else in the statement can raise; else None."""
-    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
-        return None
-    small = line.body[0]
-    value = getattr(small, "value", None)
-    if isinstance(value, (cst.Yield, cst.Await)):
-        return None  # what the caller sends in, not an expression over inputs
-    if isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name) for t in small.targets):
-        return small.value
-    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
-        return small.value
-    if isinstance(small, cst.Return) and small.value is not None:
-        return small.value
-    if isinstance(small, cst.Expr) and not isinstance(small.value, cst.Ellipsis):  # (``...``: a statement left out, units.unit_text)
-        return small.value
-    return None
 
 
 def _raises_call(value: cst.BaseExpression, handler: cst.ExceptHandler | None) -> cst.Call:
@@ -349,6 +319,7 @@ def extract_guard(chain: Sequence[cst.CSTNode], start: int, scope: Scope, model:
 def _extract_guard(chain: Sequence[cst.CSTNode], start: int, model: PathModel) -> Guard:
     model.approximations = {}
     model.loops = []
+    model.evaluates = []
     conditions: list[tuple[str, GuardNode]] = []
     context: list[Context] = []
     for parent, child in zip(chain[start:], chain[start + 1 :]):

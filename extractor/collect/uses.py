@@ -33,7 +33,8 @@ _DICT_METHODS = frozenset({"items", "keys", "values", "setdefault", "popitem"})
 # Calls whose argument at the index is a str (or bytes: the literals around it decide).
 _TEXT_ARGUMENTS = {"re.match": 1, "re.fullmatch": 1, "re.search": 1, "re.split": 1, "re.findall": 1, "re.finditer": 1, "re.sub": 2,
                    "re.subn": 2, "os.path.join": 0, "os.path.basename": 0, "os.path.dirname": 0, "os.path.splitext": 0,
-                   "os.path.expanduser": 0}
+                   "os.path.expanduser": 0, "os.path.exists": 0, "os.path.isfile": 0, "os.path.isdir": 0, "os.path.islink": 0,
+                   "os.path.lexists": 0, "os.path.abspath": 0, "os.path.realpath": 0, "os.path.normpath": 0}
 _TYPE_TESTS = frozenset({"isinstance", "type", "hasattr", "callable", "issubclass"})
 _SCOPE_TYPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef})
 _ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)

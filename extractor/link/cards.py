@@ -274,7 +274,7 @@ def _context(project: Project, constructors: Constructors, facts: FileFacts, car
     }
     return CardContext(
         derived=_derived(project, facts, owner, site.params, card.guard.inputs),
-        params=site.params, siblings=siblings, flags=flags, command=options.command, arguments=site.arguments,
+        params=site.params, siblings=siblings, flags=flags, command=options.command, arguments=site.arguments, evaluates=site.evaluates,
         classes=classes, exception_module=module, param_choices=choices, settable=settable,
         module=facts.module, constructor=constructors.signature(owner) if owner else None, call_style=site.call_style, unread=site.unread,
         abstract=abstract_methods(project, owner) if owner else (),

@@ -239,6 +239,7 @@ class CardContext:
     # The exception call's arguments (SiteFact.arguments), for a validator that raises as the
     # site does where the class, not the one argument, makes the message.
     arguments: tuple[Argument, ...] | None = None
+    evaluates: tuple[str, ...] = ()  # what the path and the raise's arguments evaluate (SiteFact.evaluates)
     own_str: bool = False  # the exception class (or an in-tree base) defines __str__: str(exc) is its own text
     abstract: tuple[str, ...] = ()  # the owner class's abstract methods left undefined (link.placeholders.abstract_methods)
     # The declared default (input, default, default_factory) of each field (``self.a``,

@@ -131,6 +131,9 @@ class SiteFact:
     call_style: str = "function"  # function, generator, coroutine or async_generator: how a call runs the body
     unread: tuple[str, ...] = ()  # parameters nothing reads before the raise (outside loops): any value reaches it
     arguments: tuple[Argument, ...] | None = None  # the exception call's arguments; None: not a call, or one with a star
+    # What the statements before the raise and its arguments evaluate, in the guard's names
+    # (collect.evaluated; a star argument as "*x" or "**x"): a trigger under which one fails is none.
+    evaluates: tuple[str, ...] = ()
 
 
 @record

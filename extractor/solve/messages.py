@@ -3,25 +3,30 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from typing import Any
 
 from ..collect.declarations import dotted_name
 from ..collect.purity import BUILTIN_NAMES
 from ..collect.syntax import walk
 from ..model import Hole, MessageTemplate, Text
-from .evaluate import evaluate, format_value
+from .evaluate import EvalError, evaluate, format_value, parse_expr
 
 
 def message_refs(message: MessageTemplate, params: set[str]) -> list[str]:
     """The names and attribute chains the message's placeholders read (builtins aside, unless
     a parameter is so named), in order: the values a rendered message needs."""
+    return expression_refs([part.value or part.expr for part in message.parts or () if isinstance(part, Hole)], params)
+
+
+def expression_refs(codes: Iterable[str], params: set[str]) -> list[str]:
+    """The names and attribute chains the expressions ``codes`` read (builtins aside, unless a
+    parameter is so named), in order."""
     refs: list[str] = []
-    for part in message.parts or ():
-        if not isinstance(part, Hole):
-            continue
+    for code in codes:
         try:
-            tree = ast.parse(part.value or part.expr, mode="eval")
-        except (SyntaxError, ValueError, RecursionError):
+            tree = parse_expr(code)
+        except EvalError:
             continue
         inner = {id(n.value) for n in walk(tree) if isinstance(n, ast.Attribute)}
         called = {id(n.func) for n in walk(tree) if isinstance(n, ast.Call)}

@@ -22,6 +22,7 @@ from .evaluate import EvalError, InstancesOf, Raised, evaluate, run_validator
 from .examples import build_example, is_class_level
 from .fixes import describe_fix, find_fixes, quiet_stand_ins
 from .messages import message_refs, render_message
+from .passage import first_failing, names_read, unpacked_values
 from .problem import Problem, Variable, build_problem, candidates, classes_of
 from .search import Solution, search
 from .state import reached
@@ -32,8 +33,9 @@ from .values import to_json_value
 log = logging.getLogger("raisedocs")
 
 
-def _complete_env(env: dict[str, Any], refs: list[str], domains: dict[str, Domain]) -> dict[str, Any]:
-    """Values for names only the message reads: their default, else a value of their type."""
+def _complete_env(env: dict[str, Any], refs: list[str], domains: dict[str, Domain], evaluates: tuple[str, ...]) -> dict[str, Any]:
+    """Values for names only the message (or the raise's arguments) reads: their default, else
+    the first value of their type under which nothing on the way fails (``evaluates``)."""
     full = dict(env)
     for name in refs:
         if name in full or any(name.startswith(k + ".") for k in full):
@@ -42,10 +44,9 @@ def _complete_env(env: dict[str, Any], refs: list[str], domains: dict[str, Domai
         if domain is not None and domain.has_default and default_value(domain) is not NO_VALUE:
             full[name] = default_value(domain)
         elif domain is not None:
-            variable = Variable(name=name, domain=domain)
-            options = candidates(variable, [])
+            options = [*unpacked_values(name, evaluates), *candidates(Variable(name=name, domain=domain), [])]
             if options:
-                full[name] = options[0]
+                full[name] = next((v for v in options if first_failing(evaluates, {**full, name: v}) is None), options[0])
     return full
 
 
@@ -58,15 +59,17 @@ def _run(validator: Validator, env: dict[str, Any]) -> Any:
 
 def solve_card(card: Card, ctx: CardContext) -> Card:
     """The card with its domains, trigger, fixes, validator and example filled in."""
-    refs = message_refs(card.message, {p.name for p in ctx.params})
-    names = list(dict.fromkeys([*card.guard.inputs, *card.guard.opaque, *refs]))
+    params = {p.name for p in ctx.params}
+    refs = message_refs(card.message, params)
+    # parameters only the raise's arguments read (``raise self.error(msg, len(name) + offset)``)
+    raised_with = [n for n in names_read(ctx.evaluates, params) if n in ctx.unread and n not in refs]
+    names = list(dict.fromkeys([*card.guard.inputs, *card.guard.opaque, *refs, *raised_with]))
     domains = card_domains(card, ctx.params, names, ctx.param_choices)
     published = tuple(domains[n] for n in names)
     if isinstance(card.guard.tree, Opaque):
         trigger = Trigger(status="unsolved", inputs={}, reason="guard_not_modelled")
         return replace(card, domains=published, trigger=trigger)
     try:
-        params = {p.name for p in ctx.params}
         state = frozenset(n for n in card.guard.inputs if not caller_sets(n, params, ctx.settable) or n in ctx.derived)
         # ``for x in xs``: the trigger sets ``xs = [x]``, where the caller sets xs, the guard does not read
         # xs itself (it would then need both at once) and reads x (else x is no value the trigger can choose).
@@ -115,7 +118,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     # Names only the message reads get values where a caller gives them (a parameter left at
     # its default); a local, a caught exception or a constant of unknown value gets none, and
     # the message is then not claimed.
-    env = _complete_env(solution.assignment, [r for r in refs if caller_sets(r, params, ctx.settable)], domains)
+    env = _complete_env(solution.assignment, [r for r in [*refs, *raised_with] if caller_sets(r, params, ctx.settable)], domains, ctx.evaluates)
     env.update(dict.fromkeys(sorted(turns - env.keys()), 0))  # (the message may name the count)
     unread = unread_attributes(problem, env)  # (``model_config = None``: its attributes are no input)
     if unread:
@@ -172,12 +175,15 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     # ``raise err`` of a parameter: what is raised is the caller's exception, which no plain value is
     raised_input = card.exception.reason == "raised_variable" and card.exception.written in inputs
     incoherent = bool(parents) or arrays
+    # a statement on the way, or the raise's own arguments, fail first on these values
+    blocked = first_failing(ctx.evaluates, {**_param_defaults(ctx), **env}) is not None
     for failed, why in ((parents, "value_and_its_attribute"), (refused, "abstract_class"), (arrays, "incoherent_arrays"),
-                        (raised_input, "raises_an_input"), (not builds, "construction_not_shown"), (not reproduces, "not_reproduced")):
+                        (raised_input, "raises_an_input"), (blocked, "fails_on_the_way"), (not builds, "construction_not_shown"),
+                        (not reproduces, "not_reproduced")):
         if failed and status in CLAIMED and status_reason is None:
             status_reason = why  # (the first reason the trigger is not verified)
     trigger_ok = (problem.holds(env) is True and reproduces and status in CLAIMED and not card.guard.approximations and not missing
-                  and builds and not card.compiled_override and not incoherent and not refused and not raised_input)
+                  and builds and not card.compiled_override and not incoherent and not refused and not raised_input and not blocked)
     found, quiet = _fixes(card, ctx, problem, env, validator, trigger_ok, loops, forms, every_atom - atoms)
     for name, value in quiet.items():  # stand-ins the fixed call runs past the other raises with
         env[name], inputs[name] = value, to_json_value(value)
@@ -227,6 +233,11 @@ def _message(card: Card, reads: Reads) -> str | None:
         return None
 
 
+def _param_defaults(ctx: CardContext) -> dict[str, Any]:
+    """The parameters' defaults that are literals: what a call that leaves them out passes."""
+    return {p.name: value for p in ctx.params if p.default is not None and (value := literal_value(p.default)) is not NO_VALUE}
+
+
 def _missing(card: Card, ctx: CardContext, given: set[str]) -> list[str]:
     params = [(p.name, p.default is None and p.kind not in ("star", "starstar")) for p in ctx.params]
     if (card.function or "").rsplit(".", 1)[-1] in ("__init__", "__new__"):
@@ -250,7 +261,7 @@ def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], 
     placeholders = frozenset(n for n in ctx.unread if n in env and n not in problem.variables)  # any value of their type
     # What the other raises' tests see besides the fix's values: the parameters' defaults, and
     # the classes of their isinstance tests whose plain instances are known.
-    defaults = {p.name: value for p in ctx.params if p.default is not None and (value := literal_value(p.default)) is not NO_VALUE}
+    defaults = _param_defaults(ctx)
     # (and the declared defaults of the fields they read: ``type='image_url'`` meets ``image_url=None``)
     defaults.update({name: value for name, default, factory in ctx.field_defaults
                      if (value := literal_value(default_source(default, factory))) is not NO_VALUE})

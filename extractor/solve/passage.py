@@ -1,0 +1,62 @@
+"""The way to a raise under a trigger: what the path and the raise's arguments evaluate -> whether one fails first.
+
+A trigger makes the guard true, but control must also get through every statement before
+the raise, and the raise must build its exception: ``remove_formatted =
+f"{remove[0]}.{remove[1]}"`` with ``remove = ''`` raises IndexError before the test the
+trigger was solved for, and ``raise self.error(msg, len(name) + offset)`` with ``offset =
+None`` raises TypeError on the raise's own line (``CardContext.evaluates``:
+``collect.evaluated``). Only a failure the restricted evaluator sees on these plain values
+counts (``evaluate.FAILS``: the real code raises there too); what it cannot compute is no
+evidence either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .evaluate import FAILS, EvalError, evaluate, outcome, parse_expr
+from .messages import expression_refs
+
+_NOT_ITERABLE = (type(None), bool, int, float, complex)
+
+
+def _split(code: str) -> tuple[str, str]:
+    """``("**", "x")`` for a star argument ``**x``; ``("", code)`` otherwise."""
+    for star in ("**", "*"):
+        if code.startswith(star):
+            return star, code[len(star):]
+    return "", code
+
+
+def fails(code: str, env: Mapping[str, Any]) -> bool:
+    """Whether evaluating ``code`` (a star argument: unpacking it) surely raises under ``env``."""
+    star, expr = _split(code)
+    try:
+        tree = parse_expr(expr)
+    except EvalError:
+        return False
+    if not star:
+        return outcome(tree)(env) == FAILS
+    try:
+        value = evaluate(expr, env)
+    except EvalError:
+        return outcome(tree)(env) == FAILS
+    if star == "**":
+        return isinstance(value, (*_NOT_ITERABLE, str, bytes, list, tuple, set, frozenset))  # ``**`` takes a mapping
+    return isinstance(value, _NOT_ITERABLE)
+
+
+def unpacked_values(name: str, codes: Iterable[str]) -> list[Any]:
+    """A value ``name`` takes first where the raise unpacks it: ``{}`` for ``**name``, ``[]`` for ``*name``."""
+    return [{}] if f"**{name}" in codes else [[]] if f"*{name}" in codes else []
+
+
+def first_failing(codes: Iterable[str], env: Mapping[str, Any]) -> str | None:
+    """The first of ``codes`` that fails under ``env``; None when none surely does."""
+    return next((code for code in codes if fails(code, env)), None)
+
+
+def names_read(codes: Iterable[str], params: set[str]) -> list[str]:
+    """The names and attribute chains the codes read (a star argument's too), in order."""
+    return expression_refs([_split(code)[1] for code in codes], params)

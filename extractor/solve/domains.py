@@ -195,10 +195,14 @@ def any_value(annotation: str | None) -> Any:
     return _literal(source) if source is not None else NO_VALUE  # a class the tool cannot build: missing
 
 
-def card_domains(card: Card, params: tuple[Param, ...], names: list[str], param_choices: dict[str, tuple[str, ...]]) -> dict[str, Domain]:
+def card_domains(card: Card, params: tuple[Param, ...], names: list[str], param_choices: dict[str, tuple[str, ...]],
+                 stored: dict[str, Param] | None = None) -> dict[str, Domain]:
     """The domain of each input a card's trigger may set: a documented field's, a parameter's
-    (its choices where callers pass only those), else an opaque or unknown name's."""
+    (its choices where callers pass only those), an attribute's that the constructor stores
+    straight from its parameter (``stored``: ``self.http2 = http2`` of ``http2: bool = False``
+    is a bool that defaults to False), else an opaque or unknown name's."""
     by_param = {p.name: p for p in params}
+    stored = stored or {}
     fields = {f.input: f for f in card.docs.fields}
     domains: dict[str, Domain] = {}
     for name in names:
@@ -210,6 +214,8 @@ def card_domains(card: Card, params: tuple[Param, ...], names: list[str], param_
             domains[name] = dataclasses.replace(param_domain(name, param), choices=param_choices[name], types=("EnumMember",), default=default)
         elif name in by_param:
             domains[name] = param_domain(name, by_param[name])
+        elif name in stored:
+            domains[name] = param_domain(name, stored[name])
         else:
             domains[name] = Domain(input=name, source="opaque" if name in card.guard.opaque else "unknown")
     return domains

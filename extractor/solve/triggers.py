@@ -12,7 +12,7 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-from ..model import CONSTRUCTING, Card, CardContext, Domain, Fix, Hole, Opaque, Trigger, Validator
+from ..model import CONSTRUCTING, Card, CardContext, Domain, Fix, Hole, Opaque, Param, Trigger, Validator
 from .arrays import cohere, incoherent_arrays
 from .construction import constructs, past_construction
 from .domains import NO_VALUE, any_value, card_domains, default_source, default_value, literal_value, param_domain
@@ -64,7 +64,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     # parameters only the raise's arguments read (``raise self.error(msg, len(name) + offset)``)
     raised_with = [n for n in names_read(ctx.evaluates, params) if n in ctx.unread and n not in refs]
     names = list(dict.fromkeys([*card.guard.inputs, *card.guard.opaque, *refs, *raised_with]))
-    domains = card_domains(card, ctx.params, names, ctx.param_choices)
+    domains = card_domains(card, ctx.params, names, ctx.param_choices, _stored_params(ctx))
     published = tuple(domains[n] for n in names)
     if isinstance(card.guard.tree, Opaque):
         trigger = Trigger(status="unsolved", inputs={}, reason="guard_not_modelled")
@@ -231,6 +231,13 @@ def _message(card: Card, reads: Reads) -> str | None:
         return render_message(card.message, reads) if card.message.parts is not None else None
     except EvalError:
         return None
+
+
+def _stored_params(ctx: CardContext) -> dict[str, Param]:
+    """The attributes (``self.http2``) constructing the object sets straight from one of its
+    constructor's parameters, with that parameter."""
+    by_name = {p.name: p for p in ctx.constructor or ()}
+    return {name: by_name[path[0]] for name, path in ctx.settable.items() if len(path) == 1 and path[0] in by_name}
 
 
 def _param_defaults(ctx: CardContext) -> dict[str, Any]:

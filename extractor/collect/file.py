@@ -60,6 +60,7 @@ class _FileScan:
     flags: list[tuple[str, str]]
     defs: list[tuple[str, ast.AST]] = field(default_factory=list)  # every function definition, by qualname
     transforms: list[str] = field(default_factory=list)
+    star_imports: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -147,6 +148,10 @@ def _module_binding(stmt: ast.stmt, module: str, is_package: bool, scan: _FileSc
         for local, target in decl.import_bindings(stmt, module, is_package):
             scan.imports.append((local, target))
             scan.kinds[local] = "import"
+        if isinstance(stmt, ast.ImportFrom) and any(alias.name == "*" for alias in stmt.names):
+            star = decl.resolve_relative(module, is_package, stmt.level, stmt.module)
+            if star:
+                scan.star_imports.append(star)
     elif isinstance(stmt, (*DEFS, ast.ClassDef)):
         scan.kinds[stmt.name] = "def" if isinstance(stmt, DEFS) else "class"
     elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
@@ -159,6 +164,15 @@ def _module_binding(stmt: ast.stmt, module: str, is_package: bool, scan: _FileSc
                     scan.kinds.setdefault(node.id, "var")
                     single = isinstance(target, ast.Name) and value is not None
                     scan.assigned.setdefault(node.id, []).append(value if single else elements.get(node.id))  # type: ignore[arg-type]
+
+
+def _exports(bindings: list[ast.expr | str | None] | None) -> tuple[str, ...] | None:
+    """The names of a module's ``__all__`` bound once to a list or tuple of strings."""
+    value = bindings[0] if bindings is not None and len(bindings) == 1 else None
+    if not isinstance(value, (ast.List, ast.Tuple)):
+        return None
+    names = [e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return tuple(names) if len(names) == len(value.elts) else None
 
 
 def _qualname(stack: tuple[ast.AST, ...], name: str) -> str:
@@ -203,6 +217,8 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         path=path,
         module=module,
         imports=tuple(scan.imports),
+        star_imports=tuple(scan.star_imports),
+        exports=_exports(scan.assigned.get("__all__")),
         classes=tuple(scan.classes),
         functions=tuple(scan.functions),
         assignments=tuple(assignments),

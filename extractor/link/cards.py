@@ -18,6 +18,7 @@ from ..model import CONSTRUCTING, Card, CardContext, Docs, ExceptionRef, FieldDo
 from ..options import Options, strict_from_env
 from .commands import routed_inputs
 from .constructors import Constructors, construction_checks, field_defaults, post_init_checks
+from .fielddocs import field_doc
 from .instances import instance_types
 from .messages import compose
 from .oserrors import errno_subclass
@@ -383,7 +384,7 @@ def _docs(project: Project, facts: FileFacts, site: SiteFact) -> Docs:
         owner_doc = found[1].doc if found else None
     fields: list[FieldDoc] = []
     for name in site.guard.inputs:
-        doc = project.field_doc(facts, site.owner, name, site.params)
+        doc = field_doc(project, facts, site.owner, name, site.params)
         if doc is not None:
             fields.append(doc)
     return Docs(function_doc=site.function_doc, owner=owner, owner_doc=owner_doc, fields=tuple(fields))

@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model import Card, FileFacts, Param, PostInitSet, SiteFact
+from .fielddocs import field_doc
 from .project import Project
 
 _RECORD_DECORATORS = frozenset({
@@ -236,7 +237,7 @@ def field_defaults(project: Project, constructors: Constructors, facts: FileFact
     where a ``__post_init__`` assigns the field, whose value is then not the declared one."""
     found: dict[str, tuple[str, str | None, str | None]] = {}
     for name in sorted({name for card in others for name in card.guard.inputs}):
-        doc = project.field_doc(facts, site.owner, name, site.params)
+        doc = field_doc(project, facts, site.owner, name, site.params)
         if doc is None or (doc.default is None and doc.default_factory is None) or not constructors.is_record(doc.owner):
             continue
         holders = {doc.owner, *([f"{facts.module}.{site.owner}"] if name.startswith("self.") and site.owner else [])}

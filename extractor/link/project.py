@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ..collect.annotations import read_annotation
 from ..collect.declarations import DOTTED
-from ..model import ClassFact, FieldDoc, FieldFact, FileFacts, Param
+from ..model import ClassFact, FieldFact, FileFacts
 
 BUILTIN_EXCEPTIONS: dict[str, tuple[str, ...]] = {
     name: tuple(c.__name__ for c in obj.__mro__ if c is not object)
@@ -350,49 +350,3 @@ class Project:
             return ("sentinel", "")
         value = module.constants.get(member)
         return ("value", value) if value is not None else None
-
-    def class_along(self, owner: str, names: list[str]) -> str | None:
-        """The in-tree class reached from class ``owner`` through the annotated fields
-        ``names`` (``["prefetch"]`` -> the class of ``owner.prefetch``); None where it breaks."""
-        current = owner
-        for name in names:
-            found = self.field(current, name)
-            if found is None:
-                return None
-            nested = self.class_of_annotation(found[0], found[2].annotation)
-            if nested is None:
-                return None
-            current = nested
-        return current
-
-    def field_doc(self, facts: FileFacts, owner: str | None, expr: str, params: tuple[Param, ...] = ()) -> FieldDoc | None:
-        """Docs of the field an input like ``self.a.b`` reads, through annotated sub-fields;
-        also ``ctx.a.b`` of a parameter ``ctx`` annotated with a class of the tree."""
-        parts = expr.split(".")
-        if len(parts) < 2:
-            return None
-        if parts[0] in ("self", "cls") and owner is not None:
-            start: str | None = f"{facts.module}.{owner}"
-        else:
-            param = next((p for p in params if p.name == parts[0] and p.kind not in ("star", "starstar")), None)
-            start = self.class_of_annotation(facts, param.annotation) if param is not None else None
-        if start is None:
-            return None
-        holder = self.class_along(start, parts[1:-1])
-        found = self.field(holder, parts[-1]) if holder is not None else None
-        if found is None:
-            return None
-        where, cls, fact = found
-        return FieldDoc(
-            input=expr,
-            owner=f"{where.module}.{cls.qualname}",
-            name=fact.name,
-            path=where.path,
-            line=fact.line,
-            annotation=fact.annotation,
-            default=fact.default,
-            default_factory=fact.default_factory,
-            constraints=fact.constraints,
-            literal_values=self.literal_values(where, fact.annotation) or self.enum_members(where, fact.annotation),
-            doc=fact.doc,
-        )

@@ -149,6 +149,8 @@ class FileFacts:
     path: str
     module: str
     imports: tuple[tuple[str, str], ...] = ()  # (local name, dotted target)
+    star_imports: tuple[str, ...] = ()  # the modules ``from M import *`` binds every exported name of, in order
+    exports: tuple[str, ...] | None = None  # a literal ``__all__`` (None: none, or one the tree does not give as a literal)
     classes: tuple[ClassFact, ...] = ()
     functions: tuple[tuple[str, str | None], ...] = ()  # (qualname, return annotation)
     assignments: tuple[tuple[str, str], ...] = ()  # module-level name bound once -> value source

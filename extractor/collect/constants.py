@@ -221,3 +221,12 @@ def _computed(node: ast.expr, values: dict[str, str], keyed: set[str]) -> str | 
 
 def _copy(node: ast.expr) -> ast.expr:
     return ast.parse(ast.unparse(node), mode="eval").body
+
+
+def literal_exports(bindings: list[ast.expr | str | None] | None) -> tuple[str, ...] | None:
+    """The names of a module's ``__all__`` bound once to a list or tuple of strings."""
+    value = bindings[0] if bindings is not None and len(bindings) == 1 else None
+    if not isinstance(value, (ast.List, ast.Tuple)):
+        return None
+    names = [e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return tuple(names) if len(names) == len(value.elts) else None

@@ -26,7 +26,7 @@ from ..sources import DecodeError, SourceFile, decode_source, split_lines
 from . import declarations as decl
 from .callers import in_file_callers
 from .class_messages import class_message
-from .constants import module_names, mutated_names, unpacked
+from .constants import literal_exports, module_names, mutated_names, unpacked
 from .cstpass import RaiseFacts, UnitAnalysis, parse_unit
 from .flags import boolean_kwargs, cli_flags, may_declare_flags
 from .lazy import lazy_attributes
@@ -166,15 +166,6 @@ def _module_binding(stmt: ast.stmt, module: str, is_package: bool, scan: _FileSc
                     scan.assigned.setdefault(node.id, []).append(value if single else elements.get(node.id))  # type: ignore[arg-type]
 
 
-def _exports(bindings: list[ast.expr | str | None] | None) -> tuple[str, ...] | None:
-    """The names of a module's ``__all__`` bound once to a list or tuple of strings."""
-    value = bindings[0] if bindings is not None and len(bindings) == 1 else None
-    if not isinstance(value, (ast.List, ast.Tuple)):
-        return None
-    names = [e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-    return tuple(names) if len(names) == len(value.elts) else None
-
-
 def _qualname(stack: tuple[ast.AST, ...], name: str) -> str:
     parts: list[str] = []
     for node in stack:
@@ -218,7 +209,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         module=module,
         imports=tuple(scan.imports),
         star_imports=tuple(scan.star_imports),
-        exports=_exports(scan.assigned.get("__all__")),
+        exports=literal_exports(scan.assigned.get("__all__")),
         classes=tuple(scan.classes),
         functions=tuple(scan.functions),
         assignments=tuple(assignments),

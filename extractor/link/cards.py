@@ -18,6 +18,7 @@ from ..model import CONSTRUCTING, Card, CardContext, Docs, ExceptionRef, FieldDo
 from ..options import Options, strict_from_env
 from .commands import routed_inputs
 from .constructors import Constructors, construction_checks, field_defaults, post_init_checks
+from .exports import entry_module
 from .fielddocs import field_doc
 from .instances import instance_types
 from .messages import compose
@@ -277,7 +278,7 @@ def _context(project: Project, constructors: Constructors, facts: FileFacts, car
         derived=_derived(project, facts, owner, site.params, card.guard.inputs),
         params=site.params, siblings=siblings, flags=flags, command=options.command, arguments=site.arguments, evaluates=site.evaluates,
         classes=classes, exception_module=module, param_choices=choices, settable=settable,
-        module=facts.module, constructor=constructors.signature(owner) if owner else None, call_style=site.call_style, unread=site.unread,
+        module=facts.module, public_module=entry_module(project, facts.module, card.function), constructor=constructors.signature(owner) if owner else None, call_style=site.call_style, unread=site.unread,
         abstract=abstract_methods(project, owner) if owner else (),
         # (a template the class's __str__ makes is on the card already: link.messages)
         own_str=not card.message.form.startswith("class:") and any(_defines_str(project, name) for name in card.exception.classes[:1]),

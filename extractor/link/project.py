@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from ..collect.annotations import read_annotation
 from ..collect.declarations import DOTTED
 from ..model import ClassFact, FieldFact, FileFacts
+from .exports import star_target
 
 BUILTIN_EXCEPTIONS: dict[str, tuple[str, ...]] = {
     name: tuple(c.__name__ for c in obj.__mro__ if c is not object)
@@ -175,6 +176,8 @@ class Project:
         imports = self._imports(facts)
         if head in imports:
             return self.lookup(imports[head] + ("." + rest if rest else ""), depth)
+        if facts.star_imports and (star := star_target(self, facts, head)) is not None:
+            return self.lookup(star + ("." + rest if rest else ""), depth)
         if not rest and head in BUILTIN_EXCEPTIONS:
             # By the class's own name: ``IOError`` and ``EnvironmentError`` are OSError.
             return Symbol(kind="builtin", qualname=BUILTIN_EXCEPTIONS[head][0])
@@ -210,7 +213,7 @@ class Project:
             key = f"{facts.module}.{inner}"
             if key != target and (self.class_fact(key) or self._function(key) or self._method(key)):
                 return self.lookup(key, depth)
-            if depth < _MAX_DEPTH and inner.split(".")[0] in self._imports(facts):
+            if depth < _MAX_DEPTH and (inner.split(".")[0] in self._imports(facts) or facts.star_imports):
                 found = self.resolve(facts, inner, depth + 1)
                 if found is not None:
                     return found

@@ -240,6 +240,9 @@ class CardContext:
     # site does where the class, not the one argument, makes the message.
     arguments: tuple[Argument, ...] | None = None
     evaluates: tuple[str, ...] = ()  # what the path and the raise's arguments evaluate (SiteFact.evaluates)
+    # The public module a caller imports the card's top-level definition from (link.exports;
+    # ``httpx`` for ``httpx._client.Client``); None where the tree shows none.
+    public_module: str | None = None
     own_str: bool = False  # the exception class (or an in-tree base) defines __str__: str(exc) is its own text
     abstract: tuple[str, ...] = ()  # the owner class's abstract methods left undefined (link.placeholders.abstract_methods)
     # The declared default (input, default, default_factory) of each field (``self.a``,

@@ -195,10 +195,11 @@ def is_class_level(card: Card) -> bool:
 
 def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str | None:
     """Code that imports the entry and calls it with ``values`` (input -> value), or None."""
-    function, module = card.function, ctx.module
-    if not function or "<locals>" in function or module is None or not _public_module(module):
+    function, module = card.function, ctx.public_module  # (``httpx``, not ``httpx._client``: link.exports)
+    if not function or "<locals>" in function or module is None:
         return None
     owner, _, name = function.rpartition(".")
+    written = ctx.module or module  # (where a named constant of an argument is bound)
     decorators = decorator_names(card)
     if not decorators <= _TRANSPARENT:
         return None
@@ -209,7 +210,7 @@ def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str 
         return None  # a value no caller passes
     imports: set[tuple[str, str]] = set()
     if not owner:
-        call_args = _arguments(ctx.params, args, imports, module)
+        call_args = _arguments(ctx.params, args, imports, written)
         if not _public(name) or call_args is None:
             return None
         imports.add((module, name))
@@ -220,18 +221,18 @@ def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str 
         imports.add((module, owner))
         if set(card.entry) & CONSTRUCTING:
             if name in ("__init__", "__new__"):
-                if _arguments(ctx.params[1:], args, imports, module) is None:
+                if _arguments(ctx.params[1:], args, imports, written) is None:
                     return None
                 code = _build(owner, fields, ctx, imports, extra=args)
             else:
                 code = _build(owner, fields, ctx, imports) if not args else None
         elif decorators & set(_CLASS_LEVEL):
             signature = ctx.params[1:] if "classmethod" in decorators else ctx.params
-            call_args = _arguments(signature, args, imports, module)
+            call_args = _arguments(signature, args, imports, written)
             code = f"{owner}.{name}({call_args})" if _public(name) and not fields and call_args is not None else None
         else:
             obj = _build(owner, fields, ctx, imports)
-            call_args = _arguments(ctx.params[1:], args, imports, module)
+            call_args = _arguments(ctx.params[1:], args, imports, written)
             code = f"{obj}.{name}({call_args})" if obj is not None and call_args is not None and _public(name) else None
     if code is None or ctx.call_style == "async_generator":
         return None
@@ -243,6 +244,8 @@ def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str 
         imports.add(("asyncio", ""))
         code = f"asyncio.run({code})"
     modules = sorted({m for m, _ in imports})
+    if not all(_public_module(m) for m in modules):
+        return None  # (a constant imported from the private module the entry is defined in)
     lines = [f"import {m}" if (m, "") in imports else f"from {m} import {', '.join(sorted(n for k, n in imports if k == m))}"
              for m in modules]
     text = "\n".join([*lines, code])

@@ -91,6 +91,7 @@ class Trigger:
     message: str | None = None
     verified: bool = False
     missing: tuple[str, ...] = ()  # required arguments the trigger has no value for (so it is not verified)
+    outside: tuple[str, ...] = ()  # inputs whose value is outside their declared type, which an isinstance test of the guard refuses
 
 
 @record

@@ -219,3 +219,23 @@ def card_domains(card: Card, params: tuple[Param, ...], names: list[str], param_
         else:
             domains[name] = Domain(input=name, source="opaque" if name in card.guard.opaque else "unknown")
     return domains
+
+
+_BUILTIN_TYPES = {"int": int, "float": float, "complex": complex, "str": str, "bytes": bytes, "bool": bool, "list": list,
+                  "tuple": tuple, "dict": dict, "set": set, "frozenset": frozenset, "NoneType": type(None)}
+
+
+def type_tested(domains: dict[str, Domain], code: str) -> dict[str, Domain]:
+    """The inputs with a declared type that the guard tests with ``isinstance``, each with its
+    domain widened to any type (its default kept): a runtime type check is there for the
+    values an annotation does not keep out."""
+    return {name: dataclasses.replace(domain, types=(), choices=None) for name, domain in domains.items()
+            if domain.types and re.search(rf"\bisinstance\(\s*{re.escape(name)}\s*,", code)}
+
+
+def of_declared_type(value: Any, domain: Domain) -> bool:
+    """Whether ``value`` is of one of the domain's declared types (True where one of them is a
+    class the tool does not know the instances of: no claim is made)."""
+    if any(t not in _BUILTIN_TYPES for t in domain.types):
+        return True
+    return any(type(value) is _BUILTIN_TYPES[t] or (t == "float" and type(value) is int) for t in domain.types)

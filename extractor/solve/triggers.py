@@ -15,7 +15,7 @@ from typing import Any
 from ..model import CONSTRUCTING, Card, CardContext, Domain, Fix, Hole, Opaque, Param, Trigger, Validator
 from .arrays import cohere, incoherent_arrays
 from .construction import constructs, past_construction
-from .domains import NO_VALUE, any_value, card_domains, default_source, default_value, literal_value, param_domain
+from .domains import NO_VALUE, any_value, card_domains, default_source, default_value, literal_value, of_declared_type, param_domain, type_tested
 from .elements import index_target, loop_element, loop_input, loop_value
 from .environ import ENVIRON, environ_setup
 from .evaluate import EvalError, InstancesOf, Raised, evaluate, run_validator
@@ -92,6 +92,14 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     except EvalError:
         return replace(card, domains=published, trigger=Trigger(status="unsolved", inputs={}, reason="guard_not_expression"))
     solution = search(problem)
+    outside: tuple[str, ...] = ()  # inputs given a value outside their declared type
+    if solution.status != "solved" and (widened := type_tested(domains, card.guard.code)):
+        # ``if not isinstance(records, list): raise TypeError(...)`` of ``records: list``: no
+        # value of the declared type reaches it, and the test is there for the others.
+        wide = build_problem(card.guard, {**domains, **widened}, state, ctx.named, frozenset(loops), preferred, ctx.instances)
+        if (wider := search(wide)).status == "solved":
+            problem, solution = wide, wider
+            outside = tuple(n for n in widened if n in wider.changed and not of_declared_type(wider.assignment[n], domains[n]))
     typed = problem  # (its isinstance classes known: what a plain value the class assigns is tested with, solve.state)
     if solution.status != "solved" and classes_of(problem.constants):
         # Plain values alone do not reach it (``isinstance(dt, datetime) and ...`` needs a real
@@ -201,6 +209,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         message=_shown(card, message, env, ctx.own_str),
         verified=trigger_ok,
         missing=tuple(missing),
+        outside=tuple(n for n in outside if n in inputs),
     )
     example = _example(card, ctx, problem, solution, env, found, loops) if trigger_ok else None  # only what was shown to raise
     return replace(card, domains=published, trigger=trigger, fixes=tuple(fixes), validator=validator,

@@ -162,6 +162,9 @@ def test_a_local_reads_as_the_value_that_reaches_the_raise(tmp_path) -> None:
         ("xs = sorted(s)\nxs.append(n)\nif not xs:\n    raise ValueError('x')", "not xs", (), ("xs",)),
         ("xs = s.split(':')\nhelper(xs)\nif len(xs) < 3:\n    raise ValueError('x')", "len(xs) < 3", (), ("xs",)),
         ("s = s.strip().split(':')\nif len(s) < k:\n    raise ValueError('x')", "len(s.strip().split(':')) < k", ("s", "k"), ()),
+        # ... and so is a list, set or dict display (httpx's ``allowed = {...}``; ``modes.append``: not)
+        ("allowed = {'host': 1, 'port': k}\nif s not in allowed:\n    raise ValueError('x')", "s not in {'host': 1, 'port': k}", ("s", "k"), ()),
+        ("modes = ['a', 'b']\nmodes.append(s)\nif n not in modes:\n    raise ValueError('x')", "n not in modes", ("n",), ("modes",)),
         # ... but not inside an f-string that its quotes would end (before Python 3.12)
         ('m = s.replace("a", "b")\nif f"{m}!" == k:\n    raise ValueError(\'x\')', 'f"{m}!" == k', ("k",), ("m",)),
         # past a try whose handlers all leave, the body completed

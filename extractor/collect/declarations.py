@@ -365,17 +365,18 @@ def call_style(function: ast.FunctionDef | ast.AsyncFunctionDef, may_yield: bool
 
 def unread_params(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple[ast.AST, ...], line: int) -> tuple[str, ...]:
     """Parameters no statement reads before the raise: whatever value they have, control
-    reaches the raise just the same. Inside a loop a later line may run first: none then."""
+    reaches the raise just the same. Inside a loop a later line of the loop may run first
+    (on an earlier turn); what follows the loop cannot."""
     inner = stack[stack.index(function) + 1:]
-    if any(isinstance(n, (ast.For, ast.AsyncFor, ast.While)) for n in inner):
-        return ()
+    loop = next((n for n in inner if isinstance(n, (ast.For, ast.AsyncFor, ast.While))), None)
+    loop_end = (loop.end_lineno or line) if loop is not None else line
     names = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}
     work: list[ast.AST] = list(function.body)
     while work and names:
         node = work.pop()
         start = getattr(node, "lineno", 0)
-        if start > line or (start == line and isinstance(node, ast.Raise)):
-            continue  # the raise itself, or after it: cannot run before it, outside a loop
+        if start > loop_end or (start == line and isinstance(node, ast.Raise)):
+            continue  # the raise itself, or after it (and its loop): cannot run before it
         if isinstance(node, ast.Name):
             names.discard(node.id)
         work.extend(child_nodes(node))

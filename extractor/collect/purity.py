@@ -10,6 +10,7 @@ Shared by the libcst pass (``scope.is_pure``, ``reaching``) and the ``ast`` side
 from __future__ import annotations
 
 import ast
+import re
 import builtins
 from collections.abc import Iterable
 
@@ -40,6 +41,7 @@ TEXT_METHODS = frozenset({
 FRESH_METHODS = frozenset({"split", "rsplit", "splitlines", "get"})
 _READING_METHODS = frozenset({"count", "index", "copy", "get", "keys", "values", "items", *TEXT_METHODS})
 _FRESH_MARKS = tuple(f"{name}(" for name in (*MUTABLE_RESULTS, *FRESH_METHODS))
+_DISPLAY_BOUND = re.compile(r"=\s*[\[{]")  # ``allowed = {"a": 1}``: a fresh display (scope.is_pure with fresh)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
@@ -76,7 +78,7 @@ def changed_names(unit: ast.AST, text: str, until: int | None = None) -> frozens
     Code after line ``until`` (the end of the unit's last raise) counts only inside a loop
     that starts by then: it runs after every raise of the unit otherwise. Empty where
     ``text`` (the unit's) makes no fresh object to follow (the common case)."""
-    if not any(mark in text for mark in _FRESH_MARKS):
+    if not any(mark in text for mark in _FRESH_MARKS) and not _DISPLAY_BOUND.search(text):
         return frozenset()
     found: set[str] = set()
     limit = until if until is not None else float("inf")

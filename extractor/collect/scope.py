@@ -368,7 +368,8 @@ def is_pure(node: cst.BaseExpression, fresh: bool = False) -> bool:
     """Whether evaluating ``node`` again gives the same value: names, attributes, literals,
     operators, tuples, calls to pure builtins and text methods only. ``fresh``: also a call
     that returns a new mutable object (``sorted(xs)``, ``text.split()``), which is the same
-    value again only where nothing changes it in between (the caller's check)."""
+    value again only where nothing changes it in between (the caller's check), and so is a
+    list, set or dict display of such values."""
     stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
@@ -386,7 +387,8 @@ def is_pure(node: cst.BaseExpression, fresh: bool = False) -> bool:
                     return False
             stack.extend(arg.value for arg in current.args)
             continue
-        if isinstance(current, cst.BaseExpression) and not isinstance(current, _PURE_NODES):
+        if isinstance(current, cst.BaseExpression) and not isinstance(current, _PURE_NODES) \
+                and not (fresh and isinstance(current, (cst.List, cst.Set, cst.Dict))):
             return False
         if isinstance(current, cst.Attribute):
             stack.append(current.value)

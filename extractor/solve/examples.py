@@ -19,6 +19,7 @@ worse than none.
 from __future__ import annotations
 
 import ast
+import keyword
 import math
 import shlex
 from typing import Any
@@ -116,6 +117,15 @@ def _arguments(params: tuple[Param, ...], values: dict[str, Any], imports: set[t
         positional.append(rendered)
     for name, value in values.items():
         param = declared.get(name)
+        if param is not None and param.kind == "starstar" and isinstance(value, dict):
+            # ``**kwargs`` of ``{"foo": 1}``: the call passes ``foo=1`` (a name no other parameter takes)
+            if not all(isinstance(k, str) and k.isidentifier() and not keyword.iskeyword(k) and k not in declared for k in value):
+                return None
+            extra = [(k, _literal(v, imports, module)) for k, v in value.items()]
+            if any(text is None for _, text in extra):
+                return None
+            keywords.extend(f"{k}={text}" for k, text in extra)
+            continue
         if param is None or param.kind in ("star", "starstar"):
             return None
         if param.kind == "positional":

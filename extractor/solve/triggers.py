@@ -77,11 +77,15 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         # ``for k, v in d.items()``: both targets set through ``d``, at least one read)
         forms: dict[str, tuple[str, tuple[str, ...]]] = {}  # each target -> (iterable, the loop's targets)
         turns: set[str] = set()  # targets that count a loop's turns: 0 on the one turn the trigger gives it
+        keywords = {p.name for p in ctx.params if p.kind == "starstar"}
         for x, xs in card.guard.loops:
             targets = tuple(x.split(", "))
             base = loop_input(xs)
             if base is not None and caller_sets(base, params, ctx.settable) and base not in card.guard.inputs \
                     and (x in card.guard.opaque if len(targets) == 1 else any(t in card.guard.opaque for t in targets)):
+                if xs in keywords and len(targets) == 1:  # ``for key in kwargs``: the keywords' names
+                    xs = f"{xs}.keys()"
+                    domains[x] = replace(domains.get(x) or Domain(input=x, source="opaque"), types=("str",))
                 forms.update({t: (xs, targets) for t in targets})
                 if (index := index_target(xs, targets)) is not None:  # (the one turn is the first)
                     domains[index] = replace(domains.get(index) or Domain(input=index, source="opaque"), choices=("0",), types=("int",))

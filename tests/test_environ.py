@@ -4,9 +4,14 @@ reading them (collect.lazy)."""
 from __future__ import annotations
 
 import ast
+import json
+import subprocess
+import sys
 
 from extractor.collect.lazy import lazy_attributes
 from extractor.solve.environ import environ_candidates, environ_setup, with_environ_reads, with_lazy_reads
+
+from .helpers import FIXTURES, run_cli
 
 
 def _expr(code: str) -> ast.expr:
@@ -55,3 +60,25 @@ def test_the_parsed_tree_is_not_changed() -> None:
     code = 'os.getenv("A") == "1" and envs.B'
     with_environ_reads(with_lazy_reads(parse_expr(code), {"envs.B": 'os.getenv("B")'}))
     assert ast.unparse(parse_expr(code)) == "os.getenv('A') == '1' and envs.B"
+
+
+def test_an_optional_import_is_a_fact_of_the_machine(capsys, tmp_path) -> None:
+    """``try: import m`` / ``except ImportError: raise``: reached where ``m`` is not installed
+    (``importlib.util.find_spec``), which the card states, and which running it shows."""
+    root = FIXTURES / "callers"
+    cards = json.loads(run_cli(capsys, "extract", str(root), "--no-cache", "-q").out)["errors"]
+    [card] = [c for c in cards if c["function"] == "yaml_settings"]
+    assert card["guard"]["code"] == "importlib.util.find_spec('shop_yaml_reader') is None"
+    trigger = card["trigger"]
+    assert (trigger["status"], trigger["verified"], trigger["assumes"]) == ("environment", True, {"importlib.util.find_spec('shop_yaml_reader')": None})
+    assert [f["description"] for f in card["fixes"]] == [
+        "`importlib.util.find_spec('shop_yaml_reader') is None` is false when the module `shop_yaml_reader` is installed (`importlib.util.find_spec` finds it)"]
+    docs = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(root), "-o", str(docs), "--no-cache", "-q").code == 0
+    text = (docs / "errors" / f"{card['id']}.md").read_text(encoding="utf-8")
+    assert "on a machine where the module `shop_yaml_reader` is not installed" in text
+    probe = ("import sys, traceback\nsys.path.insert(0, sys.argv[1])\nfrom shop.settings import yaml_settings\n"
+             "try:\n    yaml_settings('x.yaml')\nexcept RuntimeError as exc:\n"
+             "    print(traceback.extract_tb(exc.__traceback__)[-1].lineno, exc)\n")
+    run = subprocess.run([sys.executable, "-I", "-c", probe, str(root)], capture_output=True, text=True, timeout=60, check=False)
+    assert run.stdout.strip() == f"{card['line']} reading x.yaml needs the shop_yaml_reader package"

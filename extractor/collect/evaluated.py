@@ -8,7 +8,8 @@ only (names, literals, operators, pure builtins and text methods: ``scope.is_pur
 ones the restricted evaluator computes; the raise's own arguments join them (cstpass), and
 solve holds a trigger under which one of them fails to be no trigger (triggers).
 Also the expressions a short try body evaluates (``body_values``), whose raising the guard
-models for the body's handlers.
+models for the body's handlers; an absolute import of one module stands as
+``importlib.util.find_spec(module)``, which is None where it is not installed.
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ def sole_value(line: cst.CSTNode) -> cst.BaseExpression | None:
     if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
         return None
     small = line.body[0]
+    if (module := imported_module(small)) is not None:  # (raising as paths.PathModel.raises reads it)
+        return cst.Call(func=cst.parse_expression("importlib.util.find_spec"), args=[cst.Arg(cst.SimpleString(repr(module)))])
     value = getattr(small, "value", None)
     if isinstance(value, (cst.Yield, cst.Await)):
         return None  # what the caller sends in, not an expression over inputs
@@ -82,4 +85,15 @@ def sole_value(line: cst.CSTNode) -> cst.BaseExpression | None:
         return small.value
     if isinstance(small, cst.Expr) and not isinstance(small.value, cst.Ellipsis):  # (``...``: a statement left out, units.unit_text)
         return small.value
+    return None
+
+
+def imported_module(small: cst.CSTNode) -> str | None:
+    """The module an absolute import of one module names (``import h2``, ``from h2 import
+    Config``: ``h2``); None for any other statement. Such a statement raises
+    ModuleNotFoundError, an ImportError, where no module of that name is installed."""
+    if isinstance(small, cst.Import) and len(small.names) == 1:
+        return dotted(small.names[0].name)
+    if isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None:
+        return dotted(small.module)
     return None

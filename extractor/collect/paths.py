@@ -13,7 +13,7 @@ import libcst as cst
 
 from ..model import RAISES, And, Compare, Context, Guard, GuardNode, GuardPart, Opaque, Truthy
 from .declarations import LOOP_WRAPPERS
-from .evaluated import body_values, evaluated_values
+from .evaluated import body_values, evaluated_values, imported_module
 from .exits import catching, handler_types, may_exit, only_leaves
 from .expressions import TAG, ExprModel, resolve, untagged
 from .guards import (
@@ -37,6 +37,8 @@ from .scope import EXIT_CALLS, Scope, dotted, is_pure, raw_code, strip_parens
 _BLOCKS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine)
 _TERMINATORS = (cst.Raise, cst.Return, cst.Continue, cst.Break)
 
+
+_CATCH_MISSING_MODULE = frozenset({"ModuleNotFoundError", "ImportError", "Exception", "BaseException"})
 
 class PathModel:
     """Fall-through and branch conditions for the statements of one function.
@@ -92,8 +94,7 @@ class PathModel:
         for index, (value, at) in enumerate(values):
             items = [self._calm(*earlier_value) for earlier_value in values[:index]]
             for earlier in stmt.handlers:
-                with self.exprs.located(at):
-                    test = Truthy(expr=self.exprs.atom(_raises_call(value, earlier)))
+                test = self.raises(value, at, earlier)
                 if earlier is handler:
                     items.append(test)
                     break
@@ -103,8 +104,20 @@ class PathModel:
 
     def _calm(self, value: cst.BaseExpression, at: cst.CSTNode) -> GuardNode:
         """``value``, read at statement ``at``, evaluates without raising."""
+        return negate(self.raises(value, at, None))
+
+    def raises(self, value: cst.BaseExpression, at: cst.CSTNode, handler: cst.ExceptHandler | None) -> GuardNode:
+        """Statement ``at`` (evaluating ``value``) raises what ``handler`` catches (None: anything).
+        An import of a module raises ModuleNotFoundError where it is not installed
+        (``importlib.util.find_spec("h2") is None``): the environment decides, which an
+        ``except ImportError`` around ``import h2`` exists for; where the handler does not catch
+        that, the import is taken to complete."""
         with self.exprs.located(at):
-            return negate(Truthy(expr=self.exprs.atom(_raises_call(value, None))))
+            if imported_module(at) is None:
+                return Truthy(expr=self.exprs.atom(_raises_call(value, handler)))
+            if handler is not None and not set(handler_types(handler)) & _CATCH_MISSING_MODULE:
+                return FALSE
+            return self.conditions.condition(cst.Comparison(left=value, comparisons=[cst.ComparisonTarget(cst.Is(), cst.Name("None"))]))
 
     def test(self, node: cst.BaseExpression, at: cst.CSTNode) -> GuardNode:
         """``conditions.condition(node)`` read at statement ``at``, modelled once per node."""

@@ -16,6 +16,7 @@ from .environ import ENVIRON, environment_words, reading
 from .evaluate import FAILS, EvalError, outcome, parse_expr, predicate
 from .problem import Problem, classes_of, conjuncts, scan_refs, value_key
 from .search import distance, is_number
+from .status import atom_kind, spec_module
 from .values import python_text
 
 
@@ -84,9 +85,10 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
     undecided under it; a change no sibling leaves undecided wins over a smaller one."""
     fallback = None
     try:
-        refs, _ = scan_refs(reading(code, problem.lazy), set(problem.variables), set(problem.constants), classes_of(problem.constants))
+        refs, calls = scan_refs(reading(code, problem.lazy), set(problem.variables), set(problem.constants), classes_of(problem.constants))
     except EvalError:
         return None
+    refs |= {c for c in calls if atom_kind(c) == "environment"}  # (a fact of the machine: ``h2`` installed)
     for name in [n for n in problem.variables if n in refs and not problem.variables[n].is_constant]:
         variable = problem.variables[name]
         current = trigger.get(name, NO_VALUE)
@@ -253,6 +255,9 @@ def describe_fix(candidate: FixCandidate, label: str, before: Any, after: Any, *
     part, new, old = code_span(candidate.part), code_span(python_text(after)), code_span(python_text(before))
     if atom and label == ENVIRON and isinstance(after, dict) and isinstance(before, dict):
         description = f"{part} is false when {environment_words(after)} (the trigger assumes {environment_words(before)})"
+    elif atom and (module := spec_module(label)) is not None:
+        state = "is installed" if after is not None else "is not installed"
+        description = f"{part} is false when the module {code_span(module)} {state} (`importlib.util.find_spec` finds it)"
     elif atom:
         description = f"{part} is false when {code_span(label)} is {new} (the trigger assumes {old})"
     elif stand_in:

@@ -59,6 +59,15 @@ def atom_kind(code: str) -> str:
     return "internal"
 
 
+_SPEC = re.compile(r"""^importlib\.util\.find_spec\((['"])([\w.]+)\1\)$""")
+
+
+def spec_module(code: str) -> str | None:
+    """``h2`` of ``importlib.util.find_spec('h2')`` (how collect.paths reads ``import h2``)."""
+    found = _SPEC.match(code)
+    return found.group(2) if found else None
+
+
 def _literal_arguments(code: str) -> bool:
     """Whether a call passes only literals (``has_triton()``, ``is_cuda_available(0)``): a
     helper named like a machine check but given a value (``has_metaclass(node)``) tells

@@ -37,7 +37,7 @@ from .purity import changed_names
 from .routes import call_routes
 from .scope import ModuleNames
 from .syntax import walk
-from .units import COMPOUND, DEFS, SCOPES, WORD, children, first_line, method_stores, needed_end, too_deep_for_libcst, unit_text
+from .units import COMPOUND, DEFS, SCOPES, WORD, children, defined_under, first_line, method_stores, needed_end, too_deep_for_libcst, unit_text
 from .uses import evident_types
 
 log = logging.getLogger("raisedocs")
@@ -327,7 +327,7 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
         caught=facts.caught,
         cause=facts.cause,
         message=_bounded(facts.message),
-        guard=facts.guard,
+        guard=defined_under(facts.guard, hit.stack, next((n for n in hit.stack if isinstance(n, (*DEFS, ast.ClassDef))), None)),
         excerpt=_excerpt(span, hit.node, lines, options.excerpt_lines),
         function_doc=decl.cut_text(ast.get_docstring(function)) if function is not None else None,
         reason=facts.reason,

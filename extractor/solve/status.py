@@ -116,6 +116,8 @@ def missing_arguments(params: list[tuple[str, bool]], constructor: list[tuple[st
 def unmodelled_path(guard: Guard) -> str | None:
     """Why reaching the raise needs more than its guard (a reason code), or None."""
     kinds = {context.kind for context in guard.context}
+    if "defined_if" in kinds:
+        return "defined_conditionally"  # the definition exists only where the module's test held at import
     if "caught" in kinds:
         return "caught_in_function"  # the function's own handler catches it: the caller may never see it
     if "except" in kinds:

@@ -8,8 +8,8 @@ user names with ``--python``. Before the example runs it
 - installs an audit hook (PEP 578) that refuses subprocesses, sockets, ``ctypes`` and
   writes outside its working folder (a fresh temporary folder, also its HOME).
 It prints one JSON line: the exception (class names along the MRO, message, the place of
-the frame that raised it), each exception of its ``__cause__``/``__context__`` chain, and
-where the sandbox refused something.
+the frame that raised it), each exception of its ``__cause__``/``__context__`` chain and
+each one a validation error holds (pydantic's), and where the sandbox refused something.
 """
 
 import json
@@ -96,6 +96,23 @@ def _describe(exc, roots):
     }
 
 
+def _wrapped(exc):
+    """The exceptions a validation error raised in their place holds: pydantic's
+    ``errors()[i]["ctx"]["error"]``, the ValueError a validator raised, with its traceback."""
+    errors = getattr(exc, "errors", None)
+    try:
+        items = errors() if callable(errors) else []
+    except Exception:  # noqa: BLE001 (an ``errors`` of another kind: nothing wrapped)
+        return []
+    found = []
+    for item in items if isinstance(items, list) else []:
+        context = item.get("ctx") if isinstance(item, dict) else None
+        error = context.get("error") if isinstance(context, dict) else None
+        if isinstance(error, BaseException):
+            found.append(error)
+    return found
+
+
 def _text(exc):
     try:
         return str(exc)
@@ -125,6 +142,8 @@ def main():
             seen.add(id(linked))
             result["chain"].append(_describe(linked, roots))
             linked = linked.__cause__ or linked.__context__
+        for wrapped in _wrapped(exc)[: max(0, 8 - len(result["chain"]))]:
+            result["chain"].append(_describe(wrapped, roots))
     sys.stdout.write(json.dumps(result) + "\n")
     sys.stdout.flush()
     os._exit(0)  # no atexit handler or thread of the example runs after the answer

@@ -125,11 +125,23 @@ def _names(tree: ast.expr) -> tuple[str, ...]:
 
 
 def _literals(tree: ast.expr, text: str) -> tuple[tuple[str, str], ...]:
+    """The ``Literal`` values and possible aliases of the value at the top (through ``|``,
+    ``Optional``, ``Union`` and ``Annotated``): ``list[Mode]`` is a list, none of Mode's values."""
     found: list[tuple[str, str]] = []
-    for node in walk(tree):
-        if isinstance(node, ast.Subscript) and tail_name(node.value) == "Literal":
+    work = [tree]
+    while work:
+        node = work.pop(0)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            work[:0] = [node.left, node.right]
+        elif isinstance(node, ast.Subscript):
+            name = tail_name(node.value)
             elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            found.extend(("value", ast.get_source_segment(text, e) or ast.unparse(e)) for e in elements)
+            if name == "Literal":
+                found.extend(("value", ast.get_source_segment(text, e) or ast.unparse(e)) for e in elements)
+            elif name in ("Optional", "Union"):
+                work[:0] = elements
+            elif name == "Annotated":
+                work[:0] = elements[:1]
         elif isinstance(node, ast.Name) and node.id not in ("Literal", "Optional", "Union", "None"):
             found.append(("alias", node.id))
     return tuple(found)

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from extractor.solve.evaluate import EvalError, Raised, evaluate, run_validator
+from extractor.solve.evaluate import FAILS, EvalError, Raised, evaluate, outcome, parse_expr, run_validator
 
 from .helpers import ROOT
 
@@ -152,3 +152,22 @@ def test_a_compiled_tree_still_pickles() -> None:
     assert evaluate_tree(tree, {"a": 2, "b": 2}) is True
     copy = pickle.loads(pickle.dumps(tree))
     assert evaluate_tree(copy, {"a": 0, "b": 2}) is False
+
+
+@pytest.mark.parametrize(("code", "env", "expected"), [
+    # A plain value without the attribute or method fails as Python fails (AttributeError) ...
+    ('m[0].get("role") == "x"', {"m": [0]}, FAILS),
+    ("x.foo > 1", {"x": None}, FAILS),
+    ('x.startswith("a")', {"x": 0}, FAILS),
+    ('m[0].get("role")', {"m": []}, FAILS),  # (IndexError, on the way to the method)
+    # ... while a value it has, an attribute the environment binds, or an unknown receiver is no failure.
+    ('m[0].get("role") == "x"', {"m": [{}]}, False),
+    ("x.foo > 1", {"x": 0, "x.foo": 2}, True),
+    ("x.real > 1", {"x": 0}, None),
+    ("obj.method()", {}, None),
+    ("helper(x)", {"x": 0}, None),
+])
+def test_a_missing_attribute_of_a_plain_value_fails(code: str, env: dict, expected: object) -> None:
+    assert outcome(parse_expr(code))(env) == expected
+    if expected == FAILS:  # (and ``__raises__`` says which class: AttributeError, or the IndexError above)
+        assert evaluate(f"__raises__({code}, (AttributeError, IndexError))", env) is True

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...collect.declarations import dotted_name
 from ...model import RAISES
-from ..values import StableSet
+from ..values import StableSet, UnknownValue
 from .builtins import (
     BINOPS,
     BUILTIN_TYPES,
@@ -58,15 +58,41 @@ def _attribute(node: ast.Attribute) -> Fn:
         value = PINNED[pinned]  # type: ignore[index]
         return lambda env: value
     code = LazySource(node)
-    base = compiled(node.value) if node.attr == "__name__" else None
+    base = compiled(node.value)
 
     def name_of(env: Mapping[str, Any]) -> Any:
-        value = base(env) if base is not None else None
-        if base is not None and isinstance(value, type):
+        value = _value_or_none(base, env)
+        if node.attr == "__name__" and isinstance(value, type):
             return value.__name__
+        _refuse_missing(value, node.attr)
         raise EvalError(f"unknown attribute: {code}")
 
     return name_of
+
+
+_PLAIN = (type(None), bool, int, float, complex, str, bytes, list, tuple, dict, set, frozenset)
+
+
+_NOTHING = object()
+
+
+def _value_or_none(fn: Fn, env: Mapping[str, Any]) -> Any:
+    """``fn(env)``, or a marker where the evaluator cannot tell (its refusal stays the
+    caller's); a failure of these plain values (``xs[0]`` of ``[]``) is Python's too, and raised."""
+    try:
+        return fn(env)
+    except ValueFailure:
+        raise
+    except (EvalError, UnknownValue, RecursionError, *VALUE_ERRORS):
+        return _NOTHING
+
+
+def _refuse_missing(value: Any, name: str) -> None:
+    """Raise what Python raises for an attribute a plain value does not have (``0 .get``:
+    AttributeError), where the environment gives the value itself, not a stand-in's attributes."""
+    if type(value) in _PLAIN and not hasattr(value, name):
+        cause = AttributeError(f"{type(value).__name__!r} object has no attribute {name!r}")
+        raise ValueFailure(str(cause)) from cause
 
 
 def _bool_op(node: ast.BoolOp) -> Fn:
@@ -216,6 +242,7 @@ def _call(node: ast.Call) -> Fn:
         def method_call(env: Mapping[str, Any]) -> Any:
             value = target(env)
             if not (isinstance(value, str) if receiver is str else type(value) is dict):
+                _refuse_missing(value, method)
                 raise EvalError(f"call outside the allow-list: {code}")
             values = [arg(env) for arg in args]
             check_call(method, value, values)
@@ -226,7 +253,11 @@ def _call(node: ast.Call) -> Fn:
 
         return method_call
 
+    owner = compiled(node.func.value) if attr is not None else None
+
     def outside(env: Mapping[str, Any]) -> Any:
+        if owner is not None:
+            _refuse_missing(_value_or_none(owner, env), attr)  # type: ignore[arg-type]
         raise EvalError(f"call outside the allow-list: {code}")
 
     return outside

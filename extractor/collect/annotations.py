@@ -33,9 +33,10 @@ class Annotation:
     ``Optional``, ``Union`` and ``Annotated``): type names (``object:Name`` for a class),
     ``Literal`` values as written, constraints implied by pydantic's constrained types.
     ``names`` are the dotted names it mentions, outermost first, wrappers left out.
-    ``literals`` are, in the order a walk of the whole expression meets them, each
-    ``Literal`` value (``("value", source)``) and each bare name that may be a ``Literal``
-    alias defined elsewhere (``("alias", name)``).
+    ``literals`` are the top value's ``Literal`` values (``("value", source)``) and bare
+    names that may be a ``Literal`` alias defined elsewhere (``("alias", name)``);
+    ``elements`` are the same for the elements of a top-level container
+    (``list[Mode] | None``: ``("alias", "Mode")``).
     """
 
     types: tuple[str, ...] = ()
@@ -43,6 +44,7 @@ class Annotation:
     implied: tuple[Constraint, ...] = ()
     names: tuple[str, ...] = ()
     literals: tuple[tuple[str, str], ...] = ()
+    elements: tuple[tuple[str, str], ...] = ()  # ``literals`` of the elements of a top-level list, set or tuple[X, ...]
 
 
 _NOTHING = Annotation()
@@ -66,7 +68,7 @@ def read_annotation(annotation: str | None) -> Annotation:
     found_literal = _read_top(tree, text, types, choices, implied)
     return Annotation(
         types=tuple(dict.fromkeys(types)), choices=tuple(choices) if found_literal else None, implied=tuple(implied),
-        names=_names(tree), literals=_literals(tree, text),
+        names=_names(tree), literals=_literals(tree, text), elements=_element_literals(tree, text),
     )
 
 
@@ -144,4 +146,31 @@ def _literals(tree: ast.expr, text: str) -> tuple[tuple[str, str], ...]:
                 work[:0] = elements[:1]
         elif isinstance(node, ast.Name) and node.id not in ("Literal", "Optional", "Union", "None"):
             found.append(("alias", node.id))
+    return tuple(found)
+
+
+_CONTAINERS = {"list", "List", "set", "Set", "frozenset", "FrozenSet", "Sequence", "tuple", "Tuple"}
+
+
+def _element_literals(tree: ast.expr, text: str) -> tuple[tuple[str, str], ...]:
+    """``_literals`` of the element type of the one container at the top (``tuple[X, ...]``
+    only: a tuple of fixed length has elements of several types)."""
+    found: list[tuple[str, str]] = []
+    work = [tree]
+    while work:
+        node = work.pop(0)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            work[:0] = [node.left, node.right]
+        elif isinstance(node, ast.Subscript) and tail_name(node.value) in ("Optional", "Union", "Annotated"):
+            elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            work[:0] = elements[:1] if tail_name(node.value) == "Annotated" else elements
+        elif isinstance(node, ast.Subscript) and tail_name(node.value) in _CONTAINERS:
+            elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if tail_name(node.value) in ("tuple", "Tuple"):
+                if len(elements) != 2 or not (isinstance(elements[1], ast.Constant) and elements[1].value is Ellipsis):
+                    return ()
+                elements = elements[:1]
+            if found or len(elements) != 1:
+                return ()  # (two containers in a union: which one the elements belong to is not one answer)
+            found.extend(_literals(elements[0], text))
     return tuple(found)

@@ -50,5 +50,6 @@ def field_doc(project: Project, facts: FileFacts, owner: str | None, expr: str, 
         default_factory=fact.default_factory,
         constraints=fact.constraints,
         literal_values=project.literal_values(where, fact.annotation) or project.enum_members(where, fact.annotation),
+        element_values=project.literal_values(where, fact.annotation, of_elements=True),
         doc=fact.doc,
     )

@@ -284,13 +284,15 @@ class Project:
                     return found
         return None
 
-    def literal_values(self, facts: FileFacts, annotation: str | None, depth: int = 0) -> tuple[str, ...] | None:
-        """Values of ``Literal[...]`` in an annotation, following aliases across modules."""
+    def literal_values(self, facts: FileFacts, annotation: str | None, depth: int = 0, of_elements: bool = False) -> tuple[str, ...] | None:
+        """Values of ``Literal[...]`` in an annotation (``of_elements``: of its container's
+        elements), following aliases across modules."""
         if annotation is None or depth > 6:
             return None
         values: list[str] = []
         found = False
-        for kind, text in read_annotation(annotation).literals:
+        read = read_annotation(annotation)
+        for kind, text in read.elements if of_elements else read.literals:
             if kind == "value":
                 found = True
                 values.append(text)

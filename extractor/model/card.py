@@ -37,6 +37,7 @@ class FieldDoc:
     constraints: tuple[Constraint, ...] = ()
     literal_values: tuple[str, ...] | None = None
     doc: str | None = None
+    element_values: tuple[str, ...] | None = None  # a list's (set's, tuple's) elements' Literal values
 
 
 @record
@@ -58,6 +59,7 @@ class Domain:
     constraints: tuple[Constraint, ...] = ()
     default: str | None = None
     has_default: bool = False
+    elements: tuple[str, ...] | None = None  # the values a container's elements may take (a ``Literal`` element type)
 
 
 @record

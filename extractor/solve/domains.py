@@ -81,7 +81,7 @@ def field_domain(doc: FieldDoc) -> Domain:
     return Domain(
         input=doc.input, source="field", types=types, choices=choices,
         constraints=tuple(implied) + doc.constraints, default=default,
-        has_default=doc.default is not None or doc.default_factory is not None,
+        has_default=doc.default is not None or doc.default_factory is not None, elements=doc.element_values,
     )
 
 
@@ -94,9 +94,11 @@ def param_domain(name: str, param: Param) -> Domain:
     default = default_source(param.default, None)
     if default is None and param.default is not None and _DOTTED_NAME.match(param.default.strip()):
         default = param.default.strip()  # ``default=MISSING``: the solver reads it as that named constant
+    literal_elements = [text for kind, text in annotation.elements if kind == "value"]
+    elements = tuple(literal_elements) if literal_elements and len(literal_elements) == len(annotation.elements) else None
     return Domain(
         input=name, source="parameter", types=types, choices=choices, constraints=implied,
-        default=default, has_default=param.default is not None,
+        default=default, has_default=param.default is not None, elements=elements,
     )
 
 
@@ -138,6 +140,10 @@ def admits(domain: Domain, value: Any) -> bool:
             return False
     if domain.types and not _type_ok(domain.types, value):
         return False
+    if domain.elements is not None and isinstance(value, (list, tuple, set, frozenset)):
+        allowed = [choice_value(c) for c in domain.elements]
+        if not all(any(type(v) is type(a) and v == a for a in allowed) for v in value):
+            return False  # (pydantic refuses ``[0]`` for ``list[Literal["all", "model"]]``)
     return all(_constraint_ok(c, value) for c in domain.constraints)
 
 

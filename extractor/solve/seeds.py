@@ -298,7 +298,9 @@ def _generic(variable: Variable) -> list[Any]:
     if not types or "str" in types:
         out.extend(["", "x"])
     if not types or "list" in types or "tuple" in types:
-        out.extend([[], [0]])
+        elements = [choice_value(e) for e in variable.domain.elements] if variable.domain.elements is not None else None
+        # (a list of Literal values: each alone, then all of them)
+        out.extend([[], *([e] for e in elements), *([elements] if len(elements) > 1 else [])] if elements is not None else [[], [0]])
     if "dict" in types or not types and variable.prefer == "dict":
         out.extend([{}, {"x": 0}])
     if "bytes" in types or not types and variable.prefer == "bytes":

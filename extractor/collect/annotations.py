@@ -126,25 +126,37 @@ def _names(tree: ast.expr) -> tuple[str, ...]:
     return tuple(n for n in names if n not in _WRAPPERS)
 
 
-def _literals(tree: ast.expr, text: str) -> tuple[tuple[str, str], ...]:
-    """The ``Literal`` values and possible aliases of the value at the top (through ``|``,
-    ``Optional``, ``Union`` and ``Annotated``): ``list[Mode]`` is a list, none of Mode's values."""
-    found: list[tuple[str, str]] = []
+def _members(tree: ast.expr) -> list[ast.expr]:
+    """The types of the value at the top, through ``|``, ``Optional``, ``Union`` and ``Annotated``."""
+    found: list[ast.expr] = []
     work = [tree]
     while work:
         node = work.pop(0)
+        name = tail_name(node.value) if isinstance(node, ast.Subscript) else None
+        arguments = (node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]) if isinstance(node, ast.Subscript) else []
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             work[:0] = [node.left, node.right]
-        elif isinstance(node, ast.Subscript):
-            name = tail_name(node.value)
-            elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            if name == "Literal":
-                found.extend(("value", ast.get_source_segment(text, e) or ast.unparse(e)) for e in elements)
-            elif name in ("Optional", "Union"):
-                work[:0] = elements
-            elif name == "Annotated":
-                work[:0] = elements[:1]
-        elif isinstance(node, ast.Name) and node.id not in ("Literal", "Optional", "Union", "None"):
+        elif name in ("Optional", "Union"):
+            work[:0] = arguments
+        elif name == "Annotated":
+            work[:0] = arguments[:1]
+        else:
+            found.append(node)
+    return found
+
+
+def _arguments(node: ast.Subscript) -> list[ast.expr]:
+    return node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+
+
+def _literals(tree: ast.expr, text: str) -> tuple[tuple[str, str], ...]:
+    """The ``Literal`` values and possible aliases of the value at the top: ``list[Mode]`` is
+    a list, none of Mode's values."""
+    found: list[tuple[str, str]] = []
+    for node in _members(tree):
+        if isinstance(node, ast.Subscript) and tail_name(node.value) == "Literal":
+            found.extend(("value", ast.get_source_segment(text, e) or ast.unparse(e)) for e in _arguments(node))
+        elif isinstance(node, ast.Name) and node.id not in ("Literal", "None"):
             found.append(("alias", node.id))
     return tuple(found)
 
@@ -155,22 +167,12 @@ _CONTAINERS = {"list", "List", "set", "Set", "frozenset", "FrozenSet", "Sequence
 def _element_literals(tree: ast.expr, text: str) -> tuple[tuple[str, str], ...]:
     """``_literals`` of the element type of the one container at the top (``tuple[X, ...]``
     only: a tuple of fixed length has elements of several types)."""
-    found: list[tuple[str, str]] = []
-    work = [tree]
-    while work:
-        node = work.pop(0)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-            work[:0] = [node.left, node.right]
-        elif isinstance(node, ast.Subscript) and tail_name(node.value) in ("Optional", "Union", "Annotated"):
-            elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            work[:0] = elements[:1] if tail_name(node.value) == "Annotated" else elements
-        elif isinstance(node, ast.Subscript) and tail_name(node.value) in _CONTAINERS:
-            elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            if tail_name(node.value) in ("tuple", "Tuple"):
-                if len(elements) != 2 or not (isinstance(elements[1], ast.Constant) and elements[1].value is Ellipsis):
-                    return ()
-                elements = elements[:1]
-            if found or len(elements) != 1:
-                return ()  # (two containers in a union: which one the elements belong to is not one answer)
-            found.extend(_literals(elements[0], text))
-    return tuple(found)
+    containers = [n for n in _members(tree) if isinstance(n, ast.Subscript) and tail_name(n.value) in _CONTAINERS]
+    if len(containers) != 1:
+        return ()  # (none, or two in a union: which one the elements belong to is not one answer)
+    elements = _arguments(containers[0])
+    if tail_name(containers[0].value) in ("tuple", "Tuple"):
+        if len(elements) != 2 or not (isinstance(elements[1], ast.Constant) and elements[1].value is Ellipsis):
+            return ()
+        elements = elements[:1]
+    return _literals(elements[0], text) if len(elements) == 1 else ()

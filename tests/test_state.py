@@ -13,7 +13,7 @@ import sys
 from extractor.collect.declarations import SourceText
 from extractor.collect.state import attribute_stores
 
-from .helpers import FIXTURES, run_cli
+from .helpers import FIXTURES, extract_snippet, run_cli
 
 ROOT = FIXTURES / "callers"
 
@@ -122,3 +122,30 @@ def test_what_state_cards_claim_holds_when_run(tmp_path, capsys) -> None:
             assert ran is write["reaches"], (function, write)
             checked += 1
     assert checked == 11
+
+
+def test_a_new_object_s_state_is_read_only_where_construction_leaves_one_value(tmp_path, capsys) -> None:
+    """``constructed``: the value __init__ leaves, where nothing else construction runs assigns
+    it (a method __init__ calls, a base's __init__), and the trigger then builds the object."""
+    code = (
+        "class Plain:\n"
+        "    def __init__(self) -> None:\n"
+        "        self.open = False\n"
+        "    def read(self) -> None:\n"
+        "        if not self.open:\n"
+        "            raise RuntimeError('not open')\n"
+        "class Resets:\n"
+        "    def __init__(self) -> None:\n"
+        "        self.open = False\n"
+        "        self._reset()\n"
+        "    def _reset(self) -> None:\n"
+        "        self.open = True\n"
+        "    def read(self) -> None:\n"
+        "        if not self.open:\n"
+        "            raise RuntimeError('not open')\n"
+    )
+    cards = {c.function: c for c in extract_snippet(tmp_path, code)}
+    plain, resets = cards["Plain.read"].trigger, cards["Resets.read"].trigger
+    assert (plain.status, plain.verified, plain.constructed) == ("concrete", True, {"self.open": False})
+    assert cards["Plain.read"].example.before == "from mod import Plain\nPlain().read()"
+    assert (resets.status, resets.reason, resets.constructed) == ("internal", "assumes_internal_values", {})

@@ -13,7 +13,7 @@ import re
 
 from ..model import ClassFact, Constraint, FieldFact, Param
 from .post_init import post_init_sets
-from .state import attribute_stores
+from .state import attribute_stores, init_calls
 from .syntax import child_nodes, walk
 
 FIELD_CALLS = frozenset({"Field", "field", "attrib", "ib", "PrivateAttr"})
@@ -261,7 +261,7 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
         post_init_sets=post_init_sets(node, src),
         new=new_facts(node, src),
         metaclass=next((src.flat(k.value) for k in node.keywords if k.arg == "metaclass"), None),
-        stores=attribute_stores(node, src),
+        stores=attribute_stores(node, src), init_calls=init_calls(node),
         abstract=tuple(abstract),
         assigned=tuple(sorted(set(assigned))),
     )

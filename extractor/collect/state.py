@@ -84,3 +84,23 @@ def _stores(stmt: ast.stmt, receiver: str, method: str, nested: bool, src: Sourc
 def _value(stmt: ast.Assign | ast.AnnAssign, src: SourceText) -> str | None:
     text = src.flat(stmt.value)  # type: ignore[arg-type]
     return text if len(text) <= MAX_VALUE else None
+
+
+def init_calls(node: ast.ClassDef) -> tuple[str, ...]:
+    """The methods the class's own ``__init__`` calls on its receiver (``self._reset()``):
+    what they assign, constructing the object assigns too."""
+    init = next((s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+    receiver = _receiver(init) if init is not None else None
+    if init is None or receiver is None:
+        return ()
+    found: set[str] = set()
+    work: list[ast.AST] = list(init.body)
+    while work:
+        current = work.pop()
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(current, ast.Call) and isinstance(current.func, ast.Attribute) and isinstance(current.func.value, ast.Name) \
+                and current.func.value.id == receiver:
+            found.add(current.func.attr)
+        work.extend(ast.iter_child_nodes(current))
+    return tuple(sorted(found))

@@ -25,7 +25,7 @@ from .messages import compose
 from .oserrors import errno_subclass
 from .placeholders import abstract_methods, placeholder_entries
 from .project import BUILTIN_EXCEPTIONS, Project, Symbol, decorator_target
-from .state import receiver, state_writes
+from .state import constructed_state, receiver, state_writes
 
 RELATED_LIMIT = 12
 
@@ -240,6 +240,7 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
                 context = replace(context, routed=names)
             if (this := receiver(site)) is not None:
                 card = replace(card, state=state_writes(project, f"{facts.module}.{site.owner}", this, card.guard.inputs, context.settable))
+                context = replace(context, constructed=constructed_state(project, f"{facts.module}.{site.owner}", card.state))
         except Exception:  # the per-site boundary: a bug of ours costs this card its solving only
             if options.is_strict or strict_from_env():
                 raise

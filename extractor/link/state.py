@@ -12,6 +12,7 @@ card says which classes were read.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterable, Mapping
 
@@ -44,6 +45,44 @@ def state_writes(project: Project, owner: str, receiver: str, inputs: Iterable[s
                     constant=_constant(project, facts, constants, store.value),
                 ))
     return tuple(write for writes in found.values() for write in writes)
+
+
+def constructed_state(project: Project, owner: str, writes: tuple[StateWrite, ...]) -> tuple[tuple[str, str], ...]:
+    """The attributes among ``writes`` that constructing the class ``owner`` leaves at one
+    known value, with that value's source: the ``__init__`` that runs (the first class of the
+    lineage that defines one, every class before it in the tree) assigns it once, outside any
+    block, a literal or a module constant's literal; no other ``__init__`` of the lineage
+    assigns it, nor a method that ``__init__`` calls, nor ``__post_init__`` or ``__new__``
+    (``Config.__init__``'s ``self.loaded = False``: a new Config is not loaded)."""
+    init_class = None
+    for qualname, known in lineage(project, owner):
+        if known is None:
+            return ()  # a class outside the tree may define the __init__ that runs
+        if "__init__" in dict(known[1].methods):
+            init_class = known[1]
+            break
+    if init_class is None:
+        return ()
+    by_input: dict[str, list[StateWrite]] = {}
+    for write in writes:
+        by_input.setdefault(write.input, []).append(write)
+    found = []
+    for name, assigned in sorted(by_input.items()):
+        inits = [w for w in assigned if w.method == "__init__"]
+        others = {w.method for w in assigned if w.method not in (None, "__init__")}
+        source = inits[0].constant or inits[0].value if len(inits) == 1 else None
+        if (len(inits) == 1 and inits[0].owner == init_class.qualname and not inits[0].conditional and source is not None
+                and _is_literal(source) and not others & {*init_class.init_calls, "__post_init__", "__new__"}):
+            found.append((name, source))
+    return tuple(found)
+
+
+def _is_literal(source: str) -> bool:
+    try:
+        ast.literal_eval(source)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
 
 
 def _constant(project: Project, facts: FileFacts, constants: Mapping[str, str], value: str | None) -> str | None:

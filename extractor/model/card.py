@@ -94,6 +94,8 @@ class Trigger:
     verified: bool = False
     missing: tuple[str, ...] = ()  # required arguments the trigger has no value for (so it is not verified)
     outside: tuple[str, ...] = ()  # inputs whose value is outside their declared type, which an isinstance test of the guard refuses
+    # attributes the trigger reads as a new object has them (CardContext.constructed): it builds the object
+    constructed: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 @record
@@ -246,6 +248,8 @@ class CardContext:
     # The public module a caller imports the card's top-level definition from (link.exports;
     # ``httpx`` for ``httpx._client.Client``); None where the tree shows none.
     public_module: str | None = None
+    # The attributes a new object has at one known value (link.state.constructed_state): (input, value source).
+    constructed: tuple[tuple[str, str], ...] = ()
     own_str: bool = False  # the exception class (or an in-tree base) defines __str__: str(exc) is its own text
     abstract: tuple[str, ...] = ()  # the owner class's abstract methods left undefined (link.placeholders.abstract_methods)
     # The declared default (input, default, default_factory) of each field (``self.a``,

@@ -95,6 +95,7 @@ class ClassFact:
     new: tuple[Param, ...] | None = None  # the explicit ``__new__``'s parameters after cls
     metaclass: str | None = None  # ``metaclass=`` as written
     stores: tuple[AttributeStore, ...] = ()  # where its methods assign ``self.x``, and its class attributes
+    init_calls: tuple[str, ...] = ()  # the methods its own ``__init__`` calls on its receiver (collect.state.init_calls)
     abstract: tuple[str, ...] = ()  # its methods decorated ``@abstractmethod`` (or abstractproperty, ...)
     assigned: tuple[str, ...] = ()  # the other names its body binds (``__add__, __radd__ = ...``, ``x = property(...)``)
     # How an exception class makes its message (collect.class_messages): "transparent" (str()

@@ -12,6 +12,7 @@ from .domains import NO_VALUE, default_source, literal_value
 from .evaluate import EvalError
 from .problem import Problem, build_problem
 from .search import MAX_CHANGED, Solution, search
+from .status import atom_kind
 
 
 def past_construction(card: Card, ctx: CardContext, domains: dict[str, Domain], problem: Problem, solution: Solution,
@@ -62,3 +63,25 @@ def constructs(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> bool:
         if problem.holds(scope, code) is not False:
             return False
     return True
+
+
+def fresh_trigger(card: Card, ctx: CardContext, problem: Problem, atoms: set[str], domains: dict[str, Domain], state: frozenset[str],
+                  loops: frozenset[str], preferred: dict[str, str]) -> tuple[Problem, Solution, dict[str, Any]] | None:
+    """A trigger that reads the object's internal attributes as a new object has them, where
+    every internal value the trigger assumed is one (``self.loaded`` of ``Config.__init__``'s
+    ``self.loaded = False``): the problem solved with those values fixed, its solution, and
+    the values. None where another internal value remains, or the fixed ones reach no raise."""
+    fresh = {name: literal_value(source) for name, source in ctx.constructed}
+    internal = {a for a in atoms if atom_kind(a) == "internal"}
+    if not internal or not internal <= fresh.keys():
+        return None
+    pinned = {name: Domain(input=name, source="field", choices=(source,), default=source, has_default=True)
+              for name, source in ctx.constructed if name in internal}
+    try:
+        again = build_problem(card.guard, {**domains, **pinned}, state - internal, ctx.named, loops, preferred, ctx.instances)
+    except EvalError:
+        return None
+    found = search(again)
+    if found.status != "solved" or any(v.is_atom and atom_kind(n) == "internal" for n, v in again.variables.items() if n in found.assignment):
+        return None
+    return again, found, {name: fresh[name] for name in sorted(internal)}

@@ -9,7 +9,7 @@ from typing import Any
 from ..collect.declarations import dotted_name
 from ..collect.purity import BUILTIN_NAMES
 from ..collect.syntax import walk
-from ..model import Hole, MessageTemplate, Text
+from ..model import Card, Hole, MessageTemplate, Text
 from .evaluate import EvalError, evaluate, format_value, parse_expr
 
 
@@ -51,3 +51,20 @@ def render_message(message: MessageTemplate, env: dict[str, Any]) -> str:
         else:
             out.append(format_value(evaluate(part.value or part.expr, env), part.conversion, part.format_spec or ""))
     return "".join(out)
+
+
+def shown_message(card: Card, message: str | None, env: dict[str, Any], own_str: bool = False) -> str | None:
+    """The message as ``str(exc)`` shows it: a KeyError shows the repr of its one argument
+    (``KeyError(key)`` with key 0 shows ``0``; ``KeyError(f"no {key}")`` shows ``'no 0'``)."""
+    if own_str:
+        return None  # the class's __str__ writes its own text (calendar.IllegalMonthError): not claimed
+    if message is None or card.message.form == "key" or "KeyError" not in (*card.exception.classes, *card.exception.ancestors):
+        return message  # (a "key" template is the repr already: link.messages)
+    parts = card.message.parts or ()
+    argument_itself = card.message.form.rsplit(":", 1)[-1] in ("parameter", "call")  # not a str built from it
+    if argument_itself and len(parts) == 1 and isinstance(parts[0], Hole):
+        try:
+            return repr(evaluate(parts[0].value or parts[0].expr, env))  # the argument itself, not its text
+        except EvalError:
+            return None
+    return repr(message)

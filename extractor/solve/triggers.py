@@ -12,16 +12,16 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-from ..model import CONSTRUCTING, Card, CardContext, Domain, Fix, Hole, Opaque, Param, Trigger, Validator
+from ..model import CONSTRUCTING, Card, CardContext, Domain, Fix, Opaque, Param, Trigger, Validator
 from .arrays import cohere, incoherent_arrays
-from .construction import constructs, past_construction
+from .construction import constructs, fresh_trigger, past_construction
 from .domains import NO_VALUE, any_value, card_domains, default_source, default_value, literal_value, of_declared_type, param_domain, type_tested
 from .elements import index_target, loop_element, loop_input, loop_value
 from .environ import ENVIRON, environ_setup
-from .evaluate import EvalError, InstancesOf, Raised, evaluate, run_validator
+from .evaluate import EvalError, InstancesOf, Raised, run_validator
 from .examples import build_example, is_class_level
 from .fixes import describe_fix, find_fixes, quiet_stand_ins
-from .messages import message_refs, render_message
+from .messages import message_refs, render_message, shown_message
 from .passage import first_failing, names_read, unpacked_values
 from .problem import Problem, Variable, build_problem, candidates, classes_of
 from .search import Solution, search
@@ -118,6 +118,14 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         if (direct := search(replace(problem, variables=variables, _base=None))).status == "solved":
             solution, atoms = direct, read_atoms(problem, direct.assignment, every_atom, card.guard.opaque)
     status, status_reason = trigger_status(card.guard, sorted(atoms))
+    constructed: dict[str, Any] = {}  # attributes read as a new object has them (the trigger builds one)
+    if status_reason == "assumes_internal_values" and ctx.constructed and not is_class_level(card):
+        fresh = fresh_trigger(card, ctx, problem, atoms, domains, state, frozenset(loops), preferred)
+        if fresh is not None:
+            problem, solution, constructed = fresh
+            every_atom = {n for n, v in problem.variables.items() if v.is_atom}
+            atoms = read_atoms(problem, solution.assignment, every_atom, card.guard.opaque)
+            status, status_reason = trigger_status(card.guard, sorted(atoms))
     built = past_construction(card, ctx, domains, problem, solution, state, loops) if status in CLAIMED else None
     if built is not None:
         solution = built
@@ -138,7 +146,8 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         solution = replace(solution, changed=tuple(n for n in solution.changed if n not in unread))
     env = cohere(env, problem.holds)  # (an array's shape as long as its ndim)
     keys = list(dict.fromkeys([*problem.variables, *(r for r in refs if r in env and r not in problem.constants)]))
-    validator, validator_reason = card_validator(card, ctx, problem, keys, domains)
+    # (a new object's value is no input a standalone check could take)
+    validator, validator_reason = card_validator(card, ctx, problem, keys, domains) if not constructed else (None, "needs_value_no_caller_sets")
     shown = Reads(env)
     message = _message(card, shown)
     if atoms < (read := atoms | (every_atom & shown.read)):  # a value only the message reads is assumed too
@@ -173,9 +182,9 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
                 if (value := any_value(param.annotation or param.used_as)) is not NO_VALUE:
                     env[param.name] = value
                     inputs[param.name] = to_json_value(value)
-    missing = _missing(card, ctx, set(inputs)) if status in CLAIMED else []
-    # A trigger that sets attributes builds the object first: its construction must not raise.
-    builds = not any(n in ctx.settable for n in inputs) or constructs(problem, ctx, env)
+    missing = _missing(card, ctx, set(inputs), bool(constructed)) if status in CLAIMED else []
+    # A trigger that sets attributes (or reads a new object's) builds the object first: its construction must not raise.
+    builds = not any(n in ctx.settable for n in inputs) and not constructed or constructs(problem, ctx, env)
     if card.compiled_override and status in CLAIMED:
         status_reason = "replaced_by_compiled_module"  # what runs may be C code (``from _operator import *``)
     # ``sock = ''`` with ``sock.type = 2``: no value is both (the inputs are searched as leaves)
@@ -210,32 +219,16 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
         assumes={n: to_json_value(env[n]) for n in sorted(atoms) if n in env and n not in parents},  # (a join's side its test chose: no value)
         changed=tuple(loops.get(n, n) for n in solution.changed if n in atoms or n not in every_atom),
         reason=status_reason,
-        message=_shown(card, message, env, ctx.own_str),
+        message=shown_message(card, message, env, ctx.own_str),
         verified=trigger_ok,
         missing=tuple(missing),
         outside=tuple(n for n in outside if n in inputs),
+        constructed={n: to_json_value(v) for n, v in sorted(constructed.items())},
     )
     example = _example(card, ctx, problem, solution, env, found, loops) if trigger_ok else None  # only what was shown to raise
     return replace(card, domains=published, trigger=trigger, fixes=tuple(fixes), validator=validator,
                    validator_reason=validator_reason, example=example, state=reached(card.state, typed, env))
 
-
-
-def _shown(card: Card, message: str | None, env: dict[str, Any], own_str: bool = False) -> str | None:
-    """The message as ``str(exc)`` shows it: a KeyError shows the repr of its one argument
-    (``KeyError(key)`` with key 0 shows ``0``; ``KeyError(f"no {key}")`` shows ``'no 0'``)."""
-    if own_str:
-        return None  # the class's __str__ writes its own text (calendar.IllegalMonthError): not claimed
-    if message is None or card.message.form == "key" or "KeyError" not in (*card.exception.classes, *card.exception.ancestors):
-        return message  # (a "key" template is the repr already: link.messages)
-    parts = card.message.parts or ()
-    argument_itself = card.message.form.rsplit(":", 1)[-1] in ("parameter", "call")  # not a str built from it
-    if argument_itself and len(parts) == 1 and isinstance(parts[0], Hole):
-        try:
-            return repr(evaluate(parts[0].value or parts[0].expr, env))  # the argument itself, not its text
-        except EvalError:
-            return None
-    return repr(message)
 
 
 def _message(card: Card, reads: Reads) -> str | None:
@@ -258,12 +251,12 @@ def _param_defaults(ctx: CardContext) -> dict[str, Any]:
     return {p.name: value for p in ctx.params if p.default is not None and (value := literal_value(p.default)) is not NO_VALUE}
 
 
-def _missing(card: Card, ctx: CardContext, given: set[str]) -> list[str]:
+def _missing(card: Card, ctx: CardContext, given: set[str], constructing: bool = False) -> list[str]:
     params = [(p.name, p.default is None and p.kind not in ("star", "starstar")) for p in ctx.params]
     if (card.function or "").rsplit(".", 1)[-1] in ("__init__", "__new__"):
         return missing_arguments(params, None, given, ctx.settable, False, own_constructor=True)
     constructor = [(p.name, p.default is None and p.kind not in ("star", "starstar")) for p in ctx.constructor] if ctx.constructor is not None else None
-    return missing_arguments(params, constructor, given, ctx.settable, bool(set(card.entry) & CONSTRUCTING))
+    return missing_arguments(params, constructor, given, ctx.settable, constructing or bool(set(card.entry) & CONSTRUCTING))
 
 
 def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], validator: Validator | None,

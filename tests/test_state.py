@@ -149,3 +149,24 @@ def test_a_new_object_s_state_is_read_only_where_construction_leaves_one_value(t
     assert (plain.status, plain.verified, plain.constructed) == ("concrete", True, {"self.open": False})
     assert cards["Plain.read"].example.before == "from mod import Plain\nPlain().read()"
     assert (resets.status, resets.reason, resets.constructed) == ("internal", "assumes_internal_values", {})
+
+
+def test_a_wait_for_another_thread_on_the_way_is_not_modelled(tmp_path) -> None:
+    # concurrent.futures' Future.result: a new Future's state is PENDING, but past
+    # ``self._condition.wait(timeout)`` it is what another thread made it (and with no
+    # timeout the wait never returns: ``Future().result()`` blocks forever).
+    code = (
+        "import threading\n"
+        "class Future:\n"
+        "    def __init__(self) -> None:\n"
+        "        self._condition = threading.Condition()\n"
+        "        self._state = 'pending'\n"
+        "    def result(self, timeout=None):\n"
+        "        with self._condition:\n"
+        "            self._condition.wait(timeout)\n"
+        "            if self._state != 'finished':\n"
+        "                raise TimeoutError()\n"
+    )
+    [card] = extract_snippet(tmp_path, code)
+    assert card.guard.approximations == ("waits_for_another_thread",)
+    assert not card.trigger.verified and card.example is None

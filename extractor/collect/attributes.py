@@ -15,6 +15,7 @@ from collections.abc import Container, Iterable, Iterator, Mapping
 import libcst as cst
 
 from .scope import PURE_BUILTINS, child_nodes, dotted
+from .units import WAITS
 
 
 def attribute_targets(target: cst.BaseExpression) -> Iterator[str]:
@@ -55,7 +56,7 @@ class Stores:
     that can reach an object stores every tracked attribute under it: a method of it
     (``self.cfg.reset()``: ``self.cfg.mode``), a call given it (``setattr(self, ...)``,
     ``helper(self.cfg)``; pure builtins aside). So does an ``await`` or ``yield`` (other code
-    runs). A method of a class without bases that the class does not define is taken to
+    runs), and a call that waits for another thread (``self._condition.wait()``, ``time.sleep()``). A method of a class without bases that the class does not define is taken to
     store nothing; a call that reaches the object some other way (a global) is not seen."""
 
     def __init__(self, attributes: frozenset[str], owner: str | None = None, methods: Mapping[str, frozenset[str]] | None = None,
@@ -85,7 +86,7 @@ class Stores:
         stack = [node]
         while stack:
             current = stack.pop()
-            if isinstance(current, (cst.Await, cst.Yield)):
+            if isinstance(current, (cst.Await, cst.Yield)) or _waits(current):
                 return set(self.attributes)
             if isinstance(current, cst.Call):
                 found |= self._call(current)
@@ -119,3 +120,19 @@ class Stores:
 
 
 NO_STORES = Stores(frozenset())
+
+
+def _waits(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in WAITS
+
+
+def waits(statement: cst.CSTNode) -> bool:
+    """Whether a simple statement makes a call that waits for another thread (lambdas aside)."""
+    stack = [statement]
+    while stack:
+        current = stack.pop()
+        if _waits(current):
+            return True
+        if not isinstance(current, cst.Lambda):
+            stack.extend(child_nodes(current))
+    return False

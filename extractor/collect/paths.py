@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from ..model import RAISES, And, Compare, Context, Guard, GuardNode, GuardPart, Opaque, Truthy
+from .attributes import waits
 from .declarations import LOOP_WRAPPERS
 from .evaluated import body_values, evaluated_values, imported_module
 from .exits import catching, handler_types, may_exit, only_leaves
@@ -143,6 +144,8 @@ class PathModel:
         return found[0]
 
     def _fallthrough_of(self, stmt: cst.CSTNode) -> GuardNode:
+        if isinstance(stmt, cst.SimpleStatementLine) and waits(stmt):
+            self.approximations["waits_for_another_thread"] = None  # (the state it reads afterwards is that thread's)
         if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock)):
             return self.block(stmt.body)
         if isinstance(stmt, _TERMINATORS):

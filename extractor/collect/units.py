@@ -107,6 +107,11 @@ def _unread_left_out(unit: ast.AST, lines: list[str], first: int, end: int) -> l
 _LEAVES = (ast.Return, ast.Break, ast.Continue, ast.Assert, ast.Match, ast.Global, ast.Nonlocal)
 
 
+# Calls that block until another thread acts (``self._condition.wait(timeout)``), or let one run
+# (collect.attributes, paths.PathModel read them).
+WAITS = frozenset({"wait", "wait_for", "acquire", "sleep"})
+
+
 def _falls_through(stmt: ast.stmt, lines: list[str]) -> bool:
     """Whether the statement holds no raise and nothing that leaves or narrows the path
     (inside a nested definition only a raise counts: its statements are not on the path).
@@ -114,6 +119,8 @@ def _falls_through(stmt: ast.stmt, lines: list[str]) -> bool:
     if isinstance(stmt, ast.Expr):
         if isinstance(stmt.value, ast.Constant):
             return True
+        if isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr in WAITS:
+            return False  # (a wait for another thread: paths.PathModel notes it)
         return not _is_exit_call(stmt) and ":=" not in "\n".join(lines[stmt.lineno - 1 : stmt.end_lineno])
     work: list[tuple[ast.stmt, bool]] = [(stmt, False)]
     while work:

@@ -130,7 +130,7 @@ def summary_line(stats: dict[str, Any]) -> str:
     return (
         f"raisedocs: {stats['raise_sites']} raise sites in {stats['files']} files ({stats['files_failed']} not analysed); "
         f"{stats['cards']} cards, {stats['templates']} with a message template; triggers: {statuses} "
-        f"(verified {stats['verified']}); unsolved by reason: {unsolved}"
+        f"({stats['verified']} verified in the restricted evaluator; `raisedocs verify` runs the examples); unsolved by reason: {unsolved}"
     )
 
 

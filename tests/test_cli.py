@@ -76,7 +76,7 @@ def test_stdout_is_the_catalog_and_stderr_is_quiet(capsys) -> None:
     }
     assert run.err == (
         "raisedocs: 4 raise sites in 6 files (0 not analysed); 4 cards, 4 with a message template; "
-        "triggers: concrete 4 (verified 4); unsolved by reason: none\n"
+        "triggers: concrete 4 (4 verified in the restricted evaluator; `raisedocs verify` runs the examples); unsolved by reason: none\n"
     )
 
 

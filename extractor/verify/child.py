@@ -5,8 +5,14 @@ imported by raisedocs: it imports nothing of raisedocs, so it runs under any Pyt
 user names with ``--python``. Before the example runs it
 - leaves the network where the OS allows it (a new network namespace, Linux),
 - lowers its resource limits (CPU seconds, address space, file size, processes),
-- installs an audit hook (PEP 578) that refuses subprocesses, sockets, ``ctypes`` and
-  writes outside its working folder (a fresh temporary folder, also its HOME).
+- installs an audit hook (PEP 578) that refuses subprocesses, sockets and writes outside its
+  working folder (a fresh temporary folder, also its HOME). What importing real packages
+  needs, and cannot harm the machine, passes: ``ctypes`` (``import torch`` loads its
+  libraries through it; the hook guards against accidents, not against code written to
+  escape, which ``ctypes`` or any C extension could), writes to ``/dev/null`` and to a file
+  descriptor the process itself opened, the read-only ``uname``, ``lscpu`` and ``file``
+  commands (``platform.uname()``, ``platform.architecture()``), and, inside a network
+  namespace of its own where nothing is reachable, sockets (urllib3 probes IPv6 on import).
 It prints one JSON line: the exception (class names along the MRO, message, the place of
 the frame that raised it), each exception of its ``__cause__``/``__context__`` chain and
 each one a validation error holds (pydantic's), and where the sandbox refused something.
@@ -24,8 +30,9 @@ class Blocked(BaseException):
 
 _REFUSED = (
     "subprocess.", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "os.kill", "os.killpg",
-    "socket.", "ctypes.", "pty.", "resource.setrlimit", "sys.addaudithook", "webbrowser.",
+    "socket.", "pty.", "resource.setrlimit", "sys.addaudithook", "webbrowser.",
 )
+_INFORMATION_COMMANDS = frozenset({"uname", "lscpu", "file"})  # read the machine, change nothing
 _WRITES = ("os.remove", "os.unlink", "os.rmdir", "os.rename", "os.replace", "os.mkdir", "os.chmod", "os.chown",
            "os.truncate", "os.symlink", "os.link", "shutil.rmtree", "shutil.copyfile", "shutil.move", "shutil.copytree")
 
@@ -58,19 +65,36 @@ def _limit(seconds):
 
 
 def _inside(path, folder):
+    """Whether a write to ``path`` stays in the working folder: a path in it, ``/dev/null``,
+    or a file descriptor (the process opened it, through this hook)."""
+    if isinstance(path, int):
+        return True
     try:
-        return os.path.realpath(os.fsdecode(path)).startswith(folder + os.sep)
+        real = os.path.realpath(os.fsdecode(path))
+    except (TypeError, ValueError):
+        return False
+    return real == os.devnull or real.startswith(folder + os.sep)
+
+
+def _information_command(args):
+    """``subprocess.Popen``'s executable is one of the read-only information commands."""
+    try:
+        return bool(args) and os.path.basename(os.fsdecode(args[0])) in _INFORMATION_COMMANDS
     except (TypeError, ValueError):
         return False
 
 
-def _hook(folder):
+def _hook(folder, isolated):
     def audit(event, args):
         if event == "open" and len(args) > 1 and isinstance(args[1], str) and any(c in args[1] for c in "wax+"):
             if not _inside(args[0], folder):
                 raise Blocked(f"sandbox: open {args[0]!r} for writing")
         elif event.startswith(_WRITES) and args and not _inside(args[0], folder):
             raise Blocked(f"sandbox: {event}")
+        elif event == "subprocess.Popen" and _information_command(args):
+            return
+        elif event.startswith("socket.") and isolated:
+            return  # a network namespace of its own: nothing to reach
         elif event.startswith(_REFUSED):
             raise Blocked(f"sandbox: {event}")
 
@@ -130,7 +154,7 @@ def main():
         code = handle.read()
     isolated = _leave_network()
     _limit(seconds)
-    sys.addaudithook(_hook(folder))
+    sys.addaudithook(_hook(folder, isolated))
     result = {"network_isolated": isolated, "raised": None, "chain": []}
     try:
         exec(compile(code, "<example>", "exec"), {"__name__": "__example__"})

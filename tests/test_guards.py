@@ -539,3 +539,18 @@ def test_a_fresh_object_is_not_followed_where_another_name_may_change_it(tmp_pat
     code = "def f(s):\n    xs = sorted(s)\n    ys = xs\n    ys.append(0)\n    if not xs:\n        raise ValueError('x')\n"
     [card] = extract_snippet(tmp_path, code)
     assert card.guard.code == "not xs" and card.guard.opaque == ("xs",)
+
+
+def test_a_return_that_calls_the_function_again_is_no_way_out(tmp_path) -> None:
+    # test_tomllib's normalize: ``obj=[0]`` takes the list branch, whose ``normalize(0)`` raises again
+    code = (
+        "def normalize(obj):\n"
+        "    if isinstance(obj, list):\n"
+        "        return [normalize(item) for item in obj]\n"
+        "    if obj is None:\n"
+        "        return obj\n"
+        "    raise AssertionError('lists only')\n"
+    )
+    [card] = extract_snippet(tmp_path, code)
+    assert [p.role for p in card.guard.parts] == ["exit", "leave"]
+    assert [f.inputs for f in card.fixes] == [{"obj": None}]

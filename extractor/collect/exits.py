@@ -30,15 +30,18 @@ def may_exit(stmt: cst.CSTNode, *, loops_absorb: bool) -> bool:
 _NOT_ONLY_LEAVING = (cst.Raise, cst.Assert, cst.For, cst.While, cst.With, cst.Try, cst.TryStar, cst.Match)
 
 
-def only_leaves(stmt: cst.CSTNode) -> bool:
+def only_leaves(stmt: cst.CSTNode, function: str | None = None) -> bool:
     """Whether ``stmt`` is an ``if`` that keeps control from the next statement only by
     ``return``, ``break`` or ``continue``: no raise, assert, exit call, unpacking, loop,
     ``with``, ``try`` or ``match`` in it. Making its test take the other branch is then a
-    way out before the raise (a fix), not another error."""
+    way out before the raise (a fix), not another error; not where what it returns calls
+    ``function`` again (``return [normalize(item) for item in obj]``: the same raise, one level down)."""
     if not isinstance(stmt, cst.If):
         return False
     leaves = False
     for node in _statement_nodes(stmt):
+        if isinstance(node, cst.Return) and function is not None and node.value is not None and _calls(node.value, function):
+            return False
         if isinstance(node, (cst.Return, cst.Break, cst.Continue)):
             leaves = True
         elif isinstance(node, _NOT_ONLY_LEAVING) or unpacked_length(node) is not None:
@@ -46,6 +49,18 @@ def only_leaves(stmt: cst.CSTNode) -> bool:
         elif isinstance(node, cst.Expr) and isinstance(node.value, cst.Call) and dotted(node.value.func) in EXIT_CALLS:
             return False
     return leaves
+
+
+def _calls(node: cst.CSTNode, function: str) -> bool:
+    """Whether ``node`` calls ``function`` by its name, or as ``self.function``/``cls.function``."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Call) and (dotted(current.func) or "").rsplit(".", 1)[-1] == function \
+                and (dotted(current.func) or "").count(".") <= 1:
+            return True
+        stack.extend(current.children)
+    return False
 
 
 def handler_types(handler: cst.ExceptHandler) -> tuple[str, ...]:

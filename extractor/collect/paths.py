@@ -51,6 +51,7 @@ class PathModel:
     def __init__(self, scope: Scope) -> None:
         self.spent_nodes = 0  # guard nodes of the function's raises so far (MAX_FUNCTION_GUARD_NODES)
         self.exprs = ExprModel(scope)
+        self.name = scope.function.name.value if isinstance(scope.function, cst.FunctionDef) else None
         self.conditions = ConditionModel(self.exprs)
         self.approximations: dict[str, None] = {}
         # Keyed by node identity: the nodes live as long as the unit's tree, as does the model.
@@ -234,7 +235,7 @@ class PathModel:
             for sibling in parent.body:
                 if sibling is child:
                     break
-                out.append(("leave" if only_leaves(sibling) else "exit", self.fallthrough(sibling)))
+                out.append(("leave" if only_leaves(sibling, self.name) else "exit", self.fallthrough(sibling)))
                 self.evaluates.extend(evaluated_values(self, sibling))
         elif isinstance(parent, cst.If):
             test = self.test(parent.test, parent)

@@ -37,9 +37,8 @@ from .scope import EXIT_CALLS, Scope, dotted, is_pure, raw_code, strip_parens
 
 _BLOCKS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine)
 _TERMINATORS = (cst.Raise, cst.Return, cst.Continue, cst.Break)
-
-
 _CATCH_MISSING_MODULE = frozenset({"ModuleNotFoundError", "ImportError", "Exception", "BaseException"})
+
 
 class PathModel:
     """Fall-through and branch conditions for the statements of one function.

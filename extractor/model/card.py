@@ -60,6 +60,7 @@ class Domain:
     default: str | None = None
     has_default: bool = False
     elements: tuple[str, ...] | None = None  # the values a container's elements may take (a ``Literal`` element type)
+    annotation: str | None = None  # the declared type as written (solve.declared checks values against all of it)
 
 
 @record

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..collect.annotations import read_annotation
 from ..model import Card, Constraint, Domain, FieldDoc, Param
+from .declared import fits
 from .values import Named, stable
 
 _FACTORIES = {"list": "[]", "dict": "{}", "set": "set()", "tuple": "()", "frozenset": "frozenset()", "str": "''", "int": "0", "float": "0.0"}
@@ -82,6 +83,7 @@ def field_domain(doc: FieldDoc) -> Domain:
         input=doc.input, source="field", types=types, choices=choices,
         constraints=tuple(implied) + doc.constraints, default=default,
         has_default=doc.default is not None or doc.default_factory is not None, elements=doc.element_values,
+        annotation=doc.annotation,
     )
 
 
@@ -98,7 +100,7 @@ def param_domain(name: str, param: Param) -> Domain:
     elements = tuple(literal_elements) if literal_elements and len(literal_elements) == len(annotation.elements) else None
     return Domain(
         input=name, source="parameter", types=types, choices=choices, constraints=implied,
-        default=default, has_default=param.default is not None, elements=elements,
+        default=default, has_default=param.default is not None, elements=elements, annotation=param.annotation,
     )
 
 
@@ -144,6 +146,8 @@ def admits(domain: Domain, value: Any) -> bool:
         allowed = [choice_value(c) for c in domain.elements]
         if not all(any(type(v) is type(a) and v == a for a in allowed) for v in value):
             return False  # (pydantic refuses ``[0]`` for ``list[Literal["all", "model"]]``)
+    if domain.annotation is not None and not fits(domain.annotation, value):
+        return False  # (``{'x': 0}`` for ``dict[str, list[str]]``: pydantic refuses it before any validator)
     return all(_constraint_ok(c, value) for c in domain.constraints)
 
 
@@ -235,7 +239,7 @@ def type_tested(domains: dict[str, Domain], code: str) -> dict[str, Domain]:
     """The inputs with a declared type that the guard tests with ``isinstance``, each with its
     domain widened to any type (its default kept): a runtime type check is there for the
     values an annotation does not keep out."""
-    return {name: dataclasses.replace(domain, types=(), choices=None) for name, domain in domains.items()
+    return {name: dataclasses.replace(domain, types=(), choices=None, elements=None, annotation=None) for name, domain in domains.items()
             if domain.types and re.search(rf"\bisinstance\(\s*{re.escape(name)}\s*,", code)}
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..collect.declarations import dotted_name
 from ..collect.syntax import walk
+from .declared import refilled, samples
 from .domains import NO_VALUE, admits, choice_value
 from .evaluate import InstancesOf
 from .operands import MAX_WITNESS_LENGTH, constant_value, variable_of
@@ -311,6 +312,7 @@ def _generic(variable: Variable) -> list[Any]:
         out.extend([False, True])
     if "NoneType" in types or not types:
         out.append(None)
+    out.extend(samples(variable.domain.annotation))  # (``list[str]``: ``['x']``, where ``[0]`` is no value of it)
     return [v for v in out if v is not NO_VALUE]
 
 
@@ -328,6 +330,7 @@ def candidates(variable: Variable, seeds: list[Any], late: list[Any] | None = No
         pool = [False, True]
     seen: dict[tuple[str, str], Any] = {}
     for value in pool:
+        value = refilled(variable.domain.annotation, value)  # (sized by a seed: its elements of the declared type)
         if value is NO_VALUE or value_key(value) in seen:
             continue
         if variable.is_atom or admits(variable.domain, value):

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from .errors import OutputError, RaisedocsError
-from .options import Options, recorded_settings
+from .options import EXCERPT_LINES, Options, recorded_settings
 from .version import VERSION as __version__
 
 log = logging.getLogger("raisedocs")
@@ -65,7 +65,7 @@ def cli() -> None:
 @click.option("--exclude", multiple=True, help="Skip files and folders matching this glob (repeatable).")
 @click.option("--no-default-excludes", is_flag=True, help="Also walk .git, virtualenvs, build, dist, node_modules, __pycache__.")
 @click.option("--exception", "exceptions", multiple=True, help="Only cards whose exception is this class or a subclass of it (repeatable).")
-@click.option("--excerpt-lines", type=click.IntRange(min=1), default=40, show_default=True, help="Most source lines shown around a raise.")
+@click.option("--excerpt-lines", type=click.IntRange(min=1), default=EXCERPT_LINES, show_default=True, help="Most source lines shown around a raise.")
 @click.option("--repo-url", help="Forge URL of the repository, for permalinks (default with --rev: origin, if on GitHub or GitLab).")
 @click.option("--rev", help="Read this commit (tag, branch, sha) of the git repository at PATH; permalinks pin to its full sha.")
 @click.option("--repo-name", help="Name shown on cards (default: the folder name).")
@@ -234,7 +234,7 @@ def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, v
 @click.option("--repo-url", help="As given to extract.")
 @click.option("--repo-name", help="As given to extract.")
 @click.option("--exception", "exceptions", multiple=True, help="As given to extract.")
-@click.option("--excerpt-lines", type=click.IntRange(min=1), default=40, show_default=True, help="As given to extract.")
+@click.option("--excerpt-lines", type=click.IntRange(min=1), default=EXCERPT_LINES, show_default=True, help="As given to extract.")
 @click.option("--command", help="As given to extract.")
 @click.option("--include", multiple=True, help="As given to extract.")
 @click.option("--exclude", multiple=True, help="As given to extract.")

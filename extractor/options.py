@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-EXCERPT_LINES = 40  # source lines shown around a raise
+EXCERPT_LINES = 30  # source lines shown around a raise
 # Folders left out by default (a folder holding ``pyvenv.cfg``, a virtualenv, is too: by what
 # it is, not by its name, so the standard library's own ``venv`` package is read).
 DEFAULT_EXCLUDES: tuple[str, ...] = (

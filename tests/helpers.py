@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 from extractor import extract
 from extractor.cli import main
 from extractor.model import Card
+from extractor.model.serialize import complete
 from extractor.options import Options
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +37,15 @@ def extract_snippet(tmp_path: Path, code: str, **options: object) -> list[Card]:
     """The cards of one module ``mod.py`` holding ``code``."""
     temp_tree(tmp_path, {"mod.py": code})
     return list(extract(str(tmp_path), Options(**options)).errors)  # type: ignore[arg-type]
+
+
+def extracted(text: str) -> dict:
+    """``extract``'s JSON output with every field of each card given (catalog.json leaves out
+    a field that holds its default)."""
+    data = json.loads(text)
+    for card in data["errors"]:
+        complete(Card, card)
+    return data
 
 
 def only(cards: list[Card]) -> Card:

@@ -4,9 +4,9 @@ raise, confirmed on the ``ast`` (never a name in a comment or a string)."""
 from __future__ import annotations
 
 import ast
-import json
 
 from extractor.collect.callers import in_file_callers
+from extractor.publish.explain import load_catalog
 
 from .helpers import FIXTURES, run_cli
 
@@ -69,7 +69,7 @@ def test_nothing_wanted_reads_nothing() -> None:
 def test_card_names_its_callers(tmp_path, capsys) -> None:
     out = tmp_path / "docs"
     assert run_cli(capsys, "extract", str(FIXTURES / "callers"), "-o", str(out), "--no-cache").code == 0
-    cards = {c["function"]: c for c in json.loads((out / "catalog.json").read_text(encoding="utf-8"))["errors"] if c["path"] == "shop/session.py"}
+    cards = {c["function"]: c for c in load_catalog(str(out / "catalog.json"))["errors"] if c["path"] == "shop/session.py"}
     assert cards["Session._require_running"]["callers"] == [{"function": "Session.fetch", "line": 51}]
     assert cards["Session.send"]["callers"] == []
     markdown = (out / "errors" / f"{cards['Session._require_running']['id']}.md").read_text(encoding="utf-8")

@@ -6,8 +6,9 @@ import json
 import os
 
 from extractor.model.schema import schema_text, shipped_schema
+from extractor.publish.explain import load_catalog
 
-from .helpers import FIXTURES, run_cli, run_module, temp_tree
+from .helpers import FIXTURES, extracted, run_cli, run_module, temp_tree
 
 
 def test_missing_path_is_one_line_and_exit_2(capsys, tmp_path) -> None:
@@ -87,21 +88,21 @@ def test_strict_exits_1_when_files_fail(capsys) -> None:
 
 def test_exception_filter_follows_the_hierarchy(capsys) -> None:
     run = run_cli(capsys, "extract", str(FIXTURES / "forms"), "--exception", "FormsError")
-    cards = json.loads(run.out)["errors"]
+    cards = extracted(run.out)["errors"]
     assert sorted({c["exception"]["display"] for c in cards}) == ["BadData", "MyValidationError", "errors.MyValidationError"]
     run = run_cli(capsys, "extract", str(FIXTURES / "forms"), "--exception", "KeyError")
-    cards = json.loads(run.out)["errors"]
+    cards = extracted(run.out)["errors"]
     assert sorted({c["exception"]["display"] for c in cards}) == ["KeyError", "KeyError | IndexError", "Missing"]
 
 
 def test_a_filtered_catalog_relates_only_cards_it_holds(capsys, tmp_path) -> None:
     # Unfiltered, forms/ has ValueErrors related to other errors of the same function.
-    everything = {c["id"]: c for c in json.loads(run_cli(capsys, "extract", str(FIXTURES / "forms")).out)["errors"]}
+    everything = {c["id"]: c for c in extracted(run_cli(capsys, "extract", str(FIXTURES / "forms")).out)["errors"]}
     assert any(everything[r]["exception"]["display"] != "ValueError" for c in everything.values()
                if c["exception"]["display"] == "ValueError" for r in c["related"])
     run = run_cli(capsys, "extract", str(FIXTURES / "forms"), "--exception", "ValueError", "-o", str(tmp_path / "docs"))
     assert run.code == 0, run.err
-    catalog = json.loads((tmp_path / "docs" / "catalog.json").read_text(encoding="utf-8"))
+    catalog = load_catalog(str(tmp_path / "docs" / "catalog.json"))
     ids = {c["id"] for c in catalog["errors"]}
     assert ids <= set(everything)  # the same ids as unfiltered
     assert all(set(c["related"]) <= ids for c in catalog["errors"])

@@ -11,7 +11,7 @@ import sys
 from extractor.collect.lazy import lazy_attributes
 from extractor.solve.environ import environ_candidates, environ_setup, with_environ_reads, with_lazy_reads
 
-from .helpers import FIXTURES, run_cli
+from .helpers import FIXTURES, extracted, run_cli
 
 
 def _expr(code: str) -> ast.expr:
@@ -66,7 +66,7 @@ def test_an_optional_import_is_a_fact_of_the_machine(capsys, tmp_path) -> None:
     """``try: import m`` / ``except ImportError: raise``: reached where ``m`` is not installed
     (``importlib.util.find_spec``), which the card states, and which running it shows."""
     root = FIXTURES / "callers"
-    cards = json.loads(run_cli(capsys, "extract", str(root), "--no-cache", "-q").out)["errors"]
+    cards = extracted(run_cli(capsys, "extract", str(root), "--no-cache", "-q").out)["errors"]
     [card] = [c for c in cards if c["function"] == "yaml_settings"]
     assert card["guard"]["code"] == "importlib.util.find_spec('shop_yaml_reader') is None"
     trigger = card["trigger"]

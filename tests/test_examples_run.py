@@ -9,9 +9,9 @@ child interpreter (extractor.verify, through tests/examples_runner.py), never in
 
 from __future__ import annotations
 
-import json
-
 import pytest
+
+from extractor.publish.explain import load_catalog
 
 from .examples_runner import check
 from .helpers import FIXTURES, run_cli
@@ -50,7 +50,7 @@ REPRODUCE_ONLY = {"forms": {"if_elif_else", "match_cases", "set_state"}, "caller
 def test_every_example_raises_what_its_card_says(tmp_path, capsys, case: str) -> None:
     out = tmp_path / "docs"
     assert run_cli(capsys, "extract", str(FIXTURES / case), "-o", str(out), "--no-cache").code == 0
-    cards = json.loads((out / "catalog.json").read_text(encoding="utf-8"))["errors"]
+    cards = load_catalog(str(out / "catalog.json"))["errors"]
     with_example = [c for c in cards if c["example"] and c["example"]["style"] == "python"]
     assert {c["function"] for c in with_example} == EXPECTED[case]
     assert {c["function"] for c in with_example if c["example"]["after"] is None} == REPRODUCE_ONLY.get(case, set())

@@ -93,7 +93,7 @@ def test_missing_catalog_is_one_line_and_exit_2(capsys, tmp_path) -> None:
     ("content", "args", "error"),
     [
         ("{", (), "is not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
-        ('{"schema": "other/1"}', (), "is not a raisedocs catalog: schema is 'other/1', expected 'raisedocs/catalog/1'"),
+        ('{"schema": "other/1"}', (), "is not a raisedocs catalog: schema is 'other/1', expected 'raisedocs/catalog/2'"),
         ('{"schema": "raisedocs/catalog/1"}', (), "catalog does not match schema at errors: not a list of cards"),
         # the whole document is checked against the JSON Schema only when asked
         ('{"schema": "raisedocs/catalog/1"}', ("--validate",), "catalog does not match schema at (root): 'errors' is a required property"),
@@ -284,7 +284,7 @@ def test_a_stale_index_is_never_used_and_a_plain_catalog_gets_one_in_the_cache(c
 def test_json_output_still_carries_the_whole_card(capsys, docs, tmp_path) -> None:
     run = run_cli(capsys, "explain", PREFETCH_STEP, "--catalog", docs, "--format", "json", "--no-cache")
     [first, *_] = json.loads(run.out)
-    catalog = json.loads((tmp_path / "docs" / "catalog.json").read_text(encoding="utf-8"))
+    catalog = load_catalog(str(tmp_path / "docs" / "catalog.json"))
     assert first["card"] == next(c for c in catalog["errors"] if c["id"] == PREFETCH_STEP_CARD)
     assert "excerpt" in first["card"] and "pattern" not in first["card"]
 
@@ -376,7 +376,7 @@ def test_a_hole_of_a_typed_input_shows_text_of_its_type(capsys, docs) -> None:
 def test_a_card_is_read_from_its_own_line_of_the_catalog(docs) -> None:
     from extractor.publish.search_index import _card_line
 
-    catalog = json.loads((Path(docs) / "catalog.json").read_text(encoding="utf-8"))
+    catalog = load_catalog(str(Path(docs) / "catalog.json"))
     for card in catalog["errors"]:
         assert _card_line(str(Path(docs) / "catalog.json"), card["id"]) == card
     assert _card_line(str(Path(docs) / "catalog.json"), "0000000000000000") is None

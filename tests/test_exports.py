@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from .helpers import run_cli, temp_tree
+from .helpers import extracted, run_cli, temp_tree
 
 TREE = {
     "pkg/__init__.py": "from ._errors import *\nfrom ._api import *\n",
@@ -21,7 +21,7 @@ TREE = {
 def _cards(capsys, tmp_path) -> dict[str, dict]:
     root = temp_tree(tmp_path / "tree", TREE)
     run = run_cli(capsys, "extract", str(root), "--no-cache", "-q")
-    return {c["function"]: c for c in json.loads(run.out)["errors"]}
+    return {c["function"]: c for c in extracted(run.out)["errors"]}
 
 
 def test_a_class_named_through_a_star_import_is_its_definition(capsys, tmp_path) -> None:

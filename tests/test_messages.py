@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import extract_snippet, only
+from .helpers import extract_snippet, extracted, only
 
 CASES = [
     ('raise ValueError("plain")', "plain", ()),
@@ -185,7 +185,7 @@ def test_the_template_share_on_a_sample_of_the_standard_library(tmp_path, capsys
         elif source.exists():
             shutil.copy(source, target)
     run = run_cli(capsys, "extract", str(tmp_path / "lib"), "--no-cache", "-q")
-    cards = json.loads(run.out)["errors"]
+    cards = extracted(run.out)["errors"]
     share = sum(card["message"]["template"] is not None for card in cards) / len(cards)
     assert len(cards) > 700 and share >= 0.75, share
     months = [c for c in cards if c["exception"]["display"] == "IllegalMonthError"]
@@ -199,7 +199,7 @@ def test_a_message_too_deep_to_write_back_as_code_keeps_its_template(tmp_path, c
     from .helpers import FIXTURES, run_cli
 
     run = run_cli(capsys, "extract", str(FIXTURES / "broken" / "long_concat.py"), "--no-cache", "-q")
-    (card,) = [c for c in json.loads(run.out)["errors"] if c["line"] == 2509]
+    (card,) = [c for c in extracted(run.out)["errors"] if c["line"] == 2509]
     assert card["message"]["template"].startswith("m0000 m0001 ") and card["trigger"]["status"] == "concrete"
 
 

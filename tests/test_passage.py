@@ -11,14 +11,14 @@ import sys
 
 from extractor.solve.passage import fails, first_failing, names_read
 
-from .helpers import FIXTURES, run_cli
+from .helpers import FIXTURES, extracted, run_cli
 
 ROOT = FIXTURES / "callers"
 
 
 def _cards(capsys) -> dict[str, dict]:
     run = run_cli(capsys, "extract", str(ROOT), "--no-cache", "-q")
-    return {c["function"]: c for c in json.loads(run.out)["errors"] if c["path"] == "shop/reader.py"}
+    return {c["function"]: c for c in extracted(run.out)["errors"] if c["path"] == "shop/reader.py"}
 
 
 def _raised(call: str) -> str:

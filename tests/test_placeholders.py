@@ -18,6 +18,8 @@ import json
 import subprocess
 import sys
 
+from extractor.publish.explain import load_catalog
+
 from .helpers import FIXTURES, run_cli
 
 ROOT = FIXTURES / "callers"
@@ -72,7 +74,7 @@ print(json.dumps(out))
 def _cards(tmp_path, capsys) -> list[dict]:
     out = tmp_path / "docs"
     assert run_cli(capsys, "extract", str(ROOT), "-o", str(out), "--no-cache").code == 0
-    return [c for c in json.loads((out / "catalog.json").read_text(encoding="utf-8"))["errors"] if {"placeholder", "refuses"} & set(c["entry"])]
+    return [c for c in load_catalog(str(out / "catalog.json"))["errors"] if {"placeholder", "refuses"} & set(c["entry"])]
 
 
 def _probe(card: dict) -> dict:
@@ -117,7 +119,7 @@ def test_what_placeholder_cards_claim_holds_when_run(tmp_path, capsys) -> None:
 def test_placeholder_card_offers_the_override_as_its_fix(tmp_path, capsys) -> None:
     out = tmp_path / "docs"
     assert run_cli(capsys, "extract", str(ROOT), "-o", str(out), "--no-cache", "--site", str(tmp_path / "site")).code == 0
-    card = next(c for c in json.loads((out / "catalog.json").read_text(encoding="utf-8"))["errors"] if c["function"] == "Exporter.export")
+    card = next(c for c in load_catalog(str(out / "catalog.json"))["errors"] if c["function"] == "Exporter.export")
     markdown = (out / "errors" / f"{card['id']}.md").read_text(encoding="utf-8")
     assert "Define `export` in the class of the object it is called on (a subclass of `Exporter`)" in markdown
     assert "creating an instance of a class that does not define the method fails first, with `TypeError`" in markdown

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 
-from .helpers import git, make_git_repo, run_cli, temp_tree
+from extractor.publish.explain import load_catalog
+
+from .helpers import extracted, git, make_git_repo, run_cli, temp_tree
 
 TREE = {
     "pkg/__init__.py": "",
@@ -18,7 +20,7 @@ def test_check_reruns_the_options_the_docs_were_extracted_with(capsys, tmp_path)
     root = temp_tree(tmp_path / "src", TREE)
     docs = tmp_path / "docs"
     assert run_cli(capsys, "extract", str(root), "-o", str(docs), "--exclude", "tests", "--excerpt-lines", "5", "--no-cache").code == 0
-    recorded = json.loads((docs / "catalog.json").read_text(encoding="utf-8"))["options"]
+    recorded = load_catalog(str(docs / "catalog.json"))["options"]
     assert (recorded["exclude"], recorded["excerpt_lines"]) == (["tests"], 5)
     # No option given: the recorded ones are used, and the folder is up to date.
     assert run_cli(capsys, "check", str(docs), "--path", str(root), "--no-cache").code == 0
@@ -35,7 +37,7 @@ def test_the_projects_tool_raisedocs_table_holds_the_options(capsys, tmp_path) -
     run = run_cli(capsys, "extract", str(root), "-o", str(docs), "--no-cache")
     assert run.code == 0
     assert "[tool.raisedocs] colour: not a raisedocs setting" in run.err
-    catalog = json.loads((docs / "catalog.json").read_text(encoding="utf-8"))
+    catalog = load_catalog(str(docs / "catalog.json"))
     assert [c["path"] for c in catalog["errors"]] == ["pkg/core.py"]  # tests/ left out by the table
     assert catalog["options"]["excerpt_lines"] == 3
     # The command line wins over the table.
@@ -95,7 +97,7 @@ def test_no_tests_leaves_out_test_code_and_travels(capsys, tmp_path) -> None:
     root = temp_tree(tmp_path / "src", TREE)
     docs = tmp_path / "docs"
     assert run_cli(capsys, "extract", str(root), "-o", str(docs), "--no-tests", "--no-cache").code == 0
-    catalog = json.loads((docs / "catalog.json").read_text(encoding="utf-8"))
+    catalog = load_catalog(str(docs / "catalog.json"))
     assert [c["path"] for c in catalog["errors"]] == ["pkg/core.py"] and catalog["options"]["skip_tests"] is True
     assert run_cli(capsys, "check", str(docs), "--path", str(root), "--no-cache").code == 0
 
@@ -118,7 +120,7 @@ def test_a_src_layout_names_modules_from_below_src(capsys, tmp_path) -> None:
         "lib/util.py": "def g(y):\n    if y:\n        raise KeyError(y)\n",
     }
     root = temp_tree(tmp_path / "repo", tree)
-    cards = {c["path"]: c for c in json.loads(run_cli(capsys, "extract", str(root), "--no-cache", "-q").out)["errors"]}
+    cards = {c["path"]: c for c in extracted(run_cli(capsys, "extract", str(root), "--no-cache", "-q").out)["errors"]}
     shop = cards["src/shop/core.py"]
     assert shop["exception"]["classes"] == ["shop.errors.ShopError"]
     assert shop["example"]["before"].startswith("from shop.core import f\n")

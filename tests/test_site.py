@@ -15,6 +15,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from extractor.publish.explain import load_catalog
+
 from .helpers import FIXTURES, run_cli
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -60,7 +62,7 @@ def offload_site(capsys, tmp_path) -> Path:  # noqa: ANN001
 
 
 def test_a_page_per_card_an_index_and_the_json_api(offload_site) -> None:
-    catalog = json.loads((offload_site / "api" / "catalog.json").read_text(encoding="utf-8"))
+    catalog = load_catalog(str(offload_site / "api" / "catalog.json"))
     ids = sorted(c["id"] for c in catalog["errors"])
     assert sorted(p.stem for p in (offload_site / "errors").glob("*.html")) == ids
     assert sorted(p.stem for p in (offload_site / "api" / "errors").glob("*.json")) == ids

@@ -12,6 +12,7 @@ import sys
 
 from extractor.collect.declarations import SourceText
 from extractor.collect.state import attribute_stores
+from extractor.publish.explain import load_catalog
 
 from .helpers import FIXTURES, extract_snippet, run_cli
 
@@ -77,7 +78,7 @@ def test_stores_of_methods_and_class_body() -> None:
 def _cards(tmp_path, capsys) -> dict[str, dict]:
     out = tmp_path / "docs"
     assert run_cli(capsys, "extract", str(ROOT), "-o", str(out), "--no-cache", "--site", str(tmp_path / "site")).code == 0
-    cards = json.loads((out / "catalog.json").read_text(encoding="utf-8"))["errors"]
+    cards = load_catalog(str(out / "catalog.json"))["errors"]
     return {c["function"]: c for c in cards if c["path"] == "shop/session.py"}
 
 

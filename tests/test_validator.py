@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 from extractor.model import MessageTemplate, from_data
+from extractor.publish.explain import load_catalog
 from extractor.solve.evaluate import Raised, run_validator
 from extractor.solve.validator import built_by_class
 
@@ -17,7 +18,7 @@ from .helpers import FIXTURES, GOLDEN
 def _validators() -> list[dict]:
     found = []
     for file in sorted(GOLDEN.glob("*/catalog.json")):  # the docs folders (not the release notes)
-        catalog = json.loads(file.read_text(encoding="utf-8"))
+        catalog = load_catalog(str(file))
         found.extend(card for card in catalog["errors"] if card["validator"] is not None)
     return found
 
@@ -55,7 +56,7 @@ def test_validators_reproduce_the_trigger_message_and_pass_the_fixes() -> None:
 
 
 def test_offload_validator_is_the_expected_function() -> None:
-    catalog = json.loads((GOLDEN / "offload" / "catalog.json").read_text(encoding="utf-8"))
+    catalog = load_catalog(str(GOLDEN / "offload" / "catalog.json"))
     card = next(c for c in catalog["errors"] if c["line"] == 49)
     assert card["validator"]["code"] == (
         "def check_offload_prefetch_step(offload_backend: str, offload_group_size: int, "
@@ -127,7 +128,7 @@ def test_validators_raise_the_cards_message_when_really_run() -> None:
     # message, a class's own __str__ included) and on every fix (it must not raise).
     checked = 0
     for case in ("forms", "callers", "offload"):
-        catalog = json.loads((GOLDEN / case / "catalog.json").read_text(encoding="utf-8"))
+        catalog = load_catalog(str(GOLDEN / case / "catalog.json"))
         jobs, expected = [], []
         for card in catalog["errors"]:
             validator, trigger = card["validator"], card["trigger"]

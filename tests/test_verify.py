@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from extractor.publish.explain import load_catalog
 from extractor.verify.runner import Settings, fail_groups, verify_card
 
 from .helpers import FIXTURES, run_cli
@@ -27,7 +28,7 @@ def docs(capsys, tmp_path) -> Path:  # noqa: ANN001 (pytest fixture)
 
 
 def _catalog(docs: Path) -> dict:
-    return json.loads((docs / "catalog.json").read_text(encoding="utf-8"))
+    return load_catalog(str(docs / "catalog.json"))
 
 
 def test_every_example_of_the_fixture_is_confirmed_and_check_stays_green(capsys, docs) -> None:

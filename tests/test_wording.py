@@ -4,12 +4,12 @@ templates/_macros.j2 (a card read "No validator: needs_named_constant." on 608 o
 from __future__ import annotations
 
 import ast
-import json
 import re
 from pathlib import Path
 
 import pytest
 
+from extractor.publish.explain import load_catalog
 from extractor.publish.render import environment
 from extractor.publish.site import site_environment
 
@@ -70,7 +70,7 @@ def _reasons(value, found: set[str]) -> set[str]:
 
 @pytest.mark.parametrize("golden", sorted(p.parent.name for p in (ROOT / "tests" / "golden").glob("*/catalog.json")))
 def test_every_reason_in_the_golden_catalogs_has_prose(golden: str) -> None:
-    catalog = json.loads((ROOT / "tests" / "golden" / golden / "catalog.json").read_text(encoding="utf-8"))
+    catalog = load_catalog(str(ROOT / "tests" / "golden" / golden / "catalog.json"))
     assert sorted(code for code in _reasons(catalog["errors"], set()) if not _worded(code)) == []
 
 

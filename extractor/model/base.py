@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar, dataclass_transform
 
-SCHEMA_ID = "raisedocs/catalog/1"
+SCHEMA_ID = "raisedocs/catalog/2"  # 2: a field that holds its default is left out
+READABLE_SCHEMA_IDS = (SCHEMA_ID, "raisedocs/catalog/1")  # 1: every field written (it reads the same)
 DIFF_SCHEMA_ID = "raisedocs/diff/1"  # what `raisedocs diff --format json` writes
 
 _T = TypeVar("_T")

@@ -39,7 +39,7 @@ class RunOptions:
     exclude: tuple[str, ...] = ()
     use_default_excludes: bool = True
     exceptions: tuple[str, ...] = ()
-    excerpt_lines: int = 40
+    excerpt_lines: int = 30
     command: str | None = None
     repo_name: str | None = None
     repo_url: str | None = None

@@ -20,6 +20,7 @@ from typing import Any, Union
 from ..errors import CatalogError
 from .base import DIFF_SCHEMA_ID, SCHEMA_ID
 from .catalog import Catalog, CatalogDiff
+from .serialize import REQUIRED, field_default
 
 _PRIMITIVES = {str: "string", int: "integer", bool: "boolean", float: "number"}
 
@@ -73,12 +74,18 @@ def _record_schema(cls: type, defs: dict[str, Any]) -> None:
     tag = getattr(cls, "TAG", None)
     if tag is not None:
         properties["type"] = {"const": tag}
+    required = ["type"] if tag is not None else []
     for f in dataclasses.fields(cls):
         properties[f.name] = _type_schema(hints[f.name], defs)
+        default = field_default(f)
+        if default is REQUIRED:
+            required.append(f.name)
+        else:  # absent in a published record: it holds this default (serialize.compact)
+            properties[f.name] = {**properties[f.name], "default": default}
     defs[cls.__name__] = {
         "type": "object",
         "properties": properties,
-        "required": sorted(properties),
+        "required": sorted(required),
         "additionalProperties": False,
     }
 

@@ -7,6 +7,7 @@ are the only (de)serializers: there are no per-class ``as_dict`` methods.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import json
@@ -222,3 +223,114 @@ def from_json(tp: type, text: str) -> Any:
 def fingerprint(value: Any) -> str:
     """Compact, key-sorted JSON of a record: cheap material for content hashes."""
     return json.dumps(to_data(value), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+# Published records leave out every field that holds its default: an absent field means the
+# default (catalog.schema.json says which fields may be absent and what their defaults are).
+# On vLLM that is a fifth of catalog.json. A field may also carry ``PUBLISHED``: a predicate
+# over its data, false where the field is left out of the published record (it then reads as
+# its default). ``compact`` makes a published record; ``complete`` gives every field back.
+PUBLISHED = "published"
+REQUIRED = object()
+
+
+def compact(tp: Any, data: Any) -> Any:
+    """``data`` (``to_data`` of a ``tp``) without the fields that hold their defaults."""
+    shape = _shaper(tp, False)
+    return data if shape is None else shape(data)
+
+
+def complete(tp: Any, data: Any) -> Any:
+    """``compact``'s inverse: ``data`` with each absent field set to its default, in place."""
+    shape = _shaper(tp, True)
+    return data if shape is None else shape(data)
+
+
+def field_default(f: dataclasses.Field[Any]) -> Any:
+    """A record field's default as JSON data (``REQUIRED`` for a field without one)."""
+    if f.default is not dataclasses.MISSING:
+        return to_data(f.default)
+    if f.default_factory is not dataclasses.MISSING:
+        return to_data(f.default_factory())
+    return REQUIRED
+
+
+def _same(value: Any, default: Any) -> bool:
+    return type(value) is type(default) and value == default  # (False is no 0, nor [] None)
+
+
+@functools.lru_cache(maxsize=None)
+def _shaper(tp: Any, fill: bool) -> Any:
+    """The function that compacts (``fill``: completes) data of type ``tp``; None where the
+    type holds no record. Field plans are resolved on first use: guard trees are recursive."""
+    origin = typing.get_origin(tp)
+    if tp in _PRIMITIVE:
+        return None
+    if origin in (Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a not in _PRIMITIVE]
+        tagged = {getattr(a, "TAG"): a for a in args if hasattr(a, "TAG")}
+        others = [a for a in args if not hasattr(a, "TAG")]
+        if not tagged and not others:
+            return None
+
+        def union(data: Any) -> Any:
+            if isinstance(data, dict) and data.get("type") in tagged:
+                shape = _shaper(tagged[data["type"]], fill)
+            elif data is not None and others:
+                shape = _shaper(others[0], fill)
+            else:
+                return data
+            return data if shape is None else shape(data)
+
+        return union
+    if origin is tuple:
+        args = typing.get_args(tp)
+        if len(args) == 2 and args[1] is Ellipsis:
+            item = _shaper(args[0], fill)
+            return None if item is None else (lambda data: [item(v) for v in data] if isinstance(data, list) else data)
+        items = [_shaper(a, fill) for a in args]
+        if not any(items):
+            return None
+        return lambda data: [v if s is None else s(v) for s, v in zip(items, data)] if isinstance(data, list) else data
+    if origin is dict:
+        value = _shaper(typing.get_args(tp)[1], fill)
+        return None if value is None else (lambda data: {k: value(v) for k, v in data.items()} if isinstance(data, dict) else data)
+    if not dataclasses.is_dataclass(tp):
+        return None
+    plan: dict[str, tuple[Any, Any, Any]] = {}  # field -> (default data, its shaper, PUBLISHED)
+
+    def known() -> dict[str, tuple[Any, Any, Any]]:
+        if not plan:
+            hints = _hints(tp)
+            for f in dataclasses.fields(tp):
+                plan[f.name] = (field_default(f), _shaper(hints[f.name], fill), f.metadata.get(PUBLISHED))
+        return plan
+
+    def completed(data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        for name, (default, shape, _) in known().items():
+            if name not in data:
+                if default is not REQUIRED:
+                    data[name] = copy.deepcopy(default) if isinstance(default, (list, dict)) else default
+            elif shape is not None and data[name] is not None:
+                data[name] = shape(data[name])
+        return data
+
+    def compacted(data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        fields_ = known()
+        out = {}
+        for name, value in data.items():
+            found = fields_.get(name)
+            if found is None:
+                out[name] = value
+                continue
+            default, shape, published = found
+            if (default is not REQUIRED and _same(value, default)) or (published is not None and not published(value)):
+                continue
+            out[name] = value if shape is None or value is None else shape(value)
+        return out
+
+    return completed if fill else compacted

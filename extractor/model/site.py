@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Union
+from dataclasses import field
+from typing import Any, ClassVar, Union
 
 from .base import record
+from .serialize import PUBLISHED
 
 # --- message templates -------------------------------------------------------------
 
@@ -136,6 +138,10 @@ class GuardPart:
     code: str
 
 
+def _is_opaque(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("type") == Opaque.TAG
+
+
 # ``__raises__(expr, (classes))`` in a guard's code: evaluating ``expr`` raises one of the
 # classes. Collect writes it for a try body (collect.paths); the evaluator decides it.
 RAISES = "__raises__"
@@ -146,7 +152,9 @@ class Guard:
     """The condition under which control reaches a raise."""
 
     code: str
-    tree: GuardNode
+    # The condition as the model reads it. Published only where it is not modelled (an
+    # ``Opaque``, with its reason): elsewhere ``code`` holds it (``ast.parse(code)``).
+    tree: GuardNode | None = field(default=None, metadata={PUBLISHED: _is_opaque})
     parts: tuple[GuardPart, ...] = ()
     inputs: tuple[str, ...] = ()
     opaque: tuple[str, ...] = ()

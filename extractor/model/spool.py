@@ -14,7 +14,8 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .serialize import dumps_compact
+from .card import Card
+from .serialize import compact, complete, dumps_compact
 
 # Where a card's text holds its permalink until the run knows it (a cached card is the same
 # for every commit): a raw control character, which a JSON text holds nowhere else.
@@ -22,14 +23,29 @@ PERMALINK_SLOT = "\x00"
 
 
 def card_text(card: dict[str, Any]) -> str:
-    """A card's JSON text on one line (``dumps_compact``), its permalink a slot that
-    ``with_permalink`` fills."""
-    return "{" + ",".join(f'"{key}":' + (PERMALINK_SLOT if key == "permalink" else dumps_compact(card[key])[:-1]) for key in sorted(card)) + "}"
+    """A card's published JSON text on one line (``dumps_compact`` of its ``compact`` data:
+    no field that holds its default), its permalink a slot that ``with_permalink`` fills."""
+    published = {**compact(Card, card), "permalink": None}
+    return "{" + ",".join(f'"{key}":' + (PERMALINK_SLOT if key == "permalink" else dumps_compact(published[key])[:-1]) for key in sorted(published)) + "}"
 
 
 def with_permalink(text: str, link: str | None) -> str:
-    """A ``card_text`` with its permalink set."""
-    return text.replace(PERMALINK_SLOT, "null" if link is None else dumps_compact(link)[:-1], 1)
+    """A ``card_text`` with its permalink set (no permalink: none written, as for every
+    field that holds its default)."""
+    if link is None:
+        slot = '"permalink":' + PERMALINK_SLOT
+        return text.replace("," + slot, "", 1) if "," + slot in text else text.replace(slot + ",", "", 1).replace(slot, "", 1)
+    return text.replace(PERMALINK_SLOT, dumps_compact(link)[:-1], 1)
+
+
+def card_data(text: str) -> dict[str, Any]:
+    """A card's JSON text (catalog.json's line) -> its data, every field given (``complete``)."""
+    return complete(Card, json.loads(text))
+
+
+def published_text(card: dict[str, Any]) -> str:
+    """A card's data (complete or not) -> its line of catalog.json."""
+    return dumps_compact(compact(Card, card))[:-1]
 
 
 def summary_of(card: dict[str, Any]) -> dict[str, Any]:
@@ -55,7 +71,7 @@ class CardCatalog:
         raise NotImplementedError
 
     def cards(self) -> Iterator[dict[str, Any]]:
-        return (json.loads(text) for text in self.texts())
+        return (card_data(text) for text in self.texts())
 
     def data(self) -> dict[str, Any]:
         """The whole catalog as JSON data (every card decoded: as large as the catalog)."""
@@ -66,13 +82,13 @@ class DataCatalog(CardCatalog):
     """Catalog data already in memory (a loaded catalog.json); each card is encoded once."""
 
     def __init__(self, data: dict[str, Any]) -> None:
-        super().__init__({k: v for k, v in data.items() if k != "errors"}, [summary_of(card) for card in data["errors"]])
-        self._cards = data["errors"]
+        self._cards = [complete(Card, card) for card in data["errors"]]
+        super().__init__({k: v for k, v in data.items() if k != "errors"}, [summary_of(card) for card in self._cards])
         self._texts: list[str] | None = None
 
     def texts(self) -> Iterator[str]:
         if self._texts is None:
-            self._texts = [dumps_compact(card)[:-1] for card in self._cards]
+            self._texts = [published_text(card) for card in self._cards]
         return iter(self._texts)
 
     def cards(self) -> Iterator[dict[str, Any]]:

@@ -18,7 +18,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import CatalogError
-from ..model import SCHEMA_ID, record
+from ..model import SCHEMA_ID, Card, record
+from ..model.base import READABLE_SCHEMA_IDS
+from ..model.serialize import complete
 from ..model.schema import validate_catalog
 
 CATALOG_FILE = "catalog.json"
@@ -101,7 +103,7 @@ def load_catalog(path: str, *, validate: bool = False, data: bytes | None = None
     except RecursionError:
         raise CatalogError(f"catalog {file} is nested too deeply to be a raisedocs catalog") from None
     found = catalog.get("schema") if isinstance(catalog, dict) else None
-    if found != SCHEMA_ID:
+    if found not in READABLE_SCHEMA_IDS:
         raise CatalogError(f"{file} is not a raisedocs catalog: schema is {found!r}, expected {SCHEMA_ID!r}")
     if validate:
         try:
@@ -110,6 +112,8 @@ def load_catalog(path: str, *, validate: bool = False, data: bytes | None = None
             raise CatalogError(f"{file}: {exc}") from exc
     elif not isinstance(catalog.get("errors"), list) or not all(isinstance(card, dict) for card in catalog["errors"]):
         raise CatalogError(f"{file}: catalog does not match schema at errors: not a list of cards")
+    for card in catalog["errors"]:
+        complete(Card, card)  # (a field catalog.json leaves out holds its default)
     return catalog
 
 

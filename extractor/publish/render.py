@@ -16,7 +16,8 @@ from urllib.parse import quote
 
 import jinja2
 
-from ..model import dumps_compact, dumps_data, to_data
+from ..model import Card, dumps_compact, dumps_data, to_data
+from ..model.serialize import complete
 from ..model.markdown import code_block, code_span, escape_cell, escape_line, escape_text, safe_url
 from ..model.spool import CardCatalog, DataCatalog
 from ..options import strict_from_env
@@ -207,8 +208,10 @@ def _pages(work: tuple[list[str], dict[str, Any], dict[str, Any], bool], page: C
     texts, _, _, card_json = work
     out = []
     for text in texts:
-        card = json.loads(text)
-        out.append((card["id"], index_entry(card), page(card), dumps_data(card) if card_json else None))
+        published = json.loads(text)
+        own_json = dumps_data(published) if card_json else None  # (as catalog.json holds it)
+        card = complete(Card, published)
+        out.append((card["id"], index_entry(card), page(card), own_json))
     return out
 
 

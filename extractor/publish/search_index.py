@@ -18,7 +18,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..errors import CatalogError
-from ..model import dumps_compact
+from ..model import Card, dumps_compact
+from ..model.serialize import complete
 from .explain import compile_template, load_catalog, locate_catalog, read_catalog_bytes
 
 INDEX_FILE = "search-index.json"
@@ -149,7 +150,7 @@ def full_card(path: str, card_id: str, catalog: dict[str, Any] | None = None) ->
         with open(own, encoding="utf-8") as handle:
             card = json.load(handle)
         if isinstance(card, dict) and card.get("id") == card_id:
-            return card
+            return complete(Card, card)
     except (OSError, ValueError):
         pass
     if catalog is None:
@@ -181,6 +182,6 @@ def _card_line(file: str, card_id: str) -> dict[str, Any] | None:
             except ValueError:
                 return None
             if isinstance(card, dict) and card.get("id") == card_id:
-                return card
+                return complete(Card, card)
         at = data.find(needle, end) if end != -1 else -1
     return None

@@ -22,7 +22,8 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from ..model import dumps_data
+from ..model import Card, dumps_data
+from ..model.serialize import compact
 from ..model.markdown import safe_url
 from ..model.spool import CardCatalog, DataCatalog
 from ..options import strict_from_env
@@ -96,7 +97,7 @@ def render_site(catalog: Any) -> Iterator[tuple[str, str]]:
     yield "api/catalog.json", catalog_text
     for card in source.cards():
         entries.append(index_entry(card))
-        yield f"api/errors/{card['id']}.json", dumps_data(card)
+        yield f"api/errors/{card['id']}.json", dumps_data(compact(Card, card))  # (as catalog.json holds it)
         yield f"errors/{card['id']}.html", _card_page(env, card, by_id, common)
     index = build_index(entries, hashlib.sha256(catalog_text.encode("utf-8")).hexdigest())
     yield f"api/{INDEX_FILE}", dump_index(index)

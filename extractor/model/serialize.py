@@ -306,15 +306,33 @@ def _shaper(tp: Any, fill: bool) -> Any:
                 plan[f.name] = (field_default(f), _shaper(hints[f.name], fill), f.metadata.get(PUBLISHED))
         return plan
 
+    # For completing: the fields whose default is a constant (None, False, 0, ""), those whose
+    # default is a container (a fresh one each time), and those that hold records.
+    constants: list[tuple[str, Any]] = []
+    containers: list[tuple[str, Any]] = []
+    nested: list[tuple[str, Any]] = []
+
     def completed(data: Any) -> Any:
         if not isinstance(data, dict):
             return data
-        for name, (default, shape, _) in known().items():
+        if not plan:  # (this closure's own plan: compacting has another)
+            for name, (default, shape, _) in known().items():
+                if isinstance(default, (list, dict)):
+                    containers.append((name, default))
+                elif default is not REQUIRED:
+                    constants.append((name, default))
+                if shape is not None:
+                    nested.append((name, shape))
+        for name, default in constants:
             if name not in data:
-                if default is not REQUIRED:
-                    data[name] = copy.deepcopy(default) if isinstance(default, (list, dict)) else default
-            elif shape is not None and data[name] is not None:
-                data[name] = shape(data[name])
+                data[name] = default
+        for name, default in containers:
+            if name not in data:
+                data[name] = copy.deepcopy(default) if default else type(default)()
+        for name, shape in nested:
+            value = data.get(name)
+            if value is not None:
+                data[name] = shape(value)
         return data
 
     def compacted(data: Any) -> Any:

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from .helpers import extract_snippet, run_cli, temp_tree
+from .helpers import extract_snippet, only, run_cli, temp_tree
 
 
 def guards(tmp_path, code: str) -> list[str]:
@@ -554,3 +554,21 @@ def test_a_return_that_calls_the_function_again_is_no_way_out(tmp_path) -> None:
     [card] = extract_snippet(tmp_path, code)
     assert [p.role for p in card.guard.parts] == ["exit", "leave"]
     assert [f.inputs for f in card.fixes] == [{"obj": None}]
+
+
+@pytest.mark.parametrize(
+    "binding, test, booleans, assumed",
+    [
+        # vLLM's triton tensor: ``transpose = self.data.stride()[-1] != 1`` is True or False, never 0
+        ("t = x.stride() != 1", "t", ("t",), True),
+        ("t = not x.y() and x.z() in (1, 2)", "not t", ("t",), False),
+        ("t: bool = isinstance(x.y(), int)", "t", ("t",), True),
+        # a call's result may be anything; a parameter named ``isinstance`` is no builtin
+        ("t = x.stride()", "t", (), 1),
+        ("t = isinstance(x.y(), int)\n    isinstance = None", "t", (), 1),
+    ],
+)
+def test_a_local_bound_to_a_comparison_is_a_bool(tmp_path, binding: str, test: str, booleans: tuple[str, ...], assumed: object) -> None:
+    card = only(extract_snippet(tmp_path, f"def f(x):\n    {binding}\n    if {test}:\n        raise ValueError('a')\n"))
+    assert (card.guard.booleans, card.trigger.status) == (booleans, "internal")
+    assert card.trigger.assumes == {"t": assumed} and type(card.trigger.assumes["t"]) is type(assumed)

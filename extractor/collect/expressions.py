@@ -55,6 +55,7 @@ class ExprModel:
         self.reaching = Reaching(function, self.inline_at, stores, self._side_tag) if function is not None else None
         self._versions: dict[tuple[str, tuple[str, int]], int] = {}  # (local, reaching.version) -> its number
         self._reads: list[tuple[str, cst.CSTNode]] = []  # by number: the local, and the first statement it was read at
+        self._keys: list[tuple[str, tuple[str, int]]] = []  # by number: its (local, reaching.version)
         self.raise_names: dict[str, str] = {}  # tag -> shown name, in the guard of the raise being read
 
     @contextmanager
@@ -138,7 +139,23 @@ class ExprModel:
         if number is None:
             number = self._versions[key] = len(self._reads)
             self._reads.append((name, at))
+            self._keys.append(key)
         return number
+
+    def boolean_names(self, shown: dict[str, str]) -> tuple[str, ...]:
+        """The shown names of the tags whose binding is ``name = value`` (or ``name: T = value``)
+        with a value that is a bool by its form (``is_boolean_form``)."""
+        found = []
+        for tag, name in shown.items():
+            match = TAGGED.fullmatch(tag)
+            if match is None or self.reaching is None:
+                continue
+            local, (kind, where) = self._keys[int(match.group(2))]
+            stmt = self.reaching.statement(where) if kind == "after" else None
+            value = _bound_value(stmt, local) if stmt is not None else None
+            if value is not None and is_boolean_form(value, self.scope):
+                found.append(name)
+        return tuple(sorted(set(found)))
 
     def _holds_at(self, number: int, at: cst.CSTNode) -> bool:
         """Whether the value tag ``number`` stands for is what its local holds at ``at``
@@ -337,3 +354,41 @@ def _opaque_part(root: str, chain: str) -> tuple[str, str]:
     if TAG not in chain or TAG in root:
         return root, chain
     return (held := chain[:end] if (end := chain.find(".", chain.index(TAG))) >= 0 else chain), held
+
+
+# Builtins whose call gives a bool (where the name is not bound to something else).
+_BOOLEAN_CALLS = frozenset({"isinstance", "issubclass", "callable", "hasattr", "bool", "all", "any"})
+
+
+def is_boolean_form(value: cst.BaseExpression, scope: Scope) -> bool:
+    """Whether ``value`` gives a bool whatever it reads: a comparison (one of arrays gives an
+    array, which a test takes for its truth), ``not``, ``and``/``or`` of such, a call of a
+    builtin predicate not rebound in the module or the function."""
+    value = strip_parens(value)
+    if isinstance(value, cst.Comparison) or isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not):
+        return True
+    if isinstance(value, cst.BooleanOperation):
+        return is_boolean_form(value.left, scope) and is_boolean_form(value.right, scope)
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+        name = value.func.value
+        return name in _BOOLEAN_CALLS and name not in scope.bindings and name not in scope.params and name not in scope.module.kinds
+    return False
+
+
+def _bound_value(stmt: cst.CSTNode, name: str) -> cst.BaseExpression | None:
+    """The value of ``name = value`` (or ``name: T = value``) that ``stmt`` is (or ends a line
+    of statements with), where it is one."""
+    if isinstance(stmt, cst.SimpleStatementLine):
+        for small in reversed(stmt.body):
+            if isinstance(small, (cst.Assign, cst.AnnAssign)):
+                found = _bound_value(small, name)
+                if found is not None:
+                    return found
+            if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and small.target.value == name:
+                return None
+        return None
+    if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name) and stmt.targets[0].target.value == name:
+        return stmt.value
+    if isinstance(stmt, cst.AnnAssign) and isinstance(stmt.target, cst.Name) and stmt.target.value == name:
+        return stmt.value
+    return None

@@ -364,6 +364,7 @@ def _extract_guard(chain: Sequence[cst.CSTNode], start: int, model: PathModel) -
         parts=_parts(conditions),
         inputs=tuple(refs.inputs),
         opaque=tuple(refs.opaque),
+        booleans=tuple(n for n in model.exprs.boolean_names(shown) if n in refs.opaque),
         versions=tuple((name, base, "stored" if "." in base else "rebound" if model.exprs.is_entry_name(base) else "earlier")
                        for tag, name in shown.items() if name != (base := untagged(tag))),
         calls=tuple(refs.calls),

@@ -98,6 +98,12 @@ class StatementIndex:
             return isinstance(stmt, cst.Match) and name in self.binds(stmt)
         return found or "." in name and name in head_binds(stmt, self.stores)
 
+    def statement(self, ident: int) -> cst.CSTNode | None:
+        """The statement whose ``id`` is ``ident`` (a version's ``where``), if it is indexed."""
+        self.indexed()
+        frame = self._frames.get(ident)
+        return frame[1][frame[2]] if frame is not None else None
+
     def version(self, name: str, at: cst.CSTNode) -> tuple[str, int]:
         """Which binding of ``name`` it holds just before statement ``at``: two statements
         with the same version read the same value (on one pass through the loops around

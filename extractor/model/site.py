@@ -164,6 +164,9 @@ class Guard:
     # (the parameter's own name always means its argument); "stored", a value of an attribute
     # the function stores (``self.x``: its own name always means the caller's object's).
     versions: tuple[tuple[str, str, str], ...] = ()
+    # Opaque names whose binding gives a bool by its form (``t = x.stride()[-1] != 1``: a
+    # comparison, ``not``, ``isinstance``...), whatever the value it reads: True or False.
+    booleans: tuple[str, ...] = ()
     calls: tuple[str, ...] = ()
     constants: tuple[tuple[str, str], ...] = ()
     context: tuple[Context, ...] = ()

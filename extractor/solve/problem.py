@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..collect.declarations import dotted_name
@@ -302,8 +302,11 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
             default = default_value(domain) if domain.has_default else NO_VALUE
             if default is NO_VALUE and domain.default in constants:
                 default = constants[domain.default]  # ``default=MISSING``: that sentinel
+            boolean = name in guard.booleans  # (a local bound to a comparison: True or False)
+            if boolean:
+                domain = replace(domain, types=("bool",))
             variables[name] = Variable(name=name, domain=domain, is_atom=(name in guard.opaque and name not in elements) or name in state,
-                                       default=default, prefer=(preferred or {}).get(name))
+                                       default=default, prefer=(preferred or {}).get(name), is_boolean=boolean)
     for code, boolean in sorted(atoms.items()):
         domain = Domain(input=code, source="opaque", types=("bool",) if boolean else ())
         variables[code] = Variable(name=code, domain=domain, is_atom=True, is_boolean=boolean,

@@ -11,7 +11,7 @@ import sys
 from extractor.collect.lazy import lazy_attributes
 from extractor.solve.environ import environ_candidates, environ_setup, with_environ_reads, with_lazy_reads
 
-from .helpers import FIXTURES, extracted, run_cli
+from .helpers import FIXTURES, extract_snippet, extracted, only, run_cli
 
 
 def _expr(code: str) -> ast.expr:
@@ -82,3 +82,22 @@ def test_an_optional_import_is_a_fact_of_the_machine(capsys, tmp_path) -> None:
              "    print(traceback.extract_tb(exc.__traceback__)[-1].lineno, exc)\n")
     run = subprocess.run([sys.executable, "-I", "-c", probe, str(root)], capture_output=True, text=True, timeout=60, check=False)
     assert run.stdout.strip() == f"{card['line']} reading x.yaml needs the shop_yaml_reader package"
+
+
+def test_an_import_guarded_by_other_classes_may_raise_them(tmp_path) -> None:
+    """An import runs the module's code, which may raise anything: vLLM's
+    ``try: import torchcodec`` / ``except RuntimeError`` (ffmpeg missing) was "unreachable"."""
+    code = ("def check():\n    try:\n        import torchcodec\n    except RuntimeError as e:\n"
+            "        raise RuntimeError(str(e)[:10]) from None\n")
+    card = only(extract_snippet(tmp_path, code))
+    assert card.guard.code == "__raises__(importlib.import_module('torchcodec'), (RuntimeError,))"
+    assert card.trigger.status == "internal"
+
+
+def test_a_parenthesized_handler_of_an_import_is_its_class(tmp_path) -> None:
+    """``except (ImportError):`` (multiprocessing.synchronize) catches ImportError: the
+    machine decides, as without the parentheses; it was "unreachable"."""
+    code = "try:\n    from _no_such_module import SemLock\nexcept (ImportError):\n    raise ImportError('no sem_open')\n"
+    card = only(extract_snippet(tmp_path, code))
+    assert card.guard.code == "importlib.util.find_spec('_no_such_module') is None"
+    assert card.trigger.status == "environment"

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 import libcst as cst
 
 from .reaching import unpacked_length
-from .scope import EXIT_CALLS, child_nodes, dotted, raw_code
+from .scope import EXIT_CALLS, child_nodes, dotted, raw_code, strip_parens
 
 
 def _statement_nodes(stmt: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -67,9 +67,9 @@ def handler_types(handler: cst.ExceptHandler) -> tuple[str, ...]:
     """The classes an ``except`` clause catches, as written (``BaseException`` for a bare one)."""
     if handler.type is None:
         return ("BaseException",)
-    node = handler.type
+    node = strip_parens(handler.type)  # (``except (ImportError):`` catches ImportError)
     if isinstance(node, cst.Tuple):
-        return tuple(raw_code(e.value) for e in node.elements)
+        return tuple(raw_code(strip_parens(e.value)) for e in node.elements)
     return (raw_code(node),)
 
 

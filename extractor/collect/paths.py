@@ -111,13 +111,16 @@ class PathModel:
         """Statement ``at`` (evaluating ``value``) raises what ``handler`` catches (None: anything).
         An import of a module raises ModuleNotFoundError where it is not installed
         (``importlib.util.find_spec("h2") is None``): the environment decides, which an
-        ``except ImportError`` around ``import h2`` exists for; where the handler does not catch
-        that, the import is taken to complete."""
+        ``except ImportError`` around ``import h2`` exists for. A handler of other classes
+        catches what the module's own code raises while it is imported (torchcodec raises
+        RuntimeError where ffmpeg is missing): not modelled, like any other call's."""
         with self.exprs.located(at):
-            if imported_module(at) is None:
+            module = imported_module(at)
+            if module is None:
                 return Truthy(expr=self.exprs.atom(_raises_call(value, handler)))
             if handler is not None and not set(handler_types(handler)) & _CATCH_MISSING_MODULE:
-                return FALSE
+                imported = cst.parse_expression(f"importlib.import_module({module!r})")  # (what the statement runs)
+                return Truthy(expr=self.exprs.atom(_raises_call(imported, handler)))
             return self.conditions.condition(cst.Comparison(left=value, comparisons=[cst.ComparisonTarget(cst.Is(), cst.Name("None"))]))
 
     def test(self, node: cst.BaseExpression, at: cst.CSTNode) -> GuardNode:

@@ -30,6 +30,9 @@ CASES = [
     # a message variable assigned several times: the value that reaches the raise
     ('msg = "first"\n    msg = f"second {x}"\n    raise ValueError(msg)', "second {x}", ("x",)),
     ('msg = "bad value"\n    msg += ": " + str(x)\n    raise ValueError(msg)', "bad value: {str(x)}", ("str(x)",)),
+    # a message variable the raise adds to (vLLM's attention.py: ``error_msg + "..."``)
+    ('msg = f"layer {x} "\n    raise ValueError(msg + "is not valid.")', "layer {x} is not valid.", ("x",)),
+    ('head = "bad " + x\n    raise ValueError(head + y)', "bad {x}{y}", ("x", "y")),
     ('raise ValueError(x)', "{x}", ("x",)),
     # As str() renders each class's arguments (link.messages)
     ("raise ValueError", "", ()),

@@ -137,16 +137,38 @@ def _reconstruct(node: cst.BaseExpression, render: Render, resolve: Resolve, dep
 
 
 def _reconstruct_concat(node: cst.BaseExpression, render: Render, resolve: Resolve, depth: int) -> MessageTemplate:
+    """``a + b + ...``: each string literal's text, and a message variable's own template
+    where one binding of it reaches here (``error_msg + "cannot be the same as the current
+    layer."``, vLLM's attention.py); any other operand is a hole."""
     operands = _concat_operands(node)
-    if not any(is_string_literal(op) for op in operands):
-        return unknown("concat", "concat_without_string_literal")
     parts: list[Part] = []
+    texts = 0
     for operand in operands:
         if is_string_literal(operand):
             parts.extend(string_parts(operand, render)[0])
+            texts += 1
+            continue
+        inner = _variable_template(operand, render, resolve, depth)
+        if inner is not None:
+            parts.extend(inner)
+            texts += 1
         else:
             parts.append(Hole(expr=render(operand)))
+    if not texts:
+        return unknown("concat", "concat_without_string_literal")
     return make_template("concat", parts)
+
+
+def _variable_template(node: cst.BaseExpression, render: Render, resolve: Resolve, depth: int) -> list[Part] | None:
+    """The parts of the text a local name holds (its one reaching binding, a string
+    template); None for anything else."""
+    if not isinstance(node, cst.Name) or depth >= 8:
+        return None
+    target = resolve(node)
+    if not isinstance(target, cst.BaseExpression) or target is node:
+        return None
+    inner = _reconstruct(_strip_parens(target), render, resolve, depth + 1)
+    return list(inner.parts) if inner.parts is not None and inner.reason is None else None
 
 
 def _kind_name(node: cst.CSTNode) -> str:

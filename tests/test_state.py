@@ -105,6 +105,13 @@ def test_state_cards_name_where_the_class_assigns_it(tmp_path, capsys) -> None:
     assert "- `self._closed = True` in `Session.close` (`shop/session.py:20`, in a block of it): this value reaches the raise" in markdown
     html = next((tmp_path / "site").rglob(f"{cards['Session.send']['id']}.html")).read_text(encoding="utf-8")
     assert "<li><code>self._closed = False</code> in <code>Session.__init__</code>" in html
+    # Any call raises on a new object: the solution is the method whose value does not reach
+    # the raise (test_what_state_cards_claim_holds_when_run runs start() before it)
+    running = cards["Session._require_running"]["id"]
+    markdown = (tmp_path / "docs" / "errors" / f"{running}.md").read_text(encoding="utf-8")
+    assert "## Solutions\n\n1. Call `Session.start` first: it sets `self._state = RUNNING`, a value that does not reach this raise (not verified).\n" in markdown
+    html = next((tmp_path / "site").rglob(f"{running}.html")).read_text(encoding="utf-8")
+    assert "<li>Call <code>Session.start</code> first: it sets <code>self._state = RUNNING</code>" in html
 
 
 def test_what_state_cards_claim_holds_when_run(tmp_path, capsys) -> None:

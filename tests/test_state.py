@@ -178,3 +178,14 @@ def test_a_wait_for_another_thread_on_the_way_is_not_modelled(tmp_path) -> None:
     [card] = extract_snippet(tmp_path, code)
     assert card.guard.approximations == ("waits_for_another_thread",)
     assert not card.trigger.verified and card.example is None
+
+
+def test_state_the_class_assigns_only_bools_is_a_bool(tmp_path, capsys) -> None:
+    """``self._closed = False`` / ``True``: the values shown are False and True, not 0 and 1;
+    ``self._owner = None`` / a value not shown: no type."""
+    cards = _cards(tmp_path, capsys)
+    send = cards["Session.send"]
+    assert [d["types"] for d in send["domains"] if d["input"] == "self._closed"] == [["bool"]]
+    assert send["trigger"]["assumes"] == {"self._closed": True}
+    assert [f["description"] for f in send["fixes"]] == ["`self._closed` is `False` (rather than `True`)"]
+    assert [d["types"] for d in cards["Session.release"]["domains"] if d["input"] == "self._owner"] == [[]]

@@ -258,8 +258,10 @@ def describe_fix(candidate: FixCandidate, label: str, before: Any, after: Any, *
     elif atom and (module := spec_module(label)) is not None:
         state = "is installed" if after is not None else "is not installed"
         description = f"{part} is false when the module {code_span(module)} {state} (`importlib.util.find_spec` finds it)"
-    elif atom:
-        description = f"{part} is false when {code_span(label)} is {new} (the trigger assumes {old})"
+    elif atom and candidate.part == label:  # (the test is the value itself: "`closed` is `False`")
+        description = f"{part} is {new} (rather than {old})"
+    elif atom:  # (state: no trigger may be claimed, so the value it is compared with is "rather than")
+        description = f"{part} is false when {code_span(label)} is {new} (rather than {old})"
     elif stand_in:
         description = f"set {code_span(label)} to a value of yours that makes {part} false, for example {new} (the trigger has {old}; nothing declares its type)"
     else:

@@ -15,7 +15,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from ..model import StateWrite
+from ..model import Domain, StateWrite
 from .problem import Problem
 
 _UNREAD = object()
@@ -33,6 +33,29 @@ def reached(state: tuple[StateWrite, ...], problem: Problem, env: dict[str, Any]
         reaches = None if value is _UNREAD else problem.holds({**problem.constants, **trial, write.input: value})
         out.append(replace(write, reaches=reaches))
     return tuple(out)
+
+
+_TYPED = ("bool", "int", "float", "str")
+
+
+def state_types(state: tuple[StateWrite, ...], domains: dict[str, Domain]) -> dict[str, Domain]:
+    """The domains of the attributes whose every assignment in the class is a literal of one
+    builtin type (``self._closed = False`` in ``__init__``, ``True`` in ``close``): that type,
+    where nothing else declares one. An assignment of a value not shown (a call, ``+=``) may
+    give any type: then none."""
+    writes: dict[str, list[Any]] = {}
+    for write in state:
+        writes.setdefault(write.input, []).append(_literal(write.constant or write.value))
+    out = {}
+    for name, values in writes.items():
+        domain = domains.get(name)
+        kinds = {type(v).__name__ for v in values}
+        if domain is None or domain.types or domain.choices is not None or _UNREAD in values or len(kinds) != 1:
+            continue
+        (kind,) = kinds
+        if kind in _TYPED:
+            out[name] = replace(domain, types=(kind,))
+    return out
 
 
 def _literal(source: str | None) -> Any:

@@ -25,7 +25,7 @@ from .messages import message_refs, render_message, shown_message
 from .passage import first_failing, names_read, unpacked_values
 from .problem import Problem, Variable, build_problem, candidates, classes_of
 from .search import Solution, search
-from .state import reached
+from .state import reached, state_types
 from .status import CLAIMED, PLAIN, Reads, atom_kind, caller_sets, missing_arguments, read_atoms, trigger_status, unread_attributes
 from .validator import built_by_class, card_validator
 from .values import to_json_value
@@ -65,6 +65,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     raised_with = [n for n in names_read(ctx.evaluates, params) if n in ctx.unread and n not in refs]
     names = list(dict.fromkeys([*card.guard.inputs, *card.guard.opaque, *refs, *raised_with]))
     domains = card_domains(card, ctx.params, names, ctx.param_choices, _stored_params(ctx))
+    domains.update(state_types(card.state, domains))  # (``self._closed``: False or True, as the class assigns it)
     published = tuple(domains[n] for n in names)
     if isinstance(card.guard.tree, Opaque):
         trigger = Trigger(status="unsolved", inputs={}, reason="guard_not_modelled")

@@ -338,8 +338,14 @@ def card_validator(card: Card, ctx: CardContext, problem: Problem, keys: list[st
                    domains: dict[str, Domain]) -> tuple[Validator | None, str | None]:
     """The card's validator, or None and the reason code why it has none."""
     exc = card.exception
-    if card.kind == "reraise" or exc.factory or len(exc.classes) != 1 or card.message.parts is None:
-        return None, "no_single_class_or_message"
+    if card.kind == "reraise":
+        return None, "reraises"  # what it raises was caught or passed in: no standalone function makes it
+    if exc.factory:
+        return None, "exception_built_by_call"
+    if len(exc.classes) != 1:
+        return None, "exception_class_unresolved"
+    if card.message.parts is None:
+        return None, "message_not_reconstructed"
     if card.guard.code == "True":
         return None, "unconditional"
     if card.guard.loops:

@@ -13,6 +13,8 @@ from extractor.model import FileFacts
 from extractor.options import Options
 from extractor.sources import SourceFile
 
+from .helpers import extract_snippet, only
+
 MODULE = textwrap.dedent("""
     import numbers as n
     from abc import ABC
@@ -93,3 +95,19 @@ def test_the_table_answers_as_python_does_for_the_standard_librarys_classes() ->
             assert isinstance(value, InstancesOf(types).types) == expected, (name, value)
             checked += 1
     assert checked > 500
+
+
+@pytest.mark.parametrize(
+    "test, status, inputs",
+    [
+        # asynchat's push: no plain value is a bytearray or memoryview, so 0 reaches the raise
+        ("not isinstance(data, (bytes, bytearray, memoryview))", "concrete", {"data": 0}),
+        ("not isinstance(data, type)", "concrete", {"data": 0}),
+        # a test that needs an instance no plain value is: assumed, as before
+        ("isinstance(data, Exception)", "internal", {}),
+    ],
+)
+def test_builtin_classes_no_candidate_is_an_instance_of(tmp_path, test: str, status: str, inputs: dict) -> None:
+    card = only(extract_snippet(tmp_path, f"def push(data):\n    if {test}:\n        raise TypeError('no')\n"))
+    assert (card.trigger.status, card.trigger.inputs) == (status, inputs)
+    assert card.trigger.verified is (status == "concrete")

@@ -351,7 +351,7 @@ def card_validator(card: Card, ctx: CardContext, problem: Problem, keys: list[st
     if card.guard.loops:
         return None, "needs_loop_element"  # the check runs on an element the function takes from a loop
     if f"{RAISES}(" in card.guard.code:
-        return None, "needs_try_body"  # reached when the function's own try body raises: no standalone check
+        return None, "needs_try_body"  # whether the function's own try body raises: no standalone check
     if (path := unmodelled_path(card.guard)) is not None:
         # the guard is not the whole condition (a handler's try body must raise first, a loop
         # must give an element): restating it alone would refuse calls that never raise

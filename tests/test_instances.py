@@ -111,3 +111,19 @@ def test_builtin_classes_no_candidate_is_an_instance_of(tmp_path, test: str, sta
     card = only(extract_snippet(tmp_path, f"def push(data):\n    if {test}:\n        raise TypeError('no')\n"))
     assert (card.trigger.status, card.trigger.inputs) == (status, inputs)
     assert card.trigger.verified is (status == "concrete")
+
+
+@pytest.mark.parametrize(
+    "code, fix",
+    [
+        # pickle's _loads: any value that is not a str gets past the test; 0 is one example
+        ("import io\n\ndef loads(s):\n    if isinstance(s, str):\n        raise TypeError('no')\n    return io.BytesIO(s)\n",
+         "set `s` to a value that is not a `str`, for example `0` (the trigger has `''`), so that `isinstance(s, str)` is false"),
+        ("def push(data):\n    if not isinstance(data, (bytes, bytearray)):\n        raise TypeError('no')\n",
+         "set `data` to an instance of one of `bytes`, `bytearray`, for example `b''` (the trigger has `0`), "
+         "so that `not isinstance(data, (bytes, bytearray))` is false"),
+    ],
+)
+def test_a_fix_of_a_type_test_says_which_type(tmp_path, code: str, fix: str) -> None:
+    card = only(extract_snippet(tmp_path, code))
+    assert [f.description for f in card.fixes] == [fix]

@@ -264,6 +264,17 @@ def describe_fix(candidate: FixCandidate, label: str, before: Any, after: Any, *
         description = f"{part} is false when {code_span(label)} is {new} (rather than {old})"
     elif stand_in:
         description = f"set {code_span(label)} to a value of yours that makes {part} false, for example {new} (the trigger has {old}; nothing declares its type)"
+    elif (tested := _type_test(candidate.part, label)) is not None:
+        # (the test is the value's type: any value of the other kind will do; ``0`` for
+        # ``isinstance(s, str)`` is one example, which pickle's next line refuses)
+        negated, classes = tested
+        if len(classes) == 1:
+            article = "an" if classes[0].strip("`")[:1].lower() in "aeiou" else "a"
+            kind = f"{article} {classes[0]}" if negated else f"a value that is not {article} {classes[0]}"
+        else:
+            listed = ", ".join(classes)
+            kind = f"an instance of one of {listed}" if negated else f"a value that is none of {listed}"
+        description = f"set {code_span(label)} to {kind}, for example {new} (the trigger has {old}), so that {part} is false"
     else:
         description = f"set {code_span(label)} to {new} (the trigger has {old}), so that {part} is false"
     if candidate.target == "leave":
@@ -273,6 +284,21 @@ def describe_fix(candidate: FixCandidate, label: str, before: Any, after: Any, *
         others = "another raise" if one else f"{len(candidate.undecided)} other raises"
         description += f" (but {others} of the function may then fire: {'its test reads' if one else 'their tests read'} values the tool does not know)"
     return description
+
+
+def _type_test(part: str, name: str) -> tuple[bool, list[str]] | None:
+    """``(negated, the classes as code spans)`` where ``part`` is ``isinstance(name, classes)`` or its ``not``."""
+    try:
+        node = ast.parse(part, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    negated = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+    call = node.operand if negated else node  # type: ignore[attr-defined]
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "isinstance" and len(call.args) == 2
+            and not call.keywords and ast.unparse(call.args[0]) == name):
+        return None
+    classes = call.args[1]
+    return negated, [code_span(ast.unparse(c)) for c in (classes.elts if isinstance(classes, ast.Tuple) else [classes])]
 
 
 def quiet_stand_ins(problem: Problem, envs: list[dict[str, Any]], siblings: list[str], choices: dict[str, list[Any]],

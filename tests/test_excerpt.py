@@ -7,7 +7,7 @@ import ast
 from hypothesis import given
 from hypothesis import strategies as st
 
-from extractor.collect.file import _AFTER_RAISE, _excerpt
+from extractor.collect.excerpts import _AFTER_RAISE, excerpt_of
 
 
 def _function(before: int, raise_lines: int, after: int) -> tuple[str, ast.FunctionDef, ast.Raise]:
@@ -28,7 +28,7 @@ def _function(before: int, raise_lines: int, after: int) -> tuple[str, ast.Funct
 def test_an_excerpt_keeps_the_raise_and_what_leads_to_it(before: int, raise_lines: int, after: int, limit: int) -> None:
     code, function, node = _function(before, raise_lines, after)
     lines = code.splitlines()
-    excerpt = _excerpt(function, node, lines, limit)
+    excerpt = excerpt_of(function, node, lines, limit)
     shown = excerpt.text.split("\n")
     first, last = excerpt.start_line, excerpt.start_line + len(shown) - 1
     assert shown == lines[first - 1 : last]
@@ -42,6 +42,6 @@ def test_an_excerpt_keeps_the_raise_and_what_leads_to_it(before: int, raise_line
 
 def test_a_long_function_shows_the_lines_before_its_raise() -> None:
     code, function, node = _function(before=50, raise_lines=1, after=50)
-    excerpt = _excerpt(function, node, code.splitlines(), 30)
+    excerpt = excerpt_of(function, node, code.splitlines(), 30)
     assert (excerpt.start_line, excerpt.text.count("\n") + 1) == (node.lineno - 26, 30)
     assert excerpt.text.endswith("    raise ValueError('bad')\n    y0 = 0\n    y1 = 1\n    y2 = 2")

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from extractor.collect.uses import evident_types
+from extractor.collect.uses import ModuleFunctions, evident_types
 
 
 def uses(code: str) -> dict[str, str]:
@@ -61,3 +61,18 @@ def test_no_evidence(code: str) -> None:
 
 def test_evidence_before_a_rebinding_counts() -> None:
     assert uses("def f(p):\n    if p.startswith('#'):\n        return None\n    p = int(p[1:])\n    return p + 1") == {"p": "str"}
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    # gettext's c2py passes plural to _tokenize, which gives it to re.finditer
+    ("import re\ndef _tokenize(s):\n    return re.finditer('a', s)\ndef c2py(plural):\n    return list(_tokenize(plural))\n",
+     {"plural": "str"}),
+    ("def take(xs, n=0):\n    xs.append(n)\ndef f(p):\n    take(xs=p)\n", {"p": "list"}),
+    # a name the module binds twice is not known to be that function; nor is one of another scope
+    ("def g(s):\n    return s.strip()\ng = print\ndef f(p):\n    return g(p)\n", {}),
+    ("def g(s):\n    return s.strip()\ndef f(p, g):\n    return g(p)\n", {}),
+])
+def test_evidence_passed_on_to_a_function_of_the_module(code: str, expected: dict[str, str]) -> None:
+    module = ast.parse(code)
+    function = next(n for n in module.body if isinstance(n, ast.FunctionDef) and n.name in ("c2py", "f"))
+    assert evident_types(function, ModuleFunctions(module)) == expected

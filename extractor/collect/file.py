@@ -20,7 +20,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..model import ClassFact, Excerpt, FileFacts, FileFailure, Guard, MessageTemplate, Opaque, Param, SiteFact, Text, from_data, to_data
+from ..model import ClassFact, FileFacts, FileFailure, Guard, MessageTemplate, Opaque, Param, SiteFact, Text, from_data, to_data
 from ..options import Options, strict_from_env
 from ..sources import DecodeError, SourceFile, decode_source, split_lines
 from . import declarations as decl
@@ -28,6 +28,7 @@ from .callers import in_file_callers
 from .class_messages import class_message
 from .constants import literal_exports, module_names, mutated_names, unpacked
 from .cstpass import RaiseFacts, UnitAnalysis, parse_unit
+from .excerpts import excerpt_of
 from .flags import boolean_kwargs, cli_flags, may_declare_flags
 from .lazy import lazy_attributes
 from .messages import render_template, unknown
@@ -37,8 +38,19 @@ from .purity import changed_names
 from .routes import call_routes
 from .scope import ModuleNames
 from .syntax import walk
-from .units import COMPOUND, DEFS, SCOPES, WORD, children, defined_under, first_line, method_stores, needed_end, too_deep_for_libcst, unit_text
-from .uses import evident_types
+from .units import (
+    COMPOUND,
+    DEFS,
+    SCOPES,
+    WORD,
+    children,
+    defined_under,
+    method_stores,
+    needed_end,
+    too_deep_for_libcst,
+    unit_text,
+)
+from .uses import ModuleFunctions, evident_types
 
 log = logging.getLogger("raisedocs")
 
@@ -200,6 +212,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         units.setdefault(id(unit), (unit, owner, []))[2].append(hit)
     sites: list[SiteFact] = []
     per_function: dict[tuple[str, int], Any] = {}  # (what, id of a function node) -> its call style or parameters, found once for all its raises
+    per_function["module", 0] = ModuleFunctions(tree)  # (what a parameter passed on to another function is used as)
     for unit, owner, hits in units.values():
         for hit, facts in zip(hits, _memo_unit_facts(unit, hits, lines, names, memo, owner)):
             sites.append(_site(hit, facts, lines, src, options, per_function))
@@ -328,7 +341,7 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
         cause=facts.cause,
         message=_bounded(facts.message),
         guard=defined_under(facts.guard, hit.stack, next((n for n in hit.stack if isinstance(n, (*DEFS, ast.ClassDef))), None)),
-        excerpt=_excerpt(span, hit.node, lines, options.excerpt_lines),
+        excerpt=excerpt_of(span, hit.node, lines, options.excerpt_lines),
         function_doc=decl.cut_text(ast.get_docstring(function)) if function is not None else None,
         reason=facts.reason,
         params=_params(function, src, per_function) if function is not None else (),
@@ -344,7 +357,8 @@ def _params(function: ast.FunctionDef | ast.AsyncFunctionDef, src: decl.SourceTe
     """The function's parameters, with the types its code evidently uses them as; once per function."""
     found = per_function.get(("params", id(function)))
     if found is None:
-        used = evident_types(function)
+        module = per_function.get(("module", 0))
+        used = evident_types(function, module)
         found = per_function["params", id(function)] = tuple(
             dataclasses.replace(p, used_as=used[p.name]) if p.name in used else p for p in decl.function_params(function, src))
     return found
@@ -358,25 +372,6 @@ def _call_style(function: ast.FunctionDef | ast.AsyncFunctionDef, per_function: 
         text = "\n".join(lines[function.lineno - 1 : function.end_lineno])
         found = per_function["style", id(function)] = decl.call_style(function, may_yield="yield" in text or not text.isascii())
     return found
-
-
-def _excerpt(span: ast.AST, node: ast.Raise, lines: list[str], limit: int) -> Excerpt:
-    """The enclosing definition, clipped to ``limit`` lines that keep the raise in view: what
-    leads to it (the tests of its guard stand before it), and ``_AFTER_RAISE`` lines after it."""
-    first = first_line(span)
-    last = span.end_lineno or span.lineno
-    raise_first, raise_last = node.lineno, node.end_lineno or node.lineno
-    limit = max(limit, raise_last - raise_first + 1)
-    if last - first + 1 > limit:
-        lowest = first
-        last = min(last, raise_last + _AFTER_RAISE)
-        first = max(lowest, min(raise_first, last - limit + 1))
-        last = min(span.end_lineno or span.lineno, first + limit - 1)
-    return Excerpt(start_line=first, text="\n".join(decl.cut_text(line, _MAX_EXCERPT_LINE) for line in lines[first - 1 : last]))  # type: ignore[misc]
-
-
-_AFTER_RAISE = 3  # lines of a clipped excerpt after the raise
-_MAX_EXCERPT_LINE = 1_000  # characters of one excerpt line; a longer one is cut, with a marker
 
 
 def _with_message(fact: ClassFact, node: ast.ClassDef, src: decl.SourceText) -> ClassFact:

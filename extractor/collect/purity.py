@@ -10,8 +10,8 @@ Shared by the libcst pass (``scope.is_pure``, ``reaching``) and the ``ast`` side
 from __future__ import annotations
 
 import ast
-import re
 import builtins
+import re
 from collections.abc import Iterable
 
 BUILTIN_NAMES = frozenset(dir(builtins))

@@ -40,9 +40,46 @@ _SCOPE_TYPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast
 _ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 
-def evident_types(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+class ModuleFunctions:
+    """The module-level functions of one file by name (a name defined once), each with its
+    evident types, found on first use: gettext's ``c2py(plural)`` passes ``plural`` to
+    ``_tokenize``, which gives it to ``re.finditer``, so ``plural`` is a str too."""
+
+    def __init__(self, module: ast.Module) -> None:
+        counts: dict[str, int] = {}
+        for node in module.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign, ast.Import, ast.ImportFrom)):
+                for name in _defined_names(node):
+                    counts[name] = counts.get(name, 0) + 1
+        self.functions = {n.name: n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and counts[n.name] == 1}
+        self._types: dict[str, dict[str, str]] = {}
+
+    def types(self, name: str) -> tuple[Function, dict[str, str]] | None:
+        function = self.functions.get(name)
+        if function is None:
+            return None
+        found = self._types.get(name)
+        if found is None:
+            found = self._types[name] = evident_types(function)  # (one level: not the callee's callees)
+        return function, found
+
+
+def _defined_names(node: ast.stmt) -> list[str]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, ast.Assign):
+        return [t.id for t in node.targets if isinstance(t, ast.Name)]
+    return [(a.asname or a.name).split(".")[0] for a in node.names]  # type: ignore[attr-defined]
+
+
+def evident_types(function: Function, module: ModuleFunctions | None = None) -> dict[str, str]:
     """Each parameter (not ``*args``/``**kwargs``) the body evidently uses as one type:
-    ``str``, ``bytes``, ``list``, ``dict``, ``int`` or ``float`` (ordered against a number)."""
+    ``str``, ``bytes``, ``list``, ``dict``, ``int`` or ``float`` (ordered against a number);
+    with ``module``, also where it passes one straight to a function of the module that
+    evidently uses its parameter as one."""
     args = function.args
     params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs] if a.annotation is None}
     if not params:
@@ -63,6 +100,8 @@ def evident_types(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str,
         found: dict[str, set[str]] = {}
         if kind is ast.Call:
             _call(node, params, found, excluded)
+            if module is not None:
+                _passed(node, params, found, module)  # type: ignore[arg-type]
         elif kind is ast.Compare:
             _compare(node, params, found)
         elif kind is ast.BinOp and type(node.op) is ast.Add:
@@ -101,6 +140,24 @@ def _call(node: ast.Call, params: set[str], found: dict[str, set[str]], excluded
     index = _TEXT_ARGUMENTS.get(dotted) if dotted is not None else None
     if index is not None and index < len(node.args) and (name := _param(node.args[index], params)) is not None:
         found.setdefault(name, set()).add("text")
+
+
+def _passed(node: ast.Call, params: set[str], found: dict[str, set[str]], module: ModuleFunctions) -> None:
+    """A parameter given as an argument to a function of the module whose parameter there has an evident type."""
+    if not isinstance(node.func, ast.Name) or node.func.id in params or (callee := module.types(node.func.id)) is None:
+        return
+    function, types = callee
+    if not types:
+        return
+    positional = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
+    for index, arg in enumerate(node.args):
+        if isinstance(arg, ast.Starred):
+            break
+        if (name := _param(arg, params)) is not None and index < len(positional) and (kind := types.get(positional[index])) is not None:
+            found.setdefault(name, set()).add(kind)
+    for keyword in node.keywords:
+        if keyword.arg is not None and (name := _param(keyword.value, params)) is not None and (kind := types.get(keyword.arg)) is not None:
+            found.setdefault(name, set()).add(kind)
 
 
 def _compare(node: ast.Compare, params: set[str], found: dict[str, set[str]]) -> None:

@@ -20,8 +20,8 @@ from typing import Any
 from ..errors import CatalogError
 from ..model import SCHEMA_ID, Card, record
 from ..model.base import READABLE_SCHEMA_IDS
-from ..model.serialize import complete
 from ..model.schema import validate_catalog
+from ..model.serialize import complete
 
 CATALOG_FILE = "catalog.json"
 

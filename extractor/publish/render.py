@@ -17,8 +17,9 @@ from urllib.parse import quote
 import jinja2
 
 from ..model import Card, dumps_compact, dumps_data, to_data
-from ..model.serialize import complete
 from ..model.markdown import code_block, code_span, escape_cell, escape_line, escape_text, safe_url
+from ..model.pytext import repeated_text
+from ..model.serialize import complete
 from ..model.spool import CardCatalog, DataCatalog
 from ..options import strict_from_env
 from .identity import template_root
@@ -78,8 +79,9 @@ def _relative_url(url: str) -> str:
 
 
 def _pyrepr(value: Any) -> str:
-    """JSON data shown as the Python literal it stands for."""
-    return repr(value)
+    """JSON data shown as the Python literal it stands for (a long run of one item as a
+    product: ``'a' * 1001``)."""
+    return repeated_text(value) or repr(value)
 
 
 _FENCE = re.compile(r"`{3,}")

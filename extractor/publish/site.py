@@ -23,8 +23,8 @@ import jinja2
 from markupsafe import Markup, escape
 
 from ..model import Card, dumps_data
-from ..model.serialize import compact
 from ..model.markdown import safe_url
+from ..model.serialize import compact
 from ..model.spool import CardCatalog, DataCatalog
 from ..options import strict_from_env
 from .identity import template_root

@@ -25,6 +25,7 @@ import shlex
 from typing import Any
 
 from ..model import CONSTRUCTING, Card, CardContext, Example, Param
+from ..model.pytext import repeated_text
 from .domains import NO_VALUE
 from .values import Named, python_text
 
@@ -87,6 +88,8 @@ def _literal(value: Any, imports: set[tuple[str, str]] | None = None, module: st
         return value.name
     if isinstance(value, float) and not math.isfinite(value):
         return python_text(value)  # (inf, -inf, nan: no literal writes them)
+    if (product := repeated_text(value)) is not None:
+        return product  # (``'a' * 1001``: the same value, written short)
     text = repr(value)
     try:
         back = ast.literal_eval(text)

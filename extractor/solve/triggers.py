@@ -15,7 +15,17 @@ from typing import Any
 from ..model import CONSTRUCTING, Card, CardContext, Domain, Fix, Opaque, Param, Trigger, Validator
 from .arrays import cohere, incoherent_arrays
 from .construction import constructs, fresh_trigger, past_construction
-from .domains import NO_VALUE, any_value, card_domains, default_source, default_value, literal_value, of_declared_type, param_domain, type_tested
+from .domains import (
+    NO_VALUE,
+    any_value,
+    card_domains,
+    default_source,
+    default_value,
+    literal_value,
+    of_declared_type,
+    param_domain,
+    type_tested,
+)
 from .elements import index_target, loop_element, loop_input, loop_value
 from .environ import ENVIRON, environ_setup
 from .evaluate import EvalError, InstancesOf, Raised, run_validator

@@ -8,6 +8,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ..model.pytext import repeated_text
+
 
 def _hash_is_stable(value: Any) -> bool:
     """Whether CPython orders this value in a set the same way in every process (numbers
@@ -140,10 +142,10 @@ def is_finite_number(value: Any) -> bool:
 
 
 def python_text(value: Any) -> str:
-    """A value as Python code writes it: ``repr``, but ``int`` for the class and
-    ``float('inf')`` for a float no literal writes."""
+    """A value as Python code writes it: ``repr``, but ``int`` for the class,
+    ``float('inf')`` for a float no literal writes, and ``'a' * 1001`` for a long run."""
     json_value = to_json_value(value) if isinstance(value, (float, type)) else None
-    return json_value["python"] if isinstance(json_value, dict) else repr(value)
+    return json_value["python"] if isinstance(json_value, dict) else repeated_text(value) or repr(value)
 
 
 def to_json_value(value: Any) -> Any:

@@ -572,3 +572,10 @@ def test_a_local_bound_to_a_comparison_is_a_bool(tmp_path, binding: str, test: s
     card = only(extract_snippet(tmp_path, f"def f(x):\n    {binding}\n    if {test}:\n        raise ValueError('a')\n"))
     assert (card.guard.booleans, card.trigger.status) == (booleans, "internal")
     assert card.trigger.assumes == {"t": assumed} and type(card.trigger.assumes["t"]) is type(assumed)
+
+
+@pytest.mark.parametrize("test", ["1", "True", "'x'", "0x1"])
+def test_a_literal_true_loop_test_is_no_part_of_the_guard(tmp_path, test: str) -> None:
+    """getpass's ``while 1:`` read ``... and 1 and c == '\\003'``."""
+    card = only(extract_snippet(tmp_path, f"def f(c):\n    while {test}:\n        if c == 'x':\n            raise ValueError('x')\n        return\n"))
+    assert [p.code for p in card.guard.parts] == ["c == 'x'"]

@@ -170,6 +170,8 @@ class ConditionModel:
             elements = types.elements if isinstance(types, cst.Tuple) else None
             names = tuple(raw_code(e.value) for e in elements) if elements is not None else (raw_code(types),)
             return IsInstance(expr=self.exprs.atom(node.args[0].value), types=names)
+        if isinstance(node, (cst.Integer, cst.SimpleString)) and isinstance(value := _literal_truth(node), bool):
+            return Const(value=value)  # (``while 1:``: no test of the guard)
         if isinstance(node, cst.Name):
             if node.value in ("True", "False"):
                 return Const(value=node.value == "True")
@@ -276,3 +278,11 @@ def guard_size(node: GuardNode) -> int:
         elif isinstance(current, IsInstance):
             size += len(current.types)
     return size
+
+
+def _literal_truth(node: cst.Integer | cst.SimpleString) -> bool | None:
+    """The truth of an int or str literal (``1``, ``0x0``, ``''``); None where it cannot say."""
+    try:
+        return bool(node.evaluated_value)
+    except (ValueError, SyntaxError):
+        return None

@@ -8,6 +8,7 @@ import pytest
 
 from extractor.link.constructors import Constructors
 
+from .helpers import extract_snippet
 from .test_instances import facts_of
 
 MODULE = textwrap.dedent("""
@@ -129,3 +130,20 @@ def test_a_nested_record_is_always_built() -> None:
     constructors = Constructors(project)
     assert constructors.along(f"{facts.module}.Frame", ["window", "step"]) is not None
     assert constructors.along(f"{facts.module}.Frame", ["window", "label"]) is None
+
+
+def test_a_keyword_passed_on_to_the_base_constructor_sets_its_attribute(tmp_path) -> None:
+    """vLLM's routers: ``super().__init__(top_k, eplb_state=eplb_state)``, and the base stores
+    it: a caller sets ``self.eplb_state`` by constructing the subclass."""
+    code = (
+        "class Base:\n    def __init__(self, top_k, eplb_state=None):\n        self.top_k = top_k\n        self.eplb_state = eplb_state\n\n"
+        "class Fused(Base):\n    def __init__(self, top_k, eplb_state=None):\n        super().__init__(top_k, eplb_state=eplb_state)\n\n"
+        "    def check(self):\n        if self.eplb_state is None:\n            raise RuntimeError('no EPLB state')\n\n"
+        "class Positional(Base):\n    def __init__(self, k, state=None):\n        super().__init__(k, state)\n\n"
+        "    def check(self):\n        if self.eplb_state is None:\n            raise RuntimeError('no EPLB state')\n"
+    )
+    cards = {c.function: c for c in extract_snippet(tmp_path, code)}
+    for function, keyword in (("Fused.check", "eplb_state"), ("Positional.check", "state")):
+        card = cards[function]
+        assert (card.trigger.status, card.trigger.inputs) == ("concrete", {"self.eplb_state": None}), function
+        assert card.fixes[0].description.startswith(f"set `{keyword}` to "), card.fixes[0].description

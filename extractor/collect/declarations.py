@@ -7,11 +7,11 @@ walks expressions, and takes source text straight from the lines (``SourceText``
 from __future__ import annotations
 
 import ast
-import functools
 import inspect
 import re
 
 from ..model import ClassFact, Constraint, FieldFact, Param
+from .inits import init_facts
 from .post_init import post_init_sets
 from .state import attribute_stores, init_calls
 from .syntax import child_nodes, walk
@@ -247,7 +247,8 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
         fact = field_fact(stmt, following, src)
         if fact is not None:
             fields.append(fact)
-    init, init_sets = init_facts(node, src)
+    inits = [s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"]
+    init, init_sets, super_init = init_facts(inits[-1], function_params(inits[-1], src)) if inits else (None, (), ())
     return ClassFact(
         qualname=qualname,
         line=node.lineno,
@@ -258,6 +259,7 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
         decorators=tuple(src.flat(d) for d in node.decorator_list),
         init=init,
         init_sets=init_sets,
+        super_init=super_init,
         post_init_sets=post_init_sets(node, src),
         new=new_facts(node, src),
         metaclass=next((src.flat(k.value) for k in node.keywords if k.arg == "metaclass"), None),
@@ -280,34 +282,6 @@ def new_facts(node: ast.ClassDef, src: SourceText) -> tuple[Param, ...] | None:
     if not params or params[0].kind in ("star", "starstar", "keyword"):
         return None
     return params[1:]
-
-
-def init_facts(node: ast.ClassDef, src: SourceText) -> tuple[tuple[Param, ...] | None, tuple[tuple[str, str], ...]]:
-    """The explicit ``__init__``'s parameters after self, and the attributes it sets straight
-    from one of them (``self.size = size`` at the top of its body, the parameter never
-    rebound): what a caller sets by constructing the object."""
-    inits = [s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"]
-    if not inits:
-        return None, ()
-    init = inits[-1]
-    params = function_params(init, src)
-    if not params or params[0].kind in ("star", "starstar", "keyword"):
-        return None, ()  # no self to set attributes on
-    this, params = params[0].name, params[1:]
-    names = {p.name for p in params}
-    # The names the body binds or deletes, walked for on first need.
-    rebound = functools.cache(lambda: {n.id for n in walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))})
-    sets: dict[str, str] = {}
-    for stmt in init.body:
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
-        value = getattr(stmt, "value", None)
-        for target in targets:
-            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == this:
-                if isinstance(value, ast.Name) and value.id in names and value.id not in rebound():
-                    sets[target.attr] = value.id
-                else:
-                    sets.pop(target.attr, None)  # set from something else (last binding wins)
-    return params, tuple(sorted(sets.items()))
 
 
 def alias_value(stmt: ast.stmt, src: SourceText) -> tuple[str, str] | None:

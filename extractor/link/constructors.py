@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import Card, FileFacts, Param, PostInitSet, SiteFact
+from ..model import Card, ClassFact, FileFacts, Param, PostInitSet, SiteFact
 from .fielddocs import field_doc
 from .project import Project
 
@@ -114,6 +114,8 @@ class Constructors:
         facts, cls = found
         if cls.init is not None:  # an explicit __init__ wins over a generated one
             param = dict(cls.init_sets).get(attribute)
+            if param is None and cls.super_init:
+                param = self._passed_on(facts, cls, attribute, depth, built)
             declared = next((p for p in cls.init if p.name == param), None)
             if declared is None or declared.kind not in ("normal", "keyword") or declared.name.startswith("_"):
                 return None
@@ -129,6 +131,22 @@ class Constructors:
         for base in self._base_classes(facts, cls.bases):  # the inherited constructor
             return self.keyword(base, attribute, depth + 1, built)
         return None
+
+    def _passed_on(self, facts: FileFacts, cls: ClassFact, attribute: str, depth: int, built: bool) -> str | None:
+        """The parameter of ``cls.__init__`` that it passes on to the base constructor which
+        sets ``attribute`` from it (vLLM's routers: ``super().__init__(eplb_state=eplb_state)``)."""
+        bases = self._base_classes(facts, cls.bases)
+        if len(bases) != len(cls.bases) or not bases:
+            return None  # (``super()`` is the first base where the tree shows them all)
+        inherited = self.keyword(bases[0], attribute, depth + 1, built)
+        if inherited is None:
+            return None
+        passed = dict(cls.super_init)
+        if inherited.name in passed:
+            return passed[inherited.name]
+        signature = self.signature(bases[0], depth + 1) or ()
+        index = next((i for i, p in enumerate(signature) if p.name == inherited.name and p.kind == "normal"), None)
+        return passed.get(f"#{index}") if index is not None else None
 
     def signature(self, qualname: str, depth: int = 0) -> tuple[Param, ...] | None:
         """The constructor's parameters (after self), where the tree shows them all."""

@@ -91,6 +91,9 @@ class ClassFact:
     decorators: tuple[str, ...] = ()  # as written
     init: tuple[Param, ...] | None = None  # the explicit ``__init__``'s parameters after self
     init_sets: tuple[tuple[str, str], ...] = ()  # (attribute, parameter): ``self.attribute = parameter`` in it
+    # (the base constructor's keyword, or "#i" for its i-th positional, parameter): what its
+    # ``__init__`` passes on straight from a parameter, ``super().__init__(size=size)``
+    super_init: tuple[tuple[str, str], ...] = ()
     post_init_sets: tuple[PostInitSet, ...] = ()  # what its own ``__post_init__`` assigns (collect.declarations.post_init_sets)
     new: tuple[Param, ...] | None = None  # the explicit ``__new__``'s parameters after cls
     metaclass: str | None = None  # ``metaclass=`` as written

@@ -993,3 +993,15 @@ def test_texts_that_mix_separators_and_searched_characters(tmp_path) -> None:
     cards = extract_snippet(tmp_path, code)
     assert [c.trigger.inputs["dn"] for c in cards] == ["**", "a.*", "*", "a*.a"]
     assert all(c.trigger.verified for c in cards)
+
+
+def test_a_bare_test_of_an_untyped_value_gives_a_stand_in_fix_shown_last(tmp_path) -> None:
+    """importlib.util's resolve_name: ``not package`` says nothing of package's type, so 1 is
+    one example of a value that passes it (a str is what ``_resolve`` needs); the example's
+    "after" shows the fix of a known type instead (``name=''``: a str, it calls startswith)."""
+    code = "def resolve(name, package):\n    if name.startswith('.') and not package:\n        raise ImportError('no package')\n    return _resolve(name, package)\n"
+    card = only(extract_snippet(tmp_path, code))
+    by_input = {f.changed[0]: f for f in card.fixes}
+    assert by_input["package"].stand_in and "a value of yours that makes `not package` false" in by_input["package"].description
+    assert not by_input["name"].stand_in
+    assert card.example is not None and card.example.after.endswith("resolve(name='', package=0)")

@@ -286,6 +286,21 @@ def describe_fix(candidate: FixCandidate, label: str, before: Any, after: Any, *
     return description
 
 
+def bare_test(part: str, name: str) -> bool:
+    """Whether ``part`` tests only the truth of ``name`` or whether it is None (``not package``,
+    ``node is None``): no type of the value is evident from it."""
+    try:
+        node = ast.parse(part, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        node = node.operand
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) \
+            and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
+        node = node.left
+    return ast.unparse(node) == name
+
+
 def _type_test(part: str, name: str) -> tuple[bool, list[str]] | None:
     """``(negated, the classes as code spans)`` where ``part`` is ``isinstance(name, classes)`` or its ``not``."""
     try:

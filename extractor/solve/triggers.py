@@ -30,7 +30,7 @@ from .elements import index_target, loop_element, loop_input, loop_value
 from .environ import ENVIRON, environ_setup
 from .evaluate import EvalError, InstancesOf, Raised, run_validator
 from .examples import build_example, is_class_level
-from .fixes import describe_fix, find_fixes, quiet_stand_ins
+from .fixes import bare_test, describe_fix, find_fixes, quiet_stand_ins
 from .messages import message_refs, render_message, shown_message
 from .passage import first_failing, names_read, unpacked_values
 from .problem import Problem, Variable, build_problem, candidates, classes_of
@@ -307,7 +307,9 @@ def _fixes(card: Card, ctx: CardContext, problem: Problem, env: dict[str, Any], 
         verified = problem.holds(candidate.assignment) is False and (validator is None or _run(validator, candidate.assignment) is None)
         variable = problem.variables[name]
         # (not where the test picks the value: None for ``x is not None``, a class, an isinstance type)
-        stand_in = (not variable.is_atom and not variable.domain.types and variable.prefer is None and type(after) is not type(before)
+        # (a bare test of the value, ``not package``, says nothing of its type either: ``1`` is one example)
+        stand_in = (not variable.is_atom and not variable.domain.types and variable.prefer is None
+                    and (type(after) is not type(before) or bare_test(candidate.part, name))
                     and after is not None and not isinstance(after, type) and f"isinstance({name}," not in candidate.part)
         label = name if variable.is_atom else ".".join(ctx.settable[name]) if name in ctx.settable else shown  # (a field: its keyword)
         description = describe_fix(candidate, label, before, after, atom=variable.is_atom, stand_in=stand_in)
@@ -346,6 +348,7 @@ def _example(card: Card, ctx: CardContext, problem: Problem, solution: Solution,
     no_fix = "none_found" if not found else "may_raise_elsewhere" if not fixes else "not_writable"
     after = None  # no fix the example can show: it reproduces the error only
     writable = [(fix, value) for fix, value in fixes if fix.changed[0] in settable]  # (not the state the trigger assumes)
+    writable.sort(key=lambda pair: pair[0].stand_in)  # (the "after" shows a value of a known type first: a stand-in may fail further on)
     if writable:
         name, value = writable[0][0].changed[0], writable[0][1]
         if class_level or constructs(problem, ctx, {**env, name: value}):

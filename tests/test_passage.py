@@ -11,7 +11,7 @@ import sys
 
 from extractor.solve.passage import fails, first_failing, names_read
 
-from .helpers import FIXTURES, extracted, run_cli
+from .helpers import FIXTURES, extract_snippet, extracted, run_cli
 
 ROOT = FIXTURES / "callers"
 
@@ -67,3 +67,17 @@ def test_what_fails_is_what_python_refuses() -> None:
     assert not fails("missing + 1", {}) and not fails("helper(x)", {"x": 0})
     assert first_failing(["x + 1", "x[0]"], {"x": 0}) == "x[0]"
     assert set(names_read(["len(name) + offset", "**details", "self.size * 2"], {"name"})) == {"name", "offset", "details", "self.size"}
+
+
+def test_a_loop_on_the_way_that_reads_the_trigger_s_value_leaves_it_unverified(tmp_path) -> None:
+    """optparse's ``_set_attrs``: ``for attr in self.ATTRS: if attr in attrs: del attrs[attr]``
+    runs before ``if attrs: raise``; with ``attrs = 1`` the loop fails first (TypeError), and
+    with a dict it may empty it. A loop that reads only other values leaves the claim alone."""
+    code = ("class O:\n    ATTRS = ['a']\n\n    def set_attrs(self, attrs):\n        for attr in self.ATTRS:\n"
+            "            if attr in attrs:\n                del attrs[attr]\n        if attrs:\n            raise TypeError('invalid')\n\n"
+            "    def count(self, n):\n        for i in range(3):\n            print(i)\n        if n > 2:\n            raise ValueError('n')\n")
+    cards = {c.function: c for c in extract_snippet(tmp_path, code)}
+    looped = cards["O.set_attrs"].trigger
+    assert (looped.status, looped.verified, looped.reason) == ("concrete", False, "loop_on_the_way")
+    assert "attrs" in cards["O.set_attrs"].guard.looped
+    assert cards["O.count"].trigger.verified

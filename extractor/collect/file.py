@@ -31,6 +31,7 @@ from .cstpass import RaiseFacts, UnitAnalysis, parse_unit
 from .excerpts import excerpt_of
 from .flags import boolean_kwargs, cli_flags, may_declare_flags
 from .lazy import lazy_attributes
+from .loops import loops_read
 from .messages import render_template, unknown
 from .overrides import compiled_overrides
 from .parsers import parser_functions
@@ -340,7 +341,8 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
         caught=facts.caught,
         cause=facts.cause,
         message=_bounded(facts.message),
-        guard=defined_under(facts.guard, hit.stack, next((n for n in hit.stack if isinstance(n, (*DEFS, ast.ClassDef))), None)),
+        guard=dataclasses.replace(defined_under(facts.guard, hit.stack, next((n for n in hit.stack if isinstance(n, (*DEFS, ast.ClassDef))), None)),
+                                  looped=loops_read(hit.stack, hit.node)),
         excerpt=excerpt_of(span, hit.node, lines, options.excerpt_lines),
         function_doc=decl.cut_text(ast.get_docstring(function)) if function is not None else None,
         reason=facts.reason,

@@ -167,6 +167,10 @@ class Guard:
     # Opaque names whose binding gives a bool by its form (``t = x.stride()[-1] != 1``: a
     # comparison, ``not``, ``isinstance``...), whatever the value it reads: True or False.
     booleans: tuple[str, ...] = ()
+    # Names and attribute chains that a loop on the way to the raise reads (``for attr in
+    # ATTRS: if attr in attrs``): the evaluator does not run loops, so a trigger that sets one
+    # is not verified (the loop may fail first on its value, or change it).
+    looped: tuple[str, ...] = ()
     calls: tuple[str, ...] = ()
     constants: tuple[tuple[str, str], ...] = ()
     context: tuple[Context, ...] = ()

@@ -60,3 +60,11 @@ def first_failing(codes: Iterable[str], env: Mapping[str, Any]) -> str | None:
 def names_read(codes: Iterable[str], params: set[str]) -> list[str]:
     """The names and attribute chains the codes read (a star argument's too), in order."""
     return expression_refs([_split(code)[1] for code in codes], params)
+
+
+def loop_reads(inputs: Iterable[str], chains: tuple[str, ...]) -> bool:
+    """Whether a loop on the way to the raise (Guard.looped: the ``chains`` it reads) reads one
+    of ``inputs``: the evaluator does not run it, and it may fail first on the value, or
+    change it (optparse's ``for attr in self.ATTRS: if attr in attrs``, with ``attrs = 1``).
+    ``self.a`` reads ``self.a.b``; ``self.a.b`` reads part of ``self.a``."""
+    return any(chain == name or name.startswith(chain + ".") or chain.startswith(name + ".") for name in inputs for chain in chains)

@@ -32,7 +32,7 @@ from .evaluate import EvalError, InstancesOf, Raised, run_validator
 from .examples import build_example, is_class_level
 from .fixes import bare_test, describe_fix, find_fixes, quiet_stand_ins
 from .messages import message_refs, render_message, shown_message
-from .passage import first_failing, names_read, unpacked_values
+from .passage import first_failing, loop_reads, names_read, unpacked_values
 from .problem import Problem, Variable, build_problem, candidates, classes_of
 from .search import Solution, search
 from .state import reached, state_types
@@ -209,13 +209,14 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     incoherent = bool(parents) or arrays
     # a statement on the way, or the raise's own arguments, fail first on these values
     blocked = first_failing(ctx.evaluates, {**_param_defaults(ctx), **env}) is not None
+    looped = loop_reads(inputs, card.guard.looped)  # (a loop on the way, which is not run, reads a value it sets)
     for failed, why in ((parents, "value_and_its_attribute"), (refused, "abstract_class"), (arrays, "incoherent_arrays"),
-                        (raised_input, "raises_an_input"), (blocked, "fails_on_the_way"), (not builds, "construction_not_shown"),
-                        (not reproduces, "not_reproduced")):
+                        (raised_input, "raises_an_input"), (blocked, "fails_on_the_way"), (looped, "loop_on_the_way"),
+                        (not builds, "construction_not_shown"), (not reproduces, "not_reproduced")):
         if failed and status in CLAIMED and status_reason is None:
             status_reason = why  # (the first reason the trigger is not verified)
     trigger_ok = (problem.holds(env) is True and reproduces and status in CLAIMED and not card.guard.approximations and not missing
-                  and builds and not card.compiled_override and not incoherent and not refused and not raised_input and not blocked)
+                  and builds and not card.compiled_override and not incoherent and not refused and not raised_input and not (blocked or looped))
     found, quiet = _fixes(card, ctx, problem, env, validator, trigger_ok, loops, forms, every_atom - atoms)
     for name, value in quiet.items():  # stand-ins the fixed call runs past the other raises with
         env[name], inputs[name] = value, to_json_value(value)

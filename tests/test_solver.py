@@ -1005,3 +1005,13 @@ def test_a_bare_test_of_an_untyped_value_gives_a_stand_in_fix_shown_last(tmp_pat
     assert by_input["package"].stand_in and "a value of yours that makes `not package` false" in by_input["package"].description
     assert not by_input["name"].stand_in
     assert card.example is not None and card.example.after.endswith("resolve(name='', package=0)")
+
+
+def test_a_fix_names_the_test_where_control_turns_away(tmp_path) -> None:
+    """turtle's ``_color``: ``'aaaa'`` makes ``len(cstr) != 4`` false, but control leaves
+    earlier, at ``if not cstr.startswith('#'): return``; the fix says so."""
+    code = ("def color(cstr):\n    if not cstr.startswith('#'):\n        return cstr\n    if len(cstr) == 7:\n        return 1\n"
+            "    elif len(cstr) == 4:\n        return 2\n    else:\n        raise ValueError('bad colorstring')\n")
+    card = only(extract_snippet(tmp_path, code))
+    assert card.fixes and all(f.target == "leave" and "so that `cstr.startswith('#')` is false: an earlier `return`" in f.description
+                              for f in card.fixes), [f.description for f in card.fixes]

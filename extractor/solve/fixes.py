@@ -66,11 +66,16 @@ def find_fixes(problem: Problem, trigger: dict[str, Any], parts: list[tuple[str,
     index = sibling_guards(tuple(sorted({*siblings, problem.code})), problem.lazy)
     known = Known.of({**(defaults or {}), **problem.constants})
     unset = frozenset(defaults or ()).difference(trigger)  # (like the trigger's other inputs: the caller's own values may stand there)
-    in_order = [(role, predicate(tree)) for role, code in parts if (tree := _parsed(code)) is not None]  # (the path's order)
+    in_order = [(role, code, predicate(tree)) for role, code in parts if (tree := _parsed(code)) is not None]  # (the path's order)
     for role, code in ordered:
-        fix = _fix_for_part(problem, trigger, code, siblings, index, known, unset, placeholders)
-        if fix is not None and _first_false(in_order, {**problem.constants, **fix[0]}) == "exit":
+        # (a value under which control turns away at this part itself, not at an earlier one, first)
+        at_part = lambda env, code=code: (first := _first_false(in_order, {**problem.constants, **env})) is None or first[1] == code  # noqa: E731
+        fix = _fix_for_part(problem, trigger, code, siblings, index, known, unset, placeholders, at_part)
+        first = _first_false(in_order, {**problem.constants, **fix[0]}) if fix is not None else None
+        if first is not None and first[0] == "exit":
             continue  # control leaves at an earlier exit that raises (``key, value = text.split("=")`` of 1 part)
+        if first is not None and first[0] in _TARGETS:
+            role, code = first  # (where control turns away: turtle's ``'aaaa'`` leaves at ``not cstr.startswith("#")``)
         if fix is not None and all(f.assignment != fix[0] for f in fixes):
             fixes.append(FixCandidate(assignment=fix[0], changed=(fix[1],), target=_TARGETS[role], part=code, undecided=fix[2]))
         if len(fixes) >= limit:
@@ -79,11 +84,13 @@ def find_fixes(problem: Problem, trigger: dict[str, Any], parts: list[tuple[str,
 
 
 def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings: list[str], index: SiblingGuards,
-                  known: Known, unset: frozenset[str] = frozenset(),
-                  placeholders: frozenset[str] = frozenset()) -> tuple[dict[str, Any], str, tuple[str, ...]] | None:
+                  known: Known, unset: frozenset[str] = frozenset(), placeholders: frozenset[str] = frozenset(),
+                  at_part: Any = None) -> tuple[dict[str, Any], str, tuple[str, ...]] | None:
     """The best single-input change that makes ``code`` false, with the sibling guards left
-    undecided under it; a change no sibling leaves undecided wins over a smaller one."""
+    undecided under it; a change no sibling leaves undecided wins over a smaller one, and one
+    under which control turns away at ``code`` itself (``at_part``) over one that leaves earlier."""
     fallback = None
+    elsewhere = None  # (the first change that turns away at an earlier part)
     try:
         refs, calls = scan_refs(reading(code, problem.lazy), set(problem.variables), set(problem.constants), classes_of(problem.constants))
     except EvalError:
@@ -114,11 +121,14 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
                     and problem.holds(env) is False
                     and _calm(problem, env, name)):
                 undecided = tuple(sorted(index.undecided(checked, name, others, known).intersection(siblings)))
+                if at_part is not None and not at_part(env):
+                    elsewhere = elsewhere or (env, name, undecided)
+                    continue
                 if not undecided:
                     return env, name, ()
                 if fallback is None:
                     fallback = env, name, undecided
-    return fallback
+    return fallback or elsewhere
 
 
 def _calm(problem: Problem, env: dict[str, Any], changed: str) -> bool:
@@ -342,13 +352,13 @@ def _parsed(code: str) -> ast.expr | None:
         return None
 
 
-def _first_false(parts: list[tuple[str, Any]], env: dict[str, Any]) -> str | None:
-    """The role of the first part of the path (in order) that ``env`` makes false: where
-    control turns away from the raise; None where a part before it is undecided or none is."""
-    for role, test in parts:
+def _first_false(parts: list[tuple[str, str, Any]], env: dict[str, Any]) -> tuple[str, str] | None:
+    """The role and code of the first part of the path (in order) that ``env`` makes false:
+    where control turns away from the raise; None where a part before it is undecided or none is."""
+    for role, code, test in parts:
         holds = test(env)
         if holds is None:
             return None
         if holds is False:
-            return role
+            return role, code
     return None

@@ -222,11 +222,13 @@ def _message_code(message: MessageTemplate, rename: _Rename) -> str:
     if message.parts is None:
         raise NotExpressible("message_not_reconstructed")
     pieces: list[str] = []
-    has_holes = False
+    holes: list[bool] = []  # whether each piece is a placeholder
+    has_holes = quoted = False
     for part in message.parts:
         if isinstance(part, Text):
             escaped = repr(part.text)[1:-1].replace('"', '\\"').replace("\\'", "'")
             pieces.append(escaped.replace("{", "{{").replace("}", "}}"))
+            holes.append(False)
             continue
         assert isinstance(part, Hole)
         try:
@@ -242,12 +244,18 @@ def _message_code(message: MessageTemplate, rename: _Rename) -> str:
             text = _Text(code)
             start, end = text.own_span(expr.args[0], expr)
             code, conversion = text.data[start:end].decode("utf-8"), _CONVERSIONS[expr.func.id]
-        if '"' in code or "\\" in code or "\n" in code:
+        if "\\" in code or "\n" in code or '"' in code and "'" in code:
             raise NotExpressible("placeholder_needs_quotes")
         has_holes = True
+        quoted = quoted or '"' in code
         pieces.append("{" + code + (f"!{conversion}" if conversion else "") + (f":{part.format_spec}" if part.format_spec else "") + "}")
+        holes.append(True)
     if not has_holes:
         return '"' + "".join(pieces).replace("{{", "{").replace("}}", "}") + '"'
+    if quoted:  # (a placeholder holds a double quote: the f-string is single-quoted, before Python 3.12 too)
+        if any("'" in p for p, hole in zip(pieces, holes) if hole):
+            raise NotExpressible("placeholder_needs_quotes")
+        return "f'" + "".join(p if hole else p.replace('\\"', '"').replace("'", "\\'") for p, hole in zip(pieces, holes)) + "'"
     return 'f"' + "".join(pieces) + '"'
 
 

@@ -342,6 +342,13 @@ def validator_name(own_inputs: list[str], fallback: str) -> str:
     return "check_" + _slug(leaf)
 
 
+def _in_signature_order(keys: list[str], ctx: CardContext) -> list[str]:
+    """The inputs in the order of the function's parameters they read (``check(cfg, mode)``'s
+    validator takes ``cfg`` first), the others after them, as they came."""
+    order = {p.name: index for index, p in enumerate(ctx.params)}
+    return sorted(keys, key=lambda key: order.get(re.split(r"[.\[]", key, maxsplit=1)[0], len(order)))
+
+
 def card_validator(card: Card, ctx: CardContext, problem: Problem, keys: list[str],
                    domains: dict[str, Domain]) -> tuple[Validator | None, str | None]:
     """The card's validator, or None and the reason code why it has none."""
@@ -378,7 +385,7 @@ def card_validator(card: Card, ctx: CardContext, problem: Problem, keys: list[st
     try:
         generated = generate_validator(
             name=validator_name(own_inputs, name), guard_code=card.guard.code, message=card.message,
-            exception=name, import_from=ctx.exception_module, keys=keys, domains=domains,
+            exception=name, import_from=ctx.exception_module, keys=_in_signature_order(keys, ctx), domains=domains,
             boolean_atoms={n for n, v in problem.variables.items() if v.is_boolean and v.is_atom},
             constants={**dict(card.guard.constants), **{chain: code for chain, kind, code in ctx.named if kind == "value"}},
             arguments=ctx.arguments,

@@ -133,7 +133,7 @@ def _members(tree: ast.expr) -> list[ast.expr]:
     while work:
         node = work.pop(0)
         name = tail_name(node.value) if isinstance(node, ast.Subscript) else None
-        arguments = (node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]) if isinstance(node, ast.Subscript) else []
+        arguments = _arguments(node) if isinstance(node, ast.Subscript) else []
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             work[:0] = [node.left, node.right]
         elif name in ("Optional", "Union"):

@@ -56,10 +56,10 @@ def _calls(node: cst.CSTNode, function: str) -> bool:
     stack = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Call) and (dotted(current.func) or "").rsplit(".", 1)[-1] == function \
-                and (dotted(current.func) or "").count(".") <= 1:
+        called = (dotted(current.func) or "") if isinstance(current, cst.Call) else ""
+        if called.rsplit(".", 1)[-1] == function and called.count(".") <= 1:
             return True
-        stack.extend(current.children)
+        stack.extend(child_nodes(current))
     return False
 
 

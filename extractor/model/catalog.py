@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..options import EXCERPT_LINES
 from .base import DIFF_SCHEMA_ID, record
 from .card import Card
 
@@ -39,7 +40,7 @@ class RunOptions:
     exclude: tuple[str, ...] = ()
     use_default_excludes: bool = True
     exceptions: tuple[str, ...] = ()
-    excerpt_lines: int = 30
+    excerpt_lines: int = EXCERPT_LINES
     command: str | None = None
     repo_name: str | None = None
     repo_url: str | None = None

@@ -299,9 +299,8 @@ def describe_fix(candidate: FixCandidate, label: str, before: Any, after: Any, *
 def bare_test(part: str, name: str) -> bool:
     """Whether ``part`` tests only the truth of ``name`` or whether it is None (``not package``,
     ``node is None``): no type of the value is evident from it."""
-    try:
-        node = ast.parse(part, mode="eval").body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    node = _parsed(part)
+    if node is None:
         return False
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         node = node.operand
@@ -313,9 +312,8 @@ def bare_test(part: str, name: str) -> bool:
 
 def _type_test(part: str, name: str) -> tuple[bool, list[str]] | None:
     """``(negated, the classes as code spans)`` where ``part`` is ``isinstance(name, classes)`` or its ``not``."""
-    try:
-        node = ast.parse(part, mode="eval").body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    node = _parsed(part)
+    if node is None:
         return None
     negated = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
     call = node.operand if negated else node  # type: ignore[attr-defined]

@@ -12,6 +12,9 @@ answer is known without running anything:
   ``__subclasshook__``, declares a metaclass, or is an ABC or a Protocol (a plain value is
   then an instance only of its own type and that type's bases, never of such a class).
 
+- a builtin class (``bytearray``, ``memoryview``, ``type``, the exceptions; ``object``: every
+  plain value is one), where the module does not rebind its name.
+
 Any other class stays unknown: the test remains an atom the trigger can only assume.
 """
 
@@ -51,6 +54,12 @@ KNOWN: dict[str, tuple[str, ...]] = {
 }
 _PLAIN_BASES = frozenset({"object", "int", "float", "str", "bytes", "list", "tuple", "dict", "set", "frozenset", "typing.Generic", "Generic"})
 _UNKNOWN_MARKS = ("ABC", "ABCMeta", "Protocol", "TypedDict", "NamedTuple")
+# Builtin classes beside the evaluator's own and the exceptions -> the plain types whose values
+# are their instances: none for most (the solver proposes no bytearray or class), every one for object.
+_BUILTIN_CLASSES: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("bytearray", "memoryview", "type", "range", "slice"), ()), "complex": ("complex",),
+    "object": (*_NUMBERS, *_CONTAINERS, "NoneType"),
+}
 _EVALUATED = frozenset({"int", "float", "str", "bool", "list", "dict", "tuple", "set", "frozenset", "bytes"})  # the evaluator's own
 
 
@@ -78,7 +87,9 @@ def instance_types(project: Project, facts: FileFacts, guard_code: str) -> dict[
 def _instances(project: Project, facts: FileFacts, written: str) -> tuple[str, ...] | None:
     symbol = project.resolve(facts, written)
     if symbol is None:
-        return None  # a name the tree does not bind, or binds otherwise
+        # A builtin class the module does not rebind: its plain instances are known
+        # (asynchat's ``isinstance(data, (bytes, bytearray, memoryview))``); any other name, none.
+        return _BUILTIN_CLASSES.get(written) if written not in facts.module_names else None
     if symbol.kind == "builtin":
         # A builtin exception class: no plain value is one (unless the module rebinds the name).
         return () if written.split(".", 1)[0] not in facts.module_names else None

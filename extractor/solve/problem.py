@@ -26,7 +26,6 @@ from .evaluate import (
     PURE_FUNCTIONS,
     PYTHON_NAMES,
     STR_METHODS,
-    UNPROPOSED_CLASSES,
     EvalError,
     InstancesOf,
     TooLarge,
@@ -253,16 +252,13 @@ def _mentions(node: ast.AST, names: frozenset[str]) -> bool:
 
 def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str] = frozenset(),
                   resolved: tuple[tuple[str, str, str], ...] = (), elements: frozenset[str] = frozenset(),
-                  preferred: dict[str, str] | None = None, instances: tuple[tuple[str, tuple[str, ...]], ...] = (),
-                  builtin_classes: bool = True) -> Problem:
+                  preferred: dict[str, str] | None = None, instances: tuple[tuple[str, tuple[str, ...]], ...] = ()) -> Problem:
     """Variables, candidates and constants for one guard; the inputs in ``state`` are read
     from state no caller sets (module variables, the object's internal attributes);
     ``resolved``: names of the guard that linking found in other modules (CardContext.named);
     ``elements``: loop targets the trigger sets through their iterable (Guard.loops);
     ``preferred``: the evident type of untyped inputs (Param.used_as), tried first;
-    ``instances``: the isinstance classes whose plain instances are known (CardContext.instances);
-    ``builtin_classes``: the builtin classes of UNPROPOSED_CLASSES bound the same way (without
-    them, an isinstance test of one is an atom: where no plain value reaches the raise).
+    ``instances``: the isinstance classes whose plain instances are known (CardContext.instances).
 
     Raises:
         EvalError: the guard code is not a Python expression (an unmodelled guard).
@@ -296,10 +292,6 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
     for written, types in instances:
         if written not in guard.inputs and written not in guard.opaque:
             constants[written] = InstancesOf(types)
-    if builtin_classes:
-        for written in _isinstance_classes(tree):
-            if written in UNPROPOSED_CLASSES and written not in constants and written not in guard.inputs and written not in guard.opaque:
-                constants[written] = InstancesOf(UNPROPOSED_CLASSES[written])
     refs, atoms = scan_refs(tree, set(guard.inputs) | set(guard.opaque) | set(environ), set(constants), classes_of(constants))
     variables: dict[str, Variable] = {}
     for name in [*guard.inputs, *guard.opaque, *environ]:
@@ -332,16 +324,6 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
             stated = {value_key(v) for v in seeds.get(variable.name, [])}
             variable.candidates = [v for v in variable.candidates if value_key(v) in stated]
     return problem
-
-
-def _isinstance_classes(tree: ast.AST) -> set[str]:
-    """The names ``isinstance`` tests in ``tree`` name as classes."""
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2:
-            classes = node.args[1]
-            found.update(n.id for n in (classes.elts if isinstance(classes, ast.Tuple) else [classes]) if isinstance(n, ast.Name))
-    return found
 
 
 def classes_of(constants: dict[str, Any]) -> frozenset[str]:

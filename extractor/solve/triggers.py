@@ -119,7 +119,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     if solution.status != "solved" and classes_of(problem.constants):
         # Plain values alone do not reach it (``isinstance(dt, datetime) and ...`` needs a real
         # datetime): the tests become atoms again, values the trigger can only assume.
-        problem = build_problem(card.guard, domains, state, ctx.named, frozenset(loops), preferred, builtin_classes=False)
+        problem = build_problem(card.guard, domains, state, ctx.named, frozenset(loops), preferred)
         solution = search(problem)
     every_atom = {n for n, v in problem.variables.items() if v.is_atom}
     atoms = read_atoms(problem, solution.assignment, every_atom, card.guard.opaque) if solution.status == "solved" else every_atom

@@ -11,10 +11,10 @@ those builders may call; ``comprehensions`` adds the comprehensions, run as Pyth
 """
 
 from . import comprehensions, expressions  # noqa: F401  (fill core.BUILDERS: the allow-list)
-from .builtins import BUILTIN_TYPES, DICT_METHODS, PINNED, PURE_FUNCTIONS, STR_METHODS, UNPROPOSED_CLASSES, InstancesOf, format_value
+from .builtins import BUILTIN_TYPES, DICT_METHODS, PINNED, PURE_FUNCTIONS, STR_METHODS, InstancesOf, format_value
 from .core import FAILS, evaluate, evaluate_tree, outcome, parse_expr, predicate
 from .errors import EvalError, TooLarge, Unknown
 from .expressions import PYTHON_NAMES, raised_classes
 from .statements import Raised, run_validator
 
-__all__ = ["FAILS", "outcome", "BUILTIN_TYPES", "InstancesOf", "UNPROPOSED_CLASSES", "PINNED", "PURE_FUNCTIONS", "PYTHON_NAMES", "raised_classes", "STR_METHODS", "DICT_METHODS", "EvalError", "TooLarge", "Unknown", "Raised", "evaluate", "evaluate_tree", "format_value", "parse_expr", "predicate", "run_validator"]
+__all__ = ["FAILS", "outcome", "BUILTIN_TYPES", "InstancesOf", "PINNED", "PURE_FUNCTIONS", "PYTHON_NAMES", "raised_classes", "STR_METHODS", "DICT_METHODS", "EvalError", "TooLarge", "Unknown", "Raised", "evaluate", "evaluate_tree", "format_value", "parse_expr", "predicate", "run_validator"]

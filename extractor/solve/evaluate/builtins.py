@@ -22,17 +22,6 @@ BUILTIN_TYPES: dict[str, type] = {
 _PLAIN = {**{name: kind for name, kind in BUILTIN_TYPES.items() if "(" not in name}, "complex": complex, "NoneType": type(None)}
 
 
-# Builtin classes beside BUILTIN_TYPES, each with the plain types whose values are its
-# instances: none for most (the solver proposes no bytearray, class or exception), every one
-# for ``object``. ``isinstance(data, (bytes, bytearray, memoryview))`` is then decided for a
-# plain ``data`` (solve.problem binds them as InstancesOf; a test that needs an instance
-# falls back to an atom the trigger assumes).
-UNPROPOSED_CLASSES: dict[str, tuple[str, ...]] = {
-    **{name: () for name in ("bytearray", "memoryview", "type", "range", "slice", *EXCEPTIONS)},
-    "complex": ("complex",), "object": tuple(_PLAIN),
-}
-
-
 class InstancesOf:
     """What a class of the tree (or a known outside one) is to ``isinstance``, bound in the
     environment under its name as the guard writes it: the plain types whose values are its

@@ -127,7 +127,7 @@ def test_an_unchanged_tree_reads_only_the_listing_and_the_cache(history, tmp_pat
     def no_blobs(*args: object) -> None:
         raise AssertionError("a warm run read file contents")
 
-    monkeypatch.setattr("extractor.pipeline.read_contents", no_blobs)
+    monkeypatch.setattr("extractor.incremental.read_contents", no_blobs)
     monkeypatch.setattr(Cache, "get_file", no_blobs)
     monkeypatch.setattr(Cache, "get_by_path", no_blobs)  # neither libcst results nor solutions
     assert extract_data(str(repo), options) == first

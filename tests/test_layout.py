@@ -12,7 +12,7 @@ from .helpers import ROOT
 
 PACKAGE = ROOT / "extractor"
 STAGES = {"model", "collect", "link", "solve", "publish", "verify"}
-WHOLE_RUN = {"__init__.py", "__main__.py", "cli.py", "options.py", "errors.py", "version.py", "pipeline.py", "tasks.py", "pool.py", "cache.py", "sources.py", "git.py", "inputs.py"}
+WHOLE_RUN = {"__init__.py", "__main__.py", "cli.py", "options.py", "errors.py", "version.py", "pipeline.py", "incremental.py", "tasks.py", "pool.py", "cache.py", "sources.py", "git.py", "inputs.py"}
 MAX_LINES = 400
 
 

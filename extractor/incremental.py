@@ -45,173 +45,226 @@ def extract_selection(root: str, selection: Selection, mapper: Mapper, progress:
     Raises:
         SourceError: a file changed during the run.
     """
-    files, failures, options, name = list(selection.files), list(selection.failures), selection.options, selection.name
-
-    def contents(wanted: Iterable[SourceFile]) -> Iterator[SourceFile | FileFailure]:
-        return read_contents(root, options.rev, wanted)
-
-    cache = Cache.for_options(options)
-    cache.mark_used()
-    keys = {f.path: Cache.file_key(f.path, f.blob_sha, options) for f in files}
-    linked_keys = {path: Cache.linked_key(key, options) for path, key in keys.items()}
-    known = decoded if decoded is not None else {}
-    # Read without their cards' texts (most of an entry): those go to the spool one file at a time.
-    linked = {f.path: known.get(linked_keys[f.path]) or cache.get_linked(linked_keys[f.path], with_cards=decoded is not None) for f in files}
-    # Held for the whole run: every file's declarations (what linking asks about other files);
-    # a collected file's raise sites, packed, only until it is linked.
-    facts: dict[str, FileFacts] = {}
-    packed: dict[str, tuple[int, bytes]] = {}
-    sources = {f.path: f for f in files}
-
-    def keep(result: FileFacts) -> FileFacts:
-        facts[result.path] = dataclasses.replace(result, sites=())
-        return result
-
-    unlinked = [f for f in files if linked[f.path] is None]
-    for result in _collected(unlinked, keys, contents, options, cache, mapper, progress):
-        if isinstance(result, FileFailure):
-            failures.append(result)
-        else:
-            packed[result.path] = (len(result.sites), _pack(keep(result).sites))
-    analysed = sorted(p for p in keys if p in facts or linked[p] is not None)
-    providers = {module_name(path, options.source_roots): path for path in analysed}  # a later path wins a module name
-
-    def full(path: str) -> FileFacts:
-        """A parsed file's facts from the cache, or collected again (the cache may have lost
-        them; the same bytes parse the same way, so this is facts again, not a failure)."""
-        found = cache.get_file(keys[path])
-        if not isinstance(found, FileFacts):
-            source = next(contents([sources[path]]))
-            found = collect_file(source, options) if isinstance(source, SourceFile) else None
-            if not isinstance(found, FileFacts):
-                raise SourceError(f"{path} changed during the run; run again")
-            cache.put_file(keys[path], found)
-        return found
-
-    def load(path: str) -> FileFacts:
-        """A parsed file's declarations (its raise sites are ``sites_of``)."""
-        if path not in facts:
-            keep(full(path))
-        return facts[path]
-
-    def sites_of(path: str) -> tuple[SiteFact, ...]:
-        if path in packed:
-            return _unpack(packed.pop(path)[1])
-        return full(path).sites
-
-    def site_count(path: str) -> int:
-        return packed[path][0] if path in packed else len(full(path).sites)
-
-    project = Project(providers, load)
-    flags = resolve_kwargs_flags(cli_flags((p, linked[p].flags if linked[p] is not None else facts[p].flags) for p in analysed))  # type: ignore[union-attr]
-    if options.command:  # only the flags the command's own parser declares, where the tree shows it
-        parsers = {p: linked[p].parsers if linked[p] is not None else facts[p].parsers for p in analysed}  # type: ignore[union-attr]
-        flags, modules = command_flags(options.command, flags, parsers, project)
-        # ... and where the command's code hands their values on (the CLI map's route entries)
-        routes = {p: linked[p].routes if linked[p] is not None else facts[p].routes for p in analysed}  # type: ignore[union-attr]
-        flags = {**flags, **command_routes(routes, modules, project)}
-    provider_key = {module: keys[path] for module, path in providers.items()}
-    relink = [p for p in analysed if not _still_holds(linked[p], project, provider_key, flags)]
+    files = _Files(root, selection)
+    reused = files.reusable(decoded)
+    failures = [*selection.failures, *files.collect([f for f in selection.files if f.path not in reused], mapper, progress)]
+    analysed = sorted(p for p in files.keys if p in files.facts or p in reused)
+    linker = _Linker(files, {p: reused[p] if p in reused else files.facts[p] for p in analysed})
     # The files with the most raise sites (about as many cards) first, so that no worker is
     # left alone with a big one at the end; each is linked as the pool takes it, so the
     # workers solve while this process links the rest.
-    relink.sort(key=lambda path: (-site_count(path), path))
-    strict = options.is_strict or strict_from_env()
-
-    def linked_work() -> Iterator[tasks.FileWork]:
-        for path in relink:
-            yield link_now(path)
-
-    def link_now(path: str) -> tasks.FileWork:
-        project.record()
-        whole = dataclasses.replace(load(path), sites=sites_of(path))
-        drafts, flag_reads = link_file(project, whole, flags, options)
-        done = project.record()
-        entry = Linked(
-            sites=len(whole.sites), flags=whole.flags, parsers=whole.parsers, routes=whole.routes, cards=None, summaries=[],
-            modules={module: provider_key.get(module) for module in sorted(done.modules)},
-            suffixes=dict(sorted(done.suffixes.items())), flag_reads=dict(sorted(flag_reads.items())),
-        )
-        return tasks.FileWork(path, linked_keys[path], entry, drafts, options, strict)
-
-    spool = SpooledCatalog()
-    places: dict[str, list[tuple[int, int]]] = {}
-
-    def spooled(path: str, entry: Linked) -> Linked:
-        """The file's cards written to the spool (with their permalinks); the entry kept without them."""
-        texts = entry.cards
-        if texts is None:  # a reused entry: its cards are read now, one file at a time
-            texts = cache.get_cards(linked_keys[path], len(entry.summaries))
-            if texts is None:  # gone since (another run pruning the cache): made again
-                entry = tasks.solve_file(link_now(path))
-                texts = entry.cards
-        links = (permalink(options, path, s["line"], s["end_line"]) for s in entry.summaries)
-        places[path] = spool.add(with_permalink(text, link) for text, link in zip(texts, links))  # type: ignore[arg-type]
-        return entry if decoded is not None else dataclasses.replace(entry, cards=None)
-
-    for solved, (path, entry) in enumerate(zip(relink, mapper(tasks.solve_file, linked_work(), len(relink), tasks.lost_solving)), 1):
-        linked[path] = spooled(path, entry)
+    relink = sorted((p for p in analysed if not linker.still_holds(reused.get(p))), key=lambda path: (-files.site_count(path), path))
+    cards = _Cards(files, linker, is_keeping_cards=decoded is not None)
+    entries: dict[str, Linked] = {}
+    solving = mapper(tasks.solve_file, map(linker.work, relink), len(relink), tasks.lost_solving)
+    for solved, (path, entry) in enumerate(zip(relink, solving), 1):
+        entries[path] = cards.add(path, entry)
         progress("files solved", solved, len(relink))
     for path in analysed:
-        if path not in places:
-            linked[path] = spooled(path, linked[path])  # type: ignore[arg-type]
+        if path not in entries:
+            entries[path] = cards.add(path, reused[path])
     if decoded is not None:
         decoded.clear()
-        decoded.update((linked_keys[path], linked[path]) for path in analysed)  # type: ignore[misc]
-    summaries = [s for path in analysed for s in linked[path].summaries]  # type: ignore[union-attr]
+        decoded.update((files.linked_keys[path], entries[path]) for path in analysed)
+    summaries = [s for path in analysed for s in entries[path].summaries]
     failures.sort(key=lambda f: f.path)
+    envelope = _envelope(selection, failures, sum(entries[p].sites for p in analysed), summaries)
+    warn_unmatched(selection.options, len(summaries))
+    return cards.arrange(analysed, summaries, envelope)
+
+
+class _Files:
+    """The facts of a run's files, by path: every file's declarations, held for the whole
+    run (what linking asks about other files); a collected file's raise sites, packed, only
+    until it is linked; the rest read again from the cache when needed."""
+
+    def __init__(self, root: str, selection: Selection) -> None:
+        self.root = root
+        self.options = options = selection.options
+        self.cache = Cache.for_options(options)
+        self.cache.mark_used()
+        self.sources = {f.path: f for f in selection.files}
+        self.keys = {f.path: Cache.file_key(f.path, f.blob_sha, options) for f in selection.files}
+        self.linked_keys = {path: Cache.linked_key(key, options) for path, key in self.keys.items()}
+        self.facts: dict[str, FileFacts] = {}
+        self.packed: dict[str, tuple[int, bytes]] = {}
+
+    def reusable(self, decoded: dict[str, Linked] | None) -> dict[str, Linked]:
+        """The linked entries an earlier run left, by path: ``decoded`` in this process, or
+        cached. Read from the cache without their cards' texts (most of an entry) unless
+        ``decoded`` keeps them: those go to the spool one file at a time."""
+        known = decoded if decoded is not None else {}
+        found = {}
+        for path, key in self.linked_keys.items():
+            entry = known.get(key) or self.cache.get_linked(key, with_cards=decoded is not None)
+            if entry is not None:
+                found[path] = entry
+        return found
+
+    def collect(self, files: list[SourceFile], mapper: Mapper, progress: Progress) -> list[FileFailure]:
+        """Collect ``files``, keeping their facts; the files that could not be analysed."""
+        failures = []
+        for result in self._collected(files, mapper, progress):
+            if isinstance(result, FileFailure):
+                failures.append(result)
+            else:
+                self.packed[result.path] = (len(result.sites), _pack(self._keep(result).sites))
+        return failures
+
+    def _collected(self, files: list[SourceFile], mapper: Mapper, progress: Progress) -> Iterator[FileFacts | FileFailure]:
+        """Each file's facts (or why it could not be analysed), from the cache or collected; the
+        files to collect are read one at a time as the workers take them, largest first (so that
+        no worker is left alone with a big one at the end)."""
+        missing = []
+        for source in files:
+            found = self.cache.get_file(self.keys[source.path])
+            if found is None:
+                missing.append(source)
+            else:
+                yield found
+        if not missing:
+            return
+        missing.sort(key=lambda source: (-source.size, source.path))
+        work = ((source, self.keys[source.path], self.options) for source in self._contents(missing))
+        for done, result in enumerate(mapper(tasks.collect, work, len(missing), tasks.lost_collecting), 1):
+            yield result  # the worker has cached it
+            progress("files", done, len(missing))
+
+    def _contents(self, wanted: Iterable[SourceFile]) -> Iterator[SourceFile | FileFailure]:
+        return read_contents(self.root, self.options.rev, wanted)
+
+    def _keep(self, result: FileFacts) -> FileFacts:
+        self.facts[result.path] = dataclasses.replace(result, sites=())
+        return result
+
+    def _full(self, path: str) -> FileFacts:
+        """A parsed file's facts from the cache, or collected again (the cache may have lost
+        them; the same bytes parse the same way, so this is facts again, not a failure)."""
+        found = self.cache.get_file(self.keys[path])
+        if not isinstance(found, FileFacts):
+            source = next(self._contents([self.sources[path]]))
+            found = collect_file(source, self.options) if isinstance(source, SourceFile) else None
+            if not isinstance(found, FileFacts):
+                raise SourceError(f"{path} changed during the run; run again")
+            self.cache.put_file(self.keys[path], found)
+        return found
+
+    def load(self, path: str) -> FileFacts:
+        """A parsed file's declarations (its raise sites are ``whole``'s)."""
+        if path not in self.facts:
+            self._keep(self._full(path))
+        return self.facts[path]
+
+    def whole(self, path: str) -> FileFacts:
+        """A parsed file's declarations and raise sites (its packed sites are let go)."""
+        declarations = self.load(path)
+        sites = _unpack(self.packed.pop(path)[1]) if path in self.packed else self._full(path).sites
+        return dataclasses.replace(declarations, sites=sites)
+
+    def site_count(self, path: str) -> int:
+        return self.packed[path][0] if path in self.packed else len(self._full(path).sites)
+
+
+class _Linker:
+    """Links a file's cards against the whole project, and says whether what linking an
+    earlier run's cards read still holds."""
+
+    def __init__(self, files: _Files, declared: dict[str, Linked | FileFacts]) -> None:
+        """``declared``: the CLI declarations of each analysed file (its cached entry's, or its facts')."""
+        self.files = files
+        self.options = options = files.options
+        providers = {module_name(path, options.source_roots): path for path in declared}  # a later path wins a module name
+        self.project = Project(providers, files.load)
+        self.flags = _project_flags(options, self.project, declared)
+        self.provider_key = {module: files.keys[path] for module, path in providers.items()}
+        self.is_strict = options.is_strict or strict_from_env()
+
+    def still_holds(self, entry: Linked | None) -> bool:
+        """Whether what linking a file's cards read is unchanged: each module it looked at is
+        provided by the same file content (or is still absent), each shortened module name
+        matches the same module, each CLI flag its examples name is the same."""
+        return (
+            entry is not None
+            and all(self.provider_key.get(module) == key for module, key in entry.modules.items())
+            and all(self.project.suffix_match(name) == found for name, found in entry.suffixes.items())
+            and all(self.flags.get(dest) == flag for dest, flag in entry.flag_reads.items())
+        )
+
+    def work(self, path: str) -> tasks.FileWork:
+        """Link a file's cards: the work of solving them, with the entry they complete."""
+        self.project.record()
+        whole = self.files.whole(path)
+        drafts, flag_reads = link_file(self.project, whole, self.flags, self.options)
+        done = self.project.record()
+        entry = Linked(
+            sites=len(whole.sites), flags=whole.flags, parsers=whole.parsers, routes=whole.routes, cards=None, summaries=[],
+            modules={module: self.provider_key.get(module) for module in sorted(done.modules)},
+            suffixes=dict(sorted(done.suffixes.items())), flag_reads=dict(sorted(flag_reads.items())),
+        )
+        return tasks.FileWork(path, self.files.linked_keys[path], entry, drafts, self.options, self.is_strict)
+
+
+def _project_flags(options: Options, project: Project, declared: dict[str, Linked | FileFacts]) -> dict[str, str]:
+    """CLI destination -> its flag, over the files' declarations."""
+    flags = resolve_kwargs_flags(cli_flags((path, d.flags) for path, d in declared.items()))
+    if not options.command:
+        return flags
+    # Only the flags the command's own parser declares, where the tree shows it ...
+    flags, modules = command_flags(options.command, flags, {path: d.parsers for path, d in declared.items()}, project)
+    # ... and where the command's code hands their values on (the CLI map's route entries)
+    return {**flags, **command_routes({path: d.routes for path, d in declared.items()}, modules, project)}
+
+
+class _Cards:
+    """The run's cards, written to a spool file by file as they are solved or reused."""
+
+    def __init__(self, files: _Files, linker: _Linker, *, is_keeping_cards: bool) -> None:
+        """``is_keeping_cards``: whether the entries returned keep their cards' texts (for ``decoded``)."""
+        self.files = files
+        self.linker = linker
+        self.is_keeping_cards = is_keeping_cards
+        self.spool = SpooledCatalog()
+        self.places: dict[str, list[tuple[int, int]]] = {}
+
+    def add(self, path: str, entry: Linked) -> Linked:
+        """The file's cards written to the spool (with their permalinks); the entry kept without them."""
+        entry, texts = self._texts(path, entry)
+        links = (permalink(self.files.options, path, s["line"], s["end_line"]) for s in entry.summaries)
+        self.places[path] = self.spool.add(with_permalink(text, link) for text, link in zip(texts, links))
+        return entry if self.is_keeping_cards else dataclasses.replace(entry, cards=None)
+
+    def _texts(self, path: str, entry: Linked) -> tuple[Linked, list[str]]:
+        """The entry and its cards' texts; a reused entry's are read now, one file at a time."""
+        if entry.cards is not None:
+            return entry, entry.cards
+        texts = self.files.cache.get_cards(self.files.linked_keys[path], len(entry.summaries))
+        if texts is not None:
+            return entry, texts
+        entry = tasks.solve_file(self.linker.work(path))  # gone since (another run pruning the cache): made again
+        assert entry.cards is not None  # solving fills them
+        return entry, entry.cards
+
+    def arrange(self, paths: list[str], summaries: list[dict[str, Any]], envelope: dict[str, Any]) -> SpooledCatalog:
+        """The spool, its cards in the order of ``paths``."""
+        self.spool.arrange([place for path in paths for place in self.places[path]], summaries, envelope)
+        return self.spool
+
+
+def _envelope(selection: Selection, failures: list[FileFailure], sites: int, summaries: list[dict[str, Any]]) -> dict[str, Any]:
+    """The catalog's data but its cards."""
+    options = selection.options
     read_failures = sum(1 for f in failures if f.stage == "read")
-    sites = sum(linked[p].sites for p in analysed)  # type: ignore[union-attr]
     envelope = to_data(Catalog(
         schema=SCHEMA_ID,
         generator=Generator(name="raisedocs", version=__version__),
-        source=SourceInfo(root=name, repo_url=options.repo_url, rev=options.rev),
-        stats=_stats(len(files) + read_failures, len(failures), sites, summaries),
+        source=SourceInfo(root=selection.name, repo_url=options.repo_url, rev=options.rev),
+        stats=_stats(len(selection.files) + read_failures, len(failures), sites, summaries),
         failures=tuple(failures),
         errors=(),
         options=run_options(options),
     ))
     del envelope["errors"]
-    warn_unmatched(options, len(summaries))
-    spool.arrange([place for path in analysed for place in places[path]], summaries, envelope)
-    return spool
-
-
-def _still_holds(entry: Linked | None, project: Project, provider_key: dict[str, str], flags: dict[str, str]) -> bool:
-    """Whether what linking a file's cards read is unchanged: each module it looked at is
-    provided by the same file content (or is still absent), each shortened module name
-    matches the same module, each CLI flag its examples name is the same."""
-    return (
-        entry is not None
-        and all(provider_key.get(module) == key for module, key in entry.modules.items())
-        and all(project.suffix_match(name) == found for name, found in entry.suffixes.items())
-        and all(flags.get(dest) == flag for dest, flag in entry.flag_reads.items())
-    )
-
-
-def _collected(files: list[SourceFile], keys: dict[str, str], contents: Callable[[Iterable[SourceFile]], Iterator[SourceFile | FileFailure]],
-               options: Options, cache: Cache, mapper: Mapper, progress: Progress) -> Iterator[FileFacts | FileFailure]:
-    """Each file's facts (or why it could not be analysed), from the cache or collected; the
-    files to collect are read one at a time as the workers take them, largest first (so that
-    no worker is left alone with a big one at the end)."""
-    missing = []
-    for source in files:
-        found = cache.get_file(keys[source.path])
-        if found is None:
-            missing.append(source)
-        else:
-            yield found
-    if not missing:
-        return
-    missing.sort(key=lambda source: (-source.size, source.path))
-
-    def work() -> Iterator[tuple[SourceFile | FileFailure, str, Options]]:
-        for source in contents(missing):
-            yield source, keys[source.path], options
-
-    for done, result in enumerate(mapper(tasks.collect, work(), len(missing), tasks.lost_collecting), 1):
-        yield result  # the worker has cached it
-        progress("files", done, len(missing))
+    return envelope
 
 
 def _pack(sites: tuple[SiteFact, ...]) -> bytes:

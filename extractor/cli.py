@@ -6,13 +6,16 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from .errors import OutputError, RaisedocsError
 from .options import EXCERPT_LINES, Options, recorded_settings
 from .version import VERSION as __version__
+
+if TYPE_CHECKING:
+    from .cache import Linked
 
 log = logging.getLogger("raisedocs")
 
@@ -213,8 +216,9 @@ def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, v
     loaded = [_folder_catalog(side, validate) for side in (old, new)]  # each read once; None: to extract
     recorded = next((recorded_settings(catalog) for catalog in loaded if catalog is not None), {})
     options = Options(**{**recorded, **{k: v for k, v in given.items() if _given(k)}}, **run_settings(run))
-    decoded: dict = {}  # the files both sides share are decoded from the cache once
-    result = diff_catalogs(*(c if c is not None else catalog_data(s, options, decoded, validate=validate) for s, c in zip((old, new), loaded)), (old, new))
+    decoded: dict[str, Linked] = {}  # the files both sides share are decoded from the cache once
+    old_data, new_data = (c if c is not None else catalog_data(s, options, decoded, validate=validate) for s, c in zip((old, new), loaded))
+    result = diff_catalogs(old_data, new_data, (old, new))
     emit(dumps(result) if output_format == "json" else render_diff(result, link_base))
     if site_dir is not None:
         from .model import to_data

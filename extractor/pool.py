@@ -19,11 +19,18 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
-Mapper = Callable[[Callable[[T], R], Iterable[T], int, Callable[[T], R]], Iterator[R]]
+
+
+class Mapper(Protocol):
+    """``map(fn, items)`` over ``count`` items; ``on_death(item)`` stands for the result of an
+    item whose worker died running it."""
+
+    def __call__(self, fn: Callable[[T], R], items: Iterable[T], count: int, on_death: Callable[[T], R], /) -> Iterator[R]: ...
+
 
 POOL_THRESHOLD = 32  # below this many items, starting workers costs more than it saves
 WORKER_MEMORY = 4 << 30  # bytes of address space a worker may map (RLIMIT_AS); a file past it fails alone

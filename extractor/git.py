@@ -5,8 +5,12 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from typing import TYPE_CHECKING
 
 from .errors import SourceError
+
+if TYPE_CHECKING:
+    from typing_extensions import Self  # typing.Self from Python 3.11
 
 
 def run_git(repo: str, *args: str, data: bytes | None = None) -> bytes:
@@ -49,7 +53,7 @@ class BlobReader:
         self.repo = repo
         self.process: subprocess.Popen[bytes] | None = None
 
-    def __enter__(self) -> BlobReader:
+    def __enter__(self) -> Self:
         return self
 
     def read(self, sha: str) -> bytes:

@@ -71,9 +71,9 @@ class Options:
             words.append("--card-json")
         if self.excerpt_lines != EXCERPT_LINES:
             words += ["--excerpt-lines", str(self.excerpt_lines)]
-        for flag, value in (("--command", self.command), ("--repo-name", self.repo_name), ("--repo-url", self.repo_url)):
-            if value:
-                words += [flag, value]
+        for flag, given in (("--command", self.command), ("--repo-name", self.repo_name), ("--repo-url", self.repo_url)):
+            if given:
+                words += [flag, given]
         return " ".join(shlex.quote(w) for w in words)
 
 
@@ -139,7 +139,7 @@ def project_command(data: dict[str, Any]) -> str | None:
     project = data.get("project")
     scripts = project.get("scripts", {}) if isinstance(project, dict) else {}
     if isinstance(scripts, dict) and scripts:
-        return sorted(scripts)[0]
+        return min(scripts)
     return None
 
 

@@ -41,7 +41,7 @@ class SourceFile:
     size: int = 0
 
     @staticmethod
-    def from_bytes(path: str, data: bytes) -> "SourceFile":
+    def from_bytes(path: str, data: bytes) -> SourceFile:
         return SourceFile(path=path, data=data, blob_sha=git_blob_sha(data), size=len(data))
 
 

@@ -57,7 +57,7 @@ def _limit(seconds):
         if kind is None:
             continue
         try:
-            soft, hard = resource.getrlimit(kind)
+            _, hard = resource.getrlimit(kind)
             wanted = value if hard == resource.RLIM_INFINITY else min(value, hard)
             resource.setrlimit(kind, (wanted, hard))
         except (ValueError, OSError):
@@ -157,7 +157,7 @@ def main():
     sys.addaudithook(_hook(folder, isolated))
     result = {"network_isolated": isolated, "raised": None, "chain": []}
     try:
-        exec(compile(code, "<example>", "exec"), {"__name__": "__example__"})
+        exec(compile(code, "<example>", "exec"), {"__name__": "__example__"})  # noqa: S102 (running the example is this child's job)
     except BaseException as exc:  # noqa: BLE001 (whatever it raised is the answer)
         result["raised"] = _describe(exc, roots)
         result["blocked"] = isinstance(exc, Blocked)

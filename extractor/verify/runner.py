@@ -62,7 +62,7 @@ def run_child(code: str, settings: Settings) -> dict[str, Any]:
         try:
             proc = subprocess.run(
                 [settings.python, "-I", CHILD, code_file, str(seconds), *settings.roots],
-                stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=settings.timeout + 5, cwd=work, env=env,
+                stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=settings.timeout + 5, cwd=work, env=env, check=False,
             )
         except subprocess.TimeoutExpired:
             return {"timeout": True}
@@ -87,8 +87,10 @@ def _at_site(raised: dict[str, Any], card: dict[str, Any]) -> bool:
     goes on below it to where the exception was first raised."""
     frozen = "<frozen " + card["path"].removesuffix(".py").removesuffix("/__init__").replace("/", ".") + ">"
 
-    def here(at: list | None) -> bool:  # (a frozen module, os or zipimport, names its frames "<frozen os>")
-        return bool(at) and at[0] in (card["path"], frozen) and card["line"] <= at[1] <= card["end_line"]
+    def here(at: list[Any] | None) -> bool:  # (a frozen module, os or zipimport, names its frames "<frozen os>")
+        if not at:
+            return False
+        return at[0] in (card["path"], frozen) and card["line"] <= at[1] <= card["end_line"]
 
     if card.get("kind") == "reraise":
         return any(here(at) for at in raised.get("frames", ()))
@@ -217,7 +219,7 @@ def packages(tops: list[str], settings: Settings) -> dict[str, tuple[str, str]]:
     standard library's modules are ("python", its version); a module found nowhere is left out."""
     try:
         proc = subprocess.run([settings.python, "-I", "-c", _PACKAGES, json.dumps(sorted(set(tops))), *settings.roots],
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, check=False)
         found = json.loads(proc.stdout.strip().splitlines()[-1])
     except (OSError, subprocess.TimeoutExpired, ValueError, IndexError):
         return {}
@@ -294,7 +296,8 @@ def carry_verification(data: dict[str, Any], old: dict[str, Any]) -> dict[str, A
     kept = {card["id"]: (_unverified(card), card.get("verification")) for card in old["errors"] if card.get("verification")}
     if not kept:
         return data
-    out, counts = [], {}
+    out: list[dict[str, Any]] = []
+    counts: dict[str, int] = {}
     for card in data["errors"]:
         same = kept.get(card["id"])
         result = same[1] if same is not None and same[0] == _unverified(card) else None

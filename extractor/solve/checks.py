@@ -1,0 +1,200 @@
+"""Triggers: the checks a claimed trigger must pass to be verified, each with its examples.
+
+A check is a code (the reason a trigger it fires on is not verified), a predicate over the
+draft, a one-line description, and short modules beside it, as Fixit's rules carry theirs:
+``valid`` ones where the check passes (the trigger is verified), ``invalid`` ones where it
+fires (the card's trigger reason is the code). tests/test_checks.py runs every example
+through extraction.
+
+Order matters: ``CHECKS`` runs in order and the first that fires gives the reason.
+``INSIDE_FOR_LOOP`` runs earlier, as soon as the loops' inputs are set: it leaves the trigger
+``internal``, which the passes after it read (no stand-in arguments, no missing ones).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from .arrays import incoherent_arrays
+from .construction import constructs
+from .draft import Draft, param_defaults
+from .evaluate import Raised
+from .examples import is_class_level
+from .passage import first_failing, loop_reads
+from .status import CLAIMED, PLAIN
+from .validator import built_by_class
+
+
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    """A tiny module and the function whose one raise the example is about."""
+
+    source: str
+    function: str = "f"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Check:
+    """A reason a claimed trigger is not verified, and when it holds."""
+
+    code: str
+    description: str
+    fires: Callable[[Draft], bool]
+    valid: tuple[Snippet, ...]  # the check passes: the trigger is verified
+    invalid: tuple[Snippet, ...]  # the check fires: the trigger's reason is the code
+    overrides: bool = False  # the code replaces the status's own reason (``assumes_environment``), not only an empty one
+    status: str | None = None  # the status it leaves (None: the trigger's own)
+
+
+def value_parents(draft: Draft) -> set[str]:
+    """The values a trigger gives beside an attribute of theirs (``sock = ''`` with ``sock.type = 2``:
+    no value is both; the inputs are searched as leaves)."""
+    named = {*draft.inputs, *(n for n in draft.atoms if n in draft.env)}
+    return {n for n in named if isinstance(draft.env.get(n), PLAIN) and any(o.startswith(n + ".") for o in named)}
+
+
+def _incoherent(draft: Draft) -> bool:
+    named = {*draft.inputs, *(n for n in draft.atoms if n in draft.env)}
+    return bool(incoherent_arrays({n: draft.env[n] for n in named if n in draft.env}))
+
+
+def _abstract(draft: Draft) -> bool:
+    return bool(draft.frame.ctx.abstract) and not is_class_level(draft.frame.card)
+
+
+def _raises_input(draft: Draft) -> bool:
+    exception = draft.frame.card.exception
+    return exception.reason == "raised_variable" and exception.written in draft.inputs
+
+
+def _fails_on_the_way(draft: Draft) -> bool:
+    ctx = draft.frame.ctx
+    return first_failing(ctx.evaluates, {**param_defaults(ctx), **draft.env}) is not None
+
+
+def _construction_not_shown(draft: Draft) -> bool:
+    ctx = draft.frame.ctx
+    sets_attributes = any(n in ctx.settable for n in draft.inputs) or bool(draft.constructed)
+    return sets_attributes and not constructs(draft.problem, ctx, draft.env)
+
+
+def _not_reproduced(draft: Draft) -> bool:
+    """Where the class makes the message, the validator passes the site's own arguments: its
+    first is not the text, which the card's template renders from the same arguments."""
+    card, raised = draft.frame.card, draft.raised
+    if draft.validator is None:
+        return False
+    expected = card.exception.classes[0].rsplit(".", 1)[-1] if card.exception.classes else None
+    return not (draft.message is not None and isinstance(raised, Raised) and raised.exception == expected
+                and (raised.message == draft.message or built_by_class(card.message)))
+
+
+INSIDE_FOR_LOOP = Check(
+    code="inside_for_loop",
+    description="a loop on the way runs on an element the trigger cannot set, or no argument runs it on that element",
+    fires=lambda draft: draft.unset_loop,
+    status="internal",
+    valid=(),
+    invalid=(),
+)
+
+REPLACED_BY_COMPILED_MODULE = Check(
+    code="replaced_by_compiled_module",
+    description="the module imports a compiled module over this code when it can: what runs may be C code",
+    fires=lambda draft: draft.frame.card.compiled_override,
+    overrides=True,
+    valid=(),
+    invalid=(),
+)
+
+VALUE_AND_ITS_ATTRIBUTE = Check(
+    code="value_and_its_attribute",
+    description="the trigger gives a plain value and an attribute of it, which no value has",
+    fires=lambda draft: bool(value_parents(draft)),
+    valid=(),
+    invalid=(),
+)
+
+ABSTRACT_CLASS = Check(
+    code="abstract_class",
+    description="Python makes no object of the abstract class: a subclass's runs the code",
+    fires=_abstract,
+    valid=(),
+    invalid=(),
+)
+
+INCOHERENT_ARRAYS = Check(
+    code="incoherent_arrays",
+    description="the trigger's shape, ndim and dtype values are ones no array has together",
+    fires=_incoherent,
+    valid=(),
+    invalid=(),
+)
+
+RAISES_AN_INPUT = Check(
+    code="raises_an_input",
+    description="the raise raises a parameter: what is raised is the caller's exception, which no plain value is",
+    fires=_raises_input,
+    valid=(),
+    invalid=(),
+)
+
+FAILS_ON_THE_WAY = Check(
+    code="fails_on_the_way",
+    description="a statement on the way, or the raise's own arguments, fail first on the trigger's values",
+    fires=_fails_on_the_way,
+    valid=(),
+    invalid=(),
+)
+
+LOOP_ON_THE_WAY = Check(
+    code="loop_on_the_way",
+    description="a loop on the way, which is not run, reads a value the trigger sets",
+    fires=lambda draft: loop_reads(draft.inputs, draft.frame.card.guard.looped),
+    valid=(),
+    invalid=(),
+)
+
+CONSTRUCTION_NOT_SHOWN = Check(
+    code="construction_not_shown",
+    description="the trigger sets the object's attributes, and building such an object is not shown to pass its constructor",
+    fires=_construction_not_shown,
+    valid=(),
+    invalid=(),
+)
+
+NOT_REPRODUCED = Check(
+    code="not_reproduced",
+    description="the validator does not raise the card's class with exactly the message under the trigger",
+    fires=_not_reproduced,
+    valid=(),
+    invalid=(),
+)
+
+# In order: the first that fires gives the reason.
+CHECKS = (REPLACED_BY_COMPILED_MODULE, VALUE_AND_ITS_ATTRIBUTE, ABSTRACT_CLASS, INCOHERENT_ARRAYS, RAISES_AN_INPUT,
+          FAILS_ON_THE_WAY, LOOP_ON_THE_WAY, CONSTRUCTION_NOT_SHOWN, NOT_REPRODUCED)
+RULES = (INSIDE_FOR_LOOP, *CHECKS)  # every check, with its examples
+
+
+def check_loops(draft: Draft) -> Draft:
+    """A claimed trigger inside a loop it cannot run on its element is internal (INSIDE_FOR_LOOP)."""
+    return _demoted(draft, INSIDE_FOR_LOOP) if draft.status in CLAIMED and INSIDE_FOR_LOOP.fires(draft) else draft
+
+
+def verify(draft: Draft) -> Draft:
+    """The trigger is verified when the guard holds under it, it is claimed, the whole path to
+    the raise was modelled, it gives every required argument, and no check fires; a claimed
+    trigger's reason is the first check that fires."""
+    fired = [check for check in CHECKS if check.fires(draft)]  # (every one runs: each may read the problem)
+    if draft.status in CLAIMED:
+        first = next((check for check in fired if draft.reason is None or check.overrides), None)
+        draft = _demoted(draft, first) if first is not None else draft
+    verified = (draft.problem.holds(draft.env) is True and draft.status in CLAIMED and not draft.frame.card.guard.approximations
+                and not draft.missing and not fired)
+    return replace(draft, verified=verified, parents=value_parents(draft))  # (a parent is no assumption the trigger shows)
+
+
+def _demoted(draft: Draft, check: Check) -> Draft:
+    return replace(draft, status=check.status or draft.status, reason=check.code)

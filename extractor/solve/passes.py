@@ -1,0 +1,313 @@
+"""Triggers: the passes from a linked card to a trigger's values (solve.triggers runs them in order).
+
+Frame the card, pose its guard as a problem, search it, widen the types, assume the classes'
+tests, read the atoms the trigger assumes, build the object (a fresh one, or past its
+construction), complete the values, make and run the validator, set the loops' inputs, and
+choose the inputs a caller passes. Each takes a Draft (or the Frame) and returns the next.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ..model import CONSTRUCTING, Card, CardContext, Domain, Param, Validator
+from .arrays import cohere
+from .construction import fresh_trigger, past_construction
+from .domains import NO_VALUE, any_value, card_domains, default_value, of_declared_type, type_tested
+from .draft import Draft, Form, Frame
+from .elements import index_target, loop_element, loop_input, loop_value
+from .evaluate import EvalError, run_validator
+from .examples import is_class_level
+from .messages import message_refs, render_message
+from .passage import first_failing, names_read, unpacked_values
+from .problem import Problem, Variable, build_problem, candidates, classes_of
+from .search import search
+from .state import state_types
+from .status import CLAIMED, Reads, atom_kind, caller_sets, missing_arguments, read_atoms, trigger_status, unread_attributes
+from .validator import card_validator
+from .values import to_json_value
+
+
+def frame_card(card: Card, ctx: CardContext) -> Frame:
+    """The names a trigger may set (the guard's inputs and opaque names, and what the message
+    and the raise's arguments read) and their domains."""
+    params = {p.name for p in ctx.params}
+    refs = message_refs(card.message, params)
+    raised_with = [n for n in names_read(ctx.evaluates, params) if n in ctx.unread and n not in refs]
+    names = list(dict.fromkeys([*card.guard.inputs, *card.guard.opaque, *refs, *raised_with]))
+    domains = card_domains(card, ctx.params, names, ctx.param_choices, _stored_params(ctx))
+    domains.update(state_types(card.state, domains))  # (``self._closed``: False or True, as the class assigns it)
+    return Frame(card=card, ctx=ctx, params=params, refs=tuple(refs), raised_with=tuple(raised_with), names=tuple(names),
+                 domains=domains, published=tuple(domains[n] for n in names))
+
+
+def pose(frame: Frame) -> tuple[Frame, Problem]:
+    """The frame with the loops the trigger runs once, and the guard as a problem to search.
+
+    Raises:
+        EvalError: the guard is no expression the evaluator reads.
+    """
+    card, ctx = frame.card, frame.ctx
+    state = frozenset(n for n in card.guard.inputs if not caller_sets(n, frame.params, ctx.settable) or n in ctx.derived)
+    domains, forms, turns = _loop_forms(frame)
+    loops = {x: base for x, (xs, _) in forms.items() if (base := loop_input(xs)) is not None}  # target -> the input set through it
+    frame = replace(frame, domains=domains, state=state, forms=forms, turns=frozenset(turns), loops=loops, preferred=_preferred(card, ctx))
+    return frame, build_problem(card.guard, domains, state, ctx.named, frozenset(loops), frame.preferred, ctx.instances)
+
+
+def _loop_forms(frame: Frame) -> tuple[dict[str, Domain], dict[str, Form], set[str]]:
+    """``for x in xs``: the trigger sets ``xs = [x]``, where the caller sets xs, the guard does not read
+    xs itself (it would then need both at once) and reads x (else x is no value the trigger can choose).
+    (``xs`` may be a pure form over the input, ``raw.split(",")``, ``enumerate(xs)``: solve.elements;
+    ``for k, v in d.items()``: both targets set through ``d``, at least one read.) The domains with
+    the targets' types, each target's loop, and the targets that count a loop's turns."""
+    guard, ctx, domains = frame.card.guard, frame.ctx, dict(frame.domains)
+    forms: dict[str, Form] = {}
+    turns: set[str] = set()
+    keywords = {p.name for p in ctx.params if p.kind == "starstar"}
+    for x, xs in guard.loops:
+        targets = tuple(x.split(", "))
+        base = loop_input(xs)
+        if base is not None and caller_sets(base, frame.params, ctx.settable) and base not in guard.inputs \
+                and (x in guard.opaque if len(targets) == 1 else any(t in guard.opaque for t in targets)):
+            if xs in keywords and len(targets) == 1:  # ``for key in kwargs``: the keywords' names
+                xs = f"{xs}.keys()"
+                domains[x] = replace(domains.get(x) or Domain(input=x, source="opaque"), types=("str",))
+            forms.update({t: (xs, targets) for t in targets})
+            if (index := index_target(xs, targets)) is not None:  # (the one turn is the first)
+                domains[index] = replace(domains.get(index) or Domain(input=index, source="opaque"), choices=("0",), types=("int",))
+                turns.add(index)
+    return domains, forms, turns
+
+
+def _preferred(card: Card, ctx: CardContext) -> dict[str, str]:
+    """The type each untyped name's values are tried in first: a parameter's evident type
+    (Param.used_as); for a value the body rebinds a parameter to (``value_1``), that
+    parameter's evident or declared type (a preference, never a constraint: ``value =
+    value.strip()`` is still a str, ``args = parser.parse_args(args)`` is not a list)."""
+    preferred = {p.name: p.used_as for p in ctx.params if p.used_as is not None}
+    rebound = {base for _, base, kind in card.guard.versions if kind == "rebound"}
+    declared = card_domains(card, ctx.params, sorted(rebound), ctx.param_choices) if rebound else {}
+    for shown, base, kind in card.guard.versions:
+        types = [t for t in declared[base].types if ":" not in t and t != "NoneType"] if base in declared else []
+        guess = preferred.get(base) or (types[0] if len(types) == 1 else None)
+        if kind == "rebound" and guess is not None:
+            preferred[shown] = guess
+    return preferred
+
+
+def _stored_params(ctx: CardContext) -> dict[str, Param]:
+    """The attributes (``self.http2``) constructing the object sets straight from one of its
+    constructor's parameters, with that parameter."""
+    by_name = {p.name: p for p in ctx.constructor or ()}
+    return {name: by_name[path[0]] for name, path in ctx.settable.items() if len(path) == 1 and path[0] in by_name}
+
+
+def search_guard(frame: Frame, problem: Problem) -> Draft:
+    """The first search, over the declared domains."""
+    return Draft(frame=frame, problem=problem, solution=search(problem), typed=problem, names=frame.names)
+
+
+def widen(draft: Draft) -> Draft:
+    """``if not isinstance(records, list): raise TypeError(...)`` of ``records: list``: no value
+    of the declared type reaches it, and the test is there for the others. Searched again with
+    the types the guard tests; the inputs given a value outside their declared type are noted."""
+    frame = draft.frame
+    if draft.solution.status == "solved" or not (widened := type_tested(frame.domains, frame.card.guard.code)):
+        return draft
+    ctx = frame.ctx
+    wide = build_problem(frame.card.guard, {**frame.domains, **widened}, frame.state, ctx.named, frozenset(frame.loops),
+                         frame.preferred, ctx.instances)
+    if (wider := search(wide)).status != "solved":
+        return draft
+    outside = tuple(n for n in widened if n in wider.changed and not of_declared_type(wider.assignment[n], frame.domains[n]))
+    return replace(draft, problem=wide, typed=wide, solution=wider, outside=outside)
+
+
+def assume_classes(draft: Draft) -> Draft:
+    """Plain values alone do not reach it (``isinstance(dt, datetime) and ...`` needs a real
+    datetime): the tests become atoms again, values the trigger can only assume."""
+    if draft.solution.status == "solved" or not classes_of(draft.problem.constants):
+        return draft
+    frame = draft.frame
+    problem = build_problem(frame.card.guard, frame.domains, frame.state, frame.ctx.named, frozenset(frame.loops), frame.preferred)
+    return replace(draft, problem=problem, solution=search(problem))
+
+
+def assume_atoms(draft: Draft) -> Draft:
+    """The atoms the trigger assumes values for (those the guard reads under it), and its status."""
+    every_atom = {n for n, v in draft.problem.variables.items() if v.is_atom}
+    if draft.solution.status == "solved":
+        return _assumed(replace(draft, every_atom=every_atom))
+    return _status(replace(draft, every_atom=every_atom, atoms=every_atom))
+
+
+def avoid_internal(draft: Draft) -> Draft:
+    """A path that reads no internal value (the other side of an ``or``, of a join), where one exists."""
+    code, problem = draft.frame.card.guard.code, draft.problem
+    if not any(atom_kind(a) == "internal" for a in draft.atoms) or (" or " not in code and " if " not in code):
+        return draft
+    variables = {n: v for n, v in problem.variables.items() if not v.is_atom or atom_kind(n) != "internal"}
+    if (direct := search(replace(problem, variables=variables, _base=None))).status != "solved":
+        return draft
+    return _assumed(replace(draft, solution=direct))
+
+
+def construct_fresh(draft: Draft) -> Draft:
+    """A trigger that reads the object's internal attributes as a new object has them
+    (solve.construction.fresh_trigger), where every internal value it assumes is one."""
+    frame = draft.frame
+    if draft.reason != "assumes_internal_values" or not frame.ctx.constructed or is_class_level(frame.card):
+        return draft
+    fresh = fresh_trigger(frame.card, frame.ctx, draft.problem, draft.atoms, frame.domains, frame.state, frozenset(frame.loops),
+                          frame.preferred)
+    if fresh is None:
+        return draft
+    problem, solution, constructed = fresh
+    every_atom = {n for n, v in problem.variables.items() if v.is_atom}
+    return _assumed(replace(draft, problem=problem, solution=solution, constructed=constructed, every_atom=every_atom))
+
+
+def construct_past(draft: Draft) -> Draft:
+    """A claimed trigger whose object's construction raises first, searched again past it
+    (solve.construction.past_construction)."""
+    frame = draft.frame
+    if draft.status not in CLAIMED:
+        return draft
+    built = past_construction(frame.card, frame.ctx, frame.domains, draft.problem, draft.solution, frame.state, frame.loops)
+    if built is None:
+        return draft
+    names = list(draft.names)
+    names.extend(n for n in built.changed if n not in names)
+    return _assumed(replace(draft, solution=built, names=tuple(names)))
+
+
+def _assumed(draft: Draft) -> Draft:
+    """The draft with the atoms its solution reads, and its status."""
+    atoms = read_atoms(draft.problem, draft.solution.assignment, draft.every_atom, draft.frame.card.guard.opaque)
+    return _status(replace(draft, atoms=atoms))
+
+
+def _status(draft: Draft) -> Draft:
+    status, reason = trigger_status(draft.frame.card.guard, sorted(draft.atoms))
+    return replace(draft, status=status, reason=reason)
+
+
+def complete_values(draft: Draft) -> Draft:
+    """The trigger's values: the solution's, with values for names only the message reads where a
+    caller gives them (a parameter left at its default; a local, a caught exception or a
+    constant of unknown value gets none, and the message is then not claimed), 0 for a loop's
+    count, without the attributes of a plain value the guard never reads, and with the arrays'
+    shapes as long as their ``ndim``."""
+    frame, problem, solution = draft.frame, draft.problem, draft.solution
+    ctx = frame.ctx
+    refs = [r for r in [*frame.refs, *frame.raised_with] if caller_sets(r, frame.params, ctx.settable)]
+    env = _complete_env(solution.assignment, refs, frame.domains, ctx.evaluates)
+    env.update(dict.fromkeys(sorted(frame.turns - env.keys()), 0))  # (the message may name the count)
+    unread = unread_attributes(problem, env)  # (``model_config = None``: its attributes are no input)
+    if unread:
+        env = {name: value for name, value in env.items() if name not in unread}
+        solution = replace(solution, changed=tuple(n for n in solution.changed if n not in unread))
+    return replace(draft, env=cohere(env, problem.holds), solution=solution)
+
+
+def _complete_env(env: dict[str, Any], refs: list[str], domains: dict[str, Domain], evaluates: tuple[str, ...]) -> dict[str, Any]:
+    """Values for names only the message (or the raise's arguments) reads: their default, else
+    the first value of their type under which nothing on the way fails (``evaluates``)."""
+    full = dict(env)
+    for name in refs:
+        if name in full or any(name.startswith(k + ".") for k in full):
+            continue
+        domain = domains.get(name)
+        if domain is not None and domain.has_default and default_value(domain) is not NO_VALUE:
+            full[name] = default_value(domain)
+        elif domain is not None:
+            options = [*unpacked_values(name, evaluates), *candidates(Variable(name=name, domain=domain), [])]
+            if options:
+                full[name] = next((v for v in options if first_failing(evaluates, {**full, name: v}) is None), options[0])
+    return full
+
+
+def make_validator(draft: Draft) -> Draft:
+    """The card's validator (solve.validator), over the problem's variables and the values the
+    message reads; a new object's value is no input a standalone check could take."""
+    if draft.constructed:
+        return replace(draft, validator=None, validator_reason="needs_value_no_caller_sets")
+    frame, problem, env = draft.frame, draft.problem, draft.env
+    keys = list(dict.fromkeys([*problem.variables, *(r for r in frame.refs if r in env and r not in problem.constants)]))
+    validator, reason = card_validator(frame.card, frame.ctx, problem, keys, frame.domains)
+    return replace(draft, validator=validator, validator_reason=reason)
+
+
+def show_message(draft: Draft) -> Draft:
+    """The card's message under the trigger; a value only the message reads is assumed too."""
+    shown = Reads(draft.env)
+    draft = replace(draft, message=card_message(draft.frame.card, shown))
+    if draft.atoms < (read := draft.atoms | (draft.every_atom & shown.read)):
+        return _status(replace(draft, atoms=read))
+    return draft
+
+
+def card_message(card: Card, reads: Reads) -> str | None:
+    """The card's message under the values ``reads`` gives (None where it cannot be computed)."""
+    try:
+        return render_message(card.message, reads) if card.message.parts is not None else None
+    except EvalError:
+        return None
+
+
+def run_validator_on(draft: Draft) -> Draft:
+    """What the validator raises under the trigger (solve.checks.NOT_REPRODUCED reads it)."""
+    return replace(draft, raised=run_on(draft.validator, draft.env) if draft.validator is not None else None)
+
+
+def run_on(validator: Validator, env: dict[str, Any]) -> Any:
+    """What ``validator`` raises (or returns) on ``env``'s values; EvalError where it cannot run."""
+    try:
+        return run_validator(validator.code, {param: env.get(key) for param, key in validator.params.items()})
+    except (EvalError, StopIteration):
+        return EvalError
+
+
+def set_loop_elements(draft: Draft) -> Draft:
+    """Each loop's input set so that the loop runs once, on the element the trigger needs
+    (``xs = [x]``); a loop whose element the trigger cannot set, or that no argument runs on
+    that element, is noted (solve.checks.INSIDE_FOR_LOOP)."""
+    frame, env = draft.frame, dict(draft.env)
+    unset = len(set(frame.forms.values())) < len(frame.card.guard.loops)
+    for xs, targets in sorted(set(frame.forms.values())):
+        if targets[0] not in env and len(targets) == 1:
+            continue
+        if (value := loop_value(xs, loop_element(targets, env))) is not NO_VALUE:
+            env[frame.loops[targets[0]]] = value
+        else:
+            unset = True
+    return replace(draft, env=env, unset_loop=unset)
+
+
+def choose_inputs(draft: Draft) -> Draft:
+    """The values a caller passes (not atoms, constants or what no caller sets), a value of its
+    type for each required parameter nothing reads before the raise, and the required
+    arguments the trigger still gives no value for."""
+    frame, env = draft.frame, dict(draft.env)
+    ctx = frame.ctx
+    inputs = {n: to_json_value(env[n]) for n in [*draft.names, *frame.loops.values()] if n in env and n not in draft.every_atom
+              and n not in draft.problem.constants and caller_sets(n, frame.params, ctx.settable)}
+    if draft.status not in CLAIMED:
+        return replace(draft, env=env, inputs=inputs)
+    for param in ctx.params:
+        if param.name in ctx.unread and param.default is None and param.kind not in ("star", "starstar") and param.name not in env \
+                and param.name not in ("self", "cls") and (value := any_value(param.annotation or param.used_as)) is not NO_VALUE:
+            env[param.name] = value  # (not the object itself: it is built or given, never a value)
+            inputs[param.name] = to_json_value(value)
+    missing = _missing(frame.card, ctx, set(inputs), bool(draft.constructed))
+    return replace(draft, env=env, inputs=inputs, missing=tuple(missing))
+
+
+def _missing(card: Card, ctx: CardContext, given: set[str], constructing: bool = False) -> list[str]:
+    params = [(p.name, p.default is None and p.kind not in ("star", "starstar")) for p in ctx.params]
+    if (card.function or "").rsplit(".", 1)[-1] in ("__init__", "__new__"):
+        return missing_arguments(params, None, given, ctx.settable, False, own_constructor=True)
+    constructor = [(p.name, p.default is None and p.kind not in ("star", "starstar")) for p in ctx.constructor] if ctx.constructor is not None else None
+    return missing_arguments(params, constructor, given, ctx.settable, constructing or bool(set(card.entry) & CONSTRUCTING))

@@ -1,0 +1,182 @@
+"""Triggers: the passes from a checked trigger to its fixes and its example (solve.triggers runs them).
+
+Each fix is verified in the restricted evaluator: it makes the guard false, trips no other
+raise of the function, and makes the validator pass. The example is written only for a
+verified trigger: the call that raises, and the same call with a fix that passes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ..model import CardContext, Example, Fix
+from .arrays import incoherent_arrays
+from .construction import constructs
+from .domains import NO_VALUE, default_source, literal_value, param_domain
+from .draft import Draft, param_defaults
+from .elements import loop_element, loop_value
+from .environ import ENVIRON, environ_setup
+from .evaluate import InstancesOf
+from .examples import build_example, is_class_level
+from .fixes import FixCandidate, bare_test, describe_fix, find_fixes, quiet_stand_ins
+from .passes import card_message, run_on
+from .problem import Variable, candidates
+from .status import Reads
+from .values import to_json_value
+
+Found = tuple[Fix, Any, bool]  # a fix, the Python value it sets, and whether no other raise may fire under it
+
+
+def fix(draft: Draft) -> Draft:
+    """The trigger's fixes (``_fixes``), the stand-in arguments under which the fixed calls pass
+    the other raises (given as the trigger's values too), and whether the validator is verified."""
+    frame = draft.frame
+    found, quiet = _fixes(draft)
+    env, inputs, message = dict(draft.env), dict(draft.inputs), draft.message
+    for name, value in quiet.items():
+        env[name], inputs[name] = value, to_json_value(value)
+    if quiet and message is not None:
+        message = card_message(frame.card, Reads(env))  # (the message may show a stand-in)
+    validator = draft.validator
+    if validator is not None:
+        validator = replace(validator, verified=draft.verified and all(f.verified for f, _, _ in found))
+    return replace(draft, env=env, inputs=inputs, message=message, validator=validator, found=tuple(found))
+
+
+def _fixes(draft: Draft) -> tuple[list[Found], dict[str, Any]]:
+    """Fixes, each with the Python value it sets (a loop element's fix sets the input the loop
+    iterates so that it runs on that element: ``xs = [x]``) and whether no other raise of the
+    function may fire under it (one whose test reads values the tool does not know). The atoms
+    the trigger's guard never reads got a value from the search, but a fix whose test reads one
+    (``model_dtype = ''`` then asks ``'' in TABLE``, a table of unknown value) is no fix. Also
+    the stand-in arguments' values under which the fixed calls pass the other raises
+    (fixes.quiet_stand_ins)."""
+    frame, problem, env = draft.frame, draft.problem, draft.env
+    ctx = frame.ctx
+    parts = [(p.role, p.code) for p in frame.card.guard.parts]
+    placeholders = frozenset(n for n in ctx.unread if n in env and n not in problem.variables)  # any value of their type
+    defaults = _sibling_defaults(ctx)
+    unread = draft.every_atom - draft.atoms
+    known = {name: value for name, value in env.items() if name not in unread}
+    fixes: list[Found] = []
+    for candidate in find_fixes(problem, known, parts, list(ctx.siblings), placeholders=placeholders, defaults=defaults):
+        if (found := _fix(draft, candidate)) is not None:
+            fixes.append(found)
+    stand_ins = {p.name: candidates(Variable(p.name, param_domain(p.name, p)), [env[p.name]]) for p in ctx.params if p.name in placeholders}
+    sure = [{**env, fix.changed[0]: value} for fix, value, decided in fixes if decided and fix.changed[0] in env]
+    return fixes, quiet_stand_ins(problem, sure, list(ctx.siblings), stand_ins, defaults) if stand_ins and sure else {}
+
+
+def _sibling_defaults(ctx: CardContext) -> dict[str, Any]:
+    """What the other raises' tests see besides the fix's values: the parameters' defaults,
+    the declared defaults of the fields they read (``type='image_url'`` meets
+    ``image_url=None``), and the classes of their isinstance tests whose plain instances are known."""
+    defaults = param_defaults(ctx)
+    defaults.update({name: value for name, default, factory in ctx.field_defaults
+                     if (value := literal_value(default_source(default, factory))) is not NO_VALUE})
+    defaults.update({written: InstancesOf(types) for written, types in ctx.function_instances})
+    return defaults
+
+
+def _fix(draft: Draft, candidate: FixCandidate) -> Found | None:
+    """The fix a candidate makes, or None (an array shape its ``ndim`` refuses; a loop element
+    no argument runs the loop on)."""
+    frame, env, validator = draft.frame, draft.env, draft.validator
+    name = candidate.changed[0]
+    before, after = env[name], candidate.assignment[name]
+    array = name.rpartition(".")[0]
+    if name.endswith(".shape") and incoherent_arrays({n: v for n, v in {**env, name: after}.items() if n.rpartition(".")[0] == array}):
+        return None  # (a shape its array's ndim refuses; a fix of ndim reads as another array: "pass a 1-D one")
+    shown = name
+    if name in frame.loops:
+        xs, targets = frame.forms[name]
+        shown = frame.loops[name]
+        before, after = (loop_value(xs, loop_element(targets, values)) for values in (env, {**env, name: after}))
+        if before is NO_VALUE or after is NO_VALUE:
+            return None  # no argument runs the loop on that element
+    verified = draft.problem.holds(candidate.assignment) is False and (validator is None or run_on(validator, candidate.assignment) is None)
+    variable = draft.problem.variables[name]
+    # (not where the test picks the value: None for ``x is not None``, a class, an isinstance type)
+    # (a bare test of the value, ``not package``, says nothing of its type either: ``1`` is one example)
+    stand_in = (not variable.is_atom and not variable.domain.types and variable.prefer is None
+                and (type(after) is not type(before) or bare_test(candidate.part, name))
+                and after is not None and not isinstance(after, type) and f"isinstance({name}," not in candidate.part)
+    label = name if variable.is_atom else ".".join(frame.ctx.settable[name]) if name in frame.ctx.settable else shown  # (a field: its keyword)
+    return Fix(
+        inputs={shown: to_json_value(after)},
+        changed=(shown,),
+        description=describe_fix(candidate, label, before, after, atom=variable.is_atom, stand_in=stand_in),
+        target=candidate.target,
+        verified=verified and validator is not None and draft.verified and not candidate.undecided,
+        stand_in=stand_in,
+    ), after, not candidate.undecided
+
+
+def exemplify(draft: Draft) -> Draft:
+    """The example, for a verified trigger only (only what was shown to raise)."""
+    return replace(draft, example=_example(draft)) if draft.verified else draft
+
+
+def _example(draft: Draft) -> Example | None:
+    """The call that raises, and the same call with the first fix under which no other raise
+    may fire and which a caller can write; None where the call cannot be written."""
+    frame, problem, env = draft.frame, draft.problem, draft.env
+    card, ctx = frame.card, frame.ctx
+    setup = _example_setup(draft)
+    if setup is None:
+        return None
+    class_level = is_class_level(card)  # (called on the class: no object is built)
+    before = {n: env[n] for n in _changed(draft)}
+    # A Python call needs its required parameters too; they take the trigger's values.
+    required = {p.name: env.get(p.name, NO_VALUE) for p in ctx.params if p.default is None and p.name not in ("self", "cls")}
+    # The example's fixes: those under which no other raise of the function may fire.
+    fixes = [(fix, value) for fix, value, sure in draft.found if sure]
+    no_fix = "none_found" if not draft.found else "may_raise_elsewhere" if not fixes else "not_writable"
+    writable = [(fix, value) for fix, value in fixes if fix.changed[0] in _settable(draft)]  # (not the state the trigger assumes)
+    writable.sort(key=lambda pair: pair[0].stand_in)  # (the "after" shows a value of a known type first: a stand-in may fail further on)
+    after = None  # no fix the example can show: it reproduces the error only
+    if writable and (class_level or constructs(problem, ctx, {**env, writable[0][0].changed[0]: writable[0][1]})):
+        after = {**before, writable[0][0].changed[0]: writable[0][1]}
+    example = build_example(card, ctx, before, after, required, setup)
+    if example is None and after is not None:
+        example = build_example(card, ctx, before, None, required, setup)  # the fix cannot be written as a call
+    if example is not None:
+        example = replace(example, placeholders=tuple(sorted(n for n in required if n in ctx.unread and n not in card.guard.inputs)))
+    if example is None or example.after is None:
+        return replace(example, no_fix=no_fix) if example is not None else None
+    further = []  # the same call with each further fix, for verify to run
+    for other, value in writable[1:]:
+        if class_level or constructs(problem, ctx, {**env, other.changed[0]: value}):
+            built = build_example(card, ctx, before, {**before, other.changed[0]: value}, required, setup)
+            if built is not None and built.style == example.style and built.after is not None:  # (never None: it has a fix)
+                further.append(built.after)
+    return replace(example, fixes=tuple(further))
+
+
+def _example_setup(draft: Draft) -> str | None:
+    """The Python the example runs first (the environment the trigger assumes: solve.environ),
+    or None where no example can be written."""
+    frame, problem, env = draft.frame, draft.problem, draft.env
+    card = frame.card
+    setup = environ_setup(problem.tree, env[ENVIRON]) if ENVIRON in draft.solution.changed and isinstance(env.get(ENVIRON), dict) else ""
+    if setup is None:
+        return None  # a variable the guard reads by a computed name: the example cannot set it
+    if any(n not in _settable(draft) for n in _changed(draft)):
+        return None
+    if card.kind == "reraise" and card.exception.written is None:
+        return None  # a bare ``raise`` raises the try body's error, from the body's line: that error's card
+    if not is_class_level(card) and not constructs(problem, frame.ctx, env):
+        return None  # building the object would raise first
+    return setup
+
+
+def _changed(draft: Draft) -> list[str]:
+    """What the trigger changes, as a caller writes it (a loop's input, not its element)."""
+    return [draft.frame.loops.get(n, n) for n in draft.solution.changed if n != ENVIRON]
+
+
+def _settable(draft: Draft) -> set[str]:
+    """What an example may set: the guard's inputs, the loops' inputs, the object's own settings."""
+    frame = draft.frame
+    return set(frame.card.guard.inputs) | set(frame.loops.values()) | set(frame.ctx.settable)

@@ -49,7 +49,8 @@ class Check:
 
 def value_parents(draft: Draft) -> set[str]:
     """The values a trigger gives beside an attribute of theirs (``sock = ''`` with ``sock.type = 2``:
-    no value is both; the inputs are searched as leaves)."""
+    no value is both; the inputs are searched as leaves). The trigger shows no such value among
+    its assumptions (``model_config = 0`` beside ``model_config.quantization``)."""
     named = {*draft.inputs, *(n for n in draft.atoms if n in draft.env)}
     return {n for n in named if isinstance(draft.env.get(n), PLAIN) and any(o.startswith(n + ".") for o in named)}
 
@@ -95,8 +96,23 @@ INSIDE_FOR_LOOP = Check(
     description="a loop on the way runs on an element the trigger cannot set, or no argument runs it on that element",
     fires=lambda draft: draft.unset_loop,
     status="internal",
-    valid=(),
-    invalid=(),
+    valid=(Snippet('''
+        def f(text: str):
+            for part in text.split(","):
+                if part == "":
+                    raise ValueError("empty part")
+        '''),),
+    invalid=(Snippet('''
+        def f(text: str):
+            for part in text.split(","):
+                if "," in part:  # no text splits into such a part
+                    raise ValueError("comma")
+        '''), Snippet('''
+        def f(items: list, n: int):
+            for item in items:  # the guard does not read the element
+                if n > 3:
+                    raise ValueError("n")
+        ''')),
 )
 
 REPLACED_BY_COMPILED_MODULE = Check(
@@ -104,72 +120,182 @@ REPLACED_BY_COMPILED_MODULE = Check(
     description="the module imports a compiled module over this code when it can: what runs may be C code",
     fires=lambda draft: draft.frame.card.compiled_override,
     overrides=True,
-    valid=(),
-    invalid=(),
+    valid=(Snippet('''
+        def f(x: int):
+            if x > 3:
+                raise ValueError("too big")
+        '''),),
+    invalid=(Snippet('''
+        def f(x: int):
+            if x > 3:
+                raise ValueError("too big")
+
+        try:
+            from _accelerated import *
+        except ImportError:
+            pass
+        '''),),
 )
 
 VALUE_AND_ITS_ATTRIBUTE = Check(
     code="value_and_its_attribute",
     description="the trigger gives a plain value and an attribute of it, which no value has",
     fires=lambda draft: bool(value_parents(draft)),
-    valid=(),
-    invalid=(),
+    valid=(Snippet('''
+        def f(sock):
+            if sock.type != 2:
+                raise ValueError("bad socket type")
+        '''),),
+    invalid=(Snippet('''
+        def f(sock):
+            if sock is not None and sock.type != 2:  # sock = 0 beside sock.type = 1
+                raise ValueError("bad socket type")
+        '''),),
 )
 
 ABSTRACT_CLASS = Check(
     code="abstract_class",
     description="Python makes no object of the abstract class: a subclass's runs the code",
     fires=_abstract,
-    valid=(),
-    invalid=(),
+    valid=(Snippet('''
+        class Detector:
+            def __init__(self, width: int) -> None:
+                if width < 1:
+                    raise ValueError("width must be positive")
+        ''', "Detector.__init__"),),
+    invalid=(Snippet('''
+        from abc import ABC, abstractmethod
+
+        class Detector(ABC):
+            def __init__(self, width: int) -> None:
+                if width < 1:
+                    raise ValueError("width must be positive")
+
+            @abstractmethod
+            def score(self) -> float: ...
+        ''', "Detector.__init__"),),
 )
 
 INCOHERENT_ARRAYS = Check(
     code="incoherent_arrays",
     description="the trigger's shape, ndim and dtype values are ones no array has together",
     fires=_incoherent,
-    valid=(),
-    invalid=(),
+    valid=(Snippet('''
+        def f(a, b):
+            if a.ndim == 2 and a.shape[0] != b.shape[0]:
+                raise ValueError("rows differ")
+        '''),),
+    invalid=(Snippet('''
+        def f(a, b):
+            if a.dtype != b.dtype:  # a.dtype = 0 beside b.dtype = 1: no dtype is a number
+                raise ValueError("dtypes differ")
+        '''),),
 )
 
 RAISES_AN_INPUT = Check(
     code="raises_an_input",
     description="the raise raises a parameter: what is raised is the caller's exception, which no plain value is",
     fires=_raises_input,
-    valid=(),
-    invalid=(),
+    valid=(Snippet('''
+        def f(err=None):
+            if err is not None:
+                raise ValueError(err)
+        '''),),
+    invalid=(Snippet('''
+        def f(err=None):
+            if err is not None:
+                raise err
+        '''),),
 )
 
 FAILS_ON_THE_WAY = Check(
     code="fails_on_the_way",
     description="a statement on the way, or the raise's own arguments, fail first on the trigger's values",
     fires=_fails_on_the_way,
-    valid=(),
-    invalid=(),
+    valid=(Snippet('''
+        def f(version: str, removed: str) -> None:
+            shown = f"{removed}.0"
+            if version >= removed:
+                raise RuntimeError(f"removed in {shown}")
+        '''),),
+    invalid=(Snippet('''
+        def f(version: str, removed: str) -> None:
+            shown = f"{removed[0]}.{removed[1]}"  # IndexError on removed = ''
+            if version >= removed:
+                raise RuntimeError(f"removed in {shown}")
+        '''),),
 )
 
 LOOP_ON_THE_WAY = Check(
     code="loop_on_the_way",
     description="a loop on the way, which is not run, reads a value the trigger sets",
     fires=lambda draft: loop_reads(draft.inputs, draft.frame.card.guard.looped),
-    valid=(),
-    invalid=(),
+    valid=(Snippet('''
+        class O:
+            ATTRS = ["a"]
+
+            def set_attrs(self, attrs):
+                for attr in self.ATTRS:
+                    print(attr)
+                if attrs:
+                    raise TypeError("invalid")
+        ''', "O.set_attrs"),),
+    invalid=(Snippet('''
+        class O:
+            ATTRS = ["a"]
+
+            def set_attrs(self, attrs):
+                for attr in self.ATTRS:
+                    if attr in attrs:  # TypeError on attrs = 1
+                        del attrs[attr]
+                if attrs:
+                    raise TypeError("invalid")
+        ''', "O.set_attrs"),),
 )
 
 CONSTRUCTION_NOT_SHOWN = Check(
     code="construction_not_shown",
     description="the trigger sets the object's attributes, and building such an object is not shown to pass its constructor",
     fires=_construction_not_shown,
-    valid=(),
-    invalid=(),
+    valid=(Snippet('''
+        class Box:
+            def __init__(self, size: int = 1) -> None:
+                if size < 1:
+                    raise ValueError("size must be positive")
+                self.size = size
+
+            def take(self, n: int) -> None:
+                if n > self.size:
+                    raise ValueError("too many")
+        ''', "Box.take"),),
+    invalid=(Snippet('''
+        class Box:
+            def __init__(self, size: int = 1, cap=object()) -> None:
+                self.size = size
+                self.cap = cap
+                if self.cap is None:  # of a default that is no literal
+                    raise ValueError("no cap")
+
+            def take(self, n: int) -> None:
+                if n > self.size:
+                    raise ValueError("too many")
+        ''', "Box.take"),),
 )
 
 NOT_REPRODUCED = Check(
     code="not_reproduced",
     description="the validator does not raise the card's class with exactly the message under the trigger",
     fires=_not_reproduced,
-    valid=(),
-    invalid=(),
+    valid=(Snippet('''
+        def f(data):
+            if not isinstance(data, str):
+                raise TypeError(f"data must be str, not {type(data).__name__}")
+        '''),),
+    invalid=(Snippet('''
+        def f(data):
+            if not isinstance(data, str):
+                raise TypeError(f"data must be str, not {data.__class__.__name__}")  # (no __class__: no message)
+        '''),),
 )
 
 # In order: the first that fires gives the reason.
@@ -185,9 +311,10 @@ def check_loops(draft: Draft) -> Draft:
 
 def verify(draft: Draft) -> Draft:
     """The trigger is verified when the guard holds under it, it is claimed, the whole path to
-    the raise was modelled, it gives every required argument, and no check fires; a claimed
-    trigger's reason is the first check that fires."""
-    fired = [check for check in CHECKS if check.fires(draft)]  # (every one runs: each may read the problem)
+    the raise was modelled, it gives every required argument, and no check fires. A claimed
+    trigger with no reason of its own takes the first check that fires (one that ``overrides``
+    replaces its own reason too: an environment trigger's ``assumes_environment``)."""
+    fired = [check for check in CHECKS if check.fires(draft)]  # (the verdict needs every one)
     if draft.status in CLAIMED:
         first = next((check for check in fired if draft.reason is None or check.overrides), None)
         draft = _demoted(draft, first) if first is not None else draft

@@ -257,12 +257,12 @@ def card_message(card: Card, reads: Reads) -> str | None:
         return None
 
 
-def run_validator_on(draft: Draft) -> Draft:
+def reproduce(draft: Draft) -> Draft:
     """What the validator raises under the trigger (solve.checks.NOT_REPRODUCED reads it)."""
-    return replace(draft, raised=run_on(draft.validator, draft.env) if draft.validator is not None else None)
+    return replace(draft, raised=validator_outcome(draft.validator, draft.env) if draft.validator is not None else None)
 
 
-def run_on(validator: Validator, env: dict[str, Any]) -> Any:
+def validator_outcome(validator: Validator, env: dict[str, Any]) -> Any:
     """What ``validator`` raises (or returns) on ``env``'s values; EvalError where it cannot run."""
     try:
         return run_validator(validator.code, {param: env.get(key) for param, key in validator.params.items()})

@@ -20,7 +20,7 @@ from .environ import ENVIRON, environ_setup
 from .evaluate import InstancesOf
 from .examples import build_example, is_class_level
 from .fixes import FixCandidate, bare_test, describe_fix, find_fixes, quiet_stand_ins
-from .passes import card_message, run_on
+from .passes import card_message, validator_outcome
 from .problem import Variable, candidates
 from .status import Reads
 from .values import to_json_value
@@ -95,7 +95,7 @@ def _fix(draft: Draft, candidate: FixCandidate) -> Found | None:
         before, after = (loop_value(xs, loop_element(targets, values)) for values in (env, {**env, name: after}))
         if before is NO_VALUE or after is NO_VALUE:
             return None  # no argument runs the loop on that element
-    verified = draft.problem.holds(candidate.assignment) is False and (validator is None or run_on(validator, candidate.assignment) is None)
+    verified = draft.problem.holds(candidate.assignment) is False and (validator is None or validator_outcome(validator, candidate.assignment) is None)
     variable = draft.problem.variables[name]
     # (not where the test picks the value: None for ``x is not None``, a class, an isinstance type)
     # (a bare test of the value, ``not package``, says nothing of its type either: ``1`` is one example)

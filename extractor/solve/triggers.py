@@ -30,7 +30,7 @@ from .passes import (
     frame_card,
     make_validator,
     pose,
-    run_validator_on,
+    reproduce,
     search_guard,
     set_loop_elements,
     show_message,
@@ -42,9 +42,12 @@ from .values import to_json_value
 
 log = logging.getLogger("raisedocs")
 
-SEARCH = (widen, assume_classes, assume_atoms, avoid_internal, construct_fresh, construct_past)  # after the first search
-SHOW = (complete_values, make_validator, show_message, run_validator_on, set_loop_elements, check_loops, choose_inputs,
-        verify, fix, exemplify)  # once a trigger is found
+# The passes, in order (the order is the behaviour: each reads what the ones before it set).
+# After the first search: a trigger, what it assumes, and the object it builds.
+SEARCH = (widen, assume_classes, assume_atoms, avoid_internal, construct_fresh, construct_past)
+# Once a trigger is found: its values, the validator, the loops' inputs, the checks, the fixes and the example.
+SHOW = (complete_values, make_validator, show_message, reproduce, set_loop_elements, check_loops, choose_inputs,
+        verify, fix, exemplify)
 
 
 def solve_card(card: Card, ctx: CardContext) -> Card:
@@ -60,9 +63,7 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     for step in SEARCH:
         draft = step(draft)
     if draft.solution.status != "solved":
-        solution = draft.solution
-        trigger = Trigger(status=solution.status, inputs={}, reason=solution.reason, conflicts=solution.conflicts)
-        return replace(card, domains=frame.published, trigger=trigger, state=reached(card.state, draft.typed, {}))
+        return _not_found(draft)
     for step in SHOW:
         draft = step(draft)
     return _solved(draft)
@@ -70,6 +71,13 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
 
 def _unsolved(frame: Frame, reason: str) -> Card:
     return replace(frame.card, domains=frame.published, trigger=Trigger(status="unsolved", inputs={}, reason=reason))
+
+
+def _not_found(draft: Draft) -> Card:
+    """The card of a guard no trigger was found for: why (unsolved, unreachable)."""
+    card, solution = draft.frame.card, draft.solution
+    trigger = Trigger(status=solution.status, inputs={}, reason=solution.reason, conflicts=solution.conflicts)
+    return replace(card, domains=draft.frame.published, trigger=trigger, state=reached(card.state, draft.typed, {}))
 
 
 def _solved(draft: Draft) -> Card:

@@ -1,13 +1,13 @@
-"""The model: frozen records every stage exchanges, the one serializer, and the JSON Schema.
+"""The model: frozen records every stage exchanges, the codes they carry, the one serializer, and the JSON Schema.
 
 ``site`` (message templates, guards) -> ``facts`` (one file's pass) -> ``card`` (linked and
-solved) -> ``catalog`` (a run's output, and diffs); ``serialize`` turns any of them into JSON
+solved) -> ``catalog`` (a run's output, and diffs); ``codes`` holds every status, reason and
+outcome they carry, each with its description; ``serialize`` turns any of them into JSON
 data and back; ``schema`` derives catalog.schema.json from the records.
 """
 
 from .base import DIFF_SCHEMA_ID, SCHEMA_ID, record
 from .card import (
-    CONSTRUCTING,
     Card,
     CardContext,
     Docs,
@@ -24,6 +24,26 @@ from .card import (
     Verification,
 )
 from .catalog import CardRef, Catalog, CatalogDiff, Change, ConditionChange, FileFailure, Generator, RunOptions, SourceInfo, Stats
+from .codes import (
+    CLAIMED,
+    CODES,
+    CONSTRUCTING,
+    Code,
+    ContextKind,
+    Detailed,
+    DomainSource,
+    EntryKind,
+    ExampleStyle,
+    FixOutcome,
+    FixTarget,
+    NoFix,
+    PartRole,
+    RaiseKind,
+    Reason,
+    ReasonCode,
+    TriggerStatus,
+    VerifyOutcome,
+)
 from .facts import Argument, AttributeStore, CallSite, ClassFact, Constraint, Excerpt, FieldFact, FileFacts, Param, PostInitSet, SiteFact
 from .serialize import dumps, dumps_compact, dumps_data, fingerprint, from_data, from_json, to_data, to_json
 from .site import (
@@ -48,10 +68,12 @@ from .site import (
 )
 
 __all__ = [
-    "CONSTRUCTING", "DIFF_SCHEMA_ID", "RAISES", "SCHEMA_ID", "And", "Argument", "CallSite", "Card", "CardContext", "CardRef", "Catalog", "CatalogDiff", "Change",
-    "AttributeStore", "ConditionChange", "ClassFact", "Compare", "Const",
-    "Constraint", "Context", "Docs", "Domain", "Example", "Excerpt", "ExceptionRef", "FieldDoc", "FieldFact", "FileFacts",
-    "FileFailure", "Fix", "Generator", "Guard", "GuardNode", "GuardPart", "Hole", "IsInstance", "IsNone", "MessageTemplate",
-    "Not", "Observed", "Opaque", "Or", "Param", "Part", "PostInitSet", "RunOptions", "SiteFact", "Solved", "SourceInfo", "StateWrite", "Stats", "Text", "Trigger", "Truthy",
-    "Validator", "Verification", "dumps", "dumps_compact", "dumps_data", "fingerprint", "from_data", "from_json", "record", "to_data", "to_json",
+    "CLAIMED", "CODES", "CONSTRUCTING", "DIFF_SCHEMA_ID", "RAISES", "SCHEMA_ID", "And", "Argument", "AttributeStore",
+    "CallSite", "Card", "CardContext", "CardRef", "Catalog", "CatalogDiff", "Change", "ClassFact", "Code", "Compare", "ConditionChange",
+    "Const", "Constraint", "Context", "ContextKind", "Detailed", "Docs", "Domain", "DomainSource", "EntryKind", "Example",
+    "ExampleStyle", "ExceptionRef", "Excerpt", "FieldDoc", "FieldFact", "FileFacts", "FileFailure", "Fix", "FixOutcome", "FixTarget",
+    "Generator", "Guard", "GuardNode", "GuardPart", "Hole", "IsInstance", "IsNone", "MessageTemplate", "NoFix", "Not", "Observed",
+    "Opaque", "Or", "Param", "Part", "PartRole", "PostInitSet", "RaiseKind", "Reason", "ReasonCode", "RunOptions", "SiteFact", "Solved",
+    "SourceInfo", "StateWrite", "Stats", "Text", "Trigger", "TriggerStatus", "Truthy", "Validator", "Verification", "VerifyOutcome",
+    "dumps", "dumps_compact", "dumps_data", "fingerprint", "from_data", "from_json", "record", "to_data", "to_json",
 ]

@@ -29,6 +29,6 @@ def record(cls: type[_T]) -> type[_T]:
         for name, value in zip(names, state):
             object.__setattr__(self, name, value)
 
-    made.__getstate__ = __getstate__  # type: ignore[attr-defined]
+    made.__getstate__ = __getstate__  # type: ignore[method-assign]
     made.__setstate__ = __setstate__  # type: ignore[attr-defined]
     return made

@@ -6,6 +6,19 @@ import dataclasses
 from typing import Any
 
 from .base import record
+from .codes import (
+    DomainSource,
+    EntryKind,
+    ExampleStyle,
+    FixOutcome,
+    FixTarget,
+    NoFix,
+    RaiseKind,
+    Reason,
+    ReasonCode,
+    TriggerStatus,
+    VerifyOutcome,
+)
 from .facts import Argument, CallSite, Constraint, Excerpt, Param
 from .site import Guard, MessageTemplate
 
@@ -19,7 +32,7 @@ class ExceptionRef:
     classes: tuple[str, ...] = ()
     ancestors: tuple[str, ...] = ()
     factory: str | None = None
-    reason: str | None = None
+    reason: ReasonCode | None = None
 
 
 @record
@@ -53,7 +66,7 @@ class Domain:
     """What an input may be, from its declaration; values are source text as written."""
 
     input: str
-    source: str  # "field" | "parameter" | "opaque" | "unknown"
+    source: DomainSource
     types: tuple[str, ...] = ()
     choices: tuple[str, ...] | None = None
     constraints: tuple[Constraint, ...] = ()
@@ -85,11 +98,11 @@ class StateWrite:
 class Trigger:
     """Input values that make the whole guard true, changing as few defaults as possible."""
 
-    status: str  # concrete | environment | internal | unconditional | unreachable | unsolved (solve/status.py)
+    status: TriggerStatus
     inputs: dict[str, Any]
     changed: tuple[str, ...] = ()
     assumes: dict[str, Any] = dataclasses.field(default_factory=dict)
-    reason: str | None = None
+    reason: ReasonCode | None = None
     conflicts: tuple[str, ...] = ()
     message: str | None = None
     verified: bool = False
@@ -106,7 +119,7 @@ class Fix:
     inputs: dict[str, Any]
     changed: tuple[str, ...]
     description: str
-    target: str  # "own_test" | "outer" | "leave" (an earlier return, break or continue is taken)
+    target: FixTarget
     verified: bool = False
     # The value is one of many: nothing declares or evidences the input's type, and it is not
     # the trigger's type (``''`` where the trigger has None); a caller passes a value of their own.
@@ -123,13 +136,11 @@ class Validator:
 
 @record
 class Example:
-    style: str  # "cli" | "python"
+    style: ExampleStyle
     before: str
     after: str | None  # with the first fix; None where no fix is proven (the example reproduces the error only)
     fixes: tuple[str, ...] = ()  # with each further fix, in the card's order (the same style)
-    # Why ``after`` is None: "none_found" (no fix), "may_raise_elsewhere" (another raise of the
-    # function may fire under each fix), "not_writable" (no fix can be written as this call).
-    no_fix: str | None = None
+    no_fix: NoFix | None = None  # why ``after`` is None
     # Required arguments nothing reads before the raise: any value of their type gets the call
     # there, so the call may fail on them further on ("after"); the caller passes their own.
     placeholders: tuple[str, ...] = ()
@@ -143,7 +154,7 @@ class Solved:
     trigger: Trigger | None = None
     fixes: tuple[Fix, ...] = ()
     validator: Validator | None = None
-    validator_reason: str | None = None  # why there is no validator, where there is none
+    validator_reason: Reason | None = None  # why there is no validator, where there is none
     example: Example | None = None
     state: tuple[StateWrite, ...] = ()  # the card's, with which values reach the raise (solve.state)
 
@@ -161,14 +172,14 @@ class Observed:
 class Verification:
     """What ``raisedocs verify`` saw when it ran the card's example on the installed code."""
 
-    outcome: str  # confirmed | different_message | raised_elsewhere | did_not_raise | timeout | not_runnable
+    outcome: VerifyOutcome
     package: str | None = None  # the distribution run ("python" for the standard library)
     version: str | None = None
-    reason: str | None = None  # not_runnable: no_example | cli_example | sandbox_refused | child_failed
+    reason: Reason | None = None  # why the example was not run (outcome not_runnable)
     detail: str | None = None
     observed: Observed | None = None
-    fix: str | None = None  # the example's "after": holds | still_raises | raises_other | timeout | not_run
-    fixes: tuple[str, ...] = ()  # the same, for each further fix of Example.fixes
+    fix: FixOutcome | None = None  # the example's "after"
+    fixes: tuple[FixOutcome, ...] = ()  # the same, for each further fix of Example.fixes
 
 
 @record
@@ -181,8 +192,8 @@ class Card:
     end_line: int
     function: str | None
     decorators: tuple[str, ...]
-    entry: tuple[str, ...]  # how callers reach the function: codes such as "constructor"
-    kind: str  # "call" | "name" | "reraise"
+    entry: tuple[EntryKind, ...]  # how callers reach the function
+    kind: RaiseKind
     exception: ExceptionRef
     cause: str | None
     message: MessageTemplate
@@ -195,7 +206,7 @@ class Card:
     trigger: Trigger | None = None
     fixes: tuple[Fix, ...] = ()
     validator: Validator | None = None
-    validator_reason: str | None = None
+    validator_reason: Reason | None = None
     example: Example | None = None
     lints: tuple[str, ...] = ()
     verification: Verification | None = None
@@ -204,11 +215,6 @@ class Card:
     compiled_override: bool = False
     state: tuple[StateWrite, ...] = ()  # where the object's attributes the guard reads are assigned
     callers: tuple[CallSite, ...] = ()  # where the file calls the card's function (a direct method or a module-level one)
-
-
-# Entries that run while the object is being constructed (link/cards.entry_points codes).
-CONSTRUCTING = frozenset({"constructor", "post_init", "pydantic_model_validator_after", "pydantic_model_validator_before",
-                          "pydantic_model_validator_wrap", "pydantic_field_validator", "pydantic_root_validator"})
 
 
 @record

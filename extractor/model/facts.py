@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .base import record
+from .codes import RaiseKind, Reason
 from .site import Guard, MessageTemplate
 
 
@@ -120,7 +121,7 @@ class SiteFact:
     function: str | None
     owner: str | None  # qualname of the class whose method holds the raise
     decorators: tuple[str, ...]
-    kind: str
+    kind: RaiseKind
     written: str | None
     is_call: bool
     caught: tuple[str, ...]
@@ -129,7 +130,7 @@ class SiteFact:
     guard: Guard
     excerpt: Excerpt
     function_doc: str | None = None
-    reason: str | None = None
+    reason: Reason | None = None
     params: tuple[Param, ...] = ()
     lints: tuple[str, ...] = ()
     call_style: str = "function"  # function, generator, coroutine or async_generator: how a call runs the body

@@ -20,7 +20,7 @@ from typing import Any, Union
 from ..errors import CatalogError
 from .base import DIFF_SCHEMA_ID, SCHEMA_ID
 from .catalog import Catalog, CatalogDiff
-from .serialize import REQUIRED, field_default
+from .serialize import REQUIRED, field_default, is_code, is_text_record
 
 _PRIMITIVES = {str: "string", int: "integer", bool: "boolean", float: "number"}
 
@@ -33,11 +33,13 @@ def _type_schema(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
         return {"type": _PRIMITIVES[tp]}
     if tp is Any:
         return {}
+    if is_code(tp) or is_text_record(tp):
+        return {"type": "string"}  # (a code is written as its value: catalogs hold plain strings)
     if origin in (Union, types.UnionType):
         args = typing.get_args(tp)
         tagged = [a for a in args if dataclasses.is_dataclass(a) and getattr(a, "TAG", None) is not None]
         if len(tagged) < 2:
-            return {"anyOf": [_type_schema(a, defs) for a in args]}
+            return {"anyOf": _distinct([_type_schema(a, defs) for a in args])}
         others = [_type_schema(a, defs) for a in args if a not in tagged]
         return {"anyOf": [*others, _tagged_union(tagged, defs)]} if others else _tagged_union(tagged, defs)
     if origin is tuple:
@@ -47,10 +49,15 @@ def _type_schema(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
         return {"type": "array", "prefixItems": [_type_schema(a, defs) for a in args], "minItems": len(args), "maxItems": len(args)}
     if origin is dict:
         return {"type": "object", "additionalProperties": _type_schema(typing.get_args(tp)[1], defs)}
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         _record_schema(tp, defs)
         return {"$ref": f"#/$defs/{tp.__name__}"}
     raise TypeError(f"no schema for {tp!r}")
+
+
+def _distinct(schemas: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The schemas, each once (a code and a code with its value are both a string)."""
+    return [s for i, s in enumerate(schemas) if s not in schemas[:i]]
 
 
 def _tagged_union(members: list[Any], defs: dict[str, Any]) -> dict[str, Any]:
@@ -120,7 +127,8 @@ def schema_text(name: str = "catalog") -> str:
 @lru_cache(maxsize=1)
 def shipped_schema() -> dict[str, Any]:
     """The schema file installed with the package."""
-    return json.loads(resources.files("extractor.model").joinpath("catalog.schema.json").read_text("utf-8"))
+    schema: dict[str, Any] = json.loads(resources.files("extractor.model").joinpath("catalog.schema.json").read_text("utf-8"))
+    return schema
 
 
 def validate_catalog(data: Any) -> None:

@@ -1,19 +1,24 @@
 """The one serializer: records, tuples and primitives <-> JSON data, deterministically.
 
 Records that appear in a union (message parts, guard nodes) carry a ``TAG`` class variable,
-written as ``"type"`` in JSON so that ``from_data`` can rebuild them. ``to_data``/``from_data``
-are the only (de)serializers: there are no per-class ``as_dict`` methods.
+written as ``"type"`` in JSON so that ``from_data`` can rebuild them. A code (``model.codes``)
+is written as its value, and a record that defines ``from_text`` (``codes.Detailed``) as
+``str(record)``. ``to_data``/``from_data`` are the only (de)serializers: no ``as_dict`` methods.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import enum
 import functools
 import json
+import math
+import operator
 import re
 import types
 import typing
+from collections.abc import Callable
 from typing import Any, Union
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -37,10 +42,25 @@ def _mapping(value: dict[Any, Any]) -> dict[str, Any]:
     return {str(k): to_data(v) for k, v in value.items()}
 
 
-def _encoder(cls: type) -> Any:
+def is_code(tp: Any) -> bool:
+    """Whether ``tp`` is an enum of codes: written as its members' values."""
+    return isinstance(tp, type) and issubclass(tp, enum.Enum)
+
+
+def is_text_record(tp: Any) -> bool:
+    """Whether ``tp`` is a record written as one string (it defines ``from_text``)."""
+    return dataclasses.is_dataclass(tp) and hasattr(tp, "from_text")
+
+
+def _encoder(cls: type) -> Callable[[Any], Any]:
     """The encoding function for values of exactly ``cls``, built once per class (the
     run encodes a few million records: facts for the cache, cards for the catalog)."""
-    if issubclass(cls, _SCALARS):
+    encode: Callable[[Any], Any]
+    if is_code(cls):
+        encode = _CODE_VALUE
+    elif is_text_record(cls):
+        encode = str
+    elif issubclass(cls, _SCALARS):
         encode = _identity
     elif issubclass(cls, (tuple, list)):
         encode = _sequence
@@ -50,18 +70,20 @@ def _encoder(cls: type) -> Any:
         names = _field_names(cls)
         tag = getattr(cls, "TAG", None)
 
-        def encode(value: Any) -> dict[str, Any]:
+        def encode_record(value: Any) -> dict[str, Any]:
             out: dict[str, Any] = {"type": tag} if tag is not None else {}
             for name in names:
                 out[name] = to_data(getattr(value, name))
             return out
+        encode = encode_record
     else:
         encode = _identity
     _ENCODERS[cls] = encode
     return encode
 
 
-_ENCODERS: dict[type, Any] = {}
+_ENCODERS: dict[type, Callable[[Any], Any]] = {}
+_CODE_VALUE = operator.attrgetter("_value_")
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -118,7 +140,7 @@ def _indented(value: Any, newline: str, out: list[str]) -> None:
     elif isinstance(value, int):
         out.append(int.__repr__(value))
     elif isinstance(value, float):
-        out.append(float.__repr__(value) if value == value and value not in (float("inf"), float("-inf")) else json.dumps(value))
+        out.append(float.__repr__(value) if math.isfinite(value) else json.dumps(value))
     elif isinstance(value, dict):
         if not value:
             out.append("{}")
@@ -153,12 +175,12 @@ def to_json(value: Any) -> str:
     return dumps(value)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)  # each record module imports the names its hints use
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _field_names(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(cls))
 
@@ -171,27 +193,18 @@ def from_data(tp: Any, data: Any) -> Any:
 _PRIMITIVE = (str, int, float, bool, type(None), Any)
 
 
-@functools.lru_cache(maxsize=None)
-def _decoder(tp: Any) -> Any:
+@functools.cache
+def _decoder(tp: Any) -> Callable[[Any], Any]:
     """A decoding function for ``tp``, built once per type (decoding is on the warm path)."""
     origin = typing.get_origin(tp)
     if tp in _PRIMITIVE:
         return _identity
+    if is_code(tp):
+        return tp  # type: ignore[no-any-return]  # (the enum's lookup: a value that is no member raises ValueError)
+    if is_text_record(tp):
+        return tp.from_text  # type: ignore[no-any-return]
     if origin in (Union, types.UnionType):
-        args = typing.get_args(tp)
-        if all(a in _PRIMITIVE for a in args):
-            return _identity
-        tagged = {getattr(a, "TAG"): _decoder(a) for a in args if hasattr(a, "TAG")}
-        others = [_decoder(a) for a in args if a is not type(None) and not hasattr(a, "TAG")]
-
-        def union(data: Any) -> Any:
-            if data is None:
-                return None
-            if isinstance(data, dict) and data.get("type") in tagged:
-                return tagged[data["type"]](data)
-            return others[0](data) if others else data
-
-        return union
+        return _union_decoder(typing.get_args(tp))
     if origin is tuple:
         args = typing.get_args(tp)
         if len(args) == 2 and args[1] is Ellipsis:
@@ -203,17 +216,41 @@ def _decoder(tp: Any) -> Any:
         value = _decoder(typing.get_args(tp)[1])
         return (lambda data: dict(data)) if value is _identity else (lambda data: {k: value(v) for k, v in data.items()})
     if dataclasses.is_dataclass(tp):
-        # Field decoders are resolved on first use: guard trees are recursive types.
-        fields: list[tuple[str, Any]] = []
-
-        def record_of(data: Any) -> Any:
-            if not fields:
-                hints = _hints(tp)
-                fields.extend((name, _decoder(hints[name])) for name in _field_names(tp))
-            return tp(**{name: decode(data[name]) for name, decode in fields if name in data})
-
-        return record_of
+        return _record_decoder(tp)
     return _identity
+
+
+def _union_decoder(args: tuple[Any, ...]) -> Callable[[Any], Any]:
+    """Records told apart by their ``TAG``; a string, by the alternative written as text."""
+    if all(a in _PRIMITIVE for a in args):
+        return _identity
+    tagged = {a.TAG: _decoder(a) for a in args if hasattr(a, "TAG")}
+    others = [_decoder(a) for a in args if a is not type(None) and not hasattr(a, "TAG")]
+    text = next((_decoder(a) for a in args if is_text_record(a)), None)
+
+    def union(data: Any) -> Any:
+        if data is None:
+            return None
+        if isinstance(data, dict) and data.get("type") in tagged:
+            return tagged[data["type"]](data)
+        if text is not None and isinstance(data, str):
+            return text(data)
+        return others[0](data) if others else data
+
+    return union
+
+
+def _record_decoder(tp: Any) -> Callable[[Any], Any]:
+    # Field decoders are resolved on first use: guard trees are recursive types.
+    fields: list[tuple[str, Any]] = []
+
+    def record_of(data: Any) -> Any:
+        if not fields:
+            hints = _hints(tp)
+            fields.extend((name, _decoder(hints[name])) for name in _field_names(tp))
+        return tp(**{name: decode(data[name]) for name, decode in fields if name in data})
+
+    return record_of
 
 
 def from_json(tp: type, text: str) -> Any:
@@ -259,17 +296,22 @@ def _same(value: Any, default: Any) -> bool:
     return type(value) is type(default) and value == default  # (False is no 0, nor [] None)
 
 
-@functools.lru_cache(maxsize=None)
+def _is_plain(tp: Any) -> bool:
+    """Whether data of type ``tp`` is one JSON value with no record inside (nothing to compact)."""
+    return tp in _PRIMITIVE or is_code(tp) or is_text_record(tp)
+
+
+@functools.cache
 def _shaper(tp: Any, fill: bool) -> Any:
     """The function that compacts (``fill``: completes) data of type ``tp``; None where the
     type holds no record. Field plans are resolved on first use: guard trees are recursive."""
     origin = typing.get_origin(tp)
-    if tp in _PRIMITIVE:
+    if _is_plain(tp):
         return None
     if origin in (Union, types.UnionType):
-        args = [a for a in typing.get_args(tp) if a not in _PRIMITIVE]
-        tagged = {getattr(a, "TAG"): a for a in args if hasattr(a, "TAG")}
-        others = [a for a in args if not hasattr(a, "TAG")]
+        kept = [a for a in typing.get_args(tp) if not _is_plain(a)]
+        tagged = {a.TAG: a for a in kept if hasattr(a, "TAG")}
+        others = [a for a in kept if not hasattr(a, "TAG")]
         if not tagged and not others:
             return None
 
@@ -295,7 +337,7 @@ def _shaper(tp: Any, fill: bool) -> Any:
     if origin is dict:
         value = _shaper(typing.get_args(tp)[1], fill)
         return None if value is None else (lambda data: {k: value(v) for k, v in data.items()} if isinstance(data, dict) else data)
-    if not dataclasses.is_dataclass(tp):
+    if not isinstance(tp, type) or not dataclasses.is_dataclass(tp):
         return None
     plan: dict[str, tuple[Any, Any, Any]] = {}  # field -> (default data, its shaper, PUBLISHED)
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar, TypeAlias
 
 from .base import record
+from .codes import ContextKind, PartRole, Reason, ReasonCode
 from .serialize import PUBLISHED
 
 # --- message templates -------------------------------------------------------------
@@ -30,7 +31,7 @@ class Hole:
     value: str | None = None  # ``expr`` with once-assigned locals inlined, where that differs
 
 
-Part = Union[Text, Hole]
+Part: TypeAlias = Text | Hole
 
 
 @record
@@ -45,7 +46,7 @@ class MessageTemplate:
     parts: tuple[Part, ...] | None = None
     template: str | None = None
     placeholders: tuple[str, ...] = ()
-    reason: str | None = None
+    reason: ReasonCode | None = None
     source: str | None = None
 
 
@@ -111,20 +112,17 @@ class Opaque:
 
     TAG: ClassVar[str] = "opaque"
     code: str
-    reason: str
+    reason: Reason
 
 
-GuardNode = Union[Const, And, Or, Not, Compare, IsNone, IsInstance, Truthy, Opaque]
+GuardNode: TypeAlias = Const | And | Or | Not | Compare | IsNone | IsInstance | Truthy | Opaque
 
 
 @record
 class Context:
     """Something that holds around the raise but is not a boolean over inputs."""
 
-    # "loop" | "element" (a for loop reached on a one-element list, Guard.loops) | "loop_else" |
-    # "except" (a handler whose try body's raising is not modelled) |
-    # "handler" (one whose is: the guard says which expression raises) | "finally"
-    kind: str
+    kind: ContextKind
     code: str
 
 
@@ -134,7 +132,7 @@ class GuardPart:
     test), ``leave`` (an earlier ``if`` whose other branch only returns, breaks or
     continues, negated) or ``exit`` (any other earlier exit on the path, negated)."""
 
-    role: str
+    role: PartRole
     code: str
 
 

@@ -40,7 +40,8 @@ def with_permalink(text: str, link: str | None) -> str:
 
 def card_data(text: str) -> dict[str, Any]:
     """A card's JSON text (catalog.json's line) -> its data, every field given (``complete``)."""
-    return complete(Card, json.loads(text))
+    data: dict[str, Any] = complete(Card, json.loads(text))
+    return data
 
 
 def published_text(card: dict[str, Any]) -> str:
@@ -100,7 +101,7 @@ class SpooledCatalog(CardCatalog):
 
     def __init__(self) -> None:
         super().__init__({}, [])
-        self._file = tempfile.TemporaryFile(prefix="raisedocs-cards-")  # removed when closed
+        self._file = tempfile.TemporaryFile(prefix="raisedocs-cards-")  # noqa: SIM115 (the spool holds it; removed when closed)
         self._order: list[tuple[int, int]] = []
 
     def add(self, texts: Iterable[str]) -> list[tuple[int, int]]:

@@ -1,0 +1,399 @@
+"""Codes: every status, reason and outcome a catalog carries -> a StrEnum member with its one-line description.
+
+A code is written in JSON as its value (``Reason.SEARCH_BUDGET`` is ``"search_budget"``), so
+catalogs hold plain strings. The wording a card shows is the member's description: the
+templates get them as jinja globals (publish.render), and README's list of reason codes is
+generated from them (tests/test_codes.py). A code that carries a value is a ``Detailed``: the
+code and the value, written as one string (``no_candidate_values:dtype``).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, TypeAlias
+
+from .base import record
+
+if TYPE_CHECKING:
+    from typing import Self
+
+if sys.version_info >= (3, 11):
+    from enum import StrEnum
+else:  # pragma: no cover (Python 3.10)
+    from enum import Enum
+
+    class StrEnum(str, Enum):
+        """``enum.StrEnum`` of Python 3.11: a member is its value, also in ``str()`` and f-strings."""
+
+        __str__ = str.__str__
+        __format__ = str.__format__
+
+
+class Code(StrEnum):
+    """A code: a member is its JSON string, and carries a one-line ``description``."""
+
+    description: str
+
+    def __new__(cls, value: str, description: str) -> Self:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.description = description
+        return member
+
+
+class TriggerStatus(Code):
+    """What a caller can do with a card's trigger (solve.status)."""
+
+    CONCRETE = "concrete", "the trigger is made of inputs only"
+    ENVIRONMENT = "environment", "inputs, and conditions on the environment (stated in words)"
+    INTERNAL = "internal", ("it rests on internal state (or a caught exception, or a loop element): the values are what the guard "
+                            "needs, not something a caller can set")
+    UNCONDITIONAL = "unconditional", ("nothing guards the raise once control reaches it (and no earlier try, loop or with statement may "
+                                      "leave the function first)")
+    UNREACHABLE = "unreachable", "no input in the declared domains reaches it"
+    UNSOLVED = "unsolved", "no trigger found, with a reason"
+
+
+# The statuses whose trigger a caller can act on (only their triggers are verified).
+CLAIMED = frozenset({TriggerStatus.CONCRETE, TriggerStatus.ENVIRONMENT})
+
+
+class Reason(Code):
+    """Why something is not known or not claimed: a message not reconstructed, an exception
+    class not resolved, a trigger not found or not verified, no validator, an example verify
+    did not run. One code has one wording wherever it stands."""
+
+    # A code that carries a value (``Detailed``; NO_CANDIDATE_VALUES, OPAQUE, INTERNAL_ERROR) words it
+    # as ``{value}`` in its description, with ``{a}`` its article ("a" or "an").
+
+    # The exception and its message (ExceptionRef.reason, MessageTemplate.reason).
+    NO_ARGUMENTS = "no_arguments", ("the exception is raised without arguments, and its class is defined outside the tree (it may give "
+                                    "a default message)")
+    KEYWORD_ARGUMENTS_ONLY = "keyword_arguments_only", "the exception is built from keyword arguments only"
+    MULTIPLE_ARGUMENTS = "multiple_arguments", ("the exception gets several positional arguments, and how its class shows them is not "
+                                                "followed here")
+    STAR_ARGUMENTS = "star_arguments", "the arguments are unpacked at run time (*args/**kwargs)"
+    CLASS_OUTSIDE_TREE = "class_outside_tree", ("the exception class is defined outside the tree, so how it shows its arguments is not "
+                                                "known")
+    BUILT_BY_CLASS = "built_by_class", "the exception class builds its message itself, in a way the tool does not follow"
+    CLASS_MESSAGE_UNFILLED = "class_message_unfilled", ("the exception class builds its message from arguments this call does not give "
+                                                        "as code")
+    RERAISE = "reraise", "the caught exception is re-raised unchanged, with its own message"
+    RERAISE_OUTSIDE_EXCEPT = "reraise_outside_except", ("a bare raise outside any except block re-raises whatever exception the caller "
+                                                        "is handling")
+    RAISED_VARIABLE = "raised_variable", "the raised object is held in a variable the tool cannot follow"
+    RAISED_OBJECT_UNRESOLVED = "raised_object_unresolved", "the raised object is held in a variable the tool cannot follow"
+    RAISED_EXPRESSION = "raised_expression", "the raised object is computed by an expression"
+    BUILT_BY_FACTORY = "built_by_factory", "the exception is built by a function, which sets the message"
+    FACTORY_WITHOUT_RETURN_TYPE = "factory_without_return_type", "the factory that builds the exception has no return annotation"
+    UNRESOLVED_FACTORY = "unresolved_factory", "the exception is built by a call the tool cannot resolve in this tree"
+    OUTSIDE_TREE = "outside_tree", "the class is defined outside the analysed tree"
+    ERRNO_SUBCLASS = "errno_subclass", ("the code calls `OSError` with an error number, and Python then creates the subclass registered "
+                                        "for that number, which is what an `except` clause sees")
+    UNRESOLVED_NAME = "unresolved_name", "the name is not defined or imported in the analysed tree"
+    UNKNOWN = "unknown", "nothing is known of what is raised"
+    MESSAGE_IS_PARAMETER = "message_is_parameter", "the message is a parameter of the function"
+    MESSAGE_VARIABLE_REASSIGNED = "message_variable_reassigned", "the message variable is assigned more than once"
+    MESSAGE_VARIABLE_BRANCHES = "message_variable_branches", "the message variable is assigned a different text on different branches"
+    MESSAGE_VARIABLE_UNRESOLVED = "message_variable_unresolved", "the message variable is not assigned in this function"
+    MESSAGE_VARIABLE_TOO_DEEP = "message_variable_too_deep", "the message goes through too many variables"
+    FORMAT_ON_NON_LITERAL = "format_on_non_literal", "str.format is called on a value that is not a string literal"
+    PERCENT_ON_NON_LITERAL = "percent_on_non_literal", "% formatting is applied to a value that is not a string literal"
+    CONCAT_WITHOUT_STRING_LITERAL = "concat_without_string_literal", "the message is a sum without any string literal"
+    BYTES_MESSAGE = "bytes_message", "the message is a bytes literal"
+    OPAQUE = "opaque", "the message is the value of {a} {value} expression, which the tool does not evaluate"
+
+    # Where collect.formats cannot read a format string as a template (MessageTemplate.reason).
+    BAD_STRING_LITERAL = "bad_string_literal", "the message is a string literal Python's own parser does not read"
+    NOT_A_STRING = "not_a_string", "a part of the concatenated message is not a string literal"
+    FORMAT_STAR_ARGS = "format_star_args", "str.format gets its arguments unpacked at run time (`*args`)"
+    FORMAT_MIXED_NUMBERING = "format_mixed_numbering", ("the format string mixes automatic (`{}`) and numbered (`{0}`) fields, which "
+                                                        "str.format refuses")
+    FORMAT_FIELD_UNRESOLVED = "format_field_unresolved", "a field of the format string names no argument of the call"
+    BAD_FORMAT_STRING = "bad_format_string", "the format string is not one str.format reads"
+    PERCENT_STAR_WIDTH = "percent_star_width", "a `%` conversion takes its width or precision from the arguments (`*`)"
+    PERCENT_STAR_ARGS = "percent_star_args", "the `%` arguments are unpacked at run time (`*args`)"
+    PERCENT_DICT_UNPACKING = "percent_dict_unpacking", "the `%` mapping is built with `**` unpacking"
+    PERCENT_DICT_KEY = "percent_dict_key", "a key of the `%` mapping is not a string literal"
+    PERCENT_KEY_UNRESOLVED = "percent_key_unresolved", "a `%(key)s` conversion names no key of the mapping"
+    PERCENT_MIXED_KEYS = "percent_mixed_keys", "the format string mixes `%(key)s` and positional conversions"
+    PERCENT_ARITY = "percent_arity", "the format string has more conversions than the `%` arguments give"
+
+    # A definition the per-file pass cannot read, and guards it cannot model (Opaque.reason, and the above).
+    LIBCST_PARSE_ERROR = "libcst_parse_error", ("libcst cannot parse this definition (CPython can), so only its location and class are "
+                                                "known")
+    LIBCST_VALIDATION_ERROR = "libcst_validation_error", ("libcst cannot rebuild a node of this definition, so only its location and "
+                                                          "class are known")
+    TOO_DEEP_FOR_LIBCST = "too_deep_for_libcst", "the definition holds an and/or too deep for libcst, so only ast reads it"
+    TOO_DEEP = "too_deep", "the code nests too deeply to model"
+    UNIT_MISMATCH = "unit_mismatch", "the two parsers disagreed on this definition"
+    GUARD_TOO_LARGE = "guard_too_large", "the condition is larger than raisedocs models"
+    MATCH_PATTERN = "match_pattern", "the `case` pattern is not modelled"
+    MATCH_CLASS_ARGUMENTS = "match_class_arguments", "the `case` pattern's class arguments are not modelled"
+
+    # Why no trigger is found, or the one found is not verified (Trigger.reason).
+    GUARD_NOT_MODELLED = "guard_not_modelled", "the condition itself is not modelled"
+    GUARD_NOT_EXPRESSION = "guard_not_expression", "the condition is not a single Python expression"
+    SEARCH_BUDGET = "search_budget", "the search for values ran out of its budget"
+    NO_CANDIDATE_SATISFIES = "no_candidate_satisfies", ("none of the candidate values drawn from the declarations and the condition's "
+                                                        "constants makes it true")
+    NO_CANDIDATE_VALUES = "no_candidate_values", ("none of the values the tool can write belongs to the type declared for `{value}`, so "
+                                                  "no value was tried for it")
+    BOUNDS_CONFLICT = "bounds_conflict", "the numeric bounds cannot all hold"
+    NO_VALUE_IN_FINITE_DOMAINS = "no_value_in_finite_domains", "every value of the finite domains was tried"
+    UNKNOWN_CONSTANT = "unknown_constant", ("the condition reads a named constant whose value the tree does not give as a literal, and "
+                                            "the tool makes up no value for it")
+    VALUE_TOO_LARGE = "value_too_large", "the condition or message needs a value past the evaluator's limits"
+    ASSUMES_OPAQUE_VALUES = "assumes_opaque_values", "it assumes values for calls it does not evaluate"
+    ASSUMES_INTERNAL_VALUES = "assumes_internal_values", ("the condition reads values the caller does not set (results of calls on "
+                                                          "other objects, locals bound several times)")
+    ASSUMES_ENVIRONMENT = "assumes_environment", "the condition reads the environment"
+    EARLIER_EXIT_NOT_MODELLED = "earlier_exit_not_modelled", ("an earlier `try`, loop or `with` statement may return before this raise, "
+                                                              "and when it does is not modelled")
+    RAISED_WHILE_HANDLING = "raised_while_handling", ("the raise is in an except handler, so a statement of the try body must raise the "
+                                                      "caught class first")
+    RAISED_IN_FINALLY = "raised_in_finally", "the raise is in a finally block"
+    DEFINED_CONDITIONALLY = "defined_conditionally", ("the function is defined inside a module-level `if`, `except` or try `else` (see "
+                                                      "the context): it exists only where that ran when the module was imported, which "
+                                                      "the condition above does not model")
+    CAUGHT_IN_FUNCTION = "caught_in_function", "the function's own handler catches this error, so a caller may never see it"
+    INSIDE_FOR_LOOP = "inside_for_loop", "the raise is inside a for loop, so an element of the loop must reach it"
+    REPLACED_BY_COMPILED_MODULE = "replaced_by_compiled_module", ("the module imports a compiled module over this code when it can "
+                                                                  "(such as `from _datetime import *`), so what runs there may be C "
+                                                                  "code, with its own messages")
+    VALUE_AND_ITS_ATTRIBUTE = "value_and_its_attribute", ("the trigger gives an input a plain value and also a value for one of its "
+                                                          "attributes, which no plain value has")
+    ABSTRACT_CLASS = "abstract_class", ("the function runs on an object of its class, which leaves abstract methods undefined under "
+                                        "`ABCMeta`: Python refuses to create one (`TypeError: Can't instantiate abstract class`), so it "
+                                        "runs only on an object of a subclass that defines them")
+    INCOHERENT_ARRAYS = "incoherent_arrays", ("the trigger gives an array (a tensor) a `shape` and an `ndim`, a shape or a `dtype` that "
+                                              "no array has (its sizes are ints of at least 0, `ndim` is their count, and a dtype is no "
+                                              "number)")
+    RAISES_AN_INPUT = "raises_an_input", ("what is raised is a value the caller passes (`raise err`), which must be an exception of "
+                                          "theirs: the plain value the trigger shows stands for it, and `raise` refuses anything else "
+                                          "with a `TypeError`")
+    CONSTRUCTION_NOT_SHOWN = "construction_not_shown", ("the tool cannot show that building the object with the attribute values the "
+                                                        "trigger sets passes what its construction runs (a check may refuse them, or "
+                                                        "read a value the tool does not know)")
+    LOOP_ON_THE_WAY = "loop_on_the_way", ("a loop on the way to the raise reads a value the trigger sets, and the tool does not run "
+                                          "loops: it may fail first on that value, or change it")
+    FAILS_ON_THE_WAY = "fails_on_the_way", ("under the trigger's values, a statement on the way to the raise, or the exception's own "
+                                            "arguments, raise an error first (such as `x[0]` of an empty text, or `None` added to a "
+                                            "number)")
+    NOT_REPRODUCED = "not_reproduced", ("the standalone restatement of the guard and message does not raise this error with its message "
+                                        "under the trigger (or the message cannot be computed), so the trigger is not claimed")
+    INTERNAL_ERROR = "internal_error", "raisedocs failed here with `{value}` (a bug of ours), so the card is left unsolved"
+
+    # Why a card has no validator (Card.validator_reason; the trigger's path codes above too).
+    UNCONDITIONAL = "unconditional", "nothing guards the raise"
+    RERAISES = "reraises", ("the raise re-raises an exception that was caught or passed in, which a standalone function cannot make the "
+                            "same way")
+    EXCEPTION_BUILT_BY_CALL = "exception_built_by_call", ("the exception is built by a call, which a standalone function would have to "
+                                                          "make the same way")
+    EXCEPTION_CLASS_UNRESOLVED = "exception_class_unresolved", ("the exception's class is not resolved to one class of the tree or the "
+                                                                "builtins")
+    NO_SINGLE_CLASS_OR_MESSAGE = "no_single_class_or_message", "the raise has no single exception class with a message"
+    MESSAGE_NOT_RECONSTRUCTED = "message_not_reconstructed", "the message is not reconstructed"
+    MESSAGE_BUILT_BY_CLASS = "message_built_by_class", "the exception class builds the message from arguments that are not given as code"
+    NEEDS_CLASS = "needs_class", ("the condition tests values against classes of the project (isinstance), which a standalone function "
+                                  "would have to import")
+    NEEDS_VALUE_NO_CALLER_SETS = "needs_value_no_caller_sets", ("the condition reads values no caller passes in (calls, locals, the "
+                                                                "environment)")
+    NEEDS_ENUM_IMPORT = "needs_enum_import", "the condition compares with Enum members, which a standalone function would have to import"
+    NEEDS_NAMED_CONSTANT = "needs_named_constant", ("the condition compares with a named constant or Enum member (of the project or a "
+                                                    "library it imports, such as `torch.int32`), which a standalone function would have "
+                                                    "to import")
+    NEEDS_LOOP_ELEMENT = "needs_loop_element", ("the condition tests an element the function takes from a loop, which a standalone "
+                                                "check of its inputs would have to iterate the same way")
+    NEEDS_TRY_BODY = "needs_try_body", ("the condition depends on whether a statement of the function's own try body raises "
+                                        "(`__raises__`), which a standalone check cannot test")
+    ARGUMENT_NOT_EXPRESSION = "argument_not_expression", "an argument of the exception call reads a value the validator does not take"
+    PLACEHOLDER_NEEDS_QUOTES = "placeholder_needs_quotes", ("a placeholder of the message holds both kinds of quotes, a backslash or a "
+                                                            "line break, which the validator's f-string cannot hold before Python 3.12")
+    PLACEHOLDER_NOT_EXPRESSION = "placeholder_not_expression", "a placeholder of the message is not a Python expression"
+
+    # Why `raisedocs verify` did not run a card's example (Verification.reason).
+    NO_EXAMPLE = "no_example", "the card has no Python example (some value of its trigger cannot be written as code)"
+    CLI_EXAMPLE = "cli_example", "the example is a command line, which verify does not run"
+    SANDBOX_REFUSED = "sandbox_refused", "the sandbox refused something the example needed"
+    CHILD_FAILED = "child_failed", "the interpreter running the example failed"
+
+
+# How a carrying code and its value are written as one string: ``no_candidate_values:dtype``,
+# ``opaque_call`` (the kind of the message's expression), ``internal_error: TypeError``.
+JOINS = {Reason.NO_CANDIDATE_VALUES: ":", Reason.OPAQUE: "_", Reason.INTERNAL_ERROR: ": "}
+
+
+@record
+class Detailed:
+    """A reason that carries a value, written in JSON as one string: ``no_candidate_values:dtype``
+    is ``Detailed(code=Reason.NO_CANDIDATE_VALUES, value="dtype")``."""
+
+    code: Reason
+    value: str
+
+    def __str__(self) -> str:
+        return self.code.value + JOINS[self.code] + self.value
+
+    @property
+    def description(self) -> str:
+        """The code's description, worded with the value."""
+        return self.code.description.format(value=self.value, a="an" if self.value[:1] in "aeiou" else "a")
+
+    @classmethod
+    def from_text(cls, text: str) -> Reason | Detailed:
+        """A reason as JSON writes it: a member, or a carrying code with its value.
+
+        Raises:
+            ValueError: ``text`` is no reason.
+        """
+        plain = _PLAIN_REASONS.get(text)
+        if plain is not None:
+            return plain
+        for code, join in JOINS.items():
+            if text.startswith(code.value + join):
+                return cls(code=code, value=text[len(code.value) + len(join):])
+        raise ValueError(f"{text!r} is not a reason code")
+
+
+_PLAIN_REASONS = {member.value: member for member in Reason if member not in JOINS}
+ReasonCode: TypeAlias = Reason | Detailed  # the type of every reason field (a runtime union: records' hints name it)
+
+
+class NoFix(Code):
+    """Why a card's example has no "after" (Example.no_fix)."""
+
+    NOT_WRITABLE = "not_writable", "none of the solutions can be written as this call"
+    MAY_RAISE_ELSEWHERE = "may_raise_elsewhere", "under each of the solutions another raise of the function may fire"
+    NONE_FOUND = "none_found", ("the tool found no change of one input that it can show keeps control from this raise: the condition "
+                                "may read values it does not know, or each value it tried reaches another raise of the function")
+
+
+class EntryKind(Code):
+    """How callers reach a card's function (Card.entry; link.cards.entry_points, link.placeholders)."""
+
+    PYDANTIC_MODEL_VALIDATOR_AFTER = "pydantic_model_validator_after", ("pydantic runs this `model_validator(mode=\"after\")` once the "
+                                                                        "fields are validated, so the error surfaces when the model is "
+                                                                        "constructed (pydantic reports a ValueError or AssertionError "
+                                                                        "raised here inside a `ValidationError`).")
+    PYDANTIC_MODEL_VALIDATOR_BEFORE = "pydantic_model_validator_before", ("pydantic runs this `model_validator(mode=\"before\")` on the "
+                                                                          "raw input, before field validation, when the model is "
+                                                                          "constructed.")
+    PYDANTIC_MODEL_VALIDATOR_WRAP = "pydantic_model_validator_wrap", ("pydantic runs this `model_validator(mode=\"wrap\")` around field "
+                                                                      "validation when the model is constructed.")
+    PYDANTIC_FIELD_VALIDATOR = "pydantic_field_validator", ("pydantic runs this field validator while validating the field(s) it names, "
+                                                            "when the model is constructed.")
+    PYDANTIC_ROOT_VALIDATOR = "pydantic_root_validator", "pydantic runs this root validator when the model is constructed."
+    PROPERTY = "property", "It runs when the property is read."
+    CONSTRUCTOR = "constructor", "It runs when the class is instantiated."
+    POST_INIT = "post_init", ("It runs at the end of the dataclass-generated `__init__` (`__post_init__`); where the class is a "
+                              "pydantic dataclass, pydantic reports a ValueError or AssertionError raised here inside a "
+                              "`ValidationError`.")
+    PLACEHOLDER = "placeholder", ("Every call of this definition raises: the class does not implement the method (Python's "
+                                  "documentation gives `NotImplementedError` to abstract methods that subclasses must override, and to "
+                                  "code not written yet). It runs when the method is called (a property: read) on an object whose class "
+                                  "neither defines it nor inherits a definition from a class in between.")
+    ABSTRACT_ENFORCED = "abstract_enforced", ("It is abstract, and Python checks that: the class's metaclass is `ABCMeta` (or derives "
+                                              "from it), so creating an instance of a class that does not define the method fails "
+                                              "first, with `TypeError` (\"Can't instantiate abstract class ...\"). This raise runs only "
+                                              "where this definition is reached explicitly, as `super()` does in an override.")
+    REFUSES = "refuses", ("Every call of this definition raises `NotImplementedError`, and it overrides a method of the same name that "
+                          "the class inherits (from a class of the tree, a builtin type or `object`): the class refuses that operation "
+                          "on purpose, as its message may say. Objects of this class, and of subclasses that do not define the method "
+                          "again, refuse it.")
+    ABSTRACT_UNENFORCED = "abstract_unenforced", ("`@abstractmethod` has no effect here: neither the class nor any class it derives "
+                                                  "from has the metaclass `ABCMeta`, so Python creates instances of subclasses that do "
+                                                  "not define the method, and calling it on them raises.")
+    ABSTRACT_UNKNOWN = "abstract_unknown", ("`@abstractmethod` keeps Python from creating instances of subclasses that do not define "
+                                            "the method only where the class's metaclass is `ABCMeta`, and a base class outside the "
+                                            "analysed tree decides that.")
+    CLASS_LEVEL = "class_level", ("It is a class-level method (`classmethod` or `staticmethod`): calling it on the class needs no "
+                                  "instance, so a caller reaches it through this class, or a subclass that does not define it, even "
+                                  "where Python checks abstract methods.")
+
+
+# The entries that run while the object is being constructed.
+CONSTRUCTING = frozenset({EntryKind.CONSTRUCTOR, EntryKind.POST_INIT, EntryKind.PYDANTIC_MODEL_VALIDATOR_AFTER,
+                          EntryKind.PYDANTIC_MODEL_VALIDATOR_BEFORE, EntryKind.PYDANTIC_MODEL_VALIDATOR_WRAP,
+                          EntryKind.PYDANTIC_FIELD_VALIDATOR, EntryKind.PYDANTIC_ROOT_VALIDATOR})
+
+
+class RaiseKind(Code):
+    """What a raise statement raises (Card.kind; collect.cstpass)."""
+
+    CALL = "call", "an exception built in the raise statement: `raise E(...)`"
+    NAME = "name", "a name or an expression: a class (`raise E`), a variable, or a variable bound once to a call"
+    RERAISE = "reraise", "a caught exception raised again: a bare `raise`, or `raise e` of the handler's own name"
+
+
+class FixTarget(Code):
+    """Which part of the guard a fix makes false (Fix.target; solve.fixes)."""
+
+    OWN_TEST = "own_test", "the raise's own test"
+    OUTER = "outer", "an enclosing test"
+    LEAVE = "leave", "an earlier test whose other branch returns, breaks or continues: the fix takes that way out"
+
+
+class ExampleStyle(Code):
+    """How a card's example reaches the raise (Example.style; solve.examples)."""
+
+    PYTHON = "python", "Python code that calls the function"
+    CLI = "cli", "a command line of the project's CLI"
+
+
+class VerifyOutcome(Code):
+    """What running a card's example showed (Verification.outcome; verify.runner)."""
+
+    CONFIRMED = "confirmed", "it raised the card's exception at the card's raise, with the card's message"
+    DIFFERENT_MESSAGE = "different_message", "it raised the card's exception at the card's raise, with another message"
+    RAISED_ELSEWHERE = "raised_elsewhere", "it raised an error, not the card's or not at the card's raise"
+    DID_NOT_RAISE = "did_not_raise", "it raised nothing"
+    TIMEOUT = "timeout", "it ran past the time limit"
+    NOT_RUNNABLE = "not_runnable", "it was not run (Verification.reason says why)"
+
+
+class FixOutcome(Code):
+    """What running an example's fix ("after") showed (Verification.fix and fixes; verify.runner)."""
+
+    HOLDS = "holds", "it raised nothing"
+    STILL_RAISES = "still_raises", "the card's raise still fires"
+    RAISES_OTHER = "raises_other", "control stays away from the card's raise, but another error is raised"
+    TIMEOUT = "timeout", "it ran past the time limit"
+    NOT_RUN = "not_run", "it was not run (the interpreter failed, or the sandbox refused it)"
+
+
+class DomainSource(Code):
+    """Where what an input may be comes from (Domain.source)."""
+
+    FIELD = "field", "a declared field of a class"
+    PARAMETER = "parameter", "a parameter of the function"
+    OPAQUE = "opaque", "a value the function computes (a call, a local bound several times): nothing declares it"
+    UNKNOWN = "unknown", "an input nothing in the tree declares"
+
+
+class PartRole(Code):
+    """Where a conjunct of a guard stands on the path to the raise (GuardPart.role; collect.paths)."""
+
+    OWN = "own", "the raise's own test"
+    OUTER = "outer", "an enclosing test"
+    LEAVE = "leave", "an earlier `if` whose other branch only returns, breaks or continues, negated"
+    EXIT = "exit", "any other earlier exit on the path, negated"
+
+
+class ContextKind(Code):
+    """What holds around a raise without being a test of its inputs (Context.kind; collect.paths, collect.units)."""
+
+    LOOP = "loop", "a loop the raise stands in"
+    ELEMENT = "element", "a for loop reached on a one-element list (Guard.loops)"
+    LOOP_ELSE = "loop_else", "the `else` block of a loop"
+    EXCEPT = "except", "an except handler whose try body's raising is not modelled"
+    HANDLER = "handler", "an except handler whose try body's raising is modelled (the guard says which expression raises)"
+    FINALLY = "finally", "a finally block"
+    CAUGHT = "caught", "a try statement of the function whose handler catches the raised error"
+    DEFINED_IF = "defined_if", "the function is defined inside a module-level `if`, `except` or try `else`"
+
+
+# Every enum of codes, in the order README lists them.
+CODES: tuple[type[Code], ...] = (TriggerStatus, Reason, NoFix, EntryKind, RaiseKind, FixTarget, ExampleStyle, VerifyOutcome, FixOutcome,
+                                  DomainSource, PartRole, ContextKind)
+

@@ -24,11 +24,10 @@ from .inputs import Selection, run_options, warn_unmatched
 from .link.cards import cli_flags, link_file, permalink
 from .link.commands import command_flags, command_routes, resolve_kwargs_flags
 from .link.project import Project
-from .model import SCHEMA_ID, Catalog, FileFacts, FileFailure, Generator, SiteFact, SourceInfo, Stats, to_data
+from .model import CLAIMED, SCHEMA_ID, Catalog, FileFacts, FileFailure, Generator, Reason, SiteFact, SourceInfo, Stats, TriggerStatus, to_data
 from .model.spool import SpooledCatalog, with_permalink
 from .options import Options, strict_from_env
 from .pool import Mapper
-from .solve.status import CLAIMED
 from .sources import SourceFile, read_contents
 from .version import VERSION as __version__
 
@@ -282,8 +281,8 @@ def _stats(files: int, failed: int, sites: int, cards: list[dict[str, Any]]) -> 
     unsolved: dict[str, int] = {}
     triggers = [card["trigger"] for card in cards if card["trigger"] is not None]
     for trigger in triggers:
-        if trigger["status"] == "unsolved":
-            reason = (trigger["reason"] or "unknown").split(":")[0]
+        if trigger["status"] == TriggerStatus.UNSOLVED:
+            reason = (trigger["reason"] or Reason.UNKNOWN).split(":")[0]  # (a code that carries a value: the code alone)
             unsolved[reason] = unsolved.get(reason, 0) + 1
     return Stats(
         files=files,
@@ -293,7 +292,7 @@ def _stats(files: int, failed: int, sites: int, cards: list[dict[str, Any]]) -> 
         templates=sum(1 for card in cards if card["message"]["template"] is not None),
         solved=sum(1 for t in triggers if t["status"] in CLAIMED),
         verified=sum(1 for t in triggers if t["verified"]),
-        unreachable=sum(1 for t in triggers if t["status"] == "unreachable"),
+        unreachable=sum(1 for t in triggers if t["status"] == TriggerStatus.UNREACHABLE),
         unsolved=dict(sorted(unsolved.items())),
         statuses=dict(sorted(Counter(t["status"] for t in triggers).items())),
     )

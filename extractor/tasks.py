@@ -12,7 +12,7 @@ from typing import Any
 
 from .cache import Cache, Linked
 from .collect.file import UnitMemo, collect_file
-from .model import Card, CardContext, FileFacts, FileFailure, Solved, Trigger, fingerprint, to_data
+from .model import Card, CardContext, Detailed, FileFacts, FileFailure, Reason, Solved, Trigger, TriggerStatus, fingerprint, to_data
 from .model.spool import card_text, summary_of
 from .options import Options
 from .solve.triggers import solve_one
@@ -94,7 +94,7 @@ def solve_file(work: FileWork) -> Linked:
 def lost_solving(work: FileWork) -> Linked:
     """What a file whose worker died while solving its cards becomes: its cards, unsolved
     (not cached, so the next run tries again)."""
-    trigger = Trigger(status="unsolved", inputs={}, reason="internal_error: worker_died")
+    trigger = Trigger(status=TriggerStatus.UNSOLVED, inputs={}, reason=Detailed(code=Reason.INTERNAL_ERROR, value="worker_died"))
     return _with_cards(work.entry, [to_data(dataclasses.replace(card, trigger=trigger)) for card, _ in work.drafts])
 
 

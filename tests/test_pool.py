@@ -6,6 +6,7 @@ import os
 import signal
 
 from extractor import extract, tasks
+from extractor.model import Detailed, Reason
 from extractor.options import Options
 
 from .helpers import temp_tree
@@ -14,7 +15,7 @@ FILES = {f"m{i:02d}.py": f"def f{i}(x: int):\n    if x > {i}:\n        raise Val
 FILES["boom.py"] = "def boom(x: int):\n    if x < 0:\n        raise ValueError('negative')\n"
 
 
-def _outcome(catalog) -> tuple[list[tuple[str, str]], dict[str, str | None]]:
+def _outcome(catalog) -> tuple[list[tuple[str, str]], dict[str, object]]:
     failures = [(f.path, f.error) for f in catalog.failures]
     return failures, {card.path: card.trigger.reason for card in catalog.errors}
 
@@ -46,7 +47,7 @@ def test_a_worker_that_dies_solving_a_file_leaves_its_cards_unsolved(tmp_path, m
     monkeypatch.setattr(tasks, "solve_one", crashing)
     failures, reasons = _outcome(extract(str(tmp_path), Options(jobs=2)))
     assert failures == []
-    assert reasons == {**{f"m{i:02d}.py": None for i in range(40)}, "boom.py": "internal_error: worker_died"}
+    assert reasons == {**{f"m{i:02d}.py": None for i in range(40)}, "boom.py": Detailed(code=Reason.INTERNAL_ERROR, value="worker_died")}
 
 
 def test_a_worker_past_its_memory_limit_fails_that_file_alone(tmp_path, monkeypatch) -> None:
@@ -108,7 +109,7 @@ def test_a_bug_linking_one_site_costs_that_card_its_details_only(tmp_path, monke
     monkeypatch.setattr(cards, "resolve_exception", buggy)
     catalog = extract(str(tmp_path), Options())
     assert [(c.function, c.exception.display, c.exception.reason) for c in catalog.errors] == [
-        ("boom", "ValueError", "internal_error: KeyError"), ("f0", "ValueError", None)]
+        ("boom", "ValueError", Detailed(code=Reason.INTERNAL_ERROR, value="KeyError")), ("f0", "ValueError", None)]
 
 
 def test_a_card_that_cannot_be_rendered_gets_a_page_saying_so(monkeypatch) -> None:

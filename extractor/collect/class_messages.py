@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from ..model import Hole, MessageTemplate, Param
+from ..model import Detailed, Hole, MessageTemplate, Param, Reason
 from .declarations import SourceText
 from .messages import make_template, reconstruct_message
 from .scope import raw_code
@@ -134,7 +134,7 @@ def _template(expr: ast.expr, src: SourceText, attribute, params: set[str], loca
     def parse(node: ast.expr) -> cst.BaseExpression:
         return cst.parse_expression("(" + src.segment(node) + ")")
 
-    def resolve(name: cst.Name) -> cst.BaseExpression | str:
+    def resolve(name: cst.Name) -> cst.BaseExpression:
         if name.value in locals_:
             return parse(locals_[name.value])
         return name  # a parameter
@@ -144,7 +144,7 @@ def _template(expr: ast.expr, src: SourceText, attribute, params: set[str], loca
         message = reconstruct_message(node, raw_code, resolve)
     except (cst.ParserSyntaxError, RecursionError):
         return OPAQUE
-    if message.parts is None and (message.reason or "").startswith("opaque_"):
+    if message.parts is None and isinstance(message.reason, Detailed) and message.reason.code is Reason.OPAQUE:
         message = make_template("call", [Hole(expr=raw_code(node))])  # not a string: str() of it
     if message.parts is None:
         return OPAQUE

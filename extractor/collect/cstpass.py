@@ -16,7 +16,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..model import Argument, Guard, Hole, MessageTemplate, Part, Text
+from ..model import Argument, Guard, Hole, MessageTemplate, Part, RaiseKind, Reason, Text
 from .exits import handler_types
 from .expressions import ExprModel
 from .messages import reconstruct_message, unknown
@@ -32,14 +32,14 @@ _MESSAGE_KEYWORDS = ("message", "msg")
 
 @dataclass(frozen=True, slots=True)
 class RaiseFacts:
-    kind: str
+    kind: RaiseKind
     written: str | None
     is_call: bool
     caught: tuple[str, ...]
     cause: str | None
     message: MessageTemplate
     guard: Guard
-    reason: str | None
+    reason: Reason | None
     lints: tuple[str, ...] = ()
     arguments: tuple[Argument, ...] | None = None
     evaluates: tuple[str, ...] = ()  # what the path and the raise's arguments evaluate (evaluated.py; a star argument "*x"/"**x")
@@ -145,24 +145,25 @@ def _describe(node: cst.Raise, handlers: list, scope: Scope, guard: Guard, cause
 
     if node.exc is None:
         if not handlers:
-            return facts(kind="reraise", message=unknown("reraise", "reraise"), reason="reraise_outside_except")
-        return facts(kind="reraise", message=unknown("reraise", "reraise"), caught=handler_types(handlers[-1]))
+            return facts(kind=RaiseKind.RERAISE, message=unknown("reraise", Reason.RERAISE), reason=Reason.RERAISE_OUTSIDE_EXCEPT)
+        return facts(kind=RaiseKind.RERAISE, message=unknown("reraise", Reason.RERAISE), caught=handler_types(handlers[-1]))
     exc = strip_parens(node.exc)
     if isinstance(exc, cst.Name):
         for handler in reversed(handlers):
             if handler.name is not None and raw_code(handler.name.name) == exc.value:
-                return facts(kind="reraise", written=exc.value, message=unknown("reraise", "reraise"), caught=handler_types(handler))
+                return facts(kind=RaiseKind.RERAISE, written=exc.value, message=unknown("reraise", Reason.RERAISE), caught=handler_types(handler))
         value = scope.single_value(exc.value)
         if isinstance(value, cst.Call):
-            return facts(kind="name", written=raw_code(value.func), is_call=True, **_call_message(value, scope, exprs, node))
+            return facts(kind=RaiseKind.NAME, written=raw_code(value.func), is_call=True, **_call_message(value, scope, exprs, node))
         if value is not None or scope.is_local(exc.value) or exc.value in scope.params:
-            return facts(kind="name", written=exc.value, message=unknown("opaque", "raised_object_unresolved"), reason="raised_variable")
+            return facts(kind=RaiseKind.NAME, written=exc.value, message=unknown("opaque", Reason.RAISED_OBJECT_UNRESOLVED),
+                         reason=Reason.RAISED_VARIABLE)
     if isinstance(exc, cst.Call):
-        return facts(kind="call", written=raw_code(exc.func), is_call=True, **_call_message(exc, scope, exprs, node))
+        return facts(kind=RaiseKind.CALL, written=raw_code(exc.func), is_call=True, **_call_message(exc, scope, exprs, node))
     written = raw_code(exc)
     if dotted(exc) is None:
-        return facts(kind="name", written=written, message=unknown("opaque", "raised_expression"), reason="raised_expression")
-    return facts(kind="name", written=written, message=unknown("none", "no_arguments"))
+        return facts(kind=RaiseKind.NAME, written=written, message=unknown("opaque", Reason.RAISED_EXPRESSION), reason=Reason.RAISED_EXPRESSION)
+    return facts(kind=RaiseKind.NAME, written=written, message=unknown("none", Reason.NO_ARGUMENTS))
 
 
 def _call_message(call: cst.Call, scope: Scope, exprs: ExprModel, at: cst.Raise) -> dict[str, Any]:
@@ -172,7 +173,7 @@ def _call_message(call: cst.Call, scope: Scope, exprs: ExprModel, at: cst.Raise)
         values = [_value_at(arg.value, exprs, at) for arg in call.args]
         evaluates = tuple(arg.star + (value or raw_code(arg.value)) for arg, value in zip(call.args, values))
         if any(arg.star for arg in call.args):
-            return {"message": unknown("unsupported", "star_arguments"), "evaluates": evaluates}
+            return {"message": unknown("unsupported", Reason.STAR_ARGUMENTS), "evaluates": evaluates}
         arguments = tuple(
             Argument(code=raw_code(arg.value), keyword=arg.keyword.value if arg.keyword is not None else None,
                      message=_argument_message(arg.value, scope, exprs, at), value=value)
@@ -180,16 +181,16 @@ def _call_message(call: cst.Call, scope: Scope, exprs: ExprModel, at: cst.Raise)
         )
     except RecursionError:  # an argument too deep to write back as code (a 2,500-term concatenation)
         if any(arg.star for arg in call.args):
-            return {"message": unknown("unsupported", "star_arguments")}
+            return {"message": unknown("unsupported", Reason.STAR_ARGUMENTS)}
         if len(call.args) != 1 or call.args[0].keyword is not None:
             raise
         return {"message": _argument_message(call.args[0].value, scope, exprs, at)}  # no arguments: read as written
     positional = [a for a in arguments if a.keyword is None]
     if len(positional) > 1:
-        return {"message": unknown("multiple_args", "multiple_arguments"), "arguments": arguments, "evaluates": evaluates}
+        return {"message": unknown("multiple_args", Reason.MULTIPLE_ARGUMENTS), "arguments": arguments, "evaluates": evaluates}
     found = positional[0] if positional else next((a for k in _MESSAGE_KEYWORDS for a in arguments if a.keyword == k), None)
     if found is None:
-        message = unknown("none", "no_arguments" if not arguments else "keyword_arguments_only")
+        message = unknown("none", Reason.NO_ARGUMENTS if not arguments else Reason.KEYWORD_ARGUMENTS_ONLY)
         return {"message": message, "arguments": arguments, "evaluates": evaluates}
     return {"message": found.message, "arguments": arguments, "evaluates": evaluates}
 
@@ -201,16 +202,16 @@ def _argument_message(value: cst.BaseExpression, scope: Scope, exprs: ExprModel,
     return replace(message, parts=tuple(_inline_hole(part, exprs, at) for part in message.parts))
 
 
-def _message_target(name: cst.Name, scope: Scope, exprs: ExprModel, at: cst.Raise) -> cst.BaseExpression | str | None:
+def _message_target(name: cst.Name, scope: Scope, exprs: ExprModel, at: cst.Raise) -> cst.BaseExpression | Reason | None:
     """What a message variable holds at the raise: its one value; for one assigned several
     times, the value that reaches the raise (``msg = "a"; msg += "b"`` is ``"a" + "b"``)."""
     found = scope.message_target(name)
-    if found != "message_variable_reassigned":
+    if found != Reason.MESSAGE_VARIABLE_REASSIGNED:
         return found
     with exprs.located(at):
         value = exprs.reaching_value(name.value)
     if isinstance(value, cst.IfExp):
-        return "message_variable_branches"  # a different text on each branch: no one template
+        return Reason.MESSAGE_VARIABLE_BRANCHES  # a different text on each branch: no one template
     if value is None:
         return found
     code = raw_code(value)

@@ -20,7 +20,21 @@ from typing import Any
 
 import libcst as cst
 
-from ..model import ClassFact, FileFacts, FileFailure, Guard, MessageTemplate, Opaque, Param, SiteFact, Text, from_data, to_data
+from ..model import (
+    ClassFact,
+    FileFacts,
+    FileFailure,
+    Guard,
+    MessageTemplate,
+    Opaque,
+    Param,
+    RaiseKind,
+    Reason,
+    SiteFact,
+    Text,
+    from_data,
+    to_data,
+)
 from ..options import Options, strict_from_env
 from ..sources import DecodeError, SourceFile, decode_source, split_lines
 from . import declarations as decl
@@ -276,38 +290,38 @@ def _unit_facts(unit: ast.AST, hits: list[_Hit], text: str, names: ModuleNames, 
                 changed: frozenset[str]) -> list[RaiseFacts]:
     """The libcst pass over one unit (its ``units.unit_text``)."""
     if too_deep_for_libcst(unit, text):
-        return [_fallback(hit, "too_deep_for_libcst") for hit in hits]
+        return [_fallback(hit, Reason.TOO_DEEP_FOR_LIBCST) for hit in hits]
     try:
         found = parse_unit(text)
     except cst.ParserSyntaxError:
-        return [_fallback(hit, "libcst_parse_error") for hit in hits]
+        return [_fallback(hit, Reason.LIBCST_PARSE_ERROR) for hit in hits]
     except RecursionError:
-        return [_fallback(hit, "too_deep") for hit in hits]
+        return [_fallback(hit, Reason.TOO_DEEP) for hit in hits]
     if not isinstance(unit, DEFS):
         found = [(node, chain) for node, chain in found if not any(isinstance(n, cst.FunctionDef) for n in chain)]
     if len(found) != len(hits):
-        return [_fallback(hit, "unit_mismatch") for hit in hits]
+        return [_fallback(hit, Reason.UNIT_MISMATCH) for hit in hits]
     out: list[RaiseFacts] = []
     with closing(UnitAnalysis(names, methods, changed)) as analysis:  # (close: see UnitAnalysis.close)
         for hit, (node, chain) in zip(hits, found):
             try:
                 out.append(analysis.analyse(node, chain))
             except RecursionError:
-                out.append(_fallback(hit, "too_deep"))
+                out.append(_fallback(hit, Reason.TOO_DEEP))
             except cst.CSTValidationError:  # a node libcst accepts when parsing but refuses to rebuild
-                out.append(_fallback(hit, "libcst_validation_error"))
+                out.append(_fallback(hit, Reason.LIBCST_VALIDATION_ERROR))
     return out
 
 
-def _fallback(hit: _Hit, reason: str) -> RaiseFacts:
+def _fallback(hit: _Hit, reason: Reason) -> RaiseFacts:
     """A raise found by ``ast`` that libcst could not model: located, named, and honest."""
     exc = hit.node.exc
     if exc is None:
-        kind, written = "reraise", None
+        kind, written = RaiseKind.RERAISE, None
     elif isinstance(exc, ast.Call):
-        kind, written = "call", ast.unparse(exc.func)
+        kind, written = RaiseKind.CALL, ast.unparse(exc.func)
     else:
-        kind, written = "name", ast.unparse(exc)
+        kind, written = RaiseKind.NAME, ast.unparse(exc)
     guard = Guard(code="<unknown>", tree=Opaque(code="", reason=reason))
     cause = ast.unparse(hit.node.cause) if hit.node.cause is not None else None
     return RaiseFacts(

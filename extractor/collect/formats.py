@@ -10,13 +10,17 @@ from collections.abc import Callable, Iterator
 
 import libcst as cst
 
-from ..model import Hole, Part, Text
+from ..model import Hole, Part, Reason, Text
 
 Render = Callable[[cst.CSTNode], str]
 
 
 class Unsupported(Exception):
-    """A message form we cannot reconstruct; ``args[0]`` is the reason code."""
+    """A message form we cannot reconstruct, and the reason why."""
+
+    def __init__(self, reason: Reason) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 # --- string literals ------------------------------------------------------------------
@@ -40,11 +44,11 @@ def is_string_literal(node: cst.BaseExpression) -> bool:
 
 def _literal_value(node: cst.SimpleString) -> str:
     if "b" in node.prefix.lower():
-        raise Unsupported("bytes_message")
+        raise Unsupported(Reason.BYTES_MESSAGE)
     try:
         value = ast.literal_eval(node.value)
     except (ValueError, SyntaxError) as exc:
-        raise Unsupported("bad_string_literal") from exc
+        raise Unsupported(Reason.BAD_STRING_LITERAL) from exc
     return value
 
 
@@ -93,7 +97,7 @@ def string_parts(node: cst.BaseExpression, render: Render) -> tuple[list[Part], 
             has_f = True
             parts.extend(_fstring_parts(leaf, render))
         else:
-            raise Unsupported("not_a_string")
+            raise Unsupported(Reason.NOT_A_STRING)
     return parts, has_f
 
 
@@ -119,7 +123,7 @@ def _format_args(call: cst.Call, render: Render) -> tuple[list[str], dict[str, s
     mappings: list[str] = []
     for arg in call.args:
         if arg.star == "*":
-            raise Unsupported("format_star_args")
+            raise Unsupported(Reason.FORMAT_STAR_ARGS)
         if arg.star == "**":
             mappings.append(render(arg.value))
         elif arg.keyword is not None:
@@ -136,7 +140,7 @@ def _field_expr(name: str, state: dict[str, int], args: tuple[list[str], dict[st
     tail = name[len(head) :]
     if head == "":
         if state["explicit"]:
-            raise Unsupported("format_mixed_numbering")
+            raise Unsupported(Reason.FORMAT_MIXED_NUMBERING)
         index = state["auto"]
         state["auto"] += 1
         base = _pick(positional, index)
@@ -150,7 +154,7 @@ def _field_expr(name: str, state: dict[str, int], args: tuple[list[str], dict[st
     elif len(mappings) == 1:
         base = f"{mappings[0]}[{head!r}]"
     else:
-        raise Unsupported("format_field_unresolved")
+        raise Unsupported(Reason.FORMAT_FIELD_UNRESOLVED)
     for attr, key in _FIELD_TAIL.findall(tail):
         base = f"{base}.{attr}" if attr else f"{base}[{int(key) if key.isdigit() else repr(key)}]"
     return base
@@ -158,7 +162,7 @@ def _field_expr(name: str, state: dict[str, int], args: tuple[list[str], dict[st
 
 def _pick(positional: list[str], index: int) -> str:
     if index >= len(positional):
-        raise Unsupported("format_field_unresolved")
+        raise Unsupported(Reason.FORMAT_FIELD_UNRESOLVED)
     return positional[index]
 
 
@@ -170,7 +174,7 @@ def format_parts(template: str, call: cst.Call, render: Render) -> list[Part]:
     try:
         parsed = list(string.Formatter().parse(template))
     except ValueError as exc:
-        raise Unsupported("bad_format_string") from exc
+        raise Unsupported(Reason.BAD_FORMAT_STRING) from exc
     for literal, field_name, spec, conversion in parsed:
         parts.append(Text(text=literal))
         if field_name is None:
@@ -192,7 +196,7 @@ _PERCENT = re.compile(r"%(?:\((?P<key>[^)]*)\))?(?P<flags>[#0\- +]*)(?P<width>\*
 
 def _percent_hole(expr: str, flags: str, width: str | None, prec: str | None, kind: str) -> Hole:
     if width == "*" or prec == "*":
-        raise Unsupported("percent_star_width")
+        raise Unsupported(Reason.PERCENT_STAR_WIDTH)
     if kind in "rsa":
         align = "<" if "-" in flags else ">" if width else ""
         spec = f"{align}{width or ''}{'.' + prec if prec else ''}"
@@ -209,16 +213,16 @@ def _percent_hole(expr: str, flags: str, width: str | None, prec: str | None, ki
 def _percent_values(right: cst.BaseExpression, render: Render) -> tuple[list[str] | None, dict[str, str] | None, str]:
     if isinstance(right, cst.Tuple):
         if any(isinstance(e, cst.StarredElement) for e in right.elements):
-            raise Unsupported("percent_star_args")
+            raise Unsupported(Reason.PERCENT_STAR_ARGS)
         return [render(e.value) for e in right.elements], None, render(right)
     if isinstance(right, cst.Dict):
         mapping: dict[str, str] = {}
         for element in right.elements:
             if not isinstance(element, cst.DictElement):
-                raise Unsupported("percent_dict_unpacking")
+                raise Unsupported(Reason.PERCENT_DICT_UNPACKING)
             key = plain_string_value(element.key)
             if key is None:
-                raise Unsupported("percent_dict_key")
+                raise Unsupported(Reason.PERCENT_DICT_KEY)
             mapping[key] = render(element.value)
         return None, mapping, render(right)
     return None, None, render(right)
@@ -242,17 +246,17 @@ def percent_parts(template: str, right: cst.BaseExpression, render: Render) -> l
         if key is not None:
             if mapping is not None:
                 if key not in mapping:
-                    raise Unsupported("percent_key_unresolved")
+                    raise Unsupported(Reason.PERCENT_KEY_UNRESOLVED)
                 expr = mapping[key]
             elif whole in ("locals()", "vars()", "globals()"):
                 expr = key
             else:
                 expr = f"{whole}[{key!r}]"
         elif named:
-            raise Unsupported("percent_mixed_keys")
+            raise Unsupported(Reason.PERCENT_MIXED_KEYS)
         elif positional is not None:
             if index >= len(positional):
-                raise Unsupported("percent_arity")
+                raise Unsupported(Reason.PERCENT_ARITY)
             expr = positional[index]
         elif len(specs) == 1:
             expr = whole

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from ..model import And, Compare, Const, GuardNode, IsInstance, IsNone, Not, Opaque, Or, Truthy
+from ..model import And, Compare, Const, GuardNode, IsInstance, IsNone, Not, Opaque, Or, Reason, Truthy
 from .expressions import ExprModel
 from .scope import MAX_INLINE_DEPTH, dotted, raw_code, strip_parens
 
@@ -208,9 +208,9 @@ class ConditionModel:
         if isinstance(pattern, cst.MatchClass):
             test = IsInstance(expr=subject, types=(raw_code(pattern.cls),))
             if pattern.patterns or pattern.kwds:
-                return conj([test, Opaque(code=raw_code(pattern), reason="match_class_arguments")])
+                return conj([test, Opaque(code=raw_code(pattern), reason=Reason.MATCH_CLASS_ARGUMENTS)])
             return test
-        return Opaque(code=raw_code(pattern), reason="match_pattern")
+        return Opaque(code=raw_code(pattern), reason=Reason.MATCH_PATTERN)
 
 
 def _bool_chain(node: cst.BooleanOperation) -> list[cst.BaseExpression]:

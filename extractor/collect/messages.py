@@ -12,11 +12,11 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from ..model import Hole, MessageTemplate, Part, Text
+from ..model import Detailed, Hole, MessageTemplate, Part, Reason, ReasonCode, Text
 from .formats import Unsupported, format_parts, is_string_literal, percent_parts, plain_string_value, string_parts
 from .scope import dotted
 
-Resolve = Callable[[cst.Name], "cst.BaseExpression | str | None"]
+Resolve = Callable[[cst.Name], "cst.BaseExpression | Reason | None"]
 Render = Callable[[cst.CSTNode], str]
 
 
@@ -61,7 +61,7 @@ def make_template(form: str, parts: list[Part]) -> MessageTemplate:
     return MessageTemplate(form=form, parts=final, template=render_template(final), placeholders=tuple(seen))
 
 
-def unknown(form: str, reason: str) -> MessageTemplate:
+def unknown(form: str, reason: ReasonCode) -> MessageTemplate:
     return MessageTemplate(form=form, reason=reason)
 
 
@@ -99,7 +99,7 @@ def _untranslated(node: cst.BaseExpression) -> cst.BaseExpression:
 
 def _reconstruct(node: cst.BaseExpression, render: Render, resolve: Resolve, depth: int) -> MessageTemplate:
     if depth > 8:
-        return unknown("variable", "message_variable_too_deep")
+        return unknown("variable", Reason.MESSAGE_VARIABLE_TOO_DEEP)
     node = _untranslated(node)
     if is_string_literal(node):
         parts, has_f = string_parts(node, render)
@@ -107,12 +107,12 @@ def _reconstruct(node: cst.BaseExpression, render: Render, resolve: Resolve, dep
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "format":
         template = plain_string_value(_untranslated(node.func.value))
         if template is None:
-            return unknown("format", "format_on_non_literal")
+            return unknown("format", Reason.FORMAT_ON_NON_LITERAL)
         return make_template("format", format_parts(template, node, render))
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
         template = plain_string_value(_untranslated(node.left))
         if template is None:
-            return unknown("percent", "percent_on_non_literal")
+            return unknown("percent", Reason.PERCENT_ON_NON_LITERAL)
         return make_template("percent", percent_parts(template, node.right, render))
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
         return _reconstruct_concat(node, render, resolve, depth)
@@ -124,16 +124,16 @@ def _reconstruct(node: cst.BaseExpression, render: Render, resolve: Resolve, dep
         target = resolve(node)
         if target is node:
             return make_template("parameter", [Hole(expr=node.value)])
-        if isinstance(target, str):
+        if isinstance(target, Reason):
             return unknown("variable", target)
         if target is None:
-            return unknown("variable", "message_variable_unresolved")
+            return unknown("variable", Reason.MESSAGE_VARIABLE_UNRESOLVED)
         inner = _reconstruct(_strip_parens(target), render, resolve, depth + 1)
         return MessageTemplate(
             form=f"variable:{inner.form}", parts=inner.parts, template=inner.template,
             placeholders=inner.placeholders, reason=inner.reason,
         )
-    return unknown("opaque", "opaque_" + _kind_name(node))
+    return unknown("opaque", Detailed(code=Reason.OPAQUE, value=_kind_name(node)))
 
 
 def _reconstruct_concat(node: cst.BaseExpression, render: Render, resolve: Resolve, depth: int) -> MessageTemplate:
@@ -155,7 +155,7 @@ def _reconstruct_concat(node: cst.BaseExpression, render: Render, resolve: Resol
         else:
             parts.append(Hole(expr=render(operand)))
     if not texts:
-        return unknown("concat", "concat_without_string_literal")
+        return unknown("concat", Reason.CONCAT_WITHOUT_STRING_LITERAL)
     return make_template("concat", parts)
 
 
@@ -181,4 +181,4 @@ def reconstruct_message(node: cst.BaseExpression, render: Render, resolve: Resol
     try:
         return _reconstruct(_strip_parens(node), render, resolve, 0)
     except Unsupported as exc:
-        return unknown("unsupported", str(exc.args[0]))
+        return unknown("unsupported", exc.reason)

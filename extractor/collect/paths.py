@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from ..model import RAISES, And, Compare, Context, Guard, GuardNode, GuardPart, Opaque, Truthy
+from ..model import RAISES, And, Compare, Context, ContextKind, Guard, GuardNode, GuardPart, Opaque, PartRole, Reason, Truthy
 from .attributes import waits
 from .declarations import LOOP_WRAPPERS
 from .evaluated import body_values, evaluated_values, imported_module
@@ -237,7 +237,7 @@ class PathModel:
             for sibling in parent.body:
                 if sibling is child:
                     break
-                out.append(("leave" if only_leaves(sibling, self.name) else "exit", self.fallthrough(sibling)))
+                out.append((PartRole.LEAVE if only_leaves(sibling, self.name) else PartRole.EXIT, self.fallthrough(sibling)))
                 self.evaluates.extend(evaluated_values(self, sibling))
         elif isinstance(parent, cst.If):
             test = self.test(parent.test, parent)
@@ -245,11 +245,12 @@ class PathModel:
         elif isinstance(parent, cst.While):
             test = self.test(parent.test, parent.body.body[0])  # read inside the loop: its body ran before
             out.append(("test", test if child is parent.body else negate(test)))
-            context.append(Context(kind="loop", code="while " + raw_code(parent.test)))
+            context.append(Context(kind=ContextKind.LOOP, code="while " + raw_code(parent.test)))
         elif isinstance(parent, cst.For):
             head = f"for {raw_code(parent.target)} in {raw_code(parent.iter)}"
             element = self.loop_element(parent) if child is parent.body else None
-            context.append(Context(kind="element" if element else "loop" if child is parent.body else "loop_else", code=head))
+            kind = ContextKind.ELEMENT if element else ContextKind.LOOP if child is parent.body else ContextKind.LOOP_ELSE
+            context.append(Context(kind=kind, code=head))
             if element is not None:
                 self.loops.append(element)
         elif isinstance(parent, (cst.Try, cst.TryStar)) and child is parent.orelse:
@@ -257,17 +258,17 @@ class PathModel:
             values = body_values(parent.body) if isinstance(parent, cst.Try) else None
             if values is None:
                 self.approximations["try_body_not_modelled"] = None
-            out.append(("exit", conj([*(self._calm(*value) for value in values or ()), self.fallthrough(parent.body)])))
+            out.append((PartRole.EXIT, conj([*(self._calm(*value) for value in values or ()), self.fallthrough(parent.body)])))
         elif isinstance(parent, (cst.Try, cst.TryStar)) and isinstance(child, cst.ExceptHandler):
             reached = self.handler_reached(parent, child)
             if reached is not None:
                 out.append(("test", reached))
                 self._modelled_handlers.add(id(child))
         elif isinstance(parent, cst.ExceptHandler):
-            kind = "handler" if id(parent) in self._modelled_handlers else "except"
-            context.append(Context(kind=kind, code=_handler_code(parent)))
+            handled = ContextKind.HANDLER if id(parent) in self._modelled_handlers else ContextKind.EXCEPT
+            context.append(Context(kind=handled, code=_handler_code(parent)))
         elif isinstance(parent, cst.Finally):
-            context.append(Context(kind="finally", code="finally"))
+            context.append(Context(kind=ContextKind.FINALLY, code="finally"))
         elif isinstance(parent, cst.Match):
             with self.exprs.located(parent):
                 self._cases(parent, child, out)
@@ -344,7 +345,7 @@ def _extract_guard(chain: Sequence[cst.CSTNode], start: int, model: PathModel) -
     for parent, child in zip(chain[start:], chain[start + 1 :]):
         model.step(parent, child, conditions, context)
         if isinstance(parent, (cst.Try, cst.TryStar)) and child is parent.body and (handler := catching(parent, chain)) is not None:
-            context.append(Context(kind="caught", code=_handler_code(handler)))
+            context.append(Context(kind=ContextKind.CAUGHT, code=_handler_code(handler)))
             model.approximations["caught_in_function"] = None  # the error may never reach the caller
     tree = conj([node for _, node in conditions])
     size = guard_size(tree)
@@ -359,7 +360,7 @@ def _extract_guard(chain: Sequence[cst.CSTNode], start: int, model: PathModel) -
         conditions = [(role, map_atoms(node, rename)) for role, node in conditions]
         refs.opaque, refs.calls = dict.fromkeys(map(rename, refs.opaque)), dict.fromkeys(map(rename, refs.calls))
     if not code or len(code) > MAX_GUARD_CHARS:  # (a huge literal in a test would be copied many times over)
-        return Guard(code="<unknown>", tree=Opaque(code="", reason="guard_too_large"), context=tuple(context),
+        return Guard(code="<unknown>", tree=Opaque(code="", reason=Reason.GUARD_TOO_LARGE), context=tuple(context),
                      approximations=("guard_too_large",))
     return Guard(
         code=code,
@@ -386,6 +387,6 @@ def _parts(conditions: list[tuple[str, GuardNode]]) -> tuple[GuardPart, ...]:
     for index, (role, node) in enumerate(conditions):
         if node == TRUE:
             continue
-        named = "own" if index == last_test else "outer" if role == "test" else role
+        named = PartRole.OWN if index == last_test else PartRole.OUTER if role == "test" else PartRole(role)
         parts.extend(GuardPart(role=named, code=render_guard(item)) for item in (node.items if isinstance(node, And) else (node,)))
     return tuple(parts)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ..model import Reason
 from .purity import BUILTIN_NAMES, FRESH_METHODS, MUTABLE_RESULTS, PURE_BUILTINS, TEXT_METHODS
 
 EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort"})
@@ -288,7 +289,7 @@ class Scope:
         value = self.single_value(name)
         return value if value is not None and is_pure(value) else None
 
-    def message_target(self, name: cst.Name) -> cst.BaseExpression | str | None:
+    def message_target(self, name: cst.Name) -> cst.BaseExpression | Reason | None:
         """What a message variable holds: its one value, the name itself for a parameter
         (the message is then ``{name}``), or a reason code when it cannot be known."""
         value = self.single_value(name.value)
@@ -297,8 +298,8 @@ class Scope:
         if name.value in self.params and name.value not in self.bindings:
             return name
         if self.is_local(name.value):
-            return "message_variable_reassigned"
-        return "message_variable_unresolved"
+            return Reason.MESSAGE_VARIABLE_REASSIGNED
+        return Reason.MESSAGE_VARIABLE_UNRESOLVED
 
     def classify(self, root: str) -> str:
         """What the root name of a reference is: input (a parameter, or a ``global``: state the

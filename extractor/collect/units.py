@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 
-from ..model import Context, Guard
+from ..model import Context, ContextKind, Guard
 from .declarations import SourceText, dotted_name
 from .scope import EXIT_CALLS
 from .syntax import child_nodes
@@ -389,9 +389,9 @@ def defined_under(guard: Guard, stack: tuple[ast.AST, ...], holder: ast.AST | No
         if node is holder:
             break
         if isinstance(node, ast.If) and "TYPE_CHECKING" not in (test := ast.unparse(node.test)):
-            found.append(Context(kind="defined_if", code=f"if {test}" if inner in node.body else f"if not ({test})"))
+            found.append(Context(kind=ContextKind.DEFINED_IF, code=f"if {test}" if inner in node.body else f"if not ({test})"))
         elif isinstance(node, (ast.Try, ast.TryStar)) and inner in node.orelse:
-            found.append(Context(kind="defined_if", code="else of a try statement (its body raised nothing)"))
+            found.append(Context(kind=ContextKind.DEFINED_IF, code="else of a try statement (its body raised nothing)"))
         elif isinstance(node, (ast.Try, ast.TryStar)) and (handler := next((h for h in node.handlers if inner in h.body), None)):
-            found.append(Context(kind="defined_if", code="except" + (f" {ast.unparse(handler.type)}" if handler.type is not None else "")))
+            found.append(Context(kind=ContextKind.DEFINED_IF, code="except" + (f" {ast.unparse(handler.type)}" if handler.type is not None else "")))
     return replace(guard, context=(*found, *guard.context)) if found else guard

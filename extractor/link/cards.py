@@ -14,7 +14,26 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from ..collect.messages import unknown
-from ..model import CONSTRUCTING, Card, CardContext, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, Opaque, Param, SiteFact
+from ..model import (
+    CONSTRUCTING,
+    Card,
+    CardContext,
+    ContextKind,
+    Detailed,
+    Docs,
+    EntryKind,
+    ExceptionRef,
+    FieldDoc,
+    FileFacts,
+    Hole,
+    MessageTemplate,
+    Opaque,
+    Param,
+    RaiseKind,
+    Reason,
+    ReasonCode,
+    SiteFact,
+)
 from ..options import Options, strict_from_env
 from .commands import routed_inputs
 from .constructors import Constructors, construction_checks, field_defaults, post_init_checks
@@ -33,34 +52,34 @@ RELATED_LIMIT = 12
 def resolve_exception(project: Project, facts: FileFacts, site: SiteFact) -> tuple[ExceptionRef, MessageTemplate]:
     """The exception class(es) a site raises, and its message (replaced when built by a factory)."""
     message = site.message
-    if site.kind == "reraise":
+    if site.kind == RaiseKind.RERAISE:
         classes = tuple(_class_name(project.resolve(facts, w), w) for w in site.caught)
         display = " | ".join(site.caught) if site.caught else "re-raised exception"
         return _ref(project, display, site.written, classes, None, site.reason), message
     if site.written is None:
-        return ExceptionRef(display="unknown", reason=site.reason or "unknown"), message
+        return ExceptionRef(display="unknown", reason=site.reason or Reason.UNKNOWN), message
     symbol = _symbol_for(project, facts, site)
     if symbol is not None and symbol.kind in ("class", "builtin"):
         if (subclass := errno_subclass(project, facts, site, symbol.qualname)) is not None:
-            return _ref(project, subclass, site.written, (subclass,), None, "errno_subclass"), message
+            return _ref(project, subclass, site.written, (subclass,), None, Reason.ERRNO_SUBCLASS), message
         return _ref(project, site.written, site.written, (symbol.qualname,), None, site.reason), message
-    if site.reason == "raised_variable":
-        return ExceptionRef(display=site.written, written=site.written, reason="raised_variable"), message
+    if site.reason == Reason.RAISED_VARIABLE:
+        return ExceptionRef(display=site.written, written=site.written, reason=Reason.RAISED_VARIABLE), message
     factory = site.written + "(...)"
     if symbol is not None and symbol.kind in ("function", "method"):
         built = project.class_of_annotation(symbol.facts, symbol.returns) if symbol.facts else None
         built_name = _builtin_return(symbol.returns)
-        message = unknown("factory", "built_by_factory")
+        message = unknown("factory", Reason.BUILT_BY_FACTORY)
         if built is not None or built_name is not None:
             target = built or built_name
             return _ref(project, target.rsplit(".", 1)[-1], site.written, (target,), factory, None), message
-        return ExceptionRef(display=factory, written=site.written, factory=factory, reason="factory_without_return_type"), message
+        return ExceptionRef(display=factory, written=site.written, factory=factory, reason=Reason.FACTORY_WITHOUT_RETURN_TYPE), message
     last = site.written.rsplit(".", 1)[-1]
     if site.is_call and not last[:1].isupper():
-        message = unknown("factory", "built_by_factory")
-        return ExceptionRef(display=factory, written=site.written, factory=factory, reason="unresolved_factory"), message
+        message = unknown("factory", Reason.BUILT_BY_FACTORY)
+        return ExceptionRef(display=factory, written=site.written, factory=factory, reason=Reason.UNRESOLVED_FACTORY), message
     target = symbol.qualname if symbol is not None else site.written
-    return _ref(project, site.written, site.written, (target,), None, "outside_tree" if symbol else "unresolved_name"), message
+    return _ref(project, site.written, site.written, (target,), None, Reason.OUTSIDE_TREE if symbol else Reason.UNRESOLVED_NAME), message
 
 
 def _symbol_for(project: Project, facts: FileFacts, site: SiteFact) -> Symbol | None:
@@ -79,7 +98,7 @@ def _class_name(symbol: Symbol | None, written: str) -> str:
     return symbol.qualname if symbol is not None else written
 
 
-def _ref(project: Project, display: str, written: str | None, classes: tuple[str, ...], factory: str | None, reason: str | None) -> ExceptionRef:
+def _ref(project: Project, display: str, written: str | None, classes: tuple[str, ...], factory: str | None, reason: ReasonCode | None) -> ExceptionRef:
     ancestors: dict[str, None] = {}
     for name in classes:
         ancestors.update(dict.fromkeys(project.ancestors(name)))
@@ -258,7 +277,7 @@ def _linked_site(project: Project, facts: FileFacts, site: SiteFact) -> tuple[Ex
     except Exception as exc:  # the per-site boundary
         if strict_from_env():
             raise
-        reason = f"internal_error: {type(exc).__name__}"
+        reason = Detailed(code=Reason.INTERNAL_ERROR, value=type(exc).__name__)
         return ExceptionRef(display=site.written or "unknown", written=site.written, reason=reason), site.message, Docs(function_doc=site.function_doc)
 
 
@@ -266,7 +285,7 @@ def _context(project: Project, constructors: Constructors, facts: FileFacts, car
              enum_members: Callable[[str], tuple[str, ...] | None], function_instances: tuple[tuple[str, tuple[str, ...]], ...]) -> CardContext:
     # The other raises a fix must not reach. One in an unmodelled handler (context "except")
     # is reached only when its try body raises, which its guard leaves out: no evidence.
-    siblings = tuple(c.guard.code for c in same_function if c.id != card.id and all(x.kind != "except" for x in c.guard.context))
+    siblings = tuple(c.guard.code for c in same_function if c.id != card.id and all(x.kind != ContextKind.EXCEPT for x in c.guard.context))
     found = project.class_fact(card.exception.classes[0]) if card.exception.classes else None
     module = found[0].module if found is not None else None
     owner = f"{facts.module}.{site.owner}" if site.owner else None
@@ -348,32 +367,35 @@ def cli_flags(declared: Iterable[tuple[str, tuple[tuple[str, str], ...]]]) -> di
 
 # Where a raise runs before the object is built: its __init__ or __post_init__, or a
 # validator that runs before the after validators (a wrap validator, around it all).
-_BUILDING = CONSTRUCTING - {"pydantic_model_validator_after"}
+_BUILDING = CONSTRUCTING - {EntryKind.PYDANTIC_MODEL_VALIDATOR_AFTER}
 _VALIDATOR_MODE = re.compile(r"mode\s*=\s*[\"'](\w+)")
+_MODEL_VALIDATORS = {"after": EntryKind.PYDANTIC_MODEL_VALIDATOR_AFTER, "before": EntryKind.PYDANTIC_MODEL_VALIDATOR_BEFORE,
+                     "wrap": EntryKind.PYDANTIC_MODEL_VALIDATOR_WRAP}  # (pydantic refuses any other mode)
 
 
-def entry_points(facts: FileFacts, site: SiteFact) -> tuple[str, ...]:
-    """How a caller reaches the raising function, from its decorators and name (codes)."""
+def entry_points(facts: FileFacts, site: SiteFact) -> tuple[EntryKind, ...]:
+    """How a caller reaches the raising function, from its decorators and name."""
     imports = dict(facts.imports)
-    found: list[str] = []
+    found: list[EntryKind] = []
     for decorator in site.decorators:
         target = decorator_target(imports, decorator)
         if target.startswith("pydantic"):
             name = target.rsplit(".", 1)[-1]
             if name == "model_validator":
                 mode = _VALIDATOR_MODE.search(decorator)
-                found.append(f"pydantic_model_validator_{mode.group(1) if mode else 'after'}")
+                if (validator := _MODEL_VALIDATORS.get(mode.group(1) if mode else "after")) is not None:
+                    found.append(validator)
             elif name in ("field_validator", "validator"):
-                found.append("pydantic_field_validator")
+                found.append(EntryKind.PYDANTIC_FIELD_VALIDATOR)
             elif name == "root_validator":
-                found.append("pydantic_root_validator")
+                found.append(EntryKind.PYDANTIC_ROOT_VALIDATOR)
         elif target in ("property", "functools.cached_property"):
-            found.append("property")
+            found.append(EntryKind.PROPERTY)
     name = (site.function or "").rsplit(".", 1)[-1]
     if site.owner is not None and name in ("__init__", "__new__"):
-        found.append("constructor")
+        found.append(EntryKind.CONSTRUCTOR)
     elif site.owner is not None and name == "__post_init__":
-        found.append("post_init")
+        found.append(EntryKind.POST_INIT)
     return tuple(found)
 
 

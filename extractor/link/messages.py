@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from ..collect.class_messages import argument_name
 from ..collect.messages import make_template, merge_parts, unknown
-from ..model import Argument, ExceptionRef, Hole, MessageTemplate, Param, Part, SiteFact, Text
+from ..model import Argument, ExceptionRef, Hole, MessageTemplate, Param, Part, RaiseKind, Reason, SiteFact, Text
 from .project import BUILTIN_EXCEPTIONS, Project
 
 _STRING_FORMS = ("plain", "fstring", "format", "percent", "concat", "call")
@@ -25,7 +25,7 @@ _UNQUOTED = frozenset("'\"\\")
 
 def compose(project: Project, exception: ExceptionRef, site: SiteFact, message: MessageTemplate) -> MessageTemplate:
     """The message ``str()`` of the raised exception gives, as a template."""
-    if len(exception.classes) != 1 or exception.factory or site.kind == "reraise" or exception.reason == "raised_variable":
+    if len(exception.classes) != 1 or exception.factory or site.kind == RaiseKind.RERAISE or exception.reason == Reason.RAISED_VARIABLE:
         return message
     if site.is_call and site.arguments is None:
         return message  # a star argument: the count is unknown
@@ -49,15 +49,15 @@ def compose(project: Project, exception: ExceptionRef, site: SiteFact, message: 
             if fact.message is None:
                 continue
         if fact.message_rule not in ("template", "extends") or fact.message is None:
-            return unknown("class", "built_by_class")
+            return unknown("class", Reason.BUILT_BY_CLASS)
         own_str = fact.message_rule != "extends" and any(method == "__str__" for method, _ in fact.methods)
         filled = _fill(fact.message, fact.init, args)
         if filled is None:
-            return unknown("class", "class_message_unfilled")
+            return unknown("class", Reason.CLASS_MESSAGE_UNFILLED)
         if own_str:
             below = [project.class_fact(c) for c in chain[:index]]
             if any(b is not None and "__init__" in dict(b[1].methods) for b in below):
-                return unknown("class", "class_message_unfilled")  # its __init__ is not the one called
+                return unknown("class", Reason.CLASS_MESSAGE_UNFILLED)  # its __init__ is not the one called
             return filled
         args = [Argument(code="", message=filled)]  # what its __init__ passes on, rendered further up
     return message
@@ -69,7 +69,7 @@ def _marked(message: MessageTemplate, extended: bool) -> MessageTemplate:
 
 
 def _unknown_for(message: MessageTemplate, args: list[Argument]) -> MessageTemplate:
-    return message if message.parts is None else unknown("multiple_args" if args else "none", "class_outside_tree")
+    return message if message.parts is None else unknown("multiple_args" if args else "none", Reason.CLASS_OUTSIDE_TREE)
 
 
 def _builtin(mro: Sequence[str], args: list[Argument], message: MessageTemplate) -> MessageTemplate:

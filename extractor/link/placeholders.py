@@ -15,7 +15,7 @@ import builtins
 from collections.abc import Iterator
 from itertools import islice
 
-from ..model import Card, ClassFact, FileFacts, SiteFact
+from ..model import Card, ClassFact, EntryKind, FileFacts, RaiseKind, SiteFact
 from .project import Project, decorator_target
 
 _ABSTRACT = frozenset({"abc.abstractmethod", "abc.abstractproperty", "abc.abstractclassmethod", "abc.abstractstaticmethod"})
@@ -31,10 +31,10 @@ _PLAIN = frozenset({"typing.Generic", "typing_extensions.Generic"}) | frozenset(
 _MAX_CLASSES = 64
 
 
-def placeholder_entries(project: Project, facts: FileFacts, site: SiteFact, card: Card) -> tuple[str, ...]:
-    """Entry codes for a placeholder method's raise: "placeholder", then "class_level" for a
-    classmethod or staticmethod, else one of "abstract_enforced", "abstract_unenforced" and
-    "abstract_unknown" where it is marked abstract; "refuses" for a method that is not
+def placeholder_entries(project: Project, facts: FileFacts, site: SiteFact, card: Card) -> tuple[EntryKind, ...]:
+    """Entry codes for a placeholder method's raise: PLACEHOLDER, then CLASS_LEVEL for a
+    classmethod or staticmethod, else one of ABSTRACT_ENFORCED, ABSTRACT_UNENFORCED and
+    ABSTRACT_UNKNOWN where it is marked abstract; REFUSES for a method that is not
     abstract and overrides one the class inherits (``Counter.fromkeys``, a parser that refuses
     its base's operation): no subclass is asked to define it; () for any other raise."""
     if not _is_placeholder(site, card):
@@ -43,34 +43,34 @@ def placeholder_entries(project: Project, facts: FileFacts, site: SiteFact, card
     decorators = {decorator_target(imports, d) for d in site.decorators}
     owner = f"{facts.module}.{site.owner}"
     if not decorators & _ABSTRACT and _inherits(project, owner, site.function.rsplit(".", 1)[-1]):  # type: ignore[union-attr]
-        return ("refuses",)
+        return (EntryKind.REFUSES,)
     if decorators & _CLASS_LEVEL:  # (called on the class: no instance is created, so no check stops it)
-        return ("placeholder", "class_level")
+        return (EntryKind.PLACEHOLDER, EntryKind.CLASS_LEVEL)
     if decorators & _ABSTRACT:
-        return ("placeholder", "abstract_" + _abstract_check(project, owner))
-    return ("placeholder",)
+        return (EntryKind.PLACEHOLDER, _abstract_check(project, owner))
+    return (EntryKind.PLACEHOLDER,)
 
 
 def _is_placeholder(site: SiteFact, card: Card) -> bool:
     """An unguarded raise of NotImplementedError (or a subclass), in a method's own body."""
     if site.owner is None or site.function != f"{site.owner}.{site.function.rsplit('.', 1)[-1]}" or site.caught:
         return False
-    if card.kind == "reraise" or card.guard.code != "True" or card.guard.context:
+    if card.kind == RaiseKind.RERAISE or card.guard.code != "True" or card.guard.context:
         return False
     exception = card.exception
     return bool(exception.classes) and all(c == "NotImplementedError" or "NotImplementedError" in exception.ancestors for c in exception.classes)
 
 
-def _abstract_check(project: Project, owner: str) -> str:
+def _abstract_check(project: Project, owner: str) -> EntryKind:
     """Whether Python checks the class's abstract methods when an instance is created:
-    "enforced" (a class on its way has the metaclass ABCMeta), "unenforced" (every class on
-    its way is in the tree or a builtin, and none has it) or "unknown"."""
+    ABSTRACT_ENFORCED (a class on its way has the metaclass ABCMeta), ABSTRACT_UNENFORCED (every
+    class on its way is in the tree or a builtin, and none has it) or ABSTRACT_UNKNOWN."""
     unknown = False
     for qualname, found in lineage(project, owner):
         if qualname is None:
-            return "unknown"  # (more classes than the walk follows)
+            return EntryKind.ABSTRACT_UNKNOWN  # (more classes than the walk follows)
         if qualname in _ABC_BASES or qualname.startswith(_ABC_PREFIXES):
-            return "enforced"
+            return EntryKind.ABSTRACT_ENFORCED
         if found is None:
             unknown = unknown or qualname not in _PLAIN
             continue
@@ -78,9 +78,9 @@ def _abstract_check(project: Project, owner: str) -> str:
         if cls.metaclass is not None:
             meta = _resolved(project, module, cls.metaclass)
             if meta in _ABC_METAS or set(project.ancestors(meta)) & _ABC_METAS:
-                return "enforced"
+                return EntryKind.ABSTRACT_ENFORCED
             unknown = True  # another metaclass: it may derive from ABCMeta
-    return "unknown" if unknown else "unenforced"
+    return EntryKind.ABSTRACT_UNKNOWN if unknown else EntryKind.ABSTRACT_UNENFORCED
 
 
 def abstract_methods(project: Project, owner: str) -> tuple[str, ...]:
@@ -97,7 +97,7 @@ def abstract_methods(project: Project, owner: str) -> tuple[str, ...]:
         for name in (*(name for name, _ in found[1].methods), *found[1].assigned):
             decided.setdefault(name, name in found[1].abstract)
     left = tuple(sorted(name for name, abstract in decided.items() if abstract))
-    return left if left and _abstract_check(project, owner) == "enforced" else ()
+    return left if left and _abstract_check(project, owner) is EntryKind.ABSTRACT_ENFORCED else ()
 
 
 def _inherits(project: Project, owner: str, method: str) -> bool:

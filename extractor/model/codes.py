@@ -61,10 +61,8 @@ CLAIMED = frozenset({TriggerStatus.CONCRETE, TriggerStatus.ENVIRONMENT})
 class Reason(Code):
     """Why something is not known or not claimed: a message not reconstructed, an exception
     class not resolved, a trigger not found or not verified, no validator, an example verify
-    did not run. One code has one wording wherever it stands."""
-
-    # A code that carries a value (``Detailed``; NO_CANDIDATE_VALUES, OPAQUE, INTERNAL_ERROR) words it
-    # as ``{value}`` in its description, with ``{a}`` its article ("a" or "an").
+    did not run. One code has one wording wherever it stands. A code that carries a value
+    (``Detailed``) words it as ``{value}``, with ``{a}`` its article ("a" or "an")."""
 
     # The exception and its message (ExceptionRef.reason, MessageTemplate.reason).
     NO_ARGUMENTS = "no_arguments", ("the exception is raised without arguments, and its class is defined outside the tree (it may give "
@@ -211,6 +209,7 @@ class Reason(Code):
     PLACEHOLDER_NEEDS_QUOTES = "placeholder_needs_quotes", ("a placeholder of the message holds both kinds of quotes, a backslash or a "
                                                             "line break, which the validator's f-string cannot hold before Python 3.12")
     PLACEHOLDER_NOT_EXPRESSION = "placeholder_not_expression", "a placeholder of the message is not a Python expression"
+    VALIDATOR_NOT_COMPILED = "validator_not_compiled", "the validator written for this raise does not compile (a bug of raisedocs)"
 
     # Why `raisedocs verify` did not run a card's example (Verification.reason).
     NO_EXAMPLE = "no_example", "the card has no Python example (some value of its trigger cannot be written as code)"

@@ -20,7 +20,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from ..model import ConditionChange
+from ..model import ConditionChange, PartRole
 
 Parts = list[tuple[str, str]]  # (role, code)
 T = TypeVar("T")
@@ -114,7 +114,7 @@ def condition_changes(old: dict[str, Any], new: dict[str, Any]) -> list[Conditio
         return []
     old_parts, new_parts = _parts(old), _parts(new)
     if not old_parts or not new_parts:
-        return [ConditionChange(role="own", old=old["guard"]["code"], new=new["guard"]["code"])]
+        return [ConditionChange(role=PartRole.OWN, old=old["guard"]["code"], new=new["guard"]["code"])]
     return list(_aligned(old_parts, new_parts, lambda part: f"{part[0]}: {part[1]}", _part_changes, _lone_part))
 
 
@@ -142,7 +142,7 @@ def fold_cascades(changed: dict[str, tuple[dict[str, Any], list[ConditionChange]
     return out
 
 
-_ROLE = {"own": "", "outer": "enclosing test: ", "leave": "earlier check: ", "exit": "earlier check: "}
+_ROLE = {PartRole.OWN: "", PartRole.OUTER: "enclosing test: ", PartRole.LEAVE: "earlier check: ", PartRole.EXIT: "earlier check: "}
 
 
 def describe(change: dict[str, Any], function: str | None) -> list[tuple[str, str]]:

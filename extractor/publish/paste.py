@@ -20,7 +20,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from ..model import record
+from ..model import CLAIMED, record
 from .explain import Match, match_message
 
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in (\S+))?')
@@ -137,7 +137,7 @@ def render_origin(origin: Origin) -> str:
 
 def _trigger_lines(card: dict[str, Any]) -> list[str]:
     trigger = card.get("trigger")
-    if not trigger or trigger.get("status") not in ("concrete", "environment"):
+    if not trigger or trigger.get("status") not in CLAIMED:
         return []
     # Trigger inputs are plain values; show them as the Python literals they stand for.
     return ["Trigger:", *(f"  {name} = {value!r}" for name, value in trigger["inputs"].items())]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..model import Card, CardContext, Domain
+from ..model import Card, CardContext, Domain, DomainSource, TriggerStatus
 from .domains import NO_VALUE, default_source, literal_value
 from .evaluate import EvalError
 from .problem import Problem, build_problem
@@ -32,7 +32,7 @@ def past_construction(card: Card, ctx: CardContext, domains: dict[str, Domain], 
         for name, default, factory in inputs:
             if name not in domains and name not in extra and name in ctx.settable:
                 source = default_source(default, factory)
-                extra[name] = Domain(input=name, source="field", default=source, has_default=source is not None)
+                extra[name] = Domain(input=name, source=DomainSource.FIELD, default=source, has_default=source is not None)
     codes = [f"({card.guard.code})", *(f"not ({code})" for code, _ in ctx.constructor_checks)]
     guard = replace(card.guard, code=" and ".join(codes), inputs=tuple(dict.fromkeys([*card.guard.inputs, *extra])))
     try:
@@ -72,16 +72,16 @@ def fresh_trigger(card: Card, ctx: CardContext, problem: Problem, atoms: set[str
     ``self.loaded = False``): the problem solved with those values fixed, its solution, and
     the values. None where another internal value remains, or the fixed ones reach no raise."""
     fresh = {name: literal_value(source) for name, source in ctx.constructed}
-    internal = {a for a in atoms if atom_kind(a) == "internal"}
+    internal = {a for a in atoms if atom_kind(a) == TriggerStatus.INTERNAL}
     if not internal or not internal <= fresh.keys():
         return None
-    pinned = {name: Domain(input=name, source="field", choices=(source,), default=source, has_default=True)
+    pinned = {name: Domain(input=name, source=DomainSource.FIELD, choices=(source,), default=source, has_default=True)
               for name, source in ctx.constructed if name in internal}
     try:
         again = build_problem(card.guard, {**domains, **pinned}, state - internal, ctx.named, loops, preferred, ctx.instances)
     except EvalError:
         return None
     found = search(again)
-    if found.status != "solved" or any(v.is_atom and atom_kind(n) == "internal" for n, v in again.variables.items() if n in found.assignment):
+    if found.status != "solved" or any(v.is_atom and atom_kind(n) == TriggerStatus.INTERNAL for n, v in again.variables.items() if n in found.assignment):
         return None
     return again, found, {name: fresh[name] for name in sorted(internal)}

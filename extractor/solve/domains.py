@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..collect.annotations import read_annotation
-from ..model import Card, Constraint, Domain, FieldDoc, Param
+from ..model import Card, Constraint, Domain, DomainSource, FieldDoc, Param
 from .declared import fits
 from .values import Named, stable
 
@@ -80,7 +80,7 @@ def field_domain(doc: FieldDoc) -> Domain:
         types = tuple(dict.fromkeys([*kinds, *(t for t in types if t == "NoneType")]))
     default = doc.default if choices and doc.default in choices else default_source(doc.default, doc.default_factory)
     return Domain(
-        input=doc.input, source="field", types=types, choices=choices,
+        input=doc.input, source=DomainSource.FIELD, types=types, choices=choices,
         constraints=tuple(implied) + doc.constraints, default=default,
         has_default=doc.default is not None or doc.default_factory is not None, elements=doc.element_values,
         annotation=doc.annotation,
@@ -99,7 +99,7 @@ def param_domain(name: str, param: Param) -> Domain:
     literal_elements = [text for kind, text in annotation.elements if kind == "value"]
     elements = tuple(literal_elements) if literal_elements and len(literal_elements) == len(annotation.elements) else None
     return Domain(
-        input=name, source="parameter", types=types, choices=choices, constraints=implied,
+        input=name, source=DomainSource.PARAMETER, types=types, choices=choices, constraints=implied,
         default=default, has_default=param.default is not None, elements=elements, annotation=param.annotation,
     )
 
@@ -227,7 +227,7 @@ def card_domains(card: Card, params: tuple[Param, ...], names: list[str], param_
         elif name in stored:
             domains[name] = param_domain(name, stored[name])
         else:
-            domains[name] = Domain(input=name, source="opaque" if name in card.guard.opaque else "unknown")
+            domains[name] = Domain(input=name, source=DomainSource.OPAQUE if name in card.guard.opaque else DomainSource.UNKNOWN)
     return domains
 
 

@@ -24,7 +24,7 @@ import math
 import shlex
 from typing import Any
 
-from ..model import CONSTRUCTING, Card, CardContext, Example, Param
+from ..model import CONSTRUCTING, Card, CardContext, Example, ExampleStyle, Param
 from ..model.pytext import repeated_text
 from .domains import NO_VALUE
 from .values import Named, python_text
@@ -305,7 +305,7 @@ def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: d
         first = cli_line(ctx.command, before, ctx.flags)
         second = cli_line(ctx.command, after, ctx.flags) if after is not None else None
         if first and (second or after is None):
-            return Example(style="cli", before=first, after=second)
+            return Example(style=ExampleStyle.CLI, before=first, after=second)
     if any(value is NO_VALUE for value in required.values()):
         return None
     first = python_snippet(card, ctx, {**required, **before})
@@ -313,5 +313,5 @@ def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: d
     if first and (second or after is None):
         if setup:
             first, second = f"{setup}\n{first}", f"{setup}\n{second}" if second else None
-        return Example(style="python", before=first, after=second)
+        return Example(style=ExampleStyle.PYTHON, before=first, after=second)
     return None

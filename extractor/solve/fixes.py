@@ -9,7 +9,7 @@ from typing import Any
 
 from ..collect.declarations import dotted_name
 from ..collect.syntax import walk
-from ..model import RAISES
+from ..model import RAISES, FixTarget, PartRole, TriggerStatus
 from ..model.markdown import code_span
 from .domains import NO_VALUE
 from .environ import ENVIRON, environment_words, reading
@@ -24,14 +24,14 @@ from .values import python_text
 class FixCandidate:
     assignment: dict[str, Any]
     changed: tuple[str, ...]
-    target: str  # own_test | outer | leave
+    target: FixTarget
     part: str
     # Guards of other raises of the function that the evaluator cannot decide under the fix,
     # at a part that reads the changed input: one of them may fire instead.
     undecided: tuple[str, ...] = ()
 
 
-_TARGETS = {"own": "own_test", "outer": "outer", "leave": "leave"}
+_TARGETS = {PartRole.OWN: FixTarget.OWN_TEST, PartRole.OUTER: FixTarget.OUTER, PartRole.LEAVE: FixTarget.LEAVE}
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +62,7 @@ def find_fixes(problem: Problem, trigger: dict[str, Any], parts: list[tuple[str,
     ``defaults``: the function's parameters' default values, which the other raises' tests
     see where the trigger gives no value (the call leaves them out)."""
     fixes: list[FixCandidate] = []
-    ordered = [p for role in ("own", "outer", "leave") for p in parts if p[0] == role]
+    ordered = [p for role in (PartRole.OWN, PartRole.OUTER, PartRole.LEAVE) for p in parts if p[0] == role]
     index = sibling_guards(tuple(sorted({*siblings, problem.code})), problem.lazy)
     known = Known.of({**(defaults or {}), **problem.constants})
     unset = frozenset(defaults or ()).difference(trigger)  # (like the trigger's other inputs: the caller's own values may stand there)
@@ -72,7 +72,7 @@ def find_fixes(problem: Problem, trigger: dict[str, Any], parts: list[tuple[str,
         at_part = lambda env, code=code: (first := _first_false(in_order, {**problem.constants, **env})) is None or first[1] == code  # noqa: E731
         fix = _fix_for_part(problem, trigger, code, siblings, index, known, unset, placeholders, at_part)
         first = _first_false(in_order, {**problem.constants, **fix[0]}) if fix is not None else None
-        if first is not None and first[0] == "exit":
+        if first is not None and first[0] == PartRole.EXIT:
             continue  # control leaves at an earlier exit that raises (``key, value = text.split("=")`` of 1 part)
         if first is not None and first[0] in _TARGETS:
             role, code = first  # (where control turns away: turtle's ``'aaaa'`` leaves at ``not cstr.startswith("#")``)
@@ -95,7 +95,7 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
         refs, calls = scan_refs(reading(code, problem.lazy), set(problem.variables), set(problem.constants), classes_of(problem.constants))
     except EvalError:
         return None
-    refs |= {c for c in calls if atom_kind(c) == "environment"}  # (a fact of the machine: ``h2`` installed)
+    refs |= {c for c in calls if atom_kind(c) == TriggerStatus.ENVIRONMENT}  # (a fact of the machine: ``h2`` installed)
     for name in [n for n in problem.variables if n in refs and not problem.variables[n].is_constant]:
         variable = problem.variables[name]
         current = trigger.get(name, NO_VALUE)
@@ -287,7 +287,7 @@ def describe_fix(candidate: FixCandidate, label: str, before: Any, after: Any, *
         description = f"set {code_span(label)} to {kind}, for example {new} (the trigger has {old}), so that {part} is false"
     else:
         description = f"set {code_span(label)} to {new} (the trigger has {old}), so that {part} is false"
-    if candidate.target == "leave":
+    if candidate.target == FixTarget.LEAVE:
         description += ": an earlier `return`, `break` or `continue` is taken before the raise"
     if candidate.undecided:
         one = len(candidate.undecided) == 1

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import Card, from_data
+from ..model import CLAIMED, Card, PartRole, from_data
 from .domains import NO_VALUE, admits, literal_value
 from .evaluate import EvalError
 from .problem import build_problem
@@ -34,7 +34,7 @@ def personal_fixes(card_data: dict[str, Any], values: dict[str, str]) -> dict[st
     """``{"inputs": the user's values the guard reads, "fixes": [{"input", "from", "to", "part"}]}``,
     or None where the values name no input, or where the guard does not hold for them."""
     trigger = card_data.get("trigger") or {}
-    if trigger.get("status") not in ("concrete", "environment"):
+    if trigger.get("status") not in CLAIMED:
         return None
     card = from_data(Card, card_data)
     domains = {d.input: d for d in card.domains}
@@ -50,7 +50,7 @@ def personal_fixes(card_data: dict[str, Any], values: dict[str, str]) -> dict[st
     env.update(theirs)
     if problem.holds(env) is not True:
         return None  # these values do not take the path the card describes
-    own = [p.code for p in card.guard.parts if p.role == "own"] or [card.guard.code]
+    own = [p.code for p in card.guard.parts if p.role == PartRole.OWN] or [card.guard.code]
     fixes = []
     for name in theirs:  # (another input's value is the card's assumption, not the user's)
         found = _nearest_fix(problem, env, name, theirs)

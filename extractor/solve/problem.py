@@ -15,7 +15,7 @@ from typing import Any
 
 from ..collect.declarations import dotted_name
 from ..collect.syntax import child_nodes, walk
-from ..model import RAISES, Domain, Guard
+from ..model import RAISES, Domain, DomainSource, Guard, Reason, TriggerStatus
 from .arrays import conventional_domain
 from .domains import NO_VALUE, choice_value, default_value, literal_value
 from .environ import ENVIRON, environ_candidates, read_guard, reading
@@ -66,7 +66,7 @@ class Problem:
     constants: dict[str, Any]
     members: dict[str, list[Any]] = field(default_factory=dict)  # Enum member constant -> all members of its class
     imported: set[str] = field(default_factory=set)  # constants read from another module: it may be rebound from outside
-    refusals: set[str] = field(default_factory=set)  # why evaluations failed that were not plain false (limits)
+    refusals: set[Reason] = field(default_factory=set)  # why evaluations failed that were not plain false (limits)
     lazy: tuple[tuple[str, str], ...] = ()  # attributes computed on reading, and their code (solve.environ.reading)
     _base: dict[str, Any] | None = field(default=None, repr=False, compare=False)  # built once, on first use
 
@@ -296,7 +296,8 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
     variables: dict[str, Variable] = {}
     for name in [*guard.inputs, *guard.opaque, *environ]:
         if name in refs:
-            domain = conventional_domain(name, domains.get(name) or Domain(input=name, source="opaque" if name in guard.opaque else "unknown"))
+            source = DomainSource.OPAQUE if name in guard.opaque else DomainSource.UNKNOWN
+            domain = conventional_domain(name, domains.get(name) or Domain(input=name, source=source))
             # An opaque name (a local bound several times, a loop variable) or state is not
             # an input: the trigger can only assume a value for it.
             default = default_value(domain) if domain.has_default else NO_VALUE
@@ -308,9 +309,9 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
             variables[name] = Variable(name=name, domain=domain, is_atom=(name in guard.opaque and name not in elements) or name in state,
                                        default=default, prefer=(preferred or {}).get(name), is_boolean=boolean)
     for code, boolean in sorted(atoms.items()):
-        domain = Domain(input=code, source="opaque", types=("bool",) if boolean else ())
+        domain = Domain(input=code, source=DomainSource.OPAQUE, types=("bool",) if boolean else ())
         variables[code] = Variable(name=code, domain=domain, is_atom=True, is_boolean=boolean,
-                                  is_constant=code in named and atom_kind(code) != "environment")  # the machine, a user can change
+                                  is_constant=code in named and atom_kind(code) != TriggerStatus.ENVIRONMENT)  # the machine, a user can change
     problem = Problem(code=guard.code, tree=tree, variables=variables, constants=constants, members=members, imported=imported, lazy=lazy)
     seeds = comparison_seeds(problem)
     for variable in variables.values():

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..collect.declarations import DOTTED
+from ..model import Detailed, Reason, ReasonCode, TriggerStatus
 from .bounds import bound_conflicts
 from .evaluate import predicate
 from .problem import Problem, Variable, conjuncts, value_key
@@ -28,10 +29,10 @@ _FINITE_KINDS = {"bool", "NoneType"}
 
 @dataclass(frozen=True, slots=True)
 class Solution:
-    status: str  # solved | unsolved | unreachable
+    status: str  # "solved", TriggerStatus.UNSOLVED or TriggerStatus.UNREACHABLE
     assignment: dict[str, Any]
     changed: tuple[str, ...] = ()
-    reason: str | None = None
+    reason: ReasonCode | None = None
     conflicts: tuple[str, ...] = ()
 
 
@@ -61,8 +62,8 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET, max_changed: int = MAX
     if any(not v.candidates for v in required):
         missing = next(v for v in required if not v.candidates)
         if missing.is_constant:
-            return Solution(status="unsolved", assignment={}, reason="unknown_constant")
-        return Solution(status="unsolved", assignment={}, reason=f"no_candidate_values:{missing.name}")
+            return Solution(status=TriggerStatus.UNSOLVED, assignment={}, reason=Reason.UNKNOWN_CONSTANT)
+        return Solution(status=TriggerStatus.UNSOLVED, assignment={}, reason=Detailed(code=Reason.NO_CANDIDATE_VALUES, value=missing.name))
     spent = 0
     exhausted = True
     parts = _conjunct_parts(problem)
@@ -80,7 +81,7 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET, max_changed: int = MAX
             changed = tuple(v.name for v in [*subset, *required])
             found, spent = _first_assignment(changed, pools, parts, base, spent, budget)
             if found is _OVER_BUDGET:
-                return Solution(status="unsolved", assignment={}, reason="search_budget")
+                return Solution(status=TriggerStatus.UNSOLVED, assignment={}, reason=Reason.SEARCH_BUDGET)
             if found is not None:
                 return Solution(status="solved", assignment=found, changed=changed)
     if len(optional) > max_changed:
@@ -89,15 +90,15 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET, max_changed: int = MAX
     # times can hold different values at the different points the guard mentions it.
     conflicts = bound_conflicts(problem)
     if conflicts:
-        return Solution(status="unreachable", assignment={}, reason="bounds_conflict", conflicts=conflicts)
+        return Solution(status=TriggerStatus.UNREACHABLE, assignment={}, reason=Reason.BOUNDS_CONFLICT, conflicts=conflicts)
     if problem.refusals:
         # Some assignment needed a value past the evaluator's limits: it is not known false.
-        return Solution(status="unsolved", assignment={}, reason=sorted(problem.refusals)[0])
+        return Solution(status=TriggerStatus.UNSOLVED, assignment={}, reason=sorted(problem.refusals)[0])
     has_atoms = any(v.is_atom for v in problem.variables.values())
     # (Nor over another module's constant: ``support.PGO = True`` may rebind it from outside.)
     if exhausted and not has_atoms and not problem.imported and all(_is_finite(v) for v in problem.variables.values()):
-        return Solution(status="unreachable", assignment={}, reason="no_value_in_finite_domains", conflicts=(problem.code,))
-    return Solution(status="unsolved", assignment={}, reason="no_candidate_satisfies")
+        return Solution(status=TriggerStatus.UNREACHABLE, assignment={}, reason=Reason.NO_VALUE_IN_FINITE_DOMAINS, conflicts=(problem.code,))
+    return Solution(status=TriggerStatus.UNSOLVED, assignment={}, reason=Reason.NO_CANDIDATE_SATISFIES)
 
 
 _OVER_BUDGET: dict[str, Any] = {}  # a sentinel, compared by identity

@@ -6,18 +6,10 @@ fields of the object, CLI flags) are set by a caller; an *environment* atom (``s
 is a fact of the machine the caller can arrange; anything else is *internal* state: results
 of methods on other objects, locals bound several times, caught exceptions. A raise inside an
 ``except`` handler needs its try body to raise first, and one inside a ``for`` loop needs an
-element to reach it: neither is modelled yet, so neither is claimed.
+element to reach it: neither is modelled yet, so neither is claimed. The statuses, each with
+what it means, are ``model.codes.TriggerStatus``.
 
-    concrete       the trigger is made of inputs only
-    environment    inputs, and conditions on the environment (stated in words)
-    internal       it rests on internal state (or a caught exception, or a loop element):
-                   the values are what the guard needs, not something a caller can set
-    unconditional  nothing guards the raise once control reaches it (and no earlier try,
-                   loop or with statement may leave the function first)
-    unreachable    no input in the declared domains reaches it
-    unsolved       no trigger found, with a reason
-
-Only ``concrete`` and ``environment`` triggers whose whole path was modelled are "verified".
+Only ``concrete`` and ``environment`` triggers (``CLAIMED``) whose whole path was modelled are "verified".
 """
 
 from __future__ import annotations
@@ -26,12 +18,16 @@ import ast
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..model import Guard
+from ..model import (
+    CLAIMED,  # noqa: F401 (re-exported: the statuses whose trigger a caller can act on)
+    ContextKind,
+    Guard,
+    Reason,
+    TriggerStatus,
+)
 
 if TYPE_CHECKING:
     from .problem import Problem
-
-CLAIMED = ("concrete", "environment")  # statuses whose trigger a caller can act on
 
 _ENVIRONMENT_NAMES = frozenset({"sys.platform", "sys.version_info", "sys.byteorder", "os.name", "os.sep", "os.environ"})
 _ENVIRONMENT_CALLS = frozenset({
@@ -44,19 +40,19 @@ _ENVIRONMENT_HELPER = re.compile(r"(?:^|\.)(?:is_\w+_available|has_\w+|is_(?:cud
 _CALL = re.compile(r"^([A-Za-z_][\w.]*)\s*\(")
 
 
-def atom_kind(code: str) -> str:
-    """``environment`` or ``internal``, for an atom of a guard (a call's code, or a name)."""
+def atom_kind(code: str) -> TriggerStatus:
+    """ENVIRONMENT or INTERNAL, for an atom of a guard (a call's code, or a name)."""
     head = code.split("[", 1)[0]
     if head in _ENVIRONMENT_NAMES or code.startswith("os.environ"):
-        return "environment"
+        return TriggerStatus.ENVIRONMENT
     match = _CALL.match(code)
     name = match.group(1) if match else None
     if name is not None and (name in _ENVIRONMENT_CALLS or name.startswith("current_platform.")
                              or _ENVIRONMENT_HELPER.search(name) and _literal_arguments(code)):
-        return "environment"
+        return TriggerStatus.ENVIRONMENT
     if " in os.environ" in code:
-        return "environment"
-    return "internal"
+        return TriggerStatus.ENVIRONMENT
+    return TriggerStatus.INTERNAL
 
 
 _SPEC = re.compile(r"""^importlib\.util\.find_spec\((['"])([\w.]+)\1\)$""")
@@ -113,41 +109,41 @@ def missing_arguments(params: list[tuple[str, bool]], constructor: list[tuple[st
     return missing
 
 
-def unmodelled_path(guard: Guard) -> str | None:
+def unmodelled_path(guard: Guard) -> Reason | None:
     """Why reaching the raise needs more than its guard (a reason code), or None."""
     kinds = {context.kind for context in guard.context}
-    if "defined_if" in kinds:
-        return "defined_conditionally"  # the definition exists only where the module's test held at import
-    if "caught" in kinds:
-        return "caught_in_function"  # the function's own handler catches it: the caller may never see it
-    if "except" in kinds:
-        return "raised_while_handling"  # the try body must raise the caught class first
-    if "finally" in kinds:
-        return "raised_in_finally"
-    if any(context.kind in ("loop", "loop_else") and context.code.startswith("for ") for context in guard.context):
-        return "inside_for_loop"  # an element must reach it (and an earlier one not leave)
+    if ContextKind.DEFINED_IF in kinds:
+        return Reason.DEFINED_CONDITIONALLY  # the definition exists only where the module's test held at import
+    if ContextKind.CAUGHT in kinds:
+        return Reason.CAUGHT_IN_FUNCTION  # the function's own handler catches it: the caller may never see it
+    if ContextKind.EXCEPT in kinds:
+        return Reason.RAISED_WHILE_HANDLING  # the try body must raise the caught class first
+    if ContextKind.FINALLY in kinds:
+        return Reason.RAISED_IN_FINALLY
+    if any(context.kind in (ContextKind.LOOP, ContextKind.LOOP_ELSE) and context.code.startswith("for ") for context in guard.context):
+        return Reason.INSIDE_FOR_LOOP  # an element must reach it (and an earlier one not leave)
     return None
 
 
-def trigger_status(guard: Guard, atoms: list[str]) -> tuple[str, str | None]:
+def trigger_status(guard: Guard, atoms: list[str]) -> tuple[TriggerStatus, Reason | None]:
     """The status of a solved guard and its reason code; ``atoms``: the atoms (calls, locals,
     unresolved names) its solution assumes values for."""
     exits = [a for a in guard.approximations if a.endswith("_exit_ignored")]
     if guard.code == "True" and not guard.context and not exits:
-        return "unconditional", None
+        return TriggerStatus.UNCONDITIONAL, None
     if guard.code == "True" and exits:
         # An earlier ``try``/loop/``with`` may return first (ipaddress.ip_address returns from
         # its try bodies): the raise is reached only when that does not happen.
-        return "internal", "earlier_exit_not_modelled"
+        return TriggerStatus.INTERNAL, Reason.EARLIER_EXIT_NOT_MODELLED
     path = unmodelled_path(guard)
     if path is not None:
-        return "internal", path
-    internal = sorted(code for code in atoms if atom_kind(code) == "internal")
+        return TriggerStatus.INTERNAL, path
+    internal = sorted(code for code in atoms if atom_kind(code) == TriggerStatus.INTERNAL)
     if internal:
-        return "internal", "assumes_internal_values"
+        return TriggerStatus.INTERNAL, Reason.ASSUMES_INTERNAL_VALUES
     if atoms:
-        return "environment", "assumes_environment"
-    return "concrete", None
+        return TriggerStatus.ENVIRONMENT, Reason.ASSUMES_ENVIRONMENT
+    return TriggerStatus.CONCRETE, None
 
 
 class Reads(dict):  # type: ignore[type-arg]

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from ..collect.declarations import DOTTED, dotted_name
 from ..collect.purity import BUILTIN_NAMES
 from ..collect.syntax import child_nodes
-from ..model import RAISES, Argument, Card, CardContext, Domain, Hole, MessageTemplate, Text, Validator
+from ..model import RAISES, Argument, Card, CardContext, Domain, Hole, MessageTemplate, PartRole, RaiseKind, Reason, Text, Validator
 from .evaluate import PINNED, PURE_FUNCTIONS, EvalError, parse_expr
 from .problem import Problem, classes_of
 from .status import unmodelled_path
@@ -33,7 +33,11 @@ _BUILTIN_ANNOTATIONS = {"int", "float", "str", "bool", "bytes", "list", "dict", 
 
 
 class NotExpressible(Exception):
-    """The validator cannot be written; ``args[0]`` is the reason code."""
+    """The validator cannot be written, and the reason why."""
+
+    def __init__(self, reason: Reason) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,7 +224,7 @@ def _annotation(domain: Domain | None, is_boolean_atom: bool) -> str | None:
 
 def _message_code(message: MessageTemplate, rename: _Rename) -> str:
     if message.parts is None:
-        raise NotExpressible("message_not_reconstructed")
+        raise NotExpressible(Reason.MESSAGE_NOT_RECONSTRUCTED)
     pieces: list[str] = []
     holes: list[bool] = []  # whether each piece is a placeholder
     has_holes = quoted = False
@@ -234,7 +238,7 @@ def _message_code(message: MessageTemplate, rename: _Rename) -> str:
         try:
             code = rename.apply(part.value or part.expr)
         except SyntaxError as exc:
-            raise NotExpressible("placeholder_not_expression") from exc
+            raise NotExpressible(Reason.PLACEHOLDER_NOT_EXPRESSION) from exc
         conversion = part.conversion
         expr = _parse(code)
         if conversion is None and isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) \
@@ -245,7 +249,7 @@ def _message_code(message: MessageTemplate, rename: _Rename) -> str:
             start, end = text.own_span(expr.args[0], expr)
             code, conversion = text.data[start:end].decode("utf-8"), _CONVERSIONS[expr.func.id]
         if "\\" in code or "\n" in code or '"' in code and "'" in code:
-            raise NotExpressible("placeholder_needs_quotes")
+            raise NotExpressible(Reason.PLACEHOLDER_NEEDS_QUOTES)
         has_holes = True
         quoted = quoted or '"' in code
         pieces.append("{" + code + (f"!{conversion}" if conversion else "") + (f":{part.format_spec}" if part.format_spec else "") + "}")
@@ -254,7 +258,7 @@ def _message_code(message: MessageTemplate, rename: _Rename) -> str:
         return '"' + "".join(pieces).replace("{{", "{").replace("}}", "}") + '"'
     if quoted:  # (a placeholder holds a double quote: the f-string is single-quoted, before Python 3.12 too)
         if any("'" in p for p, hole in zip(pieces, holes) if hole):
-            raise NotExpressible("placeholder_needs_quotes")
+            raise NotExpressible(Reason.PLACEHOLDER_NEEDS_QUOTES)
         return "f'" + "".join(p if hole else p.replace('\\"', '"').replace("'", "\\'") for p, hole in zip(pieces, holes)) + "'"
     return 'f"' + "".join(pieces) + '"'
 
@@ -278,11 +282,11 @@ def _arguments_code(arguments: tuple[Argument, ...], rename: _Rename, params: se
         try:
             code = rename.apply(argument.value or argument.code)
         except SyntaxError as exc:
-            raise NotExpressible("argument_not_expression") from exc
+            raise NotExpressible(Reason.ARGUMENT_NOT_EXPRESSION) from exc
         expr = _parse(code)
         free = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)} if expr is not None else {""}
         if expr is None or free - params - BUILTIN_NAMES:
-            raise NotExpressible("argument_not_expression")  # it reads a value the validator does not take
+            raise NotExpressible(Reason.ARGUMENT_NOT_EXPRESSION)  # it reads a value the validator does not take
         pieces.append(f"{argument.keyword}={code}" if argument.keyword else code)
     return ", ".join(pieces)
 
@@ -307,7 +311,7 @@ def generate_validator(
     try:
         test = rename.apply(guard_code)
     except SyntaxError as exc:
-        raise NotExpressible("guard_not_expression") from exc
+        raise NotExpressible(Reason.GUARD_NOT_EXPRESSION) from exc
     params = []
     for key in keys:
         annotation = _annotation(domains.get(key), key in boolean_atoms)
@@ -315,7 +319,7 @@ def generate_validator(
     docstring = docstring.replace('"', "'").replace("\\", "/")
     if built_by_class(message):
         if arguments is None:
-            raise NotExpressible("message_built_by_class")
+            raise NotExpressible(Reason.MESSAGE_BUILT_BY_CLASS)
         call = _arguments_code(arguments, rename, set(names.values()))
     else:
         call = _message_code(message, rename)
@@ -350,23 +354,23 @@ def _in_signature_order(keys: list[str], ctx: CardContext) -> list[str]:
 
 
 def card_validator(card: Card, ctx: CardContext, problem: Problem, keys: list[str],
-                   domains: dict[str, Domain]) -> tuple[Validator | None, str | None]:
+                   domains: dict[str, Domain]) -> tuple[Validator | None, Reason | None]:
     """The card's validator, or None and the reason code why it has none."""
     exc = card.exception
-    if card.kind == "reraise":
-        return None, "reraises"  # what it raises was caught or passed in: no standalone function makes it
+    if card.kind == RaiseKind.RERAISE:
+        return None, Reason.RERAISES  # what it raises was caught or passed in: no standalone function makes it
     if exc.factory:
-        return None, "exception_built_by_call"
+        return None, Reason.EXCEPTION_BUILT_BY_CALL
     if len(exc.classes) != 1:
-        return None, "exception_class_unresolved"
+        return None, Reason.EXCEPTION_CLASS_UNRESOLVED
     if card.message.parts is None:
-        return None, "message_not_reconstructed"
+        return None, Reason.MESSAGE_NOT_RECONSTRUCTED
     if card.guard.code == "True":
-        return None, "unconditional"
+        return None, Reason.UNCONDITIONAL
     if card.guard.loops:
-        return None, "needs_loop_element"  # the check runs on an element the function takes from a loop
+        return None, Reason.NEEDS_LOOP_ELEMENT  # the check runs on an element the function takes from a loop
     if f"{RAISES}(" in card.guard.code:
-        return None, "needs_try_body"  # whether the function's own try body raises: no standalone check
+        return None, Reason.NEEDS_TRY_BODY  # whether the function's own try body raises: no standalone check
     if (path := unmodelled_path(card.guard)) is not None:
         # the guard is not the whole condition (a handler's try body must raise first, a loop
         # must give an element): restating it alone would refuse calls that never raise
@@ -374,13 +378,13 @@ def card_validator(card: Card, ctx: CardContext, problem: Problem, keys: list[st
     if any(isinstance(value, Named) or isinstance(value, dict) and any(isinstance(v, Named) for v in value.values())
            for value in problem.constants.values()):
         # a standalone function would have to import the Enum member or constant (or a table's values: keyed_dict)
-        return None, "needs_named_constant"
+        return None, Reason.NEEDS_NAMED_CONSTANT
     if classes_of(problem.constants):
-        return None, "needs_class"  # a standalone function would have to import the classes its isinstance tests name
+        return None, Reason.NEEDS_CLASS  # a standalone function would have to import the classes its isinstance tests name
     if any(v.is_atom for v in problem.variables.values()):
-        return None, "needs_value_no_caller_sets"  # a validator takes the entry's inputs only
+        return None, Reason.NEEDS_VALUE_NO_CALLER_SETS  # a validator takes the entry's inputs only
     name = exc.classes[0].rsplit(".", 1)[-1]
-    own = [p.code for p in card.guard.parts if p.role == "own"]
+    own = [p.code for p in card.guard.parts if p.role == PartRole.OWN]
     own_inputs = [k for k in keys if any(k in code for code in own)]
     try:
         generated = generate_validator(
@@ -392,6 +396,8 @@ def card_validator(card: Card, ctx: CardContext, problem: Problem, keys: list[st
             # Named by function, not line, so that a solution survives edits above the raise.
             docstring=f"Raise {name} as {f'{card.function}()' if card.function else 'the module body'} in {card.path} does, under the same condition.",
         )
-    except (NotExpressible, SyntaxError) as exc_info:
-        return None, str(exc_info.args[0]) if exc_info.args else "not_expressible"
+    except NotExpressible as exc_info:
+        return None, exc_info.reason
+    except SyntaxError:
+        return None, Reason.VALIDATOR_NOT_COMPILED
     return Validator(name=generated.name, code=generated.code, params=generated.params), None

@@ -8,6 +8,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ..model import Reason
 from ..model.pytext import repeated_text
 
 
@@ -82,7 +83,7 @@ def stable(value: Any) -> Any:
 class UnknownValue(Exception):
     """The answer depends on the value of a named constant the tree does not give."""
 
-    code = "unknown_constant"
+    code = Reason.UNKNOWN_CONSTANT
 
 
 class Named:

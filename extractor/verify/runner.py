@@ -31,9 +31,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from ..model import ExampleStyle, FixOutcome, RaiseKind, Reason, VerifyOutcome
+
 CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "child.py")
-OUTCOMES = ("confirmed", "different_message", "raised_elsewhere", "did_not_raise", "timeout", "not_runnable")
-WRONG = ("different_message", "raised_elsewhere", "did_not_raise")
+OUTCOMES = tuple(VerifyOutcome)
+WRONG = (VerifyOutcome.DIFFERENT_MESSAGE, VerifyOutcome.RAISED_ELSEWHERE, VerifyOutcome.DID_NOT_RAISE)
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,7 @@ def _at_site(raised: dict[str, Any], card: dict[str, Any]) -> bool:
             return False
         return at[0] in (card["path"], frozen) and card["line"] <= at[1] <= card["end_line"]
 
-    if card.get("kind") == "reraise":
+    if card.get("kind") == RaiseKind.RERAISE:
         return any(here(at) for at in raised.get("frames", ()))
     return here(raised.get("at"))
 
@@ -122,21 +124,21 @@ def _class_ok(raised: dict[str, Any], card: dict[str, Any]) -> bool:
 def judge_before(card: dict[str, Any], report: dict[str, Any]) -> dict[str, Any]:
     """The outcome of "before", with what was observed where it is not ``confirmed``."""
     if report.get("timeout"):
-        return {"outcome": "timeout"}
+        return {"outcome": VerifyOutcome.TIMEOUT}
     if "failed" in report:
-        return {"outcome": "not_runnable", "reason": "child_failed", "detail": report["failed"]}
+        return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.CHILD_FAILED, "detail": report["failed"]}
     raised = report.get("raised")
     if raised is None:
-        return {"outcome": "did_not_raise"}
+        return {"outcome": VerifyOutcome.DID_NOT_RAISE}
     if report.get("blocked"):
-        return {"outcome": "not_runnable", "reason": "sandbox_refused", "detail": raised["message"]}
+        return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.SANDBOX_REFUSED, "detail": raised["message"]}
     expected = card["trigger"].get("message")
     for candidate in (raised, *report.get("chain", ())):
         if _at_site(candidate, card) and _class_ok(candidate, card):
             if expected is None or same_message(expected, candidate["message"]):
-                return {"outcome": "confirmed"}
-            return {"outcome": "different_message", "observed": _observed(candidate)}
-    return {"outcome": "raised_elsewhere", "observed": _observed(raised)}
+                return {"outcome": VerifyOutcome.CONFIRMED}
+            return {"outcome": VerifyOutcome.DIFFERENT_MESSAGE, "observed": _observed(candidate)}
+    return {"outcome": VerifyOutcome.RAISED_ELSEWHERE, "observed": _observed(raised)}
 
 
 def _observed(raised: dict[str, Any]) -> dict[str, Any]:
@@ -149,18 +151,18 @@ def _observed(raised: dict[str, Any]) -> dict[str, Any]:
     return {"exception": raised["classes"][0], "message": message, "at": f"{at[0]}:{at[1]}" if at else None}
 
 
-def judge_after(card: dict[str, Any], report: dict[str, Any]) -> str:
+def judge_after(card: dict[str, Any], report: dict[str, Any]) -> FixOutcome:
     """Whether the example's fix keeps control away from the site (``holds``: it raised
     nothing; ``raises_other``: it left the site alone but raised another error)."""
     if report.get("timeout"):
-        return "timeout"
+        return FixOutcome.TIMEOUT
     raised = report.get("raised")
     if "failed" in report or (raised is not None and report.get("blocked")):
-        return "not_run"
+        return FixOutcome.NOT_RUN
     chain = (raised, *report.get("chain", ())) if raised is not None else ()
     if any(_at_site(r, card) for r in chain):
-        return "still_raises"
-    return "raises_other" if raised is not None else "holds"
+        return FixOutcome.STILL_RAISES
+    return FixOutcome.RAISES_OTHER if raised is not None else FixOutcome.HOLDS
 
 
 def verify_card(card: dict[str, Any], settings: Settings) -> dict[str, Any] | None:
@@ -170,9 +172,9 @@ def verify_card(card: dict[str, Any], settings: Settings) -> dict[str, Any] | No
         return None
     example = card.get("example")
     if example is None:
-        return {"outcome": "not_runnable", "reason": "no_example"}
-    if example["style"] != "python":
-        return {"outcome": "not_runnable", "reason": "cli_example"}
+        return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.NO_EXAMPLE}
+    if example["style"] != ExampleStyle.PYTHON:
+        return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.CLI_EXAMPLE}
     result = judge_before(card, run_child(example["before"], settings))
     result["fix"] = judge_after(card, run_child(example["after"], settings)) if example.get("after") is not None else None
     result["fixes"] = [judge_after(card, run_child(code, settings)) for code in example.get("fixes", ())]
@@ -266,9 +268,9 @@ def fail_groups(data: dict[str, Any]) -> dict[str, int]:
         outcome = result["outcome"]
         if outcome in WRONG:
             groups["wrong"] += 1
-        elif outcome in ("not_runnable", "timeout"):
+        elif outcome in (VerifyOutcome.NOT_RUNNABLE, VerifyOutcome.TIMEOUT):
             groups[outcome] += 1
-        if {"still_raises", "raises_other"} & {result.get("fix"), *result.get("fixes", ())}:
+        if {FixOutcome.STILL_RAISES, FixOutcome.RAISES_OTHER} & {result.get("fix"), *result.get("fixes", ())}:
             groups["fix_fails"] += 1
     return groups
 

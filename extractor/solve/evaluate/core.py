@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from ...collect.declarations import dotted_name
+from ...model import Reason
 from ..values import UnknownValue
 from .errors import EvalError, TooLarge, Unknown, ValueFailure
 from .limits import start_evaluation
@@ -149,7 +150,7 @@ def evaluate_tree(tree: ast.AST | None, env: Mapping[str, Any]) -> Any:
         raise EvalError(f"{type(exc).__name__}: {exc}") from exc
 
 
-def predicate(tree: ast.AST, refusals: set[str] | None = None) -> Callable[[Mapping[str, Any]], bool | None]:
+def predicate(tree: ast.AST, refusals: set[Reason] | None = None) -> Callable[[Mapping[str, Any]], bool | None]:
     """``tree`` as a test over environments: True or False, None where it cannot be
     evaluated. Built once; the search calls it for every assignment it tries. A value past
     the limits adds its code to ``refusals``: the caller can say why nothing was found."""

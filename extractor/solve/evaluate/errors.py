@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ...model import Reason
+
 
 class EvalError(Exception):
     """The expression needs something outside the allow-list, or failed on these values."""
@@ -15,10 +17,10 @@ class ValueFailure(EvalError):
 class Unknown(EvalError):
     """The value depends on a named constant whose value the tree does not give."""
 
-    code = "unknown_constant"
+    code = Reason.UNKNOWN_CONSTANT
 
 
 class TooLarge(EvalError):
     """A value past the evaluator's limits was asked for; refused before it was computed."""
 
-    code = "value_too_large"
+    code = Reason.VALUE_TOO_LARGE

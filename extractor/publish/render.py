@@ -16,7 +16,8 @@ from urllib.parse import quote
 
 import jinja2
 
-from ..model import Card, dumps_compact, dumps_data, to_data
+from ..model import CLAIMED, Card, Code, Detailed, EntryKind, NoFix, Reason, dumps_compact, dumps_data, to_data
+from ..model.codes import JOINS
 from ..model.markdown import code_block, code_span, escape_cell, escape_line, escape_text, safe_url
 from ..model.pytext import repeated_text
 from ..model.serialize import complete
@@ -45,8 +46,11 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))
 
 
 def template_environment(*, autoescape: bool) -> jinja2.Environment:
-    """A Jinja2 environment over the shipped templates (strict: a missing value is an error)."""
-    return _DataEnvironment(
+    """A Jinja2 environment over the shipped templates (strict: a missing value is an error),
+    with the codes' wording (model.codes) as globals: ``REASONS``, ``NO_FIX`` and ``ENTRIES``
+    map a code to its description, ``reason_words`` words a reason as the catalog writes it,
+    and the test ``claimed`` says whether a trigger's status is one a caller can act on."""
+    env = _DataEnvironment(
         loader=jinja2.FileSystemLoader(str(template_root())),
         undefined=jinja2.StrictUndefined,
         autoescape=autoescape,
@@ -55,6 +59,23 @@ def template_environment(*, autoescape: bool) -> jinja2.Environment:
         keep_trailing_newline=not autoescape,
         extensions=["jinja2.ext.do"],
     )
+    env.globals.update(REASONS=wording(Reason), NO_FIX=wording(NoFix), ENTRIES=wording(EntryKind), reason_words=reason_words)
+    env.tests["claimed"] = lambda status: status in CLAIMED
+    return env
+
+
+def wording(codes: type[Code]) -> dict[str, str]:
+    """Each code's description (a code that carries a value is worded by ``reason_words``)."""
+    return {code.value: code.description for code in codes if code not in JOINS}
+
+
+def reason_words(text: str) -> str | None:
+    """The wording of a reason as the catalog writes it (``no_candidate_values:dtype``), None
+    for a string that is no reason (a catalog of another version)."""
+    try:
+        return Detailed.from_text(text).description
+    except ValueError:
+        return None
 
 
 @lru_cache(maxsize=1)

@@ -34,7 +34,7 @@ class Code(StrEnum):
 
     description: str
 
-    def __new__(cls, value: str, description: str) -> Self:
+    def __new__(cls, value: str, description: str = "") -> Self:  # (no default in use: mypy reads a lookup ``Reason(x)`` as a call)
         member = str.__new__(cls, value)
         member._value_ = value
         member.description = description

@@ -104,7 +104,7 @@ def param_domain(name: str, param: Param) -> Domain:
     )
 
 
-def unknown_domain(name: str, source: str) -> Domain:
+def unknown_domain(name: str, source: DomainSource) -> Domain:
     return Domain(input=name, source=source)
 
 

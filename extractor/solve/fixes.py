@@ -31,7 +31,7 @@ class FixCandidate:
     undecided: tuple[str, ...] = ()
 
 
-_TARGETS = {PartRole.OWN: FixTarget.OWN_TEST, PartRole.OUTER: FixTarget.OUTER, PartRole.LEAVE: FixTarget.LEAVE}
+_TARGETS: dict[str, FixTarget] = {PartRole.OWN: FixTarget.OWN_TEST, PartRole.OUTER: FixTarget.OUTER, PartRole.LEAVE: FixTarget.LEAVE}
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,7 @@ class Known:
 _NOTHING_KNOWN = Known({}, ())
 
 
-def find_fixes(problem: Problem, trigger: dict[str, Any], parts: list[tuple[str, str]],
+def find_fixes(problem: Problem, trigger: dict[str, Any], parts: list[tuple[PartRole, str]],
                siblings: list[str], limit: int = 3, placeholders: frozenset[str] = frozenset(),
                defaults: dict[str, Any] | None = None) -> list[FixCandidate]:
     """Single-input changes to the trigger that make the guard false, ranked: the raise's own
@@ -350,7 +350,7 @@ def _parsed(code: str) -> ast.expr | None:
         return None
 
 
-def _first_false(parts: list[tuple[str, str, Any]], env: dict[str, Any]) -> tuple[str, str] | None:
+def _first_false(parts: list[tuple[PartRole, str, Any]], env: dict[str, Any]) -> tuple[PartRole, str] | None:
     """The role and code of the first part of the path (in order) that ``env`` makes false:
     where control turns away from the raise; None where a part before it is undecided or none is."""
     for role, code, test in parts:

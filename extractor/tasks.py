@@ -12,7 +12,20 @@ from typing import Any
 
 from .cache import Cache, Linked
 from .collect.file import UnitMemo, collect_file
-from .model import Card, CardContext, Detailed, FileFacts, FileFailure, Reason, Solved, Trigger, TriggerStatus, fingerprint, to_data
+from .model import (
+    Card,
+    CardContext,
+    Detailed,
+    FileFacts,
+    FileFailure,
+    Reason,
+    Solved,
+    Trigger,
+    TriggerStatus,
+    fingerprint,
+    from_data,
+    to_data,
+)
 from .model.spool import card_text, summary_of
 from .options import Options
 from .solve.triggers import solve_one
@@ -82,6 +95,8 @@ def solve_file(work: FileWork) -> Linked:
         if key is not None:
             group[key] = encoded if solved is None else known[key]
         data.update((name, encoded[name]) for name in SOLVED_FIELDS)
+        if work.is_strict:
+            check_codes(data)
         cards.append(data)
     # The entry holds the solutions of the file's current cards: it never grows stale.
     if group != known:
@@ -89,6 +104,19 @@ def solve_file(work: FileWork) -> Linked:
     entry = _with_cards(work.entry, cards)
     cache.put_linked(work.linked_key, entry)
     return entry
+
+
+def check_codes(card: dict[str, Any]) -> None:
+    """Strict mode: every code of the card is a member of its enum (model.codes): the card
+    decodes into the model, whose enums refuse any other string.
+
+    Raises:
+        ValueError: a code of the card is no member (a bare string one of ours wrote).
+    """
+    try:
+        from_data(Card, card)
+    except ValueError as exc:
+        raise ValueError(f"{card['path']}:{card['line']}: {exc}") from exc
 
 
 def lost_solving(work: FileWork) -> Linked:

@@ -20,21 +20,8 @@ from typing import Any
 
 import libcst as cst
 
-from ..model import (
-    ClassFact,
-    FileFacts,
-    FileFailure,
-    Guard,
-    MessageTemplate,
-    Opaque,
-    Param,
-    RaiseKind,
-    Reason,
-    SiteFact,
-    Text,
-    from_data,
-    to_data,
-)
+from ..model import ClassFact, FileFacts, FileFailure, Guard, MessageTemplate, Opaque, Param, SiteFact, Text, from_data, to_data
+from ..model.codes import RaiseKind, Reason
 from ..options import Options, strict_from_env
 from ..sources import DecodeError, SourceFile, decode_source, split_lines
 from . import declarations as decl

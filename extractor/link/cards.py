@@ -14,26 +14,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from ..collect.messages import unknown
-from ..model import (
-    CONSTRUCTING,
-    Card,
-    CardContext,
-    ContextKind,
-    Detailed,
-    Docs,
-    EntryKind,
-    ExceptionRef,
-    FieldDoc,
-    FileFacts,
-    Hole,
-    MessageTemplate,
-    Opaque,
-    Param,
-    RaiseKind,
-    Reason,
-    ReasonCode,
-    SiteFact,
-)
+from ..model import Card, CardContext, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, Opaque, Param, SiteFact
+from ..model.codes import BUILDING, CONSTRUCTING, ContextKind, Detailed, EntryKind, RaiseKind, Reason
 from ..options import Options, strict_from_env
 from .commands import routed_inputs
 from .constructors import Constructors, construction_checks, field_defaults, post_init_checks
@@ -98,7 +80,7 @@ def _class_name(symbol: Symbol | None, written: str) -> str:
     return symbol.qualname if symbol is not None else written
 
 
-def _ref(project: Project, display: str, written: str | None, classes: tuple[str, ...], factory: str | None, reason: ReasonCode | None) -> ExceptionRef:
+def _ref(project: Project, display: str, written: str | None, classes: tuple[str, ...], factory: str | None, reason: Reason | None) -> ExceptionRef:
     ancestors: dict[str, None] = {}
     for name in classes:
         ancestors.update(dict.fromkeys(project.ancestors(name)))
@@ -250,7 +232,7 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
                 more, nested = settable_inputs(project, constructors, owner, [n for _, inputs in checks for n, _, _ in inputs])
                 context = replace(context, constructor_checks=checks, settable={**more, **context.settable},
                                   classes={**nested, **context.classes})
-            if site.owner is not None and not set(card.entry) & _BUILDING:
+            if site.owner is not None and not set(card.entry) & BUILDING:
                 kept = post_init_checks(project, constructors, f"{facts.module}.{site.owner}", context.settable)
                 context = replace(context, constructor_checks=(*context.constructor_checks, *kept)) if kept else context
             if options.command and own_flags:
@@ -289,7 +271,7 @@ def _context(project: Project, constructors: Constructors, facts: FileFacts, car
     found = project.class_fact(card.exception.classes[0]) if card.exception.classes else None
     module = found[0].module if found is not None else None
     owner = f"{facts.module}.{site.owner}" if site.owner else None
-    settable, classes = settable_inputs(project, constructors, owner, card.guard.inputs, built=not set(card.entry) & _BUILDING)
+    settable, classes = settable_inputs(project, constructors, owner, card.guard.inputs, built=not set(card.entry) & BUILDING)
     choices = {
         p.name: members for p in site.params
         if p.annotation and (members := enum_members(p.annotation))
@@ -365,12 +347,8 @@ def cli_flags(declared: Iterable[tuple[str, tuple[tuple[str, str], ...]]]) -> di
     return flags
 
 
-# Where a raise runs before the object is built: its __init__ or __post_init__, or a
-# validator that runs before the after validators (a wrap validator, around it all).
-_BUILDING = CONSTRUCTING - {EntryKind.PYDANTIC_MODEL_VALIDATOR_AFTER}
 _VALIDATOR_MODE = re.compile(r"mode\s*=\s*[\"'](\w+)")
-_MODEL_VALIDATORS = {"after": EntryKind.PYDANTIC_MODEL_VALIDATOR_AFTER, "before": EntryKind.PYDANTIC_MODEL_VALIDATOR_BEFORE,
-                     "wrap": EntryKind.PYDANTIC_MODEL_VALIDATOR_WRAP}  # (pydantic refuses any other mode)
+_MODEL_VALIDATORS = {m.removeprefix("pydantic_model_validator_"): m for m in EntryKind if m.startswith("pydantic_model_validator_")}
 
 
 def entry_points(facts: FileFacts, site: SiteFact) -> tuple[EntryKind, ...]:
@@ -383,7 +361,7 @@ def entry_points(facts: FileFacts, site: SiteFact) -> tuple[EntryKind, ...]:
             name = target.rsplit(".", 1)[-1]
             if name == "model_validator":
                 mode = _VALIDATOR_MODE.search(decorator)
-                if (validator := _MODEL_VALIDATORS.get(mode.group(1) if mode else "after")) is not None:
+                if (validator := _MODEL_VALIDATORS.get(mode.group(1) if mode else "after")) is not None:  # (None: a mode pydantic refuses)
                     found.append(validator)
             elif name in ("field_validator", "validator"):
                 found.append(EntryKind.PYDANTIC_FIELD_VALIDATOR)

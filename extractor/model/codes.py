@@ -100,7 +100,6 @@ class Reason(Code):
     CONCAT_WITHOUT_STRING_LITERAL = "concat_without_string_literal", "the message is a sum without any string literal"
     BYTES_MESSAGE = "bytes_message", "the message is a bytes literal"
     OPAQUE = "opaque", "the message is the value of {a} {value} expression, which the tool does not evaluate"
-
     # Where collect.formats cannot read a format string as a template (MessageTemplate.reason).
     BAD_STRING_LITERAL = "bad_string_literal", "the message is a string literal Python's own parser does not read"
     NOT_A_STRING = "not_a_string", "a part of the concatenated message is not a string literal"
@@ -116,7 +115,6 @@ class Reason(Code):
     PERCENT_KEY_UNRESOLVED = "percent_key_unresolved", "a `%(key)s` conversion names no key of the mapping"
     PERCENT_MIXED_KEYS = "percent_mixed_keys", "the format string mixes `%(key)s` and positional conversions"
     PERCENT_ARITY = "percent_arity", "the format string has more conversions than the `%` arguments give"
-
     # A definition the per-file pass cannot read, and guards it cannot model (Opaque.reason, and the above).
     LIBCST_PARSE_ERROR = "libcst_parse_error", ("libcst cannot parse this definition (CPython can), so only its location and class are "
                                                 "known")
@@ -128,7 +126,6 @@ class Reason(Code):
     GUARD_TOO_LARGE = "guard_too_large", "the condition is larger than raisedocs models"
     MATCH_PATTERN = "match_pattern", "the `case` pattern is not modelled"
     MATCH_CLASS_ARGUMENTS = "match_class_arguments", "the `case` pattern's class arguments are not modelled"
-
     # Why no trigger is found, or the one found is not verified (Trigger.reason).
     GUARD_NOT_MODELLED = "guard_not_modelled", "the condition itself is not modelled"
     GUARD_NOT_EXPRESSION = "guard_not_expression", "the condition is not a single Python expression"
@@ -181,7 +178,6 @@ class Reason(Code):
     NOT_REPRODUCED = "not_reproduced", ("the standalone restatement of the guard and message does not raise this error with its message "
                                         "under the trigger (or the message cannot be computed), so the trigger is not claimed")
     INTERNAL_ERROR = "internal_error", "raisedocs failed here with `{value}` (a bug of ours), so the card is left unsolved"
-
     # Why a card has no validator (Card.validator_reason; the trigger's path codes above too).
     UNCONDITIONAL = "unconditional", "nothing guards the raise"
     RERAISES = "reraises", ("the raise re-raises an exception that was caught or passed in, which a standalone function cannot make the "
@@ -210,7 +206,6 @@ class Reason(Code):
                                                             "line break, which the validator's f-string cannot hold before Python 3.12")
     PLACEHOLDER_NOT_EXPRESSION = "placeholder_not_expression", "a placeholder of the message is not a Python expression"
     VALIDATOR_NOT_COMPILED = "validator_not_compiled", "the validator written for this raise does not compile (a bug of raisedocs)"
-
     # Why `raisedocs verify` did not run a card's example (Verification.reason).
     NO_EXAMPLE = "no_example", "the card has no Python example (some value of its trigger cannot be written as code)"
     CLI_EXAMPLE = "cli_example", "the example is a command line, which verify does not run"
@@ -311,10 +306,13 @@ class EntryKind(Code):
                                   "where Python checks abstract methods.")
 
 
-# The entries that run while the object is being constructed.
+# The entries that run while the object is being constructed; of them, those that run before
+# it is built: its __init__ or __post_init__, or a validator that runs before the after
+# validators (a wrap validator, around it all).
 CONSTRUCTING = frozenset({EntryKind.CONSTRUCTOR, EntryKind.POST_INIT, EntryKind.PYDANTIC_MODEL_VALIDATOR_AFTER,
                           EntryKind.PYDANTIC_MODEL_VALIDATOR_BEFORE, EntryKind.PYDANTIC_MODEL_VALIDATOR_WRAP,
                           EntryKind.PYDANTIC_FIELD_VALIDATOR, EntryKind.PYDANTIC_ROOT_VALIDATOR})
+BUILDING = CONSTRUCTING - {EntryKind.PYDANTIC_MODEL_VALIDATOR_AFTER}
 
 
 class RaiseKind(Code):

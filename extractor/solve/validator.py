@@ -33,11 +33,7 @@ _BUILTIN_ANNOTATIONS = {"int", "float", "str", "bool", "bytes", "list", "dict", 
 
 
 class NotExpressible(Exception):
-    """The validator cannot be written, and the reason why."""
-
-    def __init__(self, reason: Reason) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    """The validator cannot be written; ``args[0]`` is the reason code (a Reason)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -397,7 +393,7 @@ def card_validator(card: Card, ctx: CardContext, problem: Problem, keys: list[st
             docstring=f"Raise {name} as {f'{card.function}()' if card.function else 'the module body'} in {card.path} does, under the same condition.",
         )
     except NotExpressible as exc_info:
-        return None, exc_info.reason
+        return None, exc_info.args[0]
     except SyntaxError:
         return None, Reason.VALIDATOR_NOT_COMPILED
     return Validator(name=generated.name, code=generated.code, params=generated.params), None

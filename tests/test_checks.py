@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from extractor.model import Trigger
+from extractor.model.codes import CLAIMED
 from extractor.solve import checks
 from extractor.solve.checks import CHECKS, INSIDE_FOR_LOOP, RULES, Check, Snippet
-from extractor.solve.status import CLAIMED
 
 from .helpers import extract_snippet, only
 
@@ -52,7 +52,7 @@ def test_a_check_fires_on_its_invalid_examples(tmp_path, monkeypatch, rule: Chec
 def test_every_check_carries_examples_of_both_kinds() -> None:
     assert all(rule.valid and rule.invalid for rule in RULES)
     assert len({rule.code for rule in RULES}) == len(RULES) == len(CHECKS) + 1
-    assert all(rule.description and not rule.description.endswith(".") for rule in RULES)
+    assert all(rule.code.description and not rule.code.description.endswith(".") for rule in RULES)
 
 
 def test_the_first_check_that_fires_gives_the_reason(tmp_path, monkeypatch) -> None:

@@ -25,7 +25,7 @@ from extractor.model.markdown import escape_text
 from extractor.publish.explain import load_catalog
 from extractor.publish.render import environment
 from extractor.publish.site import site_environment
-from extractor.solve import triggers
+from extractor.solve import passes
 
 from .helpers import GOLDEN, extract_snippet
 
@@ -65,8 +65,8 @@ def test_a_string_that_is_no_code_is_refused(text: str) -> None:
 def test_strict_mode_refuses_a_card_whose_code_is_no_member(tmp_path, monkeypatch) -> None:
     """An emitter of a bare string that is no member fails the run in strict mode (the
     tests' mode): the card is decoded into the model, whose enums refuse it."""
-    real = triggers.card_validator
-    monkeypatch.setattr(triggers, "card_validator", lambda *args: (real(*args)[0], "needs_a_miracle"))
+    real = passes.card_validator
+    monkeypatch.setattr(passes, "card_validator", lambda *args: (real(*args)[0], "needs_a_miracle"))
     with pytest.raises(ValueError, match="needs_a_miracle"):
         extract_snippet(tmp_path, "def f(x: int):\n    if x < 0:\n        raise ValueError('negative')\n")
 

@@ -1,7 +1,7 @@
 """Triggers: the checks a claimed trigger must pass to be verified, each with its examples.
 
 A check is a code (the reason a trigger it fires on is not verified), a predicate over the
-draft, a one-line description, and short modules beside it, as Fixit's rules carry theirs:
+draft, and short modules beside it, as Fixit's rules carry theirs:
 ``valid`` ones where the check passes (the trigger is verified), ``invalid`` ones where it
 fires (the card's trigger reason is the code). tests/test_checks.py runs every example
 through extraction.
@@ -16,13 +16,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from ..model.codes import CLAIMED, Reason, TriggerStatus
 from .arrays import incoherent_arrays
 from .construction import constructs
 from .draft import Draft, param_defaults
 from .evaluate import Raised
 from .examples import is_class_level
 from .passage import first_failing, loop_reads
-from .status import CLAIMED, PLAIN
+from .status import PLAIN
 from .validator import built_by_class
 
 
@@ -38,13 +39,12 @@ class Snippet:
 class Check:
     """A reason a claimed trigger is not verified, and when it holds."""
 
-    code: str
-    description: str
+    code: Reason  # its description is the check's wording
     fires: Callable[[Draft], bool]
     valid: tuple[Snippet, ...]  # the check passes: the trigger is verified
     invalid: tuple[Snippet, ...]  # the check fires: the trigger's reason is the code
     overrides: bool = False  # the code replaces the status's own reason (``assumes_environment``), not only an empty one
-    status: str | None = None  # the status it leaves (None: the trigger's own)
+    status: TriggerStatus | None = None  # the status it leaves (None: the trigger's own)
 
 
 def value_parents(draft: Draft) -> set[str]:
@@ -92,10 +92,9 @@ def _not_reproduced(draft: Draft) -> bool:
 
 
 INSIDE_FOR_LOOP = Check(
-    code="inside_for_loop",
-    description="a loop on the way runs on an element the trigger cannot set, or no argument runs it on that element",
+    code=Reason.INSIDE_FOR_LOOP,
     fires=lambda draft: draft.unset_loop,
-    status="internal",
+    status=TriggerStatus.INTERNAL,
     valid=(Snippet('''
         def f(text: str):
             for part in text.split(","):
@@ -116,8 +115,7 @@ INSIDE_FOR_LOOP = Check(
 )
 
 REPLACED_BY_COMPILED_MODULE = Check(
-    code="replaced_by_compiled_module",
-    description="the module imports a compiled module over this code when it can: what runs may be C code",
+    code=Reason.REPLACED_BY_COMPILED_MODULE,
     fires=lambda draft: draft.frame.card.compiled_override,
     overrides=True,
     valid=(Snippet('''
@@ -138,8 +136,7 @@ REPLACED_BY_COMPILED_MODULE = Check(
 )
 
 VALUE_AND_ITS_ATTRIBUTE = Check(
-    code="value_and_its_attribute",
-    description="the trigger gives a plain value and an attribute of it, which no value has",
+    code=Reason.VALUE_AND_ITS_ATTRIBUTE,
     fires=lambda draft: bool(value_parents(draft)),
     valid=(Snippet('''
         def f(sock):
@@ -154,8 +151,7 @@ VALUE_AND_ITS_ATTRIBUTE = Check(
 )
 
 ABSTRACT_CLASS = Check(
-    code="abstract_class",
-    description="Python makes no object of the abstract class: a subclass's runs the code",
+    code=Reason.ABSTRACT_CLASS,
     fires=_abstract,
     valid=(Snippet('''
         class Detector:
@@ -177,8 +173,7 @@ ABSTRACT_CLASS = Check(
 )
 
 INCOHERENT_ARRAYS = Check(
-    code="incoherent_arrays",
-    description="the trigger's shape, ndim and dtype values are ones no array has together",
+    code=Reason.INCOHERENT_ARRAYS,
     fires=_incoherent,
     valid=(Snippet('''
         def f(a, b):
@@ -193,8 +188,7 @@ INCOHERENT_ARRAYS = Check(
 )
 
 RAISES_AN_INPUT = Check(
-    code="raises_an_input",
-    description="the raise raises a parameter: what is raised is the caller's exception, which no plain value is",
+    code=Reason.RAISES_AN_INPUT,
     fires=_raises_input,
     valid=(Snippet('''
         def f(err=None):
@@ -209,8 +203,7 @@ RAISES_AN_INPUT = Check(
 )
 
 FAILS_ON_THE_WAY = Check(
-    code="fails_on_the_way",
-    description="a statement on the way, or the raise's own arguments, fail first on the trigger's values",
+    code=Reason.FAILS_ON_THE_WAY,
     fires=_fails_on_the_way,
     valid=(Snippet('''
         def f(version: str, removed: str) -> None:
@@ -227,8 +220,7 @@ FAILS_ON_THE_WAY = Check(
 )
 
 LOOP_ON_THE_WAY = Check(
-    code="loop_on_the_way",
-    description="a loop on the way, which is not run, reads a value the trigger sets",
+    code=Reason.LOOP_ON_THE_WAY,
     fires=lambda draft: loop_reads(draft.inputs, draft.frame.card.guard.looped),
     valid=(Snippet('''
         class O:
@@ -254,8 +246,7 @@ LOOP_ON_THE_WAY = Check(
 )
 
 CONSTRUCTION_NOT_SHOWN = Check(
-    code="construction_not_shown",
-    description="the trigger sets the object's attributes, and building such an object is not shown to pass its constructor",
+    code=Reason.CONSTRUCTION_NOT_SHOWN,
     fires=_construction_not_shown,
     valid=(Snippet('''
         class Box:
@@ -283,8 +274,7 @@ CONSTRUCTION_NOT_SHOWN = Check(
 )
 
 NOT_REPRODUCED = Check(
-    code="not_reproduced",
-    description="the validator does not raise the card's class with exactly the message under the trigger",
+    code=Reason.NOT_REPRODUCED,
     fires=_not_reproduced,
     valid=(Snippet('''
         def f(data):

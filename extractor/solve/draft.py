@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Card, CardContext, Domain, Example, Fix, Validator
+from ..model.codes import Reason, ReasonCode, TriggerStatus
 from .domains import NO_VALUE, literal_value
 from .problem import Problem
 from .search import Solution
@@ -49,13 +50,13 @@ class Draft:
     outside: tuple[str, ...] = ()  # inputs given a value outside their declared type
     every_atom: set[str] = field(default_factory=set)  # the problem's atoms (calls, opaque names)
     atoms: set[str] = field(default_factory=set)  # those the trigger assumes a value for
-    status: str = "unsolved"
-    reason: str | None = None
+    status: TriggerStatus = TriggerStatus.UNSOLVED
+    reason: ReasonCode | None = None
     constructed: dict[str, Any] = field(default_factory=dict)  # attributes read as a new object has them
     env: dict[str, Any] = field(default_factory=dict)  # the trigger's values
     inputs: dict[str, Any] = field(default_factory=dict)  # those a caller passes, as JSON values
     validator: Validator | None = None
-    validator_reason: str | None = None
+    validator_reason: Reason | None = None
     message: str | None = None  # the card's message under the trigger
     raised: Any = None  # what the validator raised under the trigger (evaluate.Raised), or EvalError
     unset_loop: bool = False  # a loop of the guard that no argument runs on the element the trigger needs

@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..model import CONSTRUCTING, Card, CardContext, Domain, Param, Validator
+from ..model.codes import CLAIMED, DomainSource, Reason, TriggerStatus
 from .arrays import cohere
 from .construction import fresh_trigger, past_construction
 from .domains import NO_VALUE, any_value, card_domains, default_value, of_declared_type, type_tested
@@ -24,7 +25,7 @@ from .passage import first_failing, names_read, unpacked_values
 from .problem import Problem, Variable, build_problem, candidates, classes_of
 from .search import search
 from .state import state_types
-from .status import CLAIMED, Reads, atom_kind, caller_sets, missing_arguments, read_atoms, trigger_status, unread_attributes
+from .status import Reads, atom_kind, caller_sets, missing_arguments, read_atoms, trigger_status, unread_attributes
 from .validator import card_validator
 from .values import to_json_value
 
@@ -73,10 +74,10 @@ def _loop_forms(frame: Frame) -> tuple[dict[str, Domain], dict[str, Form], set[s
                 and (x in guard.opaque if len(targets) == 1 else any(t in guard.opaque for t in targets)):
             if xs in keywords and len(targets) == 1:  # ``for key in kwargs``: the keywords' names
                 xs = f"{xs}.keys()"
-                domains[x] = replace(domains.get(x) or Domain(input=x, source="opaque"), types=("str",))
+                domains[x] = replace(domains.get(x) or Domain(input=x, source=DomainSource.OPAQUE), types=("str",))
             forms.update({t: (xs, targets) for t in targets})
             if (index := index_target(xs, targets)) is not None:  # (the one turn is the first)
-                domains[index] = replace(domains.get(index) or Domain(input=index, source="opaque"), choices=("0",), types=("int",))
+                domains[index] = replace(domains.get(index) or Domain(input=index, source=DomainSource.OPAQUE), choices=("0",), types=("int",))
                 turns.add(index)
     return domains, forms, turns
 
@@ -146,9 +147,9 @@ def assume_atoms(draft: Draft) -> Draft:
 def avoid_internal(draft: Draft) -> Draft:
     """A path that reads no internal value (the other side of an ``or``, of a join), where one exists."""
     code, problem = draft.frame.card.guard.code, draft.problem
-    if not any(atom_kind(a) == "internal" for a in draft.atoms) or (" or " not in code and " if " not in code):
+    if not any(atom_kind(a) == TriggerStatus.INTERNAL for a in draft.atoms) or (" or " not in code and " if " not in code):
         return draft
-    variables = {n: v for n, v in problem.variables.items() if not v.is_atom or atom_kind(n) != "internal"}
+    variables = {n: v for n, v in problem.variables.items() if not v.is_atom or atom_kind(n) != TriggerStatus.INTERNAL}
     if (direct := search(replace(problem, variables=variables, _base=None))).status != "solved":
         return draft
     return _assumed(replace(draft, solution=direct))
@@ -233,7 +234,7 @@ def make_validator(draft: Draft) -> Draft:
     """The card's validator (solve.validator), over the problem's variables and the values the
     message reads; a new object's value is no input a standalone check could take."""
     if draft.constructed:
-        return replace(draft, validator=None, validator_reason="needs_value_no_caller_sets")
+        return replace(draft, validator=None, validator_reason=Reason.NEEDS_VALUE_NO_CALLER_SETS)
     frame, problem, env = draft.frame, draft.problem, draft.env
     keys = list(dict.fromkeys([*problem.variables, *(r for r in frame.refs if r in env and r not in problem.constants)]))
     validator, reason = card_validator(frame.card, frame.ctx, problem, keys, frame.domains)

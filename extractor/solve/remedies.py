@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..model import CardContext, Example, Fix
+from ..model.codes import NoFix
 from .arrays import incoherent_arrays
 from .construction import constructs
 from .domains import NO_VALUE, default_source, literal_value, param_domain
@@ -132,7 +133,7 @@ def _example(draft: Draft) -> Example | None:
     required = {p.name: env.get(p.name, NO_VALUE) for p in ctx.params if p.default is None and p.name not in ("self", "cls")}
     # The example's fixes: those under which no other raise of the function may fire.
     fixes = [(fix, value) for fix, value, sure in draft.found if sure]
-    no_fix = "none_found" if not draft.found else "may_raise_elsewhere" if not fixes else "not_writable"
+    no_fix = NoFix.NONE_FOUND if not draft.found else NoFix.MAY_RAISE_ELSEWHERE if not fixes else NoFix.NOT_WRITABLE
     writable = [(fix, value) for fix, value in fixes if fix.changed[0] in _settable(draft)]  # (not the state the trigger assumes)
     writable.sort(key=lambda pair: pair[0].stand_in)  # (the "after" shows a value of a known type first: a stand-in may fail further on)
     after = None  # no fix the example can show: it reproduces the error only

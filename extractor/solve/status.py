@@ -18,13 +18,7 @@ import ast
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..model import (
-    CLAIMED,  # noqa: F401 (re-exported: the statuses whose trigger a caller can act on)
-    ContextKind,
-    Guard,
-    Reason,
-    TriggerStatus,
-)
+from ..model import ContextKind, Guard, Reason, TriggerStatus
 
 if TYPE_CHECKING:
     from .problem import Problem

@@ -15,6 +15,7 @@ import logging
 from dataclasses import replace
 
 from ..model import Card, CardContext, Opaque, Trigger
+from ..model.codes import Detailed, Reason, TriggerStatus
 from .checks import check_loops, verify
 from .draft import Draft, Frame
 from .evaluate import EvalError
@@ -54,11 +55,11 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     """The card with its domains, trigger, fixes, validator and example filled in."""
     frame = frame_card(card, ctx)
     if isinstance(card.guard.tree, Opaque):
-        return _unsolved(frame, "guard_not_modelled")
+        return _unsolved(frame, Reason.GUARD_NOT_MODELLED)
     try:
         frame, problem = pose(frame)
     except EvalError:
-        return _unsolved(frame, "guard_not_expression")
+        return _unsolved(frame, Reason.GUARD_NOT_EXPRESSION)
     draft = search_guard(frame, problem)
     for step in SEARCH:
         draft = step(draft)
@@ -69,14 +70,14 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     return _solved(draft)
 
 
-def _unsolved(frame: Frame, reason: str) -> Card:
-    return replace(frame.card, domains=frame.published, trigger=Trigger(status="unsolved", inputs={}, reason=reason))
+def _unsolved(frame: Frame, reason: Reason) -> Card:
+    return replace(frame.card, domains=frame.published, trigger=Trigger(status=TriggerStatus.UNSOLVED, inputs={}, reason=reason))
 
 
 def _not_found(draft: Draft) -> Card:
     """The card of a guard no trigger was found for: why (unsolved, unreachable)."""
     card, solution = draft.frame.card, draft.solution
-    trigger = Trigger(status=solution.status, inputs={}, reason=solution.reason, conflicts=solution.conflicts)
+    trigger = Trigger(status=TriggerStatus(solution.status), inputs={}, reason=solution.reason, conflicts=solution.conflicts)
     return replace(card, domains=draft.frame.published, trigger=trigger, state=reached(card.state, draft.typed, {}))
 
 
@@ -109,5 +110,5 @@ def solve_one(item: tuple[Card, CardContext, bool]) -> Card:
         if strict:
             raise
         log.debug("solving failed for %s:%s", card.path, card.line, exc_info=True)
-        reason = f"internal_error: {type(exc).__name__}"
-        return replace(card, trigger=Trigger(status="unsolved", inputs={}, reason=reason))
+        reason = Detailed(code=Reason.INTERNAL_ERROR, value=type(exc).__name__)
+        return replace(card, trigger=Trigger(status=TriggerStatus.UNSOLVED, inputs={}, reason=reason))

@@ -20,7 +20,7 @@ from typing import Any, Union
 from ..errors import CatalogError
 from .base import DIFF_SCHEMA_ID, SCHEMA_ID
 from .catalog import Catalog, CatalogDiff
-from .serialize import REQUIRED, field_default, is_code, is_text_record
+from .serialize import REQUIRED, field_default, flat_fields, is_code, is_text_record
 
 _PRIMITIVES = {str: "string", int: "integer", bool: "boolean", float: "number"}
 
@@ -76,14 +76,13 @@ def _record_schema(cls: type, defs: dict[str, Any]) -> None:
     if cls.__name__ in defs:
         return
     defs[cls.__name__] = {}
-    hints = typing.get_type_hints(cls)
     properties: dict[str, Any] = {}
     tag = getattr(cls, "TAG", None)
     if tag is not None:
         properties["type"] = {"const": tag}
     required = ["type"] if tag is not None else []
-    for f in dataclasses.fields(cls):
-        properties[f.name] = _type_schema(hints[f.name], defs)
+    for f, hint in flat_fields(cls):  # (a FLAT field's record's properties are the holder's own)
+        properties[f.name] = _type_schema(hint, defs)
         default = field_default(f)
         if default is REQUIRED:
             required.append(f.name)

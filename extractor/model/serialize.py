@@ -3,7 +3,9 @@
 Records that appear in a union (message parts, guard nodes) carry a ``TAG`` class variable,
 written as ``"type"`` in JSON so that ``from_data`` can rebuild them. A code (``model.codes``)
 is written as its value, and a record that defines ``from_text`` (``codes.Detailed``) as
-``str(record)``. ``to_data``/``from_data`` are the only (de)serializers: no ``as_dict`` methods.
+``str(record)``. A record field marked ``FLAT`` holds a record whose fields are written into
+the holder's own JSON object (``Card.solved``). ``to_data``/``from_data`` are the only
+(de)serializers: no ``as_dict`` methods.
 """
 
 from __future__ import annotations
@@ -67,13 +69,15 @@ def _encoder(cls: type) -> Callable[[Any], Any]:
     elif issubclass(cls, dict):
         encode = _mapping
     elif dataclasses.is_dataclass(cls):
-        names = _field_names(cls)
+        names, flat = _layout(cls)
         tag = getattr(cls, "TAG", None)
 
         def encode_record(value: Any) -> dict[str, Any]:
             out: dict[str, Any] = {"type": tag} if tag is not None else {}
             for name in names:
                 out[name] = to_data(getattr(value, name))
+            for name in flat:
+                out.update(to_data(getattr(value, name)))
             return out
         encode = encode_record
     else:
@@ -180,9 +184,46 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)  # each record module imports the names its hints use
 
 
+# A record field whose metadata holds ``FLAT`` (``field(metadata={FLAT: True})``) holds a
+# record that is written flat: its fields sit in the holder's JSON object beside the holder's
+# own, and are read back from there. Its type is one untagged record class, with no default or
+# that class's own defaults (``default_factory=Solved``), and no two names of the object clash.
+FLAT = "flat"
+
+
 @functools.cache
-def _field_names(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls))
+def flat_fields(cls: type) -> tuple[tuple[dataclasses.Field[Any], Any], ...]:
+    """The fields of record ``cls`` as its JSON object holds them, each with its type: a
+    ``FLAT`` field's record's fields in its place (recursively).
+
+    Raises:
+        TypeError: a FLAT field is no untagged record with its own defaults, or two names clash.
+    """
+    hints = _hints(cls)
+    out: list[tuple[dataclasses.Field[Any], Any]] = []
+    for f in dataclasses.fields(cls):
+        tp = hints[f.name]
+        if not f.metadata.get(FLAT):
+            out.append((f, tp))
+            continue
+        if not (isinstance(tp, type) and dataclasses.is_dataclass(tp)) or hasattr(tp, "TAG") or is_text_record(tp):
+            raise TypeError(f"{cls.__name__}.{f.name}: a flat field holds one untagged record class, not {tp!r}")
+        if f.default is not dataclasses.MISSING or f.default_factory not in (dataclasses.MISSING, tp):
+            raise TypeError(f"{cls.__name__}.{f.name}: a flat field's default is its record's own ({tp.__name__}), or none")
+        out.extend(flat_fields(tp))
+    names = [f.name for f, _ in out] + (["type"] if hasattr(cls, "TAG") else [])
+    clashes = sorted({n for n in names if names.count(n) > 1})
+    if clashes:
+        raise TypeError(f"{cls.__name__}: flat fields repeat the names {', '.join(clashes)}")
+    return tuple(out)
+
+
+@functools.cache
+def _layout(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A record's fields written under their names, and its FLAT fields (checked: ``flat_fields``)."""
+    flat_fields(cls)
+    own = dataclasses.fields(cls)
+    return tuple(f.name for f in own if not f.metadata.get(FLAT)), tuple(f.name for f in own if f.metadata.get(FLAT))
 
 
 def from_data(tp: Any, data: Any) -> Any:
@@ -243,12 +284,18 @@ def _union_decoder(args: tuple[Any, ...]) -> Callable[[Any], Any]:
 def _record_decoder(tp: Any) -> Callable[[Any], Any]:
     # Field decoders are resolved on first use: guard trees are recursive types.
     fields: list[tuple[str, Any]] = []
+    flat: list[tuple[str, Any]] = []  # FLAT fields: each decodes its record from the same object
 
     def record_of(data: Any) -> Any:
-        if not fields:
+        if not fields and not flat:
             hints = _hints(tp)
-            fields.extend((name, _decoder(hints[name])) for name in _field_names(tp))
-        return tp(**{name: decode(data[name]) for name, decode in fields if name in data})
+            names, flat_names = _layout(tp)
+            fields.extend((name, _decoder(hints[name])) for name in names)
+            flat.extend((name, _decoder(hints[name])) for name in flat_names)
+        values = {name: decode(data[name]) for name, decode in fields if name in data}
+        for name, decode in flat:
+            values[name] = decode(data)
+        return tp(**values)
 
     return record_of
 
@@ -343,9 +390,8 @@ def _shaper(tp: Any, fill: bool) -> Any:
 
     def known() -> dict[str, tuple[Any, Any, Any]]:
         if not plan:
-            hints = _hints(tp)
-            for f in dataclasses.fields(tp):
-                plan[f.name] = (field_default(f), _shaper(hints[f.name], fill), f.metadata.get(PUBLISHED))
+            for f, hint in flat_fields(tp):  # (a FLAT field's record's fields sit in the same object)
+                plan[f.name] = (field_default(f), _shaper(hint, fill), f.metadata.get(PUBLISHED))
         return plan
 
     # For completing: the fields whose default is a constant (None, False, 0, ""), those whose

@@ -19,7 +19,6 @@ from .model import (
     FileFacts,
     FileFailure,
     Reason,
-    Solved,
     Trigger,
     TriggerStatus,
     fingerprint,
@@ -80,21 +79,18 @@ def solve_file(work: FileWork) -> Linked:
     group: dict[str, Any] = {}
     cards: list[dict[str, Any]] = []
     for card, context in work.drafts:
-        # Encoded once: the key reads these fields, and solving changes only SOLVED_FIELDS.
+        # Encoded once: the key reads these fields, and solving changes only the card's Solved,
+        # whose fields are the card's own in JSON (Card.solved is FLAT).
         data = to_data(card)
         # Exactly what solving reads of a card (triggers.solve_card): never its line, id,
         # related ids or permalink, so a raise that an edit elsewhere moved is not solved again.
         # (No cache: nothing is looked up or kept under the key.)
         key = Cache.card_key(fingerprint([*(data[name] for name in SOLVING_READS), to_data(context)])) if cache.root is not None else None
         solved = Cache.solved_from(known.get(key)) if key is not None else None
-        if solved is None:
-            done = solve_one((card, context, work.is_strict))
-            encoded = to_data(Solved(**{name: getattr(done, name) for name in SOLVED_FIELDS}))
-        else:
-            encoded = to_data(solved)
+        encoded = to_data(solved if solved is not None else solve_one((card, context, work.is_strict)))
         if key is not None:
             group[key] = encoded if solved is None else known[key]
-        data.update((name, encoded[name]) for name in SOLVED_FIELDS)
+        data.update(encoded)
         if work.is_strict:
             check_codes(data)
         cards.append(data)
@@ -123,14 +119,13 @@ def lost_solving(work: FileWork) -> Linked:
     """What a file whose worker died while solving its cards becomes: its cards, unsolved
     (not cached, so the next run tries again)."""
     trigger = Trigger(status=TriggerStatus.UNSOLVED, inputs={}, reason=Detailed(code=Reason.INTERNAL_ERROR, value="worker_died"))
-    return _with_cards(work.entry, [to_data(dataclasses.replace(card, trigger=trigger)) for card, _ in work.drafts])
+    return _with_cards(work.entry, [to_data(dataclasses.replace(card, solved=dataclasses.replace(card.solved, trigger=trigger)))
+                                    for card, _ in work.drafts])
 
 
 def _with_cards(entry: Linked, cards: list[dict[str, Any]]) -> Linked:
     return dataclasses.replace(entry, cards=[card_text(card) for card in cards], summaries=[summary_of(card) for card in cards])
 
 
-# What solving adds to a card, under the same names on Card and Solved.
-SOLVED_FIELDS = tuple(f.name for f in dataclasses.fields(Solved))
 # What solving reads of a card, with its context.
 SOLVING_READS = ("path", "function", "kind", "guard", "message", "docs", "exception", "entry", "compiled_override", "state")

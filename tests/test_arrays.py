@@ -41,10 +41,10 @@ def test_a_trigger_no_array_has_is_not_verified(tmp_path) -> None:
             raise ValueError("out shape does not match partial")
     """
     splits, mismatch = extract_snippet(tmp_path, code)
-    assert splits.trigger.verified and not incoherent_arrays(splits.trigger.inputs)
-    assert len(splits.trigger.inputs["partial.shape"]) == 3 and splits.trigger.inputs["partial.shape"][0] > 4
-    inputs = mismatch.trigger.inputs
-    assert mismatch.trigger.verified and not incoherent_arrays(inputs)  # (a shape as long as partial.ndim, past the first test)
+    assert splits.solved.trigger.verified and not incoherent_arrays(splits.solved.trigger.inputs)
+    assert len(splits.solved.trigger.inputs["partial.shape"]) == 3 and splits.solved.trigger.inputs["partial.shape"][0] > 4
+    inputs = mismatch.solved.trigger.inputs
+    assert mismatch.solved.trigger.verified and not incoherent_arrays(inputs)  # (a shape as long as partial.ndim, past the first test)
     assert inputs["partial.shape"][0] <= 4 and inputs["out.shape"][1:] != inputs["partial.shape"][1:]
 
 
@@ -64,6 +64,6 @@ def test_a_fix_gives_no_shape_its_ndim_refuses(tmp_path) -> None:
         return key_page_size
     """
     card = extract_snippet(tmp_path, code)[1]
-    assert card.trigger.verified and not incoherent_arrays(card.trigger.inputs)
-    shapes = [fix for fix in card.fixes if fix.changed[0].endswith(".shape")]
-    assert shapes and all(not incoherent_arrays({**card.trigger.inputs, **fix.inputs}) for fix in shapes)
+    assert card.solved.trigger.verified and not incoherent_arrays(card.solved.trigger.inputs)
+    shapes = [fix for fix in card.solved.fixes if fix.changed[0].endswith(".shape")]
+    assert shapes and all(not incoherent_arrays({**card.solved.trigger.inputs, **fix.inputs}) for fix in shapes)

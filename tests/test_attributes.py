@@ -167,8 +167,8 @@ def test_code_that_can_reach_the_object_may_store_it_again(tmp_path, code: str, 
 def test_a_trigger_takes_the_path_that_reads_no_internal_value(tmp_path, code: str, guard: str, inputs: dict) -> None:
     [card] = extract_snippet(tmp_path, code)
     assert card.guard.code == guard
-    assert card.trigger.status == "concrete" and card.trigger.assumes == {}
-    assert {k: v for k, v in card.trigger.inputs.items() if k in inputs} == inputs
+    assert card.solved.trigger.status == "concrete" and card.solved.trigger.assumes == {}
+    assert {k: v for k, v in card.solved.trigger.inputs.items() if k in inputs} == inputs
 
 
 def test_a_join_with_an_elif_whose_branches_all_leave_is_the_one_value(tmp_path) -> None:

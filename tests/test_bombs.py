@@ -43,7 +43,7 @@ def _outcomes(catalog) -> dict[str, dict[tuple, int]]:
     found: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for card in catalog.errors:
         tree = card.guard.tree
-        found[card.path][(card.trigger.status, card.trigger.reason, getattr(tree, "reason", None))] += 1
+        found[card.path][(card.solved.trigger.status, card.solved.trigger.reason, getattr(tree, "reason", None))] += 1
     return {path: dict(counts) for path, counts in found.items()}
 
 
@@ -54,7 +54,7 @@ def test_the_bombs_complete_with_a_card_for_every_raise(jobs: int) -> None:
     assert (catalog.stats.raise_sites, len(catalog.errors), catalog.failures) == (sites, sites, ())
     assert _outcomes(catalog) == EXPECTED
     harmless = next(card for card in catalog.errors if card.path == "harmless.py")
-    assert (harmless.trigger.inputs, harmless.trigger.verified) == ({"x": -1}, True)
+    assert (harmless.solved.trigger.inputs, harmless.solved.trigger.verified) == ({"x": -1}, True)
 
 
 def test_the_empty_tuple_keeps_its_parentheses() -> None:

@@ -22,8 +22,8 @@ from .helpers import extract_snippet, only
 
 def _trigger(tmp_path: Path, snippet: Snippet) -> Trigger:
     card = only([card for card in extract_snippet(tmp_path, snippet.source) if card.function == snippet.function])
-    assert card.trigger is not None
-    return card.trigger
+    assert card.solved.trigger is not None
+    return card.solved.trigger
 
 
 def _examples(valid: bool) -> list:

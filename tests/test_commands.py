@@ -64,20 +64,20 @@ def test_flags_are_those_of_the_commands_own_parser(tmp_path) -> None:
     cards = {c.message.template: c for c in extract(str(root), Options(command="app serve model", use_cache=False)).errors}
     block, runs = cards["block_size must be >= 1"], cards["num_runs must be >= 1"]
     # --block-size is declared by EngineArgs.add_cli_args, reached from the serve subcommand.
-    assert block.example is not None and block.example.style == "cli"
-    assert block.example.before == "app serve model --block-size 0"
+    assert block.solved.example is not None and block.solved.example.style == "cli"
+    assert block.solved.example.before == "app serve model --block-size 0"
     # --num-runs belongs to the benchmark's parser: no CLI example names it.
-    assert runs.trigger.verified and (runs.example is None or runs.example.style == "python")
+    assert runs.solved.trigger.verified and (runs.solved.example is None or runs.solved.example.style == "python")
 
 
 def test_boolean_flags_are_written_in_their_action_form(tmp_path) -> None:
     root = temp_tree(tmp_path, TREE)
     cards = {c.message.template: c for c in extract(str(root), Options(command="app serve model", use_cache=False)).errors}
     debug = cards["debug needs block_size <= 16"]
-    assert debug.example is not None and debug.example.style == "cli"
+    assert debug.solved.example is not None and debug.solved.example.style == "cli"
     # store_true: True is the flag itself, never "--debug 1"; False is the flag left out.
-    assert debug.example.before == "app serve model --block-size 17 --debug"
-    assert debug.example.after == "app serve model --block-size 17"
+    assert debug.solved.example.before == "app serve model --block-size 17 --debug"
+    assert debug.solved.example.after == "app serve model --block-size 17"
 
 
 def test_flags_built_from_a_kwargs_mapping_take_the_trees_boolean_form(tmp_path) -> None:
@@ -109,9 +109,9 @@ def test_flags_built_from_a_kwargs_mapping_take_the_trees_boolean_form(tmp_path)
     root = temp_tree(tmp_path, tree)
     cards = {c.message.template: c for c in extract(str(root), Options(command="app serve model", use_cache=False)).errors}
     debug = cards["debug needs block_size <= 16"]
-    assert debug.example is not None and debug.example.style == "cli"
-    assert debug.example.before == "app serve model --block-size 17 --debug"
-    assert debug.example.after == "app serve model --block-size 17 --no-debug"
+    assert debug.solved.example is not None and debug.solved.example.style == "cli"
+    assert debug.solved.example.before == "app serve model --block-size 17 --debug"
+    assert debug.solved.example.after == "app serve model --block-size 17 --no-debug"
 
 
 def _cards(tmp_path, tree: dict[str, str]) -> dict[str, object]:
@@ -130,7 +130,7 @@ def test_a_record_the_command_builds_only_under_a_test_gets_no_cli_example(tmp_p
     # vLLM builds LoRAConfig only under ``if self.enable_lora``: --max-cpu-loras alone reaches nothing.
     block = _cards(tmp_path, _with_create_config(
         "        return CacheConfig(block_size=self.block_size) if self.debug else None\n"))["block_size must be >= 1"]
-    assert block.trigger.verified and block.example is not None and block.example.style == "python"
+    assert block.solved.trigger.verified and block.solved.example is not None and block.solved.example.style == "python"
 
 
 def test_a_field_the_command_rewrites_or_transforms_gets_no_cli_example(tmp_path) -> None:
@@ -140,7 +140,7 @@ def test_a_field_the_command_rewrites_or_transforms_gets_no_cli_example(tmp_path
         "        self.block_size = max(self.block_size, 1)\n        return CacheConfig(block_size=self.block_size)\n",
     ):
         block = _cards(tmp_path, _with_create_config(body))["block_size must be >= 1"]
-        assert block.example is not None and block.example.style == "python", body
+        assert block.solved.example is not None and block.solved.example.style == "python", body
 
 
 def test_parsed_arguments_passed_on_under_a_test_get_no_cli_example(tmp_path) -> None:
@@ -162,8 +162,8 @@ def test_parsed_arguments_passed_on_under_a_test_get_no_cli_example(tmp_path) ->
     )
     cards = _cards(tmp_path, tree)
     checked, headless = cards["block_size is capped when checked"], cards["block_size is capped in headless mode"]
-    assert checked.example is not None and checked.example.before == "app serve model --block-size 33"
-    assert headless.trigger.verified and (headless.example is None or headless.example.style == "python")
+    assert checked.solved.example is not None and checked.solved.example.before == "app serve model --block-size 33"
+    assert headless.solved.trigger.verified and (headless.solved.example is None or headless.solved.example.style == "python")
 
 
 def test_call_routes_are_the_calls_every_run_of_the_body_makes() -> None:

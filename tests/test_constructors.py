@@ -145,5 +145,5 @@ def test_a_keyword_passed_on_to_the_base_constructor_sets_its_attribute(tmp_path
     cards = {c.function: c for c in extract_snippet(tmp_path, code)}
     for function, keyword in (("Fused.check", "eplb_state"), ("Positional.check", "state")):
         card = cards[function]
-        assert (card.trigger.status, card.trigger.inputs) == ("concrete", {"self.eplb_state": None}), function
-        assert card.fixes[0].description.startswith(f"set `{keyword}` to "), card.fixes[0].description
+        assert (card.solved.trigger.status, card.solved.trigger.inputs) == ("concrete", {"self.eplb_state": None}), function
+        assert card.solved.fixes[0].description.startswith(f"set `{keyword}` to "), card.solved.fixes[0].description

@@ -91,7 +91,7 @@ def test_an_import_guarded_by_other_classes_may_raise_them(tmp_path) -> None:
             "        raise RuntimeError(str(e)[:10]) from None\n")
     card = only(extract_snippet(tmp_path, code))
     assert card.guard.code == "__raises__(importlib.import_module('torchcodec'), (RuntimeError,))"
-    assert card.trigger.status == "internal"
+    assert card.solved.trigger.status == "internal"
 
 
 def test_a_parenthesized_handler_of_an_import_is_its_class(tmp_path) -> None:
@@ -100,4 +100,4 @@ def test_a_parenthesized_handler_of_an_import_is_its_class(tmp_path) -> None:
     code = "try:\n    from _no_such_module import SemLock\nexcept (ImportError):\n    raise ImportError('no sem_open')\n"
     card = only(extract_snippet(tmp_path, code))
     assert card.guard.code == "importlib.util.find_spec('_no_such_module') is None"
-    assert card.trigger.status == "environment"
+    assert card.solved.trigger.status == "environment"

@@ -95,7 +95,7 @@ def test_a_fix_may_take_an_early_return(tmp_path) -> None:
         raise ValueError(f"unknown mode {mode!r}")
     """
     [card] = extract_snippet(tmp_path, code)
-    assert [(f.target, f.inputs) for f in card.fixes] == [("leave", {"mode": "fast"}), ("leave", {"mode": "slow"})]
+    assert [(f.target, f.inputs) for f in card.solved.fixes] == [("leave", {"mode": "fast"}), ("leave", {"mode": "slow"})]
 
 
 def test_a_local_reads_as_the_value_that_reaches_the_raise(tmp_path) -> None:
@@ -336,7 +336,7 @@ def test_a_local_bound_again_is_one_name_per_value(tmp_path) -> None:
     assert card.guard.opaque == ("code_0", "code")
     assert card.guard.versions == (("code_0", "code", "earlier"),)
     assert [p.code for p in card.guard.parts] == ["code_0 == 250", "code == 421"]
-    assert card.trigger.status == "internal" and card.trigger.assumes == {"code": 421, "code_0": 250}
+    assert card.solved.trigger.status == "internal" and card.solved.trigger.assumes == {"code": 421, "code_0": 250}
 
 
 @pytest.mark.parametrize(
@@ -438,7 +438,7 @@ def test_a_rebound_parameter_keeps_its_name_for_the_argument(tmp_path, capsys) -
     # the message's `out_file` is the value at the raise, never the argument alone
     assert [p.value for p in card.message.parts if hasattr(p, "expr")] == [joined]
     # a path that reads no value the body chose: out_file given
-    assert card.trigger.status == "environment" and card.trigger.inputs["out_file"] is not None
+    assert card.solved.trigger.status == "environment" and card.solved.trigger.inputs["out_file"] is not None
     page = (tmp_path / "docs" / "errors" / f"{card.id}.md").read_text(encoding="utf-8")
     assert "`out_file_1` is a value the parameter `out_file` is rebound to in the function (`out_file` itself is the argument)." in page
 
@@ -457,8 +457,8 @@ def test_a_trigger_message_reads_the_value_at_the_raise(tmp_path) -> None:
             raise ValueError('too long', n)
     """
     first, second = extract_snippet(tmp_path, code)
-    assert first.trigger.assumes == {"hour_1": -1} and first.trigger.message == "('hour must be in 0..23', -1)"
-    assert second.trigger.inputs == {"s": [0, 0, 0, 0]} and second.trigger.message == "('too long', 4)"
+    assert first.solved.trigger.assumes == {"hour_1": -1} and first.solved.trigger.message == "('hour must be in 0..23', -1)"
+    assert second.solved.trigger.inputs == {"s": [0, 0, 0, 0]} and second.solved.trigger.message == "('too long', 4)"
 
 
 def test_a_try_else_runs_when_the_body_raised_nothing(tmp_path) -> None:
@@ -475,7 +475,7 @@ def test_a_try_else_runs_when_the_body_raised_nothing(tmp_path) -> None:
     """
     [card] = extract_snippet(tmp_path, code)
     assert card.guard.code == "not __raises__(table[k], (BaseException,))"
-    assert card.trigger.status == "concrete" and card.trigger.inputs["k"] in card.trigger.inputs["table"]
+    assert card.solved.trigger.status == "concrete" and card.solved.trigger.inputs["k"] in card.solved.trigger.inputs["table"]
 
 
 def test_unpacking_a_parameter_reads_its_items(tmp_path) -> None:
@@ -488,7 +488,7 @@ def test_unpacking_a_parameter_reads_its_items(tmp_path) -> None:
     """
     [card] = extract_snippet(tmp_path, code)
     assert card.guard.code == 'len(details) == 3 and details[1] not in ("r", "w")'
-    assert card.trigger.status == "concrete" and len(card.trigger.inputs["details"]) == 3
+    assert card.solved.trigger.status == "concrete" and len(card.solved.trigger.inputs["details"]) == 3
 
 
 def test_a_raise_its_own_function_catches_is_not_claimed(tmp_path) -> None:
@@ -528,11 +528,11 @@ def test_a_raise_its_own_function_catches_is_not_claimed(tmp_path) -> None:
     cards = extract_snippet(tmp_path, code)
     swallowed, escapes, cleans_up = [c for c in cards if c.message.template == "negative"]
     assert [x.kind for x in cards[-1].guard.context if x.kind == "caught"] == ["caught"]  # ``raise e`` is the handler's ZeroDivisionError
-    assert cleans_up.guard.context == () and cleans_up.trigger.verified  # the handler lets it through
+    assert cleans_up.guard.context == () and cleans_up.solved.trigger.verified  # the handler lets it through
     assert [(c.kind, c.code) for c in swallowed.guard.context] == [("caught", "except ValueError")]
     assert "caught_in_function" in swallowed.guard.approximations
-    assert not swallowed.trigger.verified and swallowed.example is None
-    assert escapes.guard.context == () and escapes.trigger.verified
+    assert not swallowed.solved.trigger.verified and swallowed.solved.example is None
+    assert escapes.guard.context == () and escapes.solved.trigger.verified
 
 
 def test_a_fresh_object_is_not_followed_where_another_name_may_change_it(tmp_path) -> None:
@@ -553,7 +553,7 @@ def test_a_return_that_calls_the_function_again_is_no_way_out(tmp_path) -> None:
     )
     [card] = extract_snippet(tmp_path, code)
     assert [p.role for p in card.guard.parts] == ["exit", "leave"]
-    assert [f.inputs for f in card.fixes] == [{"obj": None}]
+    assert [f.inputs for f in card.solved.fixes] == [{"obj": None}]
 
 
 @pytest.mark.parametrize(
@@ -570,8 +570,8 @@ def test_a_return_that_calls_the_function_again_is_no_way_out(tmp_path) -> None:
 )
 def test_a_local_bound_to_a_comparison_is_a_bool(tmp_path, binding: str, test: str, booleans: tuple[str, ...], assumed: object) -> None:
     card = only(extract_snippet(tmp_path, f"def f(x):\n    {binding}\n    if {test}:\n        raise ValueError('a')\n"))
-    assert (card.guard.booleans, card.trigger.status) == (booleans, "internal")
-    assert card.trigger.assumes == {"t": assumed} and type(card.trigger.assumes["t"]) is type(assumed)
+    assert (card.guard.booleans, card.solved.trigger.status) == (booleans, "internal")
+    assert card.solved.trigger.assumes == {"t": assumed} and type(card.solved.trigger.assumes["t"]) is type(assumed)
 
 
 @pytest.mark.parametrize("test", ["1", "True", "'x'", "0x1"])

@@ -30,7 +30,7 @@ def test_hostile_guards_are_assumed_not_evaluated() -> None:
     for path in glob.glob("/tmp/raisedocs_pwned*"):
         os.remove(path)
     catalog = extract(str(FIXTURES / "forms"), Options(include=("*hostile.py",)))
-    assumed = [card.trigger.assumes for card in catalog.errors]
+    assumed = [card.solved.trigger.assumes for card in catalog.errors]
     assert assumed == [
         {"os.system('touch /tmp/raisedocs_pwned')": 0},
         {"open('/tmp/raisedocs_pwned2', 'w')": True},
@@ -39,7 +39,7 @@ def test_hostile_guards_are_assumed_not_evaluated() -> None:
     ]
     # Opaque calls are internal state: no trigger is claimed for them, and no validator takes
     # their results as parameters (it would have to make the calls, or ask the caller for them).
-    assert {card.trigger.status for card in catalog.errors} == {"internal"}
-    assert not any(card.trigger.verified for card in catalog.errors)
-    assert [(card.validator, card.validator_reason) for card in catalog.errors] == [(None, "needs_value_no_caller_sets")] * 4
+    assert {card.solved.trigger.status for card in catalog.errors} == {"internal"}
+    assert not any(card.solved.trigger.verified for card in catalog.errors)
+    assert [(card.solved.validator, card.solved.validator_reason) for card in catalog.errors] == [(None, "needs_value_no_caller_sets")] * 4
     assert glob.glob("/tmp/raisedocs_pwned*") == []

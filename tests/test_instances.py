@@ -109,8 +109,8 @@ def test_the_table_answers_as_python_does_for_the_standard_librarys_classes() ->
 )
 def test_builtin_classes_no_candidate_is_an_instance_of(tmp_path, test: str, status: str, inputs: dict) -> None:
     card = only(extract_snippet(tmp_path, f"def push(data):\n    if {test}:\n        raise TypeError('no')\n"))
-    assert (card.trigger.status, card.trigger.inputs) == (status, inputs)
-    assert card.trigger.verified is (status == "concrete")
+    assert (card.solved.trigger.status, card.solved.trigger.inputs) == (status, inputs)
+    assert card.solved.trigger.verified is (status == "concrete")
 
 
 @pytest.mark.parametrize(
@@ -126,4 +126,4 @@ def test_builtin_classes_no_candidate_is_an_instance_of(tmp_path, test: str, sta
 )
 def test_a_fix_of_a_type_test_says_which_type(tmp_path, code: str, fix: str) -> None:
     card = only(extract_snippet(tmp_path, code))
-    assert [f.description for f in card.fixes] == [fix]
+    assert [f.description for f in card.solved.fixes] == [fix]

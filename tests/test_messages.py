@@ -141,8 +141,8 @@ def test_a_class_in_the_tree_that_makes_its_message_gets_its_template_with_the_a
     namespace: dict = {}
     exec(compile(code, "mod.py", "exec"), namespace)  # noqa: S102 (a test's own snippet)
     with pytest.raises(Exception) as raised:
-        namespace["f"](**card.trigger.inputs)
-    assert str(raised.value) == card.trigger.message and card.trigger.verified
+        namespace["f"](**card.solved.trigger.inputs)
+    assert str(raised.value) == card.solved.trigger.message and card.solved.trigger.verified
 
 
 def test_a_str_that_builds_on_the_base_text_keeps_it_as_the_start(tmp_path) -> None:
@@ -163,7 +163,7 @@ def f(x):
 '''
     card = only([c for c in extract_snippet(tmp_path, code) if c.function == "f"])
     assert card.message.template == "x must be >= 0, got {x}" and card.message.form.startswith("class_base:")
-    assert card.trigger.verified and card.trigger.message is None  # the text Python shows has more: not claimed
+    assert card.solved.trigger.verified and card.solved.trigger.message is None  # the text Python shows has more: not claimed
 
 
 STDLIB_SAMPLE = ("json", "calendar.py", "argparse.py", "optparse.py", "configparser.py", "zipfile.py", "tarfile.py", "shutil.py",

@@ -17,7 +17,7 @@ FILES["boom.py"] = "def boom(x: int):\n    if x < 0:\n        raise ValueError('
 
 def _outcome(catalog) -> tuple[list[tuple[str, str]], dict[str, object]]:
     failures = [(f.path, f.error) for f in catalog.failures]
-    return failures, {card.path: card.trigger.reason for card in catalog.errors}
+    return failures, {card.path: card.solved.trigger.reason for card in catalog.errors}
 
 
 def test_a_worker_that_dies_collecting_a_file_fails_that_file_alone(tmp_path, monkeypatch) -> None:

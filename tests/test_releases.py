@@ -171,7 +171,7 @@ def test_output_is_identical_for_every_job_count(tmp_path) -> None:
     files = {f"pkg/m{i:02}.py": f"def f{i}(x, y: int = {i}):\n    if x > y + {i}:\n        raise ValueError(f'x ({{x}}) > {i}')\n" for i in range(48)}
     make_git_repo(tmp_path / "big", [("only", files)])
     outputs = [extract(str(tmp_path / "big"), Options(rev="HEAD", jobs=jobs)) for jobs in (1, 2, 3)]
-    assert len(outputs[0].errors) == 48 and all(c.trigger.verified for c in outputs[0].errors)
+    assert len(outputs[0].errors) == 48 and all(c.solved.trigger.verified for c in outputs[0].errors)
     assert outputs[0] == outputs[1] == outputs[2]
 
 

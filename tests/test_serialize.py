@@ -3,14 +3,19 @@ from there, compacted and completed with the holder, and inlined by the schema."
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from dataclasses import field
 from typing import ClassVar
 
 import pytest
 
+from extractor.model import Card, Solved
 from extractor.model.base import record
-from extractor.model.schema import _record_schema
+from extractor.model.schema import _record_schema, build_schema
 from extractor.model.serialize import FLAT, compact, complete, flat_fields, from_data, to_data
+
+from .helpers import GOLDEN
 
 
 @record
@@ -116,3 +121,13 @@ def test_a_flat_field_that_would_write_an_ambiguous_object_is_refused(cls: type,
     with pytest.raises(TypeError, match=refusal):
         _record_schema(cls, {})
 
+
+
+def test_a_card_publishes_what_solving_adds_as_its_own_fields() -> None:
+    catalog = json.loads((GOLDEN / "offload" / "catalog.json").read_text(encoding="utf-8"))
+    solved_names = {f.name for f in dataclasses.fields(Solved)}
+    for data in catalog["errors"]:
+        card = from_data(Card, complete(Card, data))
+        assert to_data(card) == data and "solved" not in data
+        assert to_data(card.solved) == {name: data[name] for name in solved_names}
+    assert solved_names <= set(build_schema()["$defs"]["Card"]["properties"])

@@ -22,7 +22,7 @@ from .helpers import FIXTURES, extract_snippet, only, run_cli, temp_tree
 
 def solved(tmp_path, code: str):
     card = only(extract_snippet(tmp_path, code))
-    assert card.trigger is not None
+    assert card.solved.trigger is not None
     return card
 
 
@@ -50,13 +50,13 @@ CASES = [
 @pytest.mark.parametrize(("code", "trigger", "fix"), CASES)
 def test_guard_forms_are_solved_and_fixed(tmp_path, code: str, trigger: dict, fix: dict) -> None:
     card = solved(tmp_path, code)
-    assert (card.trigger.status, card.trigger.verified) == ("concrete", True)
-    assert card.trigger.inputs == trigger
-    assert card.fixes[0].inputs == fix and card.fixes[0].verified
-    values = {k: tuple() if v == {"python": "()"} else v for k, v in card.fixes[0].inputs.items()}
+    assert (card.solved.trigger.status, card.solved.trigger.verified) == ("concrete", True)
+    assert card.solved.trigger.inputs == trigger
+    assert card.solved.fixes[0].inputs == fix and card.solved.fixes[0].verified
+    values = {k: tuple() if v == {"python": "()"} else v for k, v in card.solved.fixes[0].inputs.items()}
     constants = {name: constant_of(source) for name, source in card.guard.constants}
-    assert evaluate(card.guard.code, {**constants, **card.trigger.inputs}) is True
-    assert not evaluate(card.guard.code, {**constants, **card.trigger.inputs, **values})
+    assert evaluate(card.guard.code, {**constants, **card.solved.trigger.inputs}) is True
+    assert not evaluate(card.guard.code, {**constants, **card.solved.trigger.inputs, **values})
 
 
 # Inputs of the type the code uses them as, run for real: the trigger raises the card's
@@ -78,8 +78,8 @@ REAL = [
 @pytest.mark.parametrize(("code", "trigger", "fix"), REAL)
 def test_triggers_and_fixes_are_of_the_type_the_code_uses(tmp_path, code: str, trigger: dict, fix: dict) -> None:
     card = solved(tmp_path, code)
-    assert (card.trigger.inputs, card.trigger.verified) == (trigger, True)
-    assert card.fixes[0].inputs == fix if fix is not None else not card.fixes  # (no plain value is a Point)
+    assert (card.solved.trigger.inputs, card.solved.trigger.verified) == (trigger, True)
+    assert card.solved.fixes[0].inputs == fix if fix is not None else not card.solved.fixes  # (no plain value is a Point)
     namespace: dict = {}
     exec(compile(code, "snippet.py", "exec"), namespace)  # noqa: S102 (this test's own snippet)
 
@@ -87,24 +87,24 @@ def test_triggers_and_fixes_are_of_the_type_the_code_uses(tmp_path, code: str, t
         return {k: ast.literal_eval(v["python"]) if isinstance(v, dict) and set(v) == {"python"} else v for k, v in data.items()}
 
     with pytest.raises(ValueError, match=card.message.template):
-        namespace["f"](**value(card.trigger.inputs))
+        namespace["f"](**value(card.solved.trigger.inputs))
     if fix is not None:
-        namespace["f"](**value(card.fixes[0].inputs))
+        namespace["f"](**value(card.solved.fixes[0].inputs))
 
 
 def test_a_test_plain_values_cannot_pass_stays_an_assumption(tmp_path) -> None:
     # Only a real Point reaches the raise: the isinstance test is assumed, never "unsolved".
     card = solved(tmp_path, "class Point:\n    pass\ndef f(p):\n    if isinstance(p, Point) and p.x < 0:\n        raise ValueError('x')\n")
-    assert card.trigger.status == "internal" and card.trigger.assumes["isinstance(p, Point)"] is True
+    assert card.solved.trigger.status == "internal" and card.solved.trigger.assumes["isinstance(p, Point)"] is True
 
 
 def test_opaque_calls_become_assumed_atoms(tmp_path) -> None:
     card = solved(tmp_path, "import os\ndef f(path: str = ''):\n    if not os.path.exists(path):\n        raise FileNotFoundError(path)\n")
-    assert card.trigger.status == "environment" and card.trigger.verified
-    assert card.trigger.assumes == {"os.path.exists(path)": False}
-    assert card.trigger.reason == "assumes_environment"
-    assert card.trigger.message == ""
-    assert (card.validator, card.validator_reason) == (None, "needs_value_no_caller_sets")  # inputs only
+    assert card.solved.trigger.status == "environment" and card.solved.trigger.verified
+    assert card.solved.trigger.assumes == {"os.path.exists(path)": False}
+    assert card.solved.trigger.reason == "assumes_environment"
+    assert card.solved.trigger.message == ""
+    assert (card.solved.validator, card.solved.validator_reason) == (None, "needs_value_no_caller_sets")  # inputs only
 
 
 def test_an_assumed_value_beside_its_own_attribute_is_not_shown(tmp_path) -> None:
@@ -112,8 +112,8 @@ def test_an_assumed_value_beside_its_own_attribute_is_not_shown(tmp_path) -> Non
     card = solved(tmp_path, "def load():\n    return None\nclass Job:\n    def __init__(self):\n        self._conf = load()\n"
                             "    def run(self, n: int):\n        if self._conf is not None and self._conf.mode is None and n > 1:\n"
                             "            raise ValueError('no mode')\n")
-    assert card.trigger.status == "internal"
-    assert card.trigger.assumes == {"self._conf.mode": None} and card.trigger.inputs == {"n": 2}
+    assert card.solved.trigger.status == "internal"
+    assert card.solved.trigger.assumes == {"self._conf.mode": None} and card.solved.trigger.inputs == {"n": 2}
 
 
 def test_declared_constraint_makes_guard_unreachable(tmp_path) -> None:
@@ -130,14 +130,14 @@ def test_declared_constraint_makes_guard_unreachable(tmp_path) -> None:
             return self
     """
     card = solved(tmp_path, code)
-    assert card.trigger.status == "unreachable"
-    assert card.trigger.conflicts == ("self.n < 1", "self.n: declared ge=1")
-    assert card.fixes == () and card.example is None
+    assert card.solved.trigger.status == "unreachable"
+    assert card.solved.trigger.conflicts == ("self.n < 1", "self.n: declared ge=1")
+    assert card.solved.fixes == () and card.solved.example is None
 
 
 def test_finite_domains_prove_unreachable(tmp_path) -> None:
     card = solved(tmp_path, "def f(a: bool = False):\n    if a and not a:\n        raise ValueError('never')\n")
-    assert (card.trigger.status, card.trigger.reason) == ("unreachable", "no_value_in_finite_domains")
+    assert (card.solved.trigger.status, card.solved.trigger.reason) == ("unreachable", "no_value_in_finite_domains")
 
 
 def test_plain_string_with_a_bound_name_is_linted(tmp_path) -> None:
@@ -156,15 +156,15 @@ def test_seed_trap_the_prefetch_step_card_reaches_its_own_message() -> None:
     seed = {**defaults, "self.offload_backend": "prefetch", "self.prefetch.offload_prefetch_step": 0}
     assert evaluate(step.guard.code, seed) is False
     assert evaluate(earlier.guard.code, seed) is True
-    assert step.trigger.inputs == {**defaults, "self.prefetch.offload_group_size": 1, "self.prefetch.offload_prefetch_step": 0}
-    assert step.trigger.changed == ("self.prefetch.offload_group_size", "self.prefetch.offload_prefetch_step")
-    assert evaluate(earlier.guard.code, step.trigger.inputs) is False
-    assert step.trigger.verified
-    assert step.trigger.message == "offload_prefetch_step (0) must be >= 1 when prefetch offloading is enabled (offload_group_size > 0)"
-    assert step.example.style == "cli"
-    assert step.example.before == "minivllm serve model --offload-group-size 1 --offload-prefetch-step 0"
-    assert step.example.after == "minivllm serve model --offload-group-size 1 --offload-prefetch-step 1"
-    assert [f.description for f in step.fixes] == [
+    assert step.solved.trigger.inputs == {**defaults, "self.prefetch.offload_group_size": 1, "self.prefetch.offload_prefetch_step": 0}
+    assert step.solved.trigger.changed == ("self.prefetch.offload_group_size", "self.prefetch.offload_prefetch_step")
+    assert evaluate(earlier.guard.code, step.solved.trigger.inputs) is False
+    assert step.solved.trigger.verified
+    assert step.solved.trigger.message == "offload_prefetch_step (0) must be >= 1 when prefetch offloading is enabled (offload_group_size > 0)"
+    assert step.solved.example.style == "cli"
+    assert step.solved.example.before == "minivllm serve model --offload-group-size 1 --offload-prefetch-step 0"
+    assert step.solved.example.after == "minivllm serve model --offload-group-size 1 --offload-prefetch-step 1"
+    assert [f.description for f in step.solved.fixes] == [
         "set `prefetch.offload_prefetch_step` to `1` (the trigger has `0`), so that `self.prefetch.offload_prefetch_step < 1` is false",
         "set `prefetch.offload_group_size` to `0` (the trigger has `1`), so that "
         "`self.offload_backend == \"prefetch\" or self.prefetch.offload_group_size > 0` is false",
@@ -172,9 +172,9 @@ def test_seed_trap_the_prefetch_step_card_reaches_its_own_message() -> None:
     # resolve_backend's trigger must build an OffloadConfig its own validator accepts: prefetch
     # with offload_group_size 1 (the default 0 would trip the num_in_group raise first).
     resolve = next(c for c in catalog.errors if c.function == "OffloadConfig.resolve_backend")
-    assert resolve.trigger.verified and resolve.trigger.inputs["self.prefetch.offload_group_size"] == 1
-    assert evaluate(earlier.guard.code, {**defaults, **resolve.trigger.inputs}) is False
-    assert all(c.trigger.verified for c in catalog.errors)
+    assert resolve.solved.trigger.verified and resolve.solved.trigger.inputs["self.prefetch.offload_group_size"] == 1
+    assert evaluate(earlier.guard.code, {**defaults, **resolve.solved.trigger.inputs}) is False
+    assert all(c.solved.trigger.verified for c in catalog.errors)
 
 
 def test_no_unreachable_claim_rests_on_calls_or_rebound_locals(tmp_path) -> None:
@@ -195,13 +195,13 @@ def test_no_unreachable_claim_rests_on_calls_or_rebound_locals(tmp_path) -> None
     cards = extract_snippet(tmp_path, code)
     # The second poll and the second `code` are other values than the first: the solver may
     # fail to find a trigger, but it must never call these raises unreachable.
-    assert [c.trigger.status for c in cards] == ["internal", "unsolved", "internal", "internal"]
-    assert cards[1].trigger.reason == "no_candidate_satisfies"
-    assert cards[0].trigger.assumes == {"conn.poll()": False}
+    assert [c.solved.trigger.status for c in cards] == ["internal", "unsolved", "internal", "internal"]
+    assert cards[1].solved.trigger.reason == "no_candidate_satisfies"
+    assert cards[0].solved.trigger.assumes == {"conn.poll()": False}
     # Each binding of `code` is a name of its own: the first reply and the one in the loop.
     assert cards[3].guard.code == "conn.poll() and code_0 == 250 and code == 421"
     assert cards[3].guard.versions == (("code_0", "code", "earlier"),)
-    assert cards[3].trigger.assumes == {"code": 421, "code_0": 250, "conn.poll()": True}
+    assert cards[3].solved.trigger.assumes == {"code": 421, "code_0": 250, "conn.poll()": True}
 
 
 def test_with_block_that_raises_may_be_swallowed(tmp_path) -> None:
@@ -217,13 +217,13 @@ def test_with_block_that_raises_may_be_swallowed(tmp_path) -> None:
     assert second.guard.code == "True"
     assert second.guard.approximations == ("with_exit_ignored",)
     # Reached only if the context manager swallows the OSError: not claimed unconditional.
-    assert (second.trigger.status, second.trigger.reason) == ("internal", "earlier_exit_not_modelled")
+    assert (second.solved.trigger.status, second.solved.trigger.reason) == ("internal", "earlier_exit_not_modelled")
 
 
 def test_no_trigger_is_built_from_huge_values(tmp_path) -> None:
     card = solved(tmp_path, "def f(data: str = ''):\n    if len(data) > 2 ** 24:\n        raise ValueError('too long')\n")
-    assert card.trigger.status == "unsolved"
-    assert card.trigger.reason == "no_candidate_satisfies"
+    assert card.solved.trigger.status == "unsolved"
+    assert card.solved.trigger.reason == "no_candidate_satisfies"
 
 
 def test_enum_fields_take_their_members(tmp_path) -> None:
@@ -247,11 +247,11 @@ def test_enum_fields_take_their_members(tmp_path) -> None:
     """
     card = solved(tmp_path, code)
     assert card.docs.fields[0].literal_values == ("Mode.FAST", "Mode.SAFE")
-    assert (card.trigger.status, card.trigger.verified) == ("concrete", True)
-    assert card.trigger.inputs == {"self.mode": {"python": "Mode.FAST"}, "self.retries": 1}
-    assert card.trigger.message == "retries (1) need the SAFE mode"
-    assert card.example.before == "from mod import Config, Mode\nConfig(mode=Mode.FAST, retries=1)"
-    assert [f.inputs for f in card.fixes] == [{"self.mode": {"python": "Mode.SAFE"}}, {"self.retries": 0}]
+    assert (card.solved.trigger.status, card.solved.trigger.verified) == ("concrete", True)
+    assert card.solved.trigger.inputs == {"self.mode": {"python": "Mode.FAST"}, "self.retries": 1}
+    assert card.solved.trigger.message == "retries (1) need the SAFE mode"
+    assert card.solved.example.before == "from mod import Config, Mode\nConfig(mode=Mode.FAST, retries=1)"
+    assert [f.inputs for f in card.solved.fixes] == [{"self.mode": {"python": "Mode.SAFE"}}, {"self.retries": 0}]
 
 
 def test_enum_parameters_take_their_members(tmp_path) -> None:
@@ -267,14 +267,14 @@ def test_enum_parameters_take_their_members(tmp_path) -> None:
             raise ValueError("red is sold out")
     """
     card = solved(tmp_path, code)
-    assert card.trigger.inputs == {"color": {"python": "Color.RED"}}
+    assert card.solved.trigger.inputs == {"color": {"python": "Color.RED"}}
     head = "from mod import Color, paint\n"
-    assert (card.trigger.verified, card.example.before, card.example.after) == (True, head + "paint(color=Color.RED)", head + "paint(color=Color.BLUE)")
+    assert (card.solved.trigger.verified, card.solved.example.before, card.solved.example.after) == (True, head + "paint(color=Color.RED)", head + "paint(color=Color.BLUE)")
 
 
 def test_a_dotted_default_outside_enum_choices_is_not_a_value(tmp_path) -> None:
     card = solved(tmp_path, "import os\ndef f(sep: str = os.sep):\n    if sep != '/':\n        raise ValueError(sep)\n")
-    assert card.trigger.inputs == {"sep": "/_x"} and card.trigger.changed == ("sep",)
+    assert card.solved.trigger.inputs == {"sep": "/_x"} and card.solved.trigger.changed == ("sep",)
 
 
 @pytest.mark.parametrize(
@@ -301,8 +301,8 @@ def test_default_factories_give_defaults(tmp_path, header: str, declaration: str
                 raise ValueError("too many")
     """
     card = solved(tmp_path, code)
-    assert card.domains[0].default == default
-    assert card.trigger.changed == ("self.items",) and len(card.trigger.inputs["self.items"]) == 2
+    assert card.solved.domains[0].default == default
+    assert card.solved.trigger.changed == ("self.items",) and len(card.solved.trigger.inputs["self.items"]) == 2
 
 
 def test_search_cuts_off_prefixes_and_finds_what_enumeration_finds() -> None:
@@ -449,7 +449,7 @@ def _card_and_page(tmp_path, capsys, code: str):  # noqa: ANN001, ANN202 (pytest
 def test_code_a_compiled_module_may_replace_is_never_verified_and_says_why(tmp_path, capsys) -> None:
     card, page = _card_and_page(tmp_path, capsys, "def check(x: int):\n    if x > 3:\n        raise ValueError('too big')\n\n"
                                 "try:\n    from _accelerated import *\nexcept ImportError:\n    pass\n")
-    assert (card.trigger.status, card.trigger.verified, card.trigger.reason) == ("concrete", False, "replaced_by_compiled_module")
+    assert (card.solved.trigger.status, card.solved.trigger.verified, card.solved.trigger.reason) == ("concrete", False, "replaced_by_compiled_module")
     assert "Not verified: the module imports a compiled module over this code when it can" in page
     assert card.compiled_override and "This code may not be what runs" in page
 
@@ -458,7 +458,7 @@ def test_every_card_of_replaced_code_says_it_may_not_run(tmp_path, capsys) -> No
     # Also where no trigger is claimed (an internal state decides the raise).
     card, page = _card_and_page(tmp_path, capsys, "import os\ndef check(x: int):\n    if x > os.cpu_count():\n"
                                 "        raise ValueError('too many')\n\nfrom _accelerated import *\n")
-    assert card.compiled_override and not card.trigger.verified
+    assert card.compiled_override and not card.solved.trigger.verified
     assert "This code may not be what runs" in page
 
 
@@ -466,7 +466,7 @@ def test_a_fallback_for_a_build_whose_compiled_module_lacks_the_name_may_not_run
     # socket.socketpair: the Python fallback is defined only where _socket has none
     card, _ = _card_and_page(tmp_path, capsys, "import _socket\nif hasattr(_socket, 'pair'):\n    pair = _socket.pair\nelse:\n"
                              "    def pair(proto=0):\n        if proto != 0:\n            raise ValueError('only protocol 0')\n")
-    assert card.compiled_override and not card.trigger.verified
+    assert card.compiled_override and not card.solved.trigger.verified
 
 
 @pytest.mark.parametrize(("code", "kind"), [
@@ -489,10 +489,10 @@ def test_a_fix_that_makes_a_later_check_fail_is_not_offered(tmp_path) -> None:
     code = ("def f(timeout=None):\n    if timeout is None:\n        raise ValueError('timeout is required')\n"
             "    if timeout <= 0:\n        raise ValueError('only a positive timeout')\n    return timeout\n")
     card = next(c for c in extract_snippet(tmp_path, code) if c.line == 3)
-    assert [fix.inputs for fix in card.fixes] == [{"timeout": 1}]
+    assert [fix.inputs for fix in card.solved.fixes] == [{"timeout": 1}]
     namespace: dict = {}
     exec(compile(code, "snippet.py", "exec"), namespace)  # noqa: S102 (this test's own snippet)
-    assert namespace["f"](**card.fixes[0].inputs) == 1
+    assert namespace["f"](**card.solved.fixes[0].inputs) == 1
 
 
 def test_a_later_check_that_fails_on_another_input_keeps_the_fix(tmp_path) -> None:
@@ -501,7 +501,7 @@ def test_a_later_check_that_fails_on_another_input_keeps_the_fix(tmp_path) -> No
     code = ("def f(a: int = 0, b=None):\n    if a > 5:\n        raise ValueError('a')\n"
             "    if a + b > 3:\n        raise ValueError('b')\n")
     card = next(c for c in extract_snippet(tmp_path, code) if c.line == 3)
-    assert [fix.inputs for fix in card.fixes] == [{"a": 5}]
+    assert [fix.inputs for fix in card.solved.fixes] == [{"a": 5}]
 
 
 def test_a_fix_beside_a_handled_try_body_is_offered(tmp_path) -> None:
@@ -509,7 +509,7 @@ def test_a_fix_beside_a_handled_try_body_is_offered(tmp_path) -> None:
     code = ("_UNSET = object()\ndef get(d: dict, key: str, fallback=_UNSET):\n    try:\n        return d[key]\n"
             "    except KeyError:\n        if fallback is _UNSET:\n            raise LookupError(key)\n        return fallback\n")
     card = only(extract_snippet(tmp_path, code))
-    assert any(fix.changed == ("fallback",) for fix in card.fixes), [f.description for f in card.fixes]
+    assert any(fix.changed == ("fallback",) for fix in card.solved.fixes), [f.description for f in card.solved.fixes]
 
 
 def test_membership_in_a_string_and_a_rebound_parameter_followed_through_a_text_method(tmp_path) -> None:
@@ -525,10 +525,10 @@ def test_membership_in_a_string_and_a_rebound_parameter_followed_through_a_text_
     """
     first, stripped = extract_snippet(tmp_path, code)
     # `value[0] in ')<>'`: text that starts with one of the string's characters
-    assert first.trigger.status == "concrete" and first.trigger.inputs == {"value": ")x"}
+    assert first.solved.trigger.status == "concrete" and first.solved.trigger.inputs == {"value": ")x"}
     # `s = s.strip()` is followed (a text method): `len(s.strip()) > 3` is seeded as `len(s) > 3`
     assert stripped.guard.code == "len(s.strip()) > 3"
-    assert stripped.trigger.verified and stripped.trigger.inputs == {"s": "aaaa"} and stripped.trigger.message == "('bad', 'aaaa')"
+    assert stripped.solved.trigger.verified and stripped.solved.trigger.inputs == {"s": "aaaa"} and stripped.solved.trigger.message == "('bad', 'aaaa')"
 
 
 def test_a_constructor_card_lists_its_own_arguments_once(tmp_path) -> None:
@@ -549,19 +549,19 @@ def test_a_constructor_card_lists_its_own_arguments_once(tmp_path) -> None:
                 raise ValueError("page_size is required")
     """
     mlp, attention = extract_snippet(tmp_path, code)
-    assert mlp.trigger.inputs == {"hidden_act": "silu_x"} and mlp.trigger.missing == ("hidden_size",)
-    assert attention.trigger.missing == () and attention.trigger.verified
+    assert mlp.solved.trigger.inputs == {"hidden_act": "silu_x"} and mlp.solved.trigger.missing == ("hidden_size",)
+    assert attention.solved.trigger.missing == () and attention.solved.trigger.verified
     # `self.paged` read after `self.paged = paged` is the argument, typed by its annotation
     # (it was the attribute, set as `paged=1`)
     assert attention.guard.code == "paged and page_size is None"
-    assert attention.example.before.endswith("Attention(paged=True)")
+    assert attention.solved.example.before.endswith("Attention(paged=True)")
 
 
 def test_a_trigger_that_gives_a_value_and_its_attribute_is_not_verified(tmp_path) -> None:
     code = "def f(sock):\n    if sock is not None and sock.type != 2:\n        raise ValueError('bad socket type')\n"
     card = only(extract_snippet(tmp_path, code))
-    assert set(card.trigger.inputs) == {"sock", "sock.type"}
-    assert (card.trigger.verified, card.trigger.reason, card.example) == (False, "value_and_its_attribute", None)
+    assert set(card.solved.trigger.inputs) == {"sock", "sock.type"}
+    assert (card.solved.trigger.verified, card.solved.trigger.reason, card.solved.example) == (False, "value_and_its_attribute", None)
 
 
 @pytest.mark.parametrize(("test", "trigger", "fix"), [
@@ -574,8 +574,8 @@ def test_str_predicates_are_evaluated_and_seeded(tmp_path, test: str, trigger: s
     name = test.split(".", 1)[0].removeprefix("not ")
     code = f"def f({name}: str):\n    if {test}:\n        raise ValueError('bad')\n"
     card = only(extract_snippet(tmp_path, code))
-    assert card.trigger.verified and card.trigger.inputs == {name: trigger}
-    assert [f.inputs for f in card.fixes][:1] == [{name: fix}]
+    assert card.solved.trigger.verified and card.solved.trigger.inputs == {name: trigger}
+    assert [f.inputs for f in card.solved.fixes][:1] == [{name: fix}]
 
 
 @pytest.mark.parametrize(("loop", "check", "trigger"), [
@@ -589,13 +589,13 @@ def test_a_loop_over_a_pure_form_of_a_parameter_is_run_on_one_element(tmp_path, 
     param = next(iter(trigger))
     code = f"def f({param}):\n    for {loop}:\n        if {check}:\n            raise ValueError('bad')\n"
     card = only(extract_snippet(tmp_path, code))
-    assert (card.trigger.status, card.trigger.verified, card.trigger.inputs) == ("concrete", True, trigger)
+    assert (card.solved.trigger.status, card.solved.trigger.verified, card.solved.trigger.inputs) == ("concrete", True, trigger)
     # the example runs as the card says: "before" raises from the line, "after" does not
     namespace: dict = {}
     exec(compile(code, "mod.py", "exec"), namespace)  # the fixture's own code, written above
     with pytest.raises(ValueError, match="bad"):
         namespace["f"](**trigger)
-    namespace["f"](**card.fixes[0].inputs)
+    namespace["f"](**card.solved.fixes[0].inputs)
 
 
 def test_a_property_of_a_parameters_class_is_computed_not_set_by_the_caller(tmp_path) -> None:
@@ -603,8 +603,8 @@ def test_a_property_of_a_parameters_class_is_computed_not_set_by_the_caller(tmp_
             "    @property\n    def needs_normalization(self):\n        return self.channels is not None\n\n"
             "def load(spec: Spec, x: int):\n    if spec.needs_normalization and x < 0:\n        raise ValueError('cannot normalize')\n")
     card = only(extract_snippet(tmp_path, code))
-    assert (card.trigger.status, card.trigger.verified) == ("internal", False)
-    assert "spec.needs_normalization" in card.trigger.assumes and "spec.needs_normalization" not in card.trigger.inputs
+    assert (card.solved.trigger.status, card.solved.trigger.verified) == ("internal", False)
+    assert "spec.needs_normalization" in card.solved.trigger.assumes and "spec.needs_normalization" not in card.solved.trigger.inputs
 
 
 def test_a_fix_value_of_an_arbitrary_type_is_said_to_be_one_example(tmp_path) -> None:
@@ -624,9 +624,9 @@ def test_a_fix_value_of_an_arbitrary_type_is_said_to_be_one_example(tmp_path) ->
             raise ValueError("amt must be left out")
     """
     read, typed, cleared = extract_snippet(tmp_path, code)
-    assert read.fixes[0].stand_in and read.fixes[0].description.startswith("set `amt` to a value of yours that makes `amt is None` false")
-    assert not typed.fixes[0].stand_in and typed.fixes[0].inputs == {"amt": 0}
-    assert not cleared.fixes[0].stand_in and cleared.fixes[0].inputs == {"amt": None}  # (the test picks the value)
+    assert read.solved.fixes[0].stand_in and read.solved.fixes[0].description.startswith("set `amt` to a value of yours that makes `amt is None` false")
+    assert not typed.solved.fixes[0].stand_in and typed.solved.fixes[0].inputs == {"amt": 0}
+    assert not cleared.solved.fixes[0].stand_in and cleared.solved.fixes[0].inputs == {"amt": None}  # (the test picks the value)
 
 
 def test_a_count_of_split_parts_is_seeded_with_texts_of_that_many_parts(tmp_path) -> None:
@@ -638,8 +638,8 @@ def test_a_count_of_split_parts_is_seeded_with_texts_of_that_many_parts(tmp_path
             raise ValueError(f"At least 3 parts expected from {ip_str!r}")
     """
     [card] = extract_snippet(tmp_path, code)
-    assert card.guard.code == 'len(ip_str.split(":")) < 3' and card.trigger.verified
-    assert card.fixes and card.fixes[0].inputs == {"ip_str": "a:a:a"}
+    assert card.guard.code == 'len(ip_str.split(":")) < 3' and card.solved.trigger.verified
+    assert card.solved.fixes and card.solved.fixes[0].inputs == {"ip_str": "a:a:a"}
 
 
 def test_attributes_of_a_parameter_annotated_with_a_class_of_the_tree_are_its_fields(tmp_path) -> None:
@@ -662,8 +662,8 @@ def test_attributes_of_a_parameter_annotated_with_a_class_of_the_tree_are_its_fi
     assert [(f.input, f.owner, f.annotation, f.doc) for f in card.docs.fields] == [
         ("batch.urgent", "mod.Batch", "bool", None), ("batch.items", "mod.Batch", "list[str]", "The queued item names."),
     ]
-    assert card.trigger.inputs["batch.urgent"] is True
-    assert isinstance(card.trigger.inputs["batch.items"], list) and len(card.trigger.inputs["batch.items"]) == 4
+    assert card.solved.trigger.inputs["batch.urgent"] is True
+    assert isinstance(card.solved.trigger.inputs["batch.items"], list) and len(card.solved.trigger.inputs["batch.items"]) == 4
 
 
 def test_a_fix_leaving_a_field_alone_meets_its_declared_default_in_the_other_raises(tmp_path) -> None:
@@ -686,16 +686,16 @@ def test_a_fix_leaving_a_field_alone_meets_its_declared_default_in_the_other_rai
                 raise ValueError("type='image_url' requires image_url.url")
     """
     text, image = extract_snippet(tmp_path, code)
-    assert [f.inputs for f in text.fixes] == [{"self.text": ""}]
-    assert [f.inputs for f in image.fixes] == [{"self.image_url": {"url": "x"}}]
+    assert [f.inputs for f in text.solved.fixes] == [{"self.text": ""}]
+    assert [f.inputs for f in image.solved.fixes] == [{"self.image_url": {"url": "x"}}]
     sys.path.insert(0, str(tmp_path))
     try:
         for card in (text, image):
-            assert card.example is not None and card.example.after is not None
+            assert card.solved.example is not None and card.solved.example.after is not None
             with pytest.raises(ValueError) as raised:
-                exec(card.example.before, {})  # noqa: S102 (this test's own module, written above)
+                exec(card.solved.example.before, {})  # noqa: S102 (this test's own module, written above)
             assert str(raised.value) == card.message.template
-            for after in (card.example.after, *card.example.fixes):
+            for after in (card.solved.example.after, *card.solved.example.fixes):
                 exec(after, {})  # noqa: S102
     finally:
         sys.path.remove(str(tmp_path))
@@ -723,14 +723,14 @@ def test_attributes_of_an_input_set_to_none_are_no_input_of_the_trigger(tmp_path
                 raise ValueError("mode b needs inner.only")
     """
     card = only(extract_snippet(tmp_path, code))
-    assert card.trigger.inputs == {"self.inner": None, "self.mode": "b"}
-    assert card.trigger.verified and card.trigger.reason is None
-    assert card.example is not None and card.example.before.endswith("Outer(mode='b')")
+    assert card.solved.trigger.inputs == {"self.inner": None, "self.mode": "b"}
+    assert card.solved.trigger.verified and card.solved.trigger.reason is None
+    assert card.solved.example is not None and card.solved.example.before.endswith("Outer(mode='b')")
     sys.path.insert(0, str(tmp_path))
     try:
         with pytest.raises(ValueError, match="mode b needs inner.only"):
-            exec(card.example.before, {})  # noqa: S102 (this test's own module, written above)
-        exec(card.example.after, {})  # noqa: S102
+            exec(card.solved.example.before, {})  # noqa: S102 (this test's own module, written above)
+        exec(card.solved.example.after, {})  # noqa: S102
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("mod", None)
@@ -767,9 +767,9 @@ def test_a_module_container_changed_in_place_is_no_constant(tmp_path) -> None:
     """
     lookup, seek, kind = extract_snippet(tmp_path, code)
     for card in (lookup, seek):
-        assert card.guard.constants == () and not card.trigger.verified and card.fixes == ()
-    assert kind.guard.constants == (("KINDS", '{"a", "b"}'),) and kind.trigger.verified
-    assert [f.inputs for f in kind.fixes] == [{"value": "a"}]
+        assert card.guard.constants == () and not card.solved.trigger.verified and card.solved.fixes == ()
+    assert kind.guard.constants == (("KINDS", '{"a", "b"}'),) and kind.solved.trigger.verified
+    assert [f.inputs for f in kind.solved.fixes] == [{"value": "a"}]
 
 
 def test_a_fix_whose_test_reads_a_value_the_trigger_never_read_is_no_fix(tmp_path) -> None:
@@ -789,8 +789,8 @@ def test_a_fix_whose_test_reads_a_value_the_trigger_never_read_is_no_fix(tmp_pat
         return None
     """
     card = only(extract_snippet(tmp_path, code))
-    assert card.trigger.inputs == {"cache_dtype": "auto", "model_dtype": None} and card.trigger.verified
-    assert [f.inputs for f in card.fixes] == [{"cache_dtype": ""}]
+    assert card.solved.trigger.inputs == {"cache_dtype": "auto", "model_dtype": None} and card.solved.trigger.verified
+    assert [f.inputs for f in card.solved.fixes] == [{"cache_dtype": ""}]
 
 
 def test_a_dict_known_by_its_keys_answers_membership_and_nothing_about_its_values(tmp_path) -> None:
@@ -815,11 +815,11 @@ def test_a_dict_known_by_its_keys_answers_membership_and_nothing_about_its_value
     """
     cast, narrow = extract_snippet(tmp_path, code)
     assert cast.guard.constants == (("DTYPES", "{'half': float16, 'float': float32}"),)
-    assert cast.trigger.verified and cast.trigger.inputs["dtype"] not in ("half", "float")
-    assert cast.trigger.message == f"Unknown dtype {cast.trigger.inputs['dtype']}; pick one of ['float', 'half']"
-    assert [f.inputs for f in cast.fixes] == [{"dtype": "float"}]
-    assert cast.validator is None and cast.validator_reason == "needs_named_constant"  # (its values: torch's)
-    assert not narrow.trigger.verified and narrow.fixes == ()
+    assert cast.solved.trigger.verified and cast.solved.trigger.inputs["dtype"] not in ("half", "float")
+    assert cast.solved.trigger.message == f"Unknown dtype {cast.solved.trigger.inputs['dtype']}; pick one of ['float', 'half']"
+    assert [f.inputs for f in cast.solved.fixes] == [{"dtype": "float"}]
+    assert cast.solved.validator is None and cast.solved.validator_reason == "needs_named_constant"  # (its values: torch's)
+    assert not narrow.solved.trigger.verified and narrow.solved.fixes == ()
     assert constant_of('{"half": float16, 1: 2}') == {"half": constant_of('{"x": float16}')["x"], 1: 2}
     assert constant_of('{"a": f(), **more}') is constant_of("not a constant")
     with pytest.raises(Unknown):  # (a value too long to keep is such a constant)
@@ -863,10 +863,10 @@ def test_a_method_of_an_abstract_class_is_no_verified_trigger(tmp_path) -> None:
                 raise ValueError("negative")
     """
     init, make, own, check = extract_snippet(tmp_path, code)
-    assert (init.trigger.status, init.trigger.reason, init.trigger.verified, init.example) == ("concrete", "abstract_class", False, None)
-    assert init.trigger.inputs == {"context_width": 0} and not any(f.verified for f in init.fixes)
+    assert (init.solved.trigger.status, init.solved.trigger.reason, init.solved.trigger.verified, init.solved.example) == ("concrete", "abstract_class", False, None)
+    assert init.solved.trigger.inputs == {"context_width": 0} and not any(f.verified for f in init.solved.fixes)
     for card in (make, own, check):
-        assert card.trigger.verified and card.trigger.reason is None
+        assert card.solved.trigger.verified and card.solved.trigger.reason is None
 
 
 def test_a_stand_in_argument_lets_the_fixed_call_pass_the_other_raises(tmp_path) -> None:
@@ -880,9 +880,9 @@ def test_a_stand_in_argument_lets_the_fixed_call_pass_the_other_raises(tmp_path)
             raise ValueError("threshold must be between 0 and 1")
     """
     first, _ = extract_snippet(tmp_path, code)
-    assert first.trigger.inputs == {"width": 0, "threshold": 0.5} and first.trigger.verified
-    assert first.trigger.message == "width must be positive (threshold 0.5)"  # (the message shows the stand-in)
-    assert first.example.after.endswith("detect(width=1, threshold=0.5)")
+    assert first.solved.trigger.inputs == {"width": 0, "threshold": 0.5} and first.solved.trigger.verified
+    assert first.solved.trigger.message == "width must be positive (threshold 0.5)"  # (the message shows the stand-in)
+    assert first.solved.example.after.endswith("detect(width=1, threshold=0.5)")
 
 
 def test_math_predicates_and_object_are_evaluated_not_assumed(tmp_path) -> None:
@@ -900,13 +900,13 @@ def test_math_predicates_and_object_are_evaluated_not_assumed(tmp_path) -> None:
             raise TypeError("cannot pickle")
     """
     sample, reduce = extract_snippet(tmp_path, code)
-    assert sample.trigger.inputs == {"temperature": {"python": "float('inf')"}} and sample.trigger.verified
-    assert sample.trigger.message == "temperature must be a finite number, got inf."
-    assert sample.example.before.endswith("sample(temperature=float('inf'))") and sample.example.after.endswith("sample(temperature=0.0)")
-    assert sample.validator.code.startswith("import math\n") and sample.validator.verified
-    assert "(the trigger has `float('inf')`)" in sample.fixes[0].description
-    assert reduce.trigger.assumes == {} and reduce.trigger.verified
-    assert {"base": {"python": "object"}} in [f.inputs for f in reduce.fixes]
+    assert sample.solved.trigger.inputs == {"temperature": {"python": "float('inf')"}} and sample.solved.trigger.verified
+    assert sample.solved.trigger.message == "temperature must be a finite number, got inf."
+    assert sample.solved.example.before.endswith("sample(temperature=float('inf'))") and sample.solved.example.after.endswith("sample(temperature=0.0)")
+    assert sample.solved.validator.code.startswith("import math\n") and sample.solved.validator.verified
+    assert "(the trigger has `float('inf')`)" in sample.solved.fixes[0].description
+    assert reduce.solved.trigger.assumes == {} and reduce.solved.trigger.verified
+    assert {"base": {"python": "object"}} in [f.inputs for f in reduce.solved.fixes]
 
 
 def test_sys_maxsize_is_pinned_not_assumed(tmp_path) -> None:
@@ -922,10 +922,10 @@ def test_sys_maxsize_is_pinned_not_assumed(tmp_path) -> None:
             raise OverflowError("Size {0:n} too large".format(size))
     """
     negative, large = extract_snippet(tmp_path, code)
-    assert large.trigger.status == "concrete" and large.trigger.assumes == {} and large.trigger.verified
-    assert large.trigger.inputs == {"size": sys.maxsize} and large.trigger.message == f"Size {sys.maxsize:n} too large"
-    assert large.validator.code.startswith("import sys\n") and large.validator.verified
-    assert [f.inputs for f in negative.fixes] == [{"size": 0}] and negative.fixes[0].verified  # (the next test is decided)
+    assert large.solved.trigger.status == "concrete" and large.solved.trigger.assumes == {} and large.solved.trigger.verified
+    assert large.solved.trigger.inputs == {"size": sys.maxsize} and large.solved.trigger.message == f"Size {sys.maxsize:n} too large"
+    assert large.solved.validator.code.startswith("import sys\n") and large.solved.validator.verified
+    assert [f.inputs for f in negative.solved.fixes] == [{"size": 0}] and negative.solved.fixes[0].verified  # (the next test is decided)
 
 
 def test_raising_a_parameter_is_no_verified_trigger(tmp_path) -> None:
@@ -937,8 +937,8 @@ def test_raising_a_parameter_is_no_verified_trigger(tmp_path) -> None:
             raise err
     """
     card = only(extract_snippet(tmp_path, code))
-    assert card.trigger.status == "concrete" and card.trigger.reason == "raises_an_input" and not card.trigger.verified
-    assert card.example is None
+    assert card.solved.trigger.status == "concrete" and card.solved.trigger.reason == "raises_an_input" and not card.solved.trigger.verified
+    assert card.solved.example is None
 
 
 def test_texts_split_by_unpacking_are_followed(tmp_path) -> None:
@@ -964,9 +964,9 @@ def test_texts_split_by_unpacking_are_followed(tmp_path) -> None:
     """
     match, pair = extract_snippet(tmp_path, code)
     assert match.guard.code == "dn and len(dn.partition('.')) == 3 and dn.partition('.')[0].count('*') > 1"
-    assert match.trigger.inputs["dn"] == "**" and match.trigger.verified and match.trigger.assumes == {}
-    assert pair.trigger.inputs == {"text": "=a"} and pair.trigger.verified
-    assert all(len(f.inputs["text"].split("=")) == 2 for f in pair.fixes)
+    assert match.solved.trigger.inputs["dn"] == "**" and match.solved.trigger.verified and match.solved.trigger.assumes == {}
+    assert pair.solved.trigger.inputs == {"text": "=a"} and pair.solved.trigger.verified
+    assert all(len(f.inputs["text"].split("=")) == 2 for f in pair.solved.fixes)
 
 
 def test_texts_that_mix_separators_and_searched_characters(tmp_path) -> None:
@@ -991,8 +991,8 @@ def test_texts_that_mix_separators_and_searched_characters(tmp_path) -> None:
         return True
     """
     cards = extract_snippet(tmp_path, code)
-    assert [c.trigger.inputs["dn"] for c in cards] == ["**", "a.*", "*", "a*.a"]
-    assert all(c.trigger.verified for c in cards)
+    assert [c.solved.trigger.inputs["dn"] for c in cards] == ["**", "a.*", "*", "a*.a"]
+    assert all(c.solved.trigger.verified for c in cards)
 
 
 def test_a_bare_test_of_an_untyped_value_gives_a_stand_in_fix_shown_last(tmp_path) -> None:
@@ -1001,10 +1001,10 @@ def test_a_bare_test_of_an_untyped_value_gives_a_stand_in_fix_shown_last(tmp_pat
     "after" shows the fix of a known type instead (``name=''``: a str, it calls startswith)."""
     code = "def resolve(name, package):\n    if name.startswith('.') and not package:\n        raise ImportError('no package')\n    return _resolve(name, package)\n"
     card = only(extract_snippet(tmp_path, code))
-    by_input = {f.changed[0]: f for f in card.fixes}
+    by_input = {f.changed[0]: f for f in card.solved.fixes}
     assert by_input["package"].stand_in and "a value of yours that makes `not package` false" in by_input["package"].description
     assert not by_input["name"].stand_in
-    assert card.example is not None and card.example.after.endswith("resolve(name='', package=0)")
+    assert card.solved.example is not None and card.solved.example.after.endswith("resolve(name='', package=0)")
 
 
 def test_a_fix_names_the_test_where_control_turns_away(tmp_path) -> None:
@@ -1013,5 +1013,5 @@ def test_a_fix_names_the_test_where_control_turns_away(tmp_path) -> None:
     code = ("def color(cstr):\n    if not cstr.startswith('#'):\n        return cstr\n    if len(cstr) == 7:\n        return 1\n"
             "    elif len(cstr) == 4:\n        return 2\n    else:\n        raise ValueError('bad colorstring')\n")
     card = only(extract_snippet(tmp_path, code))
-    assert card.fixes and all(f.target == "leave" and "so that `cstr.startswith('#')` is false: an earlier `return`" in f.description
-                              for f in card.fixes), [f.description for f in card.fixes]
+    assert card.solved.fixes and all(f.target == "leave" and "so that `cstr.startswith('#')` is false: an earlier `return`" in f.description
+                              for f in card.solved.fixes), [f.description for f in card.solved.fixes]

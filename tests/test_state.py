@@ -153,9 +153,9 @@ def test_a_new_object_s_state_is_read_only_where_construction_leaves_one_value(t
         "            raise RuntimeError('not open')\n"
     )
     cards = {c.function: c for c in extract_snippet(tmp_path, code)}
-    plain, resets = cards["Plain.read"].trigger, cards["Resets.read"].trigger
+    plain, resets = cards["Plain.read"].solved.trigger, cards["Resets.read"].solved.trigger
     assert (plain.status, plain.verified, plain.constructed) == ("concrete", True, {"self.open": False})
-    assert cards["Plain.read"].example.before == "from mod import Plain\nPlain().read()"
+    assert cards["Plain.read"].solved.example.before == "from mod import Plain\nPlain().read()"
     assert (resets.status, resets.reason, resets.constructed) == ("internal", "assumes_internal_values", {})
 
 
@@ -177,7 +177,7 @@ def test_a_wait_for_another_thread_on_the_way_is_not_modelled(tmp_path) -> None:
     )
     [card] = extract_snippet(tmp_path, code)
     assert card.guard.approximations == ("waits_for_another_thread",)
-    assert not card.trigger.verified and card.example is None
+    assert not card.solved.trigger.verified and card.solved.example is None
 
 
 def test_state_the_class_assigns_only_bools_is_a_bool(tmp_path, capsys) -> None:

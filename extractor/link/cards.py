@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from ..collect.messages import unknown
-from ..model import Card, CardContext, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, Opaque, Param, SiteFact
+from ..model import Card, CardContext, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, Opaque, Param, SiteFact, Solved
 from ..model.codes import BUILDING, CONSTRUCTING, ContextKind, Detailed, EntryKind, RaiseKind, Reason
 from ..options import Options, strict_from_env
 from .commands import routed_inputs
@@ -240,8 +240,8 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
                 read_flags.update(reads)
                 context = replace(context, routed=names)
             if (this := receiver(site)) is not None:
-                card = replace(card, state=state_writes(project, f"{facts.module}.{site.owner}", this, card.guard.inputs, context.settable))
-                context = replace(context, constructed=constructed_state(project, f"{facts.module}.{site.owner}", card.state))
+                card = replace(card, solved=Solved(state=state_writes(project, f"{facts.module}.{site.owner}", this, card.guard.inputs, context.settable)))
+                context = replace(context, constructed=constructed_state(project, f"{facts.module}.{site.owner}", card.solved.state))
         except Exception:  # the per-site boundary: a bug of ours costs this card its solving only
             if options.is_strict or strict_from_env():
                 raise

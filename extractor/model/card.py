@@ -20,6 +20,7 @@ from .codes import (
     VerifyOutcome,
 )
 from .facts import Argument, CallSite, Constraint, Excerpt, Param
+from .serialize import FLAT
 from .site import Guard, MessageTemplate
 
 
@@ -148,7 +149,10 @@ class Example:
 
 @record
 class Solved:
-    """What solving adds to a card: cached on its own, joined to a freshly linked card."""
+    """What solving adds to a card, published as the card's own fields (``Card.solved``):
+    ``solve_card`` returns it, the cache keeps it on its own, and ``tasks.solve_file`` joins
+    it to a freshly linked card. Linking sets ``state`` (where the object's attributes the
+    guard reads are assigned); solving completes it with which values reach the raise."""
 
     domains: tuple[Domain, ...] = ()
     trigger: Trigger | None = None
@@ -156,7 +160,7 @@ class Solved:
     validator: Validator | None = None
     validator_reason: Reason | None = None  # why there is no validator, where there is none
     example: Example | None = None
-    state: tuple[StateWrite, ...] = ()  # the card's, with which values reach the raise (solve.state)
+    state: tuple[StateWrite, ...] = ()  # link.state's writes, with which values reach the raise (solve.state)
 
 
 @record
@@ -184,7 +188,7 @@ class Verification:
 
 @record
 class Card:
-    """One raise site, as the catalog publishes it."""
+    """One raise site, as the catalog publishes it: what linking found, and what solving adds."""
 
     id: str
     path: str
@@ -202,18 +206,12 @@ class Card:
     docs: Docs
     related: tuple[str, ...] = ()
     permalink: str | None = None
-    domains: tuple[Domain, ...] = ()
-    trigger: Trigger | None = None
-    fixes: tuple[Fix, ...] = ()
-    validator: Validator | None = None
-    validator_reason: Reason | None = None
-    example: Example | None = None
+    solved: Solved = dataclasses.field(default_factory=Solved, metadata={FLAT: True})  # (its fields are the card's in JSON)
     lints: tuple[str, ...] = ()
     verification: Verification | None = None
     # The module imports a compiled module over the card's function or class when one is
     # importable (``from _datetime import *``): what runs, and its messages, may differ.
     compiled_override: bool = False
-    state: tuple[StateWrite, ...] = ()  # where the object's attributes the guard reads are assigned
     callers: tuple[CallSite, ...] = ()  # where the file calls the card's function (a direct method or a module-level one)
 
 
@@ -263,3 +261,4 @@ class CardContext:
     # ``ctx.a`` of an annotated parameter) that another raise of the function reads: what its
     # test sees where a fix leaves the field alone (link.constructors.field_defaults).
     field_defaults: tuple[tuple[str, str | None, str | None], ...] = ()
+

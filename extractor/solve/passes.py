@@ -38,7 +38,7 @@ def frame_card(card: Card, ctx: CardContext) -> Frame:
     raised_with = [n for n in names_read(ctx.evaluates, params) if n in ctx.unread and n not in refs]
     names = list(dict.fromkeys([*card.guard.inputs, *card.guard.opaque, *refs, *raised_with]))
     domains = card_domains(card, ctx.params, names, ctx.param_choices, _stored_params(ctx))
-    domains.update(state_types(card.state, domains))  # (``self._closed``: False or True, as the class assigns it)
+    domains.update(state_types(card.solved.state, domains))  # (``self._closed``: False or True, as the class assigns it)
     return Frame(card=card, ctx=ctx, params=params, refs=tuple(refs), raised_with=tuple(raised_with), names=tuple(names),
                  domains=domains, published=tuple(domains[n] for n in names))
 

@@ -37,7 +37,7 @@ def personal_fixes(card_data: dict[str, Any], values: dict[str, str]) -> dict[st
     if trigger.get("status") not in CLAIMED:
         return None
     card = from_data(Card, card_data)
-    domains = {d.input: d for d in card.domains}
+    domains = {d.input: d for d in card.solved.domains}
     try:
         problem = build_problem(card.guard, domains)
     except EvalError:

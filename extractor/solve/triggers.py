@@ -1,4 +1,4 @@
-"""Triggers: a linked Card -> the same card with domains, trigger, fixes, validator and example.
+"""Triggers: a linked Card -> what solving adds to it (Solved: domains, trigger, fixes, validator, example).
 
 Everything here is verified in the restricted evaluator before it is published: the
 trigger makes the guard true and makes the generated validator raise the card's message;
@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from ..model import Card, CardContext, Opaque, Trigger
+from ..model import Card, CardContext, Opaque, Solved, Trigger
 from ..model.codes import Detailed, Reason, TriggerStatus
 from .checks import check_loops, verify
 from .draft import Draft, Frame
@@ -51,8 +51,8 @@ SHOW = (complete_values, make_validator, show_message, reproduce, set_loop_eleme
         verify, fix, exemplify)
 
 
-def solve_card(card: Card, ctx: CardContext) -> Card:
-    """The card with its domains, trigger, fixes, validator and example filled in."""
+def solve_card(card: Card, ctx: CardContext) -> Solved:
+    """The card's domains, trigger, fixes, validator and example, and its state with which values reach."""
     frame = frame_card(card, ctx)
     if isinstance(card.guard.tree, Opaque):
         return _unsolved(frame, Reason.GUARD_NOT_MODELLED)
@@ -70,19 +70,19 @@ def solve_card(card: Card, ctx: CardContext) -> Card:
     return _solved(draft)
 
 
-def _unsolved(frame: Frame, reason: Reason) -> Card:
-    return replace(frame.card, domains=frame.published, trigger=Trigger(status=TriggerStatus.UNSOLVED, inputs={}, reason=reason))
+def _unsolved(frame: Frame, reason: Reason) -> Solved:
+    return replace(frame.card.solved, domains=frame.published, trigger=Trigger(status=TriggerStatus.UNSOLVED, inputs={}, reason=reason))
 
 
-def _not_found(draft: Draft) -> Card:
-    """The card of a guard no trigger was found for: why (unsolved, unreachable)."""
+def _not_found(draft: Draft) -> Solved:
+    """A guard no trigger was found for: why (unsolved, unreachable)."""
     card, solution = draft.frame.card, draft.solution
     trigger = Trigger(status=TriggerStatus(solution.status), inputs={}, reason=solution.reason, conflicts=solution.conflicts)
-    return replace(card, domains=draft.frame.published, trigger=trigger, state=reached(card.state, draft.typed, {}))
+    return replace(card.solved, domains=draft.frame.published, trigger=trigger, state=reached(card.solved.state, draft.typed, {}))
 
 
-def _solved(draft: Draft) -> Card:
-    """The card with the draft's trigger, fixes, validator and example."""
+def _solved(draft: Draft) -> Solved:
+    """The draft's trigger, fixes, validator and example."""
     frame, env = draft.frame, draft.env
     card = frame.card
     trigger = Trigger(
@@ -97,11 +97,11 @@ def _solved(draft: Draft) -> Card:
         outside=tuple(n for n in draft.outside if n in draft.inputs),
         constructed={n: to_json_value(v) for n, v in sorted(draft.constructed.items())},
     )
-    return replace(card, domains=frame.published, trigger=trigger, fixes=tuple(f for f, _, _ in draft.found), validator=draft.validator,
-                   validator_reason=draft.validator_reason, example=draft.example, state=reached(card.state, draft.typed, env))
+    return Solved(domains=frame.published, trigger=trigger, fixes=tuple(f for f, _, _ in draft.found), validator=draft.validator,
+                  validator_reason=draft.validator_reason, example=draft.example, state=reached(card.solved.state, draft.typed, env))
 
 
-def solve_one(item: tuple[Card, CardContext, bool]) -> Card:
+def solve_one(item: tuple[Card, CardContext, bool]) -> Solved:
     """The per-card boundary: a bug of ours while solving one card leaves it unsolved, with why."""
     card, context, strict = item
     try:
@@ -111,4 +111,4 @@ def solve_one(item: tuple[Card, CardContext, bool]) -> Card:
             raise
         log.debug("solving failed for %s:%s", card.path, card.line, exc_info=True)
         reason = Detailed(code=Reason.INTERNAL_ERROR, value=type(exc).__name__)
-        return replace(card, trigger=Trigger(status=TriggerStatus.UNSOLVED, inputs={}, reason=reason))
+        return replace(card.solved, trigger=Trigger(status=TriggerStatus.UNSOLVED, inputs={}, reason=reason))

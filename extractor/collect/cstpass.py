@@ -11,12 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import libcst as cst
 
-from ..model import Argument, Guard, Hole, MessageTemplate, Part, RaiseKind, Reason, Text
+from ..model import Argument, Guard, Hole, MessageTemplate, Part, RaiseFacts, RaiseKind, Reason, Text
 from .exits import handler_types
 from .expressions import ExprModel
 from .messages import reconstruct_message, unknown
@@ -28,21 +29,6 @@ _BODIED = (
     cst.FunctionDef, cst.ClassDef,
 )
 _MESSAGE_KEYWORDS = ("message", "msg")
-
-
-@dataclass(frozen=True, slots=True)
-class RaiseFacts:
-    kind: RaiseKind
-    written: str | None
-    is_call: bool
-    caught: tuple[str, ...]
-    cause: str | None
-    message: MessageTemplate
-    guard: Guard
-    reason: Reason | None
-    lints: tuple[str, ...] = ()
-    arguments: tuple[Argument, ...] | None = None
-    evaluates: tuple[str, ...] = ()  # what the path and the raise's arguments evaluate (evaluated.py; a star argument "*x"/"**x")
 
 
 def _statement_children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
@@ -138,11 +124,7 @@ class UnitAnalysis:
 
 
 def _describe(node: cst.Raise, handlers: list, scope: Scope, guard: Guard, cause: str | None, exprs: ExprModel) -> RaiseFacts:
-    def facts(**kw: object) -> RaiseFacts:
-        base = dict(written=None, is_call=False, caught=(), reason=None)
-        base.update(kw)
-        return RaiseFacts(cause=cause, guard=guard, **base)  # type: ignore[arg-type]
-
+    facts = partial(RaiseFacts, cause=cause, guard=guard)
     if node.exc is None:
         if not handlers:
             return facts(kind=RaiseKind.RERAISE, message=unknown("reraise", Reason.RERAISE), reason=Reason.RERAISE_OUTSIDE_EXCEPT)

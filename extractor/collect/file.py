@@ -20,7 +20,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..model import ClassFact, FileFacts, FileFailure, Guard, MessageTemplate, Opaque, Param, SiteFact, Text, from_data, to_data
+from ..model import ClassFact, FileFacts, FileFailure, Guard, MessageTemplate, Opaque, Param, RaiseFacts, SiteFact, Text, from_data, to_data
 from ..model.codes import RaiseKind, Reason
 from ..options import Options, strict_from_env
 from ..sources import DecodeError, SourceFile, decode_source, split_lines
@@ -28,7 +28,7 @@ from . import declarations as decl
 from .callers import in_file_callers
 from .class_messages import class_message
 from .constants import literal_exports, module_names, mutated_names, unpacked
-from .cstpass import RaiseFacts, UnitAnalysis, parse_unit
+from .cstpass import UnitAnalysis, parse_unit
 from .excerpts import excerpt_of
 from .flags import boolean_kwargs, cli_flags, may_declare_flags
 from .lazy import lazy_attributes
@@ -311,10 +311,8 @@ def _fallback(hit: _Hit, reason: Reason) -> RaiseFacts:
         kind, written = RaiseKind.NAME, ast.unparse(exc)
     guard = Guard(code="<unknown>", tree=Opaque(code="", reason=reason))
     cause = ast.unparse(hit.node.cause) if hit.node.cause is not None else None
-    return RaiseFacts(
-        kind=kind, written=written, is_call=isinstance(exc, ast.Call), caught=(), cause=cause,
-        message=unknown("unsupported", reason), guard=guard, reason=reason, lints=(),
-    )
+    return RaiseFacts(kind=kind, written=written, is_call=isinstance(exc, ast.Call), cause=cause, message=unknown("unsupported", reason),
+                      guard=guard, reason=reason)
 
 
 def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, options: Options, per_function: dict[tuple[str, int], Any]) -> SiteFact:
@@ -327,32 +325,29 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
     owner = None
     if function is not None:
         index = hit.stack.index(function)
-        if index > 0 and isinstance(hit.stack[index - 1], ast.ClassDef):
-            owner = _qualname(hit.stack[: index - 1], hit.stack[index - 1].name)
+        if index > 0 and isinstance(cls := hit.stack[index - 1], ast.ClassDef):
+            owner = _qualname(hit.stack[: index - 1], cls.name)
     span = function if function is not None else (hit.stack[0] if hit.stack else hit.node)
+    # What only the file shows: the guard's names defined under the raise's definitions, the
+    # loops it runs in; and texts cut to size (the unit memo keeps the pass's own).
+    guard = defined_under(facts.guard, hit.stack, next((n for n in hit.stack if isinstance(n, (*DEFS, ast.ClassDef))), None))
+    raised = dataclasses.replace(
+        facts, message=_bounded(facts.message), guard=dataclasses.replace(guard, looped=loops_read(hit.stack, hit.node)),
+        arguments=tuple(dataclasses.replace(a, message=_bounded(a.message)) if a.message is not None else a for a in facts.arguments)
+        if facts.arguments is not None else None,
+    )
     return SiteFact(
         line=hit.node.lineno,
         end_line=hit.node.end_lineno or hit.node.lineno,
         function=qualname,
         owner=owner,
         decorators=tuple(src.flat(d) for d in function.decorator_list) if function is not None else (),
-        kind=facts.kind,
-        written=facts.written,
-        is_call=facts.is_call,
-        caught=facts.caught,
-        cause=facts.cause,
-        message=_bounded(facts.message),
-        guard=dataclasses.replace(defined_under(facts.guard, hit.stack, next((n for n in hit.stack if isinstance(n, (*DEFS, ast.ClassDef))), None)),
-                                  looped=loops_read(hit.stack, hit.node)),
         excerpt=excerpt_of(span, hit.node, lines, options.excerpt_lines),
+        raised=raised,
         function_doc=decl.cut_text(ast.get_docstring(function)) if function is not None else None,
-        reason=facts.reason,
         params=_params(function, src, per_function) if function is not None else (),
-        lints=facts.lints,
         call_style=_call_style(function, per_function, lines) if function is not None else "function",
         unread=decl.unread_params(function, hit.stack, hit.node.lineno) if function is not None else (),
-        arguments=tuple(dataclasses.replace(a, message=_bounded(a.message)) for a in facts.arguments) if facts.arguments is not None else None,
-        evaluates=facts.evaluates,
     )
 
 

@@ -33,42 +33,43 @@ RELATED_LIMIT = 12
 
 def resolve_exception(project: Project, facts: FileFacts, site: SiteFact) -> tuple[ExceptionRef, MessageTemplate]:
     """The exception class(es) a site raises, and its message (replaced when built by a factory)."""
-    message = site.message
-    if site.kind == RaiseKind.RERAISE:
-        classes = tuple(_class_name(project.resolve(facts, w), w) for w in site.caught)
-        display = " | ".join(site.caught) if site.caught else "re-raised exception"
-        return _ref(project, display, site.written, classes, None, site.reason), message
-    if site.written is None:
-        return ExceptionRef(display="unknown", reason=site.reason or Reason.UNKNOWN), message
+    raised = site.raised
+    message = raised.message
+    if raised.kind == RaiseKind.RERAISE:
+        classes = tuple(_class_name(project.resolve(facts, w), w) for w in raised.caught)
+        display = " | ".join(raised.caught) if raised.caught else "re-raised exception"
+        return _ref(project, display, raised.written, classes, None, raised.reason), message
+    if raised.written is None:
+        return ExceptionRef(display="unknown", reason=raised.reason or Reason.UNKNOWN), message
     symbol = _symbol_for(project, facts, site)
     if symbol is not None and symbol.kind in ("class", "builtin"):
         if (subclass := errno_subclass(project, facts, site, symbol.qualname)) is not None:
-            return _ref(project, subclass, site.written, (subclass,), None, Reason.ERRNO_SUBCLASS), message
-        return _ref(project, site.written, site.written, (symbol.qualname,), None, site.reason), message
-    if site.reason == Reason.RAISED_VARIABLE:
-        return ExceptionRef(display=site.written, written=site.written, reason=Reason.RAISED_VARIABLE), message
-    factory = site.written + "(...)"
+            return _ref(project, subclass, raised.written, (subclass,), None, Reason.ERRNO_SUBCLASS), message
+        return _ref(project, raised.written, raised.written, (symbol.qualname,), None, raised.reason), message
+    if raised.reason == Reason.RAISED_VARIABLE:
+        return ExceptionRef(display=raised.written, written=raised.written, reason=Reason.RAISED_VARIABLE), message
+    factory = raised.written + "(...)"
     if symbol is not None and symbol.kind in ("function", "method"):
         built = project.class_of_annotation(symbol.facts, symbol.returns) if symbol.facts else None
         built_name = _builtin_return(symbol.returns)
         message = unknown("factory", Reason.BUILT_BY_FACTORY)
         if built is not None or built_name is not None:
             target = built or built_name
-            return _ref(project, target.rsplit(".", 1)[-1], site.written, (target,), factory, None), message
-        return ExceptionRef(display=factory, written=site.written, factory=factory, reason=Reason.FACTORY_WITHOUT_RETURN_TYPE), message
-    last = site.written.rsplit(".", 1)[-1]
-    if site.is_call and not last[:1].isupper():
+            return _ref(project, target.rsplit(".", 1)[-1], raised.written, (target,), factory, None), message
+        return ExceptionRef(display=factory, written=raised.written, factory=factory, reason=Reason.FACTORY_WITHOUT_RETURN_TYPE), message
+    last = raised.written.rsplit(".", 1)[-1]
+    if raised.is_call and not last[:1].isupper():
         message = unknown("factory", Reason.BUILT_BY_FACTORY)
-        return ExceptionRef(display=factory, written=site.written, factory=factory, reason=Reason.UNRESOLVED_FACTORY), message
-    target = symbol.qualname if symbol is not None else site.written
-    return _ref(project, site.written, site.written, (target,), None, Reason.OUTSIDE_TREE if symbol else Reason.UNRESOLVED_NAME), message
+        return ExceptionRef(display=factory, written=raised.written, factory=factory, reason=Reason.UNRESOLVED_FACTORY), message
+    target = symbol.qualname if symbol is not None else raised.written
+    return _ref(project, raised.written, raised.written, (target,), None, Reason.OUTSIDE_TREE if symbol else Reason.UNRESOLVED_NAME), message
 
 
 def _symbol_for(project: Project, facts: FileFacts, site: SiteFact) -> Symbol | None:
-    head, _, rest = site.written.partition(".")
+    head, _, rest = site.raised.written.partition(".")
     if head in ("cls", "self") and site.owner is not None and rest:
         return project.lookup(f"{facts.module}.{site.owner}.{rest}")
-    return project.resolve(facts, site.written)
+    return project.resolve(facts, site.raised.written)
 
 
 def _builtin_return(returns: str | None) -> str | None:
@@ -178,8 +179,8 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
         key = id_key(facts.path, site.function, exception.display, message)
         card = Card(
             id="", path=facts.path, line=site.line, end_line=site.end_line, function=site.function,
-            decorators=site.decorators, entry=entry_points(facts, site), kind=site.kind, exception=exception, cause=site.cause,
-            message=message, guard=site.guard, excerpt=site.excerpt, docs=docs, permalink=None, lints=site.lints,
+            decorators=site.decorators, entry=entry_points(facts, site), kind=site.raised.kind, exception=exception, cause=site.raised.cause,
+            message=message, guard=site.raised.guard, excerpt=site.excerpt, docs=docs, permalink=None, lints=site.raised.lints,
             compiled_override=bool(site.function) and site.function.split(".", 1)[0] in facts.overridden,  # type: ignore[union-attr]
             callers=callers.get(site.function, ()),  # type: ignore[arg-type]
         )
@@ -260,7 +261,7 @@ def _linked_site(project: Project, facts: FileFacts, site: SiteFact) -> tuple[Ex
         if strict_from_env():
             raise
         reason = Detailed(code=Reason.INTERNAL_ERROR, value=type(exc).__name__)
-        return ExceptionRef(display=site.written or "unknown", written=site.written, reason=reason), site.message, Docs(function_doc=site.function_doc)
+        return ExceptionRef(display=site.raised.written or "unknown", written=site.raised.written, reason=reason), site.raised.message, Docs(function_doc=site.function_doc)
 
 
 def _context(project: Project, constructors: Constructors, facts: FileFacts, card: Card, site: SiteFact, same_function: list[Card], flags: dict[str, str], options: Options,
@@ -278,7 +279,7 @@ def _context(project: Project, constructors: Constructors, facts: FileFacts, car
     }
     return CardContext(
         derived=_derived(project, facts, owner, site.params, card.guard.inputs),
-        params=site.params, siblings=siblings, flags=flags, command=options.command, arguments=site.arguments, evaluates=site.evaluates,
+        params=site.params, siblings=siblings, flags=flags, command=options.command, arguments=site.raised.arguments, evaluates=site.raised.evaluates,
         classes=classes, exception_module=module, param_choices=choices, settable=settable,
         module=facts.module, public_module=entry_module(project, facts.module, card.function), constructor=constructors.signature(owner) if owner else None, call_style=site.call_style, unread=site.unread,
         abstract=abstract_methods(project, owner) if owner else (),
@@ -385,7 +386,7 @@ def _docs(project: Project, facts: FileFacts, site: SiteFact) -> Docs:
         found = project.class_fact(owner)
         owner_doc = found[1].doc if found else None
     fields: list[FieldDoc] = []
-    for name in site.guard.inputs:
+    for name in site.raised.guard.inputs:
         doc = field_doc(project, facts, site.owner, name, site.params)
         if doc is not None:
             fields.append(doc)

@@ -35,8 +35,8 @@ _SAME_EVERYWHERE = {1: "EPERM", 2: "ENOENT", 3: "ESRCH", 4: "EINTR", 10: "ECHILD
 def errno_subclass(project: Project, facts: FileFacts, site: SiteFact, resolved: str) -> str | None:
     """The builtin subclass the site's ``OSError(...)`` call creates; None where it creates
     OSError itself, or the number is not known."""
-    arguments = site.arguments
-    if resolved != "OSError" or not site.is_call or arguments is None or not 2 <= len(arguments) <= 5:
+    arguments = site.raised.arguments
+    if resolved != "OSError" or not site.raised.is_call or arguments is None or not 2 <= len(arguments) <= 5:
         return None
     if any(a.keyword is not None for a in arguments):
         return None

@@ -53,7 +53,7 @@ def placeholder_entries(project: Project, facts: FileFacts, site: SiteFact, card
 
 def _is_placeholder(site: SiteFact, card: Card) -> bool:
     """An unguarded raise of NotImplementedError (or a subclass), in a method's own body."""
-    if site.owner is None or site.function != f"{site.owner}.{site.function.rsplit('.', 1)[-1]}" or site.caught:
+    if site.owner is None or site.function != f"{site.owner}.{site.function.rsplit('.', 1)[-1]}" or site.raised.caught:
         return False
     if card.kind == RaiseKind.RERAISE or card.guard.code != "True" or card.guard.context:
         return False

@@ -44,7 +44,20 @@ from .codes import (
     TriggerStatus,
     VerifyOutcome,
 )
-from .facts import Argument, AttributeStore, CallSite, ClassFact, Constraint, Excerpt, FieldFact, FileFacts, Param, PostInitSet, SiteFact
+from .facts import (
+    Argument,
+    AttributeStore,
+    CallSite,
+    ClassFact,
+    Constraint,
+    Excerpt,
+    FieldFact,
+    FileFacts,
+    Param,
+    PostInitSet,
+    RaiseFacts,
+    SiteFact,
+)
 from .serialize import dumps, dumps_compact, dumps_data, fingerprint, from_data, from_json, to_data, to_json
 from .site import (
     RAISES,
@@ -73,7 +86,7 @@ __all__ = [
     "Const", "Constraint", "Context", "ContextKind", "Detailed", "Docs", "Domain", "DomainSource", "EntryKind", "Example",
     "ExampleStyle", "ExceptionRef", "Excerpt", "FieldDoc", "FieldFact", "FileFacts", "FileFailure", "Fix", "FixOutcome", "FixTarget",
     "Generator", "Guard", "GuardNode", "GuardPart", "Hole", "IsInstance", "IsNone", "MessageTemplate", "NoFix", "Not", "Observed",
-    "Opaque", "Or", "Param", "Part", "PartRole", "PostInitSet", "RaiseKind", "Reason", "ReasonCode", "RunOptions", "SiteFact", "Solved",
+    "Opaque", "Or", "Param", "Part", "PartRole", "PostInitSet", "RaiseFacts", "RaiseKind", "Reason", "ReasonCode", "RunOptions", "SiteFact", "Solved",
     "SourceInfo", "StateWrite", "Stats", "Text", "Trigger", "TriggerStatus", "Truthy", "Validator", "Verification", "VerifyOutcome",
     "dumps", "dumps_compact", "dumps_data", "fingerprint", "from_data", "from_json", "record", "to_data", "to_json",
 ]

@@ -113,32 +113,41 @@ class ClassFact:
 
 
 @record
+class RaiseFacts:
+    """What the libcst pass reads of one raise statement (collect.cstpass): what it raises and
+    how, its message and the guard under which it runs."""
+
+    kind: RaiseKind
+    written: str | None = None  # the exception (or the callee that makes it) as written; None: a bare ``raise``
+    is_call: bool = False  # ``raise X(...)``
+    caught: tuple[str, ...] = ()  # a re-raise: the classes its handler catches, as written
+    cause: str | None = None  # ``from ...``, as written
+    message: MessageTemplate
+    guard: Guard
+    reason: Reason | None = None  # why the exception is not resolved, where it cannot be
+    lints: tuple[str, ...] = ()
+    arguments: tuple[Argument, ...] | None = None  # the exception call's arguments; None: not a call, or one with a star
+    # What the statements before the raise and its arguments evaluate, in the guard's names
+    # (collect.evaluated; a star argument as "*x" or "**x"): a trigger under which one fails is none.
+    evaluates: tuple[str, ...] = ()
+
+
+@record
 class SiteFact:
-    """One raise statement before project-wide linking (names as written)."""
+    """One raise statement before project-wide linking (names as written): where it is, in
+    which function (the ``ast`` pass), and what the libcst pass read of it (``raised``)."""
 
     line: int
     end_line: int
     function: str | None
     owner: str | None  # qualname of the class whose method holds the raise
     decorators: tuple[str, ...]
-    kind: RaiseKind
-    written: str | None
-    is_call: bool
-    caught: tuple[str, ...]
-    cause: str | None
-    message: MessageTemplate
-    guard: Guard
     excerpt: Excerpt
+    raised: RaiseFacts
     function_doc: str | None = None
-    reason: Reason | None = None
     params: tuple[Param, ...] = ()
-    lints: tuple[str, ...] = ()
     call_style: str = "function"  # function, generator, coroutine or async_generator: how a call runs the body
     unread: tuple[str, ...] = ()  # parameters nothing reads before the raise (outside loops): any value reaches it
-    arguments: tuple[Argument, ...] | None = None  # the exception call's arguments; None: not a call, or one with a star
-    # What the statements before the raise and its arguments evaluate, in the guard's names
-    # (collect.evaluated; a star argument as "*x" or "**x"): a trigger under which one fails is none.
-    evaluates: tuple[str, ...] = ()
 
 
 @record

@@ -21,7 +21,7 @@ from .helpers import extract_snippet, only
 
 
 def _trigger(tmp_path: Path, snippet: Snippet) -> Trigger:
-    card = only([card for card in extract_snippet(tmp_path, snippet.source) if card.function == snippet.function])
+    card = only([card for card in extract_snippet(tmp_path, snippet.source) if card.at.function == snippet.function])
     assert card.solved.trigger is not None
     return card.solved.trigger
 

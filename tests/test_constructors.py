@@ -142,7 +142,7 @@ def test_a_keyword_passed_on_to_the_base_constructor_sets_its_attribute(tmp_path
         "class Positional(Base):\n    def __init__(self, k, state=None):\n        super().__init__(k, state)\n\n"
         "    def check(self):\n        if self.eplb_state is None:\n            raise RuntimeError('no EPLB state')\n"
     )
-    cards = {c.function: c for c in extract_snippet(tmp_path, code)}
+    cards = {c.at.function: c for c in extract_snippet(tmp_path, code)}
     for function, keyword in (("Fused.check", "eplb_state"), ("Positional.check", "state")):
         card = cards[function]
         assert (card.solved.trigger.status, card.solved.trigger.inputs) == ("concrete", {"self.eplb_state": None}), function

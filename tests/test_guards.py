@@ -265,8 +265,8 @@ def test_nested_function_and_module_level(tmp_path) -> None:
         return inner
     """
     module_level, nested = extract_snippet(tmp_path, code)
-    assert (module_level.function, module_level.guard.code) == (None, "sys.version_info < (3, 8)")
-    assert (nested.function, nested.guard.code) == ("outer.<locals>.inner", "n > limit")
+    assert (module_level.at.function, module_level.guard.code) == (None, "sys.version_info < (3, 8)")
+    assert (nested.at.function, nested.guard.code) == ("outer.<locals>.inner", "n > limit")
     assert nested.guard.opaque == ("limit",)
 
 

@@ -132,7 +132,7 @@ CLASS_CASES = [
 @pytest.mark.parametrize(("body", "template"), CLASS_CASES)
 def test_a_class_in_the_tree_that_makes_its_message_gets_its_template_with_the_arguments(tmp_path, body: str, template: str | None) -> None:
     code = CLASSES + "def f(x):\n    if x != 7:\n        " + body + "\n"
-    card = only([c for c in extract_snippet(tmp_path, code) if c.function == "f"])
+    card = only([c for c in extract_snippet(tmp_path, code) if c.at.function == "f"])
     assert card.message.template == template
     if template is None:
         assert card.message.reason in ("built_by_class", "class_message_unfilled")
@@ -161,7 +161,7 @@ def f(x):
     if x < 0:
         raise ClientError(f"x must be >= 0, got {x}", parameter="x")
 '''
-    card = only([c for c in extract_snippet(tmp_path, code) if c.function == "f"])
+    card = only([c for c in extract_snippet(tmp_path, code) if c.at.function == "f"])
     assert card.message.template == "x must be >= 0, got {x}" and card.message.form.startswith("class_base:")
     assert card.solved.trigger.verified and card.solved.trigger.message is None  # the text Python shows has more: not claimed
 

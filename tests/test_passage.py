@@ -76,7 +76,7 @@ def test_a_loop_on_the_way_that_reads_the_trigger_s_value_leaves_it_unverified(t
     code = ("class O:\n    ATTRS = ['a']\n\n    def set_attrs(self, attrs):\n        for attr in self.ATTRS:\n"
             "            if attr in attrs:\n                del attrs[attr]\n        if attrs:\n            raise TypeError('invalid')\n\n"
             "    def count(self, n):\n        for i in range(3):\n            print(i)\n        if n > 2:\n            raise ValueError('n')\n")
-    cards = {c.function: c for c in extract_snippet(tmp_path, code)}
+    cards = {c.at.function: c for c in extract_snippet(tmp_path, code)}
     looped = cards["O.set_attrs"].solved.trigger
     assert (looped.status, looped.verified, looped.reason) == ("concrete", False, "loop_on_the_way")
     assert "attrs" in cards["O.set_attrs"].guard.looped

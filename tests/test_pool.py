@@ -102,13 +102,13 @@ def test_a_bug_linking_one_site_costs_that_card_its_details_only(tmp_path, monke
     real = cards.resolve_exception
 
     def buggy(project, facts, site):
-        if site.function == "boom":
+        if site.at.function == "boom":
             raise KeyError("a bug of ours")
         return real(project, facts, site)
 
     monkeypatch.setattr(cards, "resolve_exception", buggy)
     catalog = extract(str(tmp_path), Options())
-    assert [(c.function, c.exception.display, c.exception.reason) for c in catalog.errors] == [
+    assert [(c.at.function, c.exception.display, c.exception.reason) for c in catalog.errors] == [
         ("boom", "ValueError", Detailed(code=Reason.INTERNAL_ERROR, value="KeyError")), ("f0", "ValueError", None)]
 
 

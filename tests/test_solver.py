@@ -149,7 +149,7 @@ def test_seed_trap_the_prefetch_step_card_reaches_its_own_message() -> None:
     """The seed card's example (--offload-backend prefetch --offload-prefetch-step 0) trips the
     earlier num_in_group raise with the default group size; our trigger reaches its own."""
     catalog = extract(str(FIXTURES / "offload"), Options())
-    by_line = {c.line: c for c in catalog.errors}
+    by_line = {c.at.line: c for c in catalog.errors}
     earlier, step = by_line[43], by_line[49]
     defaults = {"self.offload_backend": "auto", "self.prefetch.offload_group_size": 0,
                 "self.prefetch.offload_num_in_group": 1, "self.prefetch.offload_prefetch_step": 1}
@@ -171,7 +171,7 @@ def test_seed_trap_the_prefetch_step_card_reaches_its_own_message() -> None:
     ]
     # resolve_backend's trigger must build an OffloadConfig its own validator accepts: prefetch
     # with offload_group_size 1 (the default 0 would trip the num_in_group raise first).
-    resolve = next(c for c in catalog.errors if c.function == "OffloadConfig.resolve_backend")
+    resolve = next(c for c in catalog.errors if c.at.function == "OffloadConfig.resolve_backend")
     assert resolve.solved.trigger.verified and resolve.solved.trigger.inputs["self.prefetch.offload_group_size"] == 1
     assert evaluate(earlier.guard.code, {**defaults, **resolve.solved.trigger.inputs}) is False
     assert all(c.solved.trigger.verified for c in catalog.errors)
@@ -488,7 +488,7 @@ def test_a_fix_that_makes_a_later_check_fail_is_not_offered(tmp_path) -> None:
     # TypeError: the fix is the smallest value both checks accept.
     code = ("def f(timeout=None):\n    if timeout is None:\n        raise ValueError('timeout is required')\n"
             "    if timeout <= 0:\n        raise ValueError('only a positive timeout')\n    return timeout\n")
-    card = next(c for c in extract_snippet(tmp_path, code) if c.line == 3)
+    card = next(c for c in extract_snippet(tmp_path, code) if c.at.line == 3)
     assert [fix.inputs for fix in card.solved.fixes] == [{"timeout": 1}]
     namespace: dict = {}
     exec(compile(code, "snippet.py", "exec"), namespace)  # noqa: S102 (this test's own snippet)
@@ -500,7 +500,7 @@ def test_a_later_check_that_fails_on_another_input_keeps_the_fix(tmp_path) -> No
     # not what the fix of ``a`` changes.
     code = ("def f(a: int = 0, b=None):\n    if a > 5:\n        raise ValueError('a')\n"
             "    if a + b > 3:\n        raise ValueError('b')\n")
-    card = next(c for c in extract_snippet(tmp_path, code) if c.line == 3)
+    card = next(c for c in extract_snippet(tmp_path, code) if c.at.line == 3)
     assert [fix.inputs for fix in card.solved.fixes] == [{"a": 5}]
 
 

@@ -152,7 +152,7 @@ def test_a_new_object_s_state_is_read_only_where_construction_leaves_one_value(t
         "        if not self.open:\n"
         "            raise RuntimeError('not open')\n"
     )
-    cards = {c.function: c for c in extract_snippet(tmp_path, code)}
+    cards = {c.at.function: c for c in extract_snippet(tmp_path, code)}
     plain, resets = cards["Plain.read"].solved.trigger, cards["Resets.read"].solved.trigger
     assert (plain.status, plain.verified, plain.constructed) == ("concrete", True, {"self.open": False})
     assert cards["Plain.read"].solved.example.before == "from mod import Plain\nPlain().read()"

@@ -20,7 +20,21 @@ from typing import Any
 
 import libcst as cst
 
-from ..model import ClassFact, FileFacts, FileFailure, Guard, MessageTemplate, Opaque, Param, RaiseFacts, SiteFact, Text, from_data, to_data
+from ..model import (
+    ClassFact,
+    FileFacts,
+    FileFailure,
+    Guard,
+    Location,
+    MessageTemplate,
+    Opaque,
+    Param,
+    RaiseFacts,
+    SiteFact,
+    Text,
+    from_data,
+    to_data,
+)
 from ..model.codes import RaiseKind, Reason
 from ..options import Options, strict_from_env
 from ..sources import DecodeError, SourceFile, decode_source, split_lines
@@ -218,7 +232,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
     for unit, owner, hits in units.values():
         for hit, facts in zip(hits, _memo_unit_facts(unit, hits, lines, names, memo, owner)):
             sites.append(_site(hit, facts, lines, src, options, per_function))
-    sites.sort(key=lambda s: (s.line, s.end_line))
+    sites.sort(key=lambda s: (s.at.line, s.at.end_line))
     return FileFacts(
         path=path,
         module=module,
@@ -237,7 +251,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         flags=tuple(sorted(set(scan.flags))),
         transforms=tuple(sorted(set(scan.transforms))),
         lazy=lazy_attributes(tree) if "__getattr__" in text else (),
-        callers=in_file_callers(text, tree, scan.defs, sorted({(s.function, s.owner) for s in sites if s.function}, key=str)),
+        callers=in_file_callers(text, tree, scan.defs, sorted({(s.at.function, s.owner) for s in sites if s.at.function}, key=str)),
         sites=tuple(sites),
     )
 
@@ -336,13 +350,16 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
         arguments=tuple(dataclasses.replace(a, message=_bounded(a.message)) if a.message is not None else a for a in facts.arguments)
         if facts.arguments is not None else None,
     )
-    return SiteFact(
+    at = Location(
         line=hit.node.lineno,
         end_line=hit.node.end_lineno or hit.node.lineno,
         function=qualname,
-        owner=owner,
         decorators=tuple(src.flat(d) for d in function.decorator_list) if function is not None else (),
         excerpt=excerpt_of(span, hit.node, lines, options.excerpt_lines),
+    )
+    return SiteFact(
+        at=at,
+        owner=owner,
         raised=raised,
         function_doc=decl.cut_text(ast.get_docstring(function)) if function is not None else None,
         params=_params(function, src, per_function) if function is not None else (),

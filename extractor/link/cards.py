@@ -128,7 +128,7 @@ def _scoped_inputs(card: Card, owner: str | None) -> set[tuple[str, ...]]:
         if root in ("self", "cls") and owner is not None:
             keys.add(("class", card.path, owner, name))
         else:
-            keys.add(("function", card.path, card.function or "", name))
+            keys.add(("function", card.path, card.at.function or "", name))
             keys.add(("module", card.path, name))
     return keys
 
@@ -149,9 +149,9 @@ def link_related(cards: list[Card], owners: list[str | None]) -> list[Card]:
 
         def rank(j: int, card: Card = card, owner: str | None = owners[i]) -> tuple:
             other = cards[j]
-            same_function = other.path == card.path and other.function == card.function
+            same_function = other.path == card.path and other.at.function == card.at.function
             same_class = owner is not None and owners[j] == owner and other.path == card.path
-            return (0 if same_function else 1 if same_class else 2, other.path, other.line, other.id)
+            return (0 if same_function else 1 if same_class else 2, other.path, other.at.line, other.id)
 
         related = tuple(cards[j].id for j in sorted(candidates, key=rank)[:RELATED_LIMIT])
         out.append(replace(card, related=related))
@@ -176,13 +176,13 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
     callers = dict(facts.callers)
     for site in facts.sites:
         exception, message, docs = _linked_site(project, facts, site)
-        key = id_key(facts.path, site.function, exception.display, message)
+        function, raised = site.at.function, site.raised
+        key = id_key(facts.path, function, exception.display, message)
         card = Card(
-            id="", path=facts.path, line=site.line, end_line=site.end_line, function=site.function,
-            decorators=site.decorators, entry=entry_points(facts, site), kind=site.raised.kind, exception=exception, cause=site.raised.cause,
-            message=message, guard=site.raised.guard, excerpt=site.excerpt, docs=docs, permalink=None, lints=site.raised.lints,
-            compiled_override=bool(site.function) and site.function.split(".", 1)[0] in facts.overridden,  # type: ignore[union-attr]
-            callers=callers.get(site.function, ()),  # type: ignore[arg-type]
+            id="", path=facts.path, at=site.at, entry=entry_points(facts, site), kind=raised.kind, exception=exception, cause=raised.cause,
+            message=message, guard=raised.guard, docs=docs, permalink=None, lints=raised.lints,
+            compiled_override=bool(function and function.split(".", 1)[0] in facts.overridden),
+            callers=callers.get(function, ()) if function is not None else (),
         )
         card = replace(card, entry=card.entry + placeholder_entries(project, facts, site, card))
         drafts.append((card, site.owner, key))
@@ -195,7 +195,7 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
     constructing: dict[str | None, list[Card]] = defaultdict(list)  # owner -> the raises its construction runs
     for card in cards:
         if not isinstance(card.guard.tree, Opaque):
-            by_function[card.function].append(card)
+            by_function[card.at.function].append(card)
             if set(card.entry) & CONSTRUCTING:
                 constructing[card.docs.owner].append(card)
     read_flags: dict[str, str | None] = {}
@@ -220,11 +220,11 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
         own_flags = {tail: flags[tail] for tail in tails if tail in flags}
         read_flags.update({tail: flags.get(tail) for tail in tails})
         try:
-            if card.function not in function_instances:
-                function_instances[card.function] = tuple(sorted(
-                    {k: v for c in by_function[card.function] for k, v in instance_types(project, facts, c.guard.code).items()}.items()))
-            context = _context(project, constructors, facts, card, site, by_function[card.function], own_flags, options, enum_members,
-                               function_instances[card.function])
+            if card.at.function not in function_instances:
+                function_instances[card.at.function] = tuple(sorted(
+                    {k: v for c in by_function[card.at.function] for k, v in instance_types(project, facts, c.guard.code).items()}.items()))
+            context = _context(project, constructors, facts, card, site, by_function[card.at.function], own_flags, options, enum_members,
+                               function_instances[card.at.function])
             if card.docs.owner is not None and not set(card.entry) & CONSTRUCTING:
                 checks = construction_checks(constructing[card.docs.owner], context.constructor)
                 # The attributes the checks read are set through the constructor too: a trigger
@@ -281,7 +281,7 @@ def _context(project: Project, constructors: Constructors, facts: FileFacts, car
         derived=_derived(project, facts, owner, site.params, card.guard.inputs),
         params=site.params, siblings=siblings, flags=flags, command=options.command, arguments=site.raised.arguments, evaluates=site.raised.evaluates,
         classes=classes, exception_module=module, param_choices=choices, settable=settable,
-        module=facts.module, public_module=entry_module(project, facts.module, card.function), constructor=constructors.signature(owner) if owner else None, call_style=site.call_style, unread=site.unread,
+        module=facts.module, public_module=entry_module(project, facts.module, card.at.function), constructor=constructors.signature(owner) if owner else None, call_style=site.call_style, unread=site.unread,
         abstract=abstract_methods(project, owner) if owner else (),
         # (a template the class's __str__ makes is on the card already: link.messages)
         own_str=not card.message.form.startswith("class:") and any(_defines_str(project, name) for name in card.exception.classes[:1]),
@@ -356,7 +356,7 @@ def entry_points(facts: FileFacts, site: SiteFact) -> tuple[EntryKind, ...]:
     """How a caller reaches the raising function, from its decorators and name."""
     imports = dict(facts.imports)
     found: list[EntryKind] = []
-    for decorator in site.decorators:
+    for decorator in site.at.decorators:
         target = decorator_target(imports, decorator)
         if target.startswith("pydantic"):
             name = target.rsplit(".", 1)[-1]
@@ -370,7 +370,7 @@ def entry_points(facts: FileFacts, site: SiteFact) -> tuple[EntryKind, ...]:
                 found.append(EntryKind.PYDANTIC_ROOT_VALIDATOR)
         elif target in ("property", "functools.cached_property"):
             found.append(EntryKind.PROPERTY)
-    name = (site.function or "").rsplit(".", 1)[-1]
+    name = (site.at.function or "").rsplit(".", 1)[-1]
     if site.owner is not None and name in ("__init__", "__new__"):
         found.append(EntryKind.CONSTRUCTOR)
     elif site.owner is not None and name == "__post_init__":

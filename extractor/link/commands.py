@@ -157,7 +157,7 @@ def routed_inputs(flags: dict[str, str], module: str, site: SiteFact, inputs: It
             owners = [f"{module}.{site.owner}", *(context.classes.get(".".join(parts[:n + 2]), "").replace(":", ".") for n in range(len(keywords) - 1))]
             if all(cls and routed(route(cls), keyword, namespace=False) for cls, keyword in zip(owners, keywords)):
                 found.append(name)
-        elif len(parts) == 2 and parts[0] in {p.name for p in context.params} and site.function is not None:
-            if routed(route(f"{module}.{site.function}"), parts[1], namespace=True):
+        elif len(parts) == 2 and parts[0] in {p.name for p in context.params} and site.at.function is not None:
+            if routed(route(f"{module}.{site.at.function}"), parts[1], namespace=True):
                 found.append(name)
     return tuple(found), reads

@@ -40,9 +40,9 @@ def placeholder_entries(project: Project, facts: FileFacts, site: SiteFact, card
     if not _is_placeholder(site, card):
         return ()
     imports = dict(facts.imports)
-    decorators = {decorator_target(imports, d) for d in site.decorators}
+    decorators = {decorator_target(imports, d) for d in site.at.decorators}
     owner = f"{facts.module}.{site.owner}"
-    if not decorators & _ABSTRACT and _inherits(project, owner, site.function.rsplit(".", 1)[-1]):  # type: ignore[union-attr]
+    if not decorators & _ABSTRACT and _inherits(project, owner, site.at.function.rsplit(".", 1)[-1]):  # type: ignore[union-attr]
         return (EntryKind.REFUSES,)
     if decorators & _CLASS_LEVEL:  # (called on the class: no instance is created, so no check stops it)
         return (EntryKind.PLACEHOLDER, EntryKind.CLASS_LEVEL)
@@ -53,7 +53,7 @@ def placeholder_entries(project: Project, facts: FileFacts, site: SiteFact, card
 
 def _is_placeholder(site: SiteFact, card: Card) -> bool:
     """An unguarded raise of NotImplementedError (or a subclass), in a method's own body."""
-    if site.owner is None or site.function != f"{site.owner}.{site.function.rsplit('.', 1)[-1]}" or site.raised.caught:
+    if site.owner is None or site.at.function != f"{site.owner}.{site.at.function.rsplit('.', 1)[-1]}" or site.raised.caught:
         return False
     if card.kind == RaiseKind.RERAISE or card.guard.code != "True" or card.guard.context:
         return False

@@ -98,8 +98,8 @@ def _constant(project: Project, facts: FileFacts, constants: Mapping[str, str], 
 def receiver(site: SiteFact) -> str | None:
     """The object's name in a method that holds the raise itself (its first parameter), None
     elsewhere (a function, a staticmethod, a function nested in a method)."""
-    if site.owner is None or site.function is None or site.function.rpartition(".")[0] != site.owner:
+    if site.owner is None or site.at.function is None or site.at.function.rpartition(".")[0] != site.owner:
         return None
-    if "staticmethod" in site.decorators or not site.params or site.params[0].kind in ("star", "starstar", "keyword"):
+    if "staticmethod" in site.at.decorators or not site.params or site.params[0].kind in ("star", "starstar", "keyword"):
         return None
     return site.params[0].name

@@ -19,7 +19,7 @@ from .codes import (
     TriggerStatus,
     VerifyOutcome,
 )
-from .facts import Argument, CallSite, Constraint, Excerpt, Param
+from .facts import Argument, CallSite, Constraint, Location, Param
 from .serialize import FLAT
 from .site import Guard, MessageTemplate
 
@@ -192,17 +192,13 @@ class Card:
 
     id: str
     path: str
-    line: int
-    end_line: int
-    function: str | None
-    decorators: tuple[str, ...]
+    at: Location = dataclasses.field(metadata={FLAT: True})  # (its fields are the card's in JSON)
     entry: tuple[EntryKind, ...]  # how callers reach the function
     kind: RaiseKind
     exception: ExceptionRef
     cause: str | None
     message: MessageTemplate
     guard: Guard
-    excerpt: Excerpt
     docs: Docs
     related: tuple[str, ...] = ()
     permalink: str | None = None
@@ -261,4 +257,3 @@ class CardContext:
     # ``ctx.a`` of an annotated parameter) that another raise of the function reads: what its
     # test sees where a fix leaves the field alone (link.constructors.field_defaults).
     field_defaults: tuple[tuple[str, str | None, str | None], ...] = ()
-

@@ -133,16 +133,24 @@ class RaiseFacts:
 
 
 @record
-class SiteFact:
-    """One raise statement before project-wide linking (names as written): where it is, in
-    which function (the ``ast`` pass), and what the libcst pass read of it (``raised``)."""
+class Location:
+    """Where a raise statement is: its lines, the definition that holds it, and the excerpt
+    that shows it (the ``ast`` pass). A card publishes it as its own fields (``Card.at``)."""
 
     line: int
     end_line: int
-    function: str | None
-    owner: str | None  # qualname of the class whose method holds the raise
-    decorators: tuple[str, ...]
+    function: str | None  # the qualname of the function (or class) whose body holds the raise; None: module level
+    decorators: tuple[str, ...]  # the function's, as written
     excerpt: Excerpt
+
+
+@record
+class SiteFact:
+    """One raise statement before project-wide linking (names as written): where it is and in
+    which function (the ``ast`` pass), and what the libcst pass read of it (``raised``)."""
+
+    at: Location
+    owner: str | None  # qualname of the class whose method holds the raise
     raised: RaiseFacts
     function_doc: str | None = None
     params: tuple[Param, ...] = ()

@@ -198,7 +198,7 @@ def _public_module(module: str) -> bool:
 
 def decorator_names(card: Card) -> set[str]:
     """The last dotted part of each decorator, without its call (``functools.lru_cache(1)`` -> ``lru_cache``)."""
-    return {d.split("(", 1)[0].rsplit(".", 1)[-1].strip() for d in card.decorators}
+    return {d.split("(", 1)[0].rsplit(".", 1)[-1].strip() for d in card.at.decorators}
 
 
 def is_class_level(card: Card) -> bool:
@@ -208,7 +208,7 @@ def is_class_level(card: Card) -> bool:
 
 def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str | None:
     """Code that imports the entry and calls it with ``values`` (input -> value), or None."""
-    function, module = card.function, ctx.public_module  # (``httpx``, not ``httpx._client``: link.exports)
+    function, module = card.at.function, ctx.public_module  # (``httpx``, not ``httpx._client``: link.exports)
     if not function or "<locals>" in function or module is None:
         return None
     owner, _, name = function.rpartition(".")

@@ -308,7 +308,7 @@ def choose_inputs(draft: Draft) -> Draft:
 
 def _missing(card: Card, ctx: CardContext, given: set[str], constructing: bool = False) -> list[str]:
     params = [(p.name, p.default is None and p.kind not in ("star", "starstar")) for p in ctx.params]
-    if (card.function or "").rsplit(".", 1)[-1] in ("__init__", "__new__"):
+    if (card.at.function or "").rsplit(".", 1)[-1] in ("__init__", "__new__"):
         return missing_arguments(params, None, given, ctx.settable, False, own_constructor=True)
     constructor = [(p.name, p.default is None and p.kind not in ("star", "starstar")) for p in ctx.constructor] if ctx.constructor is not None else None
     return missing_arguments(params, constructor, given, ctx.settable, constructing or bool(set(card.entry) & CONSTRUCTING))

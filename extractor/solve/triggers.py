@@ -109,6 +109,6 @@ def solve_one(item: tuple[Card, CardContext, bool]) -> Solved:
     except Exception as exc:
         if strict:
             raise
-        log.debug("solving failed for %s:%s", card.path, card.line, exc_info=True)
+        log.debug("solving failed for %s:%s", card.path, card.at.line, exc_info=True)
         reason = Detailed(code=Reason.INTERNAL_ERROR, value=type(exc).__name__)
         return replace(card.solved, trigger=Trigger(status=TriggerStatus.UNSOLVED, inputs={}, reason=reason))

@@ -124,7 +124,9 @@ class RaiseFacts:
     cause: str | None = None  # ``from ...``, as written
     message: MessageTemplate
     guard: Guard
-    reason: Reason | None = None  # why the exception is not resolved, where it cannot be
+    # Why the exception cannot be named (a bare raise outside a handler, a variable, an
+    # expression), or why libcst could not model the raise (collect.file._fallback).
+    reason: Reason | None = None
     lints: tuple[str, ...] = ()
     arguments: tuple[Argument, ...] | None = None  # the exception call's arguments; None: not a call, or one with a star
     # What the statements before the raise and its arguments evaluate, in the guard's names

@@ -1,4 +1,5 @@
-"""Cards: linked FileFacts -> Card records (exceptions resolved, field docs, ids, related).
+"""Cards: linked FileFacts -> Card records (exceptions resolved, field docs, ids, related),
+each with its CardContext for solving.
 
 The project-wide half of linking: every raise site becomes one card, whatever could or
 could not be resolved about it.

@@ -284,7 +284,8 @@ class ContextLinker:
             module=self.facts.module, public_module=entry_module(self.project, self.facts.module, card.function),
             exception_module=found[0].module if found is not None else None,
             # (a template the class's __str__ makes is on the card already: link.messages)
-            own_str=not card.message.form.startswith("class:") and any(_defines_str(self.project, name) for name in card.exception.classes[:1]),
+            own_str=not card.message.form.startswith("class:")
+            and any(_defines_str(self.project, name) for name in card.exception.classes[:1]),
             # The other raises a fix must not reach. One in an unmodelled handler (context "except")
             # is reached only when its try body raises, which its guard leaves out: no evidence.
             siblings=tuple(c.guard.code for c in others if all(x.kind != ContextKind.EXCEPT for x in c.guard.context)),

@@ -165,7 +165,8 @@ def routed_inputs(flags: dict[str, str], module: str, site: SiteFact, inputs: It
         parts = name.split(".")
         keywords = owner.settable.get(name)
         if keywords is not None and site.owner is not None and parts[0] == "self" and len(keywords) == len(parts) - 1:
-            owners = [f"{module}.{site.owner}", *(owner.classes.get(".".join(parts[:n + 2]), "").replace(":", ".") for n in range(len(keywords) - 1))]
+            nested = (owner.classes.get(".".join(parts[:n + 2]), "").replace(":", ".") for n in range(len(keywords) - 1))
+            owners = [f"{module}.{site.owner}", *nested]
             if all(cls and routed(route(cls), keyword, namespace=False) for cls, keyword in zip(owners, keywords)):
                 found.append(name)
         elif (len(parts) == 2 and parts[0] in {p.name for p in site.params} and site.function is not None

@@ -184,7 +184,9 @@ class Constructors:
             if (symbol is None and base in _OBJECT_INIT) or (symbol is not None and symbol.kind == "outside" and symbol.qualname in _PLAIN_OUTSIDE):
                 continue
             found = self.project.class_fact(symbol.qualname) if symbol is not None and symbol.kind == "class" else None
-            if found is None or symbol is None or depth > _MAX_DEPTH or found[1].init is not None or found[1].metaclass not in (None, *_PLAIN_METACLASSES):
+            if found is None or symbol is None or depth > _MAX_DEPTH:
+                return False
+            if found[1].init is not None or found[1].metaclass not in (None, *_PLAIN_METACLASSES):
                 return False
             if self.is_record(symbol.qualname) or not self._object_init(found[0], found[1].bases, depth + 1):
                 return False
@@ -313,7 +315,8 @@ def settable_inputs(constructors: Constructors, owner: str | None, names: Iterab
     return settable, classes
 
 
-def derived_inputs(project: Project, facts: FileFacts, owner: str | None, params: tuple[Param, ...], inputs: tuple[str, ...]) -> tuple[str, ...]:
+def derived_inputs(project: Project, facts: FileFacts, owner: str | None, params: tuple[Param, ...],
+                   inputs: tuple[str, ...]) -> tuple[str, ...]:
     """The inputs ``x.name`` where ``x`` is ``self`` or a parameter annotated with an in-tree
     class that defines ``name`` as a method or property: computed, not an attribute a caller
     sets (``spec.needs_normalization``)."""
@@ -323,7 +326,8 @@ def derived_inputs(project: Project, facts: FileFacts, owner: str | None, params
         root, _, rest = name.partition(".")
         if not rest or "." in rest:
             continue
-        cls = owner if root == "self" and owner else project.class_of_annotation(facts, annotations.get(root)) if annotations.get(root) else None
+        annotation = annotations.get(root)
+        cls = owner if root == "self" and owner else project.class_of_annotation(facts, annotation) if annotation else None
         if cls is not None and any(rest in dict(f[1].methods) for q in (cls, *project.ancestors(cls)) if (f := project.class_fact(q))):
             found.append(name)
     return tuple(found)

@@ -253,7 +253,8 @@ class Owner:
 
     constructor: tuple[Param, ...] | None = None  # the owner class's constructor parameters, where known
     settable: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # "self.a.b" -> constructor keywords a, b
-    classes: dict[str, str] = dataclasses.field(default_factory=dict)  # "self.a" -> "module:Qualname" of the in-tree class its constructor keyword takes
+    # "self.a" -> "module:Qualname" of the in-tree class its constructor keyword takes
+    classes: dict[str, str] = dataclasses.field(default_factory=dict)
     # The guards of the raises that constructing the owner runs (its __init__, __post_init__,
     # validators), each with its inputs' declared defaults (input, default, default_factory):
     # an example that builds the object must pass them all first.

@@ -122,9 +122,9 @@ def _single_locals(method: ast.FunctionDef | ast.AsyncFunctionDef, before: int) 
             counts[node.id] = counts.get(node.id, 0) + 1
     found = {}
     for stmt in method.body:
-        if isinstance(stmt, ast.Assign) and stmt.lineno < before and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            if counts.get(stmt.targets[0].id) == 1:
-                found[stmt.targets[0].id] = stmt.value
+        if (isinstance(stmt, ast.Assign) and stmt.lineno < before and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                and counts.get(stmt.targets[0].id) == 1):
+            found[stmt.targets[0].id] = stmt.value
     return found
 
 

@@ -189,7 +189,7 @@ class _WriteIn(ast.NodeTransformer):
         self.keyed = keyed
         self.failed = False
 
-    def visit_Name(self, node: ast.Name) -> ast.AST:  # noqa: N802 (ast API)
+    def visit_Name(self, node: ast.Name) -> ast.AST:
         code = None if node.id in self.keyed else self.values.get(node.id)
         if code is None:
             if node.id not in _CALLS:

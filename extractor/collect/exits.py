@@ -44,11 +44,14 @@ def only_leaves(stmt: cst.CSTNode, function: str | None = None) -> bool:
             return False
         if isinstance(node, (cst.Return, cst.Break, cst.Continue)):
             leaves = True
-        elif isinstance(node, _NOT_ONLY_LEAVING) or unpacked_length(node) is not None:
-            return False
-        elif isinstance(node, cst.Expr) and isinstance(node.value, cst.Call) and dotted(node.value.func) in EXIT_CALLS:
+        elif isinstance(node, _NOT_ONLY_LEAVING) or unpacked_length(node) is not None or _is_exit_call(node):
             return False
     return leaves
+
+
+def _is_exit_call(node: cst.CSTNode) -> bool:
+    """Whether ``node`` is an expression statement calling an exit function (``sys.exit(1)``)."""
+    return isinstance(node, cst.Expr) and isinstance(node.value, cst.Call) and dotted(node.value.func) in EXIT_CALLS
 
 
 def _calls(node: cst.CSTNode, function: str) -> bool:

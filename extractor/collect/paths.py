@@ -354,7 +354,7 @@ def _extract_guard(chain: Sequence[cst.CSTNode], start: int, model: PathModel) -
     refs = model.exprs.refs_of(atoms_of(tree))
     shown = model.exprs.raise_names = model.exprs.shown_names([code], chain[-1]) if TAG in code else {}
     if shown:  # each binding of an opaque local under a name of its own, as the raise sees them
-        rename = lambda text: resolve(text, shown)  # noqa: E731
+        rename = lambda text: resolve(text, shown)
         tree = conj([map_atoms(tree, rename)])  # (two tags may name one value: one conjunct)
         code = render_guard(tree)
         conditions = [(role, map_atoms(node, rename)) for role, node in conditions]

@@ -129,7 +129,7 @@ class Reaching(StatementIndex):
             return self._end(name, stmt.body.body, lambda: self.before(name, stmt))
         if isinstance(stmt, cst.Try) and stmt.finalbody is None and all(always_leaves(h.body.body) for h in stmt.handlers):
             # Past the try only when its body (and ``else``) completed: no handler falls through.
-            body = lambda: self._end(name, stmt.body.body, lambda: self.before(name, stmt))  # noqa: E731
+            body = lambda: self._end(name, stmt.body.body, lambda: self.before(name, stmt))
             return self._end(name, stmt.orelse.body.body, body) if stmt.orelse is not None else body()
         return UNKNOWN
 
@@ -170,7 +170,7 @@ class Reaching(StatementIndex):
 
     def _joined(self, name: str, stmt: cst.If) -> Value:
         """The value after an ``if``: each branch's, chosen by the test."""
-        entry = lambda: self._tested(name, stmt)  # noqa: E731 (a deferred read)
+        entry = lambda: self._tested(name, stmt)  # (a deferred read)
         body = None if always_leaves(stmt.body.body) else self._end(name, stmt.body.body, entry)
         if isinstance(stmt.orelse, cst.If):
             other = self._joined(name, stmt.orelse)

@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
+from itertools import pairwise
 
 from ..model import Context, ContextKind, Guard
 from .declarations import SourceText, dotted_name
@@ -385,7 +386,7 @@ def defined_under(guard: Guard, stack: tuple[ast.AST, ...], holder: ast.AST | No
     if holder is None:
         return guard  # (a module-level raise: its unit's own tests are the guard)
     found: list[Context] = []
-    for node, inner in zip(stack, stack[1:]):
+    for node, inner in pairwise(stack):
         if node is holder:
             break
         if isinstance(node, ast.If) and "TYPE_CHECKING" not in (test := ast.unparse(node.test)):

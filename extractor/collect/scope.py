@@ -343,7 +343,7 @@ _PURE_NODES = (
 )
 
 
-def walrus_names(test: cst.BaseExpression) -> set[str]:
+def walrus_names(test: cst.CSTNode) -> set[str]:
     """Names bound by ``:=`` in an expression (outside lambdas)."""
     names: set[str] = set()
     stack: list[cst.CSTNode] = [test]

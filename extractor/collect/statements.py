@@ -175,8 +175,8 @@ class StatementIndex:
         """Whether a binding of ``name`` in ``stmt`` may have run before its block ``owner``
         is entered: a try's body before a handler or ``else``; a loop's target and the body
         statements that go on, before its ``else``; else anything ``stmt`` binds."""
-        if from_body:
-            return any(self._binding_passes(s, name) for s in stmt.body.body)  # type: ignore[attr-defined]
+        if from_body and isinstance(stmt, (cst.Try, cst.TryStar)):  # (from_body: ``stmt`` is a try)
+            return any(self._binding_passes(s, name) for s in stmt.body.body)
         if isinstance(owner, cst.Else) and isinstance(stmt, (cst.For, cst.While)):
             return self.binds_first(stmt, name) or any(self._binding_passes(s, name) for s in stmt.body.body)
         return name in self.binds(stmt)

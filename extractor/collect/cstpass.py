@@ -137,11 +137,12 @@ class UnitAnalysis:
         return replace(facts, lints=lint_message(facts.message, scope), evaluates=(*paths.evaluates, *facts.evaluates))
 
 
-def _describe(node: cst.Raise, handlers: list, scope: Scope, guard: Guard, cause: str | None, exprs: ExprModel) -> RaiseFacts:
-    def facts(**kw: object) -> RaiseFacts:
-        base = dict(written=None, is_call=False, caught=(), reason=None)
-        base.update(kw)
-        return RaiseFacts(cause=cause, guard=guard, **base)  # type: ignore[arg-type]
+def _describe(node: cst.Raise, handlers: list[cst.ExceptHandler | cst.ExceptStarHandler], scope: Scope, guard: Guard, cause: str | None,
+              exprs: ExprModel) -> RaiseFacts:
+    def facts(*, kind: RaiseKind, message: MessageTemplate, written: str | None = None, is_call: bool = False, caught: tuple[str, ...] = (),
+              reason: Reason | None = None, **more: Any) -> RaiseFacts:  # (more: _call_message's arguments and evaluates)
+        return RaiseFacts(kind=kind, written=written, is_call=is_call, caught=caught, cause=cause, message=message, guard=guard,
+                          reason=reason, **more)
 
     if node.exc is None:
         if not handlers:
@@ -272,6 +273,7 @@ def _parser_output_trusted() -> Iterator[None]:
     if check is None:  # another libcst layout: parse as it comes
         yield
         return
+    # (mypy refuses assigning a method of a class: replacing libcst's check is this function's purpose)
     base.__post_init__ = _trusted  # type: ignore[method-assign]
     try:
         yield

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
+from collections.abc import Callable
 from dataclasses import replace
 
 import libcst as cst
@@ -128,7 +129,7 @@ def _single_locals(method: ast.FunctionDef | ast.AsyncFunctionDef, before: int) 
     return found
 
 
-def _template(expr: ast.expr, src: SourceText, attribute, params: set[str], locals_: dict[str, ast.expr]) -> Rule:
+def _template(expr: ast.expr, src: SourceText, attribute: Callable[[ast.expr], str | None], params: set[str], locals_: dict[str, ast.expr]) -> Rule:
     """The message ``expr`` builds, each hole rewritten over parameters (``attribute`` maps
     ``self.x`` reads); opaque where a hole reads anything else but builtins."""
     def parse(node: ast.expr) -> cst.BaseExpression:
@@ -159,7 +160,7 @@ def _template(expr: ast.expr, src: SourceText, attribute, params: set[str], loca
     return "template", make_template(message.form, parts)
 
 
-def _rewrite(code: str, attribute, params: set[str], locals_: dict[str, ast.expr]) -> str | None:
+def _rewrite(code: str, attribute: Callable[[ast.expr], str | None], params: set[str], locals_: dict[str, ast.expr]) -> str | None:
     """A hole's expression over parameters only (a local bound once before is replaced by
     its value), or None."""
     try:

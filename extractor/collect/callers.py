@@ -18,12 +18,12 @@ import re
 from collections.abc import Iterable, Sequence
 
 from ..model import CallSite
-from .syntax import walk
+from .syntax import Function, walk
 
 MAX_CALLERS = 24  # per function: the card shows a few, and how many in all
 
 
-def in_file_callers(text: str, tree: ast.Module, defs: Sequence[tuple[str, ast.AST]],
+def in_file_callers(text: str, tree: ast.Module, defs: Sequence[tuple[str, Function]],
                     wanted: Iterable[tuple[str, str | None]]) -> tuple[tuple[str, tuple[CallSite, ...]], ...]:
     """For each ``(function qualname, owner class qualname or None)`` of ``wanted`` (a direct
     method of the owner, or a module-level function), the definitions of the file that call
@@ -43,8 +43,8 @@ def in_file_callers(text: str, tree: ast.Module, defs: Sequence[tuple[str, ast.A
         alternatives.append(rf"(?<![\w.])(?:self|cls)\s*\.\s*(?P<method>{'|'.join(map(re.escape, sorted(methods)))})\s*\(")
     if functions:
         alternatives.append(rf"(?<![\w.])(?P<function>{'|'.join(map(re.escape, sorted(functions)))})\s*\(")
-    defs = sorted(defs, key=lambda d: d[1].lineno)  # type: ignore[attr-defined]
-    starts = [d.lineno for _, d in defs]  # type: ignore[attr-defined]
+    defs = sorted(defs, key=lambda d: d[1].lineno)
+    starts = [d.lineno for _, d in defs]
     confirmed: dict[int, set[tuple[int, str]]] = {}  # id of a definition (or statement) -> its (line, called name)
     found: dict[str, dict[str | None, int]] = {}
     line, offset = 1, 0
@@ -66,13 +66,13 @@ def in_file_callers(text: str, tree: ast.Module, defs: Sequence[tuple[str, ast.A
                  for target, callers in sorted(found.items()))
 
 
-def _enclosing(defs: Sequence[tuple[str, ast.AST]], starts: list[int], tree: ast.Module, line: int) -> tuple[str | None, ast.AST | None]:
+def _enclosing(defs: Sequence[tuple[str, Function]], starts: list[int], tree: ast.Module, line: int) -> tuple[str | None, ast.stmt | None]:
     """The innermost definition whose body holds ``line`` (its qualname and node), else the
     top-level statement that does (None and the statement)."""
     index = bisect.bisect_right(starts, line) - 1
     while index >= 0:
         qualname, node = defs[index]
-        body = node.body  # type: ignore[attr-defined]
+        body = node.body
         if body[0].lineno <= line <= (node.end_lineno or 0):  # (not its decorators, defaults or annotations)
             return qualname, node
         index -= 1

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
+from collections.abc import Callable
 from dataclasses import replace
 
 import libcst as cst
@@ -122,13 +123,13 @@ def _single_locals(method: ast.FunctionDef | ast.AsyncFunctionDef, before: int) 
             counts[node.id] = counts.get(node.id, 0) + 1
     found = {}
     for stmt in method.body:
-        if isinstance(stmt, ast.Assign) and stmt.lineno < before and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            if counts.get(stmt.targets[0].id) == 1:
-                found[stmt.targets[0].id] = stmt.value
+        if (isinstance(stmt, ast.Assign) and stmt.lineno < before and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                and counts.get(stmt.targets[0].id) == 1):
+            found[stmt.targets[0].id] = stmt.value
     return found
 
 
-def _template(expr: ast.expr, src: SourceText, attribute, params: set[str], locals_: dict[str, ast.expr]) -> Rule:
+def _template(expr: ast.expr, src: SourceText, attribute: Callable[[ast.expr], str | None], params: set[str], locals_: dict[str, ast.expr]) -> Rule:
     """The message ``expr`` builds, each hole rewritten over parameters (``attribute`` maps
     ``self.x`` reads); opaque where a hole reads anything else but builtins."""
     def parse(node: ast.expr) -> cst.BaseExpression:
@@ -159,7 +160,7 @@ def _template(expr: ast.expr, src: SourceText, attribute, params: set[str], loca
     return "template", make_template(message.form, parts)
 
 
-def _rewrite(code: str, attribute, params: set[str], locals_: dict[str, ast.expr]) -> str | None:
+def _rewrite(code: str, attribute: Callable[[ast.expr], str | None], params: set[str], locals_: dict[str, ast.expr]) -> str | None:
     """A hole's expression over parameters only (a local bound once before is replaced by
     its value), or None."""
     try:

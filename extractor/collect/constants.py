@@ -38,7 +38,7 @@ def unpacked(target: ast.expr, value: ast.expr) -> Iterator[tuple[str, ast.expr 
     (element source); nothing for any other unpacking."""
     if not isinstance(target, (ast.Tuple, ast.List)) or not all(isinstance(e, ast.Name) for e in target.elts):
         return
-    names = [e.id for e in target.elts]  # type: ignore[attr-defined]
+    names = [e.id for e in target.elts if isinstance(e, ast.Name)]  # (all are: tested above)
     if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(names) and not any(isinstance(e, ast.Starred) for e in value.elts):
         yield from zip(names, value.elts)
         return
@@ -125,8 +125,8 @@ def module_names(kinds: dict[str, str], assigned: dict[str, list[ast.expr | str 
             sentinels.add(name)
         elif (code := _computed(node, values, keyed)) is not None:
             values[name] = code
-        elif _keyed(node) and len(code := flat(node)) <= MAX_CODE:
-            values[name] = code
+        elif _keyed(node) and len(source := flat(node)) <= MAX_CODE:
+            values[name] = source
             keyed.add(name)
     shown = {name: repr(members) for name, members in aliases.items() if len(repr(members)) <= MAX_CODE}
     return ModuleNames(kinds=kinds, values=values, sentinels=frozenset(sentinels), aliases=shown), sorted(assignments)
@@ -189,7 +189,7 @@ class _WriteIn(ast.NodeTransformer):
         self.keyed = keyed
         self.failed = False
 
-    def visit_Name(self, node: ast.Name) -> ast.AST:  # noqa: N802 (ast API)
+    def visit_Name(self, node: ast.Name) -> ast.AST:
         code = None if node.id in self.keyed else self.values.get(node.id)
         if code is None:
             if node.id not in _CALLS:

@@ -123,7 +123,8 @@ class UnitAnalysis:
         return replace(facts, lints=lint_message(facts.message, scope), evaluates=(*paths.evaluates, *facts.evaluates))
 
 
-def _describe(node: cst.Raise, handlers: list, scope: Scope, guard: Guard, cause: str | None, exprs: ExprModel) -> RaiseFacts:
+def _describe(node: cst.Raise, handlers: list[cst.ExceptHandler | cst.ExceptStarHandler], scope: Scope, guard: Guard, cause: str | None,
+              exprs: ExprModel) -> RaiseFacts:
     facts = partial(RaiseFacts, cause=cause, guard=guard)
     if node.exc is None:
         if not handlers:
@@ -254,6 +255,7 @@ def _parser_output_trusted() -> Iterator[None]:
     if check is None:  # another libcst layout: parse as it comes
         yield
         return
+    # (mypy refuses assigning a method of a class: replacing libcst's check is this function's purpose)
     base.__post_init__ = _trusted  # type: ignore[method-assign]
     try:
         yield

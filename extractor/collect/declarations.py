@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import inspect
 import re
+from typing import overload
 
 from ..model import ClassFact, Constraint, FieldFact, Param
 from .inits import init_facts
@@ -39,6 +40,12 @@ MAX_VALUE_CHARS = 10_000  # a declared value (default, constant, annotation) lon
 MAX_TEXT_CHARS = 10_000  # a docstring or message text longer than this is cut, with a marker
 
 
+@overload
+def cut_text(text: str, limit: int = MAX_TEXT_CHARS) -> str: ...
+@overload
+def cut_text(text: None, limit: int = MAX_TEXT_CHARS) -> None: ...
+@overload
+def cut_text(text: str | None, limit: int = MAX_TEXT_CHARS) -> str | None: ...
 def cut_text(text: str | None, limit: int = MAX_TEXT_CHARS) -> str | None:
     """``text``, cut to ``limit`` characters with a marker saying how long it was."""
     if text is None or len(text) <= limit:
@@ -60,7 +67,7 @@ class SourceText:
             self._encoded[lineno] = cached
         return cached
 
-    def segment(self, node: ast.AST) -> str:
+    def segment(self, node: ast.expr | ast.stmt) -> str:
         """The exact source text of ``node``, as written."""
         start, end = node.lineno, node.end_lineno or node.lineno
         col, end_col = node.col_offset, node.end_col_offset or 0
@@ -71,7 +78,7 @@ class SourceText:
         chunks.append(self._line_bytes(end)[:end_col].decode("utf-8", "replace"))
         return "\n".join(chunks)
 
-    def flat(self, node: ast.AST) -> str:
+    def flat(self, node: ast.expr | ast.stmt) -> str:
         """The source of ``node`` on one line (for annotations and defaults; as ``ast.unparse``
         writes it where its lines hold a comment); a marker that is
         no Python value in place of one longer than MAX_VALUE_CHARS (such a value would be

@@ -60,10 +60,12 @@ def body_values(body: cst.BaseSuite) -> list[tuple[cst.BaseExpression, cst.CSTNo
     lines = body.body
     if not 1 <= len(lines) <= MAX_TRY_BODY:
         return None
-    values = [sole_value(line) for line in lines]
-    if any(v is None for v in values):
-        return None
-    return [(value, line.body[0]) for value, line in zip(values, lines)]  # type: ignore[misc, attr-defined]
+    found: list[tuple[cst.BaseExpression, cst.CSTNode]] = []
+    for line in lines:
+        if not isinstance(line, cst.SimpleStatementLine) or (value := sole_value(line)) is None:
+            return None
+        found.append((value, line.body[0]))
+    return found
 
 
 def sole_value(line: cst.CSTNode) -> cst.BaseExpression | None:

@@ -9,7 +9,7 @@ from . import declarations as decl
 from .units import first_line
 
 
-def excerpt_of(span: ast.AST, node: ast.Raise, lines: list[str], limit: int) -> Excerpt:
+def excerpt_of(span: ast.stmt, node: ast.Raise, lines: list[str], limit: int) -> Excerpt:
     """The enclosing definition, clipped to ``limit`` lines that keep the raise in view: what
     leads to it (the tests of its guard stand before it), and ``_AFTER_RAISE`` lines after it."""
     first = first_line(span)
@@ -21,7 +21,7 @@ def excerpt_of(span: ast.AST, node: ast.Raise, lines: list[str], limit: int) -> 
         last = min(last, raise_last + _AFTER_RAISE)
         first = max(lowest, min(raise_first, last - limit + 1))
         last = min(span.end_lineno or span.lineno, first + limit - 1)
-    return Excerpt(start_line=first, text="\n".join(decl.cut_text(line, _MAX_EXCERPT_LINE) for line in lines[first - 1 : last]))  # type: ignore[misc]
+    return Excerpt(start_line=first, text="\n".join(decl.cut_text(line, _MAX_EXCERPT_LINE) for line in lines[first - 1 : last]))
 
 
 _AFTER_RAISE = 3  # lines of a clipped excerpt after the raise

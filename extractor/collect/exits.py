@@ -44,11 +44,14 @@ def only_leaves(stmt: cst.CSTNode, function: str | None = None) -> bool:
             return False
         if isinstance(node, (cst.Return, cst.Break, cst.Continue)):
             leaves = True
-        elif isinstance(node, _NOT_ONLY_LEAVING) or unpacked_length(node) is not None:
-            return False
-        elif isinstance(node, cst.Expr) and isinstance(node.value, cst.Call) and dotted(node.value.func) in EXIT_CALLS:
+        elif isinstance(node, _NOT_ONLY_LEAVING) or unpacked_length(node) is not None or _is_exit_call(node):
             return False
     return leaves
+
+
+def _is_exit_call(node: cst.CSTNode) -> bool:
+    """Whether ``node`` is an expression statement calling an exit function (``sys.exit(1)``)."""
+    return isinstance(node, cst.Expr) and isinstance(node.value, cst.Call) and dotted(node.value.func) in EXIT_CALLS
 
 
 def _calls(node: cst.CSTNode, function: str) -> bool:
@@ -63,7 +66,7 @@ def _calls(node: cst.CSTNode, function: str) -> bool:
     return False
 
 
-def handler_types(handler: cst.ExceptHandler) -> tuple[str, ...]:
+def handler_types(handler: cst.ExceptHandler | cst.ExceptStarHandler) -> tuple[str, ...]:
     """The classes an ``except`` clause catches, as written (``BaseException`` for a bare one)."""
     if handler.type is None:
         return ("BaseException",)
@@ -76,7 +79,7 @@ def handler_types(handler: cst.ExceptHandler) -> tuple[str, ...]:
 _NOT_EXCEPTION = frozenset({"SystemExit", "KeyboardInterrupt", "GeneratorExit", "BaseExceptionGroup"})
 
 
-def catching(statement: cst.Try | cst.TryStar, chain: Sequence[cst.CSTNode]) -> cst.ExceptHandler | None:
+def catching(statement: cst.Try | cst.TryStar, chain: Sequence[cst.CSTNode]) -> cst.ExceptHandler | cst.ExceptStarHandler | None:
     """The first handler of ``statement`` that catches what the raise at the end of ``chain``
     (in the statement's body) raises, judged by the written names: the same class,
     ``Exception`` (for any class but the few outside it) or a bare ``except``; a name an
@@ -99,7 +102,7 @@ def catching(statement: cst.Try | cst.TryStar, chain: Sequence[cst.CSTNode]) -> 
     return None
 
 
-def _reraises(handler: cst.ExceptHandler) -> bool:
+def _reraises(handler: cst.ExceptHandler | cst.ExceptStarHandler) -> bool:
     """Whether the handler's block ends by raising what it caught again (``raise``, or
     ``raise e`` of its ``as e``): cleanup that lets the error through."""
     body = handler.body.body if isinstance(handler.body, cst.IndentedBlock) else ()

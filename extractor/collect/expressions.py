@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
+from typing import cast
 
 import libcst as cst
 
@@ -51,7 +52,8 @@ class ExprModel:
         function = scope.function
         self.attributes = stored_attributes(scope.stored_targets, scope.params, {*scope.bindings, *scope.shared}) if function is not None else frozenset()
         self.attribute_names = {chain.rsplit(".", 1)[1] for chain in self.attributes}
-        stores = Stores(self.attributes, *(scope.methods or (None, None)), changed=scope.changed)
+        owner, methods = scope.methods or (None, None)
+        stores = Stores(self.attributes, owner, methods, changed=scope.changed)
         self.reaching = Reaching(function, self.inline_at, stores, self._side_tag) if function is not None else None
         self._versions: dict[tuple[str, tuple[str, int]], int] = {}  # (local, reaching.version) -> its number
         self._reads: list[tuple[str, cst.CSTNode]] = []  # by number: the local, and the first statement it was read at
@@ -71,7 +73,8 @@ class ExprModel:
         """``node`` with each local replaced by the value it holds at ``self.at``."""
         if not self._has_inlinable(node):
             return node
-        return node.visit(Inliner(self, bound_inside(node)))
+        # (libcst's visit may return a removal sentinel; the inliner only replaces expressions)
+        return cast(cst.BaseExpression, node.visit(Inliner(self, bound_inside(node))))
 
     def inline_at(self, node: cst.BaseExpression, at: cst.CSTNode) -> cst.BaseExpression:
         with self.located(at):
@@ -98,14 +101,17 @@ class ExprModel:
     def attribute_value(self, chain: str) -> cst.BaseExpression | None:
         """What stored attribute ``chain`` (``self.x``) holds at ``self.at``: None to keep it (the
         caller's), the value stored, or its tagged name (a call's result, or a call since)."""
-        value = self.reaching.before(chain, self.at) if self.reaching is not None and self.at is not None else ENTRY
+        reaching, at = self.reaching, self.at
+        if reaching is None or at is None:
+            return None
+        value = reaching.before(chain, at)
         if value is ENTRY:
             return None
         if isinstance(value, cst.BaseExpression):
-            origin = self.reaching.assignment(chain, self.at)
-            if origin is None or not any(self.reaching.rebound_since(n, origin[1], self.at) for n in self._held_names(value, origin[1])):
+            origin = reaching.assignment(chain, at)
+            if origin is None or not any(reaching.rebound_since(n, origin[1], at) for n in self._held_names(value, origin[1])):
                 return value
-        return cst.parse_expression(self._tagged(chain, self.at))
+        return cst.parse_expression(self._tagged(chain, at))
 
     def opaque(self, name: str) -> str:
         """The tagged name of the binding of ``name`` (a local, a parameter rebound, a stored
@@ -161,7 +167,8 @@ class ExprModel:
         """Whether the value tag ``number`` stands for is what its local holds at ``at``
         (a try body's binding, read there and after the try, is one value)."""
         name, read = self._reads[number]
-        return number == self._number(name, at) or not self.reaching.rebound_between(name, read, at)  # type: ignore[union-attr]
+        assert self.reaching is not None  # (a tag is numbered only in a function: _number)
+        return number == self._number(name, at) or not self.reaching.rebound_between(name, read, at)
 
     def shown_names(self, codes: list[str], at: cst.CSTNode, known: dict[str, str] | None = None) -> dict[str, str]:
         """Tag -> the name a reader sees, for code read on the path to statement ``at``: a
@@ -235,8 +242,8 @@ class ExprModel:
                 if current.value in self.scope.bindings and current.value not in bound:
                     found.add(current.value)
             elif isinstance(current, cst.Attribute):
-                if self.attributes and dotted(current) in self.attributes:
-                    found.add(dotted(current))  # type: ignore[arg-type]
+                if self.attributes and (chain := dotted(current)) is not None and chain in self.attributes:
+                    found.add(chain)
                 stack.append(current.value)
             elif isinstance(current, cst.Arg):
                 stack.append(current.value)
@@ -307,8 +314,8 @@ class ExprModel:
                     root = chain.split(".")[0]
                     if root not in bound:
                         self._ref(*_opaque_part(root, chain), refs)
-                    continue
-                stack.append(current.value)  # type: ignore[union-attr]
+                elif isinstance(current, cst.Attribute):  # (a name is always dotted)
+                    stack.append(current.value)
                 continue
             if isinstance(current, cst.Call):
                 self._call(current, bound, stack, refs)

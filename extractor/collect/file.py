@@ -53,7 +53,7 @@ from .parsers import parser_functions
 from .purity import changed_names
 from .routes import call_routes
 from .scope import ModuleNames
-from .syntax import walk
+from .syntax import Function, walk
 from .units import (
     COMPOUND,
     DEFS,
@@ -74,7 +74,7 @@ log = logging.getLogger("raisedocs")
 @dataclass
 class _Hit:
     node: ast.Raise
-    stack: tuple[ast.AST, ...]
+    stack: tuple[ast.stmt, ...]  # the compound statements around the raise, outermost first
 
 
 @dataclass
@@ -86,7 +86,7 @@ class _FileScan:
     kinds: dict[str, str]
     assigned: dict[str, list[ast.expr | str | None]]  # name -> what each binding binds (constants.module_names)
     flags: list[tuple[str, str]]
-    defs: list[tuple[str, ast.AST]] = field(default_factory=list)  # every function definition, by qualname
+    defs: list[tuple[str, Function]] = field(default_factory=list)  # every function definition, by qualname
     transforms: list[str] = field(default_factory=list)
     star_imports: list[str] = field(default_factory=list)
 
@@ -138,7 +138,7 @@ def _one_line(text: str) -> str:
 def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText, has_flag_calls: bool = True) -> _FileScan:
     scan = _FileScan(imports=[], classes=[], functions=[], hits=[], kinds={}, assigned={}, flags=[])
     # Statements only: a raise is a statement, so expressions are never walked.
-    work: list[tuple[ast.stmt, tuple[ast.AST, ...], bool]] = [(s, (), True) for s in reversed(tree.body)]
+    work: list[tuple[ast.stmt, tuple[ast.stmt, ...], bool]] = [(s, (), True) for s in reversed(tree.body)]
     while work:
         stmt, stack, at_module = work.pop()
         if isinstance(stmt, ast.Raise):
@@ -147,7 +147,7 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText,
         if isinstance(stmt, ast.Global):
             # A function may rebind these module names: they are never constants.
             for name in stmt.names:
-                scan.assigned.setdefault(name, []).append(None)  # type: ignore[arg-type]
+                scan.assigned.setdefault(name, []).append(None)
         if at_module:
             _module_binding(stmt, module, is_package, scan)
         if has_flag_calls and isinstance(stmt, _MAY_DECLARE_FLAGS):
@@ -185,16 +185,16 @@ def _module_binding(stmt: ast.stmt, module: str, is_package: bool, scan: _FileSc
     elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         value = stmt.value if not isinstance(stmt, ast.AugAssign) else None
-        for target in targets:
-            elements = dict(unpacked(target, value)) if value is not None and not isinstance(target, ast.Name) else {}
-            for node in walk(target):
+        for bound in targets:
+            elements = dict(unpacked(bound, value)) if value is not None and not isinstance(bound, ast.Name) else {}
+            for node in walk(bound):
                 if isinstance(node, ast.Name):
                     scan.kinds.setdefault(node.id, "var")
-                    single = isinstance(target, ast.Name) and value is not None
-                    scan.assigned.setdefault(node.id, []).append(value if single else elements.get(node.id))  # type: ignore[arg-type]
+                    single = isinstance(bound, ast.Name) and value is not None
+                    scan.assigned.setdefault(node.id, []).append(value if single else elements.get(node.id))
 
 
-def _qualname(stack: tuple[ast.AST, ...], name: str) -> str:
+def _qualname(stack: tuple[ast.stmt, ...], name: str) -> str:
     parts: list[str] = []
     for node in stack:
         if isinstance(node, ast.ClassDef):
@@ -207,7 +207,7 @@ def _qualname(stack: tuple[ast.AST, ...], name: str) -> str:
 # --- units and sites -----------------------------------------------------------------------
 
 
-def _unit_of(hit: _Hit) -> tuple[ast.AST, ast.AST | None]:
+def _unit_of(hit: _Hit) -> tuple[ast.stmt, ast.stmt | None]:
     """A raise's unit (its outermost function, else its top-level statement), and the statement around it (a method's class)."""
     for index, node in enumerate(hit.stack):
         if isinstance(node, DEFS):
@@ -222,7 +222,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
     scan = _scan(tree, module, path.endswith("__init__.py"), src, may_declare_flags(text))
     declares = bool(scan.flags) or "add_parser" in text  # (a file that may declare a command's flags)
     names, assignments = module_names(scan.kinds, scan.assigned, src.flat, mutated_names(text, scan.assigned))
-    units: dict[int, tuple[ast.AST, ast.AST | None, list[_Hit]]] = {}
+    units: dict[int, tuple[ast.stmt, ast.stmt | None, list[_Hit]]] = {}
     for hit in scan.hits:
         unit, owner = _unit_of(hit)
         units.setdefault(id(unit), (unit, owner, []))[2].append(hit)
@@ -256,8 +256,8 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
     )
 
 
-def _memo_unit_facts(unit: ast.AST, hits: list[_Hit], lines: list[str], names: ModuleNames, memo: UnitMemo | None,
-                     owner: ast.AST | None) -> list[RaiseFacts]:
+def _memo_unit_facts(unit: ast.stmt, hits: list[_Hit], lines: list[str], names: ModuleNames, memo: UnitMemo | None,
+                     owner: ast.stmt | None) -> list[RaiseFacts]:
     text = unit_text(unit, lines, needed_end(unit, max(hit.node.lineno for hit in hits), lines))
     methods = method_stores(unit, owner, text)  # what the class's methods it calls store (attributes.Stores)
     # (read on the whole unit, the text leaves out ``xs.append(x)``; up to its last raise)
@@ -403,7 +403,7 @@ def _bounded(message: MessageTemplate) -> MessageTemplate:
     long = [p for p in message.parts or () if isinstance(p, Text) and len(p.text) > decl.MAX_TEXT_CHARS]
     if not long and len(message.source or "") <= decl.MAX_TEXT_CHARS:
         return message
-    parts = tuple(Text(text=decl.cut_text(p.text)) if isinstance(p, Text) else p for p in message.parts) if message.parts is not None else None  # type: ignore[arg-type]
+    parts = tuple(Text(text=decl.cut_text(p.text)) if isinstance(p, Text) else p for p in message.parts) if message.parts is not None else None
     return dataclasses.replace(
         message, parts=parts, template=render_template(parts) if parts is not None else None, source=decl.cut_text(message.source),
     )

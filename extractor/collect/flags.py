@@ -35,20 +35,14 @@ def _dest_of(flags: list[str], names: list[str], keywords: list[ast.keyword]) ->
 
 def cli_flags(stmt: ast.stmt) -> list[tuple[str, str]]:
     """``(destination, --flag)`` pairs an argparse, click or typer declaration makes."""
-    found: list[tuple[str, str]] = []
+    calls: list[tuple[ast.Call, str | None]]  # each declaring call, with the parameter it declares (typer)
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and call_name(stmt.value) in ("add_argument", "add_option"):
         calls = [(stmt.value, None)]
     elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        calls = [(d, None) for d in stmt.decorator_list if isinstance(d, ast.Call) and call_name(d) == "option"]
-        params = stmt.args.args + stmt.args.kwonlyargs
-        defaults = [None] * (len(stmt.args.args) - len(stmt.args.defaults)) + list(stmt.args.defaults) + list(stmt.args.kw_defaults)
-        for param, default in zip(params, defaults):
-            for node in (default, getattr(param.annotation, "slice", None)):
-                for call in walk(node) if node is not None else ():
-                    if isinstance(call, ast.Call) and call_name(call) == "Option":
-                        calls.append((call, param.arg))
+        calls = _option_calls(stmt)
     else:
-        return found
+        return []
+    found: list[tuple[str, str]] = []
     for call, param in calls:
         flags = _long_flags(call.args)
         if not flags:
@@ -60,6 +54,21 @@ def cli_flags(stmt: ast.stmt) -> list[tuple[str, str]]:
             action = "kwargs"  # the keywords of a mapping: whether it is boolean is the field's
         found.extend((dest, f"{flag} {action}" if action else flag) for flag in flags[:1])
     return found
+
+
+def _option_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[ast.Call, str | None]]:
+    """click's ``@option(...)`` decorators, and typer's ``Option(...)`` calls in the parameters'
+    defaults and ``Annotated`` annotations (each with its parameter)."""
+    calls: list[tuple[ast.Call, str | None]] = [(d, None) for d in function.decorator_list if isinstance(d, ast.Call) and call_name(d) == "option"]
+    params = function.args.args + function.args.kwonlyargs
+    defaults: list[ast.expr | None] = [None] * (len(function.args.args) - len(function.args.defaults))
+    defaults += [*function.args.defaults, *function.args.kw_defaults]
+    for param, default in zip(params, defaults):
+        for node in (default, getattr(param.annotation, "slice", None)):
+            for call in walk(node) if node is not None else ():
+                if isinstance(call, ast.Call) and call_name(call) == "Option":
+                    calls.append((call, param.arg))
+    return calls
 
 
 def boolean_kwargs(stmt: ast.stmt) -> list[tuple[str, str]]:

@@ -74,16 +74,21 @@ def _fstring_parts(node: cst.FormattedString, render: Render) -> list[Part]:
         conversion = piece.conversion
         spec = None
         if piece.format_spec is not None:
-            spec = "".join(
-                p.value if isinstance(p, cst.FormattedStringText) else "{" + render(p.expression) + "}"
-                for p in piece.format_spec
-            )
+            spec = "".join(_spec_text(p, render) for p in piece.format_spec)
         if piece.equal is not None:
             parts.append(Text(text=expr + "="))
             if conversion is None and spec is None:
                 conversion = "r"
         parts.append(Hole(expr=expr, conversion=conversion, format_spec=spec or None))
     return parts
+
+
+def _spec_text(part: cst.BaseFormattedStringContent, render: Render) -> str:
+    """A piece of a format spec as written, its fields rendered (``{width}`` of ``{x:{width}}``)."""
+    if isinstance(part, cst.FormattedStringText):
+        return part.value
+    assert isinstance(part, cst.FormattedStringExpression)  # (the only other kind of piece)
+    return "{" + render(part.expression) + "}"
 
 
 def string_parts(node: cst.BaseExpression, render: Render) -> tuple[list[Part], bool]:

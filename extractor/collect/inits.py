@@ -39,7 +39,7 @@ def init_facts(init: ast.FunctionDef | ast.AsyncFunctionDef | None,
     for stmt in init.body:
         call = stmt.value if isinstance(stmt, ast.Expr) else None
         if isinstance(call, ast.Call) and _is_super_init(call.func):
-            straight = lambda value: value.id if isinstance(value, ast.Name) and value.id in names and value.id not in rebound() else None  # noqa: E731
+            straight = lambda value: value.id if isinstance(value, ast.Name) and value.id in names and value.id not in rebound() else None
             for index, arg in enumerate(call.args):
                 if isinstance(arg, ast.Starred):
                     break

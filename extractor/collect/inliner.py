@@ -50,11 +50,11 @@ class Inliner(cst.CSTTransformer):
         self.skip: set[int] = set()
         self.quotes: list[str] = []  # the quote of each f-string the node stands in, outermost first
 
-    def visit_FormattedString(self, node: cst.FormattedString) -> bool:  # noqa: N802
+    def visit_FormattedString(self, node: cst.FormattedString) -> bool:
         self.quotes.append(node.start.lstrip("rRfFbBuU")[:1])
         return True
 
-    def leave_FormattedString(self, original_node: cst.FormattedString, updated_node: cst.FormattedString) -> cst.BaseExpression:  # noqa: N802
+    def leave_FormattedString(self, original_node: cst.FormattedString, updated_node: cst.FormattedString) -> cst.BaseExpression:
         self.quotes.pop()
         return updated_node
 
@@ -66,11 +66,11 @@ class Inliner(cst.CSTTransformer):
         code = raw_code(value)
         return "\\" not in code and not any(q in code for q in self.quotes)
 
-    def visit_Attribute(self, node: cst.Attribute) -> bool:  # noqa: N802 (libcst API)
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
         self.skip.add(id(node.attr))
         return True
 
-    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:  # noqa: N802
+    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
         chain = dotted(original_node) if original_node.attr.value in self.model.attribute_names else None
         if chain is None or chain not in self.model.attributes or dotted(updated_node) != chain or chain.split(".", 1)[0] in self.bound:
             return updated_node  # (an inner part already replaced: ``self.a.b`` after ``self.a = v`` reads ``v.b``)
@@ -79,19 +79,19 @@ class Inliner(cst.CSTTransformer):
             return cst.parse_expression(self.model.opaque(chain))
         return updated_node if value is None else parenthesize(value)
 
-    def visit_Arg(self, node: cst.Arg) -> bool:  # noqa: N802
+    def visit_Arg(self, node: cst.Arg) -> bool:
         if node.keyword is not None:
             self.skip.add(id(node.keyword))
         return True
 
-    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:  # noqa: N802
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         members = self.model.alias_args(original_node, self.bound)
         return updated_node if members is None else cst.parse_expression(members)
 
-    def leave_NamedExpr(self, original_node: cst.NamedExpr, updated_node: cst.NamedExpr) -> cst.BaseExpression:  # noqa: N802
+    def leave_NamedExpr(self, original_node: cst.NamedExpr, updated_node: cst.NamedExpr) -> cst.BaseExpression:
         return parenthesize(updated_node.value)  # ``(n := len(s)) > 8`` compares ``len(s)``
 
-    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:  # noqa: N802
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
         name = original_node.value
         if id(original_node) in self.skip or name in self.bound:
             return updated_node

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
+from itertools import pairwise
 
 from .declarations import dotted_name
 
@@ -19,7 +20,7 @@ def loops_read(stack: Sequence[ast.AST], node: ast.AST) -> tuple[str, ...]:
     start = max((i for i, n in enumerate(stack) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), default=0)
     path = [*stack[start:], node]
     found: set[str] = set()
-    for parent, child in zip(path, path[1:]):
+    for parent, child in pairwise(path):
         for block in _blocks(parent):
             if child in block:
                 for stmt in block[: block.index(child)]:

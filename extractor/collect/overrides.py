@@ -47,7 +47,7 @@ def _top_level(body: list[ast.stmt], in_fallback: bool) -> Iterator[tuple[ast.st
             probe = _probes_attribute(stmt.test)
             yield from _top_level(stmt.body, in_fallback or probe is False)
             yield from _top_level(stmt.orelse, in_fallback or probe is True)
-        elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        elif isinstance(stmt, (ast.Try, ast.TryStar)):
             yield from _top_level(stmt.body, in_fallback)
             for handler in stmt.handlers:
                 yield from _top_level(handler.body, in_fallback or _catches_import_error(handler))
@@ -58,8 +58,10 @@ def _top_level(body: list[ast.stmt], in_fallback: bool) -> Iterator[tuple[ast.st
 def _probes_attribute(test: ast.expr) -> bool | None:
     """True for ``hasattr(m, "name")`` of a compiled module ``m`` (``_socket``), False for
     its negation: the other branch is the fallback for a build that lacks it; else None."""
-    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
-    call = test.operand if negated else test  # type: ignore[attr-defined]
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        negated, call = True, test.operand
+    else:
+        negated, call = False, test
     if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "hasattr" and len(call.args) == 2
             and isinstance(call.args[0], ast.Name) and call.args[0].id.startswith("_")):
         return not negated

@@ -46,7 +46,7 @@ def parser_functions(tree: ast.Module) -> tuple[Parser, ...]:
     return tuple(found)
 
 
-def _functions(body: list[ast.stmt], prefix: str, owner: ast.ClassDef | None) -> Iterator[tuple[ast.AST, str, ast.ClassDef | None]]:
+def _functions(body: list[ast.stmt], prefix: str, owner: ast.ClassDef | None) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str, ast.ClassDef | None]]:
     for stmt in body:
         if isinstance(stmt, _DEFS):
             yield stmt, prefix + stmt.name, owner

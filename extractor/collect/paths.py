@@ -71,7 +71,7 @@ class PathModel:
         source = _iterated(loop.iter)
         iterable = dotted(source) if source is not None else None
         scope = self.exprs.scope
-        if targets is None or iterable is None or scope.classify(iterable.split(".", 1)[0]) != "input" \
+        if targets is None or source is None or iterable is None or scope.classify(iterable.split(".", 1)[0]) != "input" \
                 or any(t in scope.params for t in targets):
             return None
         if raw_code(self.exprs.inline_at(source, loop)) != iterable:
@@ -91,6 +91,10 @@ class PathModel:
         values = body_values(stmt.body)
         if values is None or isinstance(stmt, cst.TryStar):
             return None
+        return self._reached(stmt, handler, values)
+
+    def _reached(self, stmt: cst.Try, handler: cst.ExceptHandler, values: list[tuple[cst.BaseExpression, cst.CSTNode]]) -> GuardNode:
+        """``handler_reached`` for a try body evaluating ``values`` (``evaluated.body_values``)."""
         alternatives: list[GuardNode] = []
         for index, (value, at) in enumerate(values):
             items = [self._calm(*earlier_value) for earlier_value in values[:index]]
@@ -155,8 +159,8 @@ class PathModel:
             return FALSE
         if isinstance(stmt, cst.Assert):
             return self.test(stmt.test, stmt)
-        if (count := unpacked_length(stmt)) is not None and is_pure(stmt.value, fresh=True):  # ``a, b = pair``: it holds two
-            return Compare(left=self.exprs.atom(cst.Call(func=cst.Name("len"), args=[cst.Arg(stmt.value)])), ops=("==",), comparators=(str(count),))
+        if (unpacked := self._unpacked(stmt)) is not None:
+            return unpacked
         if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) and dotted(stmt.value.func) in EXIT_CALLS:
             return FALSE
         if isinstance(stmt, cst.If):
@@ -176,6 +180,13 @@ class PathModel:
         if isinstance(stmt, cst.Match):
             return self._match_fallthrough(stmt)
         return TRUE
+
+    def _unpacked(self, stmt: cst.CSTNode) -> GuardNode | None:
+        """``len(v) == n`` for ``x1, ..., xn = v`` (``a, b = pair``: it holds two), None for another statement."""
+        count = unpacked_length(stmt)
+        if count is None or not isinstance(stmt, cst.Assign) or not is_pure(stmt.value, fresh=True):
+            return None
+        return Compare(left=self.exprs.atom(cst.Call(func=cst.Name("len"), args=[cst.Arg(stmt.value)])), ops=("==",), comparators=(str(count),))
 
     def block(self, body: Sequence[cst.CSTNode]) -> GuardNode:
         items: list[GuardNode] = []
@@ -203,13 +214,12 @@ class PathModel:
         if not stmt.handlers:
             final = self.fallthrough(stmt.finalbody.body) if stmt.finalbody is not None else TRUE
             return conj([self.fallthrough(stmt.body), final])
-        values = body_values(stmt.body) if isinstance(stmt, cst.Try) and stmt.finalbody is None else None
-        if values is not None:
+        if isinstance(stmt, cst.Try) and stmt.finalbody is None and (values := body_values(stmt.body)) is not None:
             # Each expression raises or not: control passes the try when none does (and the
             # body and ``else`` fall through), or when a handler catches one and falls through.
             calm = [self._calm(*value) for value in values]
             normal = conj([*calm, self.fallthrough(stmt.body), self.fallthrough(stmt.orelse.body) if stmt.orelse else TRUE])
-            caught = [conj([self.handler_reached(stmt, h), self.fallthrough(h.body)]) for h in stmt.handlers]
+            caught = [conj([self._reached(stmt, h, values), self.fallthrough(h.body)]) for h in stmt.handlers]
             return disj([normal, *caught])
         if may_exit(stmt, loops_absorb=False):
             self.approximations["try_exit_ignored"] = None
@@ -293,14 +303,15 @@ def _raises_call(value: cst.BaseExpression, handler: cst.ExceptHandler | None) -
 
 def _targets(loop: cst.For) -> tuple[str, ...] | None:
     """The names a loop binds: ``x``, or ``k, v`` of ``for k, v in d.items()``; None otherwise."""
-    if isinstance(loop.target, cst.Name):
-        return (loop.target.value,)
-    call = loop.iter
-    if isinstance(loop.target, cst.Tuple) and len(loop.target.elements) == 2 \
-            and all(isinstance(e.value, cst.Name) and isinstance(e, cst.Element) for e in loop.target.elements) and isinstance(call, cst.Call) \
+    target, call = loop.target, loop.iter
+    if isinstance(target, cst.Name):
+        return (target.value,)
+    names = tuple(e.value.value for e in target.elements if isinstance(e.value, cst.Name) and isinstance(e, cst.Element)) \
+        if isinstance(target, cst.Tuple) and len(target.elements) == 2 else ()
+    if len(names) == 2 and isinstance(call, cst.Call) \
             and (isinstance(call.func, cst.Attribute) and call.func.attr.value == "items" and not call.args
                  or isinstance(call.func, cst.Name) and call.func.value == "enumerate" and len(call.args) == 1):
-        return tuple(e.value.value for e in loop.target.elements)  # type: ignore[union-attr]
+        return names
     return None
 
 
@@ -321,7 +332,7 @@ def _iterated(node: cst.BaseExpression) -> cst.BaseExpression | None:
     return None
 
 
-def _handler_code(handler: cst.ExceptHandler) -> str:
+def _handler_code(handler: cst.ExceptHandler | cst.ExceptStarHandler) -> str:
     code = "except"
     if handler.type is not None:
         code += " " + raw_code(handler.type)
@@ -354,7 +365,7 @@ def _extract_guard(chain: Sequence[cst.CSTNode], start: int, model: PathModel) -
     refs = model.exprs.refs_of(atoms_of(tree))
     shown = model.exprs.raise_names = model.exprs.shown_names([code], chain[-1]) if TAG in code else {}
     if shown:  # each binding of an opaque local under a name of its own, as the raise sees them
-        rename = lambda text: resolve(text, shown)  # noqa: E731
+        rename = lambda text: resolve(text, shown)
         tree = conj([map_atoms(tree, rename)])  # (two tags may name one value: one conjunct)
         code = render_guard(tree)
         conditions = [(role, map_atoms(node, rename)) for role, node in conditions]

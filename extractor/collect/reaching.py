@@ -129,12 +129,13 @@ class Reaching(StatementIndex):
             return self._end(name, stmt.body.body, lambda: self.before(name, stmt))
         if isinstance(stmt, cst.Try) and stmt.finalbody is None and all(always_leaves(h.body.body) for h in stmt.handlers):
             # Past the try only when its body (and ``else``) completed: no handler falls through.
-            body = lambda: self._end(name, stmt.body.body, lambda: self.before(name, stmt))  # noqa: E731
+            body = lambda: self._end(name, stmt.body.body, lambda: self.before(name, stmt))
             return self._end(name, stmt.orelse.body.body, body) if stmt.orelse is not None else body()
         return UNKNOWN
 
     def _small(self, name: str, small: cst.CSTNode, key: tuple[str, int] | None) -> Value:
         if isinstance(small, cst.Assign):
+            value: cst.BaseExpression | None
             if any(target_key(t.target) == name for t in small.targets) and all(target_key(t.target) for t in small.targets):
                 value = small.value
             else:
@@ -159,7 +160,7 @@ class Reaching(StatementIndex):
             # ``msg += ": " + str(x)``: a sum that starts with a string is a string, and joins as one
             joins = operator is cst.Add and _starts_with_string(right)
             return cst.BinaryOperation(
-                left=_grouped(_entry(name) if left is ENTRY else left), operator=operator(),
+                left=_grouped(_read(name, left)), operator=operator(),
                 right=right if joins else _grouped(right),
             )
         return UNKNOWN
@@ -170,8 +171,9 @@ class Reaching(StatementIndex):
 
     def _joined(self, name: str, stmt: cst.If) -> Value:
         """The value after an ``if``: each branch's, chosen by the test."""
-        entry = lambda: self._tested(name, stmt)  # noqa: E731 (a deferred read)
+        entry = lambda: self._tested(name, stmt)  # (a deferred read)
         body = None if always_leaves(stmt.body.body) else self._end(name, stmt.body.body, entry)
+        other: Value | None  # None: that branch always leaves
         if isinstance(stmt.orelse, cst.If):
             other = self._joined(name, stmt.orelse)
         elif isinstance(stmt.orelse, cst.Else):
@@ -188,7 +190,7 @@ class Reaching(StatementIndex):
             other = self._opaque_side(name, stmt, stmt.orelse.body.body if isinstance(stmt.orelse, cst.Else) else ()) if other is UNKNOWN else other
             if body is UNKNOWN or other is UNKNOWN:
                 return UNKNOWN
-        body_node, other_node = (_entry(name) if v is ENTRY else v for v in (body, other))
+        body_node, other_node = _read(name, body), _read(name, other)
         if raw_code(body_node) == raw_code(other_node):
             return body
         test = self._inline(stmt.test, stmt)
@@ -217,6 +219,11 @@ class Reaching(StatementIndex):
         if isinstance(value, str) or len(raw_code(value)) <= MAX_VALUE_CHARS:
             return value
         return UNKNOWN
+
+
+def _read(name: str, value: Value) -> cst.BaseExpression:
+    """A value other than UNKNOWN as an expression: ENTRY reads ``name`` as entered."""
+    return _entry(name) if isinstance(value, str) else value
 
 
 def _entry(name: str) -> cst.BaseExpression:

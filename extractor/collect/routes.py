@@ -68,12 +68,13 @@ def _functions(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunc
             stack.extend(reversed(stmt.body))
 
 
-def _top_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+def _top_statements(body: list[ast.stmt]) -> Iterator[ast.stmt | ast.expr]:
     """The statements that run whenever the body runs to them: into ``with`` and ``try``
-    bodies (and ``finally``), not into branches, loops or handlers."""
+    bodies (and ``finally``), not into branches, loops or handlers; a ``with``'s context
+    expressions too."""
     for stmt in body:
         if isinstance(stmt, (ast.With, ast.AsyncWith)):
-            yield from (item.context_expr for item in stmt.items)  # type: ignore[misc]
+            yield from (item.context_expr for item in stmt.items)
             yield from _top_statements(stmt.body)
         elif isinstance(stmt, (ast.Try, ast.TryStar)):
             yield from _top_statements(stmt.body)

@@ -12,6 +12,7 @@ import dataclasses
 import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import cast
 
 import libcst as cst
 
@@ -22,7 +23,7 @@ EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort"})
 MAX_INLINE_DEPTH = 8
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def node_fields(cls: type) -> tuple[str, ...]:
     """The fields of a libcst node class, in declaration order."""
     return tuple(f.name for f in dataclasses.fields(cls))
@@ -101,19 +102,19 @@ def strip_parens(node: cst.BaseExpression) -> cst.BaseExpression:
 class _Flattener(cst.CSTTransformer):
     """Rewrites newlines and comments inside brackets to single spaces."""
 
-    def leave_ParenthesizedWhitespace(self, original_node, updated_node):  # noqa: N802 (libcst API)
+    def leave_ParenthesizedWhitespace(self, original_node: cst.ParenthesizedWhitespace, updated_node: cst.ParenthesizedWhitespace) -> cst.BaseParenthesizableWhitespace:
         return cst.SimpleWhitespace(" ")
 
-    def leave_LeftParen(self, original_node, updated_node):  # noqa: N802
+    def leave_LeftParen(self, original_node: cst.LeftParen, updated_node: cst.LeftParen) -> cst.LeftParen:
         return updated_node.with_changes(whitespace_after=cst.SimpleWhitespace(""))
 
-    def leave_RightParen(self, original_node, updated_node):  # noqa: N802
+    def leave_RightParen(self, original_node: cst.RightParen, updated_node: cst.RightParen) -> cst.RightParen:
         return updated_node.with_changes(whitespace_before=cst.SimpleWhitespace(""))
 
-    def leave_LeftSquareBracket(self, original_node, updated_node):  # noqa: N802
+    def leave_LeftSquareBracket(self, original_node: cst.LeftSquareBracket, updated_node: cst.LeftSquareBracket) -> cst.LeftSquareBracket:
         return updated_node.with_changes(whitespace_after=cst.SimpleWhitespace(""))
 
-    def leave_RightSquareBracket(self, original_node, updated_node):  # noqa: N802
+    def leave_RightSquareBracket(self, original_node: cst.RightSquareBracket, updated_node: cst.RightSquareBracket) -> cst.RightSquareBracket:
         return updated_node.with_changes(whitespace_before=cst.SimpleWhitespace(""))
 
 
@@ -127,7 +128,9 @@ def raw_code(node: cst.CSTNode) -> str:
         return plain
     code = _EMPTY_MODULE.code_for_node(node)
     if "\n" in code or "\r" in code:
-        code = _EMPTY_MODULE.code_for_node(node.visit(_Flattener()))
+        flat = node.visit(_Flattener())
+        if isinstance(flat, cst.CSTNode):  # (the flattener changes whitespace only: never removes the node)
+            code = _EMPTY_MODULE.code_for_node(flat)
     return code.strip()
 
 
@@ -221,6 +224,23 @@ class Scope:
                 self._scan_small(node)
 
     def _scan_compound(self, node: cst.BaseCompoundStatement, stack: list[cst.CSTNode]) -> None:
+        """Binds what the statement's header binds, and puts its blocks on ``stack``."""
+        if isinstance(node, cst.Match):
+            stack.extend(case.body for case in node.cases)
+            return
+        if isinstance(node, (cst.Try, cst.TryStar)):
+            self._scan_handlers(node, stack)
+        else:
+            self._bind_header(node)
+        stack.append(node.body)
+        orelse = getattr(node, "orelse", None)
+        if isinstance(orelse, cst.If):
+            stack.append(orelse)
+        elif orelse is not None:
+            stack.append(orelse.body)
+
+    def _bind_header(self, node: cst.BaseCompoundStatement) -> None:
+        """The names a ``for``, ``if``, ``while`` or ``with`` header binds."""
         if isinstance(node, cst.For):
             for name in self._targets(node.target):
                 self._bind(name, None)
@@ -232,23 +252,16 @@ class Scope:
                 if item.asname is not None:
                     for name in self._targets(item.asname.name):
                         self._bind(name, None)
-        elif isinstance(node, (cst.Try, cst.TryStar)):
-            for handler in node.handlers:
-                if handler.name is not None:
-                    self._bind(handler.name.name.value, None)
-                    self.handler_names.add(handler.name.name.value)
-                stack.append(handler.body)
-            if node.finalbody is not None:
-                stack.append(node.finalbody.body)
-        elif isinstance(node, cst.Match):
-            stack.extend(case.body for case in node.cases)
-            return
-        stack.append(node.body)
-        orelse = getattr(node, "orelse", None)
-        if isinstance(orelse, cst.If):
-            stack.append(orelse)
-        elif orelse is not None:
-            stack.append(orelse.body)
+
+    def _scan_handlers(self, node: cst.Try | cst.TryStar, stack: list[cst.CSTNode]) -> None:
+        """Binds each handler's ``as`` name, and puts the handlers' and ``finally`` blocks on ``stack``."""
+        for handler in node.handlers:
+            if handler.name is not None and isinstance(handler.name.name, cst.Name):  # (``except E as name``: always a name)
+                self._bind(handler.name.name.value, None)
+                self.handler_names.add(handler.name.name.value)
+            stack.append(handler.body)
+        if node.finalbody is not None:
+            stack.append(node.finalbody.body)
 
     def _scan_small(self, node: cst.CSTNode) -> None:
         if isinstance(node, cst.Assign):
@@ -264,8 +277,8 @@ class Scope:
                 self._bind(name, None)
         elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
             for alias in node.names:
-                bound = alias.asname.name if alias.asname is not None else alias.name
-                self._bind(dotted(bound).split(".")[0] if dotted(bound) else "", None)
+                bound = dotted(alias.asname.name if alias.asname is not None else alias.name)
+                self._bind(bound.split(".")[0] if bound else "", None)
         elif isinstance(node, (cst.Global, cst.Nonlocal)):
             self.globals.update(item.name.value for item in node.names)
         elif isinstance(node, cst.Del):
@@ -330,15 +343,17 @@ _PURE_NODES = (
 )
 
 
-def walrus_names(test: cst.BaseExpression) -> set[str]:
+def walrus_names(test: cst.CSTNode) -> set[str]:
     """Names bound by ``:=`` in an expression (outside lambdas)."""
     names: set[str] = set()
     stack: list[cst.CSTNode] = [test]
     while stack:
         node = stack.pop()
         kind = type(node)  # (libcst's classes are ABCs: isinstance is slow, and these are leaves)
-        if kind is cst.NamedExpr and type(node.target) is cst.Name:
-            names.add(node.target.value)
+        if kind is cst.NamedExpr:
+            target = cast(cst.NamedExpr, node).target
+            if type(target) is cst.Name:
+                names.add(target.value)
         if kind not in _WALRUS_STOPS:
             stack.extend(child_nodes(node))
     return names

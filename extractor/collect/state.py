@@ -37,7 +37,7 @@ def attribute_stores(node: ast.ClassDef, src: SourceText) -> tuple[AttributeStor
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             for target in targets:
                 if isinstance(target, ast.Name):
-                    found.append(AttributeStore(attribute=target.id, method=None, line=stmt.lineno, value=_value(stmt, src)))
+                    found.append(AttributeStore(attribute=target.id, method=None, line=stmt.lineno, value=_value(stmt.value, src)))
     return tuple(found)
 
 
@@ -66,10 +66,11 @@ def _statements(body: list[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, 
 
 
 def _stores(stmt: ast.stmt, receiver: str, method: str, nested: bool, src: SourceText) -> Iterator[AttributeStore]:
+    whole: ast.expr | None  # the value the targets are bound to (None for ``+=``)
     if isinstance(stmt, ast.Assign):
-        targets, whole = stmt.targets, True
+        targets, whole = stmt.targets, stmt.value
     elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) and stmt.value is not None:
-        targets, whole = [stmt.target], isinstance(stmt, ast.AnnAssign)
+        targets, whole = [stmt.target], stmt.value if isinstance(stmt, ast.AnnAssign) else None
     else:
         return
     for target in targets:
@@ -77,12 +78,12 @@ def _stores(stmt: ast.stmt, receiver: str, method: str, nested: bool, src: Sourc
         for part in [target] if one else getattr(target, "elts", ()):
             part = part.value if isinstance(part, ast.Starred) else part
             if isinstance(part, ast.Attribute) and isinstance(part.value, ast.Name) and part.value.id == receiver:
-                value = _value(stmt, src) if one and whole else None  # (one of several, or ``+=``: no one value)
+                value = _value(whole, src) if one and whole is not None else None  # (one of several, or ``+=``: no one value)
                 yield AttributeStore(attribute=part.attr, method=method, line=stmt.lineno, value=value, conditional=nested)
 
 
-def _value(stmt: ast.Assign | ast.AnnAssign, src: SourceText) -> str | None:
-    text = src.flat(stmt.value)  # type: ignore[arg-type]
+def _value(value: ast.expr, src: SourceText) -> str | None:
+    text = src.flat(value)
     return text if len(text) <= MAX_VALUE else None
 
 

@@ -175,8 +175,8 @@ class StatementIndex:
         """Whether a binding of ``name`` in ``stmt`` may have run before its block ``owner``
         is entered: a try's body before a handler or ``else``; a loop's target and the body
         statements that go on, before its ``else``; else anything ``stmt`` binds."""
-        if from_body:
-            return any(self._binding_passes(s, name) for s in stmt.body.body)  # type: ignore[attr-defined]
+        if from_body and isinstance(stmt, (cst.Try, cst.TryStar)):  # (from_body: ``stmt`` is a try)
+            return any(self._binding_passes(s, name) for s in stmt.body.body)
         if isinstance(owner, cst.Else) and isinstance(stmt, (cst.For, cst.While)):
             return self.binds_first(stmt, name) or any(self._binding_passes(s, name) for s in stmt.body.body)
         return name in self.binds(stmt)
@@ -233,7 +233,7 @@ def always_leaves(statements: Sequence[cst.CSTNode]) -> bool:
     if not statements:
         return False
     last = statements[-1]
-    if isinstance(last, cst.SimpleStatementLine) or isinstance(last, _ENDS):
+    if isinstance(last, (cst.SimpleStatementLine, _ENDS)):
         smalls = last.body if isinstance(last, cst.SimpleStatementLine) else [last]
         return any(isinstance(s, _ENDS) or (isinstance(s, cst.Expr) and isinstance(s.value, cst.Call) and dotted(s.value.func) in EXIT_CALLS) for s in smalls)
     return False

@@ -8,9 +8,11 @@ yields, in its order (breadth first), so any caller may switch.
 
 from __future__ import annotations
 
-from ast import AST
+from ast import AST, AsyncFunctionDef, FunctionDef
 from collections import deque
 from collections.abc import Iterator
+
+Function = FunctionDef | AsyncFunctionDef  # a ``def`` or ``async def`` statement
 
 
 def child_nodes(node: AST) -> list[AST]:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
+from itertools import pairwise
 
 from ..model import Context, ContextKind, Guard
 from .declarations import SourceText, dotted_name
@@ -29,7 +30,7 @@ ALL_ATTRIBUTES = frozenset({"*"})  # a method that may store any attribute (meth
 MAX_TRY_BODY = 4  # statements of a try body whose raising the guard models (paths.PathModel.handler_reached)
 
 
-def first_line(node: ast.AST) -> int:
+def first_line(node: ast.stmt) -> int:
     """The first line of a statement, its decorators included."""
     return min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
 
@@ -41,7 +42,7 @@ def children(stmt: ast.stmt) -> Iterator[ast.stmt]:
         yield from block
 
 
-def unit_text(unit: ast.AST, lines: list[str], end: int | None = None) -> str:
+def unit_text(unit: ast.stmt, lines: list[str], end: int | None = None) -> str:
     """The text libcst parses for ``unit``: its lines up to ``end`` (None: all of them),
     thinned, and under ``if 1:`` when the unit is indented."""
     first = first_line(unit)
@@ -56,7 +57,7 @@ def unit_text(unit: ast.AST, lines: list[str], end: int | None = None) -> str:
     return "\n".join(chunk) + "\n"
 
 
-def _unread_left_out(unit: ast.AST, lines: list[str], first: int, end: int) -> list[str]:
+def _unread_left_out(unit: ast.stmt, lines: list[str], first: int, end: int) -> list[str]:
     """Lines ``first..end`` without what the libcst pass never reads.
 
     A statement that has its lines to itself becomes ``...`` when the pass could read
@@ -181,10 +182,10 @@ def _targets_of(node: ast.AST) -> list[ast.expr]:
     return []
 
 
-def _read_attributes(unit: ast.AST, text: str) -> set[str]:
+def _read_attributes(unit: ast.stmt, text: str) -> set[str]:
     """The attributes a statement of the unit stores and the unit's ``text`` also reads
     (more occurrences than stores): those the reaching walk follows (attributes.py)."""
-    stores = Counter(_stored_chains([unit]))  # type: ignore[list-item]
+    stores = Counter(_stored_chains([unit]))
     if not stores:
         return set()
     seen: Counter[str] = Counter()
@@ -208,7 +209,7 @@ def _may_store(stmt: ast.stmt, lines: list[str], read: set[str]) -> bool:
     return "await" in words or "yield" in words or "(" in text and ("super" in words or not words.isdisjoint(c.split(".", 1)[0] for c in read))
 
 
-def method_stores(unit: ast.AST, owner: ast.AST | None, text: str) -> tuple[str, dict[str, frozenset[str]]] | None:
+def method_stores(unit: ast.stmt, owner: ast.stmt | None, text: str) -> tuple[str, dict[str, frozenset[str]]] | None:
     """For a method (``unit``, in class ``owner``) that stores attributes of its own object:
     that parameter's name, and for each method of the class it calls on it (``self.m(...)``
     in ``text``, the unit's), the attribute names that method, or one it calls so, stores
@@ -230,17 +231,17 @@ def method_stores(unit: ast.AST, owner: ast.AST | None, text: str) -> tuple[str,
     return own, found
 
 
-def _stores_of(defs: dict[str, ast.AST], name: str, seen: set[str]) -> set[str]:
+def _stores_of(defs: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef], name: str, seen: set[str]) -> set[str]:
     """The attributes method ``name`` of ``defs`` (a class's methods), or a method it calls
     or reads on its object, stores on that object (a function, not a closure: a recursive
     closure is a reference cycle that would hold the class's tree)."""
     method = defs.get(name)
     param = _object_param(method) if method is not None else None
-    if param is None or name in seen:
+    if method is None or param is None or name in seen:
         return set()
     seen.add(name)
     names: set[str] = set()
-    for node in ast.walk(method):  # type: ignore[arg-type]
+    for node in ast.walk(method):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == param:
             if isinstance(node.ctx, (ast.Store, ast.Del)):
                 names.add(node.attr)
@@ -249,8 +250,8 @@ def _stores_of(defs: dict[str, ast.AST], name: str, seen: set[str]) -> set[str]:
     return names
 
 
-def _object_param(function: ast.AST) -> str | None:
-    args = function.args  # type: ignore[attr-defined]
+def _object_param(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    args = function.args
     first = [*args.posonlyargs, *args.args][:1]
     return first[0].arg if first else None
 
@@ -266,9 +267,9 @@ def _word_counts(text: str) -> Counter[str]:
 def _thinned_blocks(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
     """The blocks whose statements ``unit_text`` may leave out: all but a short try body,
     which is what its handlers' raises depend on (paths._body_values)."""
-    modelled_try = bool(getattr(stmt, "handlers", None)) and len(stmt.body) <= MAX_TRY_BODY  # type: ignore[attr-defined]
+    modelled = stmt.body if isinstance(stmt, (ast.Try, ast.TryStar)) and stmt.handlers and len(stmt.body) <= MAX_TRY_BODY else None
     for block in _blocks(stmt):
-        if not (modelled_try and block is stmt.body):  # type: ignore[attr-defined]
+        if block is not modelled:
             yield block
 
 
@@ -300,7 +301,7 @@ def _split_at(line: str, column: int) -> tuple[str, str]:
     return data[:column].decode("utf-8", "replace"), data[column:].decode("utf-8", "replace")
 
 
-def needed_end(unit: ast.AST, last: int, lines: list[str]) -> int | None:
+def needed_end(unit: ast.stmt, last: int, lines: list[str]) -> int | None:
     """The last line of a function the libcst pass needs (``last``: the line of its last
     raise): the end of the body statement holding that raise, when no statement after it
     binds a name that the text up to there mentions (the scope of every name the pass looks
@@ -377,7 +378,7 @@ def too_deep_for_libcst(unit: ast.AST, text: str) -> bool:
     return False
 
 
-def defined_under(guard: Guard, stack: tuple[ast.AST, ...], holder: ast.AST | None) -> Guard:
+def defined_under(guard: Guard, stack: tuple[ast.stmt, ...], holder: ast.stmt | None) -> Guard:
     """``guard`` with a context entry for each module-level ``if`` branch, ``except`` handler
     or try ``else`` the raise's definition stands in (``if _os.name == "nt": def WINFUNCTYPE``):
     the definition exists only where that ran when the module was imported, which the guard
@@ -385,7 +386,7 @@ def defined_under(guard: Guard, stack: tuple[ast.AST, ...], holder: ast.AST | No
     if holder is None:
         return guard  # (a module-level raise: its unit's own tests are the guard)
     found: list[Context] = []
-    for node, inner in zip(stack, stack[1:]):
+    for node, inner in pairwise(stack):
         if node is holder:
             break
         if isinstance(node, ast.If) and "TYPE_CHECKING" not in (test := ast.unparse(node.test)):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 
 from .declarations import dotted_name
-from .syntax import child_nodes
+from .syntax import Function, child_nodes
 
 # Methods of str (and bytes) that few other types have; ``split``, ``replace``, ``find``,
 # ``format`` and ``join`` count only with a text literal first (patterns, dates, elements and
@@ -39,8 +39,6 @@ _TYPE_TESTS = frozenset({"isinstance", "type", "hasattr", "callable", "issubclas
 _SCOPE_TYPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef})
 _ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
-
-Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 class ModuleFunctions:
@@ -67,12 +65,12 @@ class ModuleFunctions:
         return function, found
 
 
-def _defined_names(node: ast.stmt) -> list[str]:
+def _defined_names(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Assign | ast.Import | ast.ImportFrom) -> list[str]:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return [node.name]
     if isinstance(node, ast.Assign):
         return [t.id for t in node.targets if isinstance(t, ast.Name)]
-    return [(a.asname or a.name).split(".")[0] for a in node.names]  # type: ignore[attr-defined]
+    return [(a.asname or a.name).split(".")[0] for a in node.names]
 
 
 def evident_types(function: Function, module: ModuleFunctions | None = None) -> dict[str, str]:
@@ -90,32 +88,39 @@ def evident_types(function: Function, module: ModuleFunctions | None = None) -> 
     work: list[ast.AST] = list(function.body)
     while work:
         node = work.pop()
-        kind = type(node)
-        if kind is ast.Name:  # (a leaf: its context needs no visit)
+        # (isinstance of an ``ast`` class is as fast as comparing types: they are no ABCs)
+        if isinstance(node, ast.Name):  # (a leaf: its context needs no visit)
             if type(node.ctx) is not ast.Load and node.id in params:
                 rebound[node.id] = min(node.lineno, rebound.get(node.id, node.lineno))
             continue
-        if kind is ast.Constant or kind in _SCOPE_TYPES:
+        if isinstance(node, ast.Constant) or type(node) in _SCOPE_TYPES:
             continue  # a leaf, or a scope with its own names
-        found: dict[str, set[str]] = {}
-        if kind is ast.Call:
-            _call(node, params, found, excluded)
-            if module is not None:
-                _passed(node, params, found, module)  # type: ignore[arg-type]
-        elif kind is ast.Compare:
-            _compare(node, params, found)
-        elif kind is ast.BinOp and type(node.op) is ast.Add:
-            for side, other in ((node.left, node.right), (node.right, node.left)):
-                if (name := _param(side, params)) is not None and (literal := _literal_kind(other)) is not None:
-                    found.setdefault(name, set()).add(literal)
-        if found:
-            seen.extend((name, found_kind, node.lineno) for name, kinds in found.items() for found_kind in kinds)  # type: ignore[attr-defined]
+        if isinstance(node, (ast.Call, ast.Compare, ast.BinOp)):
+            seen.extend(_uses(node, params, excluded, module))
         work.extend(child_nodes(node))
     kinds: dict[str, set[str]] = {}
     for name, kind, line in seen:
         if name not in excluded and line < rebound.get(name, line + 1):
             kinds.setdefault(name, set()).add(kind)
-    return {name: kind for name, found in sorted(kinds.items()) if (kind := _settled(found)) is not None}
+    return {name: settled for name, found in sorted(kinds.items()) if (settled := _settled(found)) is not None}
+
+
+def _uses(node: ast.Call | ast.Compare | ast.BinOp, params: set[str], excluded: set[str],
+          module: ModuleFunctions | None) -> list[tuple[str, str, int]]:
+    """``(parameter, kind, line)`` for each parameter ``node`` evidently uses as one type
+    (``excluded`` gets those a type test reads)."""
+    found: dict[str, set[str]] = {}
+    if isinstance(node, ast.Call):
+        _call(node, params, found, excluded)
+        if module is not None:
+            _passed(node, params, found, module)
+    elif isinstance(node, ast.Compare):
+        _compare(node, params, found)
+    elif type(node.op) is ast.Add:
+        for side, other in ((node.left, node.right), (node.right, node.left)):
+            if (name := _param(side, params)) is not None and (literal := _literal_kind(other)) is not None:
+                found.setdefault(name, set()).add(literal)
+    return [(name, kind, node.lineno) for name, kinds in found.items() for kind in kinds]
 
 
 def _param(node: ast.AST, params: set[str]) -> str | None:

@@ -1,4 +1,5 @@
-"""Cards: linked FileFacts -> Card records (exceptions resolved, field docs, ids, related).
+"""Cards: linked FileFacts -> Card records (exceptions resolved, field docs, ids, related),
+each with its CardContext for solving.
 
 The project-wide half of linking: every raise site becomes one card, whatever could or
 could not be resolved about it.
@@ -10,21 +11,37 @@ import ast
 import hashlib
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import replace
 
 from ..collect.messages import unknown
-from ..model import Card, CardContext, Docs, ExceptionRef, FieldDoc, FileFacts, Hole, MessageTemplate, Opaque, Param, SiteFact, Solved
-from ..model.codes import BUILDING, CONSTRUCTING, ContextKind, Detailed, EntryKind, RaiseKind, Reason
+from ..model import (
+    Call,
+    Card,
+    CardContext,
+    Docs,
+    ExceptionRef,
+    FieldDoc,
+    FileFacts,
+    Hole,
+    MessageTemplate,
+    ObjectState,
+    Opaque,
+    Owner,
+    Placement,
+    SiteFact,
+    Solved,
+)
+from ..model.codes import CONSTRUCTING, ContextKind, Detailed, EntryKind, RaiseKind, Reason
 from ..options import Options, strict_from_env
-from .commands import routed_inputs
-from .constructors import Constructors, construction_checks, field_defaults, post_init_checks
+from .commands import link_cli
+from .constructors import Constructors, link_owner
 from .exports import entry_module
 from .fielddocs import field_doc
-from .instances import instance_types
+from .instances import function_instances, link_names
 from .messages import compose
 from .oserrors import errno_subclass
-from .placeholders import abstract_methods, placeholder_entries
+from .placeholders import placeholder_entries
 from .project import BUILTIN_EXCEPTIONS, Project, Symbol, decorator_target
 from .state import constructed_state, receiver, state_writes
 
@@ -191,64 +208,8 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options
     chosen = [index for index, card in enumerate(cards) if _selected(card, options.exceptions)]
     # Related cards are among those the catalog holds.
     related = dict(zip(chosen, link_related([cards[i] for i in chosen], [drafts[i][1] for i in chosen])))
-    by_function: dict[str | None, list[Card]] = defaultdict(list)
-    constructing: dict[str | None, list[Card]] = defaultdict(list)  # owner -> the raises its construction runs
-    for card in cards:
-        if not isinstance(card.guard.tree, Opaque):
-            by_function[card.at.function].append(card)
-            if set(card.entry) & CONSTRUCTING:
-                constructing[card.docs.owner].append(card)
-    read_flags: dict[str, str | None] = {}
-    out: list[tuple[Card, CardContext]] = []
-    # The cards of one function share its parameters: each annotation is resolved once per
-    # file (what it reads is recorded for the whole file either way).
-    members: dict[str, tuple[str, ...] | None] = {}
-
-    def enum_members(annotation: str) -> tuple[str, ...] | None:
-        if annotation not in members:
-            members[annotation] = project.enum_members(facts, annotation)
-        return members[annotation]
-
-    constructors = Constructors(project)  # one per file: its cards ask about the same classes
-    # The isinstance classes of all the function's guards: a fix must not make another raise's
-    # isinstance test true either (one answer per function).
-    function_instances: dict[str | None, tuple[tuple[str, tuple[str, ...]], ...]] = {}
-    for index in chosen:
-        card, site = related[index], facts.sites[index]
-        # Examples name flags only for the guard's own inputs (see triggers._example).
-        tails = sorted({i.rsplit(".", 1)[-1] for i in card.guard.inputs})
-        own_flags = {tail: flags[tail] for tail in tails if tail in flags}
-        read_flags.update({tail: flags.get(tail) for tail in tails})
-        try:
-            if card.at.function not in function_instances:
-                function_instances[card.at.function] = tuple(sorted(
-                    {k: v for c in by_function[card.at.function] for k, v in instance_types(project, facts, c.guard.code).items()}.items()))
-            context = _context(project, constructors, facts, card, site, by_function[card.at.function], own_flags, options, enum_members,
-                               function_instances[card.at.function])
-            if card.docs.owner is not None and not set(card.entry) & CONSTRUCTING:
-                checks = construction_checks(constructing[card.docs.owner], context.constructor)
-                # The attributes the checks read are set through the constructor too: a trigger
-                # may need them (an object that builds), so they are inputs of the card as well.
-                owner = f"{facts.module}.{site.owner}" if site.owner else None
-                more, nested = settable_inputs(project, constructors, owner, [n for _, inputs in checks for n, _, _ in inputs])
-                context = replace(context, constructor_checks=checks, settable={**more, **context.settable},
-                                  classes={**nested, **context.classes})
-            if site.owner is not None and not set(card.entry) & BUILDING:
-                kept = post_init_checks(project, constructors, f"{facts.module}.{site.owner}", context.settable)
-                context = replace(context, constructor_checks=(*context.constructor_checks, *kept)) if kept else context
-            if options.command and own_flags:
-                names, reads = routed_inputs(flags, facts.module, site, card.guard.inputs, context)
-                read_flags.update(reads)
-                context = replace(context, routed=names)
-            if (this := receiver(site)) is not None:
-                card = replace(card, solved=Solved(state=state_writes(project, f"{facts.module}.{site.owner}", this, card.guard.inputs, context.settable)))
-                context = replace(context, constructed=constructed_state(project, f"{facts.module}.{site.owner}", card.solved.state))
-        except Exception:  # the per-site boundary: a bug of ours costs this card its solving only
-            if options.is_strict or strict_from_env():
-                raise
-            context = CardContext(params=site.params, siblings=(), flags={}, command=None, classes={}, exception_module=None)
-        out.append((card, context))
-    return out, read_flags
+    linker = ContextLinker(project, facts, flags, options, cards)
+    return [linker.link(related[index], facts.sites[index]) for index in chosen], linker.read_flags
 
 
 def _linked_site(project: Project, facts: FileFacts, site: SiteFact) -> tuple[ExceptionRef, MessageTemplate, Docs]:
@@ -264,48 +225,90 @@ def _linked_site(project: Project, facts: FileFacts, site: SiteFact) -> tuple[Ex
         return ExceptionRef(display=site.raised.written or "unknown", written=site.raised.written, reason=reason), site.raised.message, Docs(function_doc=site.function_doc)
 
 
-def _context(project: Project, constructors: Constructors, facts: FileFacts, card: Card, site: SiteFact, same_function: list[Card], flags: dict[str, str], options: Options,
-             enum_members: Callable[[str], tuple[str, ...] | None], function_instances: tuple[tuple[str, tuple[str, ...]], ...]) -> CardContext:
-    # The other raises a fix must not reach. One in an unmodelled handler (context "except")
-    # is reached only when its try body raises, which its guard leaves out: no evidence.
-    siblings = tuple(c.guard.code for c in same_function if c.id != card.id and all(x.kind != ContextKind.EXCEPT for x in c.guard.context))
-    found = project.class_fact(card.exception.classes[0]) if card.exception.classes else None
-    module = found[0].module if found is not None else None
-    owner = f"{facts.module}.{site.owner}" if site.owner else None
-    settable, classes = settable_inputs(project, constructors, owner, card.guard.inputs, built=not set(card.entry) & BUILDING)
-    choices = {
-        p.name: members for p in site.params
-        if p.annotation and (members := enum_members(p.annotation))
-    }
-    return CardContext(
-        derived=_derived(project, facts, owner, site.params, card.guard.inputs),
-        params=site.params, siblings=siblings, flags=flags, command=options.command, arguments=site.raised.arguments, evaluates=site.raised.evaluates,
-        classes=classes, exception_module=module, param_choices=choices, settable=settable,
-        module=facts.module, public_module=entry_module(project, facts.module, card.at.function), constructor=constructors.signature(owner) if owner else None, call_style=site.call_style, unread=site.unread,
-        abstract=abstract_methods(project, owner) if owner else (),
-        # (a template the class's __str__ makes is on the card already: link.messages)
-        own_str=not card.message.form.startswith("class:") and any(_defines_str(project, name) for name in card.exception.classes[:1]),
-        named=tuple((chain, *found) for chain, kind in card.guard.named
-                    if kind != "builtin" and (found := project.named_constant(facts, chain)) is not None),
-        instances=tuple(instance_types(project, facts, card.guard.code).items()), function_instances=function_instances,
-        field_defaults=field_defaults(project, constructors, facts, site, [c for c in same_function if c.id != card.id]),
-    )
+class ContextLinker:
+    """The contexts of one file's cards (``link_file``): each of a context's records built by
+    its own link function, with what the file's cards share answered once per file."""
+
+    def __init__(self, project: Project, facts: FileFacts, flags: dict[str, str], options: Options, cards: list[Card]) -> None:
+        self.project, self.facts, self.flags, self.options = project, facts, flags, options
+        self.constructors = Constructors(project)  # one per file: its cards ask about the same classes
+        self.by_function: dict[str | None, list[Card]] = defaultdict(list)
+        self.constructing: dict[str | None, list[Card]] = defaultdict(list)  # owner -> the raises its construction runs
+        for card in cards:
+            if not isinstance(card.guard.tree, Opaque):
+                self.by_function[card.at.function].append(card)
+                if set(card.entry) & CONSTRUCTING:
+                    self.constructing[card.docs.owner].append(card)
+        # The cards of one function share its parameters: each annotation is resolved once per
+        # file (what it reads is recorded for the whole file either way).
+        self.members: dict[str, tuple[str, ...] | None] = {}
+        # The isinstance classes of all the function's guards: a fix must not make another
+        # raise's isinstance test true either (one answer per function).
+        self.instances: dict[str | None, tuple[tuple[str, tuple[str, ...]], ...]] = {}
+        self.read_flags: dict[str, str | None] = {}  # the CLI flags the cards may name (link_file)
+
+    def link(self, card: Card, site: SiteFact) -> tuple[Card, CardContext]:
+        """The card (with its state writes) and its context; a bare one where linking it fails."""
+        # Examples name flags only for the guard's own inputs (see triggers._example).
+        tails = sorted({i.rsplit(".", 1)[-1] for i in card.guard.inputs})
+        own_flags = {tail: self.flags[tail] for tail in tails if tail in self.flags}
+        self.read_flags.update({tail: self.flags.get(tail) for tail in tails})
+        try:
+            return self._linked(card, site, own_flags)
+        except Exception:  # the per-site boundary: a bug of ours costs this card its solving only
+            if self.options.is_strict or strict_from_env():
+                raise
+            return card, CardContext(call=Call(params=site.params))
+
+    def _linked(self, card: Card, site: SiteFact, own_flags: dict[str, str]) -> tuple[Card, CardContext]:
+        others = [c for c in self.by_function[card.at.function] if c.id != card.id]
+        owner = link_owner(self.constructors, self.facts, card, site, others, self.constructing[card.docs.owner])
+        names = link_names(self.project, self.facts, card.guard, self._function_instances(card.at.function))
+        cli, reads = link_cli(self.flags, own_flags, self.options.command, self.facts.module, site, card.guard.inputs, owner)
+        self.read_flags.update(reads)
+        card, state = self._link_state(card, site, owner)
+        place = self.link_placement(card, site, others)
+        return card, CardContext(call=link_call(site), place=place, owner=owner, state=state, cli=cli, names=names)
+
+    def _link_state(self, card: Card, site: SiteFact, owner: Owner) -> tuple[Card, ObjectState]:
+        """The card with where its method's object gets the attributes its guard reads (which
+        solving evaluates), and the state a new such object has (link.state)."""
+        if (this := receiver(site)) is None:
+            return card, ObjectState()
+        qualname = f"{self.facts.module}.{site.owner}"
+        card = replace(card, solved=Solved(state=state_writes(self.project, qualname, this, card.guard.inputs, owner.settable)))
+        return card, constructed_state(self.project, qualname, card.solved.state)
+
+    def link_placement(self, card: Card, site: SiteFact, others: list[Card]) -> Placement:
+        """Where the card sits in the project (``others``: the other raises of its function)."""
+        found = self.project.class_fact(card.exception.classes[0]) if card.exception.classes else None
+        return Placement(
+            module=self.facts.module, public_module=entry_module(self.project, self.facts.module, card.at.function),
+            exception_module=found[0].module if found is not None else None,
+            # (a template the class's __str__ makes is on the card already: link.messages)
+            own_str=not card.message.form.startswith("class:")
+            and any(_defines_str(self.project, name) for name in card.exception.classes[:1]),
+            # The other raises a fix must not reach. One in an unmodelled handler (context "except")
+            # is reached only when its try body raises, which its guard leaves out: no evidence.
+            siblings=tuple(c.guard.code for c in others if all(x.kind != ContextKind.EXCEPT for x in c.guard.context)),
+            param_choices={p.name: members for p in site.params if p.annotation and (members := self._enum_members(p.annotation))},
+        )
+
+    def _function_instances(self, function: str | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        if function not in self.instances:
+            self.instances[function] = function_instances(self.project, self.facts, self.by_function[function])
+        return self.instances[function]
+
+    def _enum_members(self, annotation: str) -> tuple[str, ...] | None:
+        if annotation not in self.members:
+            self.members[annotation] = self.project.enum_members(self.facts, annotation)
+        return self.members[annotation]
 
 
-def _derived(project: Project, facts: FileFacts, owner: str | None, params: tuple[Param, ...], inputs: tuple[str, ...]) -> tuple[str, ...]:
-    """The inputs ``x.name`` where ``x`` is ``self`` or a parameter annotated with an in-tree
-    class that defines ``name`` as a method or property: computed, not an attribute a caller
-    sets (``spec.needs_normalization``)."""
-    annotations = {p.name: p.annotation for p in params}
-    found = []
-    for name in inputs:
-        root, _, rest = name.partition(".")
-        if not rest or "." in rest:
-            continue
-        cls = owner if root == "self" and owner else project.class_of_annotation(facts, annotations.get(root)) if annotations.get(root) else None
-        if cls is not None and any(rest in dict(f[1].methods) for q in (cls, *project.ancestors(cls)) if (f := project.class_fact(q))):
-            found.append(name)
-    return tuple(found)
+def link_call(site: SiteFact) -> Call:
+    """How a call of the site's function runs to the raise: the site's own fields (the one
+    place a context reads them)."""
+    return Call(params=site.params, call_style=site.call_style, unread=site.unread, evaluates=site.raised.evaluates, arguments=site.raised.arguments)
 
 
 def _defines_str(project: Project, qualname: str) -> bool:
@@ -315,27 +318,6 @@ def _defines_str(project: Project, qualname: str) -> bool:
         if found is not None and any(method == "__str__" for method, _ in found[1].methods):
             return True
     return False
-
-
-def settable_inputs(project: Project, constructors: Constructors, owner: str | None,
-                    names: Iterable[str], built: bool = False) -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
-    """The inputs among ``names`` that constructing ``owner`` sets ("self.a.b" -> keywords a, b),
-    and the in-tree classes their nested constructors build ("self.a" -> "module:Qualname");
-    ``built``: as read once the object is built (Constructors.keyword)."""
-    settable: dict[str, tuple[str, ...]] = {}
-    classes: dict[str, str] = {}
-    for name in names:
-        parts = name.split(".")
-        if owner is None or parts[0] != "self" or len(parts) < 2:
-            continue
-        found = constructors.along(owner, parts[1:], built)
-        if found is not None:
-            settable[name] = found[0]
-            for n, nested in enumerate(found[1]):
-                where = project.class_fact(nested)
-                if where is not None:  # "module:Qualname", for the example's import line
-                    classes[".".join(parts[:n + 2])] = f"{where[0].module}:{where[1].qualname}"
-    return settable, classes
 
 
 def cli_flags(declared: Iterable[tuple[str, tuple[tuple[str, str], ...]]]) -> dict[str, str]:

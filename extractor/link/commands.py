@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from ..collect.declarations import module_name
 from ..collect.flags import BOOLEAN_KWARGS
-from ..model import CardContext, SiteFact
+from ..model import CommandLine, Owner, SiteFact
 from .project import Project
 
 Parsers = tuple[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...]
@@ -50,9 +50,9 @@ def command_flags(command: str, flags: dict[str, str], parsers: dict[str, Parser
     module_of = {path: module for module, path in project.providers.items()}
     for path, entries in sorted(parsers.items()):
         module = module_of.get(path) or module_name(path)
-        for qualname, subcommands, callees, dests in entries:
+        for qualname, subcommands, callees, declared in entries:
             key = f"{module}.{qualname}"
-            index[key] = (module, callees, dests)
+            index[key] = (module, callees, declared)
             if sub is not None and sub in subcommands:
                 roots.append(key)
     if not roots:
@@ -131,13 +131,24 @@ def _targets(project: Project, module: str, key: str, callee: str) -> list[str]:
         return []
     found = [symbol.qualname]
     if symbol.kind == "method":  # an inherited classmethod (``AsyncEngineArgs.add_cli_args`` on a base)
-        cls, _, name = symbol.qualname.rpartition(".")
-        found.extend(f"{base}.{name}" for base in project.ancestors(cls))
+        owner_class, _, name = symbol.qualname.rpartition(".")
+        found.extend(f"{base}.{name}" for base in project.ancestors(owner_class))
     return found
 
 
+def link_cli(flags: dict[str, str], own: dict[str, str], command: str | None, module: str, site: SiteFact,
+             inputs: tuple[str, ...], owner: Owner) -> tuple[CommandLine, dict[str, str | None]]:
+    """The command line an example of the card may write: ``command`` (the configured one),
+    ``own`` (the flags of the guard's inputs) and, with both, the inputs routed to the raise
+    (``routed_inputs``, which reads ``flags``' routes: the entries it read come with it)."""
+    if not command or not own:
+        return CommandLine(command=command, flags=own), {}
+    names, reads = routed_inputs(flags, module, site, inputs, owner)
+    return CommandLine(command=command, flags=own, routed=names), reads
+
+
 def routed_inputs(flags: dict[str, str], module: str, site: SiteFact, inputs: Iterable[str],
-                  context: CardContext) -> tuple[tuple[str, ...], dict[str, str | None]]:
+                  owner: Owner) -> tuple[tuple[str, ...], dict[str, str | None]]:
     """The inputs (of ``inputs`` and the settable ones) whose flag's value the command's code
     hands on to the raise (link.commands.routed): ``self.a.b`` where a call site builds the
     owner passing ``a`` and one builds the class of ``self.a`` passing ``b``; ``args.x``
@@ -150,14 +161,15 @@ def routed_inputs(flags: dict[str, str], module: str, site: SiteFact, inputs: It
         return reads[ROUTE + key]
 
     found = []
-    for name in sorted({*inputs, *context.settable}):
+    for name in sorted({*inputs, *owner.settable}):
         parts = name.split(".")
-        keywords = context.settable.get(name)
+        keywords = owner.settable.get(name)
         if keywords is not None and site.owner is not None and parts[0] == "self" and len(keywords) == len(parts) - 1:
-            owners = [f"{module}.{site.owner}", *(context.classes.get(".".join(parts[:n + 2]), "").replace(":", ".") for n in range(len(keywords) - 1))]
+            nested = (owner.classes.get(".".join(parts[:n + 2]), "").replace(":", ".") for n in range(len(keywords) - 1))
+            owners = [f"{module}.{site.owner}", *nested]
             if all(cls and routed(route(cls), keyword, namespace=False) for cls, keyword in zip(owners, keywords)):
                 found.append(name)
-        elif len(parts) == 2 and parts[0] in {p.name for p in context.params} and site.at.function is not None:
-            if routed(route(f"{module}.{site.at.function}"), parts[1], namespace=True):
-                found.append(name)
+        elif (len(parts) == 2 and parts[0] in {p.name for p in site.params} and site.at.function is not None
+              and routed(route(f"{module}.{site.at.function}"), parts[1], namespace=True)):
+            found.append(name)
     return tuple(found), reads

@@ -16,7 +16,7 @@ assigns holds what that computed, not the caller's value: vLLM's ``ModelConfig``
 validator. Such a field is not set by a keyword there (nested records are always built),
 unless each assignment sits under one ``if`` (``if self.logprobs is True: ...``): the
 caller's value holds where that test is false, a check the trigger must pass
-(link.cards adds it to the construction checks).
+(link_owner adds it to the construction checks).
 
 Anything else a method reads on ``self`` (``self._state``, a class attribute, an attribute
 some other method sets) is the object's internal state: no trigger sets it.
@@ -24,10 +24,13 @@ some other method sets) is the object's internal state: no trigger sets it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..model import Card, ClassFact, FileFacts, Param, PostInitSet, SiteFact
+from ..model import Card, ClassFact, FileFacts, Owner, Param, PostInitSet, SiteFact
+from ..model.codes import BUILDING, CONSTRUCTING
 from .fielddocs import field_doc
+from .placeholders import abstract_methods
 from .project import Project
 
 _RECORD_DECORATORS = frozenset({
@@ -181,7 +184,9 @@ class Constructors:
             if (symbol is None and base in _OBJECT_INIT) or (symbol is not None and symbol.kind == "outside" and symbol.qualname in _PLAIN_OUTSIDE):
                 continue
             found = self.project.class_fact(symbol.qualname) if symbol is not None and symbol.kind == "class" else None
-            if found is None or depth > _MAX_DEPTH or found[1].init is not None or found[1].metaclass not in (None, *_PLAIN_METACLASSES):
+            if found is None or symbol is None or depth > _MAX_DEPTH:
+                return False
+            if found[1].init is not None or found[1].metaclass not in (None, *_PLAIN_METACLASSES):
                 return False
             if self.is_record(symbol.qualname) or not self._object_init(found[0], found[1].bases, depth + 1):
                 return False
@@ -262,3 +267,67 @@ def field_defaults(project: Project, constructors: Constructors, facts: FileFact
         if not any(constructors.post_init_sets(holder, doc.name) for holder in holders):
             found[name] = (name, doc.default, doc.default_factory)
     return tuple(found.values())
+
+
+def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: SiteFact,
+               others: list[Card], constructing: list[Card]) -> Owner:
+    """How a caller constructs the objects the card's guard reads: ``others``, the other raises
+    of the card's function (whose fields' defaults a fix meets); ``constructing``, the raises
+    that constructing the card's owner class runs (checks a trigger that builds it must pass)."""
+    project = constructors.project
+    owner = f"{facts.module}.{site.owner}" if site.owner else None
+    settable, classes = settable_inputs(constructors, owner, card.guard.inputs, built=not set(card.entry) & BUILDING)
+    derived = derived_inputs(project, facts, owner, site.params, card.guard.inputs)
+    signature = constructors.signature(owner) if owner else None
+    abstract = abstract_methods(project, owner) if owner else ()
+    defaults = field_defaults(project, constructors, facts, site, others)
+    checks: tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...] = ()
+    if card.docs.owner is not None and not set(card.entry) & CONSTRUCTING:
+        checks = construction_checks(constructing, signature)
+        # The attributes the checks read are set through the constructor too: a trigger
+        # may need them (an object that builds), so they are inputs of the card as well.
+        more, nested = settable_inputs(constructors, owner, [n for _, inputs in checks for n, _, _ in inputs])
+        settable, classes = {**more, **settable}, {**nested, **classes}
+    if site.owner is not None and not set(card.entry) & BUILDING:
+        checks = (*checks, *post_init_checks(project, constructors, f"{facts.module}.{site.owner}", settable))
+    return Owner(constructor=signature, settable=settable, classes=classes, checks=checks, field_defaults=defaults,
+                 derived=derived, abstract=abstract)
+
+
+def settable_inputs(constructors: Constructors, owner: str | None, names: Iterable[str],
+                    built: bool = False) -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
+    """The inputs among ``names`` that constructing ``owner`` sets ("self.a.b" -> keywords a, b),
+    and the in-tree classes their nested constructors build ("self.a" -> "module:Qualname");
+    ``built``: as read once the object is built (Constructors.keyword)."""
+    settable: dict[str, tuple[str, ...]] = {}
+    classes: dict[str, str] = {}
+    for name in names:
+        parts = name.split(".")
+        if owner is None or parts[0] != "self" or len(parts) < 2:
+            continue
+        found = constructors.along(owner, parts[1:], built)
+        if found is not None:
+            settable[name] = found[0]
+            for n, nested in enumerate(found[1]):
+                where = constructors.project.class_fact(nested)
+                if where is not None:  # "module:Qualname", for the example's import line
+                    classes[".".join(parts[:n + 2])] = f"{where[0].module}:{where[1].qualname}"
+    return settable, classes
+
+
+def derived_inputs(project: Project, facts: FileFacts, owner: str | None, params: tuple[Param, ...],
+                   inputs: tuple[str, ...]) -> tuple[str, ...]:
+    """The inputs ``x.name`` where ``x`` is ``self`` or a parameter annotated with an in-tree
+    class that defines ``name`` as a method or property: computed, not an attribute a caller
+    sets (``spec.needs_normalization``)."""
+    annotations = {p.name: p.annotation for p in params}
+    found = []
+    for name in inputs:
+        root, _, rest = name.partition(".")
+        if not rest or "." in rest:
+            continue
+        annotation = annotations.get(root)
+        cls = owner if root == "self" and owner else project.class_of_annotation(facts, annotation) if annotation else None
+        if cls is not None and any(rest in dict(f[1].methods) for q in (cls, *project.ancestors(cls)) if (f := project.class_fact(q))):
+            found.append(name)
+    return tuple(found)

@@ -1,4 +1,5 @@
-"""Instances: the classes a guard tests with ``isinstance`` -> which plain values are instances.
+"""Instances: the classes a guard tests with ``isinstance`` -> which plain values are instances
+(and the guard's other names that linking resolves across modules: ``link_names``).
 
 The solver's candidate values are plain Python values (ints, strs, lists, None, ...). For
 ``isinstance(dec, numbers.Integral)`` it may decide the test on such a value where the
@@ -24,7 +25,7 @@ import ast
 
 from ..collect.declarations import dotted_name
 from ..collect.syntax import walk
-from ..model import FileFacts
+from ..model import Card, FileFacts, Guard, GuardNames
 from .project import BUILTIN_EXCEPTIONS, Project
 
 _NUMBERS = ("int", "float", "complex", "bool")
@@ -61,6 +62,23 @@ _BUILTIN_CLASSES: dict[str, tuple[str, ...]] = {
     "object": (*_NUMBERS, *_CONTAINERS, "NoneType"),
 }
 _EVALUATED = frozenset({"int", "float", "str", "bool", "list", "dict", "tuple", "set", "frozenset", "bytes"})  # the evaluator's own
+
+
+def link_names(project: Project, facts: FileFacts, guard: Guard,
+               function_instances: tuple[tuple[str, tuple[str, ...]], ...]) -> GuardNames:
+    """What the guard's names denote beyond its module: the constants, enums and sentinels it
+    names (Project.named_constant; builtins aside) and the plain instances of the classes its
+    isinstance tests name; ``function_instances``: the same for all the function's guards."""
+    named = tuple((chain, *found) for chain, kind in guard.named
+                  if kind != "builtin" and (found := project.named_constant(facts, chain)) is not None)
+    instances = tuple(instance_types(project, facts, guard.code).items())
+    return GuardNames(named=named, instances=instances, function_instances=function_instances)
+
+
+def function_instances(project: Project, facts: FileFacts, cards: list[Card]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The isinstance classes of all the guards of ``cards`` (a function's) whose plain
+    instances are known: a fix must not make another raise's isinstance test true either."""
+    return tuple(sorted({k: v for card in cards for k, v in instance_types(project, facts, card.guard.code).items()}.items()))
 
 
 def instance_types(project: Project, facts: FileFacts, guard_code: str) -> dict[str, tuple[str, ...]]:

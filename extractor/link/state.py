@@ -16,7 +16,7 @@ import ast
 import re
 from collections.abc import Iterable, Mapping
 
-from ..model import FileFacts, SiteFact, StateWrite
+from ..model import FileFacts, ObjectState, SiteFact, StateWrite
 from .placeholders import lineage
 from .project import Project
 
@@ -47,22 +47,23 @@ def state_writes(project: Project, owner: str, receiver: str, inputs: Iterable[s
     return tuple(write for writes in found.values() for write in writes)
 
 
-def constructed_state(project: Project, owner: str, writes: tuple[StateWrite, ...]) -> tuple[tuple[str, str], ...]:
-    """The attributes among ``writes`` that constructing the class ``owner`` leaves at one
-    known value, with that value's source: the ``__init__`` that runs (the first class of the
-    lineage that defines one, every class before it in the tree) assigns it once, outside any
-    block, a literal or a module constant's literal; no other ``__init__`` of the lineage
-    assigns it, nor a method that ``__init__`` calls, nor ``__post_init__`` or ``__new__``
-    (``Config.__init__``'s ``self.loaded = False``: a new Config is not loaded)."""
+def constructed_state(project: Project, owner: str, writes: tuple[StateWrite, ...]) -> ObjectState:
+    """The object's state as constructing the class ``owner`` leaves it: the attributes among
+    ``writes`` it leaves at one known value, with that value's source. The ``__init__`` that
+    runs (the first class of the lineage that defines one, every class before it in the
+    tree) assigns it once, outside any block, a literal or a module constant's literal; no
+    other ``__init__`` of the lineage assigns it, nor a method that ``__init__`` calls, nor
+    ``__post_init__`` or ``__new__`` (``Config.__init__``'s ``self.loaded = False``: a new
+    Config is not loaded)."""
     init_class = None
     for qualname, known in lineage(project, owner):
         if known is None:
-            return ()  # a class outside the tree may define the __init__ that runs
+            return ObjectState()  # a class outside the tree may define the __init__ that runs
         if "__init__" in dict(known[1].methods):
             init_class = known[1]
             break
     if init_class is None:
-        return ()
+        return ObjectState()
     by_input: dict[str, list[StateWrite]] = {}
     for write in writes:
         by_input.setdefault(write.input, []).append(write)
@@ -74,7 +75,7 @@ def constructed_state(project: Project, owner: str, writes: tuple[StateWrite, ..
         if (len(inits) == 1 and inits[0].owner == init_class.qualname and not inits[0].conditional and source is not None
                 and _is_literal(source) and not others & {*init_class.init_calls, "__post_init__", "__new__"}):
             found.append((name, source))
-    return tuple(found)
+    return ObjectState(constructed=tuple(found))
 
 
 def _is_literal(source: str) -> bool:

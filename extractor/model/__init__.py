@@ -8,15 +8,21 @@ data and back; ``schema`` derives catalog.schema.json from the records.
 
 from .base import DIFF_SCHEMA_ID, SCHEMA_ID, record
 from .card import (
+    Call,
     Card,
     CardContext,
+    CommandLine,
     Docs,
     Domain,
     Example,
     ExceptionRef,
     FieldDoc,
     Fix,
+    GuardNames,
+    ObjectState,
     Observed,
+    Owner,
+    Placement,
     Solved,
     StateWrite,
     Trigger,
@@ -82,12 +88,12 @@ from .site import (
 )
 
 __all__ = [
-    "CLAIMED", "CODES", "CONSTRUCTING", "DIFF_SCHEMA_ID", "RAISES", "SCHEMA_ID", "And", "Argument", "AttributeStore",
-    "CallSite", "Card", "CardContext", "CardRef", "Catalog", "CatalogDiff", "Change", "ClassFact", "Code", "Compare", "ConditionChange",
-    "Const", "Constraint", "Context", "ContextKind", "Detailed", "Docs", "Domain", "DomainSource", "EntryKind", "Example",
-    "ExampleStyle", "ExceptionRef", "Excerpt", "FieldDoc", "FieldFact", "FileFacts", "FileFailure", "Fix", "FixOutcome", "FixTarget",
-    "Generator", "Guard", "GuardNode", "GuardPart", "Hole", "IsInstance", "IsNone", "Location", "MessageTemplate", "NoFix", "Not", "Observed",
-    "Opaque", "Or", "Param", "Part", "PartRole", "PostInitSet", "RaiseFacts", "RaiseKind", "Reason", "ReasonCode", "RunOptions", "SiteFact", "Solved",
-    "SourceInfo", "StateWrite", "Stats", "Text", "Trigger", "TriggerStatus", "Truthy", "Validator", "Verification", "VerifyOutcome",
-    "dumps", "dumps_compact", "dumps_data", "fingerprint", "from_data", "from_json", "record", "to_data", "to_json",
+    "CLAIMED", "CODES", "CONSTRUCTING", "DIFF_SCHEMA_ID", "RAISES", "SCHEMA_ID", "And", "Argument", "AttributeStore", "Call", "CallSite",
+    "Card", "CardContext", "CardRef", "Catalog", "CatalogDiff", "Change", "ClassFact", "Code", "CommandLine", "Compare", "ConditionChange",
+    "Const", "Constraint", "Context", "ContextKind", "Detailed", "Docs", "Domain", "DomainSource", "EntryKind", "Example", "ExampleStyle",
+    "ExceptionRef", "Excerpt", "FieldDoc", "FieldFact", "FileFacts", "FileFailure", "Fix", "FixOutcome", "FixTarget", "Generator", "Guard",
+    "GuardNames", "GuardNode", "GuardPart", "Hole", "IsInstance", "IsNone", "Location", "MessageTemplate", "NoFix", "Not", "ObjectState", "Observed",
+    "Opaque", "Or", "Owner", "Param", "Part", "PartRole", "Placement", "PostInitSet", "RaiseFacts", "RaiseKind", "Reason", "ReasonCode", "RunOptions",
+    "SiteFact", "Solved", "SourceInfo", "StateWrite", "Stats", "Text", "Trigger", "TriggerStatus", "Truthy", "Validator", "Verification",
+    "VerifyOutcome", "dumps", "dumps_compact", "dumps_data", "fingerprint", "from_data", "from_json", "record", "to_data", "to_json",
 ]

@@ -109,7 +109,7 @@ class Trigger:
     verified: bool = False
     missing: tuple[str, ...] = ()  # required arguments the trigger has no value for (so it is not verified)
     outside: tuple[str, ...] = ()  # inputs whose value is outside their declared type, which an isinstance test of the guard refuses
-    # attributes the trigger reads as a new object has them (CardContext.constructed): it builds the object
+    # attributes the trigger reads as a new object has them (CardContext.state): it builds the object
     constructed: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
@@ -212,25 +212,78 @@ class Card:
 
 
 @record
-class CardContext:
-    """What solving one card needs from the project (link hands it to solve with the card)."""
+class Call:
+    """How a call of the card's function runs to the raise, as collecting saw it (the site's
+    own fields: link.cards.link_call takes them from the SiteFact)."""
 
-    params: tuple[Param, ...]
-    siblings: tuple[str, ...]  # guards of the other raises in the same function
-    flags: dict[str, str]
-    command: str | None
-    classes: dict[str, str]  # "self.a" -> "module:Qualname" of the in-tree class its constructor keyword takes
-    exception_module: str | None  # where an in-tree exception class is defined
-    param_choices: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # Enum-typed parameters
-    settable: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # "self.a.b" -> constructor keywords a, b
-    module: str | None = None  # the module that defines the card's function
-    constructor: tuple[Param, ...] | None = None  # the owner class's constructor parameters, where known
+    params: tuple[Param, ...] = ()
     call_style: str = "function"  # function, generator, coroutine or async_generator (SiteFact.call_style)
     unread: tuple[str, ...] = ()  # parameters nothing reads before the raise (SiteFact.unread)
+    evaluates: tuple[str, ...] = ()  # what the path and the raise's arguments evaluate (SiteFact.evaluates)
+    # The exception call's arguments (SiteFact.arguments), for a validator that raises as the
+    # site does where the class, not the one argument, makes the message.
+    arguments: tuple[Argument, ...] | None = None
+
+
+@record
+class Placement:
+    """Where the card sits in the project: its modules, its exception class's, the other raises
+    of its function and the choices of its Enum-typed parameters (link.cards.ContextLinker.link_placement)."""
+
+    module: str | None = None  # the module that defines the card's function
+    # The public module a caller imports the card's top-level definition from (link.exports;
+    # ``httpx`` for ``httpx._client.Client``); None where the tree shows none.
+    public_module: str | None = None
+    exception_module: str | None = None  # where an in-tree exception class is defined
+    own_str: bool = False  # the exception class (or an in-tree base) defines __str__: str(exc) is its own text
+    siblings: tuple[str, ...] = ()  # guards of the other raises in the same function
+    param_choices: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # Enum-typed parameters
+
+
+@record
+class Owner:
+    """The objects the guard reads (``self``, and a parameter annotated with an in-tree class),
+    as a caller constructs them (link.constructors.link_owner)."""
+
+    constructor: tuple[Param, ...] | None = None  # the owner class's constructor parameters, where known
+    settable: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # "self.a.b" -> constructor keywords a, b
+    # "self.a" -> "module:Qualname" of the in-tree class its constructor keyword takes
+    classes: dict[str, str] = dataclasses.field(default_factory=dict)
     # The guards of the raises that constructing the owner runs (its __init__, __post_init__,
     # validators), each with its inputs' declared defaults (input, default, default_factory):
     # an example that builds the object must pass them all first.
-    constructor_checks: tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...] = ()
+    checks: tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...] = ()
+    # The declared default (input, default, default_factory) of each field (``self.a``,
+    # ``ctx.a`` of an annotated parameter) that another raise of the function reads: what its
+    # test sees where a fix leaves the field alone (link.constructors.field_defaults).
+    field_defaults: tuple[tuple[str, str | None, str | None], ...] = ()
+    derived: tuple[str, ...] = ()  # inputs ``x.name`` that a method or property of x's class computes: no caller sets them
+    abstract: tuple[str, ...] = ()  # the owner class's abstract methods left undefined (link.placeholders.abstract_methods)
+
+
+@record
+class ObjectState:
+    """The object's own state as constructing it leaves it (link.state.constructed_state)."""
+
+    # The attributes a new object has at one known value: (input, value source).
+    constructed: tuple[tuple[str, str], ...] = ()
+
+
+@record
+class CommandLine:
+    """The configured command and the CLI flags an example of the card may write (link.commands.link_cli)."""
+
+    command: str | None = None
+    flags: dict[str, str] = dataclasses.field(default_factory=dict)  # the guard's inputs' destinations -> their flags
+    # The inputs whose CLI flag's value the command's code hands on to the raise
+    # (link.commands.routed_inputs): only they may be written as flags.
+    routed: tuple[str, ...] = ()
+
+
+@record
+class GuardNames:
+    """What the guard's names denote beyond its module (link.instances.link_names)."""
+
     # Names of the guard (Guard.named) that linking resolved across modules: (dotted name,
     # kind, code) with kind "value" (code: the constant's source), "enum" or "sentinel".
     named: tuple[tuple[str, str, str], ...] = ()
@@ -238,22 +291,17 @@ class CardContext:
     # type names of those instances (link.instances; ``()``: no plain value is one).
     instances: tuple[tuple[str, tuple[str, ...]], ...] = ()
     function_instances: tuple[tuple[str, tuple[str, ...]], ...] = ()  # the same for all the function's guards
-    derived: tuple[str, ...] = ()  # inputs ``x.name`` that a method or property of x's class computes: no caller sets them
-    # The inputs whose CLI flag's value the command's code hands on to the raise (link.cards.routed_inputs):
-    # only they may be written as flags.
-    routed: tuple[str, ...] = ()
-    # The exception call's arguments (SiteFact.arguments), for a validator that raises as the
-    # site does where the class, not the one argument, makes the message.
-    arguments: tuple[Argument, ...] | None = None
-    evaluates: tuple[str, ...] = ()  # what the path and the raise's arguments evaluate (SiteFact.evaluates)
-    # The public module a caller imports the card's top-level definition from (link.exports;
-    # ``httpx`` for ``httpx._client.Client``); None where the tree shows none.
-    public_module: str | None = None
-    # The attributes a new object has at one known value (link.state.constructed_state): (input, value source).
-    constructed: tuple[tuple[str, str], ...] = ()
-    own_str: bool = False  # the exception class (or an in-tree base) defines __str__: str(exc) is its own text
-    abstract: tuple[str, ...] = ()  # the owner class's abstract methods left undefined (link.placeholders.abstract_methods)
-    # The declared default (input, default, default_factory) of each field (``self.a``,
-    # ``ctx.a`` of an annotated parameter) that another raise of the function reads: what its
-    # test sees where a fix leaves the field alone (link.constructors.field_defaults).
-    field_defaults: tuple[tuple[str, str | None, str | None], ...] = ()
+
+
+@record
+class CardContext:
+    """What solving one card needs from the project (link hands it to solve with the card):
+    one record per link function that builds it, each built once (link.cards.ContextLinker).
+    A site whose linking fails (a bug of ours) gets its parameters alone."""
+
+    call: Call
+    place: Placement = dataclasses.field(default_factory=Placement)
+    owner: Owner = dataclasses.field(default_factory=Owner)
+    state: ObjectState = dataclasses.field(default_factory=ObjectState)
+    cli: CommandLine = dataclasses.field(default_factory=CommandLine)
+    names: GuardNames = dataclasses.field(default_factory=GuardNames)

@@ -104,7 +104,11 @@ def _part_changes(a: tuple[str, str], b: tuple[str, str]) -> Iterator[ConditionC
 
 
 def _lone_part(old: tuple[str, str] | None, new: tuple[str, str] | None) -> ConditionChange:
-    return ConditionChange(role=old[0], old=old[1]) if old is not None else ConditionChange(role=new[0], new=new[1])  # type: ignore[index]
+    """The change of a part one side lacks (``old`` or ``new`` is given)."""
+    if old is not None:
+        return ConditionChange(role=old[0], old=old[1])
+    assert new is not None  # (a part is on one side at least)
+    return ConditionChange(role=new[0], new=new[1])
 
 
 def condition_changes(old: dict[str, Any], new: dict[str, Any]) -> list[ConditionChange]:

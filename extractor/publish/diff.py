@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 from collections import Counter, defaultdict
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from ..model import CardRef, CatalogDiff, Change, ConditionChange, FileFailure
@@ -113,19 +114,19 @@ def _classify(old: dict[str, Any], new: dict[str, Any], conditions: list[Conditi
     ``conditions``: the guard's changes left once cascades are folded (see conditions)."""
     old_ref, new_ref = _ref(old), _ref(new)
     guard = old["guard"]["code"] + " -> " + new["guard"]["code"] if old["guard"]["code"] != new["guard"]["code"] else None
-    found = {"conditions": tuple(conditions), "old": old_ref, "new": new_ref}
+    unchanged = Change(kind="unchanged", conditions=tuple(conditions), old=old_ref, new=new_ref)
     if _classes(old) != _classes(new):
         classes = f"{', '.join(sorted(_classes(old)))} -> {', '.join(sorted(_classes(new)))}"
         relation = _relation(old, new)
-        return Change(kind="exception_changed", detail=f"{relation}: {classes}", breaking=_breaking(old, new, relation), **found)
+        return replace(unchanged, kind="exception_changed", detail=f"{relation}: {classes}", breaking=_breaking(old, new, relation))
     if _text(old) != _text(new):
-        return Change(kind="message_changed", **found)
+        return replace(unchanged, kind="message_changed")
     if conditions:
-        return Change(kind="guard_changed", detail=guard, **found)
+        return replace(unchanged, kind="guard_changed", detail=guard)
     if (old["path"], old["function"], old["line"]) != (new["path"], new["function"], new["line"]):
         where = "path" if old["path"] != new["path"] else "function" if old["function"] != new["function"] else "line"
-        return Change(kind="moved", detail=where, **found)
-    return Change(kind="unchanged", **found)
+        return replace(unchanged, kind="moved", detail=where)
+    return unchanged
 
 
 def diff_catalogs(old: dict[str, Any], new: dict[str, Any], labels: tuple[str, str] | None = None) -> CatalogDiff:
@@ -206,13 +207,13 @@ def renamed_files(old_paths: set[str], new_paths: set[str]) -> dict[str, str]:
     for path in gone:
         if path in found:
             continue
-        parts = path.split("/")
-        for kept in range(len(parts) - 1, -1, -1):
-            now = rules.get("/".join(parts[:kept]))
-            target = "/".join(filter(None, [now, *parts[kept:]])) if now is not None else None
-            if target is not None and target in fresh and target not in taken:
-                found[path] = target
-                taken.add(target)
+        names = path.split("/")
+        for kept in range(len(names) - 1, -1, -1):
+            folder = rules.get("/".join(names[:kept]))
+            moved = "/".join(filter(None, [folder, *names[kept:]])) if folder is not None else None
+            if moved is not None and moved in fresh and moved not in taken:
+                found[path] = moved
+                taken.add(moved)
                 break
     return dict(sorted(found.items()))
 

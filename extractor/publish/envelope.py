@@ -31,6 +31,7 @@ def read_envelope(path: str) -> dict[str, Any] | None:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 return None
             head = handle.read(len(_NO_CARDS))
+            rest: bytes | None
             if head == _NO_CARDS:
                 rest = handle.read(_MOST_ENVELOPE)
             elif head.startswith(_CARDS_START):

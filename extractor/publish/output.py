@@ -32,7 +32,7 @@ def manifest_text(paths: Iterable[str]) -> str:
 
 def _contents(folder: str) -> list[str]:
     """Every entry under ``folder`` that is not a folder (files, links, FIFOs...), relative."""
-    found = []
+    found: list[str] = []
     for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
         dirnames.sort()
         where = os.path.relpath(dirpath, folder).replace(os.sep, "/")
@@ -73,6 +73,36 @@ def write_docs(files: Iterable[tuple[str, str | Iterable[str]]], outdir: str, id
             be written.
     """
     target = os.path.abspath(outdir)
+    _check_replaceable(target, outdir)
+    staging = _make_staging(os.path.dirname(target))
+    try:
+        with open(os.path.join(staging, _STAGING_MARK), "w", encoding="utf-8") as handle:
+            handle.write("raisedocs: a docs folder being written\n")
+        written: dict[str, bytes] = {}
+        first: str | None = None
+        for rel, content in files:
+            written[rel] = _write_file(staging, rel, content)
+            if first is None:
+                first = written[rel].hex()
+                if identity is not None and _unchanged(target, identity, first) is not None:
+                    shutil.rmtree(staging, ignore_errors=True)
+                    if inputs is not None:
+                        _record_inputs(target, inputs)
+                    return False
+        _finish_staging(staging, written, identity, first, inputs)
+        _swap(staging, target)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise OutputError(f"cannot write {outdir}: {exc.strerror or exc}") from None
+    return True
+
+
+def _check_replaceable(target: str, outdir: str) -> None:
+    """Refuse an output path that is a file, or a folder holding files raisedocs did not write.
+
+    Raises:
+        OutputError: ``outdir`` (whose absolute path is ``target``) is a file or holds such files.
+    """
     if os.path.lexists(target) and not os.path.isdir(target):
         raise OutputError(f"output path is a file: {outdir}")
     if os.path.isdir(target):
@@ -80,47 +110,44 @@ def write_docs(files: Iterable[tuple[str, str | Iterable[str]]], outdir: str, id
         if foreign:
             more = f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
             raise OutputError(f"output folder holds files raisedocs did not write ({', '.join(foreign[:3])}{more}); refusing to replace it: {outdir}")
-    parent = os.path.dirname(target)
+
+
+def _make_staging(parent: str) -> str:
+    """A new staging folder in ``parent`` (made if missing), a dead run's leftovers removed.
+
+    Raises:
+        OutputError: ``parent`` cannot be written.
+    """
     try:
         os.makedirs(parent, exist_ok=True)
         remove_stale_staging(parent)
-        staging = tempfile.mkdtemp(prefix=f".raisedocs-{os.getpid()}-", dir=parent)
+        return tempfile.mkdtemp(prefix=f".raisedocs-{os.getpid()}-", dir=parent)
     except OSError as exc:
         raise OutputError(f"cannot write to {parent}: {exc.strerror}") from None
-    try:
-        with open(os.path.join(staging, _STAGING_MARK), "w", encoding="utf-8") as handle:
-            handle.write("raisedocs: a docs folder being written\n")
-        written: dict[str, bytes] = {}
-        first: str | None = None
-        for rel, content in files:
-            full = os.path.join(staging, *rel.split("/"))
-            os.makedirs(os.path.dirname(full), exist_ok=True)
-            digest = hashlib.sha256()
-            with open(full, "wb") as handle:
-                for chunk in _chunks(content):
-                    raw = chunk.encode("utf-8", "backslashreplace")
-                    digest.update(raw)
-                    handle.write(raw)
-            written[rel] = digest.digest()
-            if first is None:
-                first = digest.hexdigest()
-                if identity is not None and _unchanged(target, identity, first) is not None:
-                    shutil.rmtree(staging, ignore_errors=True)
-                    if inputs is not None:
-                        _record_inputs(target, inputs)
-                    return False
-        with open(os.path.join(staging, MANIFEST), "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(manifest_text(written))
-        if identity is not None:
-            with open(os.path.join(staging, STATE), "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(_state_text({"render": identity, "first": first or "", "tree": _tree_digest(written), "input": inputs or "-"}))
-        os.remove(os.path.join(staging, _STAGING_MARK))
-        os.chmod(staging, 0o755)
-        _swap(staging, target)
-    except OSError as exc:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise OutputError(f"cannot write {outdir}: {exc.strerror or exc}") from None
-    return True
+
+
+def _write_file(staging: str, rel: str, content: str | Iterable[str]) -> bytes:
+    """Write one file (text or its chunks) under ``staging``; the SHA-256 of its bytes."""
+    full = os.path.join(staging, *rel.split("/"))
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    digest = hashlib.sha256()
+    with open(full, "wb") as handle:
+        for chunk in _chunks(content):
+            raw = chunk.encode("utf-8", "backslashreplace")
+            digest.update(raw)
+            handle.write(raw)
+    return digest.digest()
+
+
+def _finish_staging(staging: str, written: dict[str, bytes], identity: str | None, first: str | None, inputs: str | None) -> None:
+    """The staging folder's manifest and state (with an ``identity``), its mark removed: ready to swap in."""
+    with open(os.path.join(staging, MANIFEST), "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(manifest_text(written))
+    if identity is not None:
+        with open(os.path.join(staging, STATE), "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(_state_text({"render": identity, "first": first or "", "tree": _tree_digest(written), "input": inputs or "-"}))
+    os.remove(os.path.join(staging, _STAGING_MARK))
+    os.chmod(staging, 0o755)
 
 
 _STATE_HEAD = "raisedocs state 2"
@@ -184,12 +211,13 @@ def _intact(folder: str, state: dict[str, str]) -> list[str] | None:
         return None
     if listed[0] != _MANIFEST_HEAD:
         return None
-    digests = {}
+    digests: dict[str, bytes] = {}
     for rel in (p for p in listed[1:] if p):
-        digests[rel] = _file_digest(os.path.join(folder, *rel.split("/")))
-        if digests[rel] is None:
+        digest = _file_digest(os.path.join(folder, *rel.split("/")))
+        if digest is None:
             return None
-    return list(digests) if state["tree"] == _tree_digest(digests) else None  # type: ignore[arg-type]
+        digests[rel] = digest
+    return list(digests) if state["tree"] == _tree_digest(digests) else None
 
 
 def _tree_digest(digests: dict[str, bytes]) -> str:

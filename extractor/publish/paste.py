@@ -144,8 +144,8 @@ def _trigger_lines(card: dict[str, Any]) -> list[str]:
 
 
 _NOTES = {
-    "class_outside_tree": ("Doubtful: the exception's class is defined outside this tree (a compiled module or another package),"
-                           " where code the catalog does not cover may raise the same message.",),
+    "class_outside_tree": (("Doubtful: the exception's class is defined outside this tree (a compiled module or another package),"
+                            " where code the catalog does not cover may raise the same message."),),
     "traceback_elsewhere": ("Doubtful: the pasted traceback does not pass this line.",),
 }
 

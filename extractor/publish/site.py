@@ -57,9 +57,10 @@ def prose(text: str) -> Markup:
 
 def highlight(card: dict[str, Any]) -> Markup:
     """The excerpt as highlighted HTML (Pygments), the raise's lines marked, numbered as in the file."""
-    from pygments import highlight as pygmentize
-    from pygments.formatters import HtmlFormatter
-    from pygments.lexers import PythonLexer
+    # (Pygments ships no type hints, and its stubs, types-Pygments, are no dependency of ours)
+    from pygments import highlight as pygmentize  # type: ignore[import-untyped]
+    from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped]
+    from pygments.lexers import PythonLexer  # type: ignore[import-untyped]
 
     excerpt = card["excerpt"]
     start = excerpt["start_line"]

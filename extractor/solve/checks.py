@@ -61,7 +61,7 @@ def _incoherent(draft: Draft) -> bool:
 
 
 def _abstract(draft: Draft) -> bool:
-    return bool(draft.frame.ctx.abstract) and not is_class_level(draft.frame.card)
+    return bool(draft.frame.ctx.owner.abstract) and not is_class_level(draft.frame.card)
 
 
 def _raises_input(draft: Draft) -> bool:
@@ -71,12 +71,12 @@ def _raises_input(draft: Draft) -> bool:
 
 def _fails_on_the_way(draft: Draft) -> bool:
     ctx = draft.frame.ctx
-    return first_failing(ctx.evaluates, {**param_defaults(ctx), **draft.env}) is not None
+    return first_failing(ctx.call.evaluates, {**param_defaults(ctx), **draft.env}) is not None
 
 
 def _construction_not_shown(draft: Draft) -> bool:
     ctx = draft.frame.ctx
-    sets_attributes = any(n in ctx.settable for n in draft.inputs) or bool(draft.constructed)
+    sets_attributes = any(n in ctx.owner.settable for n in draft.inputs) or bool(draft.constructed)
     return sets_attributes and not constructs(draft.problem, ctx, draft.env)
 
 

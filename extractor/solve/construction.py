@@ -21,22 +21,22 @@ def past_construction(card: Card, ctx: CardContext, domains: dict[str, Domain], 
     construction raises first (the owner's ``__post_init__``, validators), solve the guard
     again together with the negation of every raise construction runs, over the attributes
     those read (at their declared defaults unless changed). None where nothing better is found."""
-    if solution.status != "solved" or not ctx.constructor_checks or card.guard.approximations:
+    if solution.status != "solved" or not ctx.owner.checks or card.guard.approximations:
         return None  # (the caller asks only for triggers that would be claimed: else not worth a second search)
     if constructs(problem, ctx, solution.assignment):
         return None
-    if not any(n in ctx.settable for n in solution.assignment if n in card.guard.inputs):
+    if not any(n in ctx.owner.settable for n in solution.assignment if n in card.guard.inputs):
         return None
     extra: dict[str, Domain] = {}
-    for _, inputs in ctx.constructor_checks:
+    for _, inputs in ctx.owner.checks:
         for name, default, factory in inputs:
-            if name not in domains and name not in extra and name in ctx.settable:
+            if name not in domains and name not in extra and name in ctx.owner.settable:
                 source = default_source(default, factory)
                 extra[name] = Domain(input=name, source=DomainSource.FIELD, default=source, has_default=source is not None)
-    codes = [f"({card.guard.code})", *(f"not ({code})" for code, _ in ctx.constructor_checks)]
+    codes = [f"({card.guard.code})", *(f"not ({code})" for code, _ in ctx.owner.checks)]
     guard = replace(card.guard, code=" and ".join(codes), inputs=tuple(dict.fromkeys([*card.guard.inputs, *extra])))
     try:
-        joined = build_problem(guard, {**domains, **extra}, state, ctx.named, frozenset(loops))
+        joined = build_problem(guard, {**domains, **extra}, state, ctx.names.named, frozenset(loops))
     except EvalError:
         return None
     found = search(joined, max_changed=MAX_CHANGED + 2)  # the object's own settings come on top of the trigger's
@@ -48,8 +48,8 @@ def constructs(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> bool:
     construction runs (each guard false, attributes the trigger leaves at their defaults).
     A constructor's own parameter (a bare name in its guard) takes the value of the attribute
     the trigger sets through it, else its default: never a same-named input of the method."""
-    through = {keywords[0]: env[attribute] for attribute, keywords in ctx.settable.items() if len(keywords) == 1 and attribute in env}
-    for code, inputs in ctx.constructor_checks:
+    through = {keywords[0]: env[attribute] for attribute, keywords in ctx.owner.settable.items() if len(keywords) == 1 and attribute in env}
+    for code, inputs in ctx.owner.checks:
         scope = problem.env(env)
         for name, default, factory in inputs:
             parameter = "." not in name
@@ -71,14 +71,14 @@ def fresh_trigger(card: Card, ctx: CardContext, problem: Problem, atoms: set[str
     every internal value the trigger assumed is one (``self.loaded`` of ``Config.__init__``'s
     ``self.loaded = False``): the problem solved with those values fixed, its solution, and
     the values. None where another internal value remains, or the fixed ones reach no raise."""
-    fresh = {name: literal_value(source) for name, source in ctx.constructed}
+    fresh = {name: literal_value(source) for name, source in ctx.state.constructed}
     internal = {a for a in atoms if atom_kind(a) == TriggerStatus.INTERNAL}
     if not internal or not internal <= fresh.keys():
         return None
     pinned = {name: Domain(input=name, source=DomainSource.FIELD, choices=(source,), default=source, has_default=True)
-              for name, source in ctx.constructed if name in internal}
+              for name, source in ctx.state.constructed if name in internal}
     try:
-        again = build_problem(card.guard, {**domains, **pinned}, state - internal, ctx.named, loops, preferred, ctx.instances)
+        again = build_problem(card.guard, {**domains, **pinned}, state - internal, ctx.names.named, loops, preferred, ctx.names.instances)
     except EvalError:
         return None
     found = search(again)

@@ -37,7 +37,7 @@ def reading(code: str, lazy: tuple[tuple[str, str], ...] = ()) -> ast.expr:
 @lru_cache(maxsize=4096)
 def read_guard(code: str, lazy: tuple[tuple[str, str], ...] = ()) -> tuple[ast.expr, bool]:
     """``code`` parsed as the solver reads it: attributes computed on reading replaced by
-    their code (``lazy``: CardContext.named's "lazy" entries), the environment as
+    their code (``lazy``: CardContext.names.named's "lazy" entries), the environment as
     ``os.environ`` (shared: never change the result); and whether it reads the environment.
 
     Raises:

@@ -150,7 +150,7 @@ class _Nested(dict):
 def _build(owner: str, fields: dict[tuple[str, ...], Any], ctx: CardContext, imports: set[tuple[str, str]],
            extra: dict[str, Any] | None = None) -> str | None:
     """``Owner(a=..., b=Nested(c=...))`` from constructor keyword paths -> values."""
-    if ctx.constructor is None:
+    if ctx.owner.constructor is None:
         return None
     tree = _Nested(extra or {})
     for path, value in fields.items():
@@ -165,7 +165,7 @@ def _build(owner: str, fields: dict[tuple[str, ...], Any], ctx: CardContext, imp
         args = []
         for key, child in node.items():
             if isinstance(child, _Nested):
-                target = ctx.classes.get(f"{prefix}.{key}")
+                target = ctx.owner.classes.get(f"{prefix}.{key}")
                 if target is None:
                     return None
                 module, qualname = target.split(":", 1)
@@ -189,7 +189,7 @@ def _build(owner: str, fields: dict[tuple[str, ...], Any], ctx: CardContext, imp
                 return None  # a required argument without a value
         return f"{cls}({', '.join(args)})"
 
-    return render(owner, tree, "self", ctx.constructor, ctx.module or "")
+    return render(owner, tree, "self", ctx.owner.constructor, ctx.place.module or "")
 
 
 def _public_module(module: str) -> bool:
@@ -208,22 +208,22 @@ def is_class_level(card: Card) -> bool:
 
 def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str | None:
     """Code that imports the entry and calls it with ``values`` (input -> value), or None."""
-    function, module = card.at.function, ctx.public_module  # (``httpx``, not ``httpx._client``: link.exports)
+    function, module = card.at.function, ctx.place.public_module  # (``httpx``, not ``httpx._client``: link.exports)
     if not function or "<locals>" in function or module is None:
         return None
     owner, _, name = function.rpartition(".")
-    written = ctx.module or module  # (where a named constant of an argument is bound)
+    written = ctx.place.module or module  # (where a named constant of an argument is bound)
     decorators = decorator_names(card)
     if not decorators <= _TRANSPARENT:
         return None
-    params = {p.name for p in ctx.params}
+    params = {p.name for p in ctx.call.params}
     args = {k: v for k, v in values.items() if k in params and k not in ("self", "cls")}
-    fields = {ctx.settable[k]: v for k, v in values.items() if k in ctx.settable}
+    fields = {ctx.owner.settable[k]: v for k, v in values.items() if k in ctx.owner.settable}
     if len(args) + len(fields) != len(values):
         return None  # a value no caller passes
     imports: set[tuple[str, str]] = set()
     if not owner:
-        call_args = _arguments(ctx.params, args, imports, written)
+        call_args = _arguments(ctx.call.params, args, imports, written)
         if not _public(name) or call_args is None:
             return None
         imports.add((module, name))
@@ -234,26 +234,26 @@ def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str 
         imports.add((module, owner))
         if set(card.entry) & CONSTRUCTING:
             if name in ("__init__", "__new__"):
-                if _arguments(ctx.params[1:], args, imports, written) is None:
+                if _arguments(ctx.call.params[1:], args, imports, written) is None:
                     return None
                 code = _build(owner, fields, ctx, imports, extra=args)
             else:
                 code = _build(owner, fields, ctx, imports) if not args else None
         elif decorators & set(_CLASS_LEVEL):
-            signature = ctx.params[1:] if "classmethod" in decorators else ctx.params
+            signature = ctx.call.params[1:] if "classmethod" in decorators else ctx.call.params
             call_args = _arguments(signature, args, imports, written)
             code = f"{owner}.{name}({call_args})" if _public(name) and not fields and call_args is not None else None
         else:
             obj = _build(owner, fields, ctx, imports)
-            call_args = _arguments(ctx.params[1:], args, imports, written)
+            call_args = _arguments(ctx.call.params[1:], args, imports, written)
             code = f"{obj}.{name}({call_args})" if obj is not None and call_args is not None and _public(name) else None
-    if code is None or ctx.call_style == "async_generator":
+    if code is None or ctx.call.call_style == "async_generator":
         return None
     if "contextmanager" in decorators:
         code = f"with {code}:\n    pass"  # the body runs as the block is entered
-    elif ctx.call_style == "generator" and not set(card.entry) & CONSTRUCTING:
+    elif ctx.call.call_style == "generator" and not set(card.entry) & CONSTRUCTING:
         code = f"list({code})"  # the body runs as the generator is consumed
-    elif ctx.call_style == "coroutine":
+    elif ctx.call.call_style == "coroutine":
         imports.add(("asyncio", ""))
         code = f"asyncio.run({code})"
     modules = sorted({m for m, _ in imports})
@@ -270,18 +270,18 @@ def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str 
 
 
 def _flag_fits(name: str, value: Any, fields: dict[str, Any], ctx: CardContext) -> bool:
-    if name not in ctx.routed:
+    if name not in ctx.cli.routed:
         return False  # the command's code is not seen handing the flag's value on to this raise
     if name.startswith(("self.", "cls.")):
         field = fields.get(name)
-        if field is None or name not in ctx.settable:
+        if field is None or name not in ctx.owner.settable:
             return False
-        if isinstance(value, bool) and field.annotation != "bool" and ctx.flags.get(name.split(".")[-1], "").endswith("kwargs-optional"):
+        if isinstance(value, bool) and field.annotation != "bool" and ctx.cli.flags.get(name.split(".")[-1], "").endswith("kwargs-optional"):
             return False  # (``bool | str | None`` gets a flag with an optional value, not --no-x)
         choices = field.literal_values
         return choices is None or repr(value) in choices or (isinstance(value, str) and f'"{value}"' in choices)
     root, dot, _ = name.partition(".")
-    param = next((p for p in ctx.params if p.name == root), None)  # the parsed arguments: ``args: Namespace``
+    param = next((p for p in ctx.call.params if p.name == root), None)  # the parsed arguments: ``args: Namespace``
     return bool(dot) and param is not None and (root == "args" or "Namespace" in (param.annotation or ""))
 
 
@@ -301,9 +301,9 @@ def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: d
     # a flag's name (``vllm serve --version`` is not pynvml's ``version``), and never with a
     # value outside the field's declared choices (the command's parser would refuse it first).
     fields = {f.input: f for f in card.docs.fields}
-    if ctx.command and before and not setup and all(_flag_fits(name, value, fields, ctx) for name, value in (*before.items(), *(after or {}).items())):
-        first = cli_line(ctx.command, before, ctx.flags)
-        second = cli_line(ctx.command, after, ctx.flags) if after is not None else None
+    if ctx.cli.command and before and not setup and all(_flag_fits(name, value, fields, ctx) for name, value in (*before.items(), *(after or {}).items())):
+        first = cli_line(ctx.cli.command, before, ctx.cli.flags)
+        second = cli_line(ctx.cli.command, after, ctx.cli.flags) if after is not None else None
         if first and (second or after is None):
             return Example(style=ExampleStyle.CLI, before=first, after=second)
     if any(value is NO_VALUE for value in required.values()):

@@ -33,11 +33,11 @@ from .values import to_json_value
 def frame_card(card: Card, ctx: CardContext) -> Frame:
     """The names a trigger may set (the guard's inputs and opaque names, and what the message
     and the raise's arguments read) and their domains."""
-    params = {p.name for p in ctx.params}
+    params = {p.name for p in ctx.call.params}
     refs = message_refs(card.message, params)
-    raised_with = [n for n in names_read(ctx.evaluates, params) if n in ctx.unread and n not in refs]
+    raised_with = [n for n in names_read(ctx.call.evaluates, params) if n in ctx.call.unread and n not in refs]
     names = list(dict.fromkeys([*card.guard.inputs, *card.guard.opaque, *refs, *raised_with]))
-    domains = card_domains(card, ctx.params, names, ctx.param_choices, _stored_params(ctx))
+    domains = card_domains(card, ctx.call.params, names, ctx.place.param_choices, _stored_params(ctx))
     domains.update(state_types(card.solved.state, domains))  # (``self._closed``: False or True, as the class assigns it)
     return Frame(card=card, ctx=ctx, params=params, refs=tuple(refs), raised_with=tuple(raised_with), names=tuple(names),
                  domains=domains, published=tuple(domains[n] for n in names))
@@ -50,11 +50,11 @@ def pose(frame: Frame) -> tuple[Frame, Problem]:
         EvalError: the guard is no expression the evaluator reads.
     """
     card, ctx = frame.card, frame.ctx
-    state = frozenset(n for n in card.guard.inputs if not caller_sets(n, frame.params, ctx.settable) or n in ctx.derived)
+    state = frozenset(n for n in card.guard.inputs if not caller_sets(n, frame.params, ctx.owner.settable) or n in ctx.owner.derived)
     domains, forms, turns = _loop_forms(frame)
     loops = {x: base for x, (xs, _) in forms.items() if (base := loop_input(xs)) is not None}  # target -> the input set through it
     frame = replace(frame, domains=domains, state=state, forms=forms, turns=frozenset(turns), loops=loops, preferred=_preferred(card, ctx))
-    return frame, build_problem(card.guard, domains, state, ctx.named, frozenset(loops), frame.preferred, ctx.instances)
+    return frame, build_problem(card.guard, domains, state, ctx.names.named, frozenset(loops), frame.preferred, ctx.names.instances)
 
 
 def _loop_forms(frame: Frame) -> tuple[dict[str, Domain], dict[str, Form], set[str]]:
@@ -66,11 +66,11 @@ def _loop_forms(frame: Frame) -> tuple[dict[str, Domain], dict[str, Form], set[s
     guard, ctx, domains = frame.card.guard, frame.ctx, dict(frame.domains)
     forms: dict[str, Form] = {}
     turns: set[str] = set()
-    keywords = {p.name for p in ctx.params if p.kind == "starstar"}
+    keywords = {p.name for p in ctx.call.params if p.kind == "starstar"}
     for x, xs in guard.loops:
         targets = tuple(x.split(", "))
         base = loop_input(xs)
-        if base is not None and caller_sets(base, frame.params, ctx.settable) and base not in guard.inputs \
+        if base is not None and caller_sets(base, frame.params, ctx.owner.settable) and base not in guard.inputs \
                 and (x in guard.opaque if len(targets) == 1 else any(t in guard.opaque for t in targets)):
             if xs in keywords and len(targets) == 1:  # ``for key in kwargs``: the keywords' names
                 xs = f"{xs}.keys()"
@@ -87,9 +87,9 @@ def _preferred(card: Card, ctx: CardContext) -> dict[str, str]:
     (Param.used_as); for a value the body rebinds a parameter to (``value_1``), that
     parameter's evident or declared type (a preference, never a constraint: ``value =
     value.strip()`` is still a str, ``args = parser.parse_args(args)`` is not a list)."""
-    preferred = {p.name: p.used_as for p in ctx.params if p.used_as is not None}
+    preferred = {p.name: p.used_as for p in ctx.call.params if p.used_as is not None}
     rebound = {base for _, base, kind in card.guard.versions if kind == "rebound"}
-    declared = card_domains(card, ctx.params, sorted(rebound), ctx.param_choices) if rebound else {}
+    declared = card_domains(card, ctx.call.params, sorted(rebound), ctx.place.param_choices) if rebound else {}
     for shown, base, kind in card.guard.versions:
         types = [t for t in declared[base].types if ":" not in t and t != "NoneType"] if base in declared else []
         guess = preferred.get(base) or (types[0] if len(types) == 1 else None)
@@ -101,8 +101,8 @@ def _preferred(card: Card, ctx: CardContext) -> dict[str, str]:
 def _stored_params(ctx: CardContext) -> dict[str, Param]:
     """The attributes (``self.http2``) constructing the object sets straight from one of its
     constructor's parameters, with that parameter."""
-    by_name = {p.name: p for p in ctx.constructor or ()}
-    return {name: by_name[path[0]] for name, path in ctx.settable.items() if len(path) == 1 and path[0] in by_name}
+    by_name = {p.name: p for p in ctx.owner.constructor or ()}
+    return {name: by_name[path[0]] for name, path in ctx.owner.settable.items() if len(path) == 1 and path[0] in by_name}
 
 
 def search_guard(frame: Frame, problem: Problem) -> Draft:
@@ -118,8 +118,8 @@ def widen(draft: Draft) -> Draft:
     if draft.solution.status == "solved" or not (widened := type_tested(frame.domains, frame.card.guard.code)):
         return draft
     ctx = frame.ctx
-    wide = build_problem(frame.card.guard, {**frame.domains, **widened}, frame.state, ctx.named, frozenset(frame.loops),
-                         frame.preferred, ctx.instances)
+    wide = build_problem(frame.card.guard, {**frame.domains, **widened}, frame.state, ctx.names.named, frozenset(frame.loops),
+                         frame.preferred, ctx.names.instances)
     if (wider := search(wide)).status != "solved":
         return draft
     outside = tuple(n for n in widened if n in wider.changed and not of_declared_type(wider.assignment[n], frame.domains[n]))
@@ -132,7 +132,7 @@ def assume_classes(draft: Draft) -> Draft:
     if draft.solution.status == "solved" or not classes_of(draft.problem.constants):
         return draft
     frame = draft.frame
-    problem = build_problem(frame.card.guard, frame.domains, frame.state, frame.ctx.named, frozenset(frame.loops), frame.preferred)
+    problem = build_problem(frame.card.guard, frame.domains, frame.state, frame.ctx.names.named, frozenset(frame.loops), frame.preferred)
     return replace(draft, problem=problem, solution=search(problem))
 
 
@@ -159,7 +159,7 @@ def construct_fresh(draft: Draft) -> Draft:
     """A trigger that reads the object's internal attributes as a new object has them
     (solve.construction.fresh_trigger), where every internal value it assumes is one."""
     frame = draft.frame
-    if draft.reason != "assumes_internal_values" or not frame.ctx.constructed or is_class_level(frame.card):
+    if draft.reason != "assumes_internal_values" or not frame.ctx.state.constructed or is_class_level(frame.card):
         return draft
     fresh = fresh_trigger(frame.card, frame.ctx, draft.problem, draft.atoms, frame.domains, frame.state, frozenset(frame.loops),
                           frame.preferred)
@@ -203,8 +203,8 @@ def complete_values(draft: Draft) -> Draft:
     shapes as long as their ``ndim``."""
     frame, problem, solution = draft.frame, draft.problem, draft.solution
     ctx = frame.ctx
-    refs = [r for r in [*frame.refs, *frame.raised_with] if caller_sets(r, frame.params, ctx.settable)]
-    env = _complete_env(solution.assignment, refs, frame.domains, ctx.evaluates)
+    refs = [r for r in [*frame.refs, *frame.raised_with] if caller_sets(r, frame.params, ctx.owner.settable)]
+    env = _complete_env(solution.assignment, refs, frame.domains, ctx.call.evaluates)
     env.update(dict.fromkeys(sorted(frame.turns - env.keys()), 0))  # (the message may name the count)
     unread = unread_attributes(problem, env)  # (``model_config = None``: its attributes are no input)
     if unread:
@@ -294,11 +294,11 @@ def choose_inputs(draft: Draft) -> Draft:
     frame, env = draft.frame, dict(draft.env)
     ctx = frame.ctx
     inputs = {n: to_json_value(env[n]) for n in [*draft.names, *frame.loops.values()] if n in env and n not in draft.every_atom
-              and n not in draft.problem.constants and caller_sets(n, frame.params, ctx.settable)}
+              and n not in draft.problem.constants and caller_sets(n, frame.params, ctx.owner.settable)}
     if draft.status not in CLAIMED:
         return replace(draft, env=env, inputs=inputs)
-    for param in ctx.params:
-        if param.name in ctx.unread and param.default is None and param.kind not in ("star", "starstar") and param.name not in env \
+    for param in ctx.call.params:
+        if param.name in ctx.call.unread and param.default is None and param.kind not in ("star", "starstar") and param.name not in env \
                 and param.name not in ("self", "cls") and (value := any_value(param.annotation or param.used_as)) is not NO_VALUE:
             env[param.name] = value  # (not the object itself: it is built or given, never a value)
             inputs[param.name] = to_json_value(value)
@@ -307,8 +307,8 @@ def choose_inputs(draft: Draft) -> Draft:
 
 
 def _missing(card: Card, ctx: CardContext, given: set[str], constructing: bool = False) -> list[str]:
-    params = [(p.name, p.default is None and p.kind not in ("star", "starstar")) for p in ctx.params]
+    params = [(p.name, p.default is None and p.kind not in ("star", "starstar")) for p in ctx.call.params]
     if (card.at.function or "").rsplit(".", 1)[-1] in ("__init__", "__new__"):
-        return missing_arguments(params, None, given, ctx.settable, False, own_constructor=True)
-    constructor = [(p.name, p.default is None and p.kind not in ("star", "starstar")) for p in ctx.constructor] if ctx.constructor is not None else None
-    return missing_arguments(params, constructor, given, ctx.settable, constructing or bool(set(card.entry) & CONSTRUCTING))
+        return missing_arguments(params, None, given, ctx.owner.settable, False, own_constructor=True)
+    constructor = [(p.name, p.default is None and p.kind not in ("star", "starstar")) for p in ctx.owner.constructor] if ctx.owner.constructor is not None else None
+    return missing_arguments(params, constructor, given, ctx.owner.settable, constructing or bool(set(card.entry) & CONSTRUCTING))

@@ -255,10 +255,10 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
                   preferred: dict[str, str] | None = None, instances: tuple[tuple[str, tuple[str, ...]], ...] = ()) -> Problem:
     """Variables, candidates and constants for one guard; the inputs in ``state`` are read
     from state no caller sets (module variables, the object's internal attributes);
-    ``resolved``: names of the guard that linking found in other modules (CardContext.named);
+    ``resolved``: names of the guard that linking found in other modules (CardContext.names.named);
     ``elements``: loop targets the trigger sets through their iterable (Guard.loops);
     ``preferred``: the evident type of untyped inputs (Param.used_as), tried first;
-    ``instances``: the isinstance classes whose plain instances are known (CardContext.instances).
+    ``instances``: the isinstance classes whose plain instances are known (CardContext.names.instances).
 
     Raises:
         EvalError: the guard code is not a Python expression (an unmodelled guard).

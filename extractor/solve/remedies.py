@@ -56,17 +56,17 @@ def _fixes(draft: Draft) -> tuple[list[Found], dict[str, Any]]:
     frame, problem, env = draft.frame, draft.problem, draft.env
     ctx = frame.ctx
     parts = [(p.role, p.code) for p in frame.card.guard.parts]
-    placeholders = frozenset(n for n in ctx.unread if n in env and n not in problem.variables)  # any value of their type
+    placeholders = frozenset(n for n in ctx.call.unread if n in env and n not in problem.variables)  # any value of their type
     defaults = _sibling_defaults(ctx)
     unread = draft.every_atom - draft.atoms
     known = {name: value for name, value in env.items() if name not in unread}
     fixes: list[Found] = []
-    for candidate in find_fixes(problem, known, parts, list(ctx.siblings), placeholders=placeholders, defaults=defaults):
+    for candidate in find_fixes(problem, known, parts, list(ctx.place.siblings), placeholders=placeholders, defaults=defaults):
         if (found := _fix(draft, candidate)) is not None:
             fixes.append(found)
-    stand_ins = {p.name: candidates(Variable(p.name, param_domain(p.name, p)), [env[p.name]]) for p in ctx.params if p.name in placeholders}
+    stand_ins = {p.name: candidates(Variable(p.name, param_domain(p.name, p)), [env[p.name]]) for p in ctx.call.params if p.name in placeholders}
     sure = [{**env, fix.changed[0]: value} for fix, value, decided in fixes if decided and fix.changed[0] in env]
-    return fixes, quiet_stand_ins(problem, sure, list(ctx.siblings), stand_ins, defaults) if stand_ins and sure else {}
+    return fixes, quiet_stand_ins(problem, sure, list(ctx.place.siblings), stand_ins, defaults) if stand_ins and sure else {}
 
 
 def _sibling_defaults(ctx: CardContext) -> dict[str, Any]:
@@ -74,9 +74,9 @@ def _sibling_defaults(ctx: CardContext) -> dict[str, Any]:
     the declared defaults of the fields they read (``type='image_url'`` meets
     ``image_url=None``), and the classes of their isinstance tests whose plain instances are known."""
     defaults = param_defaults(ctx)
-    defaults.update({name: value for name, default, factory in ctx.field_defaults
+    defaults.update({name: value for name, default, factory in ctx.owner.field_defaults
                      if (value := literal_value(default_source(default, factory))) is not NO_VALUE})
-    defaults.update({written: InstancesOf(types) for written, types in ctx.function_instances})
+    defaults.update({written: InstancesOf(types) for written, types in ctx.names.function_instances})
     return defaults
 
 
@@ -103,7 +103,7 @@ def _fix(draft: Draft, candidate: FixCandidate) -> Found | None:
     stand_in = (not variable.is_atom and not variable.domain.types and variable.prefer is None
                 and (type(after) is not type(before) or bare_test(candidate.part, name))
                 and after is not None and not isinstance(after, type) and f"isinstance({name}," not in candidate.part)
-    label = name if variable.is_atom else ".".join(frame.ctx.settable[name]) if name in frame.ctx.settable else shown  # (a field: its keyword)
+    label = name if variable.is_atom else ".".join(frame.ctx.owner.settable[name]) if name in frame.ctx.owner.settable else shown  # (a field: its keyword)
     return Fix(
         inputs={shown: to_json_value(after)},
         changed=(shown,),
@@ -130,7 +130,7 @@ def _example(draft: Draft) -> Example | None:
     class_level = is_class_level(card)  # (called on the class: no object is built)
     before = {n: env[n] for n in _changed(draft)}
     # A Python call needs its required parameters too; they take the trigger's values.
-    required = {p.name: env.get(p.name, NO_VALUE) for p in ctx.params if p.default is None and p.name not in ("self", "cls")}
+    required = {p.name: env.get(p.name, NO_VALUE) for p in ctx.call.params if p.default is None and p.name not in ("self", "cls")}
     # The example's fixes: those under which no other raise of the function may fire.
     fixes = [(fix, value) for fix, value, sure in draft.found if sure]
     no_fix = NoFix.NONE_FOUND if not draft.found else NoFix.MAY_RAISE_ELSEWHERE if not fixes else NoFix.NOT_WRITABLE
@@ -143,7 +143,7 @@ def _example(draft: Draft) -> Example | None:
     if example is None and after is not None:
         example = build_example(card, ctx, before, None, required, setup)  # the fix cannot be written as a call
     if example is not None:
-        example = replace(example, placeholders=tuple(sorted(n for n in required if n in ctx.unread and n not in card.guard.inputs)))
+        example = replace(example, placeholders=tuple(sorted(n for n in required if n in ctx.call.unread and n not in card.guard.inputs)))
     if example is None or example.after is None:
         return replace(example, no_fix=no_fix) if example is not None else None
     further = []  # the same call with each further fix, for verify to run
@@ -180,4 +180,4 @@ def _changed(draft: Draft) -> list[str]:
 def _settable(draft: Draft) -> set[str]:
     """What an example may set: the guard's inputs, the loops' inputs, the object's own settings."""
     frame = draft.frame
-    return set(frame.card.guard.inputs) | set(frame.loops.values()) | set(frame.ctx.settable)
+    return set(frame.card.guard.inputs) | set(frame.loops.values()) | set(frame.ctx.owner.settable)

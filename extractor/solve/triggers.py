@@ -91,7 +91,7 @@ def _solved(draft: Draft) -> Solved:
         assumes={n: to_json_value(env[n]) for n in sorted(draft.atoms) if n in env and n not in draft.parents},  # (a join's side its test chose: no value)
         changed=tuple(frame.loops.get(n, n) for n in draft.solution.changed if n in draft.atoms or n not in draft.every_atom),
         reason=draft.reason,
-        message=shown_message(card, draft.message, env, frame.ctx.own_str),
+        message=shown_message(card, draft.message, env, frame.ctx.place.own_str),
         verified=draft.verified,
         missing=draft.missing,
         outside=tuple(n for n in draft.outside if n in draft.inputs),

@@ -58,7 +58,7 @@ def resolve_exception(project: Project, facts: FileFacts, site: SiteFact) -> tup
         return _ref(project, display, raised.written, classes, None, raised.reason), message
     if raised.written is None:
         return ExceptionRef(display="unknown", reason=raised.reason or Reason.UNKNOWN), message
-    symbol = _symbol_for(project, facts, site)
+    symbol = _symbol_for(project, facts, raised.written, site.owner)
     if symbol is not None and symbol.kind in ("class", "builtin"):
         if (subclass := errno_subclass(project, facts, site, symbol.qualname)) is not None:
             return _ref(project, subclass, raised.written, (subclass,), None, Reason.ERRNO_SUBCLASS), message
@@ -70,8 +70,7 @@ def resolve_exception(project: Project, facts: FileFacts, site: SiteFact) -> tup
         built = project.class_of_annotation(symbol.facts, symbol.returns) if symbol.facts else None
         built_name = _builtin_return(symbol.returns)
         message = unknown("factory", Reason.BUILT_BY_FACTORY)
-        if built is not None or built_name is not None:
-            target = built or built_name
+        if (target := built or built_name) is not None:  # (a qualname is never empty)
             return _ref(project, target.rsplit(".", 1)[-1], raised.written, (target,), factory, None), message
         return ExceptionRef(display=factory, written=raised.written, factory=factory, reason=Reason.FACTORY_WITHOUT_RETURN_TYPE), message
     last = raised.written.rsplit(".", 1)[-1]
@@ -82,11 +81,12 @@ def resolve_exception(project: Project, facts: FileFacts, site: SiteFact) -> tup
     return _ref(project, raised.written, raised.written, (target,), None, Reason.OUTSIDE_TREE if symbol else Reason.UNRESOLVED_NAME), message
 
 
-def _symbol_for(project: Project, facts: FileFacts, site: SiteFact) -> Symbol | None:
-    head, _, rest = site.raised.written.partition(".")
-    if head in ("cls", "self") and site.owner is not None and rest:
-        return project.lookup(f"{facts.module}.{site.owner}.{rest}")
-    return project.resolve(facts, site.raised.written)
+def _symbol_for(project: Project, facts: FileFacts, written: str, owner: str | None) -> Symbol | None:
+    """What the raised name resolves to (``self.error``: the owner class's attribute)."""
+    head, _, rest = written.partition(".")
+    if head in ("cls", "self") and owner is not None and rest:
+        return project.lookup(f"{facts.module}.{owner}.{rest}")
+    return project.resolve(facts, written)
 
 
 def _builtin_return(returns: str | None) -> str | None:

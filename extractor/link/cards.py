@@ -33,6 +33,7 @@ from ..model import (
     Solved,
 )
 from ..model.codes import CONSTRUCTING, ContextKind, Detailed, EntryKind, RaiseKind, Reason
+from ..model.pytext import try_parse_expression
 from ..options import Options, strict_from_env
 from .commands import link_cli
 from .constructors import Constructors, link_owner
@@ -110,9 +111,10 @@ def _ref(project: Project, display: str, written: str | None, classes: tuple[str
 
 
 def _normal_expr(expr: str) -> str:
+    tree = try_parse_expression(expr.strip())
     try:
-        return ast.unparse(ast.parse(expr.strip(), mode="eval"))
-    except (SyntaxError, ValueError, RecursionError):
+        return ast.unparse(tree) if tree is not None else " ".join(expr.split())
+    except (ValueError, RecursionError):
         return " ".join(expr.split())
 
 

@@ -26,6 +26,7 @@ import ast
 from ..collect.declarations import dotted_name
 from ..collect.syntax import walk
 from ..model import Card, FileFacts, Guard, GuardNames
+from ..model.pytext import try_parse_expression
 from .project import BUILTIN_EXCEPTIONS, Project
 
 _NUMBERS = ("int", "float", "complex", "bool")
@@ -86,9 +87,8 @@ def instance_types(project: Project, facts: FileFacts, guard_code: str) -> dict[
     instances are known: the plain type names of those instances."""
     if "isinstance(" not in guard_code:
         return {}
-    try:
-        tree = ast.parse(guard_code, mode="eval")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = try_parse_expression(guard_code)
+    if tree is None:
         return {}
     found: dict[str, tuple[str, ...]] = {}
     for node in walk(tree):

@@ -11,12 +11,14 @@ tree, its rendering is unknown: one argument keeps the plain reading, anything e
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Sequence
 from dataclasses import replace
 
 from ..collect.class_messages import argument_name
 from ..collect.messages import make_template, merge_parts, unknown
 from ..model import Argument, ExceptionRef, Hole, MessageTemplate, Param, Part, RaiseKind, Reason, SiteFact, Text
+from ..model.pytext import parse_expression, try_parse_expression
 from .project import BUILTIN_EXCEPTIONS, Project
 
 _STRING_FORMS = ("plain", "fstring", "format", "percent", "concat", "call")
@@ -159,9 +161,8 @@ def _fill(template: MessageTemplate, params: tuple[Param, ...] | None, args: lis
         if not isinstance(part, Hole):
             parts.append(part)
             continue
-        try:
-            tree = ast.parse(part.expr, mode="eval").body
-        except (SyntaxError, ValueError, RecursionError):
+        tree = try_parse_expression(part.expr)
+        if tree is None:
             return None
         if isinstance(tree, ast.Name) and tree.id in bound:
             arg = bound[tree.id]
@@ -215,8 +216,8 @@ def _substituted(tree: ast.expr, bound: dict[str, Argument], params: set[str]) -
                     failed = True
                 return node  # a builtin (collect allowed nothing else)
             try:
-                return ast.parse(arg.code, mode="eval").body if arg.code else _fail()
-            except (SyntaxError, ValueError, RecursionError):
+                return parse_expression(arg.code) if arg.code else _fail()  # (shared: put in the copy, not visited)
+            except SyntaxError:
                 failed = True
                 return node
 
@@ -225,5 +226,5 @@ def _substituted(tree: ast.expr, bound: dict[str, Argument], params: set[str]) -
         failed = True
         return ast.Name(id="_", ctx=ast.Load())
 
-    new = Substitute().visit(tree)
+    new = Substitute().visit(copy.deepcopy(tree))  # (a copy: parsed trees are shared, model.pytext)
     return None if failed else ast.unparse(new)

@@ -1,10 +1,46 @@
-"""Values as Python text: what the cards and examples write for a value of the catalog's data."""
+"""Python text, both ways: a value of the catalog's data -> the text cards and examples write
+for it; an expression's text (a guard, a guard part, a placeholder, an argument's code) -> its
+``ast`` tree, parsed once per process and shared by the stages that read it."""
 
 from __future__ import annotations
 
+import ast
+import warnings
+from functools import lru_cache
 from typing import Any
 
 REPEATED_FROM = 24  # items of a str or list of one repeated item that are written as a product
+# Trees kept per process. Measured on vLLM 0.33: its busiest worker asks for 82,520 parses of
+# 18,453 distinct texts (most asked once); 8192 trees hit 77.4% of them, no bound 77.6%
+# (the stdlib's workers: 8387 distinct texts, 8192 hit as many as no bound). A tree is a few
+# KB, with the evaluator's compiled function kept on it (solve.evaluate.core.compiled).
+EXPRESSION_CACHE = 8192
+
+
+def parse_expression(text: str) -> ast.expr:
+    """``text`` parsed as one Python expression (exactly: not stripped, so the tree's offsets
+    index ``text``). The tree is shared: see ``try_parse_expression``.
+
+    Raises:
+        SyntaxError: ``text`` is not one Python expression.
+    """
+    tree = try_parse_expression(text)
+    if tree is None:
+        raise SyntaxError(f"not an expression: {text!r}")
+    return tree
+
+
+@lru_cache(maxsize=EXPRESSION_CACHE)
+def try_parse_expression(text: str) -> ast.expr | None:
+    """``text`` parsed as one Python expression, or None where it is not one (nor parses
+    within the parser's limits). Parsed once per process: every caller gets the same tree,
+    so none may change it (a caller that rewrites the tree rewrites a ``copy.deepcopy``)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (an invalid escape, ``x is 1``: a warning; the tree is the same)
+            return ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # (ValueError: a NUL byte)
+        return None
 
 
 def repeated_text(value: Any) -> str | None:

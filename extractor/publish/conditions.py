@@ -8,8 +8,8 @@ so a long guard with one changed comparison reads as that comparison.
 Then cascades are folded: an earlier raise's test changed once appears again, negated, in the
 guard of every later raise of the function. Each such change is reported at one card (the one
 whose own test it is, else the first), with the ids of the others; a card left with no change
-of its own is no longer a guard change. Works on the code strings alone, by ``ast.parse``
-(which reads and never runs them).
+of its own is no longer a guard change. Works on the code strings alone, parsed by
+``ast.parse`` (model.pytext: which reads and never runs them).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from ..model import ConditionChange, PartRole
+from ..model.pytext import try_parse_expression
 
 Parts = list[tuple[str, str]]  # (role, code)
 T = TypeVar("T")
@@ -32,13 +33,6 @@ _SHOWN = 200  # characters of a condition release notes show
 
 def _parts(card: dict[str, Any]) -> Parts:
     return [(part["role"], part["code"]) for part in card["guard"].get("parts", ())]
-
-
-def _parse(code: str) -> ast.expr | None:
-    try:
-        return ast.parse(code, mode="eval").body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
 
 
 def _atoms(old: ast.expr, new: ast.expr, sources: tuple[str, str]) -> Iterator[tuple[str | None, str | None]]:
@@ -95,7 +89,7 @@ def _similarity(a: str, b: str) -> float:
 
 
 def _part_changes(a: tuple[str, str], b: tuple[str, str]) -> Iterator[ConditionChange]:
-    old_tree, new_tree = _parse(a[1]), _parse(b[1])
+    old_tree, new_tree = try_parse_expression(a[1]), try_parse_expression(b[1])
     if a[0] != b[0] or old_tree is None or new_tree is None:
         yield ConditionChange(role=a[0], old=a[1])
         yield ConditionChange(role=b[0], new=b[1])

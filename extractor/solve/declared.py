@@ -13,10 +13,10 @@ defined elsewhere) is not checked: every value fits it, as no claim is made.
 from __future__ import annotations
 
 import ast
-from functools import lru_cache
 from typing import Any
 
 from ..collect.declarations import tail_name
+from ..model.pytext import try_parse_expression
 from .values import StableSet
 
 _SCALARS: dict[str, tuple[type, ...]] = {
@@ -28,15 +28,11 @@ _MAPPINGS = {"dict", "Dict", "Mapping"}
 _PLAIN = (type(None), bool, int, float, complex, str, bytes, list, tuple, dict, set, frozenset)
 
 
-@lru_cache(maxsize=4096)
 def _parsed(annotation: str) -> ast.expr | None:
     text = annotation.strip()
     if len(text) > 1 and text[0] in "\"'" and text[-1] == text[0]:
         text = text[1:-1]
-    try:
-        return ast.parse(text, mode="eval").body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    return try_parse_expression(text)
 
 
 def fits(annotation: str | None, value: Any) -> bool:

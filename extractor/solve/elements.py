@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..collect.declarations import DOTTED, LOOP_WRAPPERS, dotted_name
+from ..model.pytext import try_parse_expression
 from .domains import NO_VALUE
 
 
@@ -28,9 +29,8 @@ def _form(iterable: str) -> tuple[str, str, Any] | None:
     """(input, kind, separator) of an iterable's code, or None."""
     if DOTTED.fullmatch(iterable):
         return iterable, "list", None
-    try:
-        node = ast.parse(iterable, mode="eval").body
-    except (SyntaxError, ValueError, RecursionError):
+    node = try_parse_expression(iterable)
+    if node is None:
         return None
     if not isinstance(node, ast.Call) or node.keywords:
         return None

@@ -18,6 +18,7 @@ from ..collect.declarations import dotted_name
 from ..collect.purity import BUILTIN_NAMES
 from ..collect.syntax import walk
 from ..model.markdown import code_span
+from ..model.pytext import try_parse_expression
 from .evaluate import parse_expr
 
 ENVIRON = "os.environ"
@@ -48,7 +49,7 @@ def read_guard(code: str, lazy: tuple[tuple[str, str], ...] = ()) -> tuple[ast.e
 
 def with_environ_reads(tree: ast.expr) -> tuple[ast.expr, bool]:
     """``tree`` with ``os.getenv(...)`` as ``os.environ.get(...)`` (a copy: parsed trees are
-    shared, evaluate.parse_expr), and whether it reads the environment."""
+    shared, model.pytext), and whether it reads the environment."""
     if any(_is_getenv(n) for n in walk(tree)):
         tree = copy.deepcopy(tree)
         for node in walk(tree):
@@ -70,9 +71,8 @@ def with_lazy_reads(tree: ast.expr, lazy: dict[str, str]) -> ast.expr:
     other name would be the other module's, not the guard's)."""
     bodies: dict[str, ast.expr] = {}
     for chain, code in lazy.items():
-        try:
-            body = ast.parse(code, mode="eval").body
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+        body = try_parse_expression(code)  # (shared: only copies of it go into the tree)
+        if body is None:
             continue
         if all(n.id == "os" or n.id in BUILTIN_NAMES for n in walk(body) if isinstance(n, ast.Name)):
             bodies[chain] = body
@@ -86,7 +86,7 @@ def with_lazy_reads(tree: ast.expr, lazy: dict[str, str]) -> ast.expr:
 
     if not any(isinstance(n, ast.Attribute) and dotted_name(n) in bodies for n in walk(tree)):
         return tree
-    return Reads().visit(copy.deepcopy(tree))  # (a copy: parsed trees are shared, evaluate.parse_expr)
+    return Reads().visit(copy.deepcopy(tree))  # (a copy: parsed trees are shared, model.pytext)
 
 
 def environ_candidates(tree: ast.expr) -> list[dict[str, str]]:

@@ -11,6 +11,7 @@ from ..collect.declarations import dotted_name
 from ..collect.syntax import walk
 from ..model import RAISES, FixTarget, PartRole, TriggerStatus
 from ..model.markdown import code_span
+from ..model.pytext import try_parse_expression
 from .domains import NO_VALUE
 from .environ import ENVIRON, environment_words, reading
 from .evaluate import FAILS, EvalError, outcome, parse_expr, predicate
@@ -344,10 +345,7 @@ def quiet_stand_ins(problem: Problem, envs: list[dict[str, Any]], siblings: list
 
 
 def _parsed(code: str) -> ast.expr | None:
-    try:
-        return parse_expr(code)
-    except EvalError:
-        return None
+    return try_parse_expression(code.strip())  # (as parse_expr reads it)
 
 
 def _first_false(parts: list[tuple[PartRole, str, Any]], env: dict[str, Any]) -> tuple[PartRole, str] | None:

@@ -19,6 +19,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..model import ContextKind, Guard, Reason, TriggerStatus
+from ..model.pytext import try_parse_expression
 
 if TYPE_CHECKING:
     from .problem import Problem
@@ -62,10 +63,7 @@ def _literal_arguments(code: str) -> bool:
     """Whether a call passes only literals (``has_triton()``, ``is_cuda_available(0)``): a
     helper named like a machine check but given a value (``has_metaclass(node)``) tells
     about that value, not the machine."""
-    try:
-        call = ast.parse(code, mode="eval").body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
+    call = try_parse_expression(code)
     return isinstance(call, ast.Call) and all(isinstance(a, ast.Constant) for a in [*call.args, *(k.value for k in call.keywords)])
 
 

@@ -23,7 +23,8 @@ from ..collect.declarations import DOTTED, dotted_name
 from ..collect.purity import BUILTIN_NAMES
 from ..collect.syntax import child_nodes
 from ..model import RAISES, Argument, Card, CardContext, Domain, Hole, MessageTemplate, PartRole, RaiseKind, Reason, Text, Validator
-from .evaluate import PINNED, PURE_FUNCTIONS, EvalError, parse_expr
+from ..model.pytext import parse_expression, try_parse_expression
+from .evaluate import PINNED, PURE_FUNCTIONS
 from .problem import Problem, classes_of
 from .status import unmodelled_path
 from .values import Named
@@ -85,14 +86,9 @@ class _Rename:
             SyntaxError: ``code`` is not one expression.
         """
         code = code.rstrip()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                tree = ast.parse(code, mode="eval")
-            except (ValueError, RecursionError, MemoryError) as exc:
-                raise SyntaxError(str(exc)) from exc
+        tree = parse_expression(code)
         edits: list[tuple[ast.AST | None, ast.expr, str]] = []
-        self._collect(tree.body, None, edits)
+        self._collect(tree, None, edits)
         if not edits:
             return code
         text = _Text(code)
@@ -186,11 +182,8 @@ _BLANK = frozenset(b" \t\n\r\f\\")
 
 
 def _parse(code: str) -> ast.expr | None:
-    """``code`` as one expression (the evaluator's cached parse), None when it is not one."""
-    try:
-        return parse_expr(code)
-    except EvalError:
-        return None
+    """``code`` as one expression (stripped, as the evaluator reads it), None when it is not one."""
+    return try_parse_expression(code.strip())
 
 
 def _without_outer_parens(code: str) -> str:

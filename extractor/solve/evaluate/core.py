@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import ast
-import warnings
 from collections.abc import Callable, Mapping
-from functools import lru_cache
 from typing import Any
 
 from ...collect.declarations import dotted_name
 from ...model import Reason
+from ...model.pytext import try_parse_expression
 from ..values import UnknownValue
 from .errors import EvalError, TooLarge, Unknown, ValueFailure
 from .limits import start_evaluation
@@ -18,25 +17,16 @@ VALUE_ERRORS = (TypeError, ValueError, ArithmeticError, LookupError, AttributeEr
 
 
 def parse_expr(code: str) -> ast.expr:
-    """Parse one expression (cached: the search evaluates the same guard many times).
+    """Parse one expression, stripped (model.pytext's shared tree: the search evaluates the
+    same guard many times; never change it).
 
     Raises:
         EvalError: the code is not a single Python expression.
     """
-    tree = _parse_cached(code)
+    tree = try_parse_expression(code.strip())
     if tree is None:
         raise EvalError(f"not an expression: {code!r}")
     return tree
-
-
-@lru_cache(maxsize=8192)
-def _parse_cached(code: str) -> ast.expr | None:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return ast.parse(code.strip(), mode="eval").body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
 
 
 Fn = Callable[[Mapping[str, Any]], Any]

@@ -24,7 +24,20 @@ from .inputs import Selection, run_options, warn_unmatched
 from .link.cards import cli_flags, link_file, permalink
 from .link.commands import command_flags, command_routes, resolve_kwargs_flags
 from .link.project import Project
-from .model import CLAIMED, SCHEMA_ID, Catalog, FileFacts, FileFailure, Generator, Reason, SiteFact, SourceInfo, Stats, TriggerStatus, to_data
+from .model import (
+    CLAIMED,
+    SCHEMA_ID,
+    Catalog,
+    FileFacts,
+    FileFailure,
+    Generator,
+    Reason,
+    SiteFact,
+    SourceInfo,
+    Stats,
+    TriggerStatus,
+    to_data,
+)
 from .model.spool import SpooledCatalog, with_permalink
 from .options import Options, strict_from_env
 from .pool import Mapper

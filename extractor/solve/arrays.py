@@ -47,9 +47,8 @@ def incoherent_arrays(values: Mapping[str, Any]) -> list[str]:
             if type(value) is not int or value < 0:
                 bad.add(base)
             continue
-        if not (isinstance(value, (list, tuple)) and all(type(size) is int and size >= 0 for size in value)):
-            bad.add(base)
-        elif f"{base}.ndim" in values and values[f"{base}.ndim"] != len(value):
+        is_sizes = isinstance(value, (list, tuple)) and all(type(size) is int and size >= 0 for size in value)
+        if not is_sizes or (f"{base}.ndim" in values and values[f"{base}.ndim"] != len(value)):
             bad.add(base)
     return sorted(bad)
 

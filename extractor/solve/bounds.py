@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import math
+from itertools import pairwise
 
 from .domains import literal_value
 from .operands import constant_value, variable_of
@@ -20,7 +21,7 @@ def bound_conflicts(problem: Problem) -> tuple[str, ...]:
         if not isinstance(part, ast.Compare):
             continue
         operands = [part.left, *part.comparators]
-        for op, (left, right) in zip(part.ops, zip(operands, operands[1:])):
+        for op, (left, right) in zip(part.ops, pairwise(operands)):
             _add_bound(problem, op, left, right, ast.unparse(part), bounds)
     for name, variable in problem.variables.items():
         for constraint in variable.domain.constraints:
@@ -53,7 +54,7 @@ def _add_bound(problem: Problem, op: ast.cmpop, left: ast.expr, right: ast.expr,
     if name is None:
         name, is_len = variable_of(right, problem)
         value = constant_value(left, problem.constants)
-        op = _FLIP.get(type(op), type(op))()  # type: ignore[misc]
+        op = _FLIP.get(type(op), type(op))()
     if name is None or is_len or isinstance(value, bool) or not isinstance(value, (int, float)):
         return
     kind = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq"}.get(type(op))

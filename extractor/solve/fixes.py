@@ -70,7 +70,10 @@ def find_fixes(problem: Problem, trigger: dict[str, Any], parts: list[tuple[Part
     in_order = [(role, code, predicate(tree)) for role, code in parts if (tree := _parsed(code)) is not None]  # (the path's order)
     for role, code in ordered:
         # (a value under which control turns away at this part itself, not at an earlier one, first)
-        at_part = lambda env, code=code: (first := _first_false(in_order, {**problem.constants, **env})) is None or first[1] == code  # noqa: E731
+        def at_part(env: dict[str, Any], code: str = code) -> bool:
+            turned = _first_false(in_order, {**problem.constants, **env})
+            return turned is None or turned[1] == code
+
         fix = _fix_for_part(problem, trigger, code, siblings, index, known, unset, placeholders, at_part)
         first = _first_false(in_order, {**problem.constants, **fix[0]}) if fix is not None else None
         if first is not None and first[0] == PartRole.EXIT:

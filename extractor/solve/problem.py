@@ -11,6 +11,7 @@ import ast
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from typing import Any
 
 from ..collect.declarations import dotted_name
@@ -173,7 +174,7 @@ def _compared_symbolically(tree: ast.expr) -> set[str]:
         if not isinstance(node, ast.Compare):
             continue
         items = [node.left, *node.comparators]
-        for op, (left, right) in zip(node.ops, zip(items, items[1:])):
+        for op, (left, right) in zip(node.ops, pairwise(items)):
             for side, other in ((left, right), (right, left)):
                 container = isinstance(op, (ast.In, ast.NotIn)) and side is right
                 members = side.elts if container and isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]

@@ -93,7 +93,7 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET, max_changed: int = MAX
         return Solution(status=TriggerStatus.UNREACHABLE, assignment={}, reason=Reason.BOUNDS_CONFLICT, conflicts=conflicts)
     if problem.refusals:
         # Some assignment needed a value past the evaluator's limits: it is not known false.
-        return Solution(status=TriggerStatus.UNSOLVED, assignment={}, reason=sorted(problem.refusals)[0])
+        return Solution(status=TriggerStatus.UNSOLVED, assignment={}, reason=min(problem.refusals))
     has_atoms = any(v.is_atom for v in problem.variables.values())
     # (Nor over another module's constant: ``support.PGO = True`` may rebind it from outside.)
     if exhausted and not has_atoms and not problem.imported and all(_is_finite(v) for v in problem.variables.values()):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import math
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from ..collect.declarations import dotted_name
@@ -144,7 +145,7 @@ def _seed_comparison(node: ast.Compare, problem: Problem, envs: tuple[dict[str, 
     (``n > (1000 if generous else 10)``)."""
     env, at_defaults = envs
     operands = [node.left, *node.comparators]
-    for op, (left, right) in zip(node.ops, zip(operands, operands[1:])):
+    for op, (left, right) in zip(node.ops, pairwise(operands)):
         is_member = isinstance(op, (ast.In, ast.NotIn))
         for side_of, other, is_left in ((left, right, True), (right, left, False)):
             for side in _choices(side_of):

@@ -138,7 +138,7 @@ def trigger_status(guard: Guard, atoms: list[str]) -> tuple[TriggerStatus, Reaso
     return TriggerStatus.CONCRETE, None
 
 
-class Reads(dict):  # type: ignore[type-arg]
+class Reads(dict[str, Any]):
     """An environment that records the keys an evaluation looks up (the evaluator reads a
     bound input or atom with ``get``: ``evaluate.core``)."""
 

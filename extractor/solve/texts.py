@@ -5,6 +5,7 @@ with, with as many ``*`` as ``text.count("*")`` is, and texts a ``str`` test suc
 from __future__ import annotations
 
 import ast
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from ..collect.declarations import dotted_name
@@ -43,7 +44,7 @@ def seed_split_count(node: ast.Compare, problem: Problem, env: dict[str, Any], s
     ``len(name.partition("."))`` (always 3): a text with the separator and one without.
     ``text.count("*") > 1`` (of the text or of a part of it): about that many."""
     operands = [node.left, *node.comparators]
-    for left, right in zip(operands, operands[1:]):
+    for left, right in pairwise(operands):
         for side, other in ((left, right), (right, left)):
             count = constant_value(other, env)
             if type(count) is not int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar, final
 
 from ..model import Reason
 from ..model.pytext import repeated_text
@@ -29,7 +29,7 @@ class _StableOrder:
     _display = "set"
 
     def __iter__(self) -> Any:
-        items = list(self._base.__iter__(self))  # type: ignore[attr-defined]
+        items = list(self._base.__iter__(self))  # type: ignore[attr-defined]  # (a mixin: the set class is its subclass's other base)
         if all(_hash_is_stable(v) for v in items):
             return iter(items)
         return iter(sorted(items, key=lambda v: (type(v).__name__, repr(v))))
@@ -53,12 +53,12 @@ for _name in ("__or__", "__and__", "__sub__", "__xor__", "__ror__", "__rand__", 
     setattr(_StableOrder, _name, _stable_operator(_name))
 
 
-class StableSet(_StableOrder, set):  # type: ignore[misc]
+class StableSet(_StableOrder, set):
     _base = set
     _display = "set"
 
 
-class StableFrozenSet(_StableOrder, frozenset):  # type: ignore[misc]
+class StableFrozenSet(_StableOrder, frozenset):
     _base = frozenset
     _display = "frozenset"
 
@@ -86,6 +86,7 @@ class UnknownValue(Exception):
     code = Reason.UNKNOWN_CONSTANT
 
 
+@final  # (interned per class: a subclass would share its members)
 class Named:
     """A named constant of the analysed tree, known by name (and identity) only, never imported.
 
@@ -101,8 +102,10 @@ class Named:
     Interned by name and kind, so ``is`` and ``==`` both mean "the same constant".
     """
 
-    _members: dict[tuple[str, str], Named] = {}
-    __slots__ = ("name", "kind")
+    _members: ClassVar[dict[tuple[str, str], Named]] = {}
+    __slots__ = ("kind", "name")
+    name: str
+    kind: str
 
     def __new__(cls, name: str, kind: str = "enum") -> Named:
         member = cls._members.get((name, kind))

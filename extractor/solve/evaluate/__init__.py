@@ -17,4 +17,4 @@ from .errors import EvalError, TooLarge, Unknown
 from .expressions import PYTHON_NAMES, raised_classes
 from .statements import Raised, run_validator
 
-__all__ = ["FAILS", "outcome", "BUILTIN_TYPES", "InstancesOf", "PINNED", "PURE_FUNCTIONS", "PYTHON_NAMES", "raised_classes", "STR_METHODS", "DICT_METHODS", "EvalError", "TooLarge", "Unknown", "Raised", "evaluate", "evaluate_tree", "format_value", "parse_expr", "predicate", "run_validator"]
+__all__ = ["BUILTIN_TYPES", "DICT_METHODS", "FAILS", "PINNED", "PURE_FUNCTIONS", "PYTHON_NAMES", "STR_METHODS", "EvalError", "InstancesOf", "Raised", "TooLarge", "Unknown", "evaluate", "evaluate_tree", "format_value", "outcome", "parse_expr", "predicate", "raised_classes", "run_validator"]

@@ -35,7 +35,7 @@ class _Scope(Mapping[str, Any]):
     atom of the code outside, where ``m`` meant something else) is hidden, so it is
     computed from the target's value instead."""
 
-    __slots__ = ("outer", "bound", "mentions")
+    __slots__ = ("bound", "mentions", "outer")
 
     def __init__(self, outer: Mapping[str, Any], bound: dict[str, Any], mentions: re.Pattern[str]) -> None:
         self.outer, self.bound, self.mentions = outer, bound, mentions

@@ -55,7 +55,7 @@ def _name(node: ast.Name) -> Fn:
 
 def _attribute(node: ast.Attribute) -> Fn:
     if (pinned := dotted_name(node)) in PINNED:  # (a dotted input of that name is looked up first: core._compile)
-        value = PINNED[pinned]  # type: ignore[index]
+        value = PINNED[pinned]
         return lambda env: value
     code = LazySource(node)
     base = compiled(node.value)

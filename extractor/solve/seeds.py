@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import ast
 import math
+from collections.abc import Callable
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ..collect.declarations import dotted_name
 from ..collect.syntax import walk
@@ -28,51 +29,86 @@ if TYPE_CHECKING:
 def comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
     """Values each variable is compared with (constants, and other variables' candidates)."""
     seeds: dict[str, list[Any]] = {}
-    env = dict(problem.constants)
     # Against an expression over other variables, seed with its value at their defaults.
-    at_defaults = problem.env({})
+    envs = (dict(problem.constants), problem.env({}))
     for node in walk(problem.tree):
-        if isinstance(node, ast.Call) and dotted_name(node.func) in _ARGUMENT_SEEDS and len(node.args) == 1:
-            name, _ = variable_of(node.args[0], problem)
-            if name is not None:
-                seeds.setdefault(name, []).extend(_ARGUMENT_SEEDS[dotted_name(node.func)])
-        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
-            name, _ = variable_of(node.value, problem)
-            if name is not None and not problem.variables[name].domain.types:  # ``mapping[key]``: a mapping, empty and not
-                seeds.setdefault(name, []).extend([{}, {"x": 0}])
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args \
-                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-            name, _ = variable_of(node.func.value, problem)  # ``config.get("mode")``: a mapping without it, and with it
-            if name is not None and (not problem.variables[name].domain.types or "dict" in problem.variables[name].domain.types):
-                seeds.setdefault(name, []).extend([{}, {node.args[0].value: 0}, {node.args[0].value: "x"}])
-        if isinstance(node, ast.Compare):
-            _seed_comparison(node, problem, (env, at_defaults), seeds)
-            seed_split_count(node, problem, env, seeds)
-        if isinstance(node, ast.Call) and dotted_name(node.func) == "isinstance" and len(node.args) == 2:
-            _seed_instances(node, problem, env, seeds)
-        if isinstance(node, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
-            _seed_elements(node, problem, env, seeds)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in STR_TESTS:
-            seed_str_test(node, problem, env, seeds)
+        seed = _SEEDERS.get(type(node))
+        if seed is not None:
+            seed(node, problem, envs, seeds)
     seed_text_mixes(problem.tree, problem, seeds)
     for name in problem.variables:
         if name.endswith(".shape"):  # (solve.arrays) shapes whose slices and sizes differ
             seeds.setdefault(name, []).extend(_SHAPES)
+    _merge_items(seeds)
+    _add_sized_tuples(seeds)
+    return seeds
+
+
+# The environments seeds are computed in: the module constants, and those with every default.
+_Envs = tuple[dict[str, Any], dict[str, Any]]
+
+
+def _seed_call(node: ast.Call, problem: Problem, envs: _Envs, seeds: dict[str, list[Any]]) -> None:
+    """``int(text)``, ``config.get("mode")``, ``isinstance(m, Mapping)``, ``text.isdigit()``."""
+    parses = _ARGUMENT_SEEDS.get(dotted_name(node.func) or "")
+    if parses is not None and len(node.args) == 1:
+        name, _ = variable_of(node.args[0], problem)
+        if name is not None:
+            seeds.setdefault(name, []).extend(parses)
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr == "get" and node.args \
+            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        _seed_mapping(func.value, node.args[0].value, problem, seeds)
+    if dotted_name(func) == "isinstance" and len(node.args) == 2:
+        _seed_instances(node, problem, envs[0], seeds)
+    if isinstance(func, ast.Attribute) and func.attr in STR_TESTS:
+        seed_str_test(node, problem, envs[0], seeds)
+
+
+def _seed_mapping(mapping: ast.expr, key: str, problem: Problem, seeds: dict[str, list[Any]]) -> None:
+    """``config.get("mode")``: a mapping without the key, and with it."""
+    name, _ = variable_of(mapping, problem)
+    if name is not None and (not problem.variables[name].domain.types or "dict" in problem.variables[name].domain.types):
+        seeds.setdefault(name, []).extend([{}, {key: 0}, {key: "x"}])
+
+
+def _seed_subscript(node: ast.Subscript, problem: Problem, envs: _Envs, seeds: dict[str, list[Any]]) -> None:
+    """``mapping[key]`` of an untyped variable: a mapping, empty and not."""
+    if isinstance(node.slice, ast.Slice):
+        return
+    name, _ = variable_of(node.value, problem)
+    if name is not None and not problem.variables[name].domain.types:
+        seeds.setdefault(name, []).extend([{}, {"x": 0}])
+
+
+def _seed_compare(node: ast.Compare, problem: Problem, envs: _Envs, seeds: dict[str, list[Any]]) -> None:
+    _seed_comparison(node, problem, envs, seeds)
+    seed_split_count(node, problem, envs[0], seeds)
+
+
+def _merge_items(seeds: dict[str, list[Any]]) -> None:
+    """Each variable's compared items (``_ITEMS``), all at their k-th neighbour at once."""
     for key in [k for k in seeds if k.startswith(_ITEMS)]:
         items = seeds.pop(key)
         size = max(s for _, s, _ in items)
-        for k in range(3):  # every compared item at its k-th neighbour at once
+        for k in range(3):
             merged: list[Any] = [0] * size
             for index, _, near in items:
                 merged[index] = near[k % len(near)]
             seeds[key.removeprefix(_ITEMS)].append(merged)
+
+
+def _add_sized_tuples(seeds: dict[str, list[Any]]) -> None:
+    """``isinstance(state, tuple) and len(state) != 4``: the sized lists as tuples too."""
     for key in [k for k in seeds if k.startswith(_KINDS)]:
         kinds, name = seeds.pop(key), key.removeprefix(_KINDS)
-        if "tuple" in kinds and "list" not in kinds:  # ``isinstance(state, tuple) and len(state) != 4``: sized tuples too
+        if "tuple" in kinds and "list" not in kinds:
             seeds.setdefault(name, []).extend([tuple(v) for v in seeds.get(name, []) if type(v) is list])
-    return seeds
 
 
+# ``int(text)``: text that parses, and text that does not; ``math.isfinite(x)``: a number it is false for, and true
+_ARGUMENT_SEEDS: dict[str, list[Any]] = {"int": ["10", "x"], "float": ["0.5", "x"], "complex": ["1j", "x"],
+                                         **{f"math.{test}": [math.inf, math.nan, 1.0] for test in ("isfinite", "isinf", "isnan")}}
 _SHAPES = [[1, 1], [1, 2], [1, 1, 1], [1, 1, 2]]
 LATE = "\0late:"  # a key of ``seeds`` for a variable's values tried after its typical ones (``candidates``)
 _KINDS = "\0kinds:"  # a key of ``seeds`` for the builtin types ``isinstance`` tests one variable against
@@ -97,7 +133,7 @@ def _seed_instances(node: ast.Call, problem: Problem, env: dict[str, Any], seeds
 _FRESH = {"int": 0, "float": 0.0, "str": "", "bytes": b"", "bool": False, "list": [], "tuple": (), "dict": {}}
 
 
-def _seed_elements(node: ast.GeneratorExp | ast.ListComp | ast.SetComp, problem: Problem, env: dict[str, Any],
+def _seed_elements(node: ast.GeneratorExp | ast.ListComp | ast.SetComp, problem: Problem, envs: _Envs,
                    seeds: dict[str, list[Any]]) -> None:
     """``all(type(m) is str for m in names)``: ``names`` empty, and of one element each of
     what the comprehension tests its target against (the constants it compares it with and
@@ -106,7 +142,7 @@ def _seed_elements(node: ast.GeneratorExp | ast.ListComp | ast.SetComp, problem:
     name, _ = variable_of(generator.iter, problem)
     if name is None or not isinstance(generator.target, ast.Name):
         return
-    target = generator.target.id
+    target, env = generator.target.id, envs[0]
     elements: list[Any] = []
     for inner in walk(node):
         if isinstance(inner, ast.Compare) and len(inner.ops) == 1:
@@ -115,8 +151,8 @@ def _seed_elements(node: ast.GeneratorExp | ast.ListComp | ast.SetComp, problem:
                     elements.extend(_neighbours(value))
                 elif _is_call_of(side, ("type",), target) and isinstance(other, ast.Name) and other.id in _FRESH:
                     elements.append(_FRESH[other.id])
-        if _is_call_of(inner, ("isinstance",), target) and len(inner.args) == 2:  # type: ignore[attr-defined]
-            kinds = inner.args[1].elts if isinstance(inner.args[1], ast.Tuple) else [inner.args[1]]  # type: ignore[attr-defined]
+        if _is_call_of(inner, ("isinstance",), target) and len(inner.args) == 2:
+            kinds = inner.args[1].elts if isinstance(inner.args[1], ast.Tuple) else [inner.args[1]]
             elements.extend(_FRESH[k.id] for k in kinds if isinstance(k, ast.Name) and k.id in _FRESH)
     elements.extend([0, "", "x", None])
     types = problem.variables[name].domain.types
@@ -132,8 +168,14 @@ def _seed_elements(node: ast.GeneratorExp | ast.ListComp | ast.SetComp, problem:
 
 _MAX_ELEMENTS = 8  # one-element values of a comprehension's iterable tried
 
+# What each kind of node of the guard seeds (a node of any other kind: nothing).
+_SEEDERS: dict[type[ast.AST], Callable[[Any, Problem, _Envs, dict[str, list[Any]]], None]] = {
+    ast.Call: _seed_call, ast.Subscript: _seed_subscript, ast.Compare: _seed_compare,
+    ast.GeneratorExp: _seed_elements, ast.ListComp: _seed_elements, ast.SetComp: _seed_elements,
+}
 
-def _is_call_of(node: ast.AST, functions: tuple[str, ...], target: str) -> bool:
+
+def _is_call_of(node: ast.AST, functions: tuple[str, ...], target: str) -> TypeGuard[ast.Call]:
     """``f(target, ...)`` for one of ``functions``."""
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions and bool(node.args) \
         and isinstance(node.args[0], ast.Name) and node.args[0].id == target
@@ -193,9 +235,6 @@ def _seed_compared(seeds: dict[str, list[Any]], problem: Problem, name: str, val
             seeds[name].extend(problem.members.get(value.name, ()))
 
 
-# ``int(text)``: text that parses, and text that does not; ``math.isfinite(x)``: a number it is false for, and true
-_ARGUMENT_SEEDS = {"int": ["10", "x"], "float": ["0.5", "x"], "complex": ["1j", "x"],
-                   **{f"math.{test}": [math.inf, math.nan, 1.0] for test in ("isfinite", "isinf", "isnan")}}
 def _seed_arithmetic(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
     """``a + b > 3``: each variable of an arithmetic side gets the bound's neighbours too."""
     if not isinstance(side, ast.BinOp):

@@ -17,19 +17,23 @@ if TYPE_CHECKING:
 
 
 # ``text.isdigit()`` and the like: text for which the test is true, and text for which it is not
-STR_TESTS = {"startswith": None, "endswith": None, "isdigit": ["1", "x"], "isdecimal": ["1", "x"], "isnumeric": ["1", "x"],
+STR_TESTS: dict[str, list[str] | None] = {"startswith": None, "endswith": None, "isdigit": ["1", "x"], "isdecimal": ["1", "x"], "isnumeric": ["1", "x"],
              "isalpha": ["a", "1"], "isalnum": ["a1", "-"], "isidentifier": ["a", "1"], "isascii": ["a", "\u00e9"],
              "isupper": ["A", "a"], "islower": ["a", "A"], "isspace": [" ", "a"]}
 
 
 def seed_str_test(node: ast.Call, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
     """``text.startswith("image")`` -> ``"image"``, ``"imagex"``; ``text.isdigit()`` -> ``"1"``, ``"x"``."""
-    name, _ = variable_of(node.func.value, problem)  # type: ignore[attr-defined]
+    func = node.func
+    if not isinstance(func, ast.Attribute):  # (the caller checked)
+        return
+    name, _ = variable_of(func.value, problem)
     if name is None:
         return
-    method = node.func.attr  # type: ignore[attr-defined]
-    if STR_TESTS[method] is not None:
-        seeds.setdefault(name, []).extend(STR_TESTS[method])
+    method = func.attr
+    known = STR_TESTS[method]
+    if known is not None:
+        seeds.setdefault(name, []).extend(known)
         return
     value = constant_value(node.args[0], env) if len(node.args) == 1 else NO_VALUE
     affixes = [value] if isinstance(value, str) else list(value) if isinstance(value, tuple) and all(isinstance(v, str) for v in value) else []
@@ -102,15 +106,15 @@ def seed_text_mixes(tree: ast.expr, problem: Problem, seeds: dict[str, list[Any]
                 and isinstance(node.args[0].value, str) and 0 < len(node.args[0].value) <= 4:
             found = seps if node.func.attr in _SPLITS else chars if node.func.attr in ("count", "startswith", "endswith") else None
             name = _text_root(node.func.value, problem) if found is not None else None
-            if name is not None:
-                found.setdefault(name, set()).add(node.args[0].value)  # type: ignore[union-attr]
+            if found is not None and name is not None:
+                found.setdefault(name, set()).add(node.args[0].value)
         elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)) \
                 and isinstance(node.left, ast.Constant) and isinstance(node.left.value, str) and 0 < len(node.left.value) <= 4:
             name = _text_root(node.comparators[0], problem)
             if name is not None:
                 chars.setdefault(name, set()).add(node.left.value)
-    for name, found in sorted(seps.items()):
-        for sep in sorted(found):
+    for name, separators in sorted(seps.items()):
+        for sep in sorted(separators):
             mixes = [f"a{sep}"]
             for char in sorted(chars.get(name, ())):
                 mixes.extend([f"a{sep}{char}", f"{char}{sep}a", f"{sep}{char}", f"{char}{sep}{char}", f"a{char}{sep}a"])

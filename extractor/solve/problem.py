@@ -141,10 +141,13 @@ def keyed_dict(source: str) -> Any:
         tree = parse_expr(source)
     except EvalError:
         return NO_VALUE
-    if not isinstance(tree, ast.Dict) or not tree.keys or any(key is None for key in tree.keys):
+    if not isinstance(tree, ast.Dict) or not tree.keys:
+        return NO_VALUE
+    keys = [key for key in tree.keys if key is not None]
+    if len(keys) != len(tree.keys):  # (a key of None: ``**mapping``)
         return NO_VALUE
     result: dict[Any, Any] = {}
-    for key, value in zip(tree.keys, tree.values):
+    for key, value in zip(keys, tree.values):
         code = ast.unparse(value)
         known = literal_value(ast.unparse(key))
         if known is NO_VALUE:
@@ -215,8 +218,8 @@ def scan_refs(node: ast.expr, inputs: set[str], constants: set[str], classes: Ab
                 refs.add(name)
             elif name is not None and name not in constants and name not in PYTHON_NAMES and name not in PINNED:
                 atoms.setdefault(name, boolean)
-            elif name is None:
-                stack.append((current.value, False, local))  # type: ignore[union-attr]
+            elif name is None and isinstance(current, ast.Attribute):  # (a name's is its own)
+                stack.append((current.value, False, local))
             continue
         if isinstance(current, ast.Call) and not _is_pure_call(current, classes):
             if not (local and _mentions(current, local)):  # (one that reads a target is no atom: nothing to assume)
@@ -267,12 +270,44 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
     lazy = tuple(sorted((chain, code) for chain, kind, code in resolved if kind == "lazy"))
     tree, reads_environ = read_guard(guard.code, lazy)
     environ = [ENVIRON] if reads_environ and ENVIRON not in guard.inputs and ENVIRON not in guard.opaque else []
+    constants = _declared_constants(guard, domains)
+    members, imported = _add_resolved(constants, resolved)
+    _add_named(constants, guard, tree)
+    for written, types in instances:
+        if written not in guard.inputs and written not in guard.opaque:
+            constants[written] = InstancesOf(types)
+    refs, atoms = scan_refs(tree, set(guard.inputs) | set(guard.opaque) | set(environ), set(constants), classes_of(constants))
+    variables: dict[str, Variable] = {}
+    for name in [*guard.inputs, *guard.opaque, *environ]:
+        if name in refs:
+            # An opaque name (a local bound several times, a loop variable) or state is not
+            # an input: the trigger can only assume a value for it.
+            is_atom = (name in guard.opaque and name not in elements) or name in state
+            variables[name] = _input_variable(name, guard, domains.get(name), constants, is_atom=is_atom, prefer=(preferred or {}).get(name))
+    named = {chain for chain, kind in guard.named if kind != "builtin"}
+    for code, boolean in sorted(atoms.items()):
+        domain = Domain(input=code, source=DomainSource.OPAQUE, types=("bool",) if boolean else ())
+        variables[code] = Variable(name=code, domain=domain, is_atom=True, is_boolean=boolean,
+                                  is_constant=code in named and atom_kind(code) != TriggerStatus.ENVIRONMENT)  # the machine, a user can change
+    problem = Problem(code=guard.code, tree=tree, variables=variables, constants=constants, members=members, imported=imported, lazy=lazy)
+    _add_candidates(problem)
+    return problem
+
+
+def _declared_constants(guard: Guard, domains: dict[str, Domain]) -> dict[str, Any]:
+    """The values of the guard's module constants, and the Enum members among its inputs' choices."""
     # A constant the evaluator cannot compute stays a named one: never a value to assume.
     constants = {name: value if (value := constant_of(source)) is not NO_VALUE else Named(name, "unknown") for name, source in guard.constants}
     for domain in domains.values():
         for choice in domain.choices or ():
             if isinstance(member := choice_value(choice), Named):
                 constants[choice] = member  # ``Color.RED`` in the guard is that member
+    return constants
+
+
+def _add_resolved(constants: dict[str, Any], resolved: tuple[tuple[str, str, str], ...]) -> tuple[dict[str, list[Named]], set[str]]:
+    """Add the names linking resolved in other modules (a value, an Enum member, a sentinel);
+    return each Enum member's fellow members, and the names whose value another module gives."""
     members: dict[str, list[Named]] = {}
     imported: set[str] = set()
     for chain, kind, code in resolved:
@@ -285,39 +320,39 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
             constants[chain] = Named(chain, kind)
             if kind == "enum":  # the other members are the values a fix would choose
                 members[chain] = [Named(m, "enum") for m in code.split(",") if m]
-    named = {chain for chain, kind in guard.named if kind != "builtin"}
-    symbolic = _compared_symbolically(tree) if named else set()  # (a walk of the guard: only where it can matter)
+    return members, imported
+
+
+def _add_named(constants: dict[str, Any], guard: Guard, tree: ast.expr) -> None:
+    """Add the names the guard reads that no caller sets and that it uses by identity alone (or sentinels)."""
+    if not any(kind != "builtin" for _, kind in guard.named):
+        return
+    symbolic = _compared_symbolically(tree)  # (a walk of the guard: only where it can matter)
     for chain, kind in guard.named:
         if chain not in constants and kind != "builtin" and (kind == "sentinel" or chain in symbolic):
             constants[chain] = named_constant(chain, kind)  # a trigger never sets it
-    for written, types in instances:
-        if written not in guard.inputs and written not in guard.opaque:
-            constants[written] = InstancesOf(types)
-    refs, atoms = scan_refs(tree, set(guard.inputs) | set(guard.opaque) | set(environ), set(constants), classes_of(constants))
-    variables: dict[str, Variable] = {}
-    for name in [*guard.inputs, *guard.opaque, *environ]:
-        if name in refs:
-            source = DomainSource.OPAQUE if name in guard.opaque else DomainSource.UNKNOWN
-            domain = conventional_domain(name, domains.get(name) or Domain(input=name, source=source))
-            # An opaque name (a local bound several times, a loop variable) or state is not
-            # an input: the trigger can only assume a value for it.
-            default = default_value(domain) if domain.has_default else NO_VALUE
-            if default is NO_VALUE and domain.default in constants:
-                default = constants[domain.default]  # ``default=MISSING``: that sentinel
-            boolean = name in guard.booleans  # (a local bound to a comparison: True or False)
-            if boolean:
-                domain = replace(domain, types=("bool",))
-            variables[name] = Variable(name=name, domain=domain, is_atom=(name in guard.opaque and name not in elements) or name in state,
-                                       default=default, prefer=(preferred or {}).get(name), is_boolean=boolean)
-    for code, boolean in sorted(atoms.items()):
-        domain = Domain(input=code, source=DomainSource.OPAQUE, types=("bool",) if boolean else ())
-        variables[code] = Variable(name=code, domain=domain, is_atom=True, is_boolean=boolean,
-                                  is_constant=code in named and atom_kind(code) != TriggerStatus.ENVIRONMENT)  # the machine, a user can change
-    problem = Problem(code=guard.code, tree=tree, variables=variables, constants=constants, members=members, imported=imported, lazy=lazy)
+
+
+def _input_variable(name: str, guard: Guard, declared: Domain | None, constants: dict[str, Any], *, is_atom: bool,
+                    prefer: str | None) -> Variable:
+    """An input (or opaque name) the guard reads, with its domain and default."""
+    source = DomainSource.OPAQUE if name in guard.opaque else DomainSource.UNKNOWN
+    domain = conventional_domain(name, declared or Domain(input=name, source=source))
+    default = default_value(domain) if domain.has_default else NO_VALUE
+    if default is NO_VALUE and domain.default in constants:
+        default = constants[domain.default]  # ``default=MISSING``: that sentinel
+    boolean = name in guard.booleans  # (a local bound to a comparison: True or False)
+    if boolean:
+        domain = replace(domain, types=("bool",))
+    return Variable(name=name, domain=domain, is_atom=is_atom, default=default, prefer=prefer, is_boolean=boolean)
+
+
+def _add_candidates(problem: Problem) -> None:
+    """Each variable's candidate values: its seeds, then typical values of its type."""
     seeds = comparison_seeds(problem)
-    for variable in variables.values():
+    for variable in problem.variables.values():
         if variable.name == ENVIRON:  # the machine's: assumed, with str values only (solve.environ)
-            variable.is_atom, variable.candidates = True, environ_candidates(tree)
+            variable.is_atom, variable.candidates = True, environ_candidates(problem.tree)
             continue
         variable.candidates = candidates(variable, seeds.get(variable.name, []), seeds.get(LATE + variable.name))
         if variable.is_constant and not variable.is_boolean:
@@ -325,7 +360,6 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
             # never made up from its type: none stated, no trigger (unknown_constant).
             stated = {value_key(v) for v in seeds.get(variable.name, [])}
             variable.candidates = [v for v in variable.candidates if value_key(v) in stated]
-    return problem
 
 
 def classes_of(constants: dict[str, Any]) -> frozenset[str]:

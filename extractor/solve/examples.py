@@ -19,6 +19,7 @@ worse than none.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import keyword
 import math
 import shlex
@@ -119,8 +120,8 @@ def _arguments(params: tuple[Param, ...], values: dict[str, Any], imports: set[t
             return None
         positional.append(rendered)
     for name, value in values.items():
-        param = declared.get(name)
-        if param is not None and param.kind == "starstar" and isinstance(value, dict):
+        target = declared.get(name)
+        if target is not None and target.kind == "starstar" and isinstance(value, dict):
             # ``**kwargs`` of ``{"foo": 1}``: the call passes ``foo=1`` (a name no other parameter takes)
             if not all(isinstance(k, str) and k.isidentifier() and not keyword.iskeyword(k) and k not in declared for k in value):
                 return None
@@ -129,9 +130,9 @@ def _arguments(params: tuple[Param, ...], values: dict[str, Any], imports: set[t
                 return None
             keywords.extend(f"{k}={text}" for k, text in extra)
             continue
-        if param is None or param.kind in ("star", "starstar"):
+        if target is None or target.kind in ("star", "starstar"):
             return None
-        if param.kind == "positional":
+        if target.kind == "positional":
             continue
         rendered = _literal(value, imports, module)
         if rendered is None or not _public(name):
@@ -211,8 +212,6 @@ def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str 
     function, module = card.at.function, ctx.place.public_module  # (``httpx``, not ``httpx._client``: link.exports)
     if not function or "<locals>" in function or module is None:
         return None
-    owner, _, name = function.rpartition(".")
-    written = ctx.place.module or module  # (where a named constant of an argument is bound)
     decorators = decorator_names(card)
     if not decorators <= _TRANSPARENT:
         return None
@@ -221,41 +220,72 @@ def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str 
     fields = {ctx.owner.settable[k]: v for k, v in values.items() if k in ctx.owner.settable}
     if len(args) + len(fields) != len(values):
         return None  # a value no caller passes
-    imports: set[tuple[str, str]] = set()
-    if not owner:
-        call_args = _arguments(ctx.call.params, args, imports, written)
-        if not _public(name) or call_args is None:
-            return None
-        imports.add((module, name))
-        code = f"{name}({call_args})"
-    elif "." in owner or not _public(owner):
-        return None  # a nested or private class
-    else:
-        imports.add((module, owner))
-        if set(card.entry) & CONSTRUCTING:
-            if name in ("__init__", "__new__"):
-                if _arguments(ctx.call.params[1:], args, imports, written) is None:
-                    return None
-                code = _build(owner, fields, ctx, imports, extra=args)
-            else:
-                code = _build(owner, fields, ctx, imports) if not args else None
-        elif decorators & set(_CLASS_LEVEL):
-            signature = ctx.call.params[1:] if "classmethod" in decorators else ctx.call.params
-            call_args = _arguments(signature, args, imports, written)
-            code = f"{owner}.{name}({call_args})" if _public(name) and not fields and call_args is not None else None
-        else:
-            obj = _build(owner, fields, ctx, imports)
-            call_args = _arguments(ctx.call.params[1:], args, imports, written)
-            code = f"{obj}.{name}({call_args})" if obj is not None and call_args is not None and _public(name) else None
+    call = _Call(ctx=ctx, args=args, fields=fields, written=ctx.place.module or module)
+    code = _entry_call(call, card, decorators, module, function)
     if code is None or ctx.call.call_style == "async_generator":
         return None
+    return _compiled_snippet(_body_run(code, card, ctx, decorators, call.imports), call.imports)
+
+
+@dataclasses.dataclass(slots=True)
+class _Call:
+    """What writing the entry's call takes: its arguments, the constructor keyword paths of
+    its object's attributes, the module its arguments' named constants are written in
+    (``written``), and the imports the code needs, added as it is written."""
+
+    ctx: CardContext
+    args: dict[str, Any]
+    fields: dict[tuple[str, ...], Any]
+    written: str
+    imports: set[tuple[str, str]] = dataclasses.field(default_factory=set)
+
+
+def _entry_call(call: _Call, card: Card, decorators: set[str], module: str, function: str) -> str | None:
+    """The call of the entry: a function, a constructor, a class-level method, or a method of a built object."""
+    owner, _, name = function.rpartition(".")
+    if not owner:
+        call_args = _arguments(call.ctx.call.params, call.args, call.imports, call.written)
+        if not _public(name) or call_args is None:
+            return None
+        call.imports.add((module, name))
+        return f"{name}({call_args})"
+    if "." in owner or not _public(owner):
+        return None  # a nested or private class
+    call.imports.add((module, owner))
+    if set(card.entry) & CONSTRUCTING:
+        return _constructor_call(call, owner, name)
+    if decorators & set(_CLASS_LEVEL):
+        signature = call.ctx.call.params[1:] if "classmethod" in decorators else call.ctx.call.params
+        call_args = _arguments(signature, call.args, call.imports, call.written)
+        return f"{owner}.{name}({call_args})" if _public(name) and not call.fields and call_args is not None else None
+    obj = _build(owner, call.fields, call.ctx, call.imports)
+    call_args = _arguments(call.ctx.call.params[1:], call.args, call.imports, call.written)
+    return f"{obj}.{name}({call_args})" if obj is not None and call_args is not None and _public(name) else None
+
+
+def _constructor_call(call: _Call, owner: str, name: str) -> str | None:
+    """``Owner(...)``: the entry is the constructor (its arguments are the call's) or runs while it builds."""
+    if name not in ("__init__", "__new__"):
+        return _build(owner, call.fields, call.ctx, call.imports) if not call.args else None
+    if _arguments(call.ctx.call.params[1:], call.args, call.imports, call.written) is None:
+        return None
+    return _build(owner, call.fields, call.ctx, call.imports, extra=call.args)
+
+
+def _body_run(code: str, card: Card, ctx: CardContext, decorators: set[str], imports: set[tuple[str, str]]) -> str:
+    """``code`` as a statement that runs the entry's body."""
     if "contextmanager" in decorators:
-        code = f"with {code}:\n    pass"  # the body runs as the block is entered
-    elif ctx.call.call_style == "generator" and not set(card.entry) & CONSTRUCTING:
-        code = f"list({code})"  # the body runs as the generator is consumed
-    elif ctx.call.call_style == "coroutine":
+        return f"with {code}:\n    pass"  # the body runs as the block is entered
+    if ctx.call.call_style == "generator" and not set(card.entry) & CONSTRUCTING:
+        return f"list({code})"  # the body runs as the generator is consumed
+    if ctx.call.call_style == "coroutine":
         imports.add(("asyncio", ""))
-        code = f"asyncio.run({code})"
+        return f"asyncio.run({code})"
+    return code
+
+
+def _compiled_snippet(code: str, imports: set[tuple[str, str]]) -> str | None:
+    """``code`` after its imports, where they are public and the whole compiles."""
     modules = sorted({m for m, _ in imports})
     if not all(_public_module(m) for m in modules):
         return None  # (a constant imported from the private module the entry is defined in)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import copy
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..collect.declarations import dotted_name
 from ..collect.purity import BUILTIN_NAMES
@@ -55,12 +55,12 @@ def with_environ_reads(tree: ast.expr) -> tuple[ast.expr, bool]:
         for node in walk(tree):
             if _is_getenv(node):
                 environ = ast.Attribute(value=ast.Name(id="os", ctx=ast.Load()), attr="environ", ctx=ast.Load())
-                node.func = ast.Attribute(value=environ, attr="get", ctx=ast.Load())  # type: ignore[attr-defined]
+                node.func = ast.Attribute(value=environ, attr="get", ctx=ast.Load())
         return tree, True
     return tree, any(isinstance(n, (ast.Attribute, ast.Name)) and dotted_name(n) == ENVIRON for n in walk(tree))
 
 
-def _is_getenv(node: ast.AST) -> bool:
+def _is_getenv(node: ast.AST) -> TypeGuard[ast.Call]:
     """``os.getenv(K)`` or ``os.getenv(K, default)``, positionally (as ``os.environ.get`` takes them)."""
     return isinstance(node, ast.Call) and dotted_name(node.func) == "os.getenv" and not node.keywords and 1 <= len(node.args) <= 2
 
@@ -142,11 +142,11 @@ def _environ_read(node: ast.AST) -> tuple[bool, str | None]:
     if isinstance(node, ast.Subscript) and dotted_name(node.value) == ENVIRON:
         return True, _text(node.slice)
     if _tests_key(node):
-        return True, _text(node.left)  # type: ignore[attr-defined]
+        return True, _text(node.left)
     return False, None
 
 
-def _tests_key(node: ast.AST) -> bool:
+def _tests_key(node: ast.AST) -> TypeGuard[ast.Compare]:
     """``K in os.environ`` or ``K not in os.environ``."""
     return isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)) \
         and dotted_name(node.comparators[0]) == ENVIRON

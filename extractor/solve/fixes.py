@@ -319,8 +319,8 @@ def _type_test(part: str, name: str) -> tuple[bool, list[str]] | None:
     node = _parsed(part)
     if node is None:
         return None
-    negated = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
-    call = node.operand if negated else node  # type: ignore[attr-defined]
+    call = node.operand if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) else node
+    negated = call is not node
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "isinstance" and len(call.args) == 2
             and not call.keywords and ast.unparse(call.args[0]) == name):
         return None

@@ -152,8 +152,9 @@ class _Text:
             newline = self.data.find(b"\n", newline + 1)
 
     def span(self, node: ast.expr) -> tuple[int, int]:
+        assert node.end_lineno is not None and node.end_col_offset is not None  # (a parsed node has its end)
         return (self.line_starts[node.lineno - 1] + node.col_offset,
-                self.line_starts[node.end_lineno - 1] + node.end_col_offset)  # type: ignore[operator]
+                self.line_starts[node.end_lineno - 1] + node.end_col_offset)
 
     def own_span(self, node: ast.expr, parent: ast.AST | None) -> tuple[int, int]:
         """The node's span widened over the parentheses around it: ``(x)`` is one name

@@ -14,14 +14,14 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 from ..values import StableSet, _StableOrder
 from .core import BUILDERS, Fn, compiled
 from .errors import EvalError, ValueFailure
 from .limits import charge
 
-_ITERABLE = (list, tuple, str, bytes, dict, set, frozenset, type({}.keys()), type({}.values()), type({}.items()))
+_ITERABLE: tuple[type, ...] = (list, tuple, str, bytes, dict, set, frozenset, type({}.keys()), type({}.values()), type({}.items()))
 _ABSENT = object()
 # What one item costs of the evaluation's step budget (limits.EVAL_STEPS): about 2,000 items
 # per evaluation, in a millisecond or two; the search evaluates a guard up to 1,500 times.
@@ -94,7 +94,7 @@ def _bind(target: ast.expr, value: Any, into: dict[str, Any]) -> None:
     if isinstance(target, ast.Name):
         into[target.id] = value
         return
-    elements = target.elts  # type: ignore[attr-defined]  (_names checked the shape)
+    elements = cast("ast.Tuple | ast.List", target).elts  # (_names checked the shape)
     items = list(_items(value))
     if len(items) != len(elements):
         raise ValueFailure(f"cannot unpack {len(items)} values into {len(elements)} targets")

@@ -50,12 +50,15 @@ def compiled(node: ast.AST) -> Fn:
     evaluates the same guard thousands of times). Evaluation follows the allow-list
     exactly as an interpreter would: a node outside it raises when, and only when, it is
     reached (``x or <unsupported>`` is True for a true ``x``)."""
-    memo = getattr(node, "_raisedocs_fn", None)
+    memo = getattr(node, _MEMO, None)
     if memo is not None and memo.fn is not None:
         return memo.fn
     fn = _compile(node)
-    node._raisedocs_fn = _Memo(fn)  # type: ignore[attr-defined]
+    setattr(node, _MEMO, _Memo(fn))  # (an attribute of our own on ``ast``'s node)
     return fn
+
+
+_MEMO = "_raisedocs_fn"
 
 
 _MISSING = object()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from ...collect.declarations import dotted_name
 from ...model import RAISES
@@ -220,44 +220,57 @@ def _call(node: ast.Call) -> Fn:
         return _isinstance(args[0], node.args[1])
     if name == RAISES and len(node.args) == 2:
         return _raises(args[0], node.args[1])
-    if name in PURE_FUNCTIONS:
-        function = PURE_FUNCTIONS[name]
+    if name is not None and name in PURE_FUNCTIONS:
+        return _pure_call(name, args)
+    if isinstance(node.func, ast.Attribute):
+        return _method_call(node.func, args, code)
+    return _outside(code)
 
-        def pure(env: Mapping[str, Any]) -> Any:
-            values = [arg(env) for arg in args]
-            check_call(name, None, values)
-            try:
-                return function(*values)
-            except (TypeError, ValueError, OverflowError) as exc:
-                raise ValueFailure(str(exc)) from exc
 
-        return pure
-    # A str method on a str, a mapping's reading method on a dict (``get`` with a default at most).
-    attr = node.func.attr if isinstance(node.func, ast.Attribute) else None
-    receiver = str if attr in STR_METHODS else dict if attr in DICT_METHODS and not node.keywords \
-        and len(args) <= (2 if attr == "get" else 0) else None
-    if receiver is not None:
-        target, method = compiled(node.func.value), attr  # type: ignore[attr-defined]
+def _pure_call(name: str, args: list[Fn]) -> Fn:
+    function = PURE_FUNCTIONS[name]
 
-        def method_call(env: Mapping[str, Any]) -> Any:
-            value = target(env)
-            if not (isinstance(value, str) if receiver is str else type(value) is dict):
-                _refuse_missing(value, method)
-                raise EvalError(f"call outside the allow-list: {code}")
-            values = [arg(env) for arg in args]
-            check_call(method, value, values)
-            try:
-                return getattr(value, method)(*values)
-            except (TypeError, ValueError) as exc:  # (a dict's: an unhashable key)
-                raise ValueFailure(str(exc)) from exc
+    def pure(env: Mapping[str, Any]) -> Any:
+        values = [arg(env) for arg in args]
+        check_call(name, None, values)
+        try:
+            return function(*values)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise ValueFailure(str(exc)) from exc
 
-        return method_call
+    return pure
 
-    owner = compiled(node.func.value) if attr is not None else None
+
+def _method_call(func: ast.Attribute, args: list[Fn], code: LazySource) -> Fn:
+    """A str method on a str, a mapping's reading method on a dict (``get`` with a default at most)."""
+    method = func.attr
+    receiver = str if method in STR_METHODS else dict if method in DICT_METHODS and len(args) <= (2 if method == "get" else 0) else None
+    target = compiled(func.value)
+    if receiver is None:
+        return _outside(code, target, method)
+
+    def method_call(env: Mapping[str, Any]) -> Any:
+        value = target(env)
+        if not (isinstance(value, str) if receiver is str else type(value) is dict):
+            _refuse_missing(value, method)
+            raise EvalError(f"call outside the allow-list: {code}")
+        values = [arg(env) for arg in args]
+        check_call(method, value, values)
+        try:
+            return getattr(value, method)(*values)
+        except (TypeError, ValueError) as exc:  # (a dict's: an unhashable key)
+            raise ValueFailure(str(exc)) from exc
+
+    return method_call
+
+
+def _outside(code: LazySource, owner: Fn | None = None, attr: str = "") -> Fn:
+    """A call outside the allow-list: refused when reached (after what Python raises for a
+    method ``attr`` that the plain value of ``owner`` does not have)."""
 
     def outside(env: Mapping[str, Any]) -> Any:
         if owner is not None:
-            _refuse_missing(_value_or_none(owner, env), attr)  # type: ignore[arg-type]
+            _refuse_missing(_value_or_none(owner, env), attr)
         raise EvalError(f"call outside the allow-list: {code}")
 
     return outside
@@ -267,7 +280,8 @@ def raised_classes(node: ast.expr) -> tuple[type, ...] | None:
     """The builtin exception classes ``__raises__`` names, or None for any other class."""
     names = node.elts if isinstance(node, ast.Tuple) else [node]
     found = [EXCEPTIONS.get(dotted_name(n) or "") for n in names]
-    return tuple(found) if all(found) else None  # type: ignore[arg-type]
+    classes = tuple(c for c in found if c is not None)
+    return classes if len(classes) == len(found) else None
 
 
 def _raises(target: Fn, classes_node: ast.expr) -> Fn:
@@ -342,12 +356,13 @@ def _type_tuple(node: ast.expr) -> tuple[type, ...]:
 
 
 def _joined_str(node: ast.JoinedStr) -> Fn:
-    pieces = [(str(v.value), None) if isinstance(v, ast.Constant) else ("", _formatted_value(v)) for v in node.values]  # type: ignore[arg-type]
+    # (a JoinedStr holds constants and FormattedValues only)
+    pieces = [(str(v.value), None) if isinstance(v, ast.Constant) else ("", _formatted_value(cast(ast.FormattedValue, v))) for v in node.values]
     return lambda env: "".join([text if piece is None else piece(env) for text, piece in pieces])
 
 
 def _formatted_value(node: ast.FormattedValue) -> Fn:
-    spec = _joined_str(node.format_spec) if node.format_spec is not None else None  # type: ignore[arg-type]
+    spec = _joined_str(cast(ast.JoinedStr, node.format_spec)) if node.format_spec is not None else None  # (a format spec is a JoinedStr)
     value = compiled(node.value)
     conversion = chr(node.conversion) if node.conversion != -1 else None
     return lambda env: format_value(value(env), conversion, spec(env) if spec is not None else "")

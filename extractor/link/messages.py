@@ -36,10 +36,9 @@ def compose(project: Project, exception: ExceptionRef, site: SiteFact, message: 
     extended = False  # a __str__ on the way adds to the text: it starts the message
     for index, name in enumerate(chain):
         if name in BUILTIN_EXCEPTIONS:
-            if args and args[0].code == "" and len(args) == 1:  # what a class's __init__ made
-                message = args[0].message  # type: ignore[assignment]
-            found = _builtin(BUILTIN_EXCEPTIONS[name], args, message)
-            return _marked(found, extended)
+            if len(args) == 1 and args[0].code == "" and args[0].message is not None:  # what a class's __init__ made
+                message = args[0].message
+            return _marked(_builtin(BUILTIN_EXCEPTIONS[name], args, message), extended)
         found = project.class_fact(name)
         if found is None:  # outside the tree: its rendering is not known
             return _marked(message, extended) if len([a for a in args if a.keyword is None]) == 1 else _unknown_for(message, args)
@@ -80,8 +79,8 @@ def _builtin(mro: Sequence[str], args: list[Argument], message: MessageTemplate)
     if not args:
         return make_template("none", [])  # str(ValueError()) == ""
     if "KeyError" in mro and len(args) == 1:
-        parts = _repr_parts(args[0])
-        return make_template("key", parts) if parts is not None else message
+        key = _repr_parts(args[0])
+        return make_template("key", key) if key is not None else message
     if len(args) == 1:
         return message
     if "OSError" in mro and len(args) in (2, 3):
@@ -92,12 +91,12 @@ def _builtin(mro: Sequence[str], args: list[Argument], message: MessageTemplate)
         return make_template("oserror", [Text(text="[Errno "), *errno, Text(text="] "), *strerror, *([Text(text=": "), *filename] if filename else [])])
     if any(name in mro for name in ("OSError", "UnicodeError", "SyntaxError")):
         return message  # a __str__ of their own, not followed for these arguments
-    pieces = [_repr_parts(a) for a in args]
-    if any(p is None for p in pieces):
-        return message
     parts: list[Part] = [Text(text="(")]
-    for index, piece in enumerate(pieces):
-        parts.extend([*([Text(text=", ")] if index else []), *piece])  # type: ignore[misc]
+    for index, arg in enumerate(args):
+        piece = _repr_parts(arg)
+        if piece is None:
+            return message
+        parts.extend([*([Text(text=", ")] if index else []), *piece])
     return make_template("args", [*parts, Text(text=")")])
 
 

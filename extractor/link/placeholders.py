@@ -37,12 +37,13 @@ def placeholder_entries(project: Project, facts: FileFacts, site: SiteFact, card
     ABSTRACT_UNKNOWN where it is marked abstract; REFUSES for a method that is not
     abstract and overrides one the class inherits (``Counter.fromkeys``, a parser that refuses
     its base's operation): no subclass is asked to define it; () for any other raise."""
-    if not _is_placeholder(site, card):
+    method = _placeholder_method(site, card)
+    if method is None:
         return ()
     imports = dict(facts.imports)
     decorators = {decorator_target(imports, d) for d in site.at.decorators}
     owner = f"{facts.module}.{site.owner}"
-    if not decorators & _ABSTRACT and _inherits(project, owner, site.at.function.rsplit(".", 1)[-1]):  # type: ignore[union-attr]
+    if not decorators & _ABSTRACT and _inherits(project, owner, method):
         return (EntryKind.REFUSES,)
     if decorators & _CLASS_LEVEL:  # (called on the class: no instance is created, so no check stops it)
         return (EntryKind.PLACEHOLDER, EntryKind.CLASS_LEVEL)
@@ -51,14 +52,20 @@ def placeholder_entries(project: Project, facts: FileFacts, site: SiteFact, card
     return (EntryKind.PLACEHOLDER,)
 
 
-def _is_placeholder(site: SiteFact, card: Card) -> bool:
-    """An unguarded raise of NotImplementedError (or a subclass), in a method's own body."""
-    if site.owner is None or site.at.function != f"{site.owner}.{site.at.function.rsplit('.', 1)[-1]}" or site.raised.caught:
-        return False
+def _placeholder_method(site: SiteFact, card: Card) -> str | None:
+    """The method's name where the raise is an unguarded raise of NotImplementedError (or a
+    subclass) in the method's own body; else None."""
+    function = site.at.function
+    if site.owner is None or function is None or site.raised.caught:
+        return None
+    method = function.rsplit(".", 1)[-1]
+    if function != f"{site.owner}.{method}":
+        return None
     if card.kind == RaiseKind.RERAISE or card.guard.code != "True" or card.guard.context:
-        return False
+        return None
     exception = card.exception
-    return bool(exception.classes) and all(c == "NotImplementedError" or "NotImplementedError" in exception.ancestors for c in exception.classes)
+    is_not_implemented = all(c == "NotImplementedError" or "NotImplementedError" in exception.ancestors for c in exception.classes)
+    return method if exception.classes and is_not_implemented else None
 
 
 def _abstract_check(project: Project, owner: str) -> EntryKind:

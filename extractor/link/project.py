@@ -16,6 +16,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from ..collect.annotations import read_annotation
 from ..collect.declarations import DOTTED
@@ -60,6 +61,19 @@ class _Module:
     lazy: dict[str, str | None]
 
 
+def _classes(module: _Module) -> dict[str, ClassFact]:
+    return module.classes
+
+
+def _functions(module: _Module) -> dict[str, str | None]:
+    return module.functions
+
+
+_Entry = TypeVar("_Entry")
+# A question's answer (None: not found), and the module names it consulted.
+_Answer = tuple[tuple[FileFacts, _Entry] | None, list[str]]
+
+
 def decorator_target(imports: dict[str, str], decorator: str) -> str:
     """A decorator's dotted name through the module's imports (``abstractmethod`` ->
     ``abc.abstractmethod``; a call's arguments left out)."""
@@ -79,7 +93,8 @@ class Project:
         self.providers = providers
         self._load = load
         self._loaded: dict[str, _Module] = {}
-        self._found: dict[tuple[str, str], tuple[tuple[FileFacts, object] | None, list[str]]] = {}
+        self._classes_found: dict[str, _Answer[ClassFact]] = {}
+        self._functions_found: dict[str, _Answer[str | None]] = {}
         self._suffixes: dict[str, list[str]] = {}
         for name in sorted(providers):
             parts = name.split(".")
@@ -125,16 +140,15 @@ class Project:
         module = self._module(found) if found is not None else None
         return module.facts if module is not None else None
 
-    def _find(self, key: str, table: str) -> tuple[FileFacts, object] | None:
-        """``key`` (module.qualname) in the classes or functions of the most specific module
-        that is a prefix of it (``a.b.C`` is class C of module a.b before class b.C of a).
-        Answered once per key; a repeated question records the same module reads."""
-        known = self._found.get((key, table))
+    def _find(self, key: str, answers: dict[str, _Answer[_Entry]], table: Callable[[_Module], dict[str, _Entry]]) -> tuple[FileFacts, _Entry] | None:
+        """``key`` (module.qualname) in the ``table`` (classes or functions) of the most specific
+        module that is a prefix of it (``a.b.C`` is class C of module a.b before class b.C of a).
+        Answered once per key (``answers``); a repeated question records the same module reads."""
+        known = answers.get(key)
         if known is not None:
-            found, consulted = known
-            for name in consulted:
+            for name in known[1]:
                 self.reads.modules[name] = self.providers.get(name)
-            return found
+            return known[0]
         parts = key.split(".")
         consulted: list[str] = []
         found = None
@@ -144,19 +158,19 @@ class Project:
             module = self._module(name)
             if module is None:
                 continue
-            entries = module.classes if table == "classes" else module.functions
+            entries = table(module)
             inner = ".".join(parts[cut:])
             if inner in entries:
                 found = (module.facts, entries[inner])
                 break
-        self._found[(key, table)] = (found, consulted)
+        answers[key] = (found, consulted)
         return found
 
     def class_fact(self, qualname: str) -> tuple[FileFacts, ClassFact] | None:
-        return self._find(qualname, "classes")  # type: ignore[return-value]
+        return self._find(qualname, self._classes_found, _classes)
 
     def _function(self, qualname: str) -> tuple[FileFacts, str | None] | None:
-        return self._find(qualname, "functions")  # type: ignore[return-value]
+        return self._find(qualname, self._functions_found, _functions)
 
     def _imports(self, facts: FileFacts) -> dict[str, str]:
         module = self._module(facts.module)
@@ -199,8 +213,7 @@ class Project:
             return Symbol(kind="class", qualname=target, facts=found_class[0])
         found_function = self._function(target)
         if found_function is not None:
-            facts, returns = found_function
-            return Symbol(kind="function", qualname=target, facts=facts, returns=returns)
+            return Symbol(kind="function", qualname=target, facts=found_function[0], returns=found_function[1])
         method = self._method(target)
         if method is not None:
             return method
@@ -279,9 +292,9 @@ class Project:
         for base in cls.bases:
             symbol = self.resolve(facts, base)
             if symbol is not None and symbol.kind == "class":
-                found = self.field(symbol.qualname, name, depth + 1)
-                if found is not None:
-                    return found
+                inherited = self.field(symbol.qualname, name, depth + 1)
+                if inherited is not None:
+                    return inherited
         return None
 
     def literal_values(self, facts: FileFacts, annotation: str | None, depth: int = 0, of_elements: bool = False) -> tuple[str, ...] | None:
@@ -310,7 +323,10 @@ class Project:
         qualname = self.class_of_annotation(facts, annotation)
         if qualname is None or not any(a.rsplit(".", 1)[-1].endswith(("Enum", "Flag")) for a in self.ancestors(qualname)):
             return None
-        cls = self.class_fact(qualname)[1]  # type: ignore[index]
+        found = self.class_fact(qualname)
+        if found is None:  # (an Enum's ancestors were found: its class is)
+            return None
+        cls = found[1]
         short = cls.qualname.rsplit(".", 1)[-1]
         members = tuple(f"{short}.{f.name}" for f in cls.fields if f.annotation is None and not f.name.startswith("_"))
         return members or None

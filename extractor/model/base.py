@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, TypeVar, dataclass_transform
+from typing import TYPE_CHECKING, Any, TypeVar, cast, dataclass_transform
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 SCHEMA_ID = "raisedocs/catalog/2"  # 2: a field that holds its default is left out
 READABLE_SCHEMA_IDS = (SCHEMA_ID, "raisedocs/catalog/1")  # 1: every field written (it reads the same)
@@ -20,7 +23,7 @@ def record(cls: type[_T]) -> type[_T]:
     every object; records cross the worker pipes by the million, and that call was most of
     their pickling time.)"""
     made = _record(cls)
-    names = tuple(f.name for f in fields(made))  # type: ignore[arg-type]
+    names = tuple(f.name for f in fields(cast("type[DataclassInstance]", made)))
 
     def __getstate__(self: Any) -> tuple[Any, ...]:
         return tuple([getattr(self, name) for name in names])
@@ -29,6 +32,7 @@ def record(cls: type[_T]) -> type[_T]:
         for name, value in zip(names, state):
             object.__setattr__(self, name, value)
 
+    # (state methods set on the class the decorator made: mypy refuses assigning to a method, and ``object`` declares no __setstate__)
     made.__getstate__ = __getstate__  # type: ignore[method-assign]
     made.__setstate__ = __setstate__  # type: ignore[attr-defined]
     return made

@@ -21,7 +21,7 @@ import re
 import types
 import typing
 from collections.abc import Callable
-from typing import Any, Union
+from typing import Any, Protocol, TypeGuard, Union
 
 _SCALARS = (str, int, float, bool, type(None))
 
@@ -44,12 +44,19 @@ def _mapping(value: dict[Any, Any]) -> dict[str, Any]:
     return {str(k): to_data(v) for k, v in value.items()}
 
 
-def is_code(tp: Any) -> bool:
+def is_code(tp: Any) -> TypeGuard[type[enum.Enum]]:
     """Whether ``tp`` is an enum of codes: written as its members' values."""
     return isinstance(tp, type) and issubclass(tp, enum.Enum)
 
 
-def is_text_record(tp: Any) -> bool:
+class _TextRecord(Protocol):
+    """A record written as one string: ``str(record)``, read back by ``from_text``."""
+
+    @classmethod
+    def from_text(cls, text: str) -> Any: ...
+
+
+def is_text_record(tp: Any) -> TypeGuard[type[_TextRecord]]:
     """Whether ``tp`` is a record written as one string (it defines ``from_text``)."""
     return dataclasses.is_dataclass(tp) and hasattr(tp, "from_text")
 
@@ -241,9 +248,9 @@ def _decoder(tp: Any) -> Callable[[Any], Any]:
     if tp in _PRIMITIVE:
         return _identity
     if is_code(tp):
-        return tp  # type: ignore[no-any-return]  # (the enum's lookup: a value that is no member raises ValueError)
+        return tp  # (the enum's lookup: a value that is no member raises ValueError)
     if is_text_record(tp):
-        return tp.from_text  # type: ignore[no-any-return]
+        return tp.from_text
     if origin in (Union, types.UnionType):
         return _union_decoder(typing.get_args(tp))
     if origin is tuple:
@@ -351,51 +358,80 @@ def _is_plain(tp: Any) -> bool:
 @functools.cache
 def _shaper(tp: Any, fill: bool) -> Any:
     """The function that compacts (``fill``: completes) data of type ``tp``; None where the
-    type holds no record. Field plans are resolved on first use: guard trees are recursive."""
-    origin = typing.get_origin(tp)
+    type holds no record."""
     if _is_plain(tp):
         return None
-    if origin in (Union, types.UnionType):
-        kept = [a for a in typing.get_args(tp) if not _is_plain(a)]
-        tagged = {a.TAG: a for a in kept if hasattr(a, "TAG")}
-        others = [a for a in kept if not hasattr(a, "TAG")]
-        if not tagged and not others:
-            return None
-
-        def union(data: Any) -> Any:
-            if isinstance(data, dict) and data.get("type") in tagged:
-                shape = _shaper(tagged[data["type"]], fill)
-            elif data is not None and others:
-                shape = _shaper(others[0], fill)
-            else:
-                return data
-            return data if shape is None else shape(data)
-
-        return union
-    if origin is tuple:
-        args = typing.get_args(tp)
-        if len(args) == 2 and args[1] is Ellipsis:
-            item = _shaper(args[0], fill)
-            return None if item is None else (lambda data: [item(v) for v in data] if isinstance(data, list) else data)
-        items = [_shaper(a, fill) for a in args]
-        if not any(items):
-            return None
-        return lambda data: [v if s is None else s(v) for s, v in zip(items, data)] if isinstance(data, list) else data
-    if origin is dict:
-        value = _shaper(typing.get_args(tp)[1], fill)
-        return None if value is None else (lambda data: {k: value(v) for k, v in data.items()} if isinstance(data, dict) else data)
+    of_origin = _SHAPERS.get(typing.get_origin(tp))
+    if of_origin is not None:
+        return of_origin(tp, fill)
     if not isinstance(tp, type) or not dataclasses.is_dataclass(tp):
         return None
-    plan: dict[str, tuple[Any, Any, Any]] = {}  # field -> (default data, its shaper, PUBLISHED)
+    return _record_shaper(tp, fill)
 
-    def known() -> dict[str, tuple[Any, Any, Any]]:
+
+_Shape = Callable[[Any], Any]
+
+
+def _union_shaper(tp: Any, fill: bool) -> _Shape | None:
+    """A union's: a record told apart by its ``TAG``, any other data by the first untagged alternative."""
+    kept = [a for a in typing.get_args(tp) if not _is_plain(a)]
+    tagged = {a.TAG: a for a in kept if hasattr(a, "TAG")}
+    others = [a for a in kept if not hasattr(a, "TAG")]
+    if not tagged and not others:
+        return None
+
+    def union(data: Any) -> Any:
+        if isinstance(data, dict) and data.get("type") in tagged:
+            shape = _shaper(tagged[data["type"]], fill)
+        elif data is not None and others:
+            shape = _shaper(others[0], fill)
+        else:
+            return data
+        return data if shape is None else shape(data)
+
+    return union
+
+
+def _tuple_shaper(tp: Any, fill: bool) -> _Shape | None:
+    args = typing.get_args(tp)
+    if len(args) == 2 and args[1] is Ellipsis:
+        item = _shaper(args[0], fill)
+        return None if item is None else (lambda data: [item(v) for v in data] if isinstance(data, list) else data)
+    items = [_shaper(a, fill) for a in args]
+    if not any(items):
+        return None
+    return lambda data: [v if s is None else s(v) for s, v in zip(items, data)] if isinstance(data, list) else data
+
+
+def _dict_shaper(tp: Any, fill: bool) -> _Shape | None:
+    value = _shaper(typing.get_args(tp)[1], fill)
+    return None if value is None else (lambda data: {k: value(v) for k, v in data.items()} if isinstance(data, dict) else data)
+
+
+_SHAPERS: dict[Any, Callable[[Any, bool], _Shape | None]] = {
+    Union: _union_shaper, types.UnionType: _union_shaper, tuple: _tuple_shaper, dict: _dict_shaper,
+}
+
+# A record's plan: field -> (its default as data, its shaper, its PUBLISHED predicate).
+_Plan = dict[str, tuple[Any, Any, Any]]
+
+
+def _record_shaper(tp: type, fill: bool) -> _Shape:
+    """A record's function, with its field plan resolved on first use: guard trees are recursive."""
+    plan: _Plan = {}
+
+    def known() -> _Plan:
         if not plan:
             for f, hint in flat_fields(tp):  # (a FLAT field's record's fields sit in the same object)
                 plan[f.name] = (field_default(f), _shaper(hint, fill), f.metadata.get(PUBLISHED))
         return plan
 
-    # For completing: the fields whose default is a constant (None, False, 0, ""), those whose
-    # default is a container (a fresh one each time), and those that hold records.
+    return _completer(plan, known) if fill else _compactor(known)
+
+
+def _completer(plan: _Plan, known: Callable[[], _Plan]) -> _Shape:
+    """Completing a record: the fields whose default is a constant (None, False, 0, ""), those
+    whose default is a container (a fresh one each time), and those that hold records."""
     constants: list[tuple[str, Any]] = []
     containers: list[tuple[str, Any]] = []
     nested: list[tuple[str, Any]] = []
@@ -404,13 +440,7 @@ def _shaper(tp: Any, fill: bool) -> Any:
         if not isinstance(data, dict):
             return data
         if not plan:  # (this closure's own plan: compacting has another)
-            for name, (default, shape, _) in known().items():
-                if isinstance(default, (list, dict)):
-                    containers.append((name, default))
-                elif default is not REQUIRED:
-                    constants.append((name, default))
-                if shape is not None:
-                    nested.append((name, shape))
+            _sort_fields(known(), constants, containers, nested)
         for name, default in constants:
             if name not in data:
                 data[name] = default
@@ -422,6 +452,23 @@ def _shaper(tp: Any, fill: bool) -> Any:
             if value is not None:
                 data[name] = shape(value)
         return data
+
+    return completed
+
+
+def _sort_fields(plan: _Plan, constants: list[tuple[str, Any]], containers: list[tuple[str, Any]], nested: list[tuple[str, Any]]) -> None:
+    for name, (default, shape, _) in plan.items():
+        if isinstance(default, (list, dict)):
+            containers.append((name, default))
+        elif default is not REQUIRED:
+            constants.append((name, default))
+        if shape is not None:
+            nested.append((name, shape))
+
+
+def _compactor(known: Callable[[], _Plan]) -> _Shape:
+    """Compacting a record: a field that holds its default, or that its PUBLISHED predicate
+    refuses, is left out."""
 
     def compacted(data: Any) -> Any:
         if not isinstance(data, dict):
@@ -439,4 +486,4 @@ def _shaper(tp: Any, fill: bool) -> Any:
             out[name] = value if shape is None or value is None else shape(value)
         return out
 
-    return completed if fill else compacted
+    return compacted

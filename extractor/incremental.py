@@ -24,7 +24,20 @@ from .inputs import Selection, run_options, warn_unmatched
 from .link.cards import cli_flags, link_file, permalink
 from .link.commands import command_flags, command_routes, resolve_kwargs_flags
 from .link.project import Project
-from .model import CLAIMED, SCHEMA_ID, Catalog, FileFacts, FileFailure, Generator, Reason, SiteFact, SourceInfo, Stats, TriggerStatus, to_data
+from .model import (
+    CLAIMED,
+    SCHEMA_ID,
+    Catalog,
+    FileFacts,
+    FileFailure,
+    Generator,
+    Reason,
+    SiteFact,
+    SourceInfo,
+    Stats,
+    TriggerStatus,
+    to_data,
+)
 from .model.spool import SpooledCatalog, with_permalink
 from .options import Options, strict_from_env
 from .pool import Mapper
@@ -34,7 +47,8 @@ from .version import VERSION as __version__
 Progress = Callable[[str, int, int], None]
 
 
-def extract_selection(root: str, selection: Selection, mapper: Mapper, progress: Progress, decoded: dict[str, Linked] | None) -> SpooledCatalog:
+def extract_selection(root: str, selection: Selection, mapper: Mapper, progress: Progress, decoded: dict[str,
+                                                                                                         Linked] | None) -> SpooledCatalog:
     """The catalog of the files ``selection`` found under ``root``, its cards spooled (see
     ``pipeline.extract_catalog``); ``decoded`` as there. Incremental by construction: a file
     whose facts, and everything linking its cards read from other files, are as in an

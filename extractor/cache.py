@@ -266,7 +266,8 @@ class Cache:
     def put_linked(self, key: str, linked: Linked) -> None:
         self._write(_cards_key(key), linked.cards)
         self._write(key, {
-            "sites": linked.sites, "flags": linked.flags, "parsers": linked.parsers, "routes": linked.routes, "modules": linked.modules, "suffixes": linked.suffixes,
+            "sites": linked.sites, "flags": linked.flags, "parsers": linked.parsers, "routes": linked.routes, "modules": linked.modules,
+            "suffixes": linked.suffixes,
             "flag_reads": linked.flag_reads, "summaries": linked.summaries,
         })
 
@@ -314,7 +315,8 @@ def _linked_from(data: dict[str, Any]) -> Linked | None:
     parsers = tuple((name, tuple(subs), tuple(callees), tuple(dests)) for name, subs, callees, dests in data["parsers"])
     if not all(isinstance(x, str) for p in parsers for x in (p[0], *p[1], *p[2], *p[3])):
         return None
-    routes = tuple((callee, tuple(keywords), tuple(namespace) if namespace is not None else None) for callee, keywords, namespace in data["routes"])
+    routes = tuple((callee, tuple(keywords), tuple(namespace) if namespace is not None else None) for callee, keywords,
+                   namespace in data["routes"])
     if not all(isinstance(x, str) for r in routes for x in (r[0], *r[1], *(r[2] or ()))):
         return None
     if not isinstance(data["sites"], int) or not all(isinstance(d, str) and isinstance(f, str) for d, f in flags):
@@ -324,6 +326,7 @@ def _linked_from(data: dict[str, Any]) -> Linked | None:
             for s in summaries):
         return None
     return Linked(
-        sites=data["sites"], flags=flags, parsers=parsers, routes=routes, modules=mapping(data["modules"]), suffixes=mapping(data["suffixes"]),
+        sites=data["sites"], flags=flags, parsers=parsers, routes=routes, modules=mapping(data["modules"]),
+        suffixes=mapping(data["suffixes"]),
         flag_reads=mapping(data["flag_reads"]), cards=None, summaries=summaries,
     )

@@ -63,16 +63,19 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("path", type=click.Path(file_okay=True, dir_okay=True))
-@click.option("-o", "--output", "outdir", type=click.Path(), help="Docs folder to write (catalog.json, index.md, errors/). Without it, the catalog JSON goes to stdout.")
+@click.option("-o", "--output", "outdir", type=click.Path(),
+              help="Docs folder to write (catalog.json, index.md, errors/). Without it, the catalog JSON goes to stdout.")
 @click.option("--include", multiple=True, help="Only files whose path or name matches this glob (repeatable).")
 @click.option("--exclude", multiple=True, help="Skip files and folders matching this glob (repeatable).")
 @click.option("--no-default-excludes", is_flag=True, help="Also walk .git, virtualenvs, build, dist, node_modules, __pycache__.")
 @click.option("--exception", "exceptions", multiple=True, help="Only cards whose exception is this class or a subclass of it (repeatable).")
-@click.option("--excerpt-lines", type=click.IntRange(min=1), default=EXCERPT_LINES, show_default=True, help="Most source lines shown around a raise.")
+@click.option("--excerpt-lines", type=click.IntRange(min=1), default=EXCERPT_LINES, show_default=True,
+              help="Most source lines shown around a raise.")
 @click.option("--repo-url", help="Forge URL of the repository, for permalinks (default with --rev: origin, if on GitHub or GitLab).")
 @click.option("--rev", help="Read this commit (tag, branch, sha) of the git repository at PATH; permalinks pin to its full sha.")
 @click.option("--repo-name", help="Name shown on cards (default: the folder name).")
-@click.option("--command", help="Command that CLI examples start with (default: [tool.raisedocs] command or the console script in PATH/pyproject.toml).")
+@click.option("--command",
+              help="Command that CLI examples start with (default: [tool.raisedocs] command or the console script in PATH/pyproject.toml).")
 @click.option("--no-tests", is_flag=True, help="Leave out test code: test/ and tests/ folders, test_*.py, *_test.py, conftest.py.")
 @click.option("--card-json", is_flag=True, help="Also write errors/<id>.json per card (catalog.json holds them all).")
 @click.option("--site", "site_dir", type=click.Path(), help="Also write the static error-docs site here (as `raisedocs site` does).")
@@ -148,7 +151,8 @@ def schema(of: str) -> None:
 
 @cli.command()
 @click.argument("text")
-@click.option("--catalog", "catalog_path", default="catalog/catalog.json", show_default=True, help="catalog.json, or the docs folder that holds it.")
+@click.option("--catalog", "catalog_path", default="catalog/catalog.json", show_default=True,
+              help="catalog.json, or the docs folder that holds it.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
 @click.option("--limit", type=click.IntRange(min=1), default=3, show_default=True, help="Most cards shown.")
 @click.option("--validate", is_flag=True, help="Check the whole catalog against the JSON Schema first (seconds on a large one).")
@@ -188,11 +192,13 @@ def explain(text: str, catalog_path: str, output_format: str, limit: int, valida
 @cli.command()
 @click.argument("old")
 @click.argument("new")
-@click.option("--format", "output_format", type=click.Choice(["md", "json"]), default="md", show_default=True, help="Markdown for release notes, or JSON.")
+@click.option("--format", "output_format", type=click.Choice(["md", "json"]), default="md", show_default=True,
+              help="Markdown for release notes, or JSON.")
 @click.option("--fail-on", default="", help="Comma-separated categories that make the exit status 1 (e.g. added,removed).")
 @click.option("--link-base", default="errors/", show_default=True, help="Prefix of links to the new cards.")
 @click.option("--validate", is_flag=True, help="Check each catalog file against the JSON Schema first (seconds on a large one).")
-@click.option("--site", "site_dir", type=click.Path(), help="Also write the changes as a web page here (index.html; new cards linked at --link-base, as .html).")
+@click.option("--site", "site_dir", type=click.Path(),
+              help="Also write the changes as a web page here (index.html; new cards linked at --link-base, as .html).")
 @click.option("--include", multiple=True, help="For a PATH@REV or source folder side: as given to extract.")
 @click.option("--exclude", multiple=True, help="For a PATH@REV or source folder side: as given to extract.")
 @click.option("--exception", "exceptions", multiple=True, help="For a PATH@REV or source folder side: as given to extract.")
@@ -275,7 +281,8 @@ def check(docs_dir: str, source: str, rev: str | None, repo_url: str | None, rep
             click.echo(f"{kind}: {rel}")
     if any(report.values()):
         counts = ", ".join(f"{len(report[k])} {k}" for k in ("stale", "missing", "orphaned"))
-        click.echo(f"raisedocs: {docs_dir} is out of date ({counts}); regenerate with: {options.extract_command(source, docs_dir)}", err=True)
+        click.echo(f"raisedocs: {docs_dir} is out of date ({counts}); regenerate with: {options.extract_command(source, docs_dir)}",
+                   err=True)
         sys.exit(1)
     if not run["quiet"]:
         click.echo(f"raisedocs: {docs_dir} is up to date", err=True)
@@ -301,13 +308,17 @@ def site(catalog_path: str, outdir: str, validate: bool) -> None:
 @click.argument("target", type=click.Path())
 @click.option("--path", "roots", multiple=True, type=click.Path(exists=True, file_okay=False),
               help="A source folder to import from before the installed packages (repeatable; e.g. the tree the docs come from).")
-@click.option("--python", "python", default=sys.executable, show_default="this interpreter", help="The interpreter whose installed packages run the examples.")
+@click.option("--python", "python", default=sys.executable, show_default="this interpreter",
+              help="The interpreter whose installed packages run the examples.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=10.0, show_default=True, help="Seconds one example may run.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="CPU count", help="Examples run at once.")
-@click.option("--fail-on", default="", help="Comma-separated outcome groups that make the exit status 1: wrong, not_runnable, timeout, fix_fails.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="CPU count",
+              help="Examples run at once.")
+@click.option("--fail-on", default="",
+              help="Comma-separated outcome groups that make the exit status 1: wrong, not_runnable, timeout, fix_fails.")
 @click.option("--exclude", multiple=True, help="Leave cards whose path matches this glob unrun (repeatable; e.g. 'asyncio/*').")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
-def verify(target: str, roots: tuple[str, ...], python: str, timeout: float, jobs: int, fail_on: str, exclude: tuple[str, ...], quiet: bool) -> None:
+def verify(target: str, roots: tuple[str, ...], python: str, timeout: float, jobs: int, fail_on: str, exclude: tuple[str, ...],
+           quiet: bool) -> None:
     """Run each card's example on the installed code and record what it raised in TARGET
     (a docs folder, rewritten atomically, or a catalog.json).
 
@@ -321,7 +332,8 @@ def verify(target: str, roots: tuple[str, ...], python: str, timeout: float, job
     wanted = [g.strip() for g in fail_on.split(",") if g.strip()]
     unknown = [g for g in wanted if g not in ("wrong", "not_runnable", "timeout", "fix_fails")]
     if unknown:
-        raise click.BadParameter(f"unknown groups {', '.join(unknown)}; choose from wrong, not_runnable, timeout, fix_fails", param_hint="--fail-on")
+        raise click.BadParameter(f"unknown groups {', '.join(unknown)}; choose from wrong, not_runnable, timeout, fix_fails",
+                                 param_hint="--fail-on")
     data = load_catalog(target)
     settings = Settings(python=python, roots=tuple(os.path.abspath(r) for r in roots), timeout=timeout, jobs=jobs, exclude=exclude)
     verified = verify_catalog(data, settings)
@@ -336,7 +348,8 @@ def verify(target: str, roots: tuple[str, ...], python: str, timeout: float, job
 
 # Option field -> the check parameter that gives it
 _PARAMETER = {"include": "include", "exclude": "exclude", "use_default_excludes": "no_default_excludes", "exceptions": "exceptions",
-              "excerpt_lines": "excerpt_lines", "command": "command", "repo_name": "repo_name", "repo_url": "repo_url", "skip_tests": "no_tests"}
+              "excerpt_lines": "excerpt_lines", "command": "command", "repo_name": "repo_name", "repo_url": "repo_url",
+              "skip_tests": "no_tests"}
 
 
 def _given(parameter: str) -> bool:

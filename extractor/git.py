@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from .errors import SourceError
 
 if TYPE_CHECKING:
-    from typing_extensions import Self  # typing.Self from Python 3.11
+    from typing import Self
 
 
 def run_git(repo: str, *args: str, data: bytes | None = None) -> bytes:

@@ -47,7 +47,8 @@ from .version import VERSION as __version__
 Progress = Callable[[str, int, int], None]
 
 
-def extract_selection(root: str, selection: Selection, mapper: Mapper, progress: Progress, decoded: dict[str, Linked] | None) -> SpooledCatalog:
+def extract_selection(root: str, selection: Selection, mapper: Mapper, progress: Progress, decoded: dict[str,
+                                                                                                         Linked] | None) -> SpooledCatalog:
     """The catalog of the files ``selection`` found under ``root``, its cards spooled (see
     ``pipeline.extract_catalog``); ``decoded`` as there. Incremental by construction: a file
     whose facts, and everything linking its cards read from other files, are as in an

@@ -10,19 +10,14 @@ import logging
 import os
 import re
 import stat
-import sys
 import tokenize
+import tomllib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import SourceError
 from .git import BlobReader, run_git
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 from .model import FileFailure
 from .options import SILENT_EXCLUDES, Options, is_test_path
 
@@ -136,7 +131,8 @@ def read_tree(root: str, options: Options) -> tuple[list[SourceFile], list[FileF
         rel_dir = "" if rel_dir == "." else rel_dir + "/"
         kept = [d for d in dirnames if not _matches(rel_dir + d, options.excluded_dirs)
                 and not (options.use_default_excludes and os.path.isfile(os.path.join(dirpath, d, "pyvenv.cfg")))]
-        skipped.extend(rel_dir + d for d in dirnames if d not in kept and d not in SILENT_EXCLUDES and not _matches(rel_dir + d, options.exclude))
+        skipped.extend(rel_dir + d for d in dirnames if d not in kept and d not in SILENT_EXCLUDES and not _matches(rel_dir + d,
+                                                                                                                    options.exclude))
         dirnames[:] = sorted(kept)
         for name in sorted(filenames):
             rel = rel_dir + name
@@ -293,7 +289,8 @@ def read_commit(repo: str, sha: str, options: Options) -> tuple[list[SourceFile]
         if mode == "120000":
             failures.append(FileFailure(path=path, stage="read", error="symlink (not followed in a git tree)"))
         elif kind == "blob" and size.isdigit() and int(size) > MAX_FILE_BYTES:
-            failures.append(FileFailure(path=path, stage="read", error=f"larger than the {MAX_FILE_BYTES:,}-byte limit ({int(size):,} bytes)"))
+            failures.append(FileFailure(path=path, stage="read",
+                                        error=f"larger than the {MAX_FILE_BYTES:,}-byte limit ({int(size):,} bytes)"))
         elif kind == "blob":
             wanted.append((path, blob, int(size) if size.isdigit() else 0))
     _warn_unmatched(options.include, matched)
@@ -346,4 +343,5 @@ def read_contents(root: str, rev: str | None, files: Iterable[SourceFile]) -> It
         return
     with BlobReader(root) as blobs:
         for source in files:
-            yield source if source.data is not None else SourceFile(path=source.path, data=blobs.read(source.blob_sha), blob_sha=source.blob_sha, size=source.size)
+            yield source if source.data is not None else SourceFile(path=source.path, data=blobs.read(source.blob_sha),
+                                                                    blob_sha=source.blob_sha, size=source.size)

@@ -9,25 +9,13 @@ code and the value, written as one string (``no_candidate_values:dtype``).
 
 from __future__ import annotations
 
-import sys
+from enum import StrEnum
 from typing import TYPE_CHECKING, TypeAlias
 
 from .base import record
 
 if TYPE_CHECKING:
     from typing import Self
-
-if sys.version_info >= (3, 11):
-    from enum import StrEnum
-else:  # pragma: no cover (Python 3.10)
-    from enum import Enum
-
-    class StrEnum(str, Enum):
-        """``enum.StrEnum`` of Python 3.11: a member is its value, also in ``str()`` and f-strings."""
-
-        __str__ = str.__str__
-        __format__ = str.__format__
-
 
 class Code(StrEnum):
     """A code: a member is its JSON string, and carries a one-line ``description``."""

@@ -247,7 +247,8 @@ def verify_catalog(data: dict[str, Any], settings: Settings,
     for card, result in zip(cards, results):
         if result is not None:
             package, version = installed.get(top_module(card["path"]), (tree, None))
-            result = {"package": package, "version": version, "reason": None, "detail": None, "observed": None, "fix": None, "fixes": [], **result}
+            result = {"package": package, "version": version, "reason": None, "detail": None, "observed": None, "fix": None, "fixes": [],
+                      **result}
             if result["observed"] is not None:
                 result["observed"] = {"exception": None, "message": None, "at": None, **result["observed"]}
             counts[result["outcome"]] = counts.get(result["outcome"], 0) + 1

@@ -162,17 +162,7 @@ def _depth_first(changed: tuple[str, ...], pools: list[list[Any]], parts: list[t
     """
     if any(not pool for pool in pools):
         return None, spent  # no assignment at all
-    level_of = {name: level for level, name in enumerate(changed)}
-    # A check that reads only its own level's variable (the others keep their base values)
-    # depends on that value alone: its outcome is kept per value, not recomputed under
-    # every prefix. Checks with several variables run each time.
-    own: list[list[_Test]] = [[] for _ in changed]
-    shared: list[list[_Test]] = [[] for _ in changed]
-    for test, names, _ in parts:
-        read = {level_of[name] for name in names if name in level_of}
-        if read:
-            level = max(read)
-            (own if len(read) == 1 else shared)[level].append(test)
+    own, shared = _tests_by_level(changed, parts)
     known: list[list[bool | None]] = [[None] * len(pool) for pool in pools]
     env = base.copy()
     if not changed:
@@ -208,6 +198,25 @@ def _depth_first(changed: tuple[str, ...], pools: list[list[Any]], parts: list[t
             return env, spent
         stack.append(iter(range(len(pools[level + 1]))))
     return None, spent
+
+
+def _tests_by_level(changed: tuple[str, ...],
+                    parts: list[tuple[_Test, set[str], bool | None]]) -> tuple[list[list[_Test]], list[list[_Test]]]:
+    """Each conjunct at the level of the last changed variable it reads: those that read only
+    that level's variable (``own``), and those that read several (``shared``).
+
+    An own check depends on its variable's value alone (the others keep their base values):
+    its outcome is kept per value, not recomputed under every prefix. Shared checks run each time.
+    """
+    level_of = {name: level for level, name in enumerate(changed)}
+    own: list[list[_Test]] = [[] for _ in changed]
+    shared: list[list[_Test]] = [[] for _ in changed]
+    for test, names, _ in parts:
+        read = {level_of[name] for name in names if name in level_of}
+        if read:
+            level = max(read)
+            (own if len(read) == 1 else shared)[level].append(test)
+    return own, shared
 
 
 def _all_true(tests: list[_Test], env: dict[str, Any]) -> bool:

@@ -79,7 +79,8 @@ def resolve_exception(project: Project, facts: FileFacts, site: SiteFact) -> tup
         message = unknown("factory", Reason.BUILT_BY_FACTORY)
         return ExceptionRef(display=factory, written=raised.written, factory=factory, reason=Reason.UNRESOLVED_FACTORY), message
     target = symbol.qualname if symbol is not None else raised.written
-    return _ref(project, raised.written, raised.written, (target,), None, Reason.OUTSIDE_TREE if symbol else Reason.UNRESOLVED_NAME), message
+    reason = Reason.OUTSIDE_TREE if symbol else Reason.UNRESOLVED_NAME
+    return _ref(project, raised.written, raised.written, (target,), None, reason), message
 
 
 def _symbol_for(project: Project, facts: FileFacts, written: str, owner: str | None) -> Symbol | None:
@@ -99,7 +100,8 @@ def _class_name(symbol: Symbol | None, written: str) -> str:
     return symbol.qualname if symbol is not None else written
 
 
-def _ref(project: Project, display: str, written: str | None, classes: tuple[str, ...], factory: str | None, reason: Reason | None) -> ExceptionRef:
+def _ref(project: Project, display: str, written: str | None, classes: tuple[str, ...], factory: str | None,
+         reason: Reason | None) -> ExceptionRef:
     ancestors: dict[str, None] = {}
     for name in classes:
         ancestors.update(dict.fromkeys(project.ancestors(name)))
@@ -187,7 +189,8 @@ def permalink(options: Options, path: str, start: int, end: int) -> str | None:
     return f"{options.repo_url.rstrip('/')}/blob/{options.rev}/{path}{anchor}"
 
 
-def link_file(project: Project, facts: FileFacts, flags: dict[str, str], options: Options) -> tuple[list[tuple[Card, CardContext]], dict[str, str | None]]:
+def link_file(project: Project, facts: FileFacts, flags: dict[str, str],
+              options: Options) -> tuple[list[tuple[Card, CardContext]], dict[str, str | None]]:
     """One card per raise site of a file, in source order, each with what solving it needs
     (see ``solve_one``); and the CLI flags those cards may name (destination -> its flag,
     or None where none is declared), which is all they read of ``flags``."""
@@ -224,7 +227,8 @@ def _linked_site(project: Project, facts: FileFacts, site: SiteFact) -> tuple[Ex
         if strict_from_env():
             raise
         reason = Detailed(code=Reason.INTERNAL_ERROR, value=type(exc).__name__)
-        return ExceptionRef(display=site.raised.written or "unknown", written=site.raised.written, reason=reason), site.raised.message, Docs(function_doc=site.function_doc)
+        failed = ExceptionRef(display=site.raised.written or "unknown", written=site.raised.written, reason=reason)
+        return failed, site.raised.message, Docs(function_doc=site.function_doc)
 
 
 class ContextLinker:
@@ -310,7 +314,8 @@ class ContextLinker:
 def link_call(site: SiteFact) -> Call:
     """How a call of the site's function runs to the raise: the site's own fields (the one
     place a context reads them)."""
-    return Call(params=site.params, call_style=site.call_style, unread=site.unread, evaluates=site.raised.evaluates, arguments=site.raised.arguments)
+    return Call(params=site.params, call_style=site.call_style, unread=site.unread, evaluates=site.raised.evaluates,
+                arguments=site.raised.arguments)
 
 
 def _defines_str(project: Project, qualname: str) -> bool:

@@ -36,7 +36,8 @@ def resolve_kwargs_flags(flags: dict[str, str]) -> dict[str, str]:
     }
 
 
-def command_flags(command: str, flags: dict[str, str], parsers: dict[str, Parsers], project: Project) -> tuple[dict[str, str], set[str] | None]:
+def command_flags(command: str, flags: dict[str, str], parsers: dict[str, Parsers],
+                  project: Project) -> tuple[dict[str, str], set[str] | None]:
     """The destination -> flag pairs of ``flags`` that ``command``'s parser declares, and the
     modules of the functions that declare them (None where the tree shows no such subcommand:
     then every flag is kept)."""

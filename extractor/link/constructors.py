@@ -171,7 +171,8 @@ class Constructors:
                 if fact.annotation is None or not fact.init or fact.annotation.split("[", 1)[0].endswith("ClassVar"):
                     continue
                 has_default = fact.default is not None or fact.default_factory is not None
-                params[fact.name] = Param(name=fact.name, annotation=fact.annotation, default=(fact.default or "...") if has_default else None)
+                default = (fact.default or "...") if has_default else None
+                params[fact.name] = Param(name=fact.name, annotation=fact.annotation, default=default)
             return tuple(params.values())
         if not cls.bases:
             return ()  # object's constructor
@@ -181,7 +182,8 @@ class Constructors:
         """Every base (and theirs) leaves ``__init__`` to object: none writes one, none is a record."""
         for base in bases:
             symbol = self.project.resolve(facts, base)
-            if (symbol is None and base in _OBJECT_INIT) or (symbol is not None and symbol.kind == "outside" and symbol.qualname in _PLAIN_OUTSIDE):
+            if (symbol is None and base in _OBJECT_INIT) \
+                    or (symbol is not None and symbol.kind == "outside" and symbol.qualname in _PLAIN_OUTSIDE):
                 continue
             found = self.project.class_fact(symbol.qualname) if symbol is not None and symbol.kind == "class" else None
             if found is None or symbol is None or depth > _MAX_DEPTH:
@@ -239,7 +241,8 @@ def post_init_checks(project: Project, constructors: Constructors, owner: str,
     return tuple(dict.fromkeys(checks))
 
 
-def construction_checks(cards: list[Card], signature: tuple[Param, ...] | None) -> tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...]:
+def construction_checks(cards: list[Card],
+                        signature: tuple[Param, ...] | None) -> tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...]:
     """The guard of each raise construction runs, with the default each of its inputs has
     where the caller leaves it out: a field's declared default, or the constructor
     parameter's (``__init__``'s, ``__new__``'s)."""
@@ -248,7 +251,8 @@ def construction_checks(cards: list[Card], signature: tuple[Param, ...] | None) 
     for card in cards:
         docs = {f.input: f for f in card.docs.fields}
         checks.append((card.guard.code, tuple(
-            (name, docs[name].default, docs[name].default_factory) if name in docs else (name, params.get(name), None) for name in card.guard.inputs
+            (name, docs[name].default, docs[name].default_factory) if name in docs else (name, params.get(name), None)
+            for name in card.guard.inputs
         )))
     return tuple(checks)
 

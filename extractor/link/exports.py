@@ -1,4 +1,5 @@
-"""Re-exports: ``from ._client import *`` and ``__all__`` -> the names a package binds, and the public module a caller imports a definition from.
+"""Re-exports: ``from ._client import *`` and ``__all__`` -> the names a package binds, and
+the public module a caller imports a definition from.
 
 ``httpx`` defines ``Client`` in ``httpx/_client.py`` and binds it in ``httpx/__init__.py``
 by ``from ._client import *``: ``httpx.Client`` is that class (what a raise of

@@ -54,7 +54,9 @@ KNOWN: dict[str, tuple[str, ...]] = {
         "pydantic.BaseModel", "msgspec.Struct",
     ], ()),
 }
-_PLAIN_BASES = frozenset({"object", "int", "float", "str", "bytes", "list", "tuple", "dict", "set", "frozenset", "typing.Generic", "Generic"})
+_PLAIN_BASES = frozenset({
+    "object", "int", "float", "str", "bytes", "list", "tuple", "dict", "set", "frozenset", "typing.Generic", "Generic",
+})
 _UNKNOWN_MARKS = ("ABC", "ABCMeta", "Protocol", "TypedDict", "NamedTuple")
 # Builtin classes beside the evaluator's own and the exceptions -> the plain types whose values
 # are their instances: none for most (the solver proposes no bytearray or class), every one for object.

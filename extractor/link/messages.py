@@ -27,7 +27,8 @@ _UNQUOTED = frozenset("'\"\\")
 
 def compose(project: Project, exception: ExceptionRef, site: SiteFact, message: MessageTemplate) -> MessageTemplate:
     """The message ``str()`` of the raised exception gives, as a template."""
-    if len(exception.classes) != 1 or exception.factory or site.raised.kind == RaiseKind.RERAISE or exception.reason == Reason.RAISED_VARIABLE:
+    if len(exception.classes) != 1 or exception.factory or site.raised.kind == RaiseKind.RERAISE \
+            or exception.reason == Reason.RAISED_VARIABLE:
         return message
     if site.raised.is_call and site.raised.arguments is None:
         return message  # a star argument: the count is unknown
@@ -88,7 +89,8 @@ def _builtin(mro: Sequence[str], args: list[Argument], message: MessageTemplate)
         filename = _repr_parts(args[2]) if len(args) == 3 else []
         if errno is None or strerror is None or filename is None:
             return message
-        return make_template("oserror", [Text(text="[Errno "), *errno, Text(text="] "), *strerror, *([Text(text=": "), *filename] if filename else [])])
+        named = [Text(text=": "), *filename] if filename else []
+        return make_template("oserror", [Text(text="[Errno "), *errno, Text(text="] "), *strerror, *named])
     if any(name in mro for name in ("OSError", "UnicodeError", "SyntaxError")):
         return message  # a __str__ of their own, not followed for these arguments
     parts: list[Part] = [Text(text="(")]

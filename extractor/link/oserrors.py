@@ -29,7 +29,9 @@ _BY_NAME = {
     "ESRCH": "ProcessLookupError",
     "ETIMEDOUT": "TimeoutError",
 }
-_SAME_EVERYWHERE = {1: "EPERM", 2: "ENOENT", 3: "ESRCH", 4: "EINTR", 10: "ECHILD", 13: "EACCES", 17: "EEXIST", 20: "ENOTDIR", 21: "EISDIR", 32: "EPIPE"}
+_SAME_EVERYWHERE = {
+    1: "EPERM", 2: "ENOENT", 3: "ESRCH", 4: "EINTR", 10: "ECHILD", 13: "EACCES", 17: "EEXIST", 20: "ENOTDIR", 21: "EISDIR", 32: "EPIPE",
+}
 
 
 def errno_subclass(project: Project, facts: FileFacts, site: SiteFact, resolved: str) -> str | None:

@@ -140,7 +140,8 @@ class Project:
         module = self._module(found) if found is not None else None
         return module.facts if module is not None else None
 
-    def _find(self, key: str, answers: dict[str, _Answer[_Entry]], table: Callable[[_Module], dict[str, _Entry]]) -> tuple[FileFacts, _Entry] | None:
+    def _find(self, key: str, answers: dict[str, _Answer[_Entry]],
+              table: Callable[[_Module], dict[str, _Entry]]) -> tuple[FileFacts, _Entry] | None:
         """``key`` (module.qualname) in the ``table`` (classes or functions) of the most specific
         module that is a prefix of it (``a.b.C`` is class C of module a.b before class b.C of a).
         Answered once per key (``answers``); a repeated question records the same module reads."""

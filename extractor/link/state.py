@@ -24,7 +24,8 @@ _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 MAX_WRITES = 12  # per attribute: past that the list says little a reader can act on
 
 
-def state_writes(project: Project, owner: str, receiver: str, inputs: Iterable[str], settable: Mapping[str, object]) -> tuple[StateWrite, ...]:
+def state_writes(project: Project, owner: str, receiver: str, inputs: Iterable[str],
+                 settable: Mapping[str, object]) -> tuple[StateWrite, ...]:
     """For each input ``receiver.attribute`` (one attribute deep) that no constructor keyword
     sets, where the class ``owner`` (module-qualified) and its in-tree bases assign it."""
     wanted = {i for i in inputs if i.startswith(receiver + ".") and i.count(".") == 1 and i not in settable}

@@ -92,8 +92,9 @@ __all__ = [
     "Card", "CardContext", "CardRef", "Catalog", "CatalogDiff", "Change", "ClassFact", "Code", "CommandLine", "Compare", "ConditionChange",
     "Const", "Constraint", "Context", "ContextKind", "Detailed", "Docs", "Domain", "DomainSource", "EntryKind", "Example", "ExampleStyle",
     "ExceptionRef", "Excerpt", "FieldDoc", "FieldFact", "FileFacts", "FileFailure", "Fix", "FixOutcome", "FixTarget", "Generator", "Guard",
-    "GuardNames", "GuardNode", "GuardPart", "Hole", "IsInstance", "IsNone", "Location", "MessageTemplate", "NoFix", "Not", "ObjectState", "Observed",
-    "Opaque", "Or", "Owner", "Param", "Part", "PartRole", "Placement", "PostInitSet", "RaiseFacts", "RaiseKind", "Reason", "ReasonCode", "RunOptions",
-    "SiteFact", "Solved", "SourceInfo", "StateWrite", "Stats", "Text", "Trigger", "TriggerStatus", "Truthy", "Validator", "Verification",
-    "VerifyOutcome", "dumps", "dumps_compact", "dumps_data", "fingerprint", "from_data", "from_json", "record", "to_data", "to_json",
+    "GuardNames", "GuardNode", "GuardPart", "Hole", "IsInstance", "IsNone", "Location", "MessageTemplate", "NoFix", "Not", "ObjectState",
+    "Observed", "Opaque", "Or", "Owner", "Param", "Part", "PartRole", "Placement", "PostInitSet", "RaiseFacts", "RaiseKind", "Reason",
+    "ReasonCode", "RunOptions", "SiteFact", "Solved", "SourceInfo", "StateWrite", "Stats", "Text", "Trigger", "TriggerStatus", "Truthy",
+    "Validator", "Verification", "VerifyOutcome", "dumps", "dumps_compact", "dumps_data", "fingerprint", "from_data", "from_json", "record",
+    "to_data", "to_json",
 ]

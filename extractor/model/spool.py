@@ -26,7 +26,9 @@ def card_text(card: dict[str, Any]) -> str:
     """A card's published JSON text on one line (``dumps_compact`` of its ``compact`` data:
     no field that holds its default), its permalink a slot that ``with_permalink`` fills."""
     published = {**compact(Card, card), "permalink": None}
-    return "{" + ",".join(f'"{key}":' + (PERMALINK_SLOT if key == "permalink" else dumps_compact(published[key])[:-1]) for key in sorted(published)) + "}"
+    return "{" + ",".join(
+        f'"{key}":' + (PERMALINK_SLOT if key == "permalink" else dumps_compact(published[key])[:-1]) for key in sorted(published)
+    ) + "}"
 
 
 def with_permalink(text: str, link: str | None) -> str:

@@ -82,6 +82,7 @@ def fresh_trigger(card: Card, ctx: CardContext, problem: Problem, atoms: set[str
     except EvalError:
         return None
     found = search(again)
-    if found.status != "solved" or any(v.is_atom and atom_kind(n) == TriggerStatus.INTERNAL for n, v in again.variables.items() if n in found.assignment):
+    if found.status != "solved" or any(v.is_atom and atom_kind(n) == TriggerStatus.INTERNAL
+                                       for n, v in again.variables.items() if n in found.assignment):
         return None
     return again, found, {name: fresh[name] for name in sorted(internal)}

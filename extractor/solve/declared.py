@@ -22,7 +22,8 @@ from .values import StableSet
 _SCALARS: dict[str, tuple[type, ...]] = {
     "int": (int,), "float": (int, float), "complex": (int, float, complex), "str": (str,), "bytes": (bytes,), "bool": (bool,),
 }
-_SEQUENCES = {"list": (list, tuple), "List": (list, tuple), "Sequence": (list, tuple),  # (pydantic takes a tuple for a list) "set": (set, frozenset), "Set": (set, frozenset),
+_SEQUENCES = {"list": (list, tuple), "List": (list, tuple), "Sequence": (list, tuple),  # (pydantic takes a tuple for a list)
+              # "set": (set, frozenset), "Set": (set, frozenset),  (held in this comment before issue 39: still out, to change no output)
               "frozenset": (frozenset, set), "FrozenSet": (frozenset, set)}
 _MAPPINGS = {"dict", "Dict", "Mapping"}
 _PLAIN = (type(None), bool, int, float, complex, str, bytes, list, tuple, dict, set, frozenset)
@@ -72,7 +73,8 @@ def _fits(node: ast.expr, value: Any, depth: int) -> bool:
     if name in _SEQUENCES:
         return isinstance(value, _SEQUENCES[name]) and all(_fits(arguments[0], v, depth + 1) for v in value)
     if name in _MAPPINGS and len(arguments) == 2:
-        return isinstance(value, dict) and all(_fits(arguments[0], k, depth + 1) and _fits(arguments[1], v, depth + 1) for k, v in value.items())
+        return isinstance(value, dict) \
+            and all(_fits(arguments[0], k, depth + 1) and _fits(arguments[1], v, depth + 1) for k, v in value.items())
     if name in ("tuple", "Tuple"):
         if not isinstance(value, (tuple, list)):
             return False

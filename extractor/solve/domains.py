@@ -17,7 +17,9 @@ from ..model import Card, Constraint, Domain, DomainSource, FieldDoc, Param
 from .declared import fits
 from .values import Named, stable
 
-_FACTORIES = {"list": "[]", "dict": "{}", "set": "set()", "tuple": "()", "frozenset": "frozenset()", "str": "''", "int": "0", "float": "0.0"}
+_FACTORIES = {
+    "list": "[]", "dict": "{}", "set": "set()", "tuple": "()", "frozenset": "frozenset()", "str": "''", "int": "0", "float": "0.0",
+}
 NO_VALUE = object()
 
 
@@ -221,7 +223,8 @@ def card_domains(card: Card, params: tuple[Param, ...], names: list[str], param_
         elif name in by_param and name in param_choices:
             param = by_param[name]
             default = param.default if param.default in param_choices[name] else None
-            domains[name] = dataclasses.replace(param_domain(name, param), choices=param_choices[name], types=("EnumMember",), default=default)
+            domains[name] = dataclasses.replace(param_domain(name, param), choices=param_choices[name], types=("EnumMember",),
+                                                default=default)
         elif name in by_param:
             domains[name] = param_domain(name, by_param[name])
         elif name in stored:

@@ -306,7 +306,8 @@ def _flag_fits(name: str, value: Any, fields: dict[str, Any], ctx: CardContext) 
         field = fields.get(name)
         if field is None or name not in ctx.owner.settable:
             return False
-        if isinstance(value, bool) and field.annotation != "bool" and ctx.cli.flags.get(name.split(".")[-1], "").endswith("kwargs-optional"):
+        if isinstance(value, bool) and field.annotation != "bool" \
+                and ctx.cli.flags.get(name.split(".")[-1], "").endswith("kwargs-optional"):
             return False  # (``bool | str | None`` gets a flag with an optional value, not --no-x)
         choices = field.literal_values
         return choices is None or repr(value) in choices or (isinstance(value, str) and f'"{value}"' in choices)
@@ -331,7 +332,8 @@ def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: d
     # a flag's name (``vllm serve --version`` is not pynvml's ``version``), and never with a
     # value outside the field's declared choices (the command's parser would refuse it first).
     fields = {f.input: f for f in card.docs.fields}
-    if ctx.cli.command and before and not setup and all(_flag_fits(name, value, fields, ctx) for name, value in (*before.items(), *(after or {}).items())):
+    if ctx.cli.command and before and not setup \
+            and all(_flag_fits(name, value, fields, ctx) for name, value in (*before.items(), *(after or {}).items())):
         first = cli_line(ctx.cli.command, before, ctx.cli.flags)
         second = cli_line(ctx.cli.command, after, ctx.cli.flags) if after is not None else None
         if first and (second or after is None):

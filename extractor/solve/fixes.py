@@ -277,7 +277,8 @@ def describe_fix(candidate: FixCandidate, label: str, before: Any, after: Any, *
     elif atom:  # (state: no trigger may be claimed, so the value it is compared with is "rather than")
         description = f"{part} is false when {code_span(label)} is {new} (rather than {old})"
     elif stand_in:
-        description = f"set {code_span(label)} to a value of yours that makes {part} false, for example {new} (the trigger has {old}; nothing declares its type)"
+        description = (f"set {code_span(label)} to a value of yours that makes {part} false, for example {new} "
+                       f"(the trigger has {old}; nothing declares its type)")
     elif (tested := _type_test(candidate.part, label)) is not None:
         # (the test is the value's type: any value of the other kind will do; ``0`` for
         # ``isinstance(s, str)`` is one example, which pickle's next line refuses)
@@ -296,7 +297,8 @@ def describe_fix(candidate: FixCandidate, label: str, before: Any, after: Any, *
     if candidate.undecided:
         one = len(candidate.undecided) == 1
         others = "another raise" if one else f"{len(candidate.undecided)} other raises"
-        description += f" (but {others} of the function may then fire: {'its test reads' if one else 'their tests read'} values the tool does not know)"
+        reads = "its test reads" if one else "their tests read"
+        description += f" (but {others} of the function may then fire: {reads} values the tool does not know)"
     return description
 
 

@@ -77,7 +77,8 @@ def _loop_forms(frame: Frame) -> tuple[dict[str, Domain], dict[str, Form], set[s
                 domains[x] = replace(domains.get(x) or Domain(input=x, source=DomainSource.OPAQUE), types=("str",))
             forms.update({t: (xs, targets) for t in targets})
             if (index := index_target(xs, targets)) is not None:  # (the one turn is the first)
-                domains[index] = replace(domains.get(index) or Domain(input=index, source=DomainSource.OPAQUE), choices=("0",), types=("int",))
+                domain = domains.get(index) or Domain(input=index, source=DomainSource.OPAQUE)
+                domains[index] = replace(domain, choices=("0",), types=("int",))
                 turns.add(index)
     return domains, forms, turns
 
@@ -310,5 +311,6 @@ def _missing(card: Card, ctx: CardContext, given: set[str], constructing: bool =
     params = [(p.name, p.default is None and p.kind not in ("star", "starstar")) for p in ctx.call.params]
     if (card.at.function or "").rsplit(".", 1)[-1] in ("__init__", "__new__"):
         return missing_arguments(params, None, given, ctx.owner.settable, False, own_constructor=True)
-    constructor = [(p.name, p.default is None and p.kind not in ("star", "starstar")) for p in ctx.owner.constructor] if ctx.owner.constructor is not None else None
+    constructor = [(p.name, p.default is None and p.kind not in ("star", "starstar")) for p in ctx.owner.constructor] \
+        if ctx.owner.constructor is not None else None
     return missing_arguments(params, constructor, given, ctx.owner.settable, constructing or bool(set(card.entry) & CONSTRUCTING))

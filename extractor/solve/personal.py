@@ -42,7 +42,8 @@ def personal_fixes(card_data: dict[str, Any], values: dict[str, str]) -> dict[st
         problem = build_problem(card.guard, domains)
     except EvalError:
         return None
-    theirs = {expr: _literal(text) for expr, text in values.items() if expr in problem.variables and not problem.variables[expr].is_constant}
+    theirs = {expr: _literal(text) for expr, text in values.items()
+              if expr in problem.variables and not problem.variables[expr].is_constant}
     if not theirs:
         return None
     env = problem.env({})

@@ -201,7 +201,8 @@ def _is_literal_node(node: ast.expr) -> bool:
     return isinstance(node, (ast.Tuple, ast.List, ast.Set)) and all(isinstance(e, ast.Constant) for e in node.elts)
 
 
-def scan_refs(node: ast.expr, inputs: set[str], constants: set[str], classes: AbstractSet[str] = frozenset()) -> tuple[set[str], dict[str, bool]]:
+def scan_refs(node: ast.expr, inputs: set[str], constants: set[str],
+              classes: AbstractSet[str] = frozenset()) -> tuple[set[str], dict[str, bool]]:
     """Input references and opaque atoms (code -> used as a boolean) of a guard expression
     (``classes``: the names of ``constants`` bound as InstancesOf). A comprehension's
     targets are its own names: neither inputs nor atoms inside it."""
@@ -229,7 +230,8 @@ def scan_refs(node: ast.expr, inputs: set[str], constants: set[str], classes: Ab
             # (isinstance's classes, and __raises__'s, are names of Python's own: not inputs.)
             first_only = dotted_name(current.func) in ("isinstance", RAISES)
             stack.extend((a, False, local) for a in (current.args[:1] if first_only else current.args))
-            if isinstance(current.func, ast.Attribute) and dotted_name(current.func) not in PURE_FUNCTIONS:  # (``math.isfinite``: no read of ``math``)
+            # (``math.isfinite``: no read of ``math``)
+            if isinstance(current.func, ast.Attribute) and dotted_name(current.func) not in PURE_FUNCTIONS:
                 stack.append((current.func.value, False, local))
             continue
         if isinstance(current, (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):
@@ -283,12 +285,13 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
             # An opaque name (a local bound several times, a loop variable) or state is not
             # an input: the trigger can only assume a value for it.
             is_atom = (name in guard.opaque and name not in elements) or name in state
-            variables[name] = _input_variable(name, guard, domains.get(name), constants, is_atom=is_atom, prefer=(preferred or {}).get(name))
+            prefer = (preferred or {}).get(name)
+            variables[name] = _input_variable(name, guard, domains.get(name), constants, is_atom=is_atom, prefer=prefer)
     named = {chain for chain, kind in guard.named if kind != "builtin"}
     for code, boolean in sorted(atoms.items()):
         domain = Domain(input=code, source=DomainSource.OPAQUE, types=("bool",) if boolean else ())
-        variables[code] = Variable(name=code, domain=domain, is_atom=True, is_boolean=boolean,
-                                  is_constant=code in named and atom_kind(code) != TriggerStatus.ENVIRONMENT)  # the machine, a user can change
+        is_constant = code in named and atom_kind(code) != TriggerStatus.ENVIRONMENT  # (the machine: a user can change it)
+        variables[code] = Variable(name=code, domain=domain, is_atom=True, is_boolean=boolean, is_constant=is_constant)
     problem = Problem(code=guard.code, tree=tree, variables=variables, constants=constants, members=members, imported=imported, lazy=lazy)
     _add_candidates(problem)
     return problem
@@ -297,7 +300,8 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
 def _declared_constants(guard: Guard, domains: dict[str, Domain]) -> dict[str, Any]:
     """The values of the guard's module constants, and the Enum members among its inputs' choices."""
     # A constant the evaluator cannot compute stays a named one: never a value to assume.
-    constants = {name: value if (value := constant_of(source)) is not NO_VALUE else Named(name, "unknown") for name, source in guard.constants}
+    constants = {name: value if (value := constant_of(source)) is not NO_VALUE else Named(name, "unknown")
+                 for name, source in guard.constants}
     for domain in domains.values():
         for choice in domain.choices or ():
             if isinstance(member := choice_value(choice), Named):

@@ -64,7 +64,8 @@ def _fixes(draft: Draft) -> tuple[list[Found], dict[str, Any]]:
     for candidate in find_fixes(problem, known, parts, list(ctx.place.siblings), placeholders=placeholders, defaults=defaults):
         if (found := _fix(draft, candidate)) is not None:
             fixes.append(found)
-    stand_ins = {p.name: candidates(Variable(p.name, param_domain(p.name, p)), [env[p.name]]) for p in ctx.call.params if p.name in placeholders}
+    stand_ins = {p.name: candidates(Variable(p.name, param_domain(p.name, p)), [env[p.name]])
+                 for p in ctx.call.params if p.name in placeholders}
     sure = [{**env, fix.changed[0]: value} for fix, value, decided in fixes if decided and fix.changed[0] in env]
     return fixes, quiet_stand_ins(problem, sure, list(ctx.place.siblings), stand_ins, defaults) if stand_ins and sure else {}
 
@@ -96,14 +97,16 @@ def _fix(draft: Draft, candidate: FixCandidate) -> Found | None:
         before, after = (loop_value(xs, loop_element(targets, values)) for values in (env, {**env, name: after}))
         if before is NO_VALUE or after is NO_VALUE:
             return None  # no argument runs the loop on that element
-    verified = draft.problem.holds(candidate.assignment) is False and (validator is None or validator_outcome(validator, candidate.assignment) is None)
+    verified = draft.problem.holds(candidate.assignment) is False \
+        and (validator is None or validator_outcome(validator, candidate.assignment) is None)
     variable = draft.problem.variables[name]
     # (not where the test picks the value: None for ``x is not None``, a class, an isinstance type)
     # (a bare test of the value, ``not package``, says nothing of its type either: ``1`` is one example)
     stand_in = (not variable.is_atom and not variable.domain.types and variable.prefer is None
                 and (type(after) is not type(before) or bare_test(candidate.part, name))
                 and after is not None and not isinstance(after, type) and f"isinstance({name}," not in candidate.part)
-    label = name if variable.is_atom else ".".join(frame.ctx.owner.settable[name]) if name in frame.ctx.owner.settable else shown  # (a field: its keyword)
+    settable = frame.ctx.owner.settable
+    label = name if variable.is_atom else ".".join(settable[name]) if name in settable else shown  # (a field: its keyword)
     return Fix(
         inputs={shown: to_json_value(after)},
         changed=(shown,),

@@ -50,7 +50,8 @@ def is_number(value: Any) -> bool:
 
 
 def _options(variable: Variable, exclude_default: bool) -> list[Any]:
-    values = [v for v in variable.candidates if not (exclude_default and variable.has_default and value_key(v) == value_key(variable.default))]
+    is_skipped = exclude_default and variable.has_default
+    values = [v for v in variable.candidates if not (is_skipped and value_key(v) == value_key(variable.default))]
     return sorted(values, key=lambda v: distance(variable.default, v)) if variable.has_default else values
 
 
@@ -97,7 +98,8 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET, max_changed: int = MAX
     has_atoms = any(v.is_atom for v in problem.variables.values())
     # (Nor over another module's constant: ``support.PGO = True`` may rebind it from outside.)
     if exhausted and not has_atoms and not problem.imported and all(_is_finite(v) for v in problem.variables.values()):
-        return Solution(status=TriggerStatus.UNREACHABLE, assignment={}, reason=Reason.NO_VALUE_IN_FINITE_DOMAINS, conflicts=(problem.code,))
+        return Solution(status=TriggerStatus.UNREACHABLE, assignment={}, reason=Reason.NO_VALUE_IN_FINITE_DOMAINS,
+                        conflicts=(problem.code,))
     return Solution(status=TriggerStatus.UNSOLVED, assignment={}, reason=Reason.NO_CANDIDATE_SATISFIES)
 
 

@@ -294,7 +294,8 @@ def _seed_item(side: ast.Subscript, name: str, problem: Problem, seeds: dict[str
 def _declared_length(problem: Problem, name: str) -> int:
     """``n`` where the guard says ``len(name) == n`` (an unpacking's: reaching.unpacked_length), else 0."""
     for node in walk(problem.tree):
-        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq) and isinstance(node.comparators[0], ast.Constant):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq) \
+                and isinstance(node.comparators[0], ast.Constant):
             found, is_len = variable_of(node.left, problem)
             if found == name and is_len and type(node.comparators[0].value) is int and node.comparators[0].value < 16:
                 return node.comparators[0].value

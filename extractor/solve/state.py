@@ -3,9 +3,10 @@
 A value whose source is a literal (``True``, ``None``, ``0``, ``'closed'``, ``()``: read by
 ``ast.literal_eval``, an allow-list of literal forms), or a constant the condition itself
 names (``self.mode = WRITE`` where it tests ``self.mode == WRITE``: the value linking gave
-that name), or a module constant whose literal source linking found (StateWrite.constant), is put in place of the attribute, the trigger's other values kept, and the
-card's condition evaluated: True, False, or None where it cannot say (another value it reads
-is unknown). Any other value (a call, another name) is not evaluated.
+that name), or a module constant whose literal source linking found (StateWrite.constant),
+is put in place of the attribute, the trigger's other values kept, and the card's condition
+evaluated: True, False, or None where it cannot say (another value it reads is unknown). Any
+other value (a call, another name) is not evaluated.
 """
 
 from __future__ import annotations

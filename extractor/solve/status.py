@@ -31,7 +31,8 @@ _ENVIRONMENT_CALLS = frozenset({
     "platform.machine", "platform.python_implementation", "sys.getwindowsversion", "os.cpu_count",
 })
 # is_torch_available(), is_flashinfer_available(), current_platform.is_cuda(), has_triton()...
-_ENVIRONMENT_HELPER = re.compile(r"(?:^|\.)(?:is_\w+_available|has_\w+|is_(?:cuda|rocm|tpu|xpu|cpu|hpu|neuron|mps|windows|linux|macos|darwin)\w*)$")
+_ENVIRONMENT_HELPER = re.compile(
+    r"(?:^|\.)(?:is_\w+_available|has_\w+|is_(?:cuda|rocm|tpu|xpu|cpu|hpu|neuron|mps|windows|linux|macos|darwin)\w*)$")
 _CALL = re.compile(r"^([A-Za-z_][\w.]*)\s*\(")
 
 

@@ -17,9 +17,11 @@ if TYPE_CHECKING:
 
 
 # ``text.isdigit()`` and the like: text for which the test is true, and text for which it is not
-STR_TESTS: dict[str, list[str] | None] = {"startswith": None, "endswith": None, "isdigit": ["1", "x"], "isdecimal": ["1", "x"], "isnumeric": ["1", "x"],
-             "isalpha": ["a", "1"], "isalnum": ["a1", "-"], "isidentifier": ["a", "1"], "isascii": ["a", "\u00e9"],
-             "isupper": ["A", "a"], "islower": ["a", "A"], "isspace": [" ", "a"]}
+STR_TESTS: dict[str, list[str] | None] = {
+    "startswith": None, "endswith": None, "isdigit": ["1", "x"], "isdecimal": ["1", "x"], "isnumeric": ["1", "x"],
+    "isalpha": ["a", "1"], "isalnum": ["a1", "-"], "isidentifier": ["a", "1"], "isascii": ["a", "\u00e9"],
+    "isupper": ["A", "a"], "islower": ["a", "A"], "isspace": [" ", "a"],
+}
 
 
 def seed_str_test(node: ast.Call, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
@@ -36,7 +38,11 @@ def seed_str_test(node: ast.Call, problem: Problem, env: dict[str, Any], seeds: 
         seeds.setdefault(name, []).extend(known)
         return
     value = constant_value(node.args[0], env) if len(node.args) == 1 else NO_VALUE
-    affixes = [value] if isinstance(value, str) else list(value) if isinstance(value, tuple) and all(isinstance(v, str) for v in value) else []
+    affixes: list[str] = []
+    if isinstance(value, str):
+        affixes = [value]
+    elif isinstance(value, tuple) and all(isinstance(v, str) for v in value):
+        affixes = list(value)
     for affix in affixes[:4]:
         seeds.setdefault(name, []).extend([affix, affix + "x" if method == "startswith" else "x" + affix])
 
@@ -57,7 +63,8 @@ def seed_split_count(node: ast.Compare, problem: Problem, env: dict[str, Any], s
                     and isinstance(side.args[0], ast.Constant) and isinstance(side.args[0].value, str) and side.args[0].value:
                 name = _text_root(side.func.value, problem)
                 if name is not None:
-                    seeds.setdefault(name, []).extend(side.args[0].value * m for m in (count - 1, count, count + 1) if 0 <= m <= MAX_WITNESS_LENGTH)
+                    text = side.args[0].value
+                    seeds.setdefault(name, []).extend(text * m for m in (count - 1, count, count + 1) if 0 <= m <= MAX_WITNESS_LENGTH)
                 continue
             if not (isinstance(side, ast.Call) and dotted_name(side.func) == "len" and len(side.args) == 1):
                 continue
@@ -88,7 +95,8 @@ def _text_root(node: ast.expr, problem: Problem) -> str | None:
     while True:
         if isinstance(node, ast.Subscript):
             node = node.value
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (*_SPLITS, "strip", "lower", "upper"):
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in (*_SPLITS, "strip", "lower", "upper"):
             node = node.func.value
         else:
             return variable_of(node, problem)[0]

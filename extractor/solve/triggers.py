@@ -88,7 +88,8 @@ def _solved(draft: Draft) -> Solved:
     trigger = Trigger(
         status=draft.status,
         inputs=draft.inputs,
-        assumes={n: to_json_value(env[n]) for n in sorted(draft.atoms) if n in env and n not in draft.parents},  # (a join's side its test chose: no value)
+        # (a join's side its test chose: no value)
+        assumes={n: to_json_value(env[n]) for n in sorted(draft.atoms) if n in env and n not in draft.parents},
         changed=tuple(frame.loops.get(n, n) for n in draft.solution.changed if n in draft.atoms or n not in draft.every_atom),
         reason=draft.reason,
         message=shown_message(card, draft.message, env, frame.ctx.place.own_str),

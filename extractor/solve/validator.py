@@ -384,7 +384,8 @@ def card_validator(card: Card, ctx: CardContext, problem: Problem, keys: list[st
             constants={**dict(card.guard.constants), **{chain: code for chain, kind, code in ctx.names.named if kind == "value"}},
             arguments=ctx.call.arguments,
             # Named by function, not line, so that a solution survives edits above the raise.
-            docstring=f"Raise {name} as {f'{card.at.function}()' if card.at.function else 'the module body'} in {card.path} does, under the same condition.",
+            docstring=f"Raise {name} as {f'{card.at.function}()' if card.at.function else 'the module body'} in {card.path} does, "
+                      "under the same condition.",
         )
     except NotExpressible as exc_info:
         return None, exc_info.args[0]

@@ -7,7 +7,8 @@ tree is imported or called; anything outside the allow-list raises ``EvalError``
 
 ``core`` compiles a tree node by node through the allow-list that ``expressions`` fills (one
 builder per allowed node type); ``builtins`` holds the pure functions, methods and operators
-those builders may call; ``comprehensions`` adds the comprehensions, run as Python runs them; ``statements`` interprets a generated validator's body.
+those builders may call; ``comprehensions`` adds the comprehensions, run as Python runs them;
+``statements`` interprets a generated validator's body.
 """
 
 from . import comprehensions, expressions  # noqa: F401  (fill core.BUILDERS: the allow-list)
@@ -17,4 +18,8 @@ from .errors import EvalError, TooLarge, Unknown
 from .expressions import PYTHON_NAMES, raised_classes
 from .statements import Raised, run_validator
 
-__all__ = ["BUILTIN_TYPES", "DICT_METHODS", "FAILS", "PINNED", "PURE_FUNCTIONS", "PYTHON_NAMES", "STR_METHODS", "EvalError", "InstancesOf", "Raised", "TooLarge", "Unknown", "evaluate", "evaluate_tree", "format_value", "outcome", "parse_expr", "predicate", "raised_classes", "run_validator"]
+__all__ = [
+    "BUILTIN_TYPES", "DICT_METHODS", "FAILS", "PINNED", "PURE_FUNCTIONS", "PYTHON_NAMES", "STR_METHODS", "EvalError", "InstancesOf",
+    "Raised", "TooLarge", "Unknown", "evaluate", "evaluate_tree", "format_value", "outcome", "parse_expr", "predicate", "raised_classes",
+    "run_validator",
+]

@@ -357,7 +357,8 @@ def _type_tuple(node: ast.expr) -> tuple[type, ...]:
 
 def _joined_str(node: ast.JoinedStr) -> Fn:
     # (a JoinedStr holds constants and FormattedValues only)
-    pieces = [(str(v.value), None) if isinstance(v, ast.Constant) else ("", _formatted_value(cast(ast.FormattedValue, v))) for v in node.values]
+    pieces = [(str(v.value), None) if isinstance(v, ast.Constant) else ("", _formatted_value(cast(ast.FormattedValue, v)))
+              for v in node.values]
     return lambda env: "".join([text if piece is None else piece(env) for text, piece in pieces])
 
 

@@ -5,8 +5,9 @@ Each operation whose result can outgrow its operands (``+``, ``*``, ``**``, ``%`
 its result from the operands *before* computing it, and charges that size to the
 evaluation's step budget. Sizes are counted in units, about the length of the value's repr: a
 character of a string or a byte of a bytes, a decimal digit of an integer, a separator per
-element of a container (nested elements counted again wherever they appear). Past a limit the evaluator refuses with ``TooLarge``; the card that
-needed the value says so (``value_too_large``) instead of the run running out of memory.
+element of a container (nested elements counted again wherever they appear). Past a limit
+the evaluator refuses with ``TooLarge``; the card that needed the value says so
+(``value_too_large``) instead of the run running out of memory.
 """
 
 from __future__ import annotations

@@ -227,7 +227,8 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         unit, owner = _unit_of(hit)
         units.setdefault(id(unit), (unit, owner, []))[2].append(hit)
     sites: list[SiteFact] = []
-    per_function: dict[tuple[str, int], Any] = {}  # (what, id of a function node) -> its call style or parameters, found once for all its raises
+    # (what, id of a function node) -> its call style or parameters, found once for all its raises
+    per_function: dict[tuple[str, int], Any] = {}
     per_function["module", 0] = ModuleFunctions(tree)  # (what a parameter passed on to another function is used as)
     for unit, owner, hits in units.values():
         for hit, facts in zip(hits, _memo_unit_facts(unit, hits, lines, names, memo, owner)):
@@ -270,7 +271,8 @@ def _memo_unit_facts(unit: ast.stmt, hits: list[_Hit], lines: list[str], names: 
     # Listing the words that are module-level names is enough: a word that becomes one
     # changes the list.
     used = sorted(n for n in set(WORD.findall(text)) if n in names.kinds or n in names.values or n in names.aliases)
-    material = json.dumps([text, isinstance(unit, DEFS), [[n, names.kinds.get(n), names.values.get(n), n in names.sentinels, names.aliases.get(n)] for n in used],
+    material = json.dumps([text, isinstance(unit, DEFS),
+                           [[n, names.kinds.get(n), names.values.get(n), n in names.sentinels, names.aliases.get(n)] for n in used],
                            methods and [methods[0], {m: sorted(a) for m, a in methods[1].items()}], sorted(changed)])
     key = hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
     known = memo.known.get(key)
@@ -329,7 +331,8 @@ def _fallback(hit: _Hit, reason: Reason) -> RaiseFacts:
                       guard=guard, reason=reason)
 
 
-def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, options: Options, per_function: dict[tuple[str, int], Any]) -> SiteFact:
+def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, options: Options,
+          per_function: dict[tuple[str, int], Any]) -> SiteFact:
     function = next((n for n in reversed(hit.stack) if isinstance(n, DEFS)), None)
     holder = next((n for n in reversed(hit.stack) if isinstance(n, (*DEFS, ast.ClassDef))), None)
     qualname = None
@@ -368,7 +371,8 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
     )
 
 
-def _params(function: ast.FunctionDef | ast.AsyncFunctionDef, src: decl.SourceText, per_function: dict[tuple[str, int], Any]) -> tuple[Param, ...]:
+def _params(function: ast.FunctionDef | ast.AsyncFunctionDef, src: decl.SourceText,
+            per_function: dict[tuple[str, int], Any]) -> tuple[Param, ...]:
     """The function's parameters, with the types its code evidently uses them as; once per function."""
     found = per_function.get(("params", id(function)))
     if found is None:
@@ -403,7 +407,8 @@ def _bounded(message: MessageTemplate) -> MessageTemplate:
     long = [p for p in message.parts or () if isinstance(p, Text) and len(p.text) > decl.MAX_TEXT_CHARS]
     if not long and len(message.source or "") <= decl.MAX_TEXT_CHARS:
         return message
-    parts = tuple(Text(text=decl.cut_text(p.text)) if isinstance(p, Text) else p for p in message.parts) if message.parts is not None else None
+    parts = tuple(Text(text=decl.cut_text(p.text)) if isinstance(p, Text) else p for p in message.parts) \
+        if message.parts is not None else None
     return dataclasses.replace(
         message, parts=parts, template=render_template(parts) if parts is not None else None, source=decl.cut_text(message.source),
     )

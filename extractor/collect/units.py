@@ -266,7 +266,7 @@ def _word_counts(text: str) -> Counter[str]:
 
 def _thinned_blocks(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
     """The blocks whose statements ``unit_text`` may leave out: all but a short try body,
-    which is what its handlers' raises depend on (paths._body_values)."""
+    which is what its handlers' raises depend on (paths.body_values)."""
     modelled = stmt.body if isinstance(stmt, (ast.Try, ast.TryStar)) and stmt.handlers and len(stmt.body) <= MAX_TRY_BODY else None
     for block in _blocks(stmt):
         if block is not modelled:

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 from extractor.collect.declarations import SourceText, attribute_stores
-from extractor.publish.explain import load_catalog
+from extractor.publish.catalog_file import load_catalog
 
 from .helpers import FIXTURES, extract_snippet, run_cli
 

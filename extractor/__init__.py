@@ -21,7 +21,7 @@ from .version import VERSION as __version__
 _EXPORTS = {
     "extract": ("pipeline", "extract"),
     "diff_catalogs": ("publish.diff", "diff_catalogs"),
-    "load_catalog": ("publish.explain", "load_catalog"),
+    "load_catalog": ("publish.catalog_file", "load_catalog"),
     "explain": ("publish.explain", "match_message"),
     "render_docs": ("publish.render", "render_docs"),
     "render": ("publish.render", "render_docs"),

@@ -167,7 +167,7 @@ def explain(text: str, catalog_path: str, output_format: str, limit: int, valida
 
     from .cache import default_cache_dir
     from .model import dumps
-    from .publish.explain import locate_catalog
+    from .publish.catalog_file import locate_catalog
     from .publish.paste import match_paste, render_match, render_origin
     from .publish.search_index import full_card, open_index
 
@@ -262,7 +262,7 @@ def check(docs_dir: str, source: str, rev: str | None, repo_url: str | None, rep
     run of the same inputs wrote it, and whose files are as written, passes without
     extracting (see README); --full extracts and compares all the same."""
     from .inputs import select_sources
-    from .publish.envelope import read_envelope
+    from .publish.catalog_file import read_envelope
     from .publish.output import compare_unchanged
 
     given = {"include": include, "exclude": exclude, "use_default_excludes": not no_default_excludes, "exceptions": exceptions,
@@ -296,7 +296,7 @@ def site(catalog_path: str, outdir: str, validate: bool) -> None:
     """Write a static error-docs site for CATALOG_PATH (a catalog.json or a docs folder):
     a page per card, an index with filters, search by pasted message, and the JSON API
     (api/catalog.json, api/errors/<id>.json, api/search-index.json, api/schema/)."""
-    from .publish.explain import load_catalog
+    from .publish.catalog_file import load_catalog
     from .publish.output import write_docs
     from .publish.site import render_site
 
@@ -326,7 +326,7 @@ def verify(target: str, roots: tuple[str, ...], python: str, timeout: float, job
     interpreter with a timeout, resource limits, a temporary working folder and HOME, no
     network where the OS allows it, and an audit hook refusing subprocesses, sockets and
     writes outside that folder. That guards against accidents, not against hostile code."""
-    from .publish.explain import load_catalog, locate_catalog
+    from .publish.catalog_file import load_catalog, locate_catalog
     from .verify.runner import Settings, fail_groups, verify_catalog, write_verified
 
     wanted = [g.strip() for g in fail_on.split(",") if g.strip()]
@@ -362,7 +362,7 @@ def _given(parameter: str) -> bool:
 def _folder_catalog(path: str, validate: bool = False) -> dict[str, Any] | None:
     """The catalog at ``path`` (a docs folder or catalog.json); None where there is none."""
     from .errors import CatalogError
-    from .publish.explain import load_catalog
+    from .publish.catalog_file import load_catalog
 
     try:
         return load_catalog(path, validate=validate)

@@ -112,7 +112,7 @@ def run_options(options: Options) -> RunOptions:
 def unchanged_docs(docs_dir: str, selection: Selection) -> dict[str, Any] | None:
     """The envelope of ``docs_dir``'s catalog (all of it but the cards) when the folder is
     what a run of ``selection`` writes there, as it was written (output.is_output_of); else None."""
-    from .publish.envelope import read_envelope
+    from .publish.catalog_file import read_envelope
     from .publish.output import is_output_of
 
     if not is_output_of(docs_dir, selection.identity):

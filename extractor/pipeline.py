@@ -119,7 +119,7 @@ def compare_catalog(root: str, selection: Selection, docs_dir: str, recorded: di
         SourceError: a file changed during the run.
         OutputError: ``docs_dir`` is not a folder.
     """
-    from .publish.explain import load_catalog
+    from .publish.catalog_file import load_catalog
     from .publish.identity import render_identity
     from .publish.output import compare_docs
     from .publish.render import render_chunks
@@ -160,7 +160,7 @@ def catalog_data(spec: str, options: Options, decoded: dict[str, Linked] | None 
         CatalogError: the catalog file is missing or invalid.
         SourceError: ``PATH@REV`` names no repository or no commit.
     """
-    from .publish.explain import CATALOG_FILE, load_catalog
+    from .publish.catalog_file import CATALOG_FILE, load_catalog
 
     path, at, rev = spec.rpartition("@")
     if at and os.path.isdir(path):

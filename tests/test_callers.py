@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from extractor.collect.callers import in_file_callers
-from extractor.publish.explain import load_catalog
+from extractor.publish.catalog_file import load_catalog
 
 from .helpers import FIXTURES, run_cli
 

@@ -6,7 +6,7 @@ import json
 import os
 
 from extractor.model.schema import schema_text, shipped_schema
-from extractor.publish.explain import load_catalog
+from extractor.publish.catalog_file import load_catalog
 
 from .helpers import FIXTURES, extracted, run_cli, run_module, temp_tree
 

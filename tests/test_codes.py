@@ -22,7 +22,7 @@ from extractor.model import (
 )
 from extractor.model.codes import JOINS
 from extractor.model.markdown import escape_text
-from extractor.publish.explain import load_catalog
+from extractor.publish.catalog_file import load_catalog
 from extractor.publish.render import environment
 from extractor.publish.site import site_environment
 from extractor.solve import passes

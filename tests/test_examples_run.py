@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from extractor.publish.explain import load_catalog
+from extractor.publish.catalog_file import load_catalog
 
 from .examples_runner import check
 from .helpers import FIXTURES, run_cli

@@ -7,7 +7,7 @@ import ast
 from hypothesis import given
 from hypothesis import strategies as st
 
-from extractor.collect.excerpts import _AFTER_RAISE, excerpt_of
+from extractor.collect.sites import _AFTER_RAISE, excerpt_of
 
 
 def _function(before: int, raise_lines: int, after: int) -> tuple[str, ast.FunctionDef, ast.Raise]:

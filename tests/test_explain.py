@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from extractor.publish.explain import load_catalog, match_message
+from extractor.publish.catalog_file import load_catalog
+from extractor.publish.explain import match_message
 from extractor.publish.paste import render_match
 
 from .helpers import FIXTURES, run_cli, temp_tree
@@ -384,7 +385,8 @@ def test_a_card_is_read_from_its_own_line_of_the_catalog(docs) -> None:
 
 def test_a_message_whose_last_value_is_empty_matches_as_pasted(tmp_path, capsys) -> None:
     """Run, the raise says "... but found " (the value is empty); a paste loses that space."""
-    from extractor.publish.explain import load_catalog, match_message
+    from extractor.publish.catalog_file import load_catalog
+    from extractor.publish.explain import match_message
 
     tree = temp_tree(tmp_path / "tree", {"words.py": "def word(value):\n    if not value.isalpha():\n        raise ValueError(f'expected encoded word but found {value}')\n"})
     try:

@@ -16,7 +16,7 @@ from extractor.errors import CatalogError
 from extractor.model import Catalog, from_json, to_json
 from extractor.model.schema import validate_catalog
 from extractor.model.serialize import complete
-from extractor.publish.explain import load_catalog
+from extractor.publish.catalog_file import load_catalog
 from extractor.publish.output import MANIFEST, STATE, manifest_text
 from extractor.publish.render import render_docs
 

@@ -13,8 +13,7 @@ from extractor import pipeline
 from extractor.inputs import RUN_ONLY, select_sources
 from extractor.options import Options
 from extractor.publish import output
-from extractor.publish.envelope import read_envelope
-from extractor.publish.explain import load_catalog
+from extractor.publish.catalog_file import load_catalog, read_envelope
 
 from .helpers import FIXTURES, run_cli, temp_tree
 

@@ -1,4 +1,4 @@
-"""The way to a raise (collect.evaluated, solve.passage): a trigger under which a statement
+"""The way to a raise (collect.paths, solve.passage): a trigger under which a statement
 before the raise, or the raise's own arguments, fail first is not verified, and a value only
 the raise's arguments read is one under which they evaluate. The claims are run on
 fixtures/callers/shop/reader.py (written for this project, safe to run) in a child interpreter."""

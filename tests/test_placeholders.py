@@ -18,7 +18,7 @@ import json
 import subprocess
 import sys
 
-from extractor.publish.explain import load_catalog
+from extractor.publish.catalog_file import load_catalog
 
 from .helpers import FIXTURES, run_cli
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from extractor.publish.explain import load_catalog
+from extractor.publish.catalog_file import load_catalog
 
 from .helpers import extracted, git, make_git_repo, run_cli, temp_tree
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from extractor.publish.explain import load_catalog
+from extractor.publish.catalog_file import load_catalog
 
 from .helpers import FIXTURES, run_cli
 

@@ -1,4 +1,4 @@
-"""The object's own state on a card (collect.state, link.state, solve.state): where the owner
+"""The object's own state on a card (collect.declarations, link.state, solve.state): where the owner
 class assigns an attribute the guard reads, and which of those values reach the raise,
 checked by running fixtures/callers/shop/session.py (written for this project, safe to run)
 in a child interpreter."""
@@ -10,9 +10,8 @@ import json
 import subprocess
 import sys
 
-from extractor.collect.declarations import SourceText
-from extractor.collect.state import attribute_stores
-from extractor.publish.explain import load_catalog
+from extractor.collect.declarations import SourceText, attribute_stores
+from extractor.publish.catalog_file import load_catalog
 
 from .helpers import FIXTURES, extract_snippet, run_cli
 

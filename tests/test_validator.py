@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from extractor.model import MessageTemplate, from_data
-from extractor.publish.explain import load_catalog
+from extractor.publish.catalog_file import load_catalog
 from extractor.solve.evaluate import Raised, run_validator
 from extractor.solve.validator import built_by_class
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from extractor.publish.explain import load_catalog
+from extractor.publish.catalog_file import load_catalog
 from extractor.verify.runner import Settings, fail_groups, verify_card
 
 from .helpers import FIXTURES, run_cli

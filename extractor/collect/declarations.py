@@ -1,20 +1,34 @@
-"""Declarations: an ``ast`` module -> imports, classes, fields, factories and aliases of one file.
+"""Declarations: an ``ast`` module -> imports, classes (fields, factories, construction, state), functions and aliases of one file.
 
 This is the cheap whole-file half of the per-file pass: it reads only statements, never
 walks expressions, and takes source text straight from the lines (``SourceText``).
+
+A class's ``ClassFact`` also says what constructing an object and calling its methods
+assign: what its explicit ``__init__`` does with its parameters (``init_facts``: the
+attributes it sets straight from one, and what it passes on to the base constructor); what
+its ``__post_init__`` assigns (``post_init_sets``: the fields whose value, once the object is
+built, is what that method computed rather than what the caller passed; link.constructors);
+and the class's own state (``attribute_stores``: where its methods assign ``self.x``;
+link.state shows them on the cards whose guard reads such an attribute, which no caller sets
+directly). For the state only statements are read, never expressions walked: an assignment
+statement (``=``, an annotated one, ``+=``) whose target is an attribute of the method's
+first parameter, in the method's body or in the blocks of its compound statements (nested
+definitions left out), and the class body's own assignments (class attributes, what an
+instance reads until a method assigns its own). ``setattr`` and stores through another name
+are not seen.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import re
+from collections.abc import Iterator
 from typing import overload
 
-from ..model import ClassFact, Constraint, FieldFact, Param
-from .inits import init_facts
-from .post_init import post_init_sets
-from .state import attribute_stores, init_calls
+from ..model import AttributeStore, ClassFact, Constraint, FieldFact, Param, PostInitSet
+from . import purity
 from .syntax import child_nodes, walk
 
 FIELD_CALLS = frozenset({"Field", "field", "attrib", "ib", "PrivateAttr"})
@@ -289,6 +303,175 @@ def new_facts(node: ast.ClassDef, src: SourceText) -> tuple[Param, ...] | None:
     if not params or params[0].kind in ("star", "starstar", "keyword"):
         return None
     return params[1:]
+
+
+def init_facts(init: ast.FunctionDef | ast.AsyncFunctionDef | None,
+               params: tuple[Param, ...]) -> tuple[tuple[Param, ...] | None, tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+    """The explicit ``__init__``'s (``init``, whose parameters are ``params``) parameters after self, the attributes it sets straight
+    from one of them (``self.size = size`` at the top of its body, the parameter never
+    rebound): what a caller sets by constructing the object; and what it passes on
+    straight from one to the base constructor (``super().__init__(size=size)``: ("size",
+    "size"); a positional one: ("#0", "size"))."""
+    if init is None:
+        return None, (), ()
+    if not params or params[0].kind in ("star", "starstar", "keyword"):
+        return None, (), ()  # no self to set attributes on
+    this, params = params[0].name, params[1:]
+    names = {p.name for p in params}
+    # The names the body binds or deletes, walked for on first need.
+    rebound = functools.cache(lambda: {n.id for n in walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))})
+    sets: dict[str, str] = {}
+    for stmt in init.body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+        value = getattr(stmt, "value", None)
+        for target in targets:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == this:
+                if isinstance(value, ast.Name) and value.id in names and value.id not in rebound():
+                    sets[target.attr] = value.id
+                else:
+                    sets.pop(target.attr, None)  # set from something else (last binding wins)
+    passed: dict[str, str] = {}
+    for stmt in init.body:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if isinstance(call, ast.Call) and _is_super_init(call.func):
+            straight = lambda value: value.id if isinstance(value, ast.Name) and value.id in names and value.id not in rebound() else None
+            for index, arg in enumerate(call.args):
+                if isinstance(arg, ast.Starred):
+                    break
+                if (param := straight(arg)) is not None:
+                    passed[f"#{index}"] = param
+            passed.update((k.arg, param) for k in call.keywords if k.arg is not None and (param := straight(k.value)) is not None)
+    return params, tuple(sorted(sets.items())), tuple(sorted(passed.items()))
+
+
+def _is_super_init(func: ast.expr) -> bool:
+    """``super().__init__`` (no arguments to super)."""
+    return (isinstance(func, ast.Attribute) and func.attr == "__init__" and isinstance(func.value, ast.Call)
+            and isinstance(func.value.func, ast.Name) and func.value.func.id == "super" and not func.value.args)
+
+
+def post_init_sets(node: ast.ClassDef, src: SourceText) -> tuple[PostInitSet, ...]:
+    """What the class's own ``__post_init__`` assigns anywhere in its body (``self.x = ...``,
+    ``self.x += ...``, ``setattr(self, "x", ...)``, ``object.__setattr__(self, "x", ...)``),
+    nested definitions left out: once the object is built such an attribute holds what that
+    computed, not the caller's value, except where every assignment of it sits in one
+    top-level ``if`` with no ``else`` (``if self.size is None: self.size = 8``), which the
+    caller's value leaves alone where the test is false."""
+    posts = [s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__post_init__"]
+    if not posts or not posts[-1].args.args:
+        return ()
+    this = posts[-1].args.args[0].arg
+    tests: dict[str, ast.expr | None] = {}
+    for stmt in posts[-1].body:
+        assigned = _assigned_attributes(stmt, this)
+        test = stmt.test if isinstance(stmt, ast.If) and not stmt.orelse and not _assigned_attributes(stmt.test, this) else None
+        for attribute in assigned:
+            tests[attribute] = test if attribute not in tests else None  # (assigned in two places: either may run)
+    found = []
+    for attribute, test in sorted(tests.items()):
+        reads = () if test is None else tuple(sorted({
+            f"self.{n.attr}" for n in walk(test) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == this}))
+        plain = test is not None and this == "self" and all(n.id == this or n.id in _TEST_BUILTINS for n in walk(test) if isinstance(n, ast.Name))
+        code = src.flat(test) if test is not None and plain else None
+        found.append(PostInitSet(attribute=attribute, test=code, reads=reads if code is not None else ()))
+    return tuple(found)
+
+
+_TEST_BUILTINS = frozenset({"isinstance", "len", "bool", "int", "float", "str", "list", "tuple", "dict", "set"})
+
+
+def _assigned_attributes(root: ast.AST, this: str) -> set[str]:
+    prefix = this + "."
+    return {chain.removeprefix(prefix) for chain in purity.attribute_stores([root]) if chain.startswith(prefix)}
+
+
+MAX_VALUE = 80  # a longer value is shown as "a computed value": its source would crowd the card
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def attribute_stores(node: ast.ClassDef, src: SourceText) -> tuple[AttributeStore, ...]:
+    """Every assignment of an attribute of the receiver in the class's methods, and each class
+    attribute the body assigns, in source order."""
+    found: list[AttributeStore] = []
+    for stmt in node.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            receiver = _receiver(stmt)
+            if receiver is not None:
+                for inner, nested in _statements(stmt.body, False):
+                    found.extend(_stores(inner, receiver, stmt.name, nested, src))
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    found.append(AttributeStore(attribute=target.id, method=None, line=stmt.lineno, value=_value(stmt.value, src)))
+    return tuple(found)
+
+
+def _receiver(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """The first parameter of a method (``self``, or ``cls`` of a classmethod), None for a
+    staticmethod or a method without one."""
+    if any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list):
+        return None
+    positional = [*function.args.posonlyargs, *function.args.args]
+    return positional[0].arg if positional else None
+
+
+def _statements(body: list[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, bool]]:
+    """The statements of a body and of its blocks, each with whether it sits in one (under an
+    ``if``, loop, ``try``, ``with`` or ``match``), nested definitions left out."""
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        yield stmt, nested
+        for name in _BLOCKS:
+            for block in getattr(stmt, name, ()):
+                if isinstance(block, (ast.ExceptHandler, ast.match_case)):
+                    yield from _statements(block.body, True)
+                elif isinstance(block, ast.stmt):
+                    yield from _statements([block], True)
+
+
+def _stores(stmt: ast.stmt, receiver: str, method: str, nested: bool, src: SourceText) -> Iterator[AttributeStore]:
+    whole: ast.expr | None  # the value the targets are bound to (None for ``+=``)
+    if isinstance(stmt, ast.Assign):
+        targets, whole = stmt.targets, stmt.value
+    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) and stmt.value is not None:
+        targets, whole = [stmt.target], stmt.value if isinstance(stmt, ast.AnnAssign) else None
+    else:
+        return
+    for target in targets:
+        one = isinstance(target, ast.Attribute)
+        for part in [target] if one else getattr(target, "elts", ()):
+            part = part.value if isinstance(part, ast.Starred) else part
+            if isinstance(part, ast.Attribute) and isinstance(part.value, ast.Name) and part.value.id == receiver:
+                value = _value(whole, src) if one and whole is not None else None  # (one of several, or ``+=``: no one value)
+                yield AttributeStore(attribute=part.attr, method=method, line=stmt.lineno, value=value, conditional=nested)
+
+
+def _value(value: ast.expr, src: SourceText) -> str | None:
+    text = src.flat(value)
+    return text if len(text) <= MAX_VALUE else None
+
+
+def init_calls(node: ast.ClassDef) -> tuple[str, ...]:
+    """The methods the class's own ``__init__`` calls on its receiver (``self._reset()``):
+    what they assign, constructing the object assigns too."""
+    init = next((s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+    receiver = _receiver(init) if init is not None else None
+    if init is None or receiver is None:
+        return ()
+    found: set[str] = set()
+    work: list[ast.AST] = list(init.body)
+    while work:
+        current = work.pop()
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(current, ast.Call) and isinstance(current.func, ast.Attribute) and isinstance(current.func.value, ast.Name) \
+                and current.func.value.id == receiver:
+            found.add(current.func.attr)
+        work.extend(ast.iter_child_nodes(current))
+    return tuple(sorted(found))
+
 
 
 def alias_value(stmt: ast.stmt, src: SourceText) -> tuple[str, str] | None:

@@ -43,16 +43,15 @@ from .callers import in_file_callers
 from .class_messages import class_message
 from .constants import literal_exports, module_names, mutated_names, unpacked
 from .cstpass import UnitAnalysis, parse_unit
-from .excerpts import excerpt_of
 from .flags import boolean_kwargs, cli_flags, may_declare_flags
 from .lazy import lazy_attributes
-from .loops import loops_read
 from .messages import render_template, unknown
 from .overrides import compiled_overrides
 from .parsers import parser_functions
 from .purity import changed_names
 from .routes import call_routes
 from .scope import ModuleNames
+from .sites import defined_under, excerpt_of, loops_read
 from .syntax import Function, walk
 from .units import (
     COMPOUND,
@@ -60,7 +59,6 @@ from .units import (
     SCOPES,
     WORD,
     children,
-    defined_under,
     method_stores,
     needed_end,
     too_deep_for_libcst,

@@ -3,6 +3,19 @@
 ``extract_guard`` walks the chain top-down. At each block it adds the fall-through
 condition of every earlier sibling statement (``fallthrough``), at each branch the test
 that selects it, and it records loops and handlers as context.
+
+What the path evaluates (``evaluated_values``): the statements before the raise -> the
+values they compute, in the guard's names. A statement on the way that fails keeps control
+from every raise after it: with ``remove = ''``, ``remove_formatted =
+f"{remove[0]}.{remove[1]}"`` raises IndexError before the test that the trigger was solved
+for is even read. The values kept here are the simple statements' (an assignment to names,
+an expression statement) made of pure expressions only (names, literals, operators, pure
+builtins and text methods: ``scope.is_pure``), the ones the restricted evaluator computes;
+the raise's own arguments join them (cstpass), and solve holds a trigger under which one of
+them fails to be no trigger (triggers). Also the expressions a short try body evaluates
+(``body_values``), whose raising the guard models for the body's handlers; an absolute
+import of one module stands as ``importlib.util.find_spec(module)``, which is None where it
+is not installed.
 """
 
 from __future__ import annotations
@@ -14,7 +27,6 @@ import libcst as cst
 from ..model import RAISES, And, Compare, Context, ContextKind, Guard, GuardNode, GuardPart, Opaque, PartRole, Reason, Truthy
 from .attributes import waits
 from .declarations import LOOP_WRAPPERS
-from .evaluated import body_values, evaluated_values, imported_module
 from .exits import catching, handler_types, may_exit, only_leaves
 from .expressions import TAG, ExprModel, resolve, untagged
 from .guards import (
@@ -34,6 +46,7 @@ from .guards import (
 )
 from .reaching import unpacked_length
 from .scope import EXIT_CALLS, Scope, dotted, is_pure, raw_code, strip_parens
+from .units import MAX_TRY_BODY
 
 _BLOCKS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine)
 _TERMINATORS = (cst.Raise, cst.Return, cst.Continue, cst.Break)
@@ -58,7 +71,7 @@ class PathModel:
         self._tests: dict[int, GuardNode] = {}
         self._modelled_handlers: set[int] = set()  # handlers whose try body's raising is in the guard
         self.loops: list[tuple[str, str]] = []  # (targets "x" or "k, v", iterable input) of the loops the current raise is in
-        self.evaluates: list[str] = []  # values the statements before the current raise compute (evaluated.evaluated_values)
+        self.evaluates: list[str] = []  # values the statements before the current raise compute (evaluated_values)
         self.evaluated: dict[int, tuple[str, ...]] = {}  # per statement
 
     def loop_element(self, loop: cst.For) -> tuple[str, str] | None:
@@ -94,7 +107,7 @@ class PathModel:
         return self._reached(stmt, handler, values)
 
     def _reached(self, stmt: cst.Try, handler: cst.ExceptHandler, values: list[tuple[cst.BaseExpression, cst.CSTNode]]) -> GuardNode:
-        """``handler_reached`` for a try body evaluating ``values`` (``evaluated.body_values``)."""
+        """``handler_reached`` for a try body evaluating ``values`` (``body_values``)."""
         alternatives: list[GuardNode] = []
         for index, (value, at) in enumerate(values):
             items = [self._calm(*earlier_value) for earlier_value in values[:index]]
@@ -292,6 +305,81 @@ class PathModel:
                 out.append(("test", selected))
                 break
             out.append(("test", negate(selected)))
+
+
+def evaluated_values(model: PathModel, stmt: cst.CSTNode) -> tuple[str, ...]:
+    """The value ``stmt`` computes, as the guard reads it (its locals inlined), where it
+    is a simple statement of a pure expression that reads some name; else nothing.
+    Modelled once per statement (the function's raises share the model)."""
+    found = model.evaluated.get(id(stmt))
+    if found is None:
+        found = ()
+        value = sole_value(stmt)
+        if value is not None and dotted(value) is None and is_pure(value, fresh=True) and _reads_a_name(value):
+            with model.exprs.located(stmt):
+                code = model.exprs.atom(value)
+            if TAG not in code:  # (a local of several values: no name a trigger gives a value)
+                found = (code,)
+        model.evaluated[id(stmt)] = found
+    return found
+
+
+def _reads_a_name(node: cst.CSTNode) -> bool:
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            return True
+        stack.extend(current.children)
+    return False
+
+
+def body_values(body: cst.BaseSuite) -> list[tuple[cst.BaseExpression, cst.CSTNode]] | None:
+    """The expressions a short try body evaluates, one per statement, in order (up to
+    MAX_TRY_BODY statements, each a one-expression statement), each with its statement;
+    else None."""
+    lines = body.body
+    if not 1 <= len(lines) <= MAX_TRY_BODY:
+        return None
+    found: list[tuple[cst.BaseExpression, cst.CSTNode]] = []
+    for line in lines:
+        if not isinstance(line, cst.SimpleStatementLine) or (value := sole_value(line)) is None:
+            return None
+        found.append((value, line.body[0]))
+    return found
+
+
+def sole_value(line: cst.CSTNode) -> cst.BaseExpression | None:
+    """The expression one statement evaluates (``x = int(text)``, ``return d[k]``, ``f(x)``),
+    when nothing else in the statement can raise; else None."""
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+        return None
+    small = line.body[0]
+    if (module := imported_module(small)) is not None:  # (raising as paths.PathModel.raises reads it)
+        return cst.Call(func=cst.parse_expression("importlib.util.find_spec"), args=[cst.Arg(cst.SimpleString(repr(module)))])
+    value = getattr(small, "value", None)
+    if isinstance(value, (cst.Yield, cst.Await)):
+        return None  # what the caller sends in, not an expression over inputs
+    if isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name) for t in small.targets):
+        return small.value
+    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+        return small.value
+    if isinstance(small, cst.Return) and small.value is not None:
+        return small.value
+    if isinstance(small, cst.Expr) and not isinstance(small.value, cst.Ellipsis):  # (``...``: a statement left out, units.unit_text)
+        return small.value
+    return None
+
+
+def imported_module(small: cst.CSTNode) -> str | None:
+    """The module an absolute import of one module names (``import h2``, ``from h2 import
+    Config``: ``h2``); None for any other statement. Such a statement raises
+    ModuleNotFoundError, an ImportError, where no module of that name is installed."""
+    if isinstance(small, cst.Import) and len(small.names) == 1:
+        return dotted(small.names[0].name)
+    if isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None:
+        return dotted(small.module)
+    return None
 
 
 def _raises_call(value: cst.BaseExpression, handler: cst.ExceptHandler | None) -> cst.Call:

@@ -13,10 +13,7 @@ import ast
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import replace
-from itertools import pairwise
 
-from ..model import Context, ContextKind, Guard
 from .declarations import SourceText, dotted_name
 from .scope import EXIT_CALLS
 from .syntax import child_nodes
@@ -266,7 +263,7 @@ def _word_counts(text: str) -> Counter[str]:
 
 def _thinned_blocks(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
     """The blocks whose statements ``unit_text`` may leave out: all but a short try body,
-    which is what its handlers' raises depend on (paths._body_values)."""
+    which is what its handlers' raises depend on (paths.body_values)."""
     modelled = stmt.body if isinstance(stmt, (ast.Try, ast.TryStar)) and stmt.handlers and len(stmt.body) <= MAX_TRY_BODY else None
     for block in _blocks(stmt):
         if block is not modelled:
@@ -376,23 +373,3 @@ def too_deep_for_libcst(unit: ast.AST, text: str) -> bool:
             return True
         stack.extend((child, depth) for child in child_nodes(node))
     return False
-
-
-def defined_under(guard: Guard, stack: tuple[ast.stmt, ...], holder: ast.stmt | None) -> Guard:
-    """``guard`` with a context entry for each module-level ``if`` branch, ``except`` handler
-    or try ``else`` the raise's definition stands in (``if _os.name == "nt": def WINFUNCTYPE``):
-    the definition exists only where that ran when the module was imported, which the guard
-    of a call does not model (solve.status: no trigger is claimed)."""
-    if holder is None:
-        return guard  # (a module-level raise: its unit's own tests are the guard)
-    found: list[Context] = []
-    for node, inner in pairwise(stack):
-        if node is holder:
-            break
-        if isinstance(node, ast.If) and "TYPE_CHECKING" not in (test := ast.unparse(node.test)):
-            found.append(Context(kind=ContextKind.DEFINED_IF, code=f"if {test}" if inner in node.body else f"if not ({test})"))
-        elif isinstance(node, (ast.Try, ast.TryStar)) and inner in node.orelse:
-            found.append(Context(kind=ContextKind.DEFINED_IF, code="else of a try statement (its body raised nothing)"))
-        elif isinstance(node, (ast.Try, ast.TryStar)) and (handler := next((h for h in node.handlers if inner in h.body), None)):
-            found.append(Context(kind=ContextKind.DEFINED_IF, code="except" + (f" {ast.unparse(handler.type)}" if handler.type is not None else "")))
-    return replace(guard, context=(*found, *guard.context)) if found else guard

@@ -10,20 +10,11 @@ a long paste against a template of many holes costs linear time, not a regex's c
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import stat
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import CatalogError
-from ..model import SCHEMA_ID, Card, record
-from ..model.base import READABLE_SCHEMA_IDS
-from ..model.schema import validate_catalog
-from ..model.serialize import complete
-
-CATALOG_FILE = "catalog.json"
+from ..model import record
 
 # A template must hold a literal part this long (edges trimmed), or "{x}: {y}" would match anything.
 MIN_LITERAL = 4
@@ -59,62 +50,6 @@ class _Pattern:
     groups: tuple[tuple[str, str], ...]  # (group name, placeholder expression), first occurrence only
     literal_chars: int
     literals: tuple[str, ...]
-
-
-def locate_catalog(path: str) -> str:
-    """The catalog file a path names: the file itself, or ``catalog.json`` in a docs folder."""
-    return os.path.join(path, CATALOG_FILE) if os.path.isdir(path) else path
-
-
-def read_catalog_bytes(file: str) -> bytes:
-    """The bytes of a catalog file.
-
-    Raises:
-        CatalogError: the file is missing, unreadable or not a regular file.
-    """
-    if not os.path.exists(file):
-        raise CatalogError(f"catalog not found: {file}")
-    try:
-        # Opened without blocking and checked: a FIFO named catalog.json must not stall the run.
-        with os.fdopen(os.open(file, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise CatalogError(f"catalog {file} is not a regular file")
-            return handle.read()
-    except OSError as exc:
-        raise CatalogError(f"cannot read catalog {file}: {exc}") from exc
-
-
-def load_catalog(path: str, *, validate: bool = False, data: bytes | None = None) -> dict[str, Any]:
-    """Read and check a catalog.json (or the one in a docs folder): its schema id always,
-    and the whole document against the shipped JSON Schema with ``validate`` (seconds on a
-    catalog of tens of megabytes; ``extract`` writes only valid ones).
-
-    Raises:
-        CatalogError: the file is missing, unreadable, not JSON, or not a raisedocs catalog.
-    """
-    file = locate_catalog(path)
-    raw = data if data is not None else read_catalog_bytes(file)
-    try:
-        catalog = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise CatalogError(f"cannot read catalog {file}: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise CatalogError(f"catalog {file} is not JSON: {exc}") from exc
-    except RecursionError:
-        raise CatalogError(f"catalog {file} is nested too deeply to be a raisedocs catalog") from None
-    found = catalog.get("schema") if isinstance(catalog, dict) else None
-    if found not in READABLE_SCHEMA_IDS:
-        raise CatalogError(f"{file} is not a raisedocs catalog: schema is {found!r}, expected {SCHEMA_ID!r}")
-    if validate:
-        try:
-            validate_catalog(catalog)
-        except CatalogError as exc:
-            raise CatalogError(f"{file}: {exc}") from exc
-    elif not isinstance(catalog.get("errors"), list) or not all(isinstance(card, dict) for card in catalog["errors"]):
-        raise CatalogError(f"{file}: catalog does not match schema at errors: not a list of cards")
-    for card in catalog["errors"]:
-        complete(Card, card)  # (a field catalog.json leaves out holds its default)
-    return catalog
 
 
 def normalize_whitespace(text: str) -> str:

@@ -20,7 +20,8 @@ from typing import Any
 from ..errors import CatalogError
 from ..model import Card, dumps_compact
 from ..model.serialize import complete
-from .explain import compile_template, load_catalog, locate_catalog, read_catalog_bytes
+from .catalog_file import load_catalog, locate_catalog, read_catalog_bytes
+from .explain import compile_template
 
 INDEX_FILE = "search-index.json"
 INDEX_SCHEMA = "raisedocs-search-index/3"

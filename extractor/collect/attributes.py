@@ -56,7 +56,8 @@ class Stores:
     that can reach an object stores every tracked attribute under it: a method of it
     (``self.cfg.reset()``: ``self.cfg.mode``), a call given it (``setattr(self, ...)``,
     ``helper(self.cfg)``; pure builtins aside). So does an ``await`` or ``yield`` (other code
-    runs), and a call that waits for another thread (``self._condition.wait()``, ``time.sleep()``). A method of a class without bases that the class does not define is taken to
+    runs), and a call that waits for another thread (``self._condition.wait()``, ``time.sleep()``).
+    A method of a class without bases that the class does not define is taken to
     store nothing; a call that reaches the object some other way (a global) is not seen."""
 
     def __init__(self, attributes: frozenset[str], owner: str | None = None, methods: Mapping[str, frozenset[str]] | None = None,

@@ -48,7 +48,8 @@ def class_message(node: ast.ClassDef, src: SourceText, init: tuple[Param, ...] |
     return _from_init(methods["__init__"], src, init)
 
 
-def _from_str(method: ast.FunctionDef | ast.AsyncFunctionDef, src: SourceText, init: tuple[Param, ...] | None, sets: dict[str, str]) -> Rule:
+def _from_str(method: ast.FunctionDef | ast.AsyncFunctionDef, src: SourceText, init: tuple[Param, ...] | None, sets: dict[str,
+                                                                                                                          str]) -> Rule:
     body = [s for s in method.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]  # no docstring
     if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None or not method.args.args:
         return OPAQUE
@@ -98,7 +99,8 @@ def _from_init(method: ast.FunctionDef | ast.AsyncFunctionDef, src: SourceText, 
     star = next((p.name for p in init if p.kind == "star"), None)
     starstar = next((p.name for p in init if p.kind == "starstar"), None)
     passed_on = [k for k in call.keywords if not (k.arg is None and isinstance(k.value, ast.Name) and k.value.id == starstar)]
-    if len(args) == 1 and isinstance(args[0], ast.Starred) and isinstance(args[0].value, ast.Name) and args[0].value.id == star and not passed_on:
+    if len(args) == 1 and isinstance(args[0], ast.Starred) and isinstance(args[0].value,
+                                                                          ast.Name) and args[0].value.id == star and not passed_on:
         return TRANSPARENT  # super().__init__(*args, **kwargs)
     if len(args) != 1 or isinstance(args[0], ast.Starred) or call.keywords:
         return OPAQUE
@@ -129,7 +131,8 @@ def _single_locals(method: ast.FunctionDef | ast.AsyncFunctionDef, before: int) 
     return found
 
 
-def _template(expr: ast.expr, src: SourceText, attribute: Callable[[ast.expr], str | None], params: set[str], locals_: dict[str, ast.expr]) -> Rule:
+def _template(expr: ast.expr, src: SourceText, attribute: Callable[[ast.expr], str | None], params: set[str], locals_: dict[str,
+    ast.expr]) -> Rule:
     """The message ``expr`` builds, each hole rewritten over parameters (``attribute`` maps
     ``self.x`` reads); opaque where a hole reads anything else but builtins."""
     def parse(node: ast.expr) -> cst.BaseExpression:

@@ -39,7 +39,8 @@ def unpacked(target: ast.expr, value: ast.expr) -> Iterator[tuple[str, ast.expr 
     if not isinstance(target, (ast.Tuple, ast.List)) or not all(isinstance(e, ast.Name) for e in target.elts):
         return
     names = [e.id for e in target.elts if isinstance(e, ast.Name)]  # (all are: tested above)
-    if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(names) and not any(isinstance(e, ast.Starred) for e in value.elts):
+    if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(names) and not any(isinstance(e,
+                                                                                                         ast.Starred) for e in value.elts):
         yield from zip(names, value.elts)
         return
     bounds = _range_bounds(value)
@@ -94,7 +95,8 @@ def mutated_names(text: str, assigned: dict[str, list[ast.expr | str | None]]) -
 
 
 def module_names(kinds: dict[str, str], assigned: dict[str, list[ast.expr | str | None]],
-                 flat: Callable[[ast.expr], str], mutated: frozenset[str] | set[str] = frozenset()) -> tuple[ModuleNames, list[tuple[str, str]]]:
+                 flat: Callable[[ast.expr], str], mutated: frozenset[str] | set[str] = frozenset()) -> tuple[ModuleNames, list[tuple[str,
+                                                                                                                                     str]]]:
     """What the module binds (``kinds``) and the values of its once-bound names (``assigned``:
     name -> the values bound to it, None where unknown); ``flat`` gives a node's source on
     one line; ``mutated``: containers changed in place (``mutated_names``), which get no value.
@@ -143,7 +145,8 @@ def _literal_alias(node: ast.expr, aliases: dict[str, tuple[object, ...]]) -> tu
     items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
     members: list[object] = []
     for item in items:
-        if isinstance(item, ast.Constant) and type(item.value) in (str, int, bool, bytes) or isinstance(item, ast.Constant) and item.value is None:
+        if isinstance(item, ast.Constant) and type(item.value) in (str, int, bool, bytes) or isinstance(item,
+            ast.Constant) and item.value is None:
             members.append(item.value)
         elif isinstance(item, ast.Name) and item.id in aliases:
             members.extend(aliases[item.id])

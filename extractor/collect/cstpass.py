@@ -134,7 +134,8 @@ def _describe(node: cst.Raise, handlers: list[cst.ExceptHandler | cst.ExceptStar
     if isinstance(exc, cst.Name):
         for handler in reversed(handlers):
             if handler.name is not None and raw_code(handler.name.name) == exc.value:
-                return facts(kind=RaiseKind.RERAISE, written=exc.value, message=unknown("reraise", Reason.RERAISE), caught=handler_types(handler))
+                return facts(kind=RaiseKind.RERAISE, written=exc.value, message=unknown("reraise", Reason.RERAISE),
+                             caught=handler_types(handler))
         value = scope.single_value(exc.value)
         if isinstance(value, cst.Call):
             return facts(kind=RaiseKind.NAME, written=raw_code(value.func), is_call=True, **_call_message(value, scope, exprs, node))
@@ -145,7 +146,8 @@ def _describe(node: cst.Raise, handlers: list[cst.ExceptHandler | cst.ExceptStar
         return facts(kind=RaiseKind.CALL, written=raw_code(exc.func), is_call=True, **_call_message(exc, scope, exprs, node))
     written = raw_code(exc)
     if dotted(exc) is None:
-        return facts(kind=RaiseKind.NAME, written=written, message=unknown("opaque", Reason.RAISED_EXPRESSION), reason=Reason.RAISED_EXPRESSION)
+        return facts(kind=RaiseKind.NAME, written=written, message=unknown("opaque", Reason.RAISED_EXPRESSION),
+                     reason=Reason.RAISED_EXPRESSION)
     return facts(kind=RaiseKind.NAME, written=written, message=unknown("none", Reason.NO_ARGUMENTS))
 
 

@@ -371,7 +371,8 @@ def post_init_sets(node: ast.ClassDef, src: SourceText) -> tuple[PostInitSet, ..
     for attribute, test in sorted(tests.items()):
         reads = () if test is None else tuple(sorted({
             f"self.{n.attr}" for n in walk(test) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == this}))
-        plain = test is not None and this == "self" and all(n.id == this or n.id in _TEST_BUILTINS for n in walk(test) if isinstance(n, ast.Name))
+        plain = test is not None and this == "self" and all(n.id == this or n.id in _TEST_BUILTINS for n in walk(test) if isinstance(n,
+            ast.Name))
         code = src.flat(test) if test is not None and plain else None
         found.append(PostInitSet(attribute=attribute, test=code, reads=reads if code is not None else ()))
     return tuple(found)

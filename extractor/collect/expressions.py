@@ -144,7 +144,8 @@ class ExprModel:
         self.by_code: dict[str, Refs] = {}
         self.at: cst.CSTNode | None = None  # the statement the expressions are read at
         function = scope.function
-        self.attributes = stored_attributes(scope.stored_targets, scope.params, {*scope.bindings, *scope.shared}) if function is not None else frozenset()
+        self.attributes = stored_attributes(scope.stored_targets, scope.params, {*scope.bindings,
+                                                                                 *scope.shared}) if function is not None else frozenset()
         self.attribute_names = {chain.rsplit(".", 1)[1] for chain in self.attributes}
         owner, methods = scope.methods or (None, None)
         stores = Stores(self.attributes, owner, methods, changed=scope.changed)
@@ -284,7 +285,8 @@ class ExprModel:
                     continue
                 if taken is None:
                     scope = self.scope
-                    taken = {*scope.bindings, *scope.params, *scope.module.kinds, *shown.values(), *(w for c in codes for w in WORDS.findall(c))}
+                    taken = {*scope.bindings, *scope.params, *scope.module.kinds, *shown.values(),
+                             *(w for c in codes for w in WORDS.findall(c))}
                 index = counts.get(base, 1 if rebound else 0)
                 while f"{base}_{index}" in taken:
                     index += 1
@@ -488,7 +490,8 @@ def _bound_value(stmt: cst.CSTNode, name: str) -> cst.BaseExpression | None:
             if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and small.target.value == name:
                 return None
         return None
-    if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name) and stmt.targets[0].target.value == name:
+    if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target,
+                                                                              cst.Name) and stmt.targets[0].target.value == name:
         return stmt.value
     if isinstance(stmt, cst.AnnAssign) and isinstance(stmt.target, cst.Name) and stmt.target.value == name:
         return stmt.value

@@ -47,7 +47,8 @@ def cli_flags(stmt: ast.stmt) -> list[tuple[str, str]]:
         flags = _long_flags(call.args)
         if not flags:
             continue
-        names = [param] if param else [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.isidentifier()]
+        names = [param] if param else [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value,
+            str) and a.value.isidentifier()]
         dest = _dest_of(flags, names, call.keywords)
         action = _boolean_action(call.keywords)
         if action is None and any(kw.arg is None for kw in call.keywords):
@@ -59,7 +60,8 @@ def cli_flags(stmt: ast.stmt) -> list[tuple[str, str]]:
 def _option_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[ast.Call, str | None]]:
     """click's ``@option(...)`` decorators, and typer's ``Option(...)`` calls in the parameters'
     defaults and ``Annotated`` annotations (each with its parameter)."""
-    calls: list[tuple[ast.Call, str | None]] = [(d, None) for d in function.decorator_list if isinstance(d, ast.Call) and call_name(d) == "option"]
+    calls: list[tuple[ast.Call, str | None]] = [(d, None) for d in function.decorator_list if isinstance(d,
+        ast.Call) and call_name(d) == "option"]
     params = function.args.args + function.args.kwonlyargs
     defaults: list[ast.expr | None] = [None] * (len(function.args.args) - len(function.args.defaults))
     defaults += [*function.args.defaults, *function.args.kw_defaults]

@@ -196,7 +196,8 @@ def format_parts(template: str, call: cst.Call, render: Render) -> list[Part]:
 
 # --- % formatting --------------------------------------------------------------------
 
-_PERCENT = re.compile(r"%(?:\((?P<key>[^)]*)\))?(?P<flags>[#0\- +]*)(?P<width>\*|\d+)?(?:\.(?P<prec>\*|\d+))?[hlL]?(?P<type>[diouxXeEfFgGcrsa%])")
+_PERCENT = re.compile(
+    r"%(?:\((?P<key>[^)]*)\))?(?P<flags>[#0\- +]*)(?P<width>\*|\d+)?(?:\.(?P<prec>\*|\d+))?[hlL]?(?P<type>[diouxXeEfFgGcrsa%])")
 
 
 def _percent_hole(expr: str, flags: str, width: str | None, prec: str | None, kind: str) -> Hole:

@@ -46,7 +46,8 @@ def parser_functions(tree: ast.Module) -> tuple[Parser, ...]:
     return tuple(found)
 
 
-def _functions(body: list[ast.stmt], prefix: str, owner: ast.ClassDef | None) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str, ast.ClassDef | None]]:
+def _functions(body: list[ast.stmt], prefix: str, owner: ast.ClassDef | None) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef,
+                                                                                                str, ast.ClassDef | None]]:
     for stmt in body:
         if isinstance(stmt, _DEFS):
             yield stmt, prefix + stmt.name, owner
@@ -88,7 +89,8 @@ def _subcommand(node: ast.expr, owner: ast.ClassDef | None) -> str | None:
         for stmt in owner.body:  # ``name = "serve"`` in the class body
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
             value = getattr(stmt, "value", None)
-            if any(isinstance(t, ast.Name) and t.id == node.attr for t in targets) and isinstance(value, ast.Constant) and isinstance(value.value, str):
+            if any(isinstance(t, ast.Name) and t.id == node.attr for t in targets) and isinstance(value,
+                ast.Constant) and isinstance(value.value, str):
                 return value.value
     return None
 

@@ -199,7 +199,8 @@ class PathModel:
         count = unpacked_length(stmt)
         if count is None or not isinstance(stmt, cst.Assign) or not is_pure(stmt.value, fresh=True):
             return None
-        return Compare(left=self.exprs.atom(cst.Call(func=cst.Name("len"), args=[cst.Arg(stmt.value)])), ops=("==",), comparators=(str(count),))
+        return Compare(left=self.exprs.atom(cst.Call(func=cst.Name("len"), args=[cst.Arg(stmt.value)])), ops=("==",),
+                       comparators=(str(count),))
 
     def block(self, body: Sequence[cst.CSTNode]) -> GuardNode:
         items: list[GuardNode] = []

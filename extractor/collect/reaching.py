@@ -72,7 +72,8 @@ class Reaching(StatementIndex):
         frame = self._frames.get(id(at))
         if found is not None or frame is None or any(name in self.binds(stmt) for stmt in frame[1][:frame[2]]):
             return found  # else nothing before ``at`` in its block binds it: as where the block's owner stands, if it passes through
-        through = isinstance(owner := frame[0], (cst.SimpleStatementLine, cst.Try, cst.TryStar)) or isinstance(owner, cst.If) and not self.binds_first(owner, name)
+        through = isinstance(owner := frame[0], (cst.SimpleStatementLine, cst.Try, cst.TryStar)) or isinstance(owner,
+            cst.If) and not self.binds_first(owner, name)
         looped = isinstance(owner, (cst.For, cst.While, cst.With)) and name not in self.binds(owner)
         return self.assignment(name, owner) if through or looped else None
 
@@ -187,7 +188,8 @@ class Reaching(StatementIndex):
             return UNKNOWN  # (an ``elif`` chain no expression gives, or whose branches all leave)
         if body is UNKNOWN or other is UNKNOWN:  # that side's value under a name of its own
             body = self._opaque_side(name, stmt, stmt.body.body) if body is UNKNOWN else body
-            other = self._opaque_side(name, stmt, stmt.orelse.body.body if isinstance(stmt.orelse, cst.Else) else ()) if other is UNKNOWN else other
+            other = self._opaque_side(name, stmt, stmt.orelse.body.body if isinstance(stmt.orelse,
+                                                                                      cst.Else) else ()) if other is UNKNOWN else other
             if body is UNKNOWN or other is UNKNOWN:
                 return UNKNOWN
         body_node, other_node = _read(name, body), _read(name, other)
@@ -289,7 +291,8 @@ def _element(assign: cst.Assign, name: str) -> cst.BaseExpression | None:
         if not _unpackable(value):
             return None  # (``build[obj]``'s items are no value a solver builds)
         index = next((i for i, bound in enumerate(target.elements) if target_key(bound.value) == name), None)
-        return None if index is None else cst.Subscript(value=_grouped(value), slice=[cst.SubscriptElement(slice=cst.Index(value=cst.Integer(str(index))))])
+        return None if index is None else cst.Subscript(value=_grouped(value),
+                                                        slice=[cst.SubscriptElement(slice=cst.Index(value=cst.Integer(str(index))))])
     if len(target.elements) != len(value.elements):
         return None
     for bound, element in zip(target.elements, value.elements):

@@ -102,7 +102,8 @@ def strip_parens(node: cst.BaseExpression) -> cst.BaseExpression:
 class _Flattener(cst.CSTTransformer):
     """Rewrites newlines and comments inside brackets to single spaces."""
 
-    def leave_ParenthesizedWhitespace(self, original_node: cst.ParenthesizedWhitespace, updated_node: cst.ParenthesizedWhitespace) -> cst.BaseParenthesizableWhitespace:
+    def leave_ParenthesizedWhitespace(self, original_node: cst.ParenthesizedWhitespace,
+                                      updated_node: cst.ParenthesizedWhitespace) -> cst.BaseParenthesizableWhitespace:
         return cst.SimpleWhitespace(" ")
 
     def leave_LeftParen(self, original_node: cst.LeftParen, updated_node: cst.LeftParen) -> cst.LeftParen:
@@ -114,7 +115,8 @@ class _Flattener(cst.CSTTransformer):
     def leave_LeftSquareBracket(self, original_node: cst.LeftSquareBracket, updated_node: cst.LeftSquareBracket) -> cst.LeftSquareBracket:
         return updated_node.with_changes(whitespace_after=cst.SimpleWhitespace(""))
 
-    def leave_RightSquareBracket(self, original_node: cst.RightSquareBracket, updated_node: cst.RightSquareBracket) -> cst.RightSquareBracket:
+    def leave_RightSquareBracket(self, original_node: cst.RightSquareBracket,
+                                 updated_node: cst.RightSquareBracket) -> cst.RightSquareBracket:
         return updated_node.with_changes(whitespace_before=cst.SimpleWhitespace(""))
 
 

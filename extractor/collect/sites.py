@@ -38,7 +38,8 @@ def defined_under(guard: Guard, stack: tuple[ast.stmt, ...], holder: ast.stmt | 
         elif isinstance(node, (ast.Try, ast.TryStar)) and inner in node.orelse:
             found.append(Context(kind=ContextKind.DEFINED_IF, code="else of a try statement (its body raised nothing)"))
         elif isinstance(node, (ast.Try, ast.TryStar)) and (handler := next((h for h in node.handlers if inner in h.body), None)):
-            found.append(Context(kind=ContextKind.DEFINED_IF, code="except" + (f" {ast.unparse(handler.type)}" if handler.type is not None else "")))
+            found.append(Context(kind=ContextKind.DEFINED_IF,
+                                 code="except" + (f" {ast.unparse(handler.type)}" if handler.type is not None else "")))
     return replace(guard, context=(*found, *guard.context)) if found else guard
 
 

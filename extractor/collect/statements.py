@@ -235,5 +235,6 @@ def always_leaves(statements: Sequence[cst.CSTNode]) -> bool:
     last = statements[-1]
     if isinstance(last, (cst.SimpleStatementLine, _ENDS)):
         smalls = last.body if isinstance(last, cst.SimpleStatementLine) else [last]
-        return any(isinstance(s, _ENDS) or (isinstance(s, cst.Expr) and isinstance(s.value, cst.Call) and dotted(s.value.func) in EXIT_CALLS) for s in smalls)
+        return any(isinstance(s, _ENDS) or (isinstance(s, cst.Expr) and isinstance(s.value,
+            cst.Call) and dotted(s.value.func) in EXIT_CALLS) for s in smalls)
     return False

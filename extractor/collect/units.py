@@ -203,7 +203,8 @@ def _may_store(stmt: ast.stmt, lines: list[str], read: set[str]) -> bool:
         return True
     text = "\n".join(lines[first_line(stmt) - 1 : stmt.end_lineno])
     words = set(WORD.findall(text))
-    return "await" in words or "yield" in words or "(" in text and ("super" in words or not words.isdisjoint(c.split(".", 1)[0] for c in read))
+    return "await" in words or "yield" in words or "(" in text and ("super" in words or not words.isdisjoint(c.split(".",
+                                                                                                                     1)[0] for c in read))
 
 
 def method_stores(unit: ast.stmt, owner: ast.stmt | None, text: str) -> tuple[str, dict[str, frozenset[str]]] | None:

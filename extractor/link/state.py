@@ -4,7 +4,7 @@ A method's guard often reads an attribute no caller sets directly (``if self._cl
 trigger can only assume a value for it. What the tree does show is where that value comes
 from: each assignment of the attribute in a method of the owner class or of an in-tree class
 it derives from (``__init__`` sets ``False``, ``close`` sets ``True``), and class attributes
-(collect.state), with the source of the module constant a value names where the tree gives
+(collect.declarations), with the source of the module constant a value names where the tree gives
 it (``self._state = IDLE``). Solving then says which of those values reach the raise (solve.state).
 Assignments in subclasses, elsewhere in the tree or through ``setattr`` are not seen: the
 card says which classes were read.

@@ -87,7 +87,7 @@ class StateWrite:
     method: str | None  # None: a class attribute in the class body
     path: str
     line: int
-    value: str | None = None  # the value's source (collect.state.MAX_VALUE); None: no one value
+    value: str | None = None  # the value's source (collect.declarations.MAX_VALUE); None: no one value
     conditional: bool = False  # in a block of the method, not at the top of its body
     constant: str | None = None  # the source of the module constant ``value`` names (``IDLE``: ``'idle'``), where the tree gives it
     # Whether the card's condition holds with this value and the trigger's other values (solve);

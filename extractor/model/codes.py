@@ -366,7 +366,7 @@ class PartRole(Code):
 
 
 class ContextKind(Code):
-    """What holds around a raise without being a test of its inputs (Context.kind; collect.paths, collect.units)."""
+    """What holds around a raise without being a test of its inputs (Context.kind; collect.paths, collect.sites)."""
 
     LOOP = "loop", "a loop the raise stands in"
     ELEMENT = "element", "a for loop reached on a one-element list (Guard.loops)"

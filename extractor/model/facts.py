@@ -72,12 +72,13 @@ class PostInitSet:
 @record
 class AttributeStore:
     """An assignment of ``self.attribute`` in a method of a class, or of a class attribute in
-    its body (``method`` None): collect.state."""
+    its body (``method`` None): collect.declarations."""
 
     attribute: str
     method: str | None
     line: int
-    value: str | None = None  # the value's source; None: longer than collect.state.MAX_VALUE, or no one value (``+=``, a tuple target)
+    # the value's source; None: longer than collect.declarations.MAX_VALUE, or no one value (``+=``, a tuple target)
+    value: str | None = None
     conditional: bool = False  # in a block of the method (under an ``if``, loop, ``try``, ``with``)
 
 
@@ -99,7 +100,7 @@ class ClassFact:
     new: tuple[Param, ...] | None = None  # the explicit ``__new__``'s parameters after cls
     metaclass: str | None = None  # ``metaclass=`` as written
     stores: tuple[AttributeStore, ...] = ()  # where its methods assign ``self.x``, and its class attributes
-    init_calls: tuple[str, ...] = ()  # the methods its own ``__init__`` calls on its receiver (collect.state.init_calls)
+    init_calls: tuple[str, ...] = ()  # the methods its own ``__init__`` calls on its receiver (collect.declarations.init_calls)
     abstract: tuple[str, ...] = ()  # its methods decorated ``@abstractmethod`` (or abstractproperty, ...)
     assigned: tuple[str, ...] = ()  # the other names its body binds (``__add__, __radd__ = ...``, ``x = property(...)``)
     # How an exception class makes its message (collect.class_messages): "transparent" (str()
@@ -130,7 +131,7 @@ class RaiseFacts:
     lints: tuple[str, ...] = ()
     arguments: tuple[Argument, ...] | None = None  # the exception call's arguments; None: not a call, or one with a star
     # What the statements before the raise and its arguments evaluate, in the guard's names
-    # (collect.evaluated; a star argument as "*x" or "**x"): a trigger under which one fails is none.
+    # (collect.paths; a star argument as "*x" or "**x"): a trigger under which one fails is none.
     evaluates: tuple[str, ...] = ()
 
 

@@ -58,7 +58,8 @@ def _text(card: dict[str, Any]) -> str | None:
     return card["message"]["template"] if card["message"]["template"] is not None else card["message"].get("source")
 
 
-def _candidates(lonely_old: list[dict[str, Any]], lonely_new: list[dict[str, Any]], renamed: dict[str, str]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+def _candidates(lonely_old: list[dict[str, Any]], lonely_new: list[dict[str, Any]], renamed: dict[str, str]) -> Iterator[tuple[dict[str,
+    Any], dict[str, Any]]]:
     """The pairs the evidence allows: the same place (path, a renamed file's new path, and
     function), the same message in the same file, or the same message in the same function
     of another file. Each is a dictionary lookup, so pairing stays linear in the cards."""
@@ -174,7 +175,8 @@ def diff_catalogs(old: dict[str, Any], new: dict[str, Any], labels: tuple[str, s
     names = (_source(old), _source(new))
     if labels is not None and names[0] == names[1]:
         names = (f"{names[0]} ({labels[0]})", f"{names[1]} ({labels[1]})")
-    return CatalogDiff(old=names[0], new=names[1], changes=tuple(changes), renamed=tuple(sorted(p for p in renamed.items() if p in moved_with)))
+    return CatalogDiff(old=names[0], new=names[1], changes=tuple(changes),
+                       renamed=tuple(sorted(p for p in renamed.items() if p in moved_with)))
 
 
 def renamed_files(old_paths: set[str], new_paths: set[str]) -> dict[str, str]:
@@ -244,12 +246,14 @@ def _renamed_classes(card: dict[str, Any], moves: dict[str, str]) -> dict[str, A
     """The card with its exception's classes and ancestors named as after the moves."""
     def renamed(name: str) -> str:
         parts = name.split(".")
-        return next((f"{moves[m]}.{'.'.join(parts[k:])}" for k in range(len(parts) - 1, 0, -1) if (m := ".".join(parts[:k])) in moves), name)
+        return next((f"{moves[m]}.{'.'.join(parts[k:])}" for k in range(len(parts) - 1, 0, -1) if (m := ".".join(parts[:k])) in moves),
+                    name)
 
     exception = card["exception"]
     if not any(renamed(name) != name for name in (*exception["classes"], *exception["ancestors"])):
         return card
-    changed = {**exception, "classes": [renamed(n) for n in exception["classes"]], "ancestors": [renamed(n) for n in exception["ancestors"]]}
+    changed = {**exception, "classes": [renamed(n) for n in exception["classes"]],
+               "ancestors": [renamed(n) for n in exception["ancestors"]]}
     return {**card, "exception": changed}
 
 
@@ -296,7 +300,8 @@ def folder_moves(data: dict[str, Any]) -> list[dict[str, Any]]:
     """A diff's renamed files (CatalogDiff data) by the folder rename they make, with how many
     of the moved errors each carried: ``vllm/`` -> ``vllm2/``, 1,950 files, 8,700 errors."""
     renamed = {old: new for old, new in data["renamed"]}
-    carried = Counter(c["old"]["path"] for c in data["changes"] if c["kind"] == "moved" and renamed.get(c["old"]["path"]) == c["new"]["path"])
+    carried = Counter(c["old"]["path"] for c in data["changes"]
+                      if c["kind"] == "moved" and renamed.get(c["old"]["path"]) == c["new"]["path"])
     folders: dict[tuple[str, str], list[str]] = defaultdict(list)
     for old, new in renamed.items():
         kept = len(old.split("/")) - _common_tail(tuple(old.split("/")), tuple(new.split("/")))

@@ -76,6 +76,7 @@ def page_name(folder: str) -> str:
 
 def _escape(part: str) -> str:
     return "".join(
-        char if char.isascii() and (char.isalnum() or char == "_") else "".join(f"~{byte:02x}" for byte in char.encode("utf-8", "surrogatepass"))
+        char if char.isascii() and (char.isalnum() or char == "_") else "".join(f"~{byte:02x}" for byte in char.encode("utf-8",
+                                                                                                                       "surrogatepass"))
         for char in part
     )

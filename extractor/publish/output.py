@@ -55,7 +55,8 @@ def _foreign(folder: str) -> list[str]:
     return [rel for rel in present if not _LEGACY.fullmatch(rel)]
 
 
-def write_docs(files: Iterable[tuple[str, str | Iterable[str]]], outdir: str, identity: str | None = None, inputs: str | None = None) -> bool:
+def write_docs(files: Iterable[tuple[str, str | Iterable[str]]], outdir: str, identity: str | None = None,
+               inputs: str | None = None) -> bool:
     """Write ``files`` (relative path, text or its chunks) as the whole content of ``outdir``;
     False when the folder already held exactly that and was left as it is.
 
@@ -109,7 +110,8 @@ def _check_replaceable(target: str, outdir: str) -> None:
         foreign = _foreign(target)
         if foreign:
             more = f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
-            raise OutputError(f"output folder holds files raisedocs did not write ({', '.join(foreign[:3])}{more}); refusing to replace it: {outdir}")
+            listed = ", ".join(foreign[:3])
+            raise OutputError(f"output folder holds files raisedocs did not write ({listed}{more}); refusing to replace it: {outdir}")
 
 
 def _make_staging(parent: str) -> str:

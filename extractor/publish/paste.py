@@ -89,7 +89,8 @@ def match_paste(text: str, index: dict[str, Any], limit: int) -> tuple[list[Matc
         matches = [replace(m, score=round(m.score * DOUBTFUL, 4), note="traceback_elsewhere") for m in matches]
     elif not paste.frames:  # a bare message: a class from outside the tree may be raised there too
         tree = {_module_of(e["path"]) for e in entries}
-        matches = [replace(m, score=round(m.score * DOUBTFUL, 4), note="class_outside_tree") if _outside(m.card, tree) else m for m in matches]
+        matches = [replace(m, score=round(m.score * DOUBTFUL, 4), note="class_outside_tree") if _outside(m.card,
+                                                                                                         tree) else m for m in matches]
     if site is not None:  # the frame is certain; other cards stay only where the class agrees
         others = [m for m in matches if m.id != site["id"] and (paste.exception is None or _class_fits(m.card, paste.exception))]
         matches = [Match(id=site["id"], score=1.0, values=_values(site, matches), card=site), *others]
@@ -155,7 +156,8 @@ def _personal_lines(personal: dict[str, Any] | None) -> list[str]:
         return []
     given = ", ".join(f"{name} = {value!r}" for name, value in personal["inputs"].items())
     return [f"For your values ({given}):",
-            *(f"  - set `{f['input']}` to `{f['to']!r}` (you have `{f['from']!r}`), so that `{f['part']}` is false" for f in personal["fixes"])]
+            *(f"  - set `{f['input']}` to `{f['to']!r}` (you have `{f['from']!r}`), so that `{f['part']}` is false"
+              for f in personal["fixes"])]
 
 
 def _fix_lines(card: dict[str, Any]) -> list[str]:
@@ -168,7 +170,8 @@ def render_match(match: Match, catalog_dir: str) -> str:
     card = match.card
     lines = [
         f"{card['exception']['display']} · {card['path']}:{card['line']} · card {match.id} (score {match.score:.2f})",
-        card["message"]["template"] if card["message"].get("template") is not None else "(no message template: the raise builds its text at run time)",
+        card["message"]["template"] if card["message"].get("template") is not None
+        else "(no message template: the raise builds its text at run time)",
         *(f"  {expr} = {value}" for expr, value in match.values.items()),
         f"When: {card['guard']['code']}",
         *_NOTES.get(match.note or "", ()),

@@ -122,9 +122,11 @@ def _card_page(env: jinja2.Environment, card: dict[str, Any], by_id: dict[str, A
         return str(env.from_string(_UNRENDERED).render(id=card.get("id", "?"), error=type(exc).__name__))
 
 
-_UNRENDERED = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Card {{ id }}</title></head>
-<body><p>This card could not be rendered ({{ error }}); its data is in <a href="../api/errors/{{ id }}.json">{{ id }}.json</a>.</p></body></html>
-"""
+_UNRENDERED = (
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Card {{ id }}</title></head>\n'
+    '<body><p>This card could not be rendered ({{ error }}); its data is in '
+    '<a href="../api/errors/{{ id }}.json">{{ id }}.json</a>.</p></body></html>\n'
+)
 
 
 def _summary(summary: dict[str, Any]) -> dict[str, Any]:

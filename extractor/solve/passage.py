@@ -5,7 +5,7 @@ the raise, and the raise must build its exception: ``remove_formatted =
 f"{remove[0]}.{remove[1]}"`` with ``remove = ''`` raises IndexError before the test the
 trigger was solved for, and ``raise self.error(msg, len(name) + offset)`` with ``offset =
 None`` raises TypeError on the raise's own line (``CardContext.call.evaluates``:
-``collect.evaluated``). Only a failure the restricted evaluator sees on these plain values
+``collect.paths``). Only a failure the restricted evaluator sees on these plain values
 counts (``evaluate.FAILS``: the real code raises there too); what it cannot compute is no
 evidence either way.
 """

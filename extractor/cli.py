@@ -73,10 +73,12 @@ def cli() -> None:
               help="Most source lines shown around a raise.")
 @click.option("--repo-url", help="Forge URL of the repository, for permalinks (default with --rev: origin, if on GitHub or GitLab).")
 @click.option("--rev", help="Read this commit (tag, branch, sha) of the git repository at PATH; permalinks pin to its full sha.")
-@click.option("--repo-name", help="Name shown on cards (default: the folder name).")
+@click.option("--repo-name",
+    help="Name shown on cards (default: [project] name in PATH/pyproject.toml, package metadata, the git remote, or the folder name).")
 @click.option("--command",
               help="Command that CLI examples start with (default: [tool.raisedocs] command or the console script in PATH/pyproject.toml).")
-@click.option("--no-tests", is_flag=True, help="Leave out test code: test/ and tests/ folders, test_*.py, *_test.py, conftest.py.")
+@click.option("--no-tests", is_flag=True,
+              help="Leave out test code: test/, tests/ and testing/ folders, test_*.py, *_test.py, conftest.py, test.py, tests.py.")
 @click.option("--card-json", is_flag=True, help="Also write errors/<id>.json per card (catalog.json holds them all).")
 @click.option("--site", "site_dir", type=click.Path(), help="Also write the static error-docs site here (as `raisedocs site` does).")
 @click.option("--strict", is_flag=True, help="Exit 1 when any file could not be analysed.")

@@ -18,6 +18,3 @@ class OutputError(RaisedocsError):
 class CatalogError(RaisedocsError):
     """A catalog file cannot be read or does not match the schema."""
 
-
-class StrictModeError(RaisedocsError):
-    """Strict mode turned a per-file or per-site gap into a failure."""

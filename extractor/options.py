@@ -101,8 +101,8 @@ _TEST_DIRS = frozenset({"test", "tests", "testing"})
 
 
 def is_test_path(path: str) -> bool:
-    """Test code by the usual conventions: a ``test``/``tests`` folder, ``test_*.py``,
-    ``*_test.py``, ``conftest.py``."""
+    """Test code by the usual conventions: a ``test``/``tests``/``testing`` folder, ``test_*.py``,
+    ``*_test.py``, ``conftest.py``, ``test.py``, ``tests.py``."""
     *folders, name = path.split("/")
     return (any(f in _TEST_DIRS for f in folders) or name.startswith("test_") or name.endswith("_test.py")
             or name in ("conftest.py", "tests.py", "test.py"))

@@ -17,7 +17,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..model import Argument, Guard, Hole, MessageTemplate, Part, RaiseFacts, RaiseKind, Reason, Text
+from ..model import Argument, Guard, Hole, MessageTemplate, Part, Passage, RaiseFacts, RaiseKind, Reason, Text
 from .exits import handler_types
 from .expressions import ExprModel
 from .messages import reconstruct_message, unknown
@@ -120,7 +120,8 @@ class UnitAnalysis:
         handlers = [n for n in chain[start:] if isinstance(n, (cst.ExceptHandler, cst.ExceptStarHandler))]
         cause = raw_code(node.cause.item) if node.cause is not None else None
         facts = _describe(node, handlers, scope, guard, cause, paths.exprs)
-        return replace(facts, lints=lint_message(facts.message, scope), evaluates=(*paths.evaluates, *facts.evaluates))
+        passage = replace(facts.passage, evaluates=(*paths.evaluates, *facts.passage.evaluates))
+        return replace(facts, lints=lint_message(facts.message, scope), passage=passage)
 
 
 def _describe(node: cst.Raise, handlers: list[cst.ExceptHandler | cst.ExceptStarHandler], scope: Scope, guard: Guard, cause: str | None,
@@ -158,7 +159,7 @@ def _call_message(call: cst.Call, scope: Scope, exprs: ExprModel, at: cst.Raise)
         values = [_value_at(arg.value, exprs, at) for arg in call.args]
         evaluates = tuple(arg.star + (value or raw_code(arg.value)) for arg, value in zip(call.args, values))
         if any(arg.star for arg in call.args):
-            return {"message": unknown("unsupported", Reason.STAR_ARGUMENTS), "evaluates": evaluates}
+            return {"message": unknown("unsupported", Reason.STAR_ARGUMENTS), "passage": Passage(evaluates=evaluates)}
         arguments = tuple(
             Argument(code=raw_code(arg.value), keyword=arg.keyword.value if arg.keyword is not None else None,
                      message=_argument_message(arg.value, scope, exprs, at), value=value)
@@ -170,14 +171,15 @@ def _call_message(call: cst.Call, scope: Scope, exprs: ExprModel, at: cst.Raise)
         if len(call.args) != 1 or call.args[0].keyword is not None:
             raise
         return {"message": _argument_message(call.args[0].value, scope, exprs, at)}  # no arguments: read as written
+    passage = Passage(evaluates=evaluates, arguments=arguments)
     positional = [a for a in arguments if a.keyword is None]
     if len(positional) > 1:
-        return {"message": unknown("multiple_args", Reason.MULTIPLE_ARGUMENTS), "arguments": arguments, "evaluates": evaluates}
+        return {"message": unknown("multiple_args", Reason.MULTIPLE_ARGUMENTS), "passage": passage}
     found = positional[0] if positional else next((a for k in _MESSAGE_KEYWORDS for a in arguments if a.keyword == k), None)
     if found is None:
         message = unknown("none", Reason.NO_ARGUMENTS if not arguments else Reason.KEYWORD_ARGUMENTS_ONLY)
-        return {"message": message, "arguments": arguments, "evaluates": evaluates}
-    return {"message": found.message, "arguments": arguments, "evaluates": evaluates}
+        return {"message": message, "passage": passage}
+    return {"message": found.message, "passage": passage}
 
 
 def _argument_message(value: cst.BaseExpression, scope: Scope, exprs: ExprModel, at: cst.Raise) -> MessageTemplate:

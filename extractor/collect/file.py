@@ -29,7 +29,9 @@ from ..model import (
     MessageTemplate,
     Opaque,
     Param,
+    Passage,
     RaiseFacts,
+    Signature,
     SiteFact,
     Text,
     from_data,
@@ -348,8 +350,7 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
     guard = defined_under(facts.guard, hit.stack, next((n for n in hit.stack if isinstance(n, (*DEFS, ast.ClassDef))), None))
     raised = dataclasses.replace(
         facts, message=_bounded(facts.message), guard=dataclasses.replace(guard, looped=loops_read(hit.stack, hit.node)),
-        arguments=tuple(dataclasses.replace(a, message=_bounded(a.message)) if a.message is not None else a for a in facts.arguments)
-        if facts.arguments is not None else None,
+        passage=_bounded_arguments(facts.passage),
     )
     at = Location(
         line=hit.node.lineno,
@@ -363,10 +364,19 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
         owner=owner,
         raised=raised,
         function_doc=decl.cut_text(ast.get_docstring(function)) if function is not None else None,
-        params=_params(function, src, per_function) if function is not None else (),
-        call_style=_call_style(function, per_function, lines) if function is not None else "function",
-        unread=decl.unread_params(function, hit.stack, hit.node.lineno) if function is not None else (),
+        signature=Signature(
+            params=_params(function, src, per_function), call_style=_call_style(function, per_function, lines),
+            unread=decl.unread_params(function, hit.stack, hit.node.lineno),
+        ) if function is not None else Signature(),
     )
+
+
+def _bounded_arguments(passage: Passage) -> Passage:
+    """The passage with its arguments' messages cut to size."""
+    if passage.arguments is None:
+        return passage
+    arguments = tuple(dataclasses.replace(a, message=_bounded(a.message)) if a.message is not None else a for a in passage.arguments)
+    return dataclasses.replace(passage, arguments=arguments)
 
 
 def _params(function: ast.FunctionDef | ast.AsyncFunctionDef, src: decl.SourceText,

@@ -16,7 +16,6 @@ from dataclasses import replace
 
 from ..collect.messages import unknown
 from ..model import (
-    Call,
     Card,
     CardContext,
     Docs,
@@ -29,6 +28,7 @@ from ..model import (
     Opaque,
     Owner,
     Placement,
+    Signature,
     SiteFact,
     Solved,
 )
@@ -264,7 +264,7 @@ class ContextLinker:
         except Exception:  # the per-site boundary: a bug of ours costs this card its solving only
             if self.options.is_strict or strict_from_env():
                 raise
-            return card, CardContext(call=Call(params=site.params))
+            return card, CardContext(signature=Signature(params=site.signature.params))
 
     def _linked(self, card: Card, site: SiteFact, own_flags: dict[str, str]) -> tuple[Card, CardContext]:
         others = [c for c in self.by_function[card.at.function] if c.id != card.id]
@@ -274,7 +274,8 @@ class ContextLinker:
         self.read_flags.update(reads)
         card, state = self._link_state(card, site, owner)
         place = self.link_placement(card, site, others)
-        return card, CardContext(call=link_call(site), place=place, owner=owner, state=state, cli=cli, names=names)
+        return card, CardContext(signature=site.signature, passage=site.raised.passage, place=place, owner=owner, state=state, cli=cli,
+                                 names=names)
 
     def _link_state(self, card: Card, site: SiteFact, owner: Owner) -> tuple[Card, ObjectState]:
         """The card with where its method's object gets the attributes its guard reads (which
@@ -297,7 +298,8 @@ class ContextLinker:
             # The other raises a fix must not reach. One in an unmodelled handler (context "except")
             # is reached only when its try body raises, which its guard leaves out: no evidence.
             siblings=tuple(c.guard.code for c in others if all(x.kind != ContextKind.EXCEPT for x in c.guard.context)),
-            param_choices={p.name: members for p in site.params if p.annotation and (members := self._enum_members(p.annotation))},
+            param_choices={p.name: members for p in site.signature.params
+                           if p.annotation and (members := self._enum_members(p.annotation))},
         )
 
     def _function_instances(self, function: str | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -309,13 +311,6 @@ class ContextLinker:
         if annotation not in self.members:
             self.members[annotation] = self.project.enum_members(self.facts, annotation)
         return self.members[annotation]
-
-
-def link_call(site: SiteFact) -> Call:
-    """How a call of the site's function runs to the raise: the site's own fields (the one
-    place a context reads them)."""
-    return Call(params=site.params, call_style=site.call_style, unread=site.unread, evaluates=site.raised.evaluates,
-                arguments=site.raised.arguments)
 
 
 def _defines_str(project: Project, qualname: str) -> bool:
@@ -376,7 +371,7 @@ def _docs(project: Project, facts: FileFacts, site: SiteFact) -> Docs:
         owner_doc = found[1].doc if found else None
     fields: list[FieldDoc] = []
     for name in site.raised.guard.inputs:
-        doc = field_doc(project, facts, site.owner, name, site.params)
+        doc = field_doc(project, facts, site.owner, name, site.signature.params)
         if doc is not None:
             fields.append(doc)
     return Docs(function_doc=site.function_doc, owner=owner, owner_doc=owner_doc, fields=tuple(fields))

@@ -170,7 +170,7 @@ def routed_inputs(flags: dict[str, str], module: str, site: SiteFact, inputs: It
             owners = [f"{module}.{site.owner}", *nested]
             if all(cls and routed(route(cls), keyword, namespace=False) for cls, keyword in zip(owners, keywords)):
                 found.append(name)
-        elif (len(parts) == 2 and parts[0] in {p.name for p in site.params} and site.at.function is not None
+        elif (len(parts) == 2 and parts[0] in {p.name for p in site.signature.params} and site.at.function is not None
               and routed(route(f"{module}.{site.at.function}"), parts[1], namespace=True)):
             found.append(name)
     return tuple(found), reads

@@ -264,7 +264,7 @@ def field_defaults(project: Project, constructors: Constructors, facts: FileFact
     where a ``__post_init__`` assigns the field, whose value is then not the declared one."""
     found: dict[str, tuple[str, str | None, str | None]] = {}
     for name in sorted({name for card in others for name in card.guard.inputs}):
-        doc = field_doc(project, facts, site.owner, name, site.params)
+        doc = field_doc(project, facts, site.owner, name, site.signature.params)
         if doc is None or (doc.default is None and doc.default_factory is None) or not constructors.is_record(doc.owner):
             continue
         holders = {doc.owner, *([f"{facts.module}.{site.owner}"] if name.startswith("self.") and site.owner else [])}
@@ -281,7 +281,7 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
     project = constructors.project
     owner = f"{facts.module}.{site.owner}" if site.owner else None
     settable, classes = settable_inputs(constructors, owner, card.guard.inputs, built=not set(card.entry) & BUILDING)
-    derived = derived_inputs(project, facts, owner, site.params, card.guard.inputs)
+    derived = derived_inputs(project, facts, owner, site.signature.params, card.guard.inputs)
     signature = constructors.signature(owner) if owner else None
     abstract = abstract_methods(project, owner) if owner else ()
     defaults = field_defaults(project, constructors, facts, site, others)

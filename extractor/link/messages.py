@@ -30,9 +30,9 @@ def compose(project: Project, exception: ExceptionRef, site: SiteFact, message: 
     if len(exception.classes) != 1 or exception.factory or site.raised.kind == RaiseKind.RERAISE \
             or exception.reason == Reason.RAISED_VARIABLE:
         return message
-    if site.raised.is_call and site.raised.arguments is None:
+    if site.raised.is_call and site.raised.passage.arguments is None:
         return message  # a star argument: the count is unknown
-    args: list[Argument] = list(site.raised.arguments or ()) if site.raised.is_call else []
+    args: list[Argument] = list(site.raised.passage.arguments or ()) if site.raised.is_call else []
     chain = (exception.classes[0], *exception.ancestors)
     extended = False  # a __str__ on the way adds to the text: it starts the message
     for index, name in enumerate(chain):

@@ -37,7 +37,7 @@ _SAME_EVERYWHERE = {
 def errno_subclass(project: Project, facts: FileFacts, site: SiteFact, resolved: str) -> str | None:
     """The builtin subclass the site's ``OSError(...)`` call creates; None where it creates
     OSError itself, or the number is not known."""
-    arguments = site.raised.arguments
+    arguments = site.raised.passage.arguments
     if resolved != "OSError" or not site.raised.is_call or arguments is None or not 2 <= len(arguments) <= 5:
         return None
     if any(a.keyword is not None for a in arguments):

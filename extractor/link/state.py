@@ -102,6 +102,7 @@ def receiver(site: SiteFact) -> str | None:
     elsewhere (a function, a staticmethod, a function nested in a method)."""
     if site.owner is None or site.at.function is None or site.at.function.rpartition(".")[0] != site.owner:
         return None
-    if "staticmethod" in site.at.decorators or not site.params or site.params[0].kind in ("star", "starstar", "keyword"):
+    params = site.signature.params
+    if "staticmethod" in site.at.decorators or not params or params[0].kind in ("star", "starstar", "keyword"):
         return None
-    return site.params[0].name
+    return params[0].name

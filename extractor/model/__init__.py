@@ -8,7 +8,6 @@ data and back; ``schema`` derives catalog.schema.json from the records.
 
 from .base import DIFF_SCHEMA_ID, SCHEMA_ID, record
 from .card import (
-    Call,
     Card,
     CardContext,
     CommandLine,
@@ -61,8 +60,10 @@ from .facts import (
     FileFacts,
     Location,
     Param,
+    Passage,
     PostInitSet,
     RaiseFacts,
+    Signature,
     SiteFact,
 )
 from .serialize import dumps, dumps_compact, dumps_data, fingerprint, from_data, from_json, to_data, to_json
@@ -88,13 +89,13 @@ from .site import (
 )
 
 __all__ = [
-    "CLAIMED", "CODES", "CONSTRUCTING", "DIFF_SCHEMA_ID", "RAISES", "SCHEMA_ID", "And", "Argument", "AttributeStore", "Call", "CallSite",
-    "Card", "CardContext", "CardRef", "Catalog", "CatalogDiff", "Change", "ClassFact", "Code", "CommandLine", "Compare", "ConditionChange",
-    "Const", "Constraint", "Context", "ContextKind", "Detailed", "Docs", "Domain", "DomainSource", "EntryKind", "Example", "ExampleStyle",
+    "CLAIMED", "CODES", "CONSTRUCTING", "DIFF_SCHEMA_ID", "RAISES", "SCHEMA_ID", "And", "Argument", "AttributeStore", "CallSite", "Card",
+    "CardContext", "CardRef", "Catalog", "CatalogDiff", "Change", "ClassFact", "Code", "CommandLine", "Compare", "ConditionChange", "Const",
+    "Constraint", "Context", "ContextKind", "Detailed", "Docs", "Domain", "DomainSource", "EntryKind", "Example", "ExampleStyle",
     "ExceptionRef", "Excerpt", "FieldDoc", "FieldFact", "FileFacts", "FileFailure", "Fix", "FixOutcome", "FixTarget", "Generator", "Guard",
     "GuardNames", "GuardNode", "GuardPart", "Hole", "IsInstance", "IsNone", "Location", "MessageTemplate", "NoFix", "Not", "ObjectState",
-    "Observed", "Opaque", "Or", "Owner", "Param", "Part", "PartRole", "Placement", "PostInitSet", "RaiseFacts", "RaiseKind", "Reason",
-    "ReasonCode", "RunOptions", "SiteFact", "Solved", "SourceInfo", "StateWrite", "Stats", "Text", "Trigger", "TriggerStatus", "Truthy",
-    "Validator", "Verification", "VerifyOutcome", "dumps", "dumps_compact", "dumps_data", "fingerprint", "from_data", "from_json", "record",
-    "to_data", "to_json",
+    "Observed", "Opaque", "Or", "Owner", "Param", "Part", "PartRole", "Passage", "Placement", "PostInitSet", "RaiseFacts", "RaiseKind",
+    "Reason", "ReasonCode", "RunOptions", "Signature", "SiteFact", "Solved", "SourceInfo", "StateWrite", "Stats", "Text", "Trigger",
+    "TriggerStatus", "Truthy", "Validator", "Verification", "VerifyOutcome", "dumps", "dumps_compact", "dumps_data", "fingerprint",
+    "from_data", "from_json", "record", "to_data", "to_json",
 ]

@@ -19,7 +19,7 @@ from .codes import (
     TriggerStatus,
     VerifyOutcome,
 )
-from .facts import Argument, CallSite, Constraint, Location, Param
+from .facts import CallSite, Constraint, Location, Param, Passage, Signature
 from .serialize import FLAT
 from .site import Guard, MessageTemplate
 
@@ -212,20 +212,6 @@ class Card:
 
 
 @record
-class Call:
-    """How a call of the card's function runs to the raise, as collecting saw it (the site's
-    own fields: link.cards.link_call takes them from the SiteFact)."""
-
-    params: tuple[Param, ...] = ()
-    call_style: str = "function"  # function, generator, coroutine or async_generator (SiteFact.call_style)
-    unread: tuple[str, ...] = ()  # parameters nothing reads before the raise (SiteFact.unread)
-    evaluates: tuple[str, ...] = ()  # what the path and the raise's arguments evaluate (SiteFact.evaluates)
-    # The exception call's arguments (SiteFact.arguments), for a validator that raises as the
-    # site does where the class, not the one argument, makes the message.
-    arguments: tuple[Argument, ...] | None = None
-
-
-@record
 class Placement:
     """Where the card sits in the project: its modules, its exception class's, the other raises
     of its function and the choices of its Enum-typed parameters (link.cards.ContextLinker.link_placement)."""
@@ -296,10 +282,12 @@ class GuardNames:
 @record
 class CardContext:
     """What solving one card needs from the project (link hands it to solve with the card):
-    one record per link function that builds it, each built once (link.cards.ContextLinker).
-    A site whose linking fails (a bug of ours) gets its parameters alone."""
+    the site's own records (``SiteFact.signature``, ``RaiseFacts.passage``), and one record per
+    link function that builds the rest, each built once (link.cards.ContextLinker). A site whose
+    linking fails (a bug of ours) gets its parameters alone."""
 
-    call: Call
+    signature: Signature  # how a call of the card's function runs to the raise
+    passage: Passage = dataclasses.field(default_factory=Passage)  # what the way to the raise evaluates, and the call's arguments
     place: Placement = dataclasses.field(default_factory=Placement)
     owner: Owner = dataclasses.field(default_factory=Owner)
     state: ObjectState = dataclasses.field(default_factory=ObjectState)

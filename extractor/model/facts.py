@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import field
+
 from .base import record
 from .codes import RaiseKind, Reason
 from .site import Guard, MessageTemplate
@@ -114,6 +116,20 @@ class ClassFact:
 
 
 @record
+class Passage:
+    """The way through to a raise, as the libcst pass reads it: what the statements before it
+    and its exception call evaluate, and that call's arguments. A card's context holds the
+    site's own (``CardContext.passage``)."""
+
+    # In the guard's names (collect.paths; a star argument as "*x" or "**x"): a trigger under
+    # which one fails is none (solve.passage).
+    evaluates: tuple[str, ...] = ()
+    # The exception call's arguments; None: not a call, or one with a star. Linking composes the
+    # message from them (link.messages); a validator raises with them (solve.validator).
+    arguments: tuple[Argument, ...] | None = None
+
+
+@record
 class RaiseFacts:
     """What the libcst pass reads of one raise statement (collect.cstpass): what it raises and
     how, its message and the guard under which it runs."""
@@ -129,10 +145,7 @@ class RaiseFacts:
     # expression), or why libcst could not model the raise (collect.file._fallback).
     reason: Reason | None = None
     lints: tuple[str, ...] = ()
-    arguments: tuple[Argument, ...] | None = None  # the exception call's arguments; None: not a call, or one with a star
-    # What the statements before the raise and its arguments evaluate, in the guard's names
-    # (collect.paths; a star argument as "*x" or "**x"): a trigger under which one fails is none.
-    evaluates: tuple[str, ...] = ()
+    passage: Passage = field(default_factory=Passage)  # what the way to the raise evaluates, and the exception call's arguments
 
 
 @record
@@ -148,6 +161,17 @@ class Location:
 
 
 @record
+class Signature:
+    """How a call of the function that holds a raise runs to it (the ``ast`` pass): its
+    parameters, how a call runs the body, and which parameters nothing reads on the way. A
+    card's context holds the site's own (``CardContext.signature``)."""
+
+    params: tuple[Param, ...] = ()
+    call_style: str = "function"  # function, generator, coroutine or async_generator: how a call runs the body
+    unread: tuple[str, ...] = ()  # parameters nothing reads before the raise (outside loops): any value reaches it
+
+
+@record
 class SiteFact:
     """One raise statement before project-wide linking (names as written): where it is and in
     which function (the ``ast`` pass), and what the libcst pass read of it (``raised``)."""
@@ -156,9 +180,7 @@ class SiteFact:
     owner: str | None  # qualname of the class whose method holds the raise
     raised: RaiseFacts
     function_doc: str | None = None
-    params: tuple[Param, ...] = ()
-    call_style: str = "function"  # function, generator, coroutine or async_generator: how a call runs the body
-    unread: tuple[str, ...] = ()  # parameters nothing reads before the raise (outside loops): any value reaches it
+    signature: Signature = field(default_factory=Signature)  # how a call of its function runs to it (CardContext.signature)
 
 
 @record

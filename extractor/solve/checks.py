@@ -71,7 +71,7 @@ def _raises_input(draft: Draft) -> bool:
 
 def _fails_on_the_way(draft: Draft) -> bool:
     ctx = draft.frame.ctx
-    return first_failing(ctx.call.evaluates, {**param_defaults(ctx), **draft.env}) is not None
+    return first_failing(ctx.passage.evaluates, {**param_defaults(ctx), **draft.env}) is not None
 
 
 def _construction_not_shown(draft: Draft) -> bool:

@@ -69,4 +69,4 @@ class Draft:
 
 def param_defaults(ctx: CardContext) -> dict[str, Any]:
     """The parameters' defaults that are literals: what a call that leaves them out passes."""
-    return {p.name: value for p in ctx.call.params if p.default is not None and (value := literal_value(p.default)) is not NO_VALUE}
+    return {p.name: value for p in ctx.signature.params if p.default is not None and (value := literal_value(p.default)) is not NO_VALUE}

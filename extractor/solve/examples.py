@@ -215,14 +215,14 @@ def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str 
     decorators = decorator_names(card)
     if not decorators <= _TRANSPARENT:
         return None
-    params = {p.name for p in ctx.call.params}
+    params = {p.name for p in ctx.signature.params}
     args = {k: v for k, v in values.items() if k in params and k not in ("self", "cls")}
     fields = {ctx.owner.settable[k]: v for k, v in values.items() if k in ctx.owner.settable}
     if len(args) + len(fields) != len(values):
         return None  # a value no caller passes
     call = _Call(ctx=ctx, args=args, fields=fields, written=ctx.place.module or module)
     code = _entry_call(call, card, decorators, module, function)
-    if code is None or ctx.call.call_style == "async_generator":
+    if code is None or ctx.signature.call_style == "async_generator":
         return None
     return _compiled_snippet(_body_run(code, card, ctx, decorators, call.imports), call.imports)
 
@@ -244,7 +244,7 @@ def _entry_call(call: _Call, card: Card, decorators: set[str], module: str, func
     """The call of the entry: a function, a constructor, a class-level method, or a method of a built object."""
     owner, _, name = function.rpartition(".")
     if not owner:
-        call_args = _arguments(call.ctx.call.params, call.args, call.imports, call.written)
+        call_args = _arguments(call.ctx.signature.params, call.args, call.imports, call.written)
         if not _public(name) or call_args is None:
             return None
         call.imports.add((module, name))
@@ -255,11 +255,11 @@ def _entry_call(call: _Call, card: Card, decorators: set[str], module: str, func
     if set(card.entry) & CONSTRUCTING:
         return _constructor_call(call, owner, name)
     if decorators & set(_CLASS_LEVEL):
-        signature = call.ctx.call.params[1:] if "classmethod" in decorators else call.ctx.call.params
+        signature = call.ctx.signature.params[1:] if "classmethod" in decorators else call.ctx.signature.params
         call_args = _arguments(signature, call.args, call.imports, call.written)
         return f"{owner}.{name}({call_args})" if _public(name) and not call.fields and call_args is not None else None
     obj = _build(owner, call.fields, call.ctx, call.imports)
-    call_args = _arguments(call.ctx.call.params[1:], call.args, call.imports, call.written)
+    call_args = _arguments(call.ctx.signature.params[1:], call.args, call.imports, call.written)
     return f"{obj}.{name}({call_args})" if obj is not None and call_args is not None and _public(name) else None
 
 
@@ -267,7 +267,7 @@ def _constructor_call(call: _Call, owner: str, name: str) -> str | None:
     """``Owner(...)``: the entry is the constructor (its arguments are the call's) or runs while it builds."""
     if name not in ("__init__", "__new__"):
         return _build(owner, call.fields, call.ctx, call.imports) if not call.args else None
-    if _arguments(call.ctx.call.params[1:], call.args, call.imports, call.written) is None:
+    if _arguments(call.ctx.signature.params[1:], call.args, call.imports, call.written) is None:
         return None
     return _build(owner, call.fields, call.ctx, call.imports, extra=call.args)
 
@@ -276,9 +276,9 @@ def _body_run(code: str, card: Card, ctx: CardContext, decorators: set[str], imp
     """``code`` as a statement that runs the entry's body."""
     if "contextmanager" in decorators:
         return f"with {code}:\n    pass"  # the body runs as the block is entered
-    if ctx.call.call_style == "generator" and not set(card.entry) & CONSTRUCTING:
+    if ctx.signature.call_style == "generator" and not set(card.entry) & CONSTRUCTING:
         return f"list({code})"  # the body runs as the generator is consumed
-    if ctx.call.call_style == "coroutine":
+    if ctx.signature.call_style == "coroutine":
         imports.add(("asyncio", ""))
         return f"asyncio.run({code})"
     return code
@@ -312,7 +312,7 @@ def _flag_fits(name: str, value: Any, fields: dict[str, Any], ctx: CardContext) 
         choices = field.literal_values
         return choices is None or repr(value) in choices or (isinstance(value, str) and f'"{value}"' in choices)
     root, dot, _ = name.partition(".")
-    param = next((p for p in ctx.call.params if p.name == root), None)  # the parsed arguments: ``args: Namespace``
+    param = next((p for p in ctx.signature.params if p.name == root), None)  # the parsed arguments: ``args: Namespace``
     return bool(dot) and param is not None and (root == "args" or "Namespace" in (param.annotation or ""))
 
 

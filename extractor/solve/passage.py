@@ -4,7 +4,7 @@ A trigger makes the guard true, but control must also get through every statemen
 the raise, and the raise must build its exception: ``remove_formatted =
 f"{remove[0]}.{remove[1]}"`` with ``remove = ''`` raises IndexError before the test the
 trigger was solved for, and ``raise self.error(msg, len(name) + offset)`` with ``offset =
-None`` raises TypeError on the raise's own line (``CardContext.call.evaluates``:
+None`` raises TypeError on the raise's own line (``CardContext.passage.evaluates``:
 ``collect.paths``). Only a failure the restricted evaluator sees on these plain values
 counts (``evaluate.FAILS``: the real code raises there too); what it cannot compute is no
 evidence either way.

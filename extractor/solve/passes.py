@@ -33,11 +33,11 @@ from .values import to_json_value
 def frame_card(card: Card, ctx: CardContext) -> Frame:
     """The names a trigger may set (the guard's inputs and opaque names, and what the message
     and the raise's arguments read) and their domains."""
-    params = {p.name for p in ctx.call.params}
+    params = {p.name for p in ctx.signature.params}
     refs = message_refs(card.message, params)
-    raised_with = [n for n in names_read(ctx.call.evaluates, params) if n in ctx.call.unread and n not in refs]
+    raised_with = [n for n in names_read(ctx.passage.evaluates, params) if n in ctx.signature.unread and n not in refs]
     names = list(dict.fromkeys([*card.guard.inputs, *card.guard.opaque, *refs, *raised_with]))
-    domains = card_domains(card, ctx.call.params, names, ctx.place.param_choices, _stored_params(ctx))
+    domains = card_domains(card, ctx.signature.params, names, ctx.place.param_choices, _stored_params(ctx))
     domains.update(state_types(card.solved.state, domains))  # (``self._closed``: False or True, as the class assigns it)
     return Frame(card=card, ctx=ctx, params=params, refs=tuple(refs), raised_with=tuple(raised_with), names=tuple(names),
                  domains=domains, published=tuple(domains[n] for n in names))
@@ -66,7 +66,7 @@ def _loop_forms(frame: Frame) -> tuple[dict[str, Domain], dict[str, Form], set[s
     guard, ctx, domains = frame.card.guard, frame.ctx, dict(frame.domains)
     forms: dict[str, Form] = {}
     turns: set[str] = set()
-    keywords = {p.name for p in ctx.call.params if p.kind == "starstar"}
+    keywords = {p.name for p in ctx.signature.params if p.kind == "starstar"}
     for x, xs in guard.loops:
         targets = tuple(x.split(", "))
         base = loop_input(xs)
@@ -88,9 +88,9 @@ def _preferred(card: Card, ctx: CardContext) -> dict[str, str]:
     (Param.used_as); for a value the body rebinds a parameter to (``value_1``), that
     parameter's evident or declared type (a preference, never a constraint: ``value =
     value.strip()`` is still a str, ``args = parser.parse_args(args)`` is not a list)."""
-    preferred = {p.name: p.used_as for p in ctx.call.params if p.used_as is not None}
+    preferred = {p.name: p.used_as for p in ctx.signature.params if p.used_as is not None}
     rebound = {base for _, base, kind in card.guard.versions if kind == "rebound"}
-    declared = card_domains(card, ctx.call.params, sorted(rebound), ctx.place.param_choices) if rebound else {}
+    declared = card_domains(card, ctx.signature.params, sorted(rebound), ctx.place.param_choices) if rebound else {}
     for shown, base, kind in card.guard.versions:
         types = [t for t in declared[base].types if ":" not in t and t != "NoneType"] if base in declared else []
         guess = preferred.get(base) or (types[0] if len(types) == 1 else None)
@@ -205,7 +205,7 @@ def complete_values(draft: Draft) -> Draft:
     frame, problem, solution = draft.frame, draft.problem, draft.solution
     ctx = frame.ctx
     refs = [r for r in [*frame.refs, *frame.raised_with] if caller_sets(r, frame.params, ctx.owner.settable)]
-    env = _complete_env(solution.assignment, refs, frame.domains, ctx.call.evaluates)
+    env = _complete_env(solution.assignment, refs, frame.domains, ctx.passage.evaluates)
     env.update(dict.fromkeys(sorted(frame.turns - env.keys()), 0))  # (the message may name the count)
     unread = unread_attributes(problem, env)  # (``model_config = None``: its attributes are no input)
     if unread:
@@ -298,9 +298,10 @@ def choose_inputs(draft: Draft) -> Draft:
               and n not in draft.problem.constants and caller_sets(n, frame.params, ctx.owner.settable)}
     if draft.status not in CLAIMED:
         return replace(draft, env=env, inputs=inputs)
-    for param in ctx.call.params:
-        if param.name in ctx.call.unread and param.default is None and param.kind not in ("star", "starstar") and param.name not in env \
-                and param.name not in ("self", "cls") and (value := any_value(param.annotation or param.used_as)) is not NO_VALUE:
+    for param in ctx.signature.params:
+        if param.name in ctx.signature.unread and param.default is None and param.kind not in ("star", "starstar") \
+                and param.name not in env and param.name not in ("self", "cls") \
+                and (value := any_value(param.annotation or param.used_as)) is not NO_VALUE:
             env[param.name] = value  # (not the object itself: it is built or given, never a value)
             inputs[param.name] = to_json_value(value)
     missing = _missing(frame.card, ctx, set(inputs), bool(draft.constructed))
@@ -308,7 +309,7 @@ def choose_inputs(draft: Draft) -> Draft:
 
 
 def _missing(card: Card, ctx: CardContext, given: set[str], constructing: bool = False) -> list[str]:
-    params = [(p.name, p.default is None and p.kind not in ("star", "starstar")) for p in ctx.call.params]
+    params = [(p.name, p.default is None and p.kind not in ("star", "starstar")) for p in ctx.signature.params]
     if (card.at.function or "").rsplit(".", 1)[-1] in ("__init__", "__new__"):
         return missing_arguments(params, None, given, ctx.owner.settable, False, own_constructor=True)
     constructor = [(p.name, p.default is None and p.kind not in ("star", "starstar")) for p in ctx.owner.constructor] \

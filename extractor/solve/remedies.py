@@ -56,7 +56,7 @@ def _fixes(draft: Draft) -> tuple[list[Found], dict[str, Any]]:
     frame, problem, env = draft.frame, draft.problem, draft.env
     ctx = frame.ctx
     parts = [(p.role, p.code) for p in frame.card.guard.parts]
-    placeholders = frozenset(n for n in ctx.call.unread if n in env and n not in problem.variables)  # any value of their type
+    placeholders = frozenset(n for n in ctx.signature.unread if n in env and n not in problem.variables)  # any value of their type
     defaults = _sibling_defaults(ctx)
     unread = draft.every_atom - draft.atoms
     known = {name: value for name, value in env.items() if name not in unread}
@@ -65,7 +65,7 @@ def _fixes(draft: Draft) -> tuple[list[Found], dict[str, Any]]:
         if (found := _fix(draft, candidate)) is not None:
             fixes.append(found)
     stand_ins = {p.name: candidates(Variable(p.name, param_domain(p.name, p)), [env[p.name]])
-                 for p in ctx.call.params if p.name in placeholders}
+                 for p in ctx.signature.params if p.name in placeholders}
     sure = [{**env, fix.changed[0]: value} for fix, value, decided in fixes if decided and fix.changed[0] in env]
     return fixes, quiet_stand_ins(problem, sure, list(ctx.place.siblings), stand_ins, defaults) if stand_ins and sure else {}
 
@@ -133,7 +133,7 @@ def _example(draft: Draft) -> Example | None:
     class_level = is_class_level(card)  # (called on the class: no object is built)
     before = {n: env[n] for n in _changed(draft)}
     # A Python call needs its required parameters too; they take the trigger's values.
-    required = {p.name: env.get(p.name, NO_VALUE) for p in ctx.call.params if p.default is None and p.name not in ("self", "cls")}
+    required = {p.name: env.get(p.name, NO_VALUE) for p in ctx.signature.params if p.default is None and p.name not in ("self", "cls")}
     # The example's fixes: those under which no other raise of the function may fire.
     fixes = [(fix, value) for fix, value, sure in draft.found if sure]
     no_fix = NoFix.NONE_FOUND if not draft.found else NoFix.MAY_RAISE_ELSEWHERE if not fixes else NoFix.NOT_WRITABLE
@@ -146,7 +146,8 @@ def _example(draft: Draft) -> Example | None:
     if example is None and after is not None:
         example = build_example(card, ctx, before, None, required, setup)  # the fix cannot be written as a call
     if example is not None:
-        example = replace(example, placeholders=tuple(sorted(n for n in required if n in ctx.call.unread and n not in card.guard.inputs)))
+        placeholders = sorted(n for n in required if n in ctx.signature.unread and n not in card.guard.inputs)
+        example = replace(example, placeholders=tuple(placeholders))
     if example is None or example.after is None:
         return replace(example, no_fix=no_fix) if example is not None else None
     further = []  # the same call with each further fix, for verify to run

@@ -339,7 +339,7 @@ def validator_name(own_inputs: list[str], fallback: str) -> str:
 def _in_signature_order(keys: list[str], ctx: CardContext) -> list[str]:
     """The inputs in the order of the function's parameters they read (``check(cfg, mode)``'s
     validator takes ``cfg`` first), the others after them, as they came."""
-    order = {p.name: index for index, p in enumerate(ctx.call.params)}
+    order = {p.name: index for index, p in enumerate(ctx.signature.params)}
     return sorted(keys, key=lambda key: order.get(re.split(r"[.\[]", key, maxsplit=1)[0], len(order)))
 
 
@@ -382,7 +382,7 @@ def card_validator(card: Card, ctx: CardContext, problem: Problem, keys: list[st
             exception=name, import_from=ctx.place.exception_module, keys=_in_signature_order(keys, ctx), domains=domains,
             boolean_atoms={n for n, v in problem.variables.items() if v.is_boolean and v.is_atom},
             constants={**dict(card.guard.constants), **{chain: code for chain, kind, code in ctx.names.named if kind == "value"}},
-            arguments=ctx.call.arguments,
+            arguments=ctx.passage.arguments,
             # Named by function, not line, so that a solution survives edits above the raise.
             docstring=f"Raise {name} as {f'{card.at.function}()' if card.at.function else 'the module body'} in {card.path} does, "
                       "under the same condition.",

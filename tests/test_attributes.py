@@ -14,7 +14,7 @@ from .helpers import extract_snippet
 def _guard(tmp_path, body: str, extra: str = "", bases: str = "") -> tuple[str, tuple[str, ...]]:
     code = f"class C{bases}:\n    def __init__(self, runner, n: int, label: str = 'a'):\n" + textwrap.indent(body, "        ") + "\n" + extra
     [card] = [c for c in extract_snippet(tmp_path, code) if c.exception.display == "ValueError"]
-    return card.guard.code, card.guard.opaque
+    return card.statement.guard.code, card.statement.guard.opaque
 
 
 @pytest.mark.parametrize(
@@ -84,7 +84,7 @@ def test_two_reads_of_one_value_are_one_conjunct(tmp_path) -> None:
                 self._active = False
     """
     [card] = extract_snippet(tmp_path, code)
-    assert card.guard.code == "self._active_1 and __raises__(self.sock.accept(), (socket.timeout,))"
+    assert card.statement.guard.code == "self._active_1 and __raises__(self.sock.accept(), (socket.timeout,))"
 
 
 def test_the_text_libcst_reads_keeps_what_stores_a_read_attribute(tmp_path, monkeypatch) -> None:
@@ -108,7 +108,7 @@ def test_the_text_libcst_reads_keeps_what_stores_a_read_attribute(tmp_path, monk
     thinned = extract_snippet(tmp_path / "a", code)
     monkeypatch.setattr(units, "_unread_left_out", lambda unit, lines, first, end: lines[first - 1 : end])
     assert extract_snippet(tmp_path / "b", code) == thinned
-    assert thinned[0].guard.code == "self.used_1 > 3" and thinned[0].guard.opaque == ("self.used_1",)
+    assert thinned[0].statement.guard.code == "self.used_1 > 3" and thinned[0].statement.guard.opaque == ("self.used_1",)
 
 
 def test_values_after_a_store_are_named_apart_from_the_callers(tmp_path) -> None:
@@ -129,8 +129,8 @@ def test_values_after_a_store_are_named_apart_from_the_callers(tmp_path) -> None
             self.model = None
     """
     card = [c for c in extract_snippet(tmp_path, code) if c.exception.display == "ValueError"][0]
-    assert card.guard.code == "(self.model is None and not other or self.model is not None) and self.model_1 is not None"
-    assert card.guard.versions == (("self.model_1", "self.model", "stored"),)
+    assert card.statement.guard.code == "(self.model is None and not other or self.model is not None) and self.model_1 is not None"
+    assert card.statement.guard.versions == (("self.model_1", "self.model", "stored"),)
 
 
 @pytest.mark.parametrize(
@@ -149,7 +149,7 @@ def test_values_after_a_store_are_named_apart_from_the_callers(tmp_path) -> None
 )
 def test_code_that_can_reach_the_object_may_store_it_again(tmp_path, code: str, guard: str) -> None:
     [card] = extract_snippet(tmp_path, code)
-    assert card.guard.code == guard
+    assert card.statement.guard.code == guard
 
 
 @pytest.mark.parametrize(
@@ -166,7 +166,7 @@ def test_code_that_can_reach_the_object_may_store_it_again(tmp_path, code: str, 
 )
 def test_a_trigger_takes_the_path_that_reads_no_internal_value(tmp_path, code: str, guard: str, inputs: dict) -> None:
     [card] = extract_snippet(tmp_path, code)
-    assert card.guard.code == guard
+    assert card.statement.guard.code == guard
     assert card.solved.trigger.status == "concrete" and card.solved.trigger.assumes == {}
     assert {k: v for k, v in card.solved.trigger.inputs.items() if k in inputs} == inputs
 
@@ -185,4 +185,4 @@ def test_a_join_with_an_elif_whose_branches_all_leave_is_the_one_value(tmp_path)
             raise ValueError("big")
     """
     card = [c for c in extract_snippet(tmp_path, code) if c.exception.display == "ValueError"][0]
-    assert card.guard.code == "c and a_1 > 5"
+    assert card.statement.guard.code == "c and a_1 > 5"

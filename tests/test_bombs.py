@@ -42,7 +42,7 @@ EXPECTED = {
 def _outcomes(catalog) -> dict[str, dict[tuple, int]]:
     found: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for card in catalog.errors:
-        tree = card.guard.tree
+        tree = card.statement.guard.tree
         found[card.path][(card.solved.trigger.status, card.solved.trigger.reason, getattr(tree, "reason", None))] += 1
     return {path: dict(counts) for path, counts in found.items()}
 
@@ -60,7 +60,7 @@ def test_the_bombs_complete_with_a_card_for_every_raise(jobs: int) -> None:
 def test_the_empty_tuple_keeps_its_parentheses() -> None:
     # `if ():` once failed the whole file (libcst refuses a zero-length tuple without them).
     catalog = extract(str(BOMBS), Options(include=("empty_tuple_tests.py",)))
-    assert [card.guard.code for card in catalog.errors] == ["()", "not () and ()", "not () and () and x"]
+    assert [card.statement.guard.code for card in catalog.errors] == ["()", "not () and ()", "not () and () and x"]
 
 
 @pytest.mark.parametrize(("code", "env"), [

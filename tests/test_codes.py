@@ -79,7 +79,7 @@ def test_a_bare_string_that_is_a_member_passes() -> None:
 def test_every_code_of_the_golden_catalogs_is_a_member(golden: str) -> None:
     cards = load_catalog(str(GOLDEN / golden / "catalog.json"))["errors"]
     decoded = [from_data(Card, card) for card in cards]  # (a code that is no member raises ValueError)
-    assert decoded and all(isinstance(c.kind, RaiseKind) for c in decoded)
+    assert decoded and all(isinstance(c.statement.kind, RaiseKind) for c in decoded)
     statuses = {c.solved.trigger.status for c in decoded if c.solved.trigger is not None}
     assert statuses and all(isinstance(s, TriggerStatus) for s in statuses)
 

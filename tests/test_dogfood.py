@@ -21,7 +21,7 @@ def test_every_raise_of_extractor_gets_a_card() -> None:
     )
     assert catalog.failures == ()
     assert catalog.stats.raise_sites == len(catalog.errors) == expected
-    assert not [c for c in catalog.errors if isinstance(c.guard.tree, Opaque)]
+    assert not [c for c in catalog.errors if isinstance(c.statement.guard.tree, Opaque)]
     for card in catalog.errors:  # every code it carries is a member of its enum (model.codes)
         check_codes(to_data(card))
     # OSError(errno, text, path) in publish/output.py: multi-argument messages are not templates yet;

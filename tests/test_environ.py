@@ -90,7 +90,7 @@ def test_an_import_guarded_by_other_classes_may_raise_them(tmp_path) -> None:
     code = ("def check():\n    try:\n        import torchcodec\n    except RuntimeError as e:\n"
             "        raise RuntimeError(str(e)[:10]) from None\n")
     card = only(extract_snippet(tmp_path, code))
-    assert card.guard.code == "__raises__(importlib.import_module('torchcodec'), (RuntimeError,))"
+    assert card.statement.guard.code == "__raises__(importlib.import_module('torchcodec'), (RuntimeError,))"
     assert card.solved.trigger.status == "internal"
 
 
@@ -99,5 +99,5 @@ def test_a_parenthesized_handler_of_an_import_is_its_class(tmp_path) -> None:
     machine decides, as without the parentheses; it was "unreachable"."""
     code = "try:\n    from _no_such_module import SemLock\nexcept (ImportError):\n    raise ImportError('no sem_open')\n"
     card = only(extract_snippet(tmp_path, code))
-    assert card.guard.code == "importlib.util.find_spec('_no_such_module') is None"
+    assert card.statement.guard.code == "importlib.util.find_spec('_no_such_module') is None"
     assert card.solved.trigger.status == "environment"

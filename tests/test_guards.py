@@ -10,7 +10,7 @@ from .helpers import extract_snippet, only, run_cli, temp_tree
 
 
 def guards(tmp_path, code: str) -> list[str]:
-    return [c.guard.code for c in extract_snippet(tmp_path, code)]
+    return [c.statement.guard.code for c in extract_snippet(tmp_path, code)]
 
 
 def test_if_elif_else_negates_earlier_branches(tmp_path) -> None:
@@ -54,15 +54,15 @@ def test_early_return_continue_break_and_assert(tmp_path) -> None:
             raise ValueError(item)
     """
     [guard] = extract_snippet(tmp_path, code)
-    assert guard.guard.code == "x > 0 and x != 5 and item is not None and item != \"stop\""
-    assert guard.guard.inputs == ("x",)
-    assert guard.guard.opaque == ("item",)
+    assert guard.statement.guard.code == "x > 0 and x != 5 and item is not None and item != \"stop\""
+    assert guard.statement.guard.inputs == ("x",)
+    assert guard.statement.guard.opaque == ("item",)
     # The raise is reached on items = [item]: the loop's element, set through its iterable.
-    assert [(c.kind, c.code) for c in guard.guard.context] == [("element", "for item in items")]
-    assert guard.guard.loops == (("item", "items"),)
+    assert [(c.kind, c.code) for c in guard.statement.guard.context] == [("element", "for item in items")]
+    assert guard.statement.guard.loops == (("item", "items"),)
     # An earlier ``if`` that only returns, continues or breaks is a way out (``leave``: the fix
     # search may take it); an assert is another error (``exit``).
-    assert [p.role for p in guard.guard.parts] == ["exit", "leave", "leave", "leave"]
+    assert [p.role for p in guard.statement.guard.parts] == ["exit", "leave", "leave", "leave"]
 
 
 def test_only_an_if_that_leaves_by_return_break_or_continue_is_a_way_out(tmp_path) -> None:
@@ -81,7 +81,7 @@ def test_only_an_if_that_leaves_by_return_break_or_continue_is_a_way_out(tmp_pat
     """
     [card] = extract_snippet(tmp_path, code)
     # x == 2 returns or fails to unpack: not only a way out
-    assert [(p.role, p.code) for p in card.guard.parts] == [
+    assert [(p.role, p.code) for p in card.statement.guard.parts] == [
         ("exit", "x != 1"), ("exit", "x != 2"), ("leave", "x == 3 and not pair or x != 3")]
 
 
@@ -109,9 +109,9 @@ def test_a_local_reads_as_the_value_that_reaches_the_raise(tmp_path) -> None:
             raise ValueError("x")
     """
     [card] = extract_snippet(tmp_path, code)
-    assert card.guard.code == "self.size > 0 and n > (2 if n else 1)"
-    assert card.guard.inputs == ("self.size", "n")
-    assert card.guard.opaque == ()
+    assert card.statement.guard.code == "self.size > 0 and n > (2 if n else 1)"
+    assert card.statement.guard.inputs == ("self.size", "n")
+    assert card.statement.guard.opaque == ()
 
 
 @pytest.mark.parametrize(
@@ -176,7 +176,7 @@ def test_a_local_reads_as_the_value_that_reaches_the_raise(tmp_path) -> None:
 def test_reaching_values_path_by_path(tmp_path, body: str, guard: str, inputs: tuple, opaque: tuple) -> None:
     code = "def f(n, s='', k=0):\n" + textwrap.indent(body, "    ") + "\n"
     [card] = [c for c in extract_snippet(tmp_path, code) if c.exception.display == "ValueError"]
-    assert (card.guard.code, card.guard.inputs, card.guard.opaque) == (guard, inputs, opaque)
+    assert (card.statement.guard.code, card.statement.guard.inputs, card.statement.guard.opaque) == (guard, inputs, opaque)
 
 
 def test_while_test_and_except_handler(tmp_path) -> None:
@@ -190,11 +190,11 @@ def test_while_test_and_except_handler(tmp_path) -> None:
             raise LookupError(key) from exc
     """
     first, second = extract_snippet(tmp_path, code)
-    assert first.guard.code == "queue"
+    assert first.statement.guard.code == "queue"
     # The handler runs when the one-statement try body raises what it catches.
-    assert second.guard.code == "__raises__(table[key], (KeyError, IndexError))"
-    assert [(c.kind, c.code) for c in second.guard.context] == [("handler", "except (KeyError, IndexError) as exc")]
-    assert second.cause == "exc"
+    assert second.statement.guard.code == "__raises__(table[key], (KeyError, IndexError))"
+    assert [(c.kind, c.code) for c in second.statement.guard.context] == [("handler", "except (KeyError, IndexError) as exc")]
+    assert second.statement.cause == "exc"
 
 
 def test_match_case_patterns(tmp_path) -> None:
@@ -228,10 +228,10 @@ def test_unknown_calls_and_constants_are_listed(tmp_path) -> None:
             raise FileNotFoundError(path)
     """
     [card] = extract_snippet(tmp_path, code)
-    assert card.guard.code == "not os.path.exists(path) and x not in ALLOWED"
-    assert card.guard.inputs == ("path", "x")
-    assert card.guard.calls == ("os.path.exists(path)",)
-    assert card.guard.constants == (("ALLOWED", '("a", "b")'),)
+    assert card.statement.guard.code == "not os.path.exists(path) and x not in ALLOWED"
+    assert card.statement.guard.inputs == ("path", "x")
+    assert card.statement.guard.calls == ("os.path.exists(path)",)
+    assert card.statement.guard.constants == (("ALLOWED", '("a", "b")'),)
 
 
 def test_loop_and_try_exits_are_flagged_as_approximations(tmp_path) -> None:
@@ -248,8 +248,8 @@ def test_loop_and_try_exits_are_flagged_as_approximations(tmp_path) -> None:
         raise ValueError("x")
     """
     [card] = extract_snippet(tmp_path, code)
-    assert card.guard.code == "True"
-    assert card.guard.approximations == ("loop_exit_ignored", "try_exit_ignored")
+    assert card.statement.guard.code == "True"
+    assert card.statement.guard.approximations == ("loop_exit_ignored", "try_exit_ignored")
 
 
 def test_nested_function_and_module_level(tmp_path) -> None:
@@ -265,9 +265,9 @@ def test_nested_function_and_module_level(tmp_path) -> None:
         return inner
     """
     module_level, nested = extract_snippet(tmp_path, code)
-    assert (module_level.at.function, module_level.guard.code) == (None, "sys.version_info < (3, 8)")
-    assert (nested.at.function, nested.guard.code) == ("outer.<locals>.inner", "n > limit")
-    assert nested.guard.opaque == ("limit",)
+    assert (module_level.at.function, module_level.statement.guard.code) == (None, "sys.version_info < (3, 8)")
+    assert (nested.at.function, nested.statement.guard.code) == ("outer.<locals>.inner", "n > limit")
+    assert nested.statement.guard.opaque == ("limit",)
 
 
 def test_multiline_condition_is_rendered_on_one_line(tmp_path) -> None:
@@ -332,10 +332,10 @@ def test_a_local_bound_again_is_one_name_per_value(tmp_path) -> None:
             raise ValueError(f"data {code}")
     """
     [_, card] = extract_snippet(tmp_path, code)
-    assert card.guard.code == "code_0 == 250 and code == 421"
-    assert card.guard.opaque == ("code_0", "code")
-    assert card.guard.versions == (("code_0", "code", "earlier"),)
-    assert [p.code for p in card.guard.parts] == ["code_0 == 250", "code == 421"]
+    assert card.statement.guard.code == "code_0 == 250 and code == 421"
+    assert card.statement.guard.opaque == ("code_0", "code")
+    assert card.statement.guard.versions == (("code_0", "code", "earlier"),)
+    assert [p.code for p in card.statement.guard.parts] == ["code_0 == 250", "code == 421"]
     assert card.solved.trigger.status == "internal" and card.solved.trigger.assumes == {"code": 421, "code_0": 250}
 
 
@@ -370,7 +370,7 @@ def test_a_local_bound_again_is_one_name_per_value(tmp_path) -> None:
 def test_reads_of_a_local_name_the_binding_they_see(tmp_path, body: str, guard: str, versions: tuple) -> None:
     code = "def f(n, s='', k=''):\n" + textwrap.indent(body, "    ") + "\n"
     [card] = [c for c in extract_snippet(tmp_path, code) if c.exception.display == "ValueError"]
-    assert (card.guard.code, tuple(v[:2] for v in card.guard.versions)) == (guard, versions)
+    assert (card.statement.guard.code, tuple(v[:2] for v in card.statement.guard.versions)) == (guard, versions)
 
 
 def test_a_message_value_names_what_the_raise_sees(tmp_path) -> None:
@@ -432,9 +432,9 @@ def test_a_rebound_parameter_keeps_its_name_for_the_argument(tmp_path, capsys) -
     assert run_cli(capsys, "extract", str(tmp_path / "tree"), "-o", str(tmp_path / "docs"), "-q").code == 0
     [card] = extract_snippet(tmp_path / "again", code)
     joined = "(out_file_1 if out_file is None else out_file)"
-    assert card.guard.code == f'not {joined}.startswith("/") and os.path.exists({joined})'
-    assert card.guard.versions == (("out_file_1", "out_file", "rebound"),)
-    assert card.guard.inputs == ("out_file",) and card.guard.opaque == ("out_file_1",)
+    assert card.statement.guard.code == f'not {joined}.startswith("/") and os.path.exists({joined})'
+    assert card.statement.guard.versions == (("out_file_1", "out_file", "rebound"),)
+    assert card.statement.guard.inputs == ("out_file",) and card.statement.guard.opaque == ("out_file_1",)
     # the message's `out_file` is the value at the raise, never the argument alone
     assert [p.value for p in card.message.parts if hasattr(p, "expr")] == [joined]
     # a path that reads no value the body chose: out_file given
@@ -474,7 +474,7 @@ def test_a_try_else_runs_when_the_body_raised_nothing(tmp_path) -> None:
             raise ValueError("present")
     """
     [card] = extract_snippet(tmp_path, code)
-    assert card.guard.code == "not __raises__(table[k], (BaseException,))"
+    assert card.statement.guard.code == "not __raises__(table[k], (BaseException,))"
     assert card.solved.trigger.status == "concrete" and card.solved.trigger.inputs["k"] in card.solved.trigger.inputs["table"]
 
 
@@ -487,7 +487,7 @@ def test_unpacking_a_parameter_reads_its_items(tmp_path) -> None:
             raise ValueError(f"bad mode {mode!r}")
     """
     [card] = extract_snippet(tmp_path, code)
-    assert card.guard.code == 'len(details) == 3 and details[1] not in ("r", "w")'
+    assert card.statement.guard.code == 'len(details) == 3 and details[1] not in ("r", "w")'
     assert card.solved.trigger.status == "concrete" and len(card.solved.trigger.inputs["details"]) == 3
 
 
@@ -527,18 +527,18 @@ def test_a_raise_its_own_function_catches_is_not_claimed(tmp_path) -> None:
     """
     cards = extract_snippet(tmp_path, code)
     swallowed, escapes, cleans_up = [c for c in cards if c.message.template == "negative"]
-    assert [x.kind for x in cards[-1].guard.context if x.kind == "caught"] == ["caught"]  # ``raise e`` is the handler's ZeroDivisionError
-    assert cleans_up.guard.context == () and cleans_up.solved.trigger.verified  # the handler lets it through
-    assert [(c.kind, c.code) for c in swallowed.guard.context] == [("caught", "except ValueError")]
-    assert "caught_in_function" in swallowed.guard.approximations
+    assert [x.kind for x in cards[-1].statement.guard.context if x.kind == "caught"] == ["caught"]  # ``raise e`` is the handler's ZeroDivisionError
+    assert cleans_up.statement.guard.context == () and cleans_up.solved.trigger.verified  # the handler lets it through
+    assert [(c.kind, c.code) for c in swallowed.statement.guard.context] == [("caught", "except ValueError")]
+    assert "caught_in_function" in swallowed.statement.guard.approximations
     assert not swallowed.solved.trigger.verified and swallowed.solved.example is None
-    assert escapes.guard.context == () and escapes.solved.trigger.verified
+    assert escapes.statement.guard.context == () and escapes.solved.trigger.verified
 
 
 def test_a_fresh_object_is_not_followed_where_another_name_may_change_it(tmp_path) -> None:
     code = "def f(s):\n    xs = sorted(s)\n    ys = xs\n    ys.append(0)\n    if not xs:\n        raise ValueError('x')\n"
     [card] = extract_snippet(tmp_path, code)
-    assert card.guard.code == "not xs" and card.guard.opaque == ("xs",)
+    assert card.statement.guard.code == "not xs" and card.statement.guard.opaque == ("xs",)
 
 
 def test_a_return_that_calls_the_function_again_is_no_way_out(tmp_path) -> None:
@@ -552,7 +552,7 @@ def test_a_return_that_calls_the_function_again_is_no_way_out(tmp_path) -> None:
         "    raise AssertionError('lists only')\n"
     )
     [card] = extract_snippet(tmp_path, code)
-    assert [p.role for p in card.guard.parts] == ["exit", "leave"]
+    assert [p.role for p in card.statement.guard.parts] == ["exit", "leave"]
     assert [f.inputs for f in card.solved.fixes] == [{"obj": None}]
 
 
@@ -570,7 +570,7 @@ def test_a_return_that_calls_the_function_again_is_no_way_out(tmp_path) -> None:
 )
 def test_a_local_bound_to_a_comparison_is_a_bool(tmp_path, binding: str, test: str, booleans: tuple[str, ...], assumed: object) -> None:
     card = only(extract_snippet(tmp_path, f"def f(x):\n    {binding}\n    if {test}:\n        raise ValueError('a')\n"))
-    assert (card.guard.booleans, card.solved.trigger.status) == (booleans, "internal")
+    assert (card.statement.guard.booleans, card.solved.trigger.status) == (booleans, "internal")
     assert card.solved.trigger.assumes == {"t": assumed} and type(card.solved.trigger.assumes["t"]) is type(assumed)
 
 
@@ -578,4 +578,4 @@ def test_a_local_bound_to_a_comparison_is_a_bool(tmp_path, binding: str, test: s
 def test_a_literal_true_loop_test_is_no_part_of_the_guard(tmp_path, test: str) -> None:
     """getpass's ``while 1:`` read ``... and 1 and c == '\\003'``."""
     card = only(extract_snippet(tmp_path, f"def f(c):\n    while {test}:\n        if c == 'x':\n            raise ValueError('x')\n        return\n"))
-    assert [p.code for p in card.guard.parts] == ["c == 'x'"]
+    assert [p.code for p in card.statement.guard.parts] == ["c == 'x'"]

@@ -16,7 +16,7 @@ def test_hostile_guards_and_module_code_never_run() -> None:
     for path in glob.glob("/tmp/raisedocs_pwned*"):
         os.remove(path)
     catalog = extract(str(FIXTURES / "forms"), Options(include=("*hostile.py",)))
-    assert [c.guard.calls for c in catalog.errors] == [
+    assert [c.statement.guard.calls for c in catalog.errors] == [
         ('os.system("touch /tmp/raisedocs_pwned")',),
         ('open("/tmp/raisedocs_pwned2", "w")',),
         ('__import__("os").system("touch /tmp/raisedocs_pwned4")', '__import__("os")'),

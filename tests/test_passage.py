@@ -79,5 +79,5 @@ def test_a_loop_on_the_way_that_reads_the_trigger_s_value_leaves_it_unverified(t
     cards = {c.at.function: c for c in extract_snippet(tmp_path, code)}
     looped = cards["O.set_attrs"].solved.trigger
     assert (looped.status, looped.verified, looped.reason) == ("concrete", False, "loop_on_the_way")
-    assert "attrs" in cards["O.set_attrs"].guard.looped
+    assert "attrs" in cards["O.set_attrs"].statement.guard.looped
     assert cards["O.count"].solved.trigger.verified

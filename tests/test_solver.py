@@ -54,9 +54,9 @@ def test_guard_forms_are_solved_and_fixed(tmp_path, code: str, trigger: dict, fi
     assert card.solved.trigger.inputs == trigger
     assert card.solved.fixes[0].inputs == fix and card.solved.fixes[0].verified
     values = {k: tuple() if v == {"python": "()"} else v for k, v in card.solved.fixes[0].inputs.items()}
-    constants = {name: constant_of(source) for name, source in card.guard.constants}
-    assert evaluate(card.guard.code, {**constants, **card.solved.trigger.inputs}) is True
-    assert not evaluate(card.guard.code, {**constants, **card.solved.trigger.inputs, **values})
+    constants = {name: constant_of(source) for name, source in card.statement.guard.constants}
+    assert evaluate(card.statement.guard.code, {**constants, **card.solved.trigger.inputs}) is True
+    assert not evaluate(card.statement.guard.code, {**constants, **card.solved.trigger.inputs, **values})
 
 
 # Inputs of the type the code uses them as, run for real: the trigger raises the card's
@@ -142,7 +142,7 @@ def test_finite_domains_prove_unreachable(tmp_path) -> None:
 
 def test_plain_string_with_a_bound_name_is_linted(tmp_path) -> None:
     cards = extract_snippet(tmp_path, "def f(x):\n    raise ValueError('x is {x}')\n\ndef g(x):\n    raise ValueError('use {name}')\n")
-    assert [c.lints for c in cards] == [("probable_missing_f_prefix",), ()]
+    assert [c.statement.lints for c in cards] == [("probable_missing_f_prefix",), ()]
 
 
 def test_seed_trap_the_prefetch_step_card_reaches_its_own_message() -> None:
@@ -154,11 +154,11 @@ def test_seed_trap_the_prefetch_step_card_reaches_its_own_message() -> None:
     defaults = {"self.offload_backend": "auto", "self.prefetch.offload_group_size": 0,
                 "self.prefetch.offload_num_in_group": 1, "self.prefetch.offload_prefetch_step": 1}
     seed = {**defaults, "self.offload_backend": "prefetch", "self.prefetch.offload_prefetch_step": 0}
-    assert evaluate(step.guard.code, seed) is False
-    assert evaluate(earlier.guard.code, seed) is True
+    assert evaluate(step.statement.guard.code, seed) is False
+    assert evaluate(earlier.statement.guard.code, seed) is True
     assert step.solved.trigger.inputs == {**defaults, "self.prefetch.offload_group_size": 1, "self.prefetch.offload_prefetch_step": 0}
     assert step.solved.trigger.changed == ("self.prefetch.offload_group_size", "self.prefetch.offload_prefetch_step")
-    assert evaluate(earlier.guard.code, step.solved.trigger.inputs) is False
+    assert evaluate(earlier.statement.guard.code, step.solved.trigger.inputs) is False
     assert step.solved.trigger.verified
     assert step.solved.trigger.message == "offload_prefetch_step (0) must be >= 1 when prefetch offloading is enabled (offload_group_size > 0)"
     assert step.solved.example.style == "cli"
@@ -173,7 +173,7 @@ def test_seed_trap_the_prefetch_step_card_reaches_its_own_message() -> None:
     # with offload_group_size 1 (the default 0 would trip the num_in_group raise first).
     resolve = next(c for c in catalog.errors if c.at.function == "OffloadConfig.resolve_backend")
     assert resolve.solved.trigger.verified and resolve.solved.trigger.inputs["self.prefetch.offload_group_size"] == 1
-    assert evaluate(earlier.guard.code, {**defaults, **resolve.solved.trigger.inputs}) is False
+    assert evaluate(earlier.statement.guard.code, {**defaults, **resolve.solved.trigger.inputs}) is False
     assert all(c.solved.trigger.verified for c in catalog.errors)
 
 
@@ -199,8 +199,8 @@ def test_no_unreachable_claim_rests_on_calls_or_rebound_locals(tmp_path) -> None
     assert cards[1].solved.trigger.reason == "no_candidate_satisfies"
     assert cards[0].solved.trigger.assumes == {"conn.poll()": False}
     # Each binding of `code` is a name of its own: the first reply and the one in the loop.
-    assert cards[3].guard.code == "conn.poll() and code_0 == 250 and code == 421"
-    assert cards[3].guard.versions == (("code_0", "code", "earlier"),)
+    assert cards[3].statement.guard.code == "conn.poll() and code_0 == 250 and code == 421"
+    assert cards[3].statement.guard.versions == (("code_0", "code", "earlier"),)
     assert cards[3].solved.trigger.assumes == {"code": 421, "code_0": 250, "conn.poll()": True}
 
 
@@ -214,8 +214,8 @@ def test_with_block_that_raises_may_be_swallowed(tmp_path) -> None:
         raise ValueError("reached")
     """
     second = extract_snippet(tmp_path, code)[1]
-    assert second.guard.code == "True"
-    assert second.guard.approximations == ("with_exit_ignored",)
+    assert second.statement.guard.code == "True"
+    assert second.statement.guard.approximations == ("with_exit_ignored",)
     # Reached only if the context manager swallows the OSError: not claimed unconditional.
     assert (second.solved.trigger.status, second.solved.trigger.reason) == ("internal", "earlier_exit_not_modelled")
 
@@ -527,7 +527,7 @@ def test_membership_in_a_string_and_a_rebound_parameter_followed_through_a_text_
     # `value[0] in ')<>'`: text that starts with one of the string's characters
     assert first.solved.trigger.status == "concrete" and first.solved.trigger.inputs == {"value": ")x"}
     # `s = s.strip()` is followed (a text method): `len(s.strip()) > 3` is seeded as `len(s) > 3`
-    assert stripped.guard.code == "len(s.strip()) > 3"
+    assert stripped.statement.guard.code == "len(s.strip()) > 3"
     assert stripped.solved.trigger.verified and stripped.solved.trigger.inputs == {"s": "aaaa"} and stripped.solved.trigger.message == "('bad', 'aaaa')"
 
 
@@ -553,7 +553,7 @@ def test_a_constructor_card_lists_its_own_arguments_once(tmp_path) -> None:
     assert attention.solved.trigger.missing == () and attention.solved.trigger.verified
     # `self.paged` read after `self.paged = paged` is the argument, typed by its annotation
     # (it was the attribute, set as `paged=1`)
-    assert attention.guard.code == "paged and page_size is None"
+    assert attention.statement.guard.code == "paged and page_size is None"
     assert attention.solved.example.before.endswith("Attention(paged=True)")
 
 
@@ -638,7 +638,7 @@ def test_a_count_of_split_parts_is_seeded_with_texts_of_that_many_parts(tmp_path
             raise ValueError(f"At least 3 parts expected from {ip_str!r}")
     """
     [card] = extract_snippet(tmp_path, code)
-    assert card.guard.code == 'len(ip_str.split(":")) < 3' and card.solved.trigger.verified
+    assert card.statement.guard.code == 'len(ip_str.split(":")) < 3' and card.solved.trigger.verified
     assert card.solved.fixes and card.solved.fixes[0].inputs == {"ip_str": "a:a:a"}
 
 
@@ -767,8 +767,8 @@ def test_a_module_container_changed_in_place_is_no_constant(tmp_path) -> None:
     """
     lookup, seek, kind = extract_snippet(tmp_path, code)
     for card in (lookup, seek):
-        assert card.guard.constants == () and not card.solved.trigger.verified and card.solved.fixes == ()
-    assert kind.guard.constants == (("KINDS", '{"a", "b"}'),) and kind.solved.trigger.verified
+        assert card.statement.guard.constants == () and not card.solved.trigger.verified and card.solved.fixes == ()
+    assert kind.statement.guard.constants == (("KINDS", '{"a", "b"}'),) and kind.solved.trigger.verified
     assert [f.inputs for f in kind.solved.fixes] == [{"value": "a"}]
 
 
@@ -814,7 +814,7 @@ def test_a_dict_known_by_its_keys_answers_membership_and_nothing_about_its_value
             raise ValueError("half is too narrow")
     """
     cast, narrow = extract_snippet(tmp_path, code)
-    assert cast.guard.constants == (("DTYPES", "{'half': float16, 'float': float32}"),)
+    assert cast.statement.guard.constants == (("DTYPES", "{'half': float16, 'float': float32}"),)
     assert cast.solved.trigger.verified and cast.solved.trigger.inputs["dtype"] not in ("half", "float")
     assert cast.solved.trigger.message == f"Unknown dtype {cast.solved.trigger.inputs['dtype']}; pick one of ['float', 'half']"
     assert [f.inputs for f in cast.solved.fixes] == [{"dtype": "float"}]
@@ -963,7 +963,7 @@ def test_texts_split_by_unpacking_are_followed(tmp_path) -> None:
         return key, value
     """
     match, pair = extract_snippet(tmp_path, code)
-    assert match.guard.code == "dn and len(dn.partition('.')) == 3 and dn.partition('.')[0].count('*') > 1"
+    assert match.statement.guard.code == "dn and len(dn.partition('.')) == 3 and dn.partition('.')[0].count('*') > 1"
     assert match.solved.trigger.inputs["dn"] == "**" and match.solved.trigger.verified and match.solved.trigger.assumes == {}
     assert pair.solved.trigger.inputs == {"text": "=a"} and pair.solved.trigger.verified
     assert all(len(f.inputs["text"].split("=")) == 2 for f in pair.solved.fixes)

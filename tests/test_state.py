@@ -175,7 +175,7 @@ def test_a_wait_for_another_thread_on_the_way_is_not_modelled(tmp_path) -> None:
         "                raise TimeoutError()\n"
     )
     [card] = extract_snippet(tmp_path, code)
-    assert card.guard.approximations == ("waits_for_another_thread",)
+    assert card.statement.guard.approximations == ("waits_for_another_thread",)
     assert not card.solved.trigger.verified and card.solved.example is None
 
 

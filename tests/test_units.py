@@ -55,7 +55,7 @@ def test_libcst_reads_a_function_only_up_to_its_last_raise_when_the_rest_cannot_
     monkeypatch.setattr(collect, "needed_end", lambda unit, last, lines: None)
     assert collect.collect_file(source, Options()) == cut
     # `limit` and `x` read as the values that reach their raises (the loop in g's tail comes after).
-    assert [(site.raised.guard.code, site.raised.guard.opaque) for site in cut.sites] == [("a > 10", ()), ("(a * 2) > 3", ()), ("a", ())]
+    assert [(site.raised.statement.guard.code, site.raised.statement.guard.opaque) for site in cut.sites] == [("a > 10", ()), ("(a * 2) > 3", ()), ("a", ())]
 
 
 ELIDED = '''import sys
@@ -135,7 +135,7 @@ def test_libcst_reads_no_statement_it_would_not_use(monkeypatch) -> None:
     elided = collect.collect_file(source, Options())
     _read_whole(monkeypatch)
     assert collect.collect_file(source, Options()) == elided
-    assert [site.raised.guard.code for site in elided.sites] == ["a is not None and seen", "a is not None and not seen and size > 3"]
+    assert [site.raised.statement.guard.code for site in elided.sites] == ["a is not None and seen", "a is not None and not seen and size > 3"]
 
 
 def test_leaving_statements_out_changes_no_fact_of_the_fixtures(monkeypatch) -> None:

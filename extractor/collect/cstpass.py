@@ -12,12 +12,11 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from functools import partial
 from typing import Any
 
 import libcst as cst
 
-from ..model import Argument, Guard, Hole, MessageTemplate, Part, Passage, RaiseFacts, RaiseKind, Reason, Text
+from ..model import Argument, Guard, Hole, MessageTemplate, Part, Passage, RaiseFacts, RaiseKind, Reason, Statement, Text
 from .exits import handler_types
 from .expressions import ExprModel
 from .messages import reconstruct_message, unknown
@@ -120,13 +119,16 @@ class UnitAnalysis:
         handlers = [n for n in chain[start:] if isinstance(n, (cst.ExceptHandler, cst.ExceptStarHandler))]
         cause = raw_code(node.cause.item) if node.cause is not None else None
         facts = _describe(node, handlers, scope, guard, cause, paths.exprs)
+        statement = replace(facts.statement, lints=lint_message(facts.message, scope))
         passage = replace(facts.passage, evaluates=(*paths.evaluates, *facts.passage.evaluates))
-        return replace(facts, lints=lint_message(facts.message, scope), passage=passage)
+        return replace(facts, statement=statement, passage=passage)
 
 
 def _describe(node: cst.Raise, handlers: list[cst.ExceptHandler | cst.ExceptStarHandler], scope: Scope, guard: Guard, cause: str | None,
               exprs: ExprModel) -> RaiseFacts:
-    facts = partial(RaiseFacts, cause=cause, guard=guard)
+    def facts(kind: RaiseKind, **rest: Any) -> RaiseFacts:
+        return RaiseFacts(statement=Statement(kind=kind, cause=cause, guard=guard), **rest)
+
     if node.exc is None:
         if not handlers:
             return facts(kind=RaiseKind.RERAISE, message=unknown("reraise", Reason.RERAISE), reason=Reason.RERAISE_OUTSIDE_EXCEPT)

@@ -33,6 +33,7 @@ from ..model import (
     RaiseFacts,
     Signature,
     SiteFact,
+    Statement,
     Text,
     from_data,
     to_data,
@@ -327,8 +328,8 @@ def _fallback(hit: _Hit, reason: Reason) -> RaiseFacts:
         kind, written = RaiseKind.NAME, ast.unparse(exc)
     guard = Guard(code="<unknown>", tree=Opaque(code="", reason=reason))
     cause = ast.unparse(hit.node.cause) if hit.node.cause is not None else None
-    return RaiseFacts(kind=kind, written=written, is_call=isinstance(exc, ast.Call), cause=cause, message=unknown("unsupported", reason),
-                      guard=guard, reason=reason)
+    return RaiseFacts(statement=Statement(kind=kind, cause=cause, guard=guard), written=written, is_call=isinstance(exc, ast.Call),
+                      message=unknown("unsupported", reason), reason=reason)
 
 
 def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, options: Options,
@@ -347,10 +348,10 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
     span = function if function is not None else (hit.stack[0] if hit.stack else hit.node)
     # What only the file shows: the guard's names defined under the raise's definitions, the
     # loops it runs in; and texts cut to size (the unit memo keeps the pass's own).
-    guard = defined_under(facts.guard, hit.stack, next((n for n in hit.stack if isinstance(n, (*DEFS, ast.ClassDef))), None))
+    guard = defined_under(facts.statement.guard, hit.stack, next((n for n in hit.stack if isinstance(n, (*DEFS, ast.ClassDef))), None))
     raised = dataclasses.replace(
-        facts, message=_bounded(facts.message), guard=dataclasses.replace(guard, looped=loops_read(hit.stack, hit.node)),
-        passage=_bounded_arguments(facts.passage),
+        facts, message=_bounded(facts.message), passage=_bounded_arguments(facts.passage),
+        statement=dataclasses.replace(facts.statement, guard=dataclasses.replace(guard, looped=loops_read(hit.stack, hit.node))),
     )
     at = Location(
         line=hit.node.lineno,

@@ -53,7 +53,7 @@ def resolve_exception(project: Project, facts: FileFacts, site: SiteFact) -> tup
     """The exception class(es) a site raises, and its message (replaced when built by a factory)."""
     raised = site.raised
     message = raised.message
-    if raised.kind == RaiseKind.RERAISE:
+    if raised.statement.kind == RaiseKind.RERAISE:
         classes = tuple(_class_name(project.resolve(facts, w), w) for w in raised.caught)
         display = " | ".join(raised.caught) if raised.caught else "re-raised exception"
         return _ref(project, display, raised.written, classes, None, raised.reason), message
@@ -144,7 +144,7 @@ def assign_ids(keys: list[str]) -> list[str]:
 
 def _scoped_inputs(card: Card, owner: str | None) -> set[tuple[str, ...]]:
     keys: set[tuple[str, ...]] = set()
-    for name in card.guard.inputs:
+    for name in card.statement.guard.inputs:
         root = name.split(".")[0]
         if root in ("self", "cls") and owner is not None:
             keys.add(("class", card.path, owner, name))
@@ -198,11 +198,11 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str],
     callers = dict(facts.callers)
     for site in facts.sites:
         exception, message, docs = _linked_site(project, facts, site)
-        function, raised = site.at.function, site.raised
+        function = site.at.function
         key = id_key(facts.path, function, exception.display, message)
         card = Card(
-            id="", path=facts.path, at=site.at, entry=entry_points(facts, site), kind=raised.kind, exception=exception, cause=raised.cause,
-            message=message, guard=raised.guard, docs=docs, permalink=None, lints=raised.lints,
+            id="", path=facts.path, at=site.at, entry=entry_points(facts, site), statement=site.raised.statement, exception=exception,
+            message=message, docs=docs, permalink=None,
             compiled_override=bool(function and function.split(".", 1)[0] in facts.overridden),
             callers=callers.get(function, ()) if function is not None else (),
         )
@@ -241,7 +241,7 @@ class ContextLinker:
         self.by_function: dict[str | None, list[Card]] = defaultdict(list)
         self.constructing: dict[str | None, list[Card]] = defaultdict(list)  # owner -> the raises its construction runs
         for card in cards:
-            if not isinstance(card.guard.tree, Opaque):
+            if not isinstance(card.statement.guard.tree, Opaque):
                 self.by_function[card.at.function].append(card)
                 if set(card.entry) & CONSTRUCTING:
                     self.constructing[card.docs.owner].append(card)
@@ -256,7 +256,7 @@ class ContextLinker:
     def link(self, card: Card, site: SiteFact) -> tuple[Card, CardContext]:
         """The card (with its state writes) and its context; a bare one where linking it fails."""
         # Examples name flags only for the guard's own inputs (see triggers._example).
-        tails = sorted({i.rsplit(".", 1)[-1] for i in card.guard.inputs})
+        tails = sorted({i.rsplit(".", 1)[-1] for i in card.statement.guard.inputs})
         own_flags = {tail: self.flags[tail] for tail in tails if tail in self.flags}
         self.read_flags.update({tail: self.flags.get(tail) for tail in tails})
         try:
@@ -269,8 +269,8 @@ class ContextLinker:
     def _linked(self, card: Card, site: SiteFact, own_flags: dict[str, str]) -> tuple[Card, CardContext]:
         others = [c for c in self.by_function[card.at.function] if c.id != card.id]
         owner = link_owner(self.constructors, self.facts, card, site, others, self.constructing[card.docs.owner])
-        names = link_names(self.project, self.facts, card.guard, self._function_instances(card.at.function))
-        cli, reads = link_cli(self.flags, own_flags, self.options.command, self.facts.module, site, card.guard.inputs, owner)
+        names = link_names(self.project, self.facts, card.statement.guard, self._function_instances(card.at.function))
+        cli, reads = link_cli(self.flags, own_flags, self.options.command, self.facts.module, site, card.statement.guard.inputs, owner)
         self.read_flags.update(reads)
         card, state = self._link_state(card, site, owner)
         place = self.link_placement(card, site, others)
@@ -283,7 +283,7 @@ class ContextLinker:
         if (this := receiver(site)) is None:
             return card, ObjectState()
         qualname = f"{self.facts.module}.{site.owner}"
-        card = replace(card, solved=Solved(state=state_writes(self.project, qualname, this, card.guard.inputs, owner.settable)))
+        card = replace(card, solved=Solved(state=state_writes(self.project, qualname, this, card.statement.guard.inputs, owner.settable)))
         return card, constructed_state(self.project, qualname, card.solved.state)
 
     def link_placement(self, card: Card, site: SiteFact, others: list[Card]) -> Placement:
@@ -297,7 +297,7 @@ class ContextLinker:
             and any(_defines_str(self.project, name) for name in card.exception.classes[:1]),
             # The other raises a fix must not reach. One in an unmodelled handler (context "except")
             # is reached only when its try body raises, which its guard leaves out: no evidence.
-            siblings=tuple(c.guard.code for c in others if all(x.kind != ContextKind.EXCEPT for x in c.guard.context)),
+            siblings=tuple(c.statement.guard.code for c in others if all(x.kind != ContextKind.EXCEPT for x in c.statement.guard.context)),
             param_choices={p.name: members for p in site.signature.params
                            if p.annotation and (members := self._enum_members(p.annotation))},
         )
@@ -370,7 +370,7 @@ def _docs(project: Project, facts: FileFacts, site: SiteFact) -> Docs:
         found = project.class_fact(owner)
         owner_doc = found[1].doc if found else None
     fields: list[FieldDoc] = []
-    for name in site.raised.guard.inputs:
+    for name in site.raised.statement.guard.inputs:
         doc = field_doc(project, facts, site.owner, name, site.signature.params)
         if doc is not None:
             fields.append(doc)

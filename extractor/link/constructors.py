@@ -250,9 +250,9 @@ def construction_checks(cards: list[Card],
     checks = []
     for card in cards:
         docs = {f.input: f for f in card.docs.fields}
-        checks.append((card.guard.code, tuple(
+        checks.append((card.statement.guard.code, tuple(
             (name, docs[name].default, docs[name].default_factory) if name in docs else (name, params.get(name), None)
-            for name in card.guard.inputs
+            for name in card.statement.guard.inputs
         )))
     return tuple(checks)
 
@@ -263,7 +263,7 @@ def field_defaults(project: Project, constructors: Constructors, facts: FileFact
     (``others``: their cards): a fix that leaves the field alone meets that value there. Not
     where a ``__post_init__`` assigns the field, whose value is then not the declared one."""
     found: dict[str, tuple[str, str | None, str | None]] = {}
-    for name in sorted({name for card in others for name in card.guard.inputs}):
+    for name in sorted({name for card in others for name in card.statement.guard.inputs}):
         doc = field_doc(project, facts, site.owner, name, site.signature.params)
         if doc is None or (doc.default is None and doc.default_factory is None) or not constructors.is_record(doc.owner):
             continue
@@ -280,8 +280,8 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
     that constructing the card's owner class runs (checks a trigger that builds it must pass)."""
     project = constructors.project
     owner = f"{facts.module}.{site.owner}" if site.owner else None
-    settable, classes = settable_inputs(constructors, owner, card.guard.inputs, built=not set(card.entry) & BUILDING)
-    derived = derived_inputs(project, facts, owner, site.signature.params, card.guard.inputs)
+    settable, classes = settable_inputs(constructors, owner, card.statement.guard.inputs, built=not set(card.entry) & BUILDING)
+    derived = derived_inputs(project, facts, owner, site.signature.params, card.statement.guard.inputs)
     signature = constructors.signature(owner) if owner else None
     abstract = abstract_methods(project, owner) if owner else ()
     defaults = field_defaults(project, constructors, facts, site, others)

@@ -81,7 +81,7 @@ def link_names(project: Project, facts: FileFacts, guard: Guard,
 def function_instances(project: Project, facts: FileFacts, cards: list[Card]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The isinstance classes of all the guards of ``cards`` (a function's) whose plain
     instances are known: a fix must not make another raise's isinstance test true either."""
-    return tuple(sorted({k: v for card in cards for k, v in instance_types(project, facts, card.guard.code).items()}.items()))
+    return tuple(sorted({k: v for card in cards for k, v in instance_types(project, facts, card.statement.guard.code).items()}.items()))
 
 
 def instance_types(project: Project, facts: FileFacts, guard_code: str) -> dict[str, tuple[str, ...]]:

@@ -27,7 +27,7 @@ _UNQUOTED = frozenset("'\"\\")
 
 def compose(project: Project, exception: ExceptionRef, site: SiteFact, message: MessageTemplate) -> MessageTemplate:
     """The message ``str()`` of the raised exception gives, as a template."""
-    if len(exception.classes) != 1 or exception.factory or site.raised.kind == RaiseKind.RERAISE \
+    if len(exception.classes) != 1 or exception.factory or site.raised.statement.kind == RaiseKind.RERAISE \
             or exception.reason == Reason.RAISED_VARIABLE:
         return message
     if site.raised.is_call and site.raised.passage.arguments is None:

@@ -61,7 +61,7 @@ def _placeholder_method(site: SiteFact, card: Card) -> str | None:
     method = function.rsplit(".", 1)[-1]
     if function != f"{site.owner}.{method}":
         return None
-    if card.kind == RaiseKind.RERAISE or card.guard.code != "True" or card.guard.context:
+    if card.statement.kind == RaiseKind.RERAISE or card.statement.guard.code != "True" or card.statement.guard.context:
         return None
     exception = card.exception
     is_not_implemented = all(c == "NotImplementedError" or "NotImplementedError" in exception.ancestors for c in exception.classes)

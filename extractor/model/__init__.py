@@ -65,6 +65,7 @@ from .facts import (
     RaiseFacts,
     Signature,
     SiteFact,
+    Statement,
 )
 from .serialize import dumps, dumps_compact, dumps_data, fingerprint, from_data, from_json, to_data, to_json
 from .site import (
@@ -95,7 +96,7 @@ __all__ = [
     "ExceptionRef", "Excerpt", "FieldDoc", "FieldFact", "FileFacts", "FileFailure", "Fix", "FixOutcome", "FixTarget", "Generator", "Guard",
     "GuardNames", "GuardNode", "GuardPart", "Hole", "IsInstance", "IsNone", "Location", "MessageTemplate", "NoFix", "Not", "ObjectState",
     "Observed", "Opaque", "Or", "Owner", "Param", "Part", "PartRole", "Passage", "Placement", "PostInitSet", "RaiseFacts", "RaiseKind",
-    "Reason", "ReasonCode", "RunOptions", "Signature", "SiteFact", "Solved", "SourceInfo", "StateWrite", "Stats", "Text", "Trigger",
-    "TriggerStatus", "Truthy", "Validator", "Verification", "VerifyOutcome", "dumps", "dumps_compact", "dumps_data", "fingerprint",
-    "from_data", "from_json", "record", "to_data", "to_json",
+    "Reason", "ReasonCode", "RunOptions", "Signature", "SiteFact", "Solved", "SourceInfo", "StateWrite", "Statement", "Stats", "Text",
+    "Trigger", "TriggerStatus", "Truthy", "Validator", "Verification", "VerifyOutcome", "dumps", "dumps_compact", "dumps_data",
+    "fingerprint", "from_data", "from_json", "record", "to_data", "to_json",
 ]

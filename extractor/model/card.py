@@ -13,15 +13,14 @@ from .codes import (
     FixOutcome,
     FixTarget,
     NoFix,
-    RaiseKind,
     Reason,
     ReasonCode,
     TriggerStatus,
     VerifyOutcome,
 )
-from .facts import CallSite, Constraint, Location, Param, Passage, Signature
+from .facts import CallSite, Constraint, Location, Param, Passage, Signature, Statement
 from .serialize import FLAT
-from .site import Guard, MessageTemplate
+from .site import MessageTemplate
 
 
 @record
@@ -194,16 +193,13 @@ class Card:
     path: str
     at: Location = dataclasses.field(metadata={FLAT: True})  # (its fields are the card's in JSON)
     entry: tuple[EntryKind, ...]  # how callers reach the function
-    kind: RaiseKind
+    statement: Statement = dataclasses.field(metadata={FLAT: True})  # kind, cause, guard, lints (the card's in JSON)
     exception: ExceptionRef
-    cause: str | None
     message: MessageTemplate
-    guard: Guard
     docs: Docs
     related: tuple[str, ...] = ()
     permalink: str | None = None
     solved: Solved = dataclasses.field(default_factory=Solved, metadata={FLAT: True})  # (its fields are the card's in JSON)
-    lints: tuple[str, ...] = ()
     verification: Verification | None = None
     # The module imports a compiled module over the card's function or class when one is
     # importable (``from _datetime import *``): what runs, and its messages, may differ.

@@ -304,7 +304,7 @@ BUILDING = CONSTRUCTING - {EntryKind.PYDANTIC_MODEL_VALIDATOR_AFTER}
 
 
 class RaiseKind(Code):
-    """What a raise statement raises (Card.kind; collect.cstpass)."""
+    """What a raise statement raises (Statement.kind; collect.cstpass)."""
 
     CALL = "call", "an exception built in the raise statement: `raise E(...)`"
     NAME = "name", "a name or an expression: a class (`raise E`), a variable, or a variable bound once to a call"

@@ -130,21 +130,30 @@ class Passage:
 
 
 @record
-class RaiseFacts:
-    """What the libcst pass reads of one raise statement (collect.cstpass): what it raises and
-    how, its message and the guard under which it runs."""
+class Statement:
+    """A raise statement as a card shows it (the libcst pass: ``RaiseFacts.statement``): how it
+    raises, the guard under which control reaches it, and probable mistakes in its message. A
+    card publishes it as its own fields (``Card.statement``)."""
 
     kind: RaiseKind
+    cause: str | None  # ``from ...``, as written
+    guard: Guard
+    lints: tuple[str, ...] = ()  # codes of probable mistakes in the message as written (collect.cstpass.lint_message)
+
+
+@record
+class RaiseFacts:
+    """What the libcst pass reads of one raise statement (collect.cstpass): the statement as the
+    card shows it, what it raises and its message as written, and the way to it."""
+
+    statement: Statement
     written: str | None = None  # the exception (or the callee that makes it) as written; None: a bare ``raise``
     is_call: bool = False  # ``raise X(...)``
     caught: tuple[str, ...] = ()  # a re-raise: the classes its handler catches, as written
-    cause: str | None = None  # ``from ...``, as written
     message: MessageTemplate
-    guard: Guard
     # Why the exception cannot be named (a bare raise outside a handler, a variable, an
     # expression), or why libcst could not model the raise (collect.file._fallback).
     reason: Reason | None = None
-    lints: tuple[str, ...] = ()
     passage: Passage = field(default_factory=Passage)  # what the way to the raise evaluates, and the exception call's arguments
 
 

@@ -221,7 +221,7 @@ FAILS_ON_THE_WAY = Check(
 
 LOOP_ON_THE_WAY = Check(
     code=Reason.LOOP_ON_THE_WAY,
-    fires=lambda draft: loop_reads(draft.inputs, draft.frame.card.guard.looped),
+    fires=lambda draft: loop_reads(draft.inputs, draft.frame.card.statement.guard.looped),
     valid=(Snippet('''
         class O:
             ATTRS = ["a"]
@@ -308,7 +308,7 @@ def verify(draft: Draft) -> Draft:
     if draft.status in CLAIMED:
         first = next((check for check in fired if draft.reason is None or check.overrides), None)
         draft = _demoted(draft, first) if first is not None else draft
-    verified = (draft.problem.holds(draft.env) is True and draft.status in CLAIMED and not draft.frame.card.guard.approximations
+    verified = (draft.problem.holds(draft.env) is True and draft.status in CLAIMED and not draft.frame.card.statement.guard.approximations
                 and not draft.missing and not fired)
     return replace(draft, verified=verified, parents=value_parents(draft))  # (a parent is no assumption the trigger shows)
 

@@ -21,11 +21,11 @@ def past_construction(card: Card, ctx: CardContext, domains: dict[str, Domain], 
     construction raises first (the owner's ``__post_init__``, validators), solve the guard
     again together with the negation of every raise construction runs, over the attributes
     those read (at their declared defaults unless changed). None where nothing better is found."""
-    if solution.status != "solved" or not ctx.owner.checks or card.guard.approximations:
+    if solution.status != "solved" or not ctx.owner.checks or card.statement.guard.approximations:
         return None  # (the caller asks only for triggers that would be claimed: else not worth a second search)
     if constructs(problem, ctx, solution.assignment):
         return None
-    if not any(n in ctx.owner.settable for n in solution.assignment if n in card.guard.inputs):
+    if not any(n in ctx.owner.settable for n in solution.assignment if n in card.statement.guard.inputs):
         return None
     extra: dict[str, Domain] = {}
     for _, inputs in ctx.owner.checks:
@@ -33,8 +33,8 @@ def past_construction(card: Card, ctx: CardContext, domains: dict[str, Domain], 
             if name not in domains and name not in extra and name in ctx.owner.settable:
                 source = default_source(default, factory)
                 extra[name] = Domain(input=name, source=DomainSource.FIELD, default=source, has_default=source is not None)
-    codes = [f"({card.guard.code})", *(f"not ({code})" for code, _ in ctx.owner.checks)]
-    guard = replace(card.guard, code=" and ".join(codes), inputs=tuple(dict.fromkeys([*card.guard.inputs, *extra])))
+    codes = [f"({card.statement.guard.code})", *(f"not ({code})" for code, _ in ctx.owner.checks)]
+    guard = replace(card.statement.guard, code=" and ".join(codes), inputs=tuple(dict.fromkeys([*card.statement.guard.inputs, *extra])))
     try:
         joined = build_problem(guard, {**domains, **extra}, state, ctx.names.named, frozenset(loops))
     except EvalError:
@@ -78,7 +78,8 @@ def fresh_trigger(card: Card, ctx: CardContext, problem: Problem, atoms: set[str
     pinned = {name: Domain(input=name, source=DomainSource.FIELD, choices=(source,), default=source, has_default=True)
               for name, source in ctx.state.constructed if name in internal}
     try:
-        again = build_problem(card.guard, {**domains, **pinned}, state - internal, ctx.names.named, loops, preferred, ctx.names.instances)
+        again = build_problem(card.statement.guard, {**domains, **pinned}, state - internal, ctx.names.named, loops, preferred,
+                              ctx.names.instances)
     except EvalError:
         return None
     found = search(again)

@@ -230,7 +230,7 @@ def card_domains(card: Card, params: tuple[Param, ...], names: list[str], param_
         elif name in stored:
             domains[name] = param_domain(name, stored[name])
         else:
-            domains[name] = Domain(input=name, source=DomainSource.OPAQUE if name in card.guard.opaque else DomainSource.UNKNOWN)
+            domains[name] = Domain(input=name, source=DomainSource.OPAQUE if name in card.statement.guard.opaque else DomainSource.UNKNOWN)
     return domains
 
 

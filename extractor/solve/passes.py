@@ -36,7 +36,7 @@ def frame_card(card: Card, ctx: CardContext) -> Frame:
     params = {p.name for p in ctx.signature.params}
     refs = message_refs(card.message, params)
     raised_with = [n for n in names_read(ctx.passage.evaluates, params) if n in ctx.signature.unread and n not in refs]
-    names = list(dict.fromkeys([*card.guard.inputs, *card.guard.opaque, *refs, *raised_with]))
+    names = list(dict.fromkeys([*card.statement.guard.inputs, *card.statement.guard.opaque, *refs, *raised_with]))
     domains = card_domains(card, ctx.signature.params, names, ctx.place.param_choices, _stored_params(ctx))
     domains.update(state_types(card.solved.state, domains))  # (``self._closed``: False or True, as the class assigns it)
     return Frame(card=card, ctx=ctx, params=params, refs=tuple(refs), raised_with=tuple(raised_with), names=tuple(names),
@@ -49,12 +49,12 @@ def pose(frame: Frame) -> tuple[Frame, Problem]:
     Raises:
         EvalError: the guard is no expression the evaluator reads.
     """
-    card, ctx = frame.card, frame.ctx
-    state = frozenset(n for n in card.guard.inputs if not caller_sets(n, frame.params, ctx.owner.settable) or n in ctx.owner.derived)
+    card, ctx, guard = frame.card, frame.ctx, frame.card.statement.guard
+    state = frozenset(n for n in guard.inputs if not caller_sets(n, frame.params, ctx.owner.settable) or n in ctx.owner.derived)
     domains, forms, turns = _loop_forms(frame)
     loops = {x: base for x, (xs, _) in forms.items() if (base := loop_input(xs)) is not None}  # target -> the input set through it
     frame = replace(frame, domains=domains, state=state, forms=forms, turns=frozenset(turns), loops=loops, preferred=_preferred(card, ctx))
-    return frame, build_problem(card.guard, domains, state, ctx.names.named, frozenset(loops), frame.preferred, ctx.names.instances)
+    return frame, build_problem(guard, domains, state, ctx.names.named, frozenset(loops), frame.preferred, ctx.names.instances)
 
 
 def _loop_forms(frame: Frame) -> tuple[dict[str, Domain], dict[str, Form], set[str]]:
@@ -63,7 +63,7 @@ def _loop_forms(frame: Frame) -> tuple[dict[str, Domain], dict[str, Form], set[s
     (``xs`` may be a pure form over the input, ``raw.split(",")``, ``enumerate(xs)``: solve.elements;
     ``for k, v in d.items()``: both targets set through ``d``, at least one read.) The domains with
     the targets' types, each target's loop, and the targets that count a loop's turns."""
-    guard, ctx, domains = frame.card.guard, frame.ctx, dict(frame.domains)
+    guard, ctx, domains = frame.card.statement.guard, frame.ctx, dict(frame.domains)
     forms: dict[str, Form] = {}
     turns: set[str] = set()
     keywords = {p.name for p in ctx.signature.params if p.kind == "starstar"}
@@ -89,9 +89,9 @@ def _preferred(card: Card, ctx: CardContext) -> dict[str, str]:
     parameter's evident or declared type (a preference, never a constraint: ``value =
     value.strip()`` is still a str, ``args = parser.parse_args(args)`` is not a list)."""
     preferred = {p.name: p.used_as for p in ctx.signature.params if p.used_as is not None}
-    rebound = {base for _, base, kind in card.guard.versions if kind == "rebound"}
+    rebound = {base for _, base, kind in card.statement.guard.versions if kind == "rebound"}
     declared = card_domains(card, ctx.signature.params, sorted(rebound), ctx.place.param_choices) if rebound else {}
-    for shown, base, kind in card.guard.versions:
+    for shown, base, kind in card.statement.guard.versions:
         types = [t for t in declared[base].types if ":" not in t and t != "NoneType"] if base in declared else []
         guess = preferred.get(base) or (types[0] if len(types) == 1 else None)
         if kind == "rebound" and guess is not None:
@@ -116,10 +116,10 @@ def widen(draft: Draft) -> Draft:
     of the declared type reaches it, and the test is there for the others. Searched again with
     the types the guard tests; the inputs given a value outside their declared type are noted."""
     frame = draft.frame
-    if draft.solution.status == "solved" or not (widened := type_tested(frame.domains, frame.card.guard.code)):
+    if draft.solution.status == "solved" or not (widened := type_tested(frame.domains, frame.card.statement.guard.code)):
         return draft
     ctx = frame.ctx
-    wide = build_problem(frame.card.guard, {**frame.domains, **widened}, frame.state, ctx.names.named, frozenset(frame.loops),
+    wide = build_problem(frame.card.statement.guard, {**frame.domains, **widened}, frame.state, ctx.names.named, frozenset(frame.loops),
                          frame.preferred, ctx.names.instances)
     if (wider := search(wide)).status != "solved":
         return draft
@@ -133,7 +133,8 @@ def assume_classes(draft: Draft) -> Draft:
     if draft.solution.status == "solved" or not classes_of(draft.problem.constants):
         return draft
     frame = draft.frame
-    problem = build_problem(frame.card.guard, frame.domains, frame.state, frame.ctx.names.named, frozenset(frame.loops), frame.preferred)
+    problem = build_problem(frame.card.statement.guard, frame.domains, frame.state, frame.ctx.names.named, frozenset(frame.loops),
+                            frame.preferred)
     return replace(draft, problem=problem, solution=search(problem))
 
 
@@ -147,7 +148,7 @@ def assume_atoms(draft: Draft) -> Draft:
 
 def avoid_internal(draft: Draft) -> Draft:
     """A path that reads no internal value (the other side of an ``or``, of a join), where one exists."""
-    code, problem = draft.frame.card.guard.code, draft.problem
+    code, problem = draft.frame.card.statement.guard.code, draft.problem
     if not any(atom_kind(a) == TriggerStatus.INTERNAL for a in draft.atoms) or (" or " not in code and " if " not in code):
         return draft
     variables = {n: v for n, v in problem.variables.items() if not v.is_atom or atom_kind(n) != TriggerStatus.INTERNAL}
@@ -187,12 +188,12 @@ def construct_past(draft: Draft) -> Draft:
 
 def _assumed(draft: Draft) -> Draft:
     """The draft with the atoms its solution reads, and its status."""
-    atoms = read_atoms(draft.problem, draft.solution.assignment, draft.every_atom, draft.frame.card.guard.opaque)
+    atoms = read_atoms(draft.problem, draft.solution.assignment, draft.every_atom, draft.frame.card.statement.guard.opaque)
     return _status(replace(draft, atoms=atoms))
 
 
 def _status(draft: Draft) -> Draft:
-    status, reason = trigger_status(draft.frame.card.guard, sorted(draft.atoms))
+    status, reason = trigger_status(draft.frame.card.statement.guard, sorted(draft.atoms))
     return replace(draft, status=status, reason=reason)
 
 
@@ -277,7 +278,7 @@ def set_loop_elements(draft: Draft) -> Draft:
     (``xs = [x]``); a loop whose element the trigger cannot set, or that no argument runs on
     that element, is noted (solve.checks.INSIDE_FOR_LOOP)."""
     frame, env = draft.frame, dict(draft.env)
-    unset = len(set(frame.forms.values())) < len(frame.card.guard.loops)
+    unset = len(set(frame.forms.values())) < len(frame.card.statement.guard.loops)
     for xs, targets in sorted(set(frame.forms.values())):
         if targets[0] not in env and len(targets) == 1:
             continue

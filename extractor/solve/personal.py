@@ -39,7 +39,7 @@ def personal_fixes(card_data: dict[str, Any], values: dict[str, str]) -> dict[st
     card = from_data(Card, card_data)
     domains = {d.input: d for d in card.solved.domains}
     try:
-        problem = build_problem(card.guard, domains)
+        problem = build_problem(card.statement.guard, domains)
     except EvalError:
         return None
     theirs = {expr: _literal(text) for expr, text in values.items()
@@ -51,7 +51,7 @@ def personal_fixes(card_data: dict[str, Any], values: dict[str, str]) -> dict[st
     env.update(theirs)
     if problem.holds(env) is not True:
         return None  # these values do not take the path the card describes
-    own = [p.code for p in card.guard.parts if p.role == PartRole.OWN] or [card.guard.code]
+    own = [p.code for p in card.statement.guard.parts if p.role == PartRole.OWN] or [card.statement.guard.code]
     fixes = []
     for name in theirs:  # (another input's value is the card's assumption, not the user's)
         found = _nearest_fix(problem, env, name, theirs)

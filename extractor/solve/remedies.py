@@ -55,7 +55,7 @@ def _fixes(draft: Draft) -> tuple[list[Found], dict[str, Any]]:
     (fixes.quiet_stand_ins)."""
     frame, problem, env = draft.frame, draft.problem, draft.env
     ctx = frame.ctx
-    parts = [(p.role, p.code) for p in frame.card.guard.parts]
+    parts = [(p.role, p.code) for p in frame.card.statement.guard.parts]
     placeholders = frozenset(n for n in ctx.signature.unread if n in env and n not in problem.variables)  # any value of their type
     defaults = _sibling_defaults(ctx)
     unread = draft.every_atom - draft.atoms
@@ -146,7 +146,7 @@ def _example(draft: Draft) -> Example | None:
     if example is None and after is not None:
         example = build_example(card, ctx, before, None, required, setup)  # the fix cannot be written as a call
     if example is not None:
-        placeholders = sorted(n for n in required if n in ctx.signature.unread and n not in card.guard.inputs)
+        placeholders = sorted(n for n in required if n in ctx.signature.unread and n not in card.statement.guard.inputs)
         example = replace(example, placeholders=tuple(placeholders))
     if example is None or example.after is None:
         return replace(example, no_fix=no_fix) if example is not None else None
@@ -169,7 +169,7 @@ def _example_setup(draft: Draft) -> str | None:
         return None  # a variable the guard reads by a computed name: the example cannot set it
     if any(n not in _settable(draft) for n in _changed(draft)):
         return None
-    if card.kind == "reraise" and card.exception.written is None:
+    if card.statement.kind == "reraise" and card.exception.written is None:
         return None  # a bare ``raise`` raises the try body's error, from the body's line: that error's card
     if not is_class_level(card) and not constructs(problem, frame.ctx, env):
         return None  # building the object would raise first
@@ -184,4 +184,4 @@ def _changed(draft: Draft) -> list[str]:
 def _settable(draft: Draft) -> set[str]:
     """What an example may set: the guard's inputs, the loops' inputs, the object's own settings."""
     frame = draft.frame
-    return set(frame.card.guard.inputs) | set(frame.loops.values()) | set(frame.ctx.owner.settable)
+    return set(frame.card.statement.guard.inputs) | set(frame.loops.values()) | set(frame.ctx.owner.settable)

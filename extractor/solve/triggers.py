@@ -54,7 +54,7 @@ SHOW = (complete_values, make_validator, show_message, reproduce, set_loop_eleme
 def solve_card(card: Card, ctx: CardContext) -> Solved:
     """The card's domains, trigger, fixes, validator and example, and its state with which values reach."""
     frame = frame_card(card, ctx)
-    if isinstance(card.guard.tree, Opaque):
+    if isinstance(card.statement.guard.tree, Opaque):
         return _unsolved(frame, Reason.GUARD_NOT_MODELLED)
     try:
         frame, problem = pose(frame)

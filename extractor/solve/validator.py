@@ -347,7 +347,7 @@ def card_validator(card: Card, ctx: CardContext, problem: Problem, keys: list[st
                    domains: dict[str, Domain]) -> tuple[Validator | None, Reason | None]:
     """The card's validator, or None and the reason code why it has none."""
     exc = card.exception
-    if card.kind == RaiseKind.RERAISE:
+    if card.statement.kind == RaiseKind.RERAISE:
         return None, Reason.RERAISES  # what it raises was caught or passed in: no standalone function makes it
     if exc.factory:
         return None, Reason.EXCEPTION_BUILT_BY_CALL
@@ -355,13 +355,13 @@ def card_validator(card: Card, ctx: CardContext, problem: Problem, keys: list[st
         return None, Reason.EXCEPTION_CLASS_UNRESOLVED
     if card.message.parts is None:
         return None, Reason.MESSAGE_NOT_RECONSTRUCTED
-    if card.guard.code == "True":
+    if card.statement.guard.code == "True":
         return None, Reason.UNCONDITIONAL
-    if card.guard.loops:
+    if card.statement.guard.loops:
         return None, Reason.NEEDS_LOOP_ELEMENT  # the check runs on an element the function takes from a loop
-    if f"{RAISES}(" in card.guard.code:
+    if f"{RAISES}(" in card.statement.guard.code:
         return None, Reason.NEEDS_TRY_BODY  # whether the function's own try body raises: no standalone check
-    if (path := unmodelled_path(card.guard)) is not None:
+    if (path := unmodelled_path(card.statement.guard)) is not None:
         # the guard is not the whole condition (a handler's try body must raise first, a loop
         # must give an element): restating it alone would refuse calls that never raise
         return None, path
@@ -374,14 +374,14 @@ def card_validator(card: Card, ctx: CardContext, problem: Problem, keys: list[st
     if any(v.is_atom for v in problem.variables.values()):
         return None, Reason.NEEDS_VALUE_NO_CALLER_SETS  # a validator takes the entry's inputs only
     name = exc.classes[0].rsplit(".", 1)[-1]
-    own = [p.code for p in card.guard.parts if p.role == PartRole.OWN]
+    own = [p.code for p in card.statement.guard.parts if p.role == PartRole.OWN]
     own_inputs = [k for k in keys if any(k in code for code in own)]
     try:
         generated = generate_validator(
-            name=validator_name(own_inputs, name), guard_code=card.guard.code, message=card.message,
+            name=validator_name(own_inputs, name), guard_code=card.statement.guard.code, message=card.message,
             exception=name, import_from=ctx.place.exception_module, keys=_in_signature_order(keys, ctx), domains=domains,
             boolean_atoms={n for n, v in problem.variables.items() if v.is_boolean and v.is_atom},
-            constants={**dict(card.guard.constants), **{chain: code for chain, kind, code in ctx.names.named if kind == "value"}},
+            constants={**dict(card.statement.guard.constants), **{chain: code for chain, kind, code in ctx.names.named if kind == "value"}},
             arguments=ctx.passage.arguments,
             # Named by function, not line, so that a solution survives edits above the raise.
             docstring=f"Raise {name} as {f'{card.at.function}()' if card.at.function else 'the module body'} in {card.path} does, "

@@ -659,7 +659,7 @@ def test_attributes_of_a_parameter_annotated_with_a_class_of_the_tree_are_its_fi
             raise ValueError(f"{len(batch.items)} urgent items, the limit is {limit}")
     """
     card = solved(tmp_path, code)
-    assert [(f.input, f.owner, f.annotation, f.doc) for f in card.docs.fields] == [
+    assert [(f.input, f.owner, f.declared.annotation, f.declared.doc) for f in card.docs.fields] == [
         ("batch.urgent", "mod.Batch", "bool", None), ("batch.items", "mod.Batch", "list[str]", "The queued item names."),
     ]
     assert card.solved.trigger.inputs["batch.urgent"] is True

@@ -41,7 +41,7 @@ else:
 
 def _stores(source: str) -> list[tuple]:
     node = ast.parse(source).body[0]
-    return [(s.attribute, s.method, s.line, s.value, s.conditional) for s in attribute_stores(node, SourceText(source.splitlines()))]
+    return [(attribute, s.method, s.line, s.value, s.conditional) for attribute, s in attribute_stores(node, SourceText(source.splitlines()))]
 
 
 def test_stores_of_methods_and_class_body() -> None:

@@ -225,10 +225,8 @@ def field_fact(stmt: ast.stmt, following: ast.stmt | None, src: SourceText) -> F
         return None
     default = default_factory = None
     constraints: list[Constraint] = []
-    init = True
     if isinstance(value, ast.Call) and call_name(value) in FIELD_CALLS:
         default, default_factory, constraints = _field_call_facts(value, src)
-        init = not any(kw.arg == "init" and isinstance(kw.value, ast.Constant) and kw.value.value is False for kw in value.keywords)
     elif value is not None:
         default = src.flat(value)
     if annotation is not None:
@@ -241,8 +239,14 @@ def field_fact(stmt: ast.stmt, following: ast.stmt | None, src: SourceText) -> F
         default_factory=default_factory,
         constraints=tuple(constraints),
         doc=_string_value(following),
-        init=init,
     )
+
+
+def is_init_false(stmt: ast.stmt) -> bool:
+    """Whether a class-body field is declared ``field(init=False)``: the generated constructor does not take it."""
+    value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+    return isinstance(value, ast.Call) and call_name(value) in FIELD_CALLS \
+        and any(kw.arg == "init" and isinstance(kw.value, ast.Constant) and kw.value.value is False for kw in value.keywords)
 
 
 _ABSTRACT_DECORATORS = frozenset({"abstractmethod", "abstractproperty", "abstractclassmethod", "abstractstaticmethod"})
@@ -251,6 +255,7 @@ _ABSTRACT_DECORATORS = frozenset({"abstractmethod", "abstractproperty", "abstrac
 def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
     """Bases, docstring, fields and method return annotations of a class."""
     fields: list[FieldFact] = []
+    no_init: list[str] = []
     methods: list[tuple[str, str | None]] = []
     abstract: list[str] = []
     assigned: list[str] = []
@@ -268,6 +273,8 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
         fact = field_fact(stmt, following, src)
         if fact is not None:
             fields.append(fact)
+            if is_init_false(stmt):
+                no_init.append(fact.name)
     inits = [s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"]
     init, init_sets, super_init = init_facts(inits[-1], function_params(inits[-1], src)) if inits else (None, (), ())
     return ClassFact(
@@ -276,6 +283,7 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
         bases=tuple(src.flat(base) for base in node.bases),
         doc=cut_text(ast.get_docstring(node)),
         fields=tuple(fields),
+        no_init=tuple(no_init),
         methods=tuple(methods),
         decorators=tuple(src.flat(d) for d in node.decorator_list),
         init=init,
@@ -390,10 +398,10 @@ MAX_VALUE = 80  # a longer value is shown as "a computed value": its source woul
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
-def attribute_stores(node: ast.ClassDef, src: SourceText) -> tuple[AttributeStore, ...]:
+def attribute_stores(node: ast.ClassDef, src: SourceText) -> tuple[tuple[str, AttributeStore], ...]:
     """Every assignment of an attribute of the receiver in the class's methods, and each class
-    attribute the body assigns, in source order."""
-    found: list[AttributeStore] = []
+    attribute the body assigns, in source order: (attribute, assignment)."""
+    found: list[tuple[str, AttributeStore]] = []
     for stmt in node.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             receiver = _receiver(stmt)
@@ -404,7 +412,7 @@ def attribute_stores(node: ast.ClassDef, src: SourceText) -> tuple[AttributeStor
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             for target in targets:
                 if isinstance(target, ast.Name):
-                    found.append(AttributeStore(attribute=target.id, method=None, line=stmt.lineno, value=_value(stmt.value, src)))
+                    found.append((target.id, AttributeStore(method=None, line=stmt.lineno, value=_value(stmt.value, src))))
     return tuple(found)
 
 
@@ -432,7 +440,7 @@ def _statements(body: list[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, 
                     yield from _statements([block], True)
 
 
-def _stores(stmt: ast.stmt, receiver: str, method: str, nested: bool, src: SourceText) -> Iterator[AttributeStore]:
+def _stores(stmt: ast.stmt, receiver: str, method: str, nested: bool, src: SourceText) -> Iterator[tuple[str, AttributeStore]]:
     whole: ast.expr | None  # the value the targets are bound to (None for ``+=``)
     if isinstance(stmt, ast.Assign):
         targets, whole = stmt.targets, stmt.value
@@ -446,7 +454,7 @@ def _stores(stmt: ast.stmt, receiver: str, method: str, nested: bool, src: Sourc
             part = part.value if isinstance(part, ast.Starred) else part
             if isinstance(part, ast.Attribute) and isinstance(part.value, ast.Name) and part.value.id == receiver:
                 value = _value(whole, src) if one and whole is not None else None  # (one of several, or ``+=``: no one value)
-                yield AttributeStore(attribute=part.attr, method=method, line=stmt.lineno, value=value, conditional=nested)
+                yield part.attr, AttributeStore(method=method, line=stmt.lineno, value=value, conditional=nested)
 
 
 def _value(value: ast.expr, src: SourceText) -> str | None:

@@ -127,8 +127,8 @@ class Constructors:
             field = self.project.field(qualname, attribute)
             if field is None:
                 return None
-            where, _, fact = field
-            if fact.annotation is None or not fact.init or fact.annotation.split("[", 1)[0].endswith("ClassVar"):
+            where, holder, fact = field
+            if fact.annotation is None or fact.name in holder.no_init or fact.annotation.split("[", 1)[0].endswith("ClassVar"):
                 return None
             return Keyword(attribute, where, fact.annotation)
         for base in self._base_classes(facts, cls.bases):  # the inherited constructor
@@ -168,7 +168,7 @@ class Constructors:
                 inherited = self.signature(base, depth + 1) if self.is_record(base) else ()
                 params.update({p.name: p for p in inherited or ()})
             for fact in cls.fields:
-                if fact.annotation is None or not fact.init or fact.annotation.split("[", 1)[0].endswith("ClassVar"):
+                if fact.annotation is None or fact.name in cls.no_init or fact.annotation.split("[", 1)[0].endswith("ClassVar"):
                     continue
                 has_default = fact.default is not None or fact.default_factory is not None
                 default = (fact.default or "...") if has_default else None
@@ -251,7 +251,7 @@ def construction_checks(cards: list[Card],
     for card in cards:
         docs = {f.input: f for f in card.docs.fields}
         checks.append((card.statement.guard.code, tuple(
-            (name, docs[name].default, docs[name].default_factory) if name in docs else (name, params.get(name), None)
+            (name, docs[name].declared.default, docs[name].declared.default_factory) if name in docs else (name, params.get(name), None)
             for name in card.statement.guard.inputs
         )))
     return tuple(checks)
@@ -265,11 +265,11 @@ def field_defaults(project: Project, constructors: Constructors, facts: FileFact
     found: dict[str, tuple[str, str | None, str | None]] = {}
     for name in sorted({name for card in others for name in card.statement.guard.inputs}):
         doc = field_doc(project, facts, site.owner, name, site.signature.params)
-        if doc is None or (doc.default is None and doc.default_factory is None) or not constructors.is_record(doc.owner):
+        if doc is None or (doc.declared.default is None and doc.declared.default_factory is None) or not constructors.is_record(doc.owner):
             continue
         holders = {doc.owner, *([f"{facts.module}.{site.owner}"] if name.startswith("self.") and site.owner else [])}
-        if not any(constructors.post_init_sets(holder, doc.name) for holder in holders):
-            found[name] = (name, doc.default, doc.default_factory)
+        if not any(constructors.post_init_sets(holder, doc.declared.name) for holder in holders):
+            found[name] = (name, doc.declared.default, doc.declared.default_factory)
     return tuple(found.values())
 
 

@@ -37,12 +37,11 @@ def state_writes(project: Project, owner: str, receiver: str, inputs: Iterable[s
             continue
         facts, cls = known
         constants = dict(facts.constants)
-        for store in cls.stores:
-            writes = found.get(f"{receiver}.{store.attribute}")
+        for attribute, store in cls.stores:
+            writes = found.get(f"{receiver}.{attribute}")
             if writes is not None and len(writes) < MAX_WRITES:
                 writes.append(StateWrite(
-                    input=f"{receiver}.{store.attribute}", owner=cls.qualname, method=store.method, path=facts.path,
-                    line=store.line, value=store.value, conditional=store.conditional,
+                    input=f"{receiver}.{attribute}", owner=cls.qualname, path=facts.path, store=store,
                     constant=_constant(project, facts, constants, store.value),
                 ))
     return tuple(write for writes in found.values() for write in writes)
@@ -70,10 +69,10 @@ def constructed_state(project: Project, owner: str, writes: tuple[StateWrite, ..
         by_input.setdefault(write.input, []).append(write)
     found = []
     for name, assigned in sorted(by_input.items()):
-        inits = [w for w in assigned if w.method == "__init__"]
-        others = {w.method for w in assigned if w.method not in (None, "__init__")}
-        source = inits[0].constant or inits[0].value if len(inits) == 1 else None
-        if (len(inits) == 1 and inits[0].owner == init_class.qualname and not inits[0].conditional and source is not None
+        inits = [w for w in assigned if w.store.method == "__init__"]
+        others = {w.store.method for w in assigned if w.store.method not in (None, "__init__")}
+        source = inits[0].constant or inits[0].store.value if len(inits) == 1 else None
+        if (len(inits) == 1 and inits[0].owner == init_class.qualname and not inits[0].store.conditional and source is not None
                 and _is_literal(source) and not others & {*init_class.init_calls, "__post_init__", "__new__"}):
             found.append((name, source))
     return ObjectState(constructed=tuple(found))

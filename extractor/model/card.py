@@ -18,7 +18,7 @@ from .codes import (
     TriggerStatus,
     VerifyOutcome,
 )
-from .facts import CallSite, Constraint, Location, Param, Passage, Signature, Statement
+from .facts import AttributeStore, CallSite, Constraint, FieldFact, Location, Param, Passage, Signature, Statement
 from .serialize import FLAT
 from .site import MessageTemplate
 
@@ -37,19 +37,14 @@ class ExceptionRef:
 
 @record
 class FieldDoc:
-    """A declared class field that a guard input refers to."""
+    """A declared class field that a guard input refers to: its declaration, where it is, and
+    the values its type allows."""
 
     input: str
     owner: str
-    name: str
     path: str
-    line: int
-    annotation: str | None = None
-    default: str | None = None
-    default_factory: str | None = None
-    constraints: tuple[Constraint, ...] = ()
+    declared: FieldFact = dataclasses.field(metadata={FLAT: True})  # (its fields are the doc's own in JSON)
     literal_values: tuple[str, ...] | None = None
-    doc: str | None = None
     element_values: tuple[str, ...] | None = None  # a list's (set's, tuple's) elements' Literal values
 
 
@@ -83,11 +78,10 @@ class StateWrite:
 
     input: str  # as the guard reads it: ``self._closed``
     owner: str  # the class whose method (or body) assigns it
-    method: str | None  # None: a class attribute in the class body
     path: str
-    line: int
-    value: str | None = None  # the value's source (collect.declarations.MAX_VALUE); None: no one value
-    conditional: bool = False  # in a block of the method, not at the top of its body
+    # The assignment: its method (None: the class body), line, value's source (None: no one
+    # value, or a long one) and whether it sits in a block of the method; its fields are the write's own in JSON.
+    store: AttributeStore = dataclasses.field(metadata={FLAT: True})
     constant: str | None = None  # the source of the module constant ``value`` names (``IDLE``: ``'idle'``), where the tree gives it
     # Whether the card's condition holds with this value and the trigger's other values (solve);
     # None: not evaluated (no literal value, no solved trigger, or the condition cannot say).

@@ -36,7 +36,9 @@ class Excerpt:
 
 @record
 class FieldFact:
-    """A class-body assignment: ``name: annotation = value`` and the string right after it."""
+    """A class-body assignment: ``name: annotation = value`` and the string right after it. A
+    card's field docs publish it as it is (``FieldDoc.declared``); whether the constructor takes
+    it is the class's (``ClassFact.no_init``)."""
 
     name: str
     line: int
@@ -45,7 +47,6 @@ class FieldFact:
     default_factory: str | None = None
     constraints: tuple[Constraint, ...] = ()
     doc: str | None = None
-    init: bool = True  # False for ``field(init=False)``: the constructor does not take it
 
 
 @record
@@ -73,10 +74,10 @@ class PostInitSet:
 
 @record
 class AttributeStore:
-    """An assignment of ``self.attribute`` in a method of a class, or of a class attribute in
-    its body (``method`` None): collect.declarations."""
+    """An assignment of an attribute, ``self.attribute`` in a method of a class or a class
+    attribute in its body (``method`` None), keyed by the attribute in ``ClassFact.stores``
+    (collect.declarations). A card's state writes publish it as it is (``StateWrite.store``)."""
 
-    attribute: str
     method: str | None
     line: int
     # the value's source; None: longer than collect.declarations.MAX_VALUE, or no one value (``+=``, a tuple target)
@@ -91,6 +92,7 @@ class ClassFact:
     bases: tuple[str, ...] = ()
     doc: str | None = None
     fields: tuple[FieldFact, ...] = ()
+    no_init: tuple[str, ...] = ()  # its fields declared ``field(init=False)``: the generated constructor does not take them
     methods: tuple[tuple[str, str | None], ...] = ()  # (name, return annotation)
     decorators: tuple[str, ...] = ()  # as written
     init: tuple[Param, ...] | None = None  # the explicit ``__init__``'s parameters after self
@@ -101,7 +103,7 @@ class ClassFact:
     post_init_sets: tuple[PostInitSet, ...] = ()  # what its own ``__post_init__`` assigns (collect.declarations.post_init_sets)
     new: tuple[Param, ...] | None = None  # the explicit ``__new__``'s parameters after cls
     metaclass: str | None = None  # ``metaclass=`` as written
-    stores: tuple[AttributeStore, ...] = ()  # where its methods assign ``self.x``, and its class attributes
+    stores: tuple[tuple[str, AttributeStore], ...] = ()  # (attribute, where it is assigned): ``self.x`` in its methods, class attributes
     init_calls: tuple[str, ...] = ()  # the methods its own ``__init__`` calls on its receiver (collect.declarations.init_calls)
     abstract: tuple[str, ...] = ()  # its methods decorated ``@abstractmethod`` (or abstractproperty, ...)
     assigned: tuple[str, ...] = ()  # the other names its body binds (``__add__, __radd__ = ...``, ``x = property(...)``)

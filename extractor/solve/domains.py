@@ -73,19 +73,20 @@ def default_source(default: str | None, factory: str | None) -> str | None:
 
 
 def field_domain(doc: FieldDoc) -> Domain:
-    annotation = read_annotation(doc.annotation)
+    declared = doc.declared
+    annotation = read_annotation(declared.annotation)
     types, choices, implied = annotation.types, annotation.choices, annotation.implied
     if doc.literal_values is not None:
         # The annotation names an alias; the values say what the type really is.
         choices = doc.literal_values
         kinds = ["EnumMember" if isinstance(v := choice_value(c), Named) else type(v).__name__ for c in choices]
         types = tuple(dict.fromkeys([*kinds, *(t for t in types if t == "NoneType")]))
-    default = doc.default if choices and doc.default in choices else default_source(doc.default, doc.default_factory)
+    default = declared.default if choices and declared.default in choices else default_source(declared.default, declared.default_factory)
     return Domain(
         input=doc.input, source=DomainSource.FIELD, types=types, choices=choices,
-        constraints=tuple(implied) + doc.constraints, default=default,
-        has_default=doc.default is not None or doc.default_factory is not None, elements=doc.element_values,
-        annotation=doc.annotation,
+        constraints=tuple(implied) + declared.constraints, default=default,
+        has_default=declared.default is not None or declared.default_factory is not None, elements=doc.element_values,
+        annotation=declared.annotation,
     )
 
 

@@ -25,7 +25,7 @@ import math
 import shlex
 from typing import Any
 
-from ..model import CONSTRUCTING, Card, CardContext, Example, ExampleStyle, Param
+from ..model import CONSTRUCTING, Card, CardContext, Example, ExampleStyle, FieldDoc, Param
 from ..model.pytext import repeated_text
 from .domains import NO_VALUE
 from .values import Named, python_text
@@ -299,14 +299,14 @@ def _compiled_snippet(code: str, imports: set[tuple[str, str]]) -> str | None:
     return text
 
 
-def _flag_fits(name: str, value: Any, fields: dict[str, Any], ctx: CardContext) -> bool:
+def _flag_fits(name: str, value: Any, fields: dict[str, FieldDoc], ctx: CardContext) -> bool:
     if name not in ctx.cli.routed:
         return False  # the command's code is not seen handing the flag's value on to this raise
     if name.startswith(("self.", "cls.")):
         field = fields.get(name)
         if field is None or name not in ctx.owner.settable:
             return False
-        if isinstance(value, bool) and field.annotation != "bool" \
+        if isinstance(value, bool) and field.declared.annotation != "bool" \
                 and ctx.cli.flags.get(name.split(".")[-1], "").endswith("kwargs-optional"):
             return False  # (``bool | str | None`` gets a flag with an optional value, not --no-x)
         choices = field.literal_values

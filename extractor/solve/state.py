@@ -26,7 +26,8 @@ def reached(state: tuple[StateWrite, ...], problem: Problem, env: dict[str, Any]
     """``state`` with ``reaches`` set where the condition decides it under ``env``."""
     out = []
     for write in state:
-        value = problem.constants[write.value] if write.value in problem.constants else _literal(write.constant or write.value)
+        source = write.store.value
+        value = problem.constants[source] if source in problem.constants else _literal(write.constant or source)
         # (a value the trigger assumes for a test of the attribute, ``isinstance(self.output, Exception)``, is
         # left out: with the attribute given, the test is evaluated, not assumed)
         mentions = re.compile(rf"(?<![\w.]){re.escape(write.input)}(?!\w)")
@@ -46,7 +47,7 @@ def state_types(state: tuple[StateWrite, ...], domains: dict[str, Domain]) -> di
     give any type: then none."""
     writes: dict[str, list[Any]] = {}
     for write in state:
-        writes.setdefault(write.input, []).append(_literal(write.constant or write.value))
+        writes.setdefault(write.input, []).append(_literal(write.constant or write.store.value))
     out = {}
     for name, values in writes.items():
         domain = domains.get(name)

@@ -1,4 +1,4 @@
-"""link.exports: star imports and ``__all__`` -> what a package binds (an exception class named
+"""link.project's re-exports: star imports and ``__all__`` -> what a package binds (an exception class named
 through the package resolves to its definition) and where a caller imports a definition
 from (the public package, never the private module it is defined in)."""
 

@@ -37,13 +37,11 @@ from ..model.pytext import try_parse_expression
 from ..options import Options, strict_from_env
 from .commands import link_cli
 from .constructors import Constructors, link_owner
-from .exports import entry_module
-from .fielddocs import field_doc
 from .instances import function_instances, link_names
 from .messages import compose
 from .oserrors import errno_subclass
 from .placeholders import placeholder_entries
-from .project import BUILTIN_EXCEPTIONS, Project, Symbol, decorator_target
+from .project import BUILTIN_EXCEPTIONS, Project, Symbol, decorator_target, entry_module, field_doc
 from .state import constructed_state, receiver, state_writes
 
 RELATED_LIMIT = 12

@@ -29,9 +29,8 @@ from dataclasses import dataclass
 
 from ..model import Card, ClassFact, FileFacts, Owner, Param, PostInitSet, SiteFact
 from ..model.codes import BUILDING, CONSTRUCTING
-from .fielddocs import field_doc
 from .placeholders import abstract_methods
-from .project import Project
+from .project import Project, field_doc
 
 _RECORD_DECORATORS = frozenset({
     "dataclasses.dataclass", "attr.s", "attr.attrs", "attr.define", "attr.frozen", "attr.mutable", "attr.dataclass",

@@ -1,4 +1,4 @@
-"""Linking: every file's FileFacts -> the project view (names, exception hierarchy, fields).
+"""Linking: every file's FileFacts -> the project view (names, re-exports, exception hierarchy, fields).
 
 ``Project`` resolves a name as written in one module to the symbol it denotes anywhere in
 the tree (through imports and package re-exports), to a builtin, or to an outside name.
@@ -8,7 +8,17 @@ Module names come from paths; an import that names a module by a shorter dotted 
 Modules are loaded on first use, and every question records what it consulted (``Reads``):
 each module name looked at, with the file that provides it or None, and the answer of each
 suffix match. Cards linked from unchanged facts under unchanged reads are unchanged, which
-is what lets a later run reuse them (``pipeline``).
+is what lets a later run reuse them (``incremental``).
+
+Re-exports: ``httpx`` defines ``Client`` in ``httpx/_client.py`` and binds it in
+``httpx/__init__.py`` by ``from ._client import *``: ``httpx.Client`` is that class (what a
+raise of ``httpx.UnsupportedProtocol`` names), and an example imports it ``from httpx``,
+never from the private module (``entry_module``). A star import binds the names of the
+module's literal ``__all__``, else its public module-level names (Python's rule); a module
+whose ``__all__`` the tree does not give as a literal binds nothing seen here.
+
+Field docs: an input like ``self.a.b`` (or ``ctx.a.b`` of an annotated parameter) is read
+back to the declaration of the field it reads (``field_doc``).
 """
 
 from __future__ import annotations
@@ -20,8 +30,7 @@ from typing import TypeVar
 
 from ..collect.annotations import read_annotation
 from ..collect.declarations import DOTTED
-from ..model import ClassFact, FieldFact, FileFacts
-from .exports import star_target
+from ..model import ClassFact, FieldDoc, FieldFact, FileFacts, Param
 
 BUILTIN_EXCEPTIONS: dict[str, tuple[str, ...]] = {
     name: tuple(c.__name__ for c in obj.__mro__ if c is not object)
@@ -372,3 +381,104 @@ class Project:
             return ("sentinel", "")
         value = module.constants.get(member)
         return ("value", value) if value is not None else None
+
+
+# --- re-exports: ``from ._client import *`` and ``__all__`` -> what a package binds, and where a caller imports from
+
+_MAX_STARS = 6  # star imports followed through (a package re-exporting a package's re-exports)
+
+
+def star_target(project: Project, facts: FileFacts, name: str, depth: int = 0) -> str | None:
+    """The absolute dotted name that one of the module's star imports binds ``name`` to (the
+    last one that binds it wins); None where none is seen to."""
+    if depth >= _MAX_STARS:
+        return None
+    for star in reversed(facts.star_imports):
+        module = project.module(star)
+        if module is None or module.module != star:
+            continue  # outside the tree (or only a suffix match): what it binds is not known
+        if module.exports is not None:
+            if name not in module.exports:
+                continue
+        elif name.startswith("_") or "__all__" in module.module_names:
+            continue
+        if name in module.module_names:
+            return f"{star}.{name}"
+        found = star_target(project, module, name, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def public_module(project: Project, module: str, name: str) -> str | None:
+    """The module a caller imports ``name`` (a top-level definition of ``module``) from: the
+    module itself where no part of its name is private, else the shortest public package
+    above it that binds the same definition (``httpx._client.Client`` -> ``httpx``); None
+    where there is none."""
+    parts = module.split(".")
+    if all(_public(p) for p in parts):
+        return module
+    target = f"{module}.{name}"
+    for cut in range(1, len(parts)):
+        if not _public(parts[cut - 1]):
+            break
+        prefix = ".".join(parts[:cut])
+        if project.lookup(f"{prefix}.{name}").qualname == target:
+            return prefix
+    return None
+
+
+def entry_module(project: Project, module: str, function: str | None) -> str | None:
+    """Where a caller imports the top-level definition of ``function`` (a qualname) from."""
+    if not function or "<locals>" in function:
+        return None
+    return public_module(project, module, function.split(".", 1)[0])
+
+
+def _public(name: str) -> bool:
+    return not name.startswith("_")
+
+
+# --- field docs: an input like ``self.a.b`` (or ``ctx.a.b`` of an annotated parameter) -> the field it reads
+
+def class_along(project: Project, owner: str, names: list[str]) -> str | None:
+    """The in-tree class reached from class ``owner`` through the annotated fields
+    ``names`` (``["prefetch"]`` -> the class of ``owner.prefetch``); None where it breaks."""
+    current = owner
+    for name in names:
+        found = project.field(current, name)
+        if found is None:
+            return None
+        nested = project.class_of_annotation(found[0], found[2].annotation)
+        if nested is None:
+            return None
+        current = nested
+    return current
+
+
+def field_doc(project: Project, facts: FileFacts, owner: str | None, expr: str, params: tuple[Param, ...] = ()) -> FieldDoc | None:
+    """Docs of the field an input like ``self.a.b`` reads, through annotated sub-fields;
+    also ``ctx.a.b`` of a parameter ``ctx`` annotated with a class of the tree."""
+    parts = expr.split(".")
+    if len(parts) < 2:
+        return None
+    if parts[0] in ("self", "cls") and owner is not None:
+        start: str | None = f"{facts.module}.{owner}"
+    else:
+        param = next((p for p in params if p.name == parts[0] and p.kind not in ("star", "starstar")), None)
+        start = project.class_of_annotation(facts, param.annotation) if param is not None else None
+    if start is None:
+        return None
+    holder = class_along(project, start, parts[1:-1])
+    found = project.field(holder, parts[-1]) if holder is not None else None
+    if found is None:
+        return None
+    where, cls, fact = found
+    return FieldDoc(
+        input=expr,
+        owner=f"{where.module}.{cls.qualname}",
+        path=where.path,
+        declared=fact,
+        literal_values=project.literal_values(where, fact.annotation) or project.enum_members(where, fact.annotation),
+        element_values=project.literal_values(where, fact.annotation, of_elements=True),
+    )

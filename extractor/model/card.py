@@ -207,7 +207,7 @@ class Placement:
     of its function and the choices of its Enum-typed parameters (link.cards.ContextLinker.link_placement)."""
 
     module: str | None = None  # the module that defines the card's function
-    # The public module a caller imports the card's top-level definition from (link.exports;
+    # The public module a caller imports the card's top-level definition from (link.project.entry_module;
     # ``httpx`` for ``httpx._client.Client``); None where the tree shows none.
     public_module: str | None = None
     exception_module: str | None = None  # where an in-tree exception class is defined

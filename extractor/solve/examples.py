@@ -209,7 +209,7 @@ def is_class_level(card: Card) -> bool:
 
 def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str | None:
     """Code that imports the entry and calls it with ``values`` (input -> value), or None."""
-    function, module = card.at.function, ctx.place.public_module  # (``httpx``, not ``httpx._client``: link.exports)
+    function, module = card.at.function, ctx.place.public_module  # (``httpx``, not ``httpx._client``: link.project.entry_module)
     if not function or "<locals>" in function or module is None:
         return None
     decorators = decorator_names(card)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from extractor import extract
 from extractor.options import Options
 from extractor.solve.evaluate import Unknown, evaluate
-from extractor.solve.problem import constant_of
+from extractor.solve.posing import constant_of
 from extractor.solve.status import atom_kind
 from extractor.solve.values import Named
 
@@ -311,7 +311,7 @@ def test_search_cuts_off_prefixes_and_finds_what_enumeration_finds() -> None:
     import itertools
 
     from extractor.model import Domain, Guard, Opaque
-    from extractor.solve.problem import build_problem
+    from extractor.solve.posing import build_problem
     from extractor.solve.search import SEARCH_BUDGET, _conjunct_parts, _first_assignment, search
 
     names = [f"p{i}" for i in range(8)]
@@ -427,7 +427,7 @@ def test_the_truth_of_a_constant_of_unknown_value_is_no_answer() -> None:
     """``x is not _empty`` keeps ``_empty`` (bound by a star import) by name; the truth of
     ``x`` holding that constant is neither true nor false, and the problem says why."""
     from extractor.model import Compare, Guard
-    from extractor.solve.problem import build_problem
+    from extractor.solve.posing import build_problem
 
     guard = Guard(code="x is not _empty", tree=Compare(left="x", ops=("is not",), comparators=("_empty",)),
                   inputs=("x",), named=(("_empty", "unknown"),))

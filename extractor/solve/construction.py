@@ -10,7 +10,8 @@ from typing import Any
 from ..model import Card, CardContext, Domain, DomainSource, TriggerStatus
 from .domains import NO_VALUE, default_source, literal_value
 from .evaluate import EvalError
-from .problem import Problem, build_problem
+from .posing import build_problem
+from .problem import Problem
 from .search import MAX_CHANGED, Solution, search
 from .status import atom_kind
 

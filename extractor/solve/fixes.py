@@ -15,8 +15,10 @@ from ..model.pytext import try_parse_expression
 from .domains import NO_VALUE
 from .environ import ENVIRON, environment_words, reading
 from .evaluate import FAILS, EvalError, outcome, parse_expr, predicate
-from .problem import Problem, classes_of, conjuncts, scan_refs, value_key
+from .posing import scan_refs
+from .problem import Problem, classes_of, conjuncts
 from .search import distance, is_number
+from .seeds import value_key
 from .status import atom_kind, spec_module
 from .values import python_text
 

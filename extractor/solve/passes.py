@@ -22,8 +22,10 @@ from .evaluate import EvalError, run_validator
 from .examples import is_class_level
 from .messages import message_refs, render_message
 from .passage import first_failing, names_read, unpacked_values
-from .problem import Problem, Variable, build_problem, candidates, classes_of
+from .posing import build_problem
+from .problem import Problem, Variable, classes_of
 from .search import search
+from .seeds import candidates
 from .state import state_types
 from .status import Reads, atom_kind, caller_sets, missing_arguments, read_atoms, trigger_status, unread_attributes
 from .validator import card_validator

@@ -15,7 +15,7 @@ from typing import Any
 from ..model import CLAIMED, Card, PartRole, from_data
 from .domains import NO_VALUE, admits, literal_value
 from .evaluate import EvalError
-from .problem import build_problem
+from .posing import build_problem
 from .search import distance
 
 

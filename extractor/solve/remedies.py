@@ -22,7 +22,8 @@ from .evaluate import InstancesOf
 from .examples import build_example, is_class_level
 from .fixes import FixCandidate, bare_test, describe_fix, find_fixes, quiet_stand_ins
 from .passes import card_message, validator_outcome
-from .problem import Variable, candidates
+from .problem import Variable
+from .seeds import candidates
 from .status import Reads
 from .values import to_json_value
 

@@ -20,7 +20,8 @@ from ..collect.declarations import DOTTED
 from ..model import Detailed, Reason, ReasonCode, TriggerStatus
 from .bounds import bound_conflicts
 from .evaluate import predicate
-from .problem import Problem, Variable, conjuncts, value_key
+from .problem import Problem, Variable, conjuncts
+from .seeds import value_key
 
 SEARCH_BUDGET = 1_500
 MAX_CHANGED = 3

@@ -8,8 +8,7 @@ import math
 from itertools import pairwise
 
 from .domains import literal_value
-from .operands import constant_value, variable_of
-from .problem import Problem, conjuncts
+from .problem import Problem, conjuncts, constant_value, variable_of
 
 _FLIP = {ast.Lt: ast.Gt, ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.GtE: ast.LtE, ast.Eq: ast.Eq}
 

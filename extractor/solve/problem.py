@@ -2,8 +2,9 @@
 
 A ``Problem`` is what the search solves (solve.posing builds it from a guard): the guard's
 expression, its variables (each with its candidate values) and the module constants it reads;
-``holds`` evaluates the guard under an assignment. ``conjuncts`` and ``classes_of`` read its
-tree and its constants.
+``holds`` evaluates the guard under an assignment. ``conjuncts``, ``variable_of`` and
+``constant_value`` read its guard's tests (the variable a test reads, the value of a constant
+side: for the seeds and the bounds), ``classes_of`` its constants.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..collect.declarations import dotted_name
 from ..model import Domain, Reason
 from .domains import NO_VALUE
 from .environ import reading
@@ -85,3 +87,29 @@ def conjuncts(tree: ast.expr) -> Iterator[ast.expr]:
             yield from conjuncts(value)
     else:
         yield tree
+
+
+# Text methods that keep the length of the seeds' texts (``"a" * n``): ``len(s.strip()) > 3``
+# is seeded as ``len(s) > 3`` is.
+_SAME_LENGTH = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "casefold", "title", "removeprefix", "removesuffix"})
+
+
+def variable_of(node: ast.expr, problem: Problem) -> tuple[str | None, bool]:
+    if isinstance(node, ast.Call) and dotted_name(node.func) == "len" and len(node.args) == 1:
+        inner = node.args[0]
+        while isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in _SAME_LENGTH \
+                and all(isinstance(a, ast.Constant) and isinstance(a.value, str) and "a" not in a.value.lower() for a in inner.args):
+            inner = inner.func.value
+        found, _ = variable_of(inner, problem)
+        return found, True
+    if isinstance(node, ast.Constant):
+        return None, False  # a literal names no input and no opaque value
+    key = dotted_name(node) if isinstance(node, (ast.Name, ast.Attribute)) else ast.unparse(node)
+    return (key, False) if key in problem.variables else (None, False)
+
+
+def constant_value(node: ast.expr, env: dict[str, Any]) -> Any:
+    try:
+        return evaluate_tree(node, env)
+    except EvalError:
+        return NO_VALUE

@@ -14,18 +14,17 @@ import ast
 import math
 from collections.abc import Callable
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import Any, TypeGuard
 
 from ..collect.declarations import dotted_name
 from ..collect.syntax import walk
 from .declared import refilled, samples
 from .domains import NO_VALUE, admits, choice_value
 from .evaluate import InstancesOf
-from .operands import MAX_WITNESS_LENGTH, constant_value, variable_of
+from .problem import Problem, Variable, constant_value, variable_of
 from .values import Named, StableSet, stable
 
-if TYPE_CHECKING:
-    from .problem import Problem, Variable
+MAX_WITNESS_LENGTH = 4096  # a longer string or list would not be a readable trigger
 
 
 def comparison_seeds(problem: Problem) -> dict[str, list[Any]]:

@@ -16,13 +16,11 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..model import ContextKind, Guard, Reason, TriggerStatus
 from ..model.pytext import try_parse_expression
-
-if TYPE_CHECKING:
-    from .problem import Problem
+from .problem import Problem
 
 _ENVIRONMENT_NAMES = frozenset({"sys.platform", "sys.version_info", "sys.byteorder", "os.name", "os.sep", "os.environ"})
 _ENVIRONMENT_CALLS = frozenset({

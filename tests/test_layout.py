@@ -32,7 +32,7 @@ def test_the_top_level_shows_the_pipeline() -> None:
 def test_stages_import_only_earlier_stages() -> None:
     run = _lint_imports(ROOT)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "Contracts: 4 kept, 0 broken." in run.stdout
+    assert "Contracts: 5 kept, 0 broken." in run.stdout
 
 
 def _with_import(tmp_path: Path, module: str, line: str) -> subprocess.CompletedProcess[str]:
@@ -55,3 +55,9 @@ def test_publish_may_not_import_libcst(tmp_path) -> None:
     run = _with_import(tmp_path, "publish/diff.py", "import libcst")
     assert run.returncode == 1, run.stdout + run.stderr
     assert "publish works from catalog data alone: no libcst, no analysis stage BROKEN" in run.stdout
+
+
+def test_an_import_cycle_inside_a_stage_breaks_its_contract(tmp_path) -> None:
+    run = _with_import(tmp_path, "solve/problem.py", "from .posing import build_problem")  # posing imports problem
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "No import cycle among the modules of a stage BROKEN" in run.stdout

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .errors import OutputError, RaisedocsError
-from .options import EXCERPT_LINES, Options, recorded_settings
+from .options import EXCERPT_LINES, Options, Pinned, recorded_settings
 from .version import VERSION as __version__
 
 if TYPE_CHECKING:
@@ -71,10 +71,13 @@ def cli() -> None:
 @click.option("--exception", "exceptions", multiple=True, help="Only cards whose exception is this class or a subclass of it (repeatable).")
 @click.option("--excerpt-lines", type=click.IntRange(min=1), default=EXCERPT_LINES, show_default=True,
               help="Most source lines shown around a raise.")
-@click.option("--repo-url", help="Forge URL of the repository, for permalinks (default with --rev: origin, if on GitHub or GitLab).")
+@click.option("--repo-url",
+              help="Forge URL of the repository, for permalinks (default: the one the -o folder records, else with --rev: origin, "
+                   "if on GitHub or GitLab).")
 @click.option("--rev", help="Read this commit (tag, branch, sha) of the git repository at PATH; permalinks pin to its full sha.")
 @click.option("--repo-name",
-    help="Name shown on cards (default: [project] name in PATH/pyproject.toml, package metadata, the git remote, or the folder name).")
+    help="Name shown on cards (default: the one the -o folder records, else [project] name in PATH/pyproject.toml, package metadata, "
+         "the git remote, or the folder name).")
 @click.option("--command",
               help="Command that CLI examples start with (default: [tool.raisedocs] command or the console script in PATH/pyproject.toml).")
 @click.option("--no-tests", is_flag=True,
@@ -94,7 +97,7 @@ def extract(path: str, outdir: str | None, include: tuple[str, ...], exclude: tu
     options = Options(
         include=include, exclude=exclude, use_default_excludes=not no_default_excludes, exceptions=exceptions,
         excerpt_lines=excerpt_lines, repo_url=repo_url, rev=rev, repo_name=repo_name, command=command, skip_tests=no_tests,
-        card_json=card_json, **run_settings(run),
+        card_json=card_json, pinned=_pinned(outdir), **run_settings(run),
     )
     selection = select_sources(path, options)
     # The folder this run's inputs wrote, as written: nothing to analyse or render.
@@ -359,6 +362,14 @@ def _given(parameter: str) -> bool:
     from click.core import ParameterSource
 
     return click.get_current_context().get_parameter_source(parameter) == ParameterSource.COMMANDLINE
+
+
+def _pinned(outdir: str | None) -> Pinned | None:
+    """The name and URL the docs folder ``outdir`` records, read without its cards; None
+    where it holds no catalog, or one that records no name."""
+    from .publish.catalog_file import read_envelope
+
+    return recorded_settings(read_envelope(outdir)).get("pinned") if outdir is not None else None
 
 
 def _folder_catalog(path: str, validate: bool = False) -> dict[str, Any] | None:

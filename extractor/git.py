@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import subprocess
 from typing import TYPE_CHECKING
@@ -95,14 +96,25 @@ def origin(repo: str) -> tuple[str | None, str | None]:
     except SourceError:
         return None, None
     match = _REMOTE.match(remote)
-    name = re.sub(r"\.git$", "", remote.rstrip("/").replace(":", "/").rsplit("/", 1)[-1]) or None
+    # (normalized: the path a local clone records may end in ``/.``, as ``git clone . ../copy`` writes it)
+    name = re.sub(r"\.git$", "", posixpath.basename(posixpath.normpath(remote.replace(":", "/")))) or None
     return (f"https://{match.group('host')}/{match.group('path')}" if match else None), name
+
+
+def work_tree_top(root: str) -> str | None:
+    """The top folder of the git work tree holding ``root``, else None."""
+    try:
+        return run_git(root, "rev-parse", "--show-toplevel").decode().strip() or None
+    except SourceError:
+        return None
 
 
 def work_tree_head(root: str) -> str | None:
     """HEAD's sha when ``root`` is the top of a git work tree with a commit, else None."""
+    top = work_tree_top(root)
+    if top is None or os.path.realpath(top) != os.path.realpath(root):
+        return None
     try:
-        top = run_git(root, "rev-parse", "--show-toplevel").decode().strip()
-        return resolve_rev(root, "HEAD") if os.path.realpath(top) == os.path.realpath(root) else None
+        return resolve_rev(root, "HEAD")
     except SourceError:
         return None

@@ -274,7 +274,7 @@ def _envelope(selection: Selection, failures: list[FileFailure], sites: int, sum
         stats=_stats(len(selection.files) + read_failures, len(failures), sites, summaries),
         failures=tuple(failures),
         errors=(),
-        options=run_options(options),
+        options=run_options(selection),
     ))
     del envelope["errors"]
     return envelope

@@ -16,17 +16,21 @@ import functools
 import hashlib
 import json
 import os
+import re
+import tempfile
+from collections.abc import Iterator
 from typing import Any
 
 from .cache import CODE, TOOLCHAIN
-from .git import origin, resolve_rev, work_tree_head
+from .git import origin, resolve_rev, work_tree_head, work_tree_top
 from .model import FileFailure, RunOptions
 from .options import Options, project_command, project_name, read_settings
 from .publish.identity import render_identity
 from .sources import SourceFile, log, read_commit, read_distribution_name, read_pyproject, read_tree, sole_package, source_roots
 
-# Options fields that change how a run goes, never what it writes.
-RUN_ONLY = frozenset({"jobs", "use_cache", "cache_dir", "is_strict"})
+# Options fields the input identity leaves out: those that change how a run goes, never what
+# it writes, and ``pinned``, which writes only the name and URL it resolves to (digested as such).
+RUN_ONLY = frozenset({"jobs", "use_cache", "cache_dir", "is_strict", "pinned"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,7 +60,6 @@ def select_sources(root: str, options: Options) -> Selection:
     Raises:
         SourceError: ``root`` cannot be read, or ``options.rev`` names no commit.
     """
-    name = os.path.basename(os.path.realpath(root).rstrip("/")).removesuffix(".git")
     if options.rev is not None:
         sha = resolve_rev(root, options.rev)
         project = read_pyproject(root, sha)
@@ -64,11 +67,12 @@ def select_sources(root: str, options: Options) -> Selection:
         files, failures = read_commit(root, sha, options)
         command = options.command or project_command(project)
         url, remote_name = origin(root)
-        options = dataclasses.replace(options, rev=sha, repo_url=options.repo_url or url, command=command)
+        options = dataclasses.replace(options, rev=sha, repo_url=repo_url(options, url), command=command)
     else:
         project = read_pyproject(root) if os.path.isdir(root) else {}
         options = with_settings(options, project)
         head = work_tree_head(root) if os.path.isdir(root) else None
+        options = dataclasses.replace(options, repo_url=repo_url(options, None))
         if options.repo_url and head is not None:  # permalinks need a commit: the checkout's
             log.info(f"note: --repo-url without --rev: reading and pinning the checkout's HEAD ({head[:10]}), not its work tree")
             return select_sources(root, dataclasses.replace(options, rev=head))
@@ -80,10 +84,74 @@ def select_sources(root: str, options: Options) -> Selection:
             options = dataclasses.replace(options, command=project_command(project))
     paths = [f.path for f in files]
     options = dataclasses.replace(options, source_roots=source_roots(paths))
-    named = options.repo_name or project_name(project)
-    if named is None and options.rev is None and os.path.isdir(root):
-        named = read_distribution_name(root)
-    return Selection(files, failures, options, named or remote_name or sole_package(name, paths) or name)
+    return Selection(files, failures, options, repo_name(root, options, project, paths, remote_name))
+
+
+def repo_url(options: Options, found: str | None) -> str | None:
+    """The repository's forge URL: the one given (``--repo-url``, ``[tool.raisedocs]
+    repo-url``), else the one the docs folder records (``options.pinned``; None included:
+    the docs had none), else ``found`` (``origin``'s, read for a commit)."""
+    if options.repo_url:
+        return options.repo_url
+    return options.pinned.url if options.pinned is not None else found
+
+
+UNNAMED = "unnamed"  # the name of a tree that gives none (a temporary folder of loose modules)
+
+
+def repo_name(root: str, options: Options, project: dict[str, Any], paths: list[str], remote: str | None) -> str:
+    """The name the cards show for the repository at ``root``: the one given (``--repo-name``,
+    ``[tool.raisedocs] repo-name``), else the first proper one (``is_proper_name``) of, in order:
+
+    1. the name the docs folder records (``options.pinned``), so that every clone writes the
+       same docs whatever its remote and its folder are called;
+    2. ``[project] name`` in pyproject.toml;
+    3. the ``Name:`` of an unpacked distribution's metadata (a folder, not a commit);
+    4. the name ``origin``'s URL ends with (``remote``: for a commit, or the top of a checkout);
+    5. for a folder named ``src`` or ``lib`` (a wheel unpacked there), its one top-level package;
+    6. the folder's name, unless the folder is temporary (``is_temporary``);
+    7. the tree's one top-level package, below its source roots;
+    8. the folder's name at the top of the git work tree holding it, unless temporary.
+
+    Else ``UNNAMED``, with a note saying so.
+    """
+    if options.repo_name:
+        return options.repo_name
+    folder = os.path.realpath(root)
+
+    def candidates() -> Iterator[str | None]:
+        yield options.pinned.name if options.pinned is not None else None
+        yield project_name(project)
+        yield read_distribution_name(root) if options.rev is None and os.path.isdir(root) else None
+        yield remote
+        yield sole_package(paths) if os.path.basename(folder) in ("src", "lib") else None
+        yield None if is_temporary(folder) else os.path.basename(folder).removesuffix(".git")
+        yield sole_package(paths, options.source_roots)
+        top = work_tree_top(root) if os.path.isdir(root) else None
+        yield None if top is None or is_temporary(top) else os.path.basename(os.path.realpath(top))
+
+    name = next((n for n in candidates() if is_proper_name(n)), None)
+    if name is None:
+        log.info(f"note: neither the tree, its remote nor its folder ({folder}) names the repository: "
+                 f"cards show {UNNAMED!r}; give a name with --repo-name")
+    return name or UNNAMED
+
+
+# The names ``tempfile.mkdtemp`` (``tmp`` and 8 of [a-z0-9_]) and ``mktemp -d`` (``tmp.`` and 10 letters or digits) make
+_TEMPORARY_NAME = re.compile(r"tmp[a-z0-9_]{8}|tmp\.[A-Za-z0-9]{10}")
+
+
+def is_proper_name(name: str | None) -> bool:
+    """Whether ``name`` can name a repository: not empty, ``.`` or ``..``, nor a temporary
+    folder's name (``_TEMPORARY_NAME``)."""
+    return bool(name and name.strip() and name not in (".", "..") and not _TEMPORARY_NAME.fullmatch(name))
+
+
+def is_temporary(folder: str) -> bool:
+    """Whether ``folder`` is temporary: the system's temporary folder, or a folder in it
+    whose name starts with ``tmp``. (A name tempfile makes, anywhere, is not proper.)"""
+    real, temp = os.path.realpath(folder), os.path.realpath(tempfile.gettempdir())
+    return real == temp or (os.path.dirname(real) == temp and os.path.basename(real).startswith("tmp"))
 
 
 _DEFAULTS = Options()
@@ -99,12 +167,14 @@ def with_settings(options: Options, project: dict[str, Any]) -> Options:
     return dataclasses.replace(options, **changes) if changes else options
 
 
-def run_options(options: Options) -> RunOptions:
-    """What ``check`` and ``diff`` need to run the same selection and rendering again."""
+def run_options(selection: Selection) -> RunOptions:
+    """What ``check`` and ``diff`` need to run the same selection and rendering again, with
+    the name and URL the cards show, which a later run into the same folder reuses."""
+    options = selection.options
     return RunOptions(
         include=options.include, exclude=options.exclude, use_default_excludes=options.use_default_excludes,
         exceptions=options.exceptions, excerpt_lines=options.excerpt_lines, command=options.command,
-        repo_name=options.repo_name, repo_url=options.repo_url, skip_tests=options.skip_tests,
+        repo_name=selection.name, repo_url=options.repo_url, skip_tests=options.skip_tests,
         card_json=options.card_json,
     )
 

@@ -27,6 +27,15 @@ SILENT_EXCLUDES = frozenset({".git", ".hg", ".svn", "__pycache__"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Pinned:
+    """The repository's name and forge URL (None: it had none) as a docs folder records
+    them: what the run that wrote it showed on its cards."""
+
+    name: str
+    url: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Options:
     """Every setting of a run; stages take this instead of long parameter lists."""
 
@@ -45,6 +54,9 @@ class Options:
     is_strict: bool = False
     skip_tests: bool = False  # --no-tests: leave out test code (is_test_path)
     card_json: bool = False  # --card-json: also errors/<id>.json per card (catalog.json holds them all)
+    # Read from the docs folder a run writes or checks, not given: the name and URL its run
+    # showed, used where none is given (inputs.repo_name), so every clone writes the same docs.
+    pinned: Pinned | None = None
     # Found in the tree, not given: the folders above its top-level packages (``src/``,
     # ``lib/`` layouts), left out of module names (sources.source_roots).
     source_roots: tuple[str, ...] = ()
@@ -78,10 +90,19 @@ class Options:
 
 
 def recorded_settings(catalog: dict[str, Any] | None) -> dict[str, Any]:
-    """The Options fields a catalog's ``options`` record (what its run was given); {} for none."""
+    """The Options fields a catalog's ``options`` record; {} for none.
+
+    Its ``repo_name`` and ``repo_url``, the name and URL its run showed, are ``pinned``: used
+    where no name or URL is given. A catalog that records no name (written before raisedocs
+    recorded them) gives its URL as given, as it was read then."""
     recorded = (catalog or {}).get("options") or {}
     fields = Options.__dataclass_fields__
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in recorded.items() if k in fields}
+    settings = {k: tuple(v) if isinstance(v, list) else v for k, v in recorded.items() if k in fields and k != "pinned"}
+    name = settings.pop("repo_name", None)
+    if isinstance(name, str) and name:
+        url = settings.pop("repo_url", None)
+        settings["pinned"] = Pinned(name=name, url=url if isinstance(url, str) else None)
+    return settings
 
 
 def strict_from_env() -> bool:

@@ -254,11 +254,9 @@ def read_distribution_name(root: str) -> str | None:
     return None
 
 
-def sole_package(root_name: str, paths: list[str]) -> str | None:
-    """The one top-level package of a folder named ``src`` or ``lib`` (a wheel's files
-    unpacked there, say): the name a reader knows the code by, not the folder's."""
-    if root_name not in ("src", "lib"):
-        return None
+def sole_package(paths: list[str], roots: tuple[str, ...] = ()) -> str | None:
+    """The tree's one top-level package (below its source ``roots``, ``src/`` say), else None."""
+    paths = [p.removeprefix(next((f"{r}/" for r in roots if p.startswith(f"{r}/")), "")) for p in paths]
     present = set(paths)
     packages = {p.split("/", 1)[0] for p in paths if "/" in p and f"{p.split('/', 1)[0]}/__init__.py" in present}
     return packages.pop() if len(packages) == 1 else None

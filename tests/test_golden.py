@@ -62,6 +62,29 @@ def test_golden_docs(case: str, tmp_path: Path, capsys, update_golden: bool) -> 
         assert produced[rel] == text, f"{rel} differs from tests/golden/{case}; run pytest --update-golden and review"
 
 
+def test_a_fresh_clone_writes_the_golden_docs_and_passes_check(tmp_path: Path, capsys, monkeypatch) -> None:
+    # The forms fixture committed with its docs in a repository named by its folder, with no
+    # remote; a clone in another folder, its origin on GitHub under another name, regenerates
+    # the same docs (the golden's, every byte of its state file too), and check passes.
+    repo = tmp_path / "forms"
+    make_git_repo(repo, [("fixture", tree_files(FIXTURES / "forms"))])
+    assert run_cli(capsys, "extract", str(repo), "-o", str(repo / "docs"), "--no-cache", "-q").code == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "docs")
+    clone = tmp_path / "elsewhere"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    git(clone, "remote", "set-url", "origin", "git@github.com:acme/gadgets.git")
+    monkeypatch.chdir(clone)
+    (clone / "docs" / STATE).unlink()  # nothing to trust: the clone analyses and writes them all again
+    run = run_cli(capsys, "extract", ".", "-o", "docs", "--no-cache")
+    assert run.code == 0 and "raisedocs: wrote docs" in run.err
+    assert _files(clone / "docs") == _files(GOLDEN / "forms")
+    assert git(clone, "status", "--porcelain") == ""
+    for flags in ((), ("--full",)):
+        run = run_cli(capsys, "check", "docs", "--path", ".", "--no-cache", *flags)
+        assert (run.code, run.err) == (0, "raisedocs: docs is up to date\n")
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_docs_render_the_same_from_catalog_json(case: str) -> None:
     # catalog.json is the contract: rendering it again (key order now sorted, as written)

@@ -11,7 +11,7 @@ import pytest
 
 from extractor import pipeline
 from extractor.inputs import RUN_ONLY, select_sources
-from extractor.options import Options
+from extractor.options import Options, Pinned
 from extractor.publish import output
 from extractor.publish.catalog_file import load_catalog, read_envelope
 
@@ -23,7 +23,7 @@ OTHER = {
     "include": ("*.py",), "exclude": ("nothing",), "use_default_excludes": False, "exceptions": ("ValueError",),
     "excerpt_lines": 5, "repo_url": "https://github.com/acme/widgets", "rev": "abc", "repo_name": "widgets",
     "command": "widgets run", "jobs": 2, "use_cache": True, "cache_dir": "/elsewhere", "is_strict": True,
-    "skip_tests": True, "card_json": True, "source_roots": ("src",),
+    "skip_tests": True, "card_json": True, "source_roots": ("src",), "pinned": Pinned(name="gadgets"),
 }
 
 

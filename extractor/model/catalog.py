@@ -34,7 +34,12 @@ class SourceInfo:
 @record
 class RunOptions:
     """The selection and rendering options a catalog was extracted with: ``check`` and
-    ``diff`` run the same again unless told otherwise."""
+    ``diff`` run the same again unless told otherwise.
+
+    ``repo_name`` and ``repo_url`` are the name and the forge URL the cards show, as the run
+    resolved them (given, or found: ``inputs.repo_name``, ``inputs.repo_url``); ``check`` and a
+    later ``extract -o`` into the folder use them where none is given (``options.Pinned``).
+    Catalogs written before held only a name given there, else None."""
 
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()

@@ -17,8 +17,8 @@ from extractor.publish.paste import render_match
 from .helpers import FIXTURES, run_cli, temp_tree
 
 PREFETCH_STEP = "offload_prefetch_step (0) must be >= 1 when prefetch offloading is enabled (offload_group_size > 0)"
-PREFETCH_STEP_CARD = "9433068982eb5687"  # minivllm/config/offload.py:49
-NUM_IN_GROUP_CARD = "619283c31394ff2d"  # minivllm/config/offload.py:43
+PREFETCH_STEP_CARD = "06464a7bea2efb32"  # minivllm/config/offload.py:49
+NUM_IN_GROUP_CARD = "c70859336680feca"  # minivllm/config/offload.py:43
 PYDANTIC_WRAPPED = """\
 1 validation error for OffloadConfig
   Value error, offload_prefetch_step (0) must be >= 1 when prefetch

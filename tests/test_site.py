@@ -21,16 +21,16 @@ from .helpers import FIXTURES, run_cli
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 PREFETCH_STEP = "offload_prefetch_step (0) must be >= 1 when prefetch offloading is enabled (offload_group_size > 0)"
-PREFETCH_STEP_CARD = "9433068982eb5687"
+PREFETCH_STEP_CARD = "06464a7bea2efb32"
 # query -> the card that must come first (rustdoc's tests/rustdoc-js, for error pages)
 GOLDEN_QUERIES = {
     PREFETCH_STEP: PREFETCH_STEP_CARD,
     "prefetch step": PREFETCH_STEP_CARD,
     "1 validation error for OffloadConfig\n  Value error, offload_prefetch_step (0) must be >= 1 when prefetch\n"
     "offloading is enabled (offload_group_size > 0) [type=value_error, input_value={}, input_type=dict]": PREFETCH_STEP_CARD,
-    "offload_num_in_group (4) must be <= offload_group_size (2)": "619283c31394ff2d",
+    "offload_num_in_group (4) must be <= offload_group_size (2)": "c70859336680feca",
     'Traceback (most recent call last):\n  File "/x/minivllm/config/offload.py", line 43, in validate_offload_config\n'
-    "ValueError: something": "619283c31394ff2d",
+    "ValueError: something": "c70859336680feca",
 }
 
 
@@ -140,7 +140,7 @@ def test_in_a_browser_pages_load_links_resolve_search_and_filters_work(offload_s
         # A hole of an int field never shows letters: no card of that template matches this.
         page.fill("#search-box", "offload_num_in_group (many) must be <= offload_group_size (2)")
         page.wait_for_timeout(300)
-        assert page.evaluate(first) != "errors/619283c31394ff2d.html"
+        assert page.evaluate(first) != "errors/c70859336680feca.html"
         # Filters: one exception class, then a status no card has.
         visible = "els => els.filter(e => !e.closest('[hidden]')).length"
         total = page.eval_on_selector_all("ul.cards li", visible)

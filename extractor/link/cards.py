@@ -7,7 +7,6 @@ could not be resolved about it.
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import re
 from collections import defaultdict
@@ -22,7 +21,6 @@ from ..model import (
     ExceptionRef,
     FieldDoc,
     FileFacts,
-    Hole,
     MessageTemplate,
     ObjectState,
     Opaque,
@@ -33,7 +31,6 @@ from ..model import (
     Solved,
 )
 from ..model.codes import CONSTRUCTING, ContextKind, Detailed, EntryKind, RaiseKind, Reason
-from ..model.pytext import try_parse_expression
 from ..options import Options, strict_from_env
 from .commands import link_cli
 from .constructors import Constructors, link_owner
@@ -110,33 +107,21 @@ def _ref(project: Project, display: str, written: str | None, classes: tuple[str
 # --- ids and related ---------------------------------------------------------------------
 
 
-def _normal_expr(expr: str) -> str:
-    tree = try_parse_expression(expr.strip())
-    try:
-        return ast.unparse(tree) if tree is not None else " ".join(expr.split())
-    except (ValueError, RecursionError):
-        return " ".join(expr.split())
-
-
-def id_key(path: str, site_function: str | None, exception: str, message: MessageTemplate) -> str:
-    """What identifies a site across edits: never its line number."""
-    if message.parts is not None:
-        text = "".join(
-            "{" + _normal_expr(p.expr) + "}" if isinstance(p, Hole) else p.text for p in message.parts
-        )
-    else:
-        text = f"<{message.reason}:{_normal_expr(message.source or '')}>"
-    return "\0".join((path, site_function or "<module>", exception, text))
+def id_key(path: str, site_function: str | None, exception: str) -> str:
+    """What places a site across edits: its file, its function and the exception as the card
+    shows it (``ExceptionRef.display``). Never its line or its message, so that a card keeps
+    its id when its message is reworded or its line moves within the function."""
+    return "\0".join((path, site_function or "<module>", exception))
 
 
 def assign_ids(keys: list[str]) -> list[str]:
-    """16-hex ids; repeated keys get an ordinal in source order so ids stay distinct."""
+    """16-hex ids, one per key in source order: the key and its ordinal among the sites of that
+    key (the first ``ValueError`` of a function is 1, its second 2, wherever they stand)."""
     seen: dict[str, int] = defaultdict(int)
     ids: list[str] = []
     for key in keys:
         seen[key] += 1
-        salted = key if seen[key] == 1 else f"{key}\0#{seen[key]}"
-        ids.append(hashlib.sha256(salted.encode("utf-8", "surrogatepass")).hexdigest()[:16])
+        ids.append(hashlib.sha256(f"{key}\0{seen[key]}".encode("utf-8", "surrogatepass")).hexdigest()[:16])
     return ids
 
 
@@ -197,7 +182,7 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str],
     for site in facts.sites:
         exception, message, docs = _linked_site(project, facts, site)
         function = site.at.function
-        key = id_key(facts.path, function, exception.display, message)
+        key = id_key(facts.path, function, exception.display)
         card = Card(
             id="", path=facts.path, at=site.at, entry=entry_points(facts, site), statement=site.raised.statement, exception=exception,
             message=message, docs=docs, permalink=None,

@@ -19,7 +19,7 @@ from .codes import (
     VerifyOutcome,
 )
 from .facts import AttributeStore, CallSite, Constraint, FieldFact, Location, Param, Passage, Signature, Statement
-from .serialize import FLAT
+from .serialize import DESCRIPTION, FLAT
 from .site import MessageTemplate
 
 
@@ -179,11 +179,23 @@ class Verification:
     fixes: tuple[FixOutcome, ...] = ()  # the same, for each further fix of Example.fixes
 
 
+# How link.cards.assign_ids derives a card's id (the schema's description of ``Card.id``).
+ID_RULE = (
+    "16 hex digits of the SHA-256 of the raise's place: its path, its qualified function (<module> at module level), its exception "
+    "as exception.display shows it, and its ordinal among that function's raises of that exception, in source order. The exception "
+    "is the name written at the raise (a class, a variable, an unresolved name; f(...) for a call of a factory), the caught classes "
+    "as written for a re-raise; resolved only for a factory whose return annotation names the class, and for OSError "
+    "called with an error number (the subclass Python creates). A reworded message, or a raise moved within its function, keeps its id; "
+    "another path, function or exception gives another. Catalogs written before this rule hashed the message instead of the "
+    "ordinal: every id changed once."
+)
+
+
 @record
 class Card:
     """One raise site, as the catalog publishes it: what linking found, and what solving adds."""
 
-    id: str
+    id: str = dataclasses.field(metadata={DESCRIPTION: ID_RULE})
     path: str
     at: Location = dataclasses.field(metadata={FLAT: True})  # (its fields are the card's in JSON)
     entry: tuple[EntryKind, ...]  # how callers reach the function

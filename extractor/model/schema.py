@@ -20,7 +20,7 @@ from typing import Any, Union
 from ..errors import CatalogError
 from .base import DIFF_SCHEMA_ID, SCHEMA_ID
 from .catalog import Catalog, CatalogDiff
-from .serialize import REQUIRED, field_default, flat_fields, is_code, is_text_record
+from .serialize import DESCRIPTION, REQUIRED, field_default, flat_fields, is_code, is_text_record
 
 _PRIMITIVES = {str: "string", int: "integer", bool: "boolean", float: "number"}
 
@@ -83,6 +83,8 @@ def _record_schema(cls: type, defs: dict[str, Any]) -> None:
     required = ["type"] if tag is not None else []
     for f, hint in flat_fields(cls):  # (a FLAT field's record's properties are the holder's own)
         properties[f.name] = _type_schema(hint, defs)
+        if DESCRIPTION in f.metadata:
+            properties[f.name] = {**properties[f.name], "description": f.metadata[DESCRIPTION]}
         default = field_default(f)
         if default is REQUIRED:
             required.append(f.name)

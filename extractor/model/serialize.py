@@ -196,6 +196,9 @@ def _hints(cls: type) -> dict[str, Any]:
 # own, and are read back from there. Its type is one untagged record class, with no default or
 # that class's own defaults (``default_factory=Solved``), and no two names of the object clash.
 FLAT = "flat"
+# A record field whose metadata holds ``DESCRIPTION`` has that text as its description in the
+# JSON Schema (model.schema): the contract a field's value keeps, where its type cannot say it.
+DESCRIPTION = "description"
 
 
 @functools.cache

@@ -59,3 +59,45 @@ def test_renamed_files_follow_the_folder_renames_their_tails_imply() -> None:
     }  # two dup.py claim one new file: neither is taken as renamed
     assert renamed_files({"pkg/util.py"}, {"pkg/helpers.py"}) == {}
     assert renamed_files({"x.py", "y.py"}, {"src/x.py", "src/y.py"}) == {"x.py": "src/x.py", "y.py": "src/y.py"}
+
+
+# --- pairing: only on evidence ----------------------------------------------------------------
+
+
+def _raise(card_id: str, template: str | None, *, path: str = "m.py", function: str = "f", line: int = 3, cls: str = "ValueError",
+           test: str = "x") -> dict:
+    return {"id": card_id, "path": path, "line": line, "function": function, "message": {"template": template},
+            "exception": {"display": cls, "classes": [cls], "ancestors": ["Exception", "BaseException"]},
+            "guard": {"code": test, "parts": [{"role": "own", "code": test}]}}
+
+
+def _pairs(old: list[dict], new: list[dict]) -> list[tuple[str, str]]:
+    from extractor.publish.pairing import pair_cards
+
+    return sorted(pair_cards(old, new, {}).pairs)
+
+
+def test_the_same_template_pairs_in_one_file_with_its_placeholders_renamed() -> None:
+    old = [_raise("a", "Unknown mode {m!r}", function="parse")]
+    assert _pairs(old, [_raise("b", "Unknown mode {mode!r}", function="_parse_mode")]) == [("a", "b")]
+    # In another file, in another function, the same message is another raise.
+    assert _pairs(old, [_raise("b", "Unknown mode {m!r}", path="other.py", function="load")]) == []
+
+
+def test_a_raise_inserted_first_does_not_shift_the_pairs_of_a_function() -> None:
+    # Ordinals shift (the old first TypeError is now the second): the rewordings pair by
+    # what they say, and the new first raise is an addition.
+    old = [_raise("o1", "Got secondary option for non boolean flag.", cls="TypeError", test="self.secondary_opts", line=3),
+           _raise("o2", "Hidden input does not work with boolean flag prompts.", cls="TypeError", test="hide_input", line=5)]
+    new = [_raise("n0", "'name' is required with 'prompt=True'.", cls="TypeError", test="self.name is None", line=3),
+           _raise("n1", "Secondary flag is not valid for non-boolean flag.", cls="TypeError", test="self.secondary_opts", line=5),
+           _raise("n2", "'prompt' with 'hide_input' is not valid for boolean flag.", cls="TypeError", test="hide_input", line=7)]
+    assert _pairs(old, new) == [("o1", "n1"), ("o2", "n2")]
+
+
+def test_a_class_change_pairs_at_its_raise_and_two_unlike_bare_raises_do_not() -> None:
+    old = [_raise("o1", "grams must be an int", cls="TypeError", test="not isinstance(grams, int)"),
+           _raise("o2", "", cls="StoreError", test="order is None", line=5)]
+    new = [_raise("n1", "grams must be a whole number", test="not isinstance(grams, int)"),
+           _raise("n2", "", cls="KeyError", test="order in self.kept", line=5)]
+    assert _pairs(old, new) == [("o1", "n1")]

@@ -143,3 +143,40 @@ def test_golden_release_notes(old: str, new: str, capsys, update_golden: bool) -
         assert text == file.read_text(encoding="utf-8"), f"{file.name} differs; run pytest --update-golden and review"
     # The JSON is the contract: it matches the diff schema raisedocs ships.
     jsonschema.validate(json.loads(produced["json"]), json.loads(run_cli(capsys, "schema", "diff").out))
+
+
+def test_the_release_notes_pair_only_on_evidence(capsys) -> None:
+    # What the golden notes of v1 -> v2 must say, each once (fixtures/releases/README.md).
+    data = json.loads(run_cli(capsys, "diff", *(str(FIXTURES / "releases" / v) for v in ("v1", "v2")), "--format", "json",
+                              "--no-cache").out)
+    changes = {(c["kind"], (c["new"] or c["old"])["function"]): c for c in data["changes"] if c["kind"] != "moved"}
+    # A reworded message keeps its card's id; a class changed at the same raise is breaking.
+    reworded = changes[("message_changed", "place")]
+    assert reworded["old"]["id"] == reworded["new"]["id"] and reworded["new"]["template"] == "an order needs an item to ship"
+    weigh = changes[("exception_changed", "weigh")]
+    assert (weigh["old"]["exception"], weigh["new"]["exception"], weigh["breaking"]) == ("TypeError", "ValueError", True)
+    # Every pair with another class is within one function; two message-less raises of one
+    # function, unlike, are a removal and an addition.
+    assert all(c["old"]["function"] == c["new"]["function"] for c in data["changes"] if c["kind"] == "exception_changed")
+    assert {k for k in changes if k[1] == "Store.keep"} == {("added", "Store.keep"), ("removed", "Store.keep")}
+    # A renamed class is one rename with its raises' count; a moved function, one too.
+    renames = [(d["kind"], d["old_name"], d["new_name"], d["errors"]) for d in data["definitions"]]
+    assert renames == [("class", "Ledger", "_Ledger", 2), ("function", "helper", "helper", 1)]
+    assert not [c for c in data["changes"] if c["kind"] in ("added", "removed") and "ledger" in (c["new"] or c["old"])["path"]]
+
+
+def test_a_fresh_clone_of_a_release_passes_check(tmp_path: Path, capsys, monkeypatch) -> None:
+    # The release fixture's docs, committed where the repository has no remote, stay fresh in a
+    # clone under another folder name whose origin is on GitHub.
+    repo = tmp_path / "shop"
+    make_git_repo(repo, [("v2", tree_files(FIXTURES / "releases" / "v2"))])
+    assert run_cli(capsys, "extract", str(repo), "-o", str(repo / "docs"), "--no-cache", "-q").code == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "docs")
+    clone = tmp_path / "ci-checkout"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    git(clone, "remote", "set-url", "origin", "https://github.com/acme/shop-fork.git")
+    monkeypatch.chdir(clone)
+    for flags in ((), ("--full",)):
+        run = run_cli(capsys, "check", "docs", "--path", ".", "--no-cache", *flags)
+        assert (run.code, run.err) == (0, "raisedocs: docs is up to date\n")

@@ -351,26 +351,32 @@ def test_diff_of_two_plain_source_folders_extracts_both(tmp_path, capsys) -> Non
 
 
 def test_pairing_stays_linear_when_every_path_moves(monkeypatch) -> None:
-    # A renamed top folder: no id matches, and 600 cards share one (absent) message. Each
-    # old card must be scored against its own file's cards only, not against all of them.
-    from extractor.publish import diff
+    # A renamed top folder: no id matches, and every message is reworded. Each old card must be
+    # scored against its own function's cards only, not against all of them; and where every
+    # function is renamed too, each old function against its own file's new ones.
+    from extractor.model import to_data
+    from extractor.publish import diff, pairing
 
-    def card(root: str, i: int) -> dict:
-        return {  # the new side's raises one line lower: not twins, so each is scored
-            "id": f"{root}{i}", "path": f"{root}/sub{i % 7}/m{i}.py", "line": 3 + (root == "new"), "function": "f", "exception": {
+    def card(root: str, i: int, function: str) -> dict:
+        return {
+            "id": f"{root}{i}", "path": f"{root}/sub{i % 7}/m{i}.py", "line": 3 + (root == "new"), "function": function, "exception": {
                 "display": "ValueError", "classes": ["ValueError"], "ancestors": ["Exception", "BaseException"]},
-            "message": {"template": None, "source": None}, "guard": {"code": f"x > {i}", "parts": [{"role": "own", "code": f"x > {i}"}]},
+            "message": {"template": f"bad {i}" + "!" * (root == "new")},
+            "guard": {"code": f"x > {i}", "parts": [{"role": "own", "code": f"x > {i}"}]},
         }
 
-    def catalog(root: str) -> dict:
-        return {"errors": [card(root, i) for i in range(600)], "failures": [], "source": {"root": root, "rev": None}}
+    def catalog(root: str, function: str = "f") -> dict:
+        return {"errors": [card(root, i, function) for i in range(600)], "failures": [], "source": {"root": root, "rev": None}}
 
-    scored = []
-    score = diff._score
-    monkeypatch.setattr(diff, "_score", lambda *args: scored.append(1) or score(*args))
+    scored: list[int] = []
+    for name in ("_alike", "_body_alike"):
+        original = getattr(pairing, name)
+        monkeypatch.setattr(pairing, name, lambda *args, original=original: scored.append(1) or original(*args))
     result = diff.diff_catalogs(catalog("old"), catalog("new"))
     assert len(scored) == 600
-    assert {c.kind for c in result.changes} == {"moved"} and len(result.renamed) == 600
-    from extractor.model import to_data
-
-    assert diff.folder_moves(to_data(result)) == [{"old": "old", "new": "new", "files": 600, "errors": 600}]
+    assert {c.kind for c in result.changes} == {"message_changed"} and len(result.renamed) == 600
+    assert diff.folder_moves(to_data(result)) == [{"old": "old", "new": "new", "files": 600, "errors": 0}]
+    scored.clear()
+    result = diff.diff_catalogs(catalog("old"), catalog("new", "g"))
+    assert len(scored) == 2 * 600  # each function's body, then its one card
+    assert len(result.definitions) == 600 and {c.kind for c in result.changes} == {"message_changed"}

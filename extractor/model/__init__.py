@@ -28,13 +28,27 @@ from .card import (
     Validator,
     Verification,
 )
-from .catalog import CardRef, Catalog, CatalogDiff, Change, ConditionChange, FileFailure, Generator, RunOptions, SourceInfo, Stats
+from .catalog import (
+    CardRef,
+    Catalog,
+    CatalogDiff,
+    Change,
+    ConditionChange,
+    DefinitionRename,
+    FileFailure,
+    Generator,
+    RunOptions,
+    SourceInfo,
+    Stats,
+)
 from .codes import (
     CLAIMED,
     CODES,
     CONSTRUCTING,
+    ChangeKind,
     Code,
     ContextKind,
+    DefinitionKind,
     Detailed,
     DomainSource,
     EntryKind,
@@ -90,13 +104,14 @@ from .site import (
 )
 
 __all__ = [
-    "CLAIMED", "CODES", "CONSTRUCTING", "DIFF_SCHEMA_ID", "RAISES", "SCHEMA_ID", "And", "Argument", "AttributeStore", "CallSite", "Card",
-    "CardContext", "CardRef", "Catalog", "CatalogDiff", "Change", "ClassFact", "Code", "CommandLine", "Compare", "ConditionChange", "Const",
-    "Constraint", "Context", "ContextKind", "Detailed", "Docs", "Domain", "DomainSource", "EntryKind", "Example", "ExampleStyle",
-    "ExceptionRef", "Excerpt", "FieldDoc", "FieldFact", "FileFacts", "FileFailure", "Fix", "FixOutcome", "FixTarget", "Generator", "Guard",
-    "GuardNames", "GuardNode", "GuardPart", "Hole", "IsInstance", "IsNone", "Location", "MessageTemplate", "NoFix", "Not", "ObjectState",
-    "Observed", "Opaque", "Or", "Owner", "Param", "Part", "PartRole", "Passage", "Placement", "PostInitSet", "RaiseFacts", "RaiseKind",
-    "Reason", "ReasonCode", "RunOptions", "Signature", "SiteFact", "Solved", "SourceInfo", "StateWrite", "Statement", "Stats", "Text",
-    "Trigger", "TriggerStatus", "Truthy", "Validator", "Verification", "VerifyOutcome", "dumps", "dumps_compact", "dumps_data",
-    "fingerprint", "from_data", "from_json", "record", "to_data", "to_json",
+    "CLAIMED", "CODES", "CONSTRUCTING", "DIFF_SCHEMA_ID", "RAISES", "SCHEMA_ID", "And", "Argument", "AttributeStore", "CallSite",
+    "Card", "CardContext", "CardRef", "Catalog", "CatalogDiff", "Change", "ChangeKind", "ClassFact", "Code", "CommandLine", "Compare",
+    "ConditionChange", "Const", "Constraint", "Context", "ContextKind", "DefinitionKind", "DefinitionRename", "Detailed", "Docs",
+    "Domain", "DomainSource", "EntryKind", "Example", "ExampleStyle", "ExceptionRef", "Excerpt", "FieldDoc", "FieldFact", "FileFacts",
+    "FileFailure", "Fix", "FixOutcome", "FixTarget", "Generator", "Guard", "GuardNames", "GuardNode", "GuardPart", "Hole", "IsInstance",
+    "IsNone", "Location", "MessageTemplate", "NoFix", "Not", "ObjectState", "Observed", "Opaque", "Or", "Owner", "Param", "Part",
+    "PartRole", "Passage", "Placement", "PostInitSet", "RaiseFacts", "RaiseKind", "Reason", "ReasonCode", "RunOptions", "Signature",
+    "SiteFact", "Solved", "SourceInfo", "StateWrite", "Statement", "Stats", "Text", "Trigger", "TriggerStatus", "Truthy", "Validator",
+    "Verification", "VerifyOutcome", "dumps", "dumps_compact", "dumps_data", "fingerprint", "from_data", "from_json", "record",
+    "to_data", "to_json",
 ]

@@ -7,6 +7,7 @@ import dataclasses
 from ..options import EXCERPT_LINES
 from .base import DIFF_SCHEMA_ID, record
 from .card import Card
+from .codes import ChangeKind, DefinitionKind
 
 
 @record
@@ -84,7 +85,8 @@ class Catalog:
 
 @record
 class CardRef:
-    """Enough of a card to name it in a diff."""
+    """Enough of a card to name it in a diff. ``statement``: the raise as written, on one line
+    (shortened), which says what a card without a reconstructed message raises."""
 
     id: str
     path: str
@@ -92,6 +94,7 @@ class CardRef:
     function: str | None
     exception: str
     template: str | None
+    statement: str | None = None
 
 
 @record
@@ -109,7 +112,7 @@ class ConditionChange:
 
 @record
 class Change:
-    kind: str  # added | removed | message_changed | guard_changed | exception_changed | moved | now_fails | fixed_failure
+    kind: ChangeKind
     old: CardRef | None = None
     new: CardRef | None = None
     detail: str | None = None
@@ -122,6 +125,21 @@ class Change:
 
 
 @record
+class DefinitionRename:
+    """A function or class whose name or file changed and whose body did not, or hardly
+    (publish.pairing): its raises are paired with their old selves, and release notes report
+    the rename once. ``functions``: the (old, new) qualified names of the functions paired."""
+
+    kind: DefinitionKind
+    old_path: str
+    old_name: str
+    new_path: str
+    new_name: str
+    errors: int
+    functions: tuple[tuple[str, str], ...] = ()
+
+
+@record
 class CatalogDiff:
     """What ``raisedocs diff --format json`` writes (``diff.schema.json``)."""
 
@@ -131,3 +149,5 @@ class CatalogDiff:
     changes: tuple[Change, ...] = ()
     # Files that moved with their errors: (old path, new path).
     renamed: tuple[tuple[str, str], ...] = ()
+    # Functions and classes renamed or moved with their bodies, each once.
+    definitions: tuple[DefinitionRename, ...] = ()

@@ -378,7 +378,27 @@ class ContextKind(Code):
     DEFINED_IF = "defined_if", "the function is defined inside a module-level `if`, `except` or try `else`"
 
 
+class ChangeKind(Code):
+    """What happened to an error between two releases (Change.kind; publish.diff), in the order
+    release notes list them; the description is the section's title."""
+
+    ADDED = "added", "New errors"
+    REMOVED = "removed", "Removed errors"
+    MESSAGE_CHANGED = "message_changed", "Reworded messages"
+    GUARD_CHANGED = "guard_changed", "Errors raised under different conditions"
+    EXCEPTION_CHANGED = "exception_changed", "Errors with a different exception class"
+    MOVED = "moved", "Moved errors"
+    NOW_FAILS = "now_fails", "Files that no longer parse"
+    FIXED_FAILURE = "fixed_failure", "Files that parse again"
+
+
+class DefinitionKind(Code):
+    """What a renamed definition is (DefinitionRename.kind; publish.pairing)."""
+
+    FUNCTION = "function", "a function or method, renamed or moved to another file, its body the same or nearly so"
+    CLASS = "class", "a class renamed or moved, every method that raises paired with its own"
+
+
 # Every enum of codes, in the order README lists them.
 CODES: tuple[type[Code], ...] = (TriggerStatus, Reason, NoFix, EntryKind, RaiseKind, FixTarget, ExampleStyle, VerifyOutcome, FixOutcome,
-                                  DomainSource, PartRole, ContextKind)
-
+                                  DomainSource, PartRole, ContextKind, ChangeKind, DefinitionKind)

@@ -29,6 +29,7 @@ R = TypeVar("R")
 _SIMILAR = 0.6  # how alike two conditions must be to be one changed condition
 _EXACT_UP_TO = 1000  # characters of two conditions compared exactly (ratio); quick_ratio past it
 _SHOWN = 200  # characters of a condition release notes show
+MOST_CONDITIONS = 5  # changed conditions release notes list for one error (the JSON has them all)
 
 
 def _parts(card: dict[str, Any]) -> Parts:

@@ -1,30 +1,29 @@
 """Diffing: two catalogs (JSON data) -> CatalogDiff, every change in exactly one category.
 
-Cards are matched by id first; the rest are paired by location and by the similarity of
-their templates and guards, so a reworded message is one "message changed", not a removal
-and an addition. Works from JSON alone: catalogs of different tool versions compare.
+publish.pairing says which new card is which old one, only on evidence (the same function, a
+renamed definition, the same message in the same file); this module classifies each pair (a
+reworded message, a changed condition, another exception class, a move) and lists the rest as
+added or removed. Works from JSON alone: catalogs of different tool versions compare.
 """
 
 from __future__ import annotations
 
-import difflib
 from collections import Counter, defaultdict
-from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from ..model import CardRef, CatalogDiff, Change, ConditionChange, FileFailure
+from ..model import CardRef, CatalogDiff, Change, ChangeKind, ConditionChange, FileFailure
 from .conditions import condition_changes, fold_cascades
+from .pairing import pair_cards, statement
 
-CATEGORIES = ("added", "removed", "message_changed", "guard_changed", "exception_changed", "moved", "now_fails", "fixed_failure")
-_PAIR_THRESHOLD = 0.6
-_MOST_ELSEWHERE = 8  # candidates in other files with the same function and message, per card
+CATEGORIES = tuple(ChangeKind)
 
 
 def _ref(card: dict[str, Any]) -> CardRef:
     return CardRef(
         id=card["id"], path=card["path"], line=card["line"], function=card["function"],
         exception=card["exception"]["display"], template=card["message"]["template"],
+        statement=statement(card) if not card["message"]["template"] else None,
     )
 
 
@@ -42,62 +41,8 @@ def _relation(old: dict[str, Any], new: dict[str, Any]) -> str:
     return "unrelated"
 
 
-def _matcher(a: str | None, b: str | None) -> difflib.SequenceMatcher | float:
-    """The ratio where it is trivial (a missing text, equal texts), else a matcher for it."""
-    if a is None or b is None:
-        return 1.0 if a == b else 0.0
-    return 1.0 if a == b else difflib.SequenceMatcher(None, a, b, autojunk=False)
-
-
-def _ratio(a: str | None, b: str | None) -> float:
-    found = _matcher(a, b)
-    return found if isinstance(found, float) else found.ratio()
-
-
 def _text(card: dict[str, Any]) -> str | None:
     return card["message"]["template"] if card["message"]["template"] is not None else card["message"].get("source")
-
-
-def _candidates(lonely_old: list[dict[str, Any]], lonely_new: list[dict[str, Any]], renamed: dict[str, str]) -> Iterator[tuple[dict[str,
-    Any], dict[str, Any]]]:
-    """The pairs the evidence allows: the same place (path, a renamed file's new path, and
-    function), the same message in the same file, or the same message in the same function
-    of another file. Each is a dictionary lookup, so pairing stays linear in the cards."""
-    by_place: dict[tuple[str, str | None], list[dict[str, Any]]] = defaultdict(list)
-    by_file_text: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    by_function_text: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    for new in lonely_new:
-        by_place[(new["path"], new["function"])].append(new)
-        if (text := _text(new)) is not None:
-            by_file_text[(new["path"], text)].append(new)
-            if new["function"] is not None:
-                by_function_text[(new["function"], text)].append(new)
-    for old in lonely_old:
-        path, text = renamed.get(old["path"], old["path"]), _text(old)
-        found = by_place.get((path, old["function"]), [])
-        if text is not None:
-            found = [*found, *by_file_text.get((path, text), ()), *by_function_text.get((old["function"], text), ())[:_MOST_ELSEWHERE]]
-        seen: set[str] = set()
-        for new in found:
-            if new["id"] not in seen:
-                seen.add(new["id"])
-                yield old, new
-
-
-def _score(old: dict[str, Any], new: dict[str, Any], renamed: dict[str, str]) -> float:
-    """Similarity in [0, 1]; anything below the pairing threshold is returned as 0."""
-    same_path = renamed.get(old["path"], old["path"]) == new["path"]
-    places = 0.1 * (old["function"] == new["function"]) + 0.1 * same_path
-    matcher = _matcher(_text(old), _text(new))
-    bound = matcher if isinstance(matcher, float) else matcher.quick_ratio()  # an upper bound of ratio()
-    if 0.6 * bound + 0.2 + places < _PAIR_THRESHOLD:
-        return 0.0  # even identical guards would not lift it to the threshold
-    text = matcher if isinstance(matcher, float) else matcher.ratio()
-    return 0.6 * text + 0.2 * _ratio(old["guard"]["code"], new["guard"]["code"]) + places
-
-
-def _twin_key(card: dict[str, Any], path: str) -> tuple:
-    return (path, card["function"], card["line"], _text(card), card["guard"]["code"])
 
 
 def _breaking(old: dict[str, Any], new: dict[str, Any], relation: str) -> bool | None:
@@ -110,24 +55,25 @@ def _breaking(old: dict[str, Any], new: dict[str, Any], relation: str) -> bool |
     return True
 
 
-def _classify(old: dict[str, Any], new: dict[str, Any], conditions: list[ConditionChange]) -> Change:
-    """One category for a matched pair: exception, then message, then guard, then place.
-    ``conditions``: the guard's changes left once cascades are folded (see conditions)."""
-    old_ref, new_ref = _ref(old), _ref(new)
-    guard = old["guard"]["code"] + " -> " + new["guard"]["code"] if old["guard"]["code"] != new["guard"]["code"] else None
-    unchanged = Change(kind="unchanged", conditions=tuple(conditions), old=old_ref, new=new_ref)
+def _classify(old: dict[str, Any], new: dict[str, Any], conditions: list[ConditionChange]) -> Change | None:
+    """One category for a paired raise: exception, then message, then guard, then place; None
+    where nothing changed. ``conditions``: the guard's changes left once cascades are folded
+    (see conditions), each once."""
+    conditions = list({(c.old, c.new): c for c in reversed(conditions)}.values())[::-1]  # (the first of a role-less twin)
+    change = Change(kind=ChangeKind.MOVED, conditions=tuple(conditions), old=_ref(old), new=_ref(new))
     if _classes(old) != _classes(new):
         classes = f"{', '.join(sorted(_classes(old)))} -> {', '.join(sorted(_classes(new)))}"
         relation = _relation(old, new)
-        return replace(unchanged, kind="exception_changed", detail=f"{relation}: {classes}", breaking=_breaking(old, new, relation))
+        return replace(change, kind=ChangeKind.EXCEPTION_CHANGED, detail=f"{relation}: {classes}", breaking=_breaking(old, new, relation))
     if _text(old) != _text(new):
-        return replace(unchanged, kind="message_changed")
+        return replace(change, kind=ChangeKind.MESSAGE_CHANGED)
     if conditions:
-        return replace(unchanged, kind="guard_changed", detail=guard)
+        guard = old["guard"]["code"] + " -> " + new["guard"]["code"] if old["guard"]["code"] != new["guard"]["code"] else None
+        return replace(change, kind=ChangeKind.GUARD_CHANGED, detail=guard)
     if (old["path"], old["function"], old["line"]) != (new["path"], new["function"], new["line"]):
         where = "path" if old["path"] != new["path"] else "function" if old["function"] != new["function"] else "line"
-        return replace(unchanged, kind="moved", detail=where)
-    return unchanged
+        return replace(change, detail=where)
+    return None
 
 
 def diff_catalogs(old: dict[str, Any], new: dict[str, Any], labels: tuple[str, str] | None = None) -> CatalogDiff:
@@ -136,39 +82,15 @@ def diff_catalogs(old: dict[str, Any], new: dict[str, Any], labels: tuple[str, s
     old_cards = {c["id"]: c for c in old["errors"]}
     new_cards = {c["id"]: c for c in new["errors"]}
     renamed = renamed_files({c["path"] for c in old["errors"]}, {c["path"] for c in new["errors"]})
-    matched = [(card_id, card_id) for card_id in sorted(old_cards.keys() & new_cards.keys())]
-    lonely_old = [old_cards[i] for i in sorted(old_cards.keys() - new_cards.keys())]
-    lonely_new = [new_cards[i] for i in sorted(new_cards.keys() - old_cards.keys())]
-    used_old: set[str] = set()
-    used_new: set[str] = set()
-    # Twins first: the same raise under a new id (its file renamed), paired without scoring,
-    # so a renamed folder costs a lookup per card, not a score per pair in each function.
-    twins: dict[tuple, list[str]] = defaultdict(list)
-    for card in lonely_new:
-        twins[_twin_key(card, card["path"])].append(card["id"])
-    for card in lonely_old:
-        found = twins.get(_twin_key(card, renamed.get(card["path"], card["path"])), [])
-        if len(found) == 1 and found[0] not in used_new:
-            used_old.add(card["id"])
-            used_new.add(found[0])
-            matched.append((card["id"], found[0]))
-    scored = (
-        (score, o["id"], n["id"]) for o, n in _candidates([c for c in lonely_old if c["id"] not in used_old],
-                                                          [c for c in lonely_new if c["id"] not in used_new], renamed)
-        if (score := _score(o, n, renamed)) >= _PAIR_THRESHOLD
-    )
-    for _, old_id, new_id in sorted(scored, key=lambda p: (-p[0], p[1], p[2])):
-        if old_id not in used_old and new_id not in used_new:
-            used_old.add(old_id)
-            used_new.add(new_id)
-            matched.append((old_id, new_id))
+    pairing = pair_cards(list(old_cards.values()), list(new_cards.values()), renamed)
     moves = _module_moves(renamed)
     if moves:  # a class whose module moved with its file is the same class
         old_cards = {i: _renamed_classes(card, moves) for i, card in old_cards.items()}
-    folded = fold_cascades({n: (new_cards[n], condition_changes(old_cards[o], new_cards[n])) for o, n in matched})
-    changes = [c for o, n in matched if (c := _classify(old_cards[o], new_cards[n], folded[n])).kind != "unchanged"]
-    changes.extend(Change(kind="removed", old=_ref(c)) for c in lonely_old if c["id"] not in used_old)
-    changes.extend(Change(kind="added", new=_ref(c)) for c in lonely_new if c["id"] not in used_new)
+    folded = fold_cascades({n: (new_cards[n], condition_changes(old_cards[o], new_cards[n])) for o, n in pairing.pairs})
+    changes = [c for o, n in pairing.pairs if (c := _classify(old_cards[o], new_cards[n], folded[n])) is not None]
+    paired_old, paired_new = {o for o, _ in pairing.pairs}, {n for _, n in pairing.pairs}
+    changes.extend(Change(kind=ChangeKind.REMOVED, old=_ref(c)) for i, c in sorted(old_cards.items()) if i not in paired_old)
+    changes.extend(Change(kind=ChangeKind.ADDED, new=_ref(c)) for i, c in sorted(new_cards.items()) if i not in paired_new)
     changes.extend(_failure_changes(old, new))
     changes.sort(key=_order)
     moved_with = {(c.old.path, c.new.path) for c in changes if c.old is not None and c.new is not None and c.old.path != c.new.path}
@@ -176,7 +98,7 @@ def diff_catalogs(old: dict[str, Any], new: dict[str, Any], labels: tuple[str, s
     if labels is not None and names[0] == names[1]:
         names = (f"{names[0]} ({labels[0]})", f"{names[1]} ({labels[1]})")
     return CatalogDiff(old=names[0], new=names[1], changes=tuple(changes),
-                       renamed=tuple(sorted(p for p in renamed.items() if p in moved_with)))
+                       renamed=tuple(sorted(p for p in renamed.items() if p in moved_with)), definitions=tuple(pairing.definitions))
 
 
 def renamed_files(old_paths: set[str], new_paths: set[str]) -> dict[str, str]:
@@ -274,14 +196,12 @@ def _failure_changes(old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
     """A file that stops parsing is one change, not the loss of all its errors."""
     old_failed = {f["path"]: f for f in old["failures"]}
     new_failed = {f["path"]: f for f in new["failures"]}
-    out = [
-        Change(kind="now_fails", failure=FileFailure(path=p, stage=new_failed[p].get("stage", "parse"), error=new_failed[p]["error"]))
-        for p in sorted(new_failed.keys() - old_failed.keys())
-    ]
-    out.extend(
-        Change(kind="fixed_failure", failure=FileFailure(path=p, stage=old_failed[p].get("stage", "parse"), error=old_failed[p]["error"]))
-        for p in sorted(old_failed.keys() - new_failed.keys())
-    )
+
+    def failure(kind: ChangeKind, found: dict[str, Any]) -> Change:
+        return Change(kind=kind, failure=FileFailure(path=found["path"], stage=found.get("stage", "parse"), error=found["error"]))
+
+    out = [failure(ChangeKind.NOW_FAILS, new_failed[p]) for p in sorted(new_failed.keys() - old_failed.keys())]
+    out.extend(failure(ChangeKind.FIXED_FAILURE, old_failed[p]) for p in sorted(old_failed.keys() - new_failed.keys()))
     return out
 
 
@@ -312,8 +232,21 @@ def folder_moves(data: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def release_groups(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """A diff's changes (CatalogDiff data) by kind, as release notes list them: a raise that
+    moved with its renamed function or class is told by the rename, not listed again."""
+    covered = {(d["old_path"], old, d["new_path"], new) for d in data.get("definitions", ()) for old, new in d["functions"]}
+    groups: dict[str, list[dict[str, Any]]] = {kind: [] for kind in CATEGORIES}
+    for change in data["changes"]:
+        old, new = change["old"], change["new"]
+        place = (old["path"], old["function"] or "<module>", new["path"], new["function"] or "<module>") if old and new else None
+        if change["kind"] != ChangeKind.MOVED or place not in covered:
+            groups[change["kind"]].append(change)
+    return groups
+
+
 def counts(result: CatalogDiff) -> dict[str, int]:
-    found = {kind: 0 for kind in CATEGORIES}
+    found: dict[str, int] = {kind: 0 for kind in CATEGORIES}
     for change in result.changes:
         found[change.kind] += 1
     return found

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 import jinja2
 
-from ..model import CLAIMED, Card, Code, Detailed, EntryKind, NoFix, Reason, dumps_compact, dumps_data, to_data
+from ..model import CLAIMED, Card, ChangeKind, Code, Detailed, EntryKind, NoFix, Reason, dumps_compact, dumps_data, to_data
 from ..model.codes import JOINS
 from ..model.markdown import code_block, code_span, escape_cell, escape_line, escape_text, safe_url
 from ..model.pytext import repeated_text
@@ -47,8 +47,8 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))
 
 def template_environment(*, autoescape: bool) -> jinja2.Environment:
     """A Jinja2 environment over the shipped templates (strict: a missing value is an error),
-    with the codes' wording (model.codes) as globals: ``REASONS``, ``NO_FIX`` and ``ENTRIES``
-    map a code to its description, ``reason_words`` words a reason as the catalog writes it,
+    with the codes' wording (model.codes) as globals: ``REASONS``, ``NO_FIX``, ``ENTRIES`` and
+    ``CHANGES`` map a code to its description, ``reason_words`` words a reason as the catalog writes it,
     and the test ``claimed`` says whether a trigger's status is one a caller can act on."""
     env = _DataEnvironment(
         loader=jinja2.FileSystemLoader(str(template_root())),
@@ -59,7 +59,8 @@ def template_environment(*, autoescape: bool) -> jinja2.Environment:
         keep_trailing_newline=not autoescape,
         extensions=["jinja2.ext.do"],
     )
-    env.globals.update(REASONS=wording(Reason), NO_FIX=wording(NoFix), ENTRIES=wording(EntryKind), reason_words=reason_words)
+    env.globals.update(REASONS=wording(Reason), NO_FIX=wording(NoFix), ENTRIES=wording(EntryKind), CHANGES=wording(ChangeKind),
+                       reason_words=reason_words)
     env.tests["claimed"] = lambda status: status in CLAIMED
     return env
 
@@ -287,11 +288,11 @@ def catalog_json(envelope: dict[str, Any], card_texts: Iterable[str]) -> Iterato
 
 def render_diff(result: Any, link_base: str = "errors/") -> str:
     """Release-notes Markdown for a CatalogDiff, grouped by category, linking the new cards."""
-    from .conditions import describe
-    from .diff import CATEGORIES, folder_moves
+    from .conditions import MOST_CONDITIONS, describe
+    from .diff import CATEGORIES, folder_moves, release_groups
 
     data = result if isinstance(result, dict) else to_data(result)
     template = environment().get_template("diff.md.j2")
     renamed = {tuple(pair) for pair in data["renamed"]}
-    return _tidy(template.render(diff=data, link_base=link_base, order_kinds=CATEGORIES, describe=describe,
-                                 renamed=renamed, folder_moves=folder_moves(data)))
+    return _tidy(template.render(diff=data, link_base=link_base, order_kinds=CATEGORIES, describe=describe, groups=release_groups(data),
+                                 renamed=renamed, folder_moves=folder_moves(data), MOST_CONDITIONS=MOST_CONDITIONS))

@@ -169,8 +169,8 @@ def _schemas() -> dict[str, Any]:
 def render_diff_site(result: Any, generator: dict[str, Any], link_base: str = "errors/") -> Iterator[tuple[str, str]]:
     """A release-diff site: ``index.html`` listing the changes of a CatalogDiff (data), each new
     card linked at ``link_base`` (the new release's site), with the site's assets."""
-    from .conditions import describe
-    from .diff import CATEGORIES
+    from .conditions import MOST_CONDITIONS, describe
+    from .diff import CATEGORIES, release_groups
 
     env = site_environment()
     yield from _assets()
@@ -178,6 +178,6 @@ def render_diff_site(result: Any, generator: dict[str, Any], link_base: str = "e
     source = {"rev": None}
     yield "index.html", env.get_template("site/diff.html.j2").render(
         diff=result, link_base=link_base, order_kinds=CATEGORIES, root="", repo="release diff", source=source, generator=generator,
-        describe=describe,
+        describe=describe, groups=release_groups(result), MOST_CONDITIONS=MOST_CONDITIONS,
     )
 

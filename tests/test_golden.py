@@ -62,18 +62,25 @@ def test_golden_docs(case: str, tmp_path: Path, capsys, update_golden: bool) -> 
         assert produced[rel] == text, f"{rel} differs from tests/golden/{case}; run pytest --update-golden and review"
 
 
-def test_a_fresh_clone_writes_the_golden_docs_and_passes_check(tmp_path: Path, capsys, monkeypatch) -> None:
-    # The forms fixture committed with its docs in a repository named by its folder, with no
-    # remote; a clone in another folder, its origin on GitHub under another name, regenerates
-    # the same docs (the golden's, every byte of its state file too), and check passes.
-    repo = tmp_path / "forms"
-    make_git_repo(repo, [("fixture", tree_files(FIXTURES / "forms"))])
+def _clone_with_committed_docs(tmp_path: Path, capsys, fixture: Path, name: str, remote: str) -> Path:
+    """``fixture`` committed in a repository ``name`` with no remote, its docs extracted into
+    ``docs`` and committed; then cloned into another folder, its origin set to ``remote``."""
+    repo = tmp_path / name
+    make_git_repo(repo, [("fixture", tree_files(fixture))])
     assert run_cli(capsys, "extract", str(repo), "-o", str(repo / "docs"), "--no-cache", "-q").code == 0
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "docs")
     clone = tmp_path / "elsewhere"
     git(tmp_path, "clone", "-q", str(repo), str(clone))
-    git(clone, "remote", "set-url", "origin", "git@github.com:acme/gadgets.git")
+    git(clone, "remote", "set-url", "origin", remote)
+    return clone
+
+
+def test_a_fresh_clone_writes_the_golden_docs_and_passes_check(tmp_path: Path, capsys, monkeypatch) -> None:
+    # The forms fixture committed with its docs in a repository named by its folder, with no
+    # remote; a clone in another folder, its origin on GitHub under another name, regenerates
+    # the same docs (the golden's, every byte of its state file too), and check passes.
+    clone = _clone_with_committed_docs(tmp_path, capsys, FIXTURES / "forms", "forms", "git@github.com:acme/gadgets.git")
     monkeypatch.chdir(clone)
     (clone / "docs" / STATE).unlink()  # nothing to trust: the clone analyses and writes them all again
     run = run_cli(capsys, "extract", ".", "-o", "docs", "--no-cache")
@@ -168,15 +175,8 @@ def test_the_release_notes_pair_only_on_evidence(capsys) -> None:
 def test_a_fresh_clone_of_a_release_passes_check(tmp_path: Path, capsys, monkeypatch) -> None:
     # The release fixture's docs, committed where the repository has no remote, stay fresh in a
     # clone under another folder name whose origin is on GitHub.
-    repo = tmp_path / "shop"
-    make_git_repo(repo, [("v2", tree_files(FIXTURES / "releases" / "v2"))])
-    assert run_cli(capsys, "extract", str(repo), "-o", str(repo / "docs"), "--no-cache", "-q").code == 0
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "docs")
-    clone = tmp_path / "ci-checkout"
-    git(tmp_path, "clone", "-q", str(repo), str(clone))
-    git(clone, "remote", "set-url", "origin", "https://github.com/acme/shop-fork.git")
-    monkeypatch.chdir(clone)
+    monkeypatch.chdir(_clone_with_committed_docs(tmp_path, capsys, FIXTURES / "releases" / "v2", "shop",
+                                                 "https://github.com/acme/shop-fork.git"))
     for flags in ((), ("--full",)):
         run = run_cli(capsys, "check", "docs", "--path", ".", "--no-cache", *flags)
         assert (run.code, run.err) == (0, "raisedocs: docs is up to date\n")

@@ -11,8 +11,8 @@ names it (``diff.renamed_files``). Cards pair:
    alike enough that the place alone does not make the pair;
 2. within a renamed definition, the same way: a function gone from the old release and one new
    in the new whose bodies (the cards' excerpts, the names replaced) are the same or nearly so,
-   with the same name in another file or another class, or another name in the same file. A
-   class whose methods all moved so is one renamed class;
+   with the same name (leading underscores aside) in another file or another class, or another
+   name in the same file. A class whose methods all moved so is one renamed class;
 3. in one file, the same message (placeholders' names ignored) raised from another function.
 
 Everything else is added or removed: no pair rests on a message alone across files, nor on two
@@ -109,14 +109,19 @@ def _own_test(card: Card) -> str:
     return " and ".join(own) if own else card["guard"]["code"]
 
 
+_SAME_STATEMENT = 0.9  # how alike two raise statements must be to say the same (a class renamed with a leading underscore)
+
+
 def _alike(old: Card, new: Card) -> float:
     """How alike two raises are, in [0, 1]: their messages, own tests and classes. A raise
-    without a reconstructed message is alike another in what it says only where their
-    statements are the same (``raise StoreError`` is not ``raise KeyError``, however alike
-    the two texts)."""
+    without a reconstructed message says the same as another only where their statements are
+    (nearly) the same: ``raise StoreError`` is not ``raise KeyError``, however alike the texts."""
     same_class = old["exception"]["display"] == new["exception"]["display"]
     templated = bool(old["message"]["template"]) and bool(new["message"]["template"])
-    said = _ratio(_shape(old), _shape(new)) if templated else float(_said(old) is not None and _said(old) == _said(new))
+    if templated:
+        said = _ratio(_shape(old), _shape(new))
+    else:
+        said = float(_said(old) is not None and _ratio(_said(old), _said(new)) >= _SAME_STATEMENT)
     return 0.6 * said + 0.3 * _ratio(_own_test(old), _own_test(new)) + 0.1 * same_class
 
 
@@ -188,24 +193,30 @@ def _leaf(place: Place) -> str:
     return place[1].rsplit(".", 1)[-1]
 
 
+def _public(place: Place) -> str:
+    """The definition's name without the underscores that make it private (``_parse`` is a
+    namesake of ``parse``: a function made private keeps its body)."""
+    return _leaf(place).lstrip("_")
+
+
 def _owner(place: Place) -> str:
     return place[1].rsplit(".", 1)[0] if "." in place[1] else ""
 
 
 def _renamed_definitions(gone: dict[Place, list[Card]], fresh: dict[Place, list[Card]]) -> list[tuple[Place, Place]]:
-    """(old place, new place) of the definitions renamed: the same name in another file or
-    class, or another name in the same file, with a body as alike as ``_BODY``."""
+    """(old place, new place) of the definitions renamed: the same name (underscores aside) in
+    another file or class, or another name in the same file, with a body as alike as ``_BODY``."""
     by_leaf: dict[str, list[Place]] = defaultdict(list)
     by_file: dict[str, list[Place]] = defaultdict(list)
     for place in sorted(fresh):
-        by_leaf[_leaf(place)].append(place)
+        by_leaf[_public(place)].append(place)
         by_file[place[0]].append(place)
 
     def scored() -> Iterator[tuple[float, Place, Place]]:
         for place in sorted(gone):
             if place[1] == "<module>":
                 continue
-            for candidate in dict.fromkeys([*by_leaf.get(_leaf(place), ())[:_MOST_NAMESAKES], *by_file.get(place[0], ())]):
+            for candidate in dict.fromkeys([*by_leaf.get(_public(place), ())[:_MOST_NAMESAKES], *by_file.get(place[0], ())]):
                 if candidate[1] != "<module>":
                     yield _body_alike(gone[place], fresh[candidate], place, candidate), place, candidate
 

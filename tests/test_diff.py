@@ -80,8 +80,10 @@ def _pairs(old: list[dict], new: list[dict]) -> list[tuple[str, str]]:
 def test_the_same_template_pairs_in_one_file_with_its_placeholders_renamed() -> None:
     old = [_raise("a", "Unknown mode {m!r}", function="parse")]
     assert _pairs(old, [_raise("b", "Unknown mode {mode!r}", function="_parse_mode")]) == [("a", "b")]
-    # In another file, in another function, the same message is another raise.
+    # In another file, in another function, the same message is another raise; so is one of
+    # another class in another function (no breaking change spans two functions).
     assert _pairs(old, [_raise("b", "Unknown mode {m!r}", path="other.py", function="load")]) == []
+    assert _pairs(old, [_raise("b", "Unknown mode {m!r}", function="load", cls="KeyError")]) == []
 
 
 def test_a_raise_inserted_first_does_not_shift_the_pairs_of_a_function() -> None:

@@ -13,7 +13,8 @@ names it (``diff.renamed_files``). Cards pair:
    in the new whose bodies (the cards' excerpts, the names replaced) are the same or nearly so,
    with the same name (leading underscores aside) in another file or another class, or another
    name in the same file. A class whose methods all moved so is one renamed class;
-3. in one file, the same message (placeholders' names ignored) raised from another function.
+3. in one file, the same class and message (placeholders' names ignored) raised from another
+   function.
 
 Everything else is added or removed: no pair rests on a message alone across files, nor on two
 raises merely sharing a class. Works on catalog JSON alone, so catalogs of different tool
@@ -280,14 +281,16 @@ def _rename(kind: DefinitionKind, names: tuple[str, str], moves: list[tuple[Plac
 
 
 def _same_template_in_file(old: list[Card], new: list[Card], renamed: dict[str, str]) -> Iterator[tuple[str, str]]:
-    """Raises of one message (placeholders' names ignored) moved to another function of their
-    file, paired in line order. Only a reconstructed message with text of its own counts."""
-    def key(card: Card, path: str) -> tuple[str, str] | None:
+    """Raises of one class and one message (placeholders' names ignored) moved to another
+    function of their file, paired in line order. Only a reconstructed message with text of its
+    own counts; a class changed too is a removal and an addition (no exception change, and so
+    no breaking one, pairs two functions that are not one renamed)."""
+    def key(card: Card, path: str) -> tuple[str, str, str] | None:
         template = card["message"]["template"]
         shape = _HOLE.sub("{}", template) if template else None
-        return (path, shape) if shape and shape.replace("{}", "").strip() else None
+        return (path, card["exception"]["display"], shape) if shape and shape.replace("{}", "").strip() else None
 
-    waiting: dict[tuple[str, str], deque[Card]] = defaultdict(deque)
+    waiting: dict[tuple[str, str, str], deque[Card]] = defaultdict(deque)
     for card in sorted(new, key=lambda c: (c["path"], c["line"], c["id"])):
         if (k := key(card, card["path"])) is not None:
             waiting[k].append(card)

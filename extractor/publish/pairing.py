@@ -237,7 +237,11 @@ def _body(cards: list[Card]) -> str:
 
 
 def _body_alike(old: list[Card], new: list[Card], was: Place, now: Place) -> float:
-    """How alike two definitions' bodies are, the old one's names written as the new one's."""
+    """How alike two definitions' bodies are, the old one's names written as the new one's.
+    Without excerpts (a catalog written without them) only the raises are known, too little
+    to call two definitions of different names one: 0."""
+    if _public(was) != _public(now) and not all(card.get("excerpt") for card in (*old, *new)):
+        return 0.0
     text = _body(old)
     for a, b in ((_leaf(was), _leaf(now)), (_owner(was).rsplit(".", 1)[-1], _owner(now).rsplit(".", 1)[-1])):
         if a and b and a != b:

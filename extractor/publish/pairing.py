@@ -36,7 +36,8 @@ Card = dict[str, Any]
 Place = tuple[str, str]  # (path as the new release names it, qualified function or "<module>")
 
 _ALIKE = 0.6  # how alike two raises of one place must be to pair when their class or ordinal differs
-_SAME_ORDINAL = 0.45 # how alike the same class at the same ordinal must be (the id alone is not enough)
+_SAME_ORDINAL = 0.45  # how alike the same class at the same ordinal must be (the id alone is not enough)
+_SAME_STATEMENT = 0.9  # how alike two raise statements must be to say the same (a class renamed with a leading underscore)
 _BODY = 0.8  # how alike two definitions' bodies must be to be one definition renamed
 _MOST_NAMESAKES = 8  # definitions of the same name in other files scored, per old definition
 _HOLE = re.compile(r"\{[^{}]*\}")
@@ -108,9 +109,6 @@ def _own_test(card: Card) -> str:
     later raise of a function repeats (and so makes them all look alike)."""
     own = [part["code"] for part in card["guard"].get("parts", ()) if part["role"] == PartRole.OWN]
     return " and ".join(own) if own else card["guard"]["code"]
-
-
-_SAME_STATEMENT = 0.9  # how alike two raise statements must be to say the same (a class renamed with a leading underscore)
 
 
 def _alike(old: Card, new: Card) -> float:

@@ -15,12 +15,16 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
-from ..model import CallSite
+from ..model import Call, CallSite, FunctionCalls, Handler, HandlerOutcome
 from .syntax import Function, walk
+from .units import DEFS, SCOPES
 
 MAX_CALLERS = 24  # per function: the card shows a few, and how many in all
+MAX_CALLS = 64  # per function, with their handlers: past it, no claim that every call catches
+MAX_LAST = 100  # characters of a handler's last statement kept
+MAX_LEVELS = 3  # the functions that hold a raise, their private callers, and theirs
 
 
 def in_file_callers(text: str, tree: ast.Module, defs: Sequence[tuple[str, Function]],
@@ -28,6 +32,54 @@ def in_file_callers(text: str, tree: ast.Module, defs: Sequence[tuple[str, Funct
     """For each ``(function qualname, owner class qualname or None)`` of ``wanted`` (a direct
     method of the owner, or a module-level function), the definitions of the file that call
     it (None: module-level code), each with the line of its first call, by line."""
+    found: dict[str, dict[str | None, int]] = {}
+    for target, calls in _find_calls(text, tree, defs, wanted).items():
+        for caller, line, _ in calls:
+            if caller != target and len(callers := found.setdefault(target, {})) < MAX_CALLERS:
+                callers.setdefault(caller, line)
+    return tuple((target, tuple(CallSite(function=caller, line=line)
+                                for caller, line in sorted(callers.items(), key=lambda item: (item[1], item[0] or ""))))
+                 for target, callers in sorted(found.items()) if callers)
+
+
+def in_file_calls(text: str, tree: ast.Module, defs: Sequence[tuple[str, Function]], classes: Iterable[str],
+                  wanted: Iterable[tuple[str, str | None]]) -> tuple[FunctionCalls, ...]:
+    """Every call of each function of ``wanted`` (as ``in_file_callers`` finds them), with the
+    ``except`` clauses around it; then the same for their private callers (whose callers may
+    catch what passes through them), up to ``MAX_LEVELS`` levels up."""
+    owners = set(classes)
+    nodes = dict(defs)
+    lines = text.split("\n")  # (ast numbers lines at \n; a \r before it is stripped)
+    done: dict[str, FunctionCalls] = {}
+    level = sorted(set(wanted), key=str)
+    for _ in range(MAX_LEVELS):
+        found = _find_calls(text, tree, defs, level)
+        upward: set[tuple[str, str | None]] = set()
+        for target, _owner in level:
+            calls = [c for c in found.get(target, ()) if c[0] != target]  # (a recursive call: the error is on its way already)
+            mentions = sum(1 for _ in re.finditer(rf"(?<!\w){re.escape(target.rsplit('.', 1)[-1])}(?!\w)", text))
+            node = nodes.get(target)
+            done[target] = FunctionCalls(
+                function=target, calls=tuple(Call(caller=caller, line=line, handlers=_handlers(scope, line, lines))
+                                             for caller, line, scope in calls[:MAX_CALLS]),
+                is_complete=len(calls) <= MAX_CALLS and mentions == 1 + len(found.get(target, ())),
+                is_decorated=node is not None and any(_registers(d) for d in node.decorator_list),
+            )
+            for caller, _, _ in calls[:MAX_CALLS]:
+                if caller is not None and caller not in done and _is_private(caller):
+                    head = caller.rpartition(".")[0]
+                    upward.add((caller, head if head in owners else None))
+        level = sorted(upward, key=str)
+        if not level:
+            break
+    return tuple(done[target] for target in sorted(done))
+
+
+def _find_calls(text: str, tree: ast.Module, defs: Sequence[tuple[str, Function]],
+                wanted: Iterable[tuple[str, str | None]]) -> dict[str, list[tuple[str | None, int, ast.AST]]]:
+    """Each function of ``wanted`` -> its calls confirmed on the ``ast``, in text order: the
+    qualname of the definition holding the call (None: module-level code), the call's line,
+    and that definition's node (or the module-level statement)."""
     methods: dict[str, list[tuple[str, str]]] = {}
     functions: dict[str, str] = {}
     for qualname, owner in wanted:
@@ -37,7 +89,7 @@ def in_file_callers(text: str, tree: ast.Module, defs: Sequence[tuple[str, Funct
         elif owner is None and not head:
             functions[name] = qualname
     if not methods and not functions:
-        return ()
+        return {}
     alternatives = []
     if methods:
         alternatives.append(rf"(?<![\w.])(?:self|cls)\s*\.\s*(?P<method>{'|'.join(map(re.escape, sorted(methods)))})\s*\(")
@@ -46,7 +98,7 @@ def in_file_callers(text: str, tree: ast.Module, defs: Sequence[tuple[str, Funct
     defs = sorted(defs, key=lambda d: d[1].lineno)
     starts = [d.lineno for _, d in defs]
     confirmed: dict[int, set[tuple[int, str]]] = {}  # id of a definition (or statement) -> its (line, called name)
-    found: dict[str, dict[str | None, int]] = {}
+    found: dict[str, list[tuple[str | None, int, ast.AST]]] = {}
     line, offset = 1, 0
     for match in re.finditer("|".join(alternatives), text):
         line += text.count("\n", offset, match.start())
@@ -59,11 +111,87 @@ def in_file_callers(text: str, tree: ast.Module, defs: Sequence[tuple[str, Funct
         targets = [q for q, owner in methods.get(name, ()) if caller is not None and caller.startswith(owner + ".")] \
             if method else [functions[name]]
         for target in targets:
-            if target != caller and len(callers := found.setdefault(target, {})) < MAX_CALLERS:
-                callers.setdefault(caller, line)
-    return tuple((target, tuple(CallSite(function=caller, line=line)
-                                for caller, line in sorted(callers.items(), key=lambda item: (item[1], item[0] or ""))))
-                 for target, callers in sorted(found.items()))
+            found.setdefault(target, []).append((caller, line, scope))
+    return found
+
+
+def _is_private(qualname: str) -> bool:
+    name = qualname.rsplit(".", 1)[-1]
+    return name.startswith("_") and not name.endswith("__")
+
+
+_PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod", "cache", "lru_cache", "cached_property", "property", "wraps",
+                               "abstractmethod", "override", "overload"})
+
+
+def _registers(decorator: ast.expr) -> bool:
+    """Whether a decorator may hand the function to code that calls it elsewhere (anything but
+    the method kinds, caches and the like)."""
+    node = decorator.func if isinstance(decorator, ast.Call) else decorator
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+    return name not in _PLAIN_DECORATORS
+
+
+def _handlers(scope: ast.AST, line: int, lines: list[str]) -> tuple[Handler, ...]:
+    """The ``except`` clauses of the try statements of ``scope`` (not of definitions nested
+    in it) whose body holds ``line``, innermost try first, each try's clauses in order."""
+    tries: list[ast.Try | ast.TryStar] = []
+    todo: list[ast.AST] = list(scope.body) if isinstance(scope, DEFS) else [scope]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, SCOPES) or not isinstance(node, ast.stmt) or not node.lineno <= line <= (node.end_lineno or 0):
+            continue
+        if isinstance(node, (ast.Try, ast.TryStar)) and node.body[0].lineno <= line <= (node.body[-1].end_lineno or 0):
+            tries.append(node)
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for child in getattr(node, name, ()):
+                todo.extend(child.body if isinstance(child, (ast.ExceptHandler, ast.match_case)) else [child])
+    tries.sort(key=lambda t: -t.body[0].lineno)
+    return tuple(_handler(h, lines) for t in tries for h in t.handlers)
+
+
+def _handler(handler: ast.ExceptHandler, lines: list[str]) -> Handler:
+    kind = handler.type
+    catches = ("BaseException",) if kind is None else tuple(ast.unparse(e) for e in kind.elts) if isinstance(kind, ast.Tuple) \
+        else (ast.unparse(kind),)
+    outcome, raises = _outcome(handler)
+    last = None
+    if outcome in (HandlerOutcome.RETURN, HandlerOutcome.RAISE_OTHER, HandlerOutcome.FALLBACK):
+        at = handler.body[-1].lineno - 1
+        text = lines[at].strip() if at < len(lines) else ""
+        last = text if len(text) <= MAX_LAST else text[:MAX_LAST - 3] + "..."
+    return Handler(line=handler.lineno, catches=catches, outcome=outcome, raises=raises, last=last)
+
+
+def _outcome(handler: ast.ExceptHandler) -> tuple[HandlerOutcome, str | None]:
+    """What the clause does instead: any ``raise`` of what it caught makes it a re-raise
+    (the error may still pass); else what its last statement does."""
+    for node in _statements(handler.body):
+        if isinstance(node, ast.Raise) and (node.exc is None or (isinstance(node.exc, ast.Name) and node.exc.id == handler.name)):
+            return HandlerOutcome.RERAISE, None
+    last = handler.body[-1]
+    if isinstance(last, ast.Raise) and last.exc is not None:
+        made = last.exc.func if isinstance(last.exc, ast.Call) else last.exc
+        return HandlerOutcome.RAISE_OTHER, ast.unparse(made)
+    simple = {ast.Return: HandlerOutcome.RETURN, ast.Continue: HandlerOutcome.CONTINUE, ast.Break: HandlerOutcome.BREAK}
+    if type(last) in simple:
+        return simple[type(last)], None
+    if all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)) for s in handler.body):
+        return HandlerOutcome.IGNORE, None
+    return HandlerOutcome.FALLBACK, None
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of a block and of the blocks inside it, not of nested definitions."""
+    todo = list(body)
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, SCOPES):
+            continue
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for child in getattr(node, name, ()):
+                todo.extend(child.body if isinstance(child, (ast.ExceptHandler, ast.match_case)) else [child])
 
 
 def _enclosing(defs: Sequence[tuple[str, Function]], starts: list[int], tree: ast.Module, line: int) -> tuple[str | None, ast.stmt | None]:

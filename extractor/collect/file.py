@@ -42,7 +42,7 @@ from ..model.codes import RaiseKind, Reason
 from ..options import Options, strict_from_env
 from ..sources import DecodeError, SourceFile, decode_source, split_lines
 from . import declarations as decl
-from .callers import in_file_callers
+from .callers import in_file_callers, in_file_calls
 from .class_messages import class_message
 from .constants import literal_exports, module_names, mutated_names, unpacked
 from .cstpass import UnitAnalysis, parse_unit
@@ -235,6 +235,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         for hit, facts in zip(hits, _memo_unit_facts(unit, hits, lines, names, memo, owner)):
             sites.append(_site(hit, facts, lines, src, options, per_function))
     sites.sort(key=lambda s: (s.at.line, s.at.end_line))
+    raising = sorted({(s.at.function, s.owner) for s in sites if s.at.function}, key=str)
     return FileFacts(
         path=path,
         module=module,
@@ -253,7 +254,8 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         flags=tuple(sorted(set(scan.flags))),
         transforms=tuple(sorted(set(scan.transforms))),
         lazy=lazy_attributes(tree) if "__getattr__" in text else (),
-        callers=in_file_callers(text, tree, scan.defs, sorted({(s.at.function, s.owner) for s in sites if s.at.function}, key=str)),
+        callers=in_file_callers(text, tree, scan.defs, raising),
+        calls=in_file_calls(text, tree, scan.defs, (c.qualname for c in scan.classes), raising),
         sites=tuple(sites),
     )
 

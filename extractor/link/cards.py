@@ -17,6 +17,7 @@ from ..collect.messages import unknown
 from ..model import (
     Card,
     CardContext,
+    Caught,
     Docs,
     ExceptionRef,
     FieldDoc,
@@ -32,6 +33,7 @@ from ..model import (
 )
 from ..model.codes import CONSTRUCTING, ContextKind, Detailed, EntryKind, RaiseKind, Reason
 from ..options import Options, strict_from_env
+from .caught import caught_by
 from .commands import link_cli
 from .constructors import Constructors, link_owner
 from .instances import function_instances, link_names
@@ -188,6 +190,7 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str],
             message=message, docs=docs, permalink=None,
             compiled_override=bool(function and function.split(".", 1)[0] in facts.overridden),
             callers=callers.get(function, ()) if function is not None else (),
+            caught=_caught(project, facts, function, exception),
         )
         card = replace(card, entry=card.entry + placeholder_entries(project, facts, site, card))
         drafts.append((card, site.owner, key))
@@ -212,6 +215,16 @@ def _linked_site(project: Project, facts: FileFacts, site: SiteFact) -> tuple[Ex
         reason = Detailed(code=Reason.INTERNAL_ERROR, value=type(exc).__name__)
         failed = ExceptionRef(display=site.raised.written or "unknown", written=site.raised.written, reason=reason)
         return failed, site.raised.message, Docs(function_doc=site.function_doc)
+
+
+def _caught(project: Project, facts: FileFacts, function: str | None, exception: ExceptionRef) -> Caught | None:
+    """``caught_by``; where it fails (a bug of ours), the card says nothing of handlers."""
+    try:
+        return caught_by(project, facts, function, exception)
+    except Exception:  # the per-site boundary
+        if strict_from_env():
+            raise
+        return None
 
 
 class ContextLinker:

@@ -11,7 +11,9 @@ from .codes import (
     EntryKind,
     ExampleStyle,
     FixOutcome,
+    CaughtVisibility,
     FixTarget,
+    HandlerOutcome,
     NoFix,
     Reason,
     ReasonCode,
@@ -179,6 +181,32 @@ class Verification:
     fixes: tuple[FixOutcome, ...] = ()  # the same, for each further fix of Example.fixes
 
 
+@record
+class CatchingHandler:
+    """An ``except`` clause of the project that catches the card's error on its way to a caller (link.caught)."""
+
+    path: str
+    line: int
+    function: str | None  # the definition whose try statement it belongs to
+    catches: tuple[str, ...]  # the classes as written
+    outcome: HandlerOutcome
+    raises: str | None = None  # what it raises in its place, as written (outcome raise_other)
+    last: str | None = None  # its last statement's first line, cut to size (outcomes return, raise_other and fallback)
+    # The private functions the error passes through before reaching it, from the card's
+    # function's caller outwards (empty: the handler is around a call of the card's function).
+    through: tuple[str, ...] = ()
+
+
+@record
+class Caught:
+    """Where the project's own ``except`` clauses catch the card's error, and whether users can
+    still see it (link.caught)."""
+
+    visibility: CaughtVisibility
+    handlers: tuple[CatchingHandler, ...]
+    escapes: tuple[CallSite, ...] = ()  # calls through which it reaches callers with no such handler (visibility partly)
+
+
 # How link.cards.assign_ids derives a card's id (the schema's description of ``Card.id``).
 ID_RULE = (
     "16 hex digits of the SHA-256 of the raise's place: its path, its qualified function (<module> at module level), its exception "
@@ -211,6 +239,7 @@ class Card:
     # importable (``from _datetime import *``): what runs, and its messages, may differ.
     compiled_override: bool = False
     callers: tuple[CallSite, ...] = ()  # where the file calls the card's function (a direct method or a module-level one)
+    caught: Caught | None = None  # where the project's own handlers catch the error on its way to callers
 
 
 @record

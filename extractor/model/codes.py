@@ -199,6 +199,8 @@ class Reason(Code):
     CLI_EXAMPLE = "cli_example", "the example is a command line, which verify does not run"
     SANDBOX_REFUSED = "sandbox_refused", "the sandbox refused something the example needed"
     CHILD_FAILED = "child_failed", "the interpreter running the example failed"
+    MISSING_DEPENDENCY = "missing_dependency", ("a module the example imports, or one the code it runs imports, is not installed "
+                                                "(Verification.detail names it): install it and verify again")
 
 
 # How a carrying code and its value are written as one string: ``no_candidate_values:dtype``,
@@ -378,6 +380,36 @@ class ContextKind(Code):
     DEFINED_IF = "defined_if", "the function is defined inside a module-level `if`, `except` or try `else`"
 
 
+class HandlerOutcome(Code):
+    """What an ``except`` clause around a call does instead of letting the error through (Handler.outcome; collect.callers)."""
+
+    RERAISE = "reraise", "raises the caught error again (a bare `raise`, or `raise` of its own name): callers see it"
+    RAISE_OTHER = "raise_other", "raises another error in its place"
+    RETURN = "return", "returns instead"
+    CONTINUE = "continue", "goes on with the loop's next turn"
+    BREAK = "break", "leaves the loop"
+    IGNORE = "ignore", "does nothing (`pass`) and carries on after the try statement"
+    FALLBACK = "fallback", "runs other code in its place and carries on"
+
+
+class CaughtVisibility(Code):
+    """Whether users can still see an error the project's own handlers catch (Caught.visibility; link.caught)."""
+
+    HIDDEN = "hidden", ("every call of the function in its file, followed through private callers, is inside a handler that catches "
+                        "it, the function is private and the file uses its name nowhere else: users do not see this error (calls "
+                        "from other files are not seen)")
+    PUBLIC = "public", ("every call of the function in its file is inside a handler that catches it, but the function is public (or "
+                        "listed in `__all__`): a user who calls it directly sees the error")
+    DECORATED = "decorated", ("every call of the function in its file is inside a handler that catches it, but a decorator may register "
+                              "the function to be called from elsewhere, where the error may reach users")
+    OTHER_USES = "other_uses", ("the calls listed are inside handlers that catch it, but the file also names the function where it is "
+                                "not such a call (passed as a value, called through another object): through those uses users may "
+                                "see the error")
+    RERAISED = "reraised", "a handler that catches it raises it again: the error still reaches the callers"
+    PARTLY = "partly", ("some calls are inside a handler that catches it, others are not (or go on to callers this analysis does "
+                      "not follow): through those, the error may reach users")
+
+
 class ChangeKind(Code):
     """What happened to an error between two releases (Change.kind; publish.diff), in the order
     release notes list them; the description is the section's title."""
@@ -401,4 +433,4 @@ class DefinitionKind(Code):
 
 # Every enum of codes, in the order README lists them.
 CODES: tuple[type[Code], ...] = (TriggerStatus, Reason, NoFix, EntryKind, RaiseKind, FixTarget, ExampleStyle, VerifyOutcome, FixOutcome,
-                                  DomainSource, PartRole, ContextKind, ChangeKind, DefinitionKind)
+                                  DomainSource, PartRole, ContextKind, ChangeKind, DefinitionKind, HandlerOutcome, CaughtVisibility)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import field
 
 from .base import record
-from .codes import RaiseKind, Reason
+from .codes import HandlerOutcome, RaiseKind, Reason
 from .site import Guard, MessageTemplate
 
 
@@ -203,6 +203,38 @@ class CallSite:
 
 
 @record
+class Handler:
+    """An ``except`` clause of a try statement whose body holds a call (collect.callers)."""
+
+    line: int
+    catches: tuple[str, ...]  # the classes as written (``BaseException`` for a bare ``except:``)
+    outcome: HandlerOutcome  # what it does instead of letting the error through
+    raises: str | None = None  # what it raises in its place, as written (outcome raise_other)
+    last: str | None = None  # its last statement's first line, cut to size (outcomes return, raise_other and fallback)
+
+
+@record
+class Call:
+    """One call of a function in its own file, with the handlers around it (collect.callers)."""
+
+    caller: str | None  # the qualname of the definition that holds the call; None: module-level code
+    line: int
+    handlers: tuple[Handler, ...] = ()  # of the try statements whose body holds the call, innermost first, each try's in order
+
+
+@record
+class FunctionCalls:
+    """Every call of a function of the file that the file's text shows (collect.callers)."""
+
+    function: str  # its qualname
+    calls: tuple[Call, ...]
+    # Every mention of its name in the file is its definition or one of these calls (no
+    # reference passed as a value, no call through another object, none cut for size).
+    is_complete: bool
+    is_decorated: bool = False  # by something other than staticmethod, classmethod or a cache: it may be registered elsewhere
+
+
+@record
 class FileFacts:
     path: str
     module: str
@@ -230,4 +262,7 @@ class FileFacts:
     # Functions that hold a raise -> the definitions of the file that call them, each with the
     # line of its first call (collect.callers).
     callers: tuple[tuple[str, tuple[CallSite, ...]], ...] = ()
+    # The calls of the functions that hold a raise, and of their private callers up to a few
+    # levels up, each with the handlers around it (collect.callers.in_file_calls).
+    calls: tuple[FunctionCalls, ...] = ()
     sites: tuple[SiteFact, ...] = ()

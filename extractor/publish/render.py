@@ -16,7 +16,21 @@ from urllib.parse import quote
 
 import jinja2
 
-from ..model import CLAIMED, Card, ChangeKind, Code, Detailed, EntryKind, NoFix, Reason, dumps_compact, dumps_data, to_data
+from ..model import (
+    CLAIMED,
+    Card,
+    CaughtVisibility,
+    ChangeKind,
+    Code,
+    Detailed,
+    EntryKind,
+    HandlerOutcome,
+    NoFix,
+    Reason,
+    dumps_compact,
+    dumps_data,
+    to_data,
+)
 from ..model.codes import JOINS
 from ..model.markdown import code_block, code_span, escape_cell, escape_line, escape_text, safe_url
 from ..model.pytext import repeated_text
@@ -47,8 +61,8 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))
 
 def template_environment(*, autoescape: bool) -> jinja2.Environment:
     """A Jinja2 environment over the shipped templates (strict: a missing value is an error),
-    with the codes' wording (model.codes) as globals: ``REASONS``, ``NO_FIX``, ``ENTRIES`` and
-    ``CHANGES`` map a code to its description, ``reason_words`` words a reason as the catalog writes it,
+    with the codes' wording (model.codes) as globals: ``REASONS``, ``NO_FIX``, ``ENTRIES``,
+    ``CHANGES``, ``OUTCOMES`` (HandlerOutcome) and ``CAUGHT`` (CaughtVisibility) map a code to its description, ``reason_words`` words a reason as the catalog writes it,
     and the test ``claimed`` says whether a trigger's status is one a caller can act on."""
     env = _DataEnvironment(
         loader=jinja2.FileSystemLoader(str(template_root())),
@@ -60,7 +74,7 @@ def template_environment(*, autoescape: bool) -> jinja2.Environment:
         extensions=["jinja2.ext.do"],
     )
     env.globals.update(REASONS=wording(Reason), NO_FIX=wording(NoFix), ENTRIES=wording(EntryKind), CHANGES=wording(ChangeKind),
-                       reason_words=reason_words)
+                       OUTCOMES=wording(HandlerOutcome), CAUGHT=wording(CaughtVisibility), reason_words=reason_words)
     env.tests["claimed"] = lambda status: status in CLAIMED
     return env
 

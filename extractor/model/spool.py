@@ -59,6 +59,7 @@ def summary_of(card: dict[str, Any]) -> dict[str, Any]:
         "exception": {"display": card["exception"]["display"]},
         "message": {"template": card["message"]["template"], "reason": card["message"]["reason"]},
         "trigger": None if trigger is None else {k: trigger[k] for k in ("status", "reason", "verified")},
+        "caught": (card.get("caught") or {}).get("visibility"),
     }
 
 

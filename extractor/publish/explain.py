@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import record
+from ..model import CaughtVisibility, record
 
 # A template must hold a literal part this long (edges trimmed), or "{x}: {y}" would match anything.
 MIN_LITERAL = 4
@@ -297,12 +297,25 @@ def match_message(text: str, catalog_data: dict[str, Any], limit: int) -> list[M
     ``catalog_data`` is a catalog, or a search index (``search_index``) whose entries stand
     for its cards.
 
-    Ordered by score (descending), then path, line and id, so the result is deterministic.
+    Ordered by score (descending), then path, line and id, so the result is deterministic;
+    errors the library always catches itself (``is_hidden``) come after the others.
     """
     normalized = normalize_whitespace(text)
     if not normalized:
         return []
     cards = catalog_data["entries"] if "entries" in catalog_data else catalog_data["errors"]
     matches = [m for m in (try_match_card(card, normalized) for card in cards) if m is not None]
-    matches.sort(key=lambda m: (-m.score, m.card["path"], m.card["line"], m.id))
+    matches.sort(key=rank)
     return matches[:limit]
+
+
+def is_hidden(card: dict[str, Any]) -> bool:
+    """Whether the library's own handlers always catch the card's error (a card of a catalog,
+    or an entry of a search index, which holds the visibility alone)."""
+    caught = card.get("caught")
+    return (caught.get("visibility") if isinstance(caught, dict) else caught) == CaughtVisibility.HIDDEN
+
+
+def rank(match: Match) -> tuple[bool, float, str, int, str]:
+    """The order of matches: errors users can see first, then by score, path, line and id."""
+    return is_hidden(match.card), -match.score, match.card["path"], match.card["line"], match.id

@@ -49,6 +49,7 @@ def index_entry(card: dict[str, Any]) -> dict[str, Any]:
         "guard": {"code": card["guard"]["code"]},
         "trigger": {"status": trigger.get("status"), "inputs": trigger.get("inputs", {})},
         "fixes": [{"description": fix["description"]} for fix in card.get("fixes") or []],
+        **({"caught": caught["visibility"]} if (caught := card.get("caught")) else {}),
     }
 
 

@@ -22,7 +22,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from ..model import Card, dumps_data
+from ..model import Card, CaughtVisibility, dumps_data
 from ..model.markdown import safe_url
 from ..model.serialize import compact
 from ..model.spool import CardCatalog, DataCatalog
@@ -134,11 +134,13 @@ def _summary(summary: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": summary["id"], "path": summary["path"], "line": summary["line"], "template": summary["message"]["template"],
         "exception": summary["exception"]["display"], "status": trigger.get("status") or "none",
+        "hidden": summary.get("caught") == CaughtVisibility.HIDDEN,
     }
 
 
 def _index_page(env: jinja2.Environment, summaries: list[dict[str, Any]], common: dict[str, Any]) -> str:
-    rows = sorted((_summary(s) for s in summaries), key=lambda r: (r["path"], r["line"], r["id"]))
+    # (in a module, the errors the library always catches itself come last)
+    rows = sorted((_summary(s) for s in summaries), key=lambda r: (r["path"], r["hidden"], r["line"], r["id"]))
     modules: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         modules.setdefault(row["path"], []).append(row)

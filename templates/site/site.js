@@ -87,7 +87,8 @@
       return { entry: entry, score: score };
     }).filter(function (r) { return r.score > 0; });
     scored.sort(function (a, b) {
-      return b.score - a.score || (a.entry.path < b.entry.path ? -1 : a.entry.path > b.entry.path ? 1 : a.entry.line - b.entry.line);
+      var hidden = (a.entry.caught === "hidden") - (b.entry.caught === "hidden");  // the library always catches these: last
+      return hidden || b.score - a.score || (a.entry.path < b.entry.path ? -1 : a.entry.path > b.entry.path ? 1 : a.entry.line - b.entry.line);
     });
     return scored.slice(0, 10);
   }

@@ -27,6 +27,7 @@ CASES = {
     "forms": [],
     "broken": [],
     "callers": [],
+    "internalcatch": [],
 }
 
 

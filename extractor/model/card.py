@@ -140,6 +140,9 @@ class Example:
     # Required arguments nothing reads before the raise: any value of their type gets the call
     # there, so the call may fail on them further on ("after"); the caller passes their own.
     placeholders: tuple[str, ...] = ()
+    # The top-level modules its imports name beyond the project's own and the standard
+    # library (solve.examples.example_requires): packages to install before running it.
+    requires: tuple[str, ...] = ()
 
 
 @record

@@ -23,6 +23,8 @@ import dataclasses
 import keyword
 import math
 import shlex
+import sys
+from collections.abc import Iterable
 from typing import Any
 
 from ..model import CONSTRUCTING, Card, CardContext, Example, ExampleStyle, FieldDoc, Param
@@ -345,5 +347,25 @@ def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: d
     if first and (second or after is None):
         if setup:
             first, second = f"{setup}\n{first}", f"{setup}\n{second}" if second else None
-        return Example(style=ExampleStyle.PYTHON, before=first, after=second)
+        own = {m.split(".", 1)[0] for m in (ctx.place.module, ctx.place.public_module, ctx.place.exception_module) if m}
+        return Example(style=ExampleStyle.PYTHON, before=first, after=second,
+                       requires=example_requires((first, second or ""), own or {card.path.split("/", 1)[0].removesuffix(".py")}))
     return None
+
+
+def example_requires(codes: Iterable[str], own: set[str]) -> tuple[str, ...]:
+    """The top-level modules the imports of ``codes`` name that are neither ``own`` (the
+    project's) nor the standard library's (``sys.stdlib_module_names``), sorted: what a
+    reader installs first. Only the name the import shows; never a guessed distribution."""
+    found: set[str] = set()
+    for code in codes:
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found.update(alias.name.split(".", 1)[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(node.module.split(".", 1)[0])
+    return tuple(sorted(found - own - set(sys.stdlib_module_names) - {"__future__"}))

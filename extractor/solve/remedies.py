@@ -152,12 +152,14 @@ def _example(draft: Draft) -> Example | None:
     if example is None or example.after is None:
         return replace(example, no_fix=no_fix) if example is not None else None
     further = []  # the same call with each further fix, for verify to run
+    requires = set(example.requires)
     for other, value in writable[1:]:
         if class_level or constructs(problem, ctx, {**env, other.changed[0]: value}):
             built = build_example(card, ctx, before, {**before, other.changed[0]: value}, required, setup)
             if built is not None and built.style == example.style and built.after is not None:  # (never None: it has a fix)
                 further.append(built.after)
-    return replace(example, fixes=tuple(further))
+                requires.update(built.requires)
+    return replace(example, fixes=tuple(further), requires=tuple(sorted(requires)))
 
 
 def _example_setup(draft: Draft) -> str | None:

@@ -14,7 +14,7 @@ user names with ``--python``. Before the example runs it
   commands (``platform.uname()``, ``platform.architecture()``), and, inside a network
   namespace of its own where nothing is reachable, sockets (urllib3 probes IPv6 on import).
 It prints one JSON line: the exception (class names along the MRO, message, the place of
-the frame that raised it), each exception of its ``__cause__``/``__context__`` chain and
+the frame that raised it, the module a ``ModuleNotFoundError`` could not find), each exception of its ``__cause__``/``__context__`` chain and
 each one a validation error holds (pydantic's), and where the sandbox refused something.
 """
 
@@ -117,6 +117,8 @@ def _describe(exc, roots):
         "message": _text(exc),
         "at": [_place(last.filename, roots), last.lineno] if last else None,
         "frames": [[_place(f.filename, roots), f.lineno] for f in frames[-64:]],
+        # (the module an import could not find: a dependency that is not installed)
+        "missing": exc.name if isinstance(exc, ModuleNotFoundError) and isinstance(exc.name, str) else None,
     }
 
 

@@ -11,7 +11,8 @@ simply gone, the next call gets a new one. The outcome of a card:
 - ``raised_elsewhere``: something else raised, or from another place (what, and where);
 - ``did_not_raise``; ``timeout``;
 - ``not_runnable``: no Python example (a CLI example, or values no call can write), the
-  sandbox refused what it needed, or the child failed.
+  sandbox refused what it needed, the child failed, or a module outside the card's project
+  is not installed (``missing_dependency``, the module as ``detail``).
 
 "After" (the example's fix), and the same call with each further fix of the card, holds
 when it does not raise from the site.
@@ -138,7 +139,21 @@ def judge_before(card: dict[str, Any], report: dict[str, Any]) -> dict[str, Any]
             if expected is None or same_message(expected, candidate["message"]):
                 return {"outcome": VerifyOutcome.CONFIRMED}
             return {"outcome": VerifyOutcome.DIFFERENT_MESSAGE, "observed": _observed(candidate)}
+    if (missing := missing_dependency(card, report)) is not None:
+        return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.MISSING_DEPENDENCY, "detail": missing}
     return {"outcome": VerifyOutcome.RAISED_ELSEWHERE, "observed": _observed(raised)}
+
+
+def missing_dependency(card: dict[str, Any], report: dict[str, Any]) -> str | None:
+    """The module a ``ModuleNotFoundError`` on the way could not find (raised, or a cause or
+    context of what was raised), where it is outside the card's project: a dependency that is
+    not installed, not a wrong card. A module of the project itself is the card's concern."""
+    own = top_module(card["path"])
+    for candidate in (report["raised"], *report.get("chain", ())):
+        missing = candidate.get("missing")
+        if missing and missing.split(".", 1)[0] != own:
+            return str(missing)
+    return None
 
 
 def _observed(raised: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,115 @@
+"""Caught by the library (link.caught) and verify's missing dependencies, on fixtures/internalcatch:
+what each card says about the package's own ``except`` clauses, where such cards rank, and
+each Python example run (``verify``), the one whose module needs a package that is not
+installed reported as ``not_runnable: missing_dependency``."""
+
+from __future__ import annotations
+
+import ast
+import json
+
+from extractor.collect.callers import in_file_calls
+from extractor.publish.catalog_file import load_catalog
+from extractor.publish.explain import match_message
+from extractor.solve.examples import example_requires
+from extractor.verify.runner import Settings, judge_before, verify_card
+
+from .examples_runner import check
+from .helpers import FIXTURES, run_cli
+
+ROOT = str(FIXTURES / "internalcatch")
+
+
+def _extract(capsys, out) -> dict[str, dict]:
+    assert run_cli(capsys, "extract", ROOT, "-o", str(out), "--no-cache").code == 0
+    return {f"{c['function']}:{c['line']}": c for c in load_catalog(str(out / "catalog.json"))["errors"]}
+
+
+def _said(card: dict) -> tuple:
+    caught = card.get("caught")
+    if caught is None:
+        return None
+    return (caught["visibility"], [(h["function"], h["line"], tuple(h["catches"]), h["outcome"], h.get("raises"), h.get("last"),
+                                    tuple(h.get("through") or ())) for h in caught["handlers"]],
+            [(e["function"], e["line"]) for e in caught.get("escapes") or ()])
+
+
+def test_each_card_says_which_handlers_catch_it_and_whether_users_see_it(capsys, tmp_path) -> None:
+    cards = _extract(capsys, tmp_path / "docs")
+    said = {key: _said(card) for key, card in cards.items()}
+    assert said == {
+        "_parse_colon:24": ("hidden", [("parse_stamp", 18, ("ValueError",), "return", None, "return _parse_compact(text)", ())], []),
+        # Reached from parse_stamp's handler, not its try body: nothing catches it.
+        "_parse_compact:31": None,
+        "_digits:50": ("hidden", [("parse_pair", 39, ("ValueError",), "return", None, "return None", ("_split",))] * 2, []),
+        "load_setting:59": None,
+        "_to_minutes:64": ("hidden", [("load_setting", 58, ("ValueError",), "raise_other", "StampError",
+                                       'raise StampError(f"bad setting: {value!r}") from exc', ())], []),
+        "_check_hour:70": ("partly", [("safe_hour", 78, ("ValueError",), "return", None, "return None", ())], [("strict_hour", 84)]),
+        "normalize:90": ("public", [("day_minutes", 98, ("ValueError",), "return", None, "return 0", ())], []),
+        "_check_minute:104": ("reraised", [("audited_minute", 112, ("ValueError",), "reraise", None, None, ())], []),
+        "audited_minute:114": None,
+        "read_zone:11": None,
+    }
+
+
+def test_the_card_page_and_index_say_so_and_hidden_cards_come_last(capsys, tmp_path) -> None:
+    out = tmp_path / "docs"
+    cards = _extract(capsys, out)
+    page = (out / "errors" / f"{cards['_to_minutes:64']['id']}.md").read_text(encoding="utf-8")
+    assert ("## Caught by the library\n\nEvery call of the function in its file, followed through private callers, is inside a handler "
+            "that catches it") in page
+    assert ("- `load_setting` (`stamps/clock.py:58`) catches it with `except ValueError`: it raises another error in its place, "
+            "`StampError` (`raise StampError(f\"bad setting: {value!r}\") from exc`).") in page
+    partly = (out / "errors" / f"{cards['_check_hour:70']['id']}.md").read_text(encoding="utf-8")
+    assert "Calls with no handler that catches it: `strict_hour` (line 84)." in partly
+    index = (out / "index.md").read_text(encoding="utf-8")
+    rows = [line for line in index.splitlines() if line.startswith("| ") and "clock" not in line and "line" not in line]
+    clock = [r.split(" | ")[0].strip("| ") for r in rows if "[" in r][:9]
+    assert clock == ["31", "59", "70", "90", "104", "114", "24", "50", "64"]  # visible first, then the hidden ones
+    assert "not a number of minutes: {value!r} *(always caught by the library)*" in index
+    catalog = json.loads((out / "catalog.json").read_text(encoding="utf-8"))
+    # The same message in a visible and a hidden card: the visible one first, whatever the order of the tree.
+    hidden, shown = dict(catalog["errors"][0]), dict(catalog["errors"][0])
+    hidden.update(id="a", path="a.py", caught={"visibility": "hidden", "handlers": [], "escapes": []})
+    shown.update(id="b", path="b.py", caught=None)
+    matches = match_message(catalog["errors"][0]["message"]["template"], {"errors": [hidden, shown]}, 5)
+    assert [m.id for m in matches] == ["b", "a"]
+
+
+def test_every_example_runs_and_a_missing_package_is_not_runnable(capsys, tmp_path) -> None:
+    cards = _extract(capsys, tmp_path / "docs")
+    with_example = {key for key, card in cards.items() if card["example"] and card["example"]["style"] == "python"}
+    assert with_example == {"normalize:90", "read_zone:11"}
+    assert check(cards["normalize:90"], ROOT) == []
+    result = verify_card(cards["read_zone:11"], Settings(roots=(ROOT,), timeout=20, jobs=1))
+    assert (result["outcome"], result["reason"], result["detail"]) == ("not_runnable", "missing_dependency", "fancy_yaml_optional")
+    assert cards["read_zone:11"]["example"]["requires"] == []  # the example imports the project only; its module needs the package
+
+
+def test_a_missing_module_of_the_project_itself_is_the_cards_concern() -> None:
+    card = {"path": "stamps/clock.py", "line": 3, "end_line": 3, "exception": {"classes": ["ValueError"]}, "trigger": {"message": "x"}}
+    missing = {"classes": ["ModuleNotFoundError", "ImportError", "Exception"], "message": "No module named 'stamps.gone'",
+               "at": ["<example>", 1], "frames": [], "missing": "stamps.gone"}
+    assert judge_before(card, {"raised": missing})["outcome"] == "raised_elsewhere"
+    wrapped = {"raised": {**missing, "classes": ["RuntimeError", "Exception"], "missing": None}, "chain": [{**missing, "missing": "torch"}]}
+    assert judge_before(card, wrapped) == {"outcome": "not_runnable", "reason": "missing_dependency", "detail": "torch"}
+
+
+def test_an_example_requires_the_packages_its_imports_name_beyond_the_project_and_stdlib() -> None:
+    code = "import os.path\nimport numpy as np\nfrom torch.nn import Linear\nfrom stamps.clock import normalize\nfrom . import x\n"
+    assert example_requires([code, "from yaml import safe_load"], {"stamps"}) == ("numpy", "torch", "yaml")
+    assert example_requires(["not python ("], {"stamps"}) == ()
+
+
+def test_calls_are_followed_through_private_callers_only_and_stop_at_a_bound() -> None:
+    text = ("def _a():\n    raise ValueError('x')\n\ndef _b():\n    return _a()\n\ndef c():\n    try:\n        return _b()\n"
+            "    except (KeyError, ValueError):\n        pass\n\ndef d():\n    return c()\n")
+    tree = ast.parse(text)
+    defs = [(n.name, n) for n in tree.body if isinstance(n, ast.FunctionDef)]
+    calls = {fc.function: fc for fc in in_file_calls(text, tree, defs, (), [("_a", None)])}
+    assert sorted(calls) == ["_a", "_b"]  # (c is public: what passes it reaches users; its callers are not followed)
+    assert calls["_b"].calls[0].caller == "c"
+    handler = calls["_b"].calls[0].handlers[0]
+    assert (handler.line, handler.catches, handler.outcome) == (10, ("KeyError", "ValueError"), "ignore")
+    assert calls["_a"].is_complete and not calls["_a"].is_decorated

@@ -57,9 +57,9 @@ class _Walk:
                                                      outcome=handler.outcome, raises=handler.raises, last=handler.last, through=through))
                 continue
             onward = self.calls.get(call.caller or "")
-            if self.budget > 0 and onward is not None and onward.calls and call.caller not in through and _is_private(onward.function):
+            if self.budget > 0 and onward is not None and onward.calls and onward.function not in through and _is_private(onward.function):
                 self.is_incomplete |= not onward.is_complete or onward.is_decorated
-                self.follow(onward, (*through, call.caller))
+                self.follow(onward, (*through, onward.function))
             else:
                 self.escapes.append(CallSite(function=call.caller, line=call.line))
 

@@ -7,11 +7,11 @@ from typing import Any
 
 from .base import record
 from .codes import (
+    CaughtVisibility,
     DomainSource,
     EntryKind,
     ExampleStyle,
     FixOutcome,
-    CaughtVisibility,
     FixTarget,
     HandlerOutcome,
     NoFix,

@@ -62,8 +62,9 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))
 def template_environment(*, autoescape: bool) -> jinja2.Environment:
     """A Jinja2 environment over the shipped templates (strict: a missing value is an error),
     with the codes' wording (model.codes) as globals: ``REASONS``, ``NO_FIX``, ``ENTRIES``,
-    ``CHANGES``, ``OUTCOMES`` (HandlerOutcome) and ``CAUGHT`` (CaughtVisibility) map a code to its description, ``reason_words`` words a reason as the catalog writes it,
-    and the test ``claimed`` says whether a trigger's status is one a caller can act on."""
+    ``CHANGES``, ``OUTCOMES`` (HandlerOutcome) and ``CAUGHT`` (CaughtVisibility) map a code to
+    its description, ``reason_words`` words a reason as the catalog writes it, and the test
+    ``claimed`` says whether a trigger's status is one a caller can act on."""
     env = _DataEnvironment(
         loader=jinja2.FileSystemLoader(str(template_root())),
         undefined=jinja2.StrictUndefined,

@@ -14,8 +14,9 @@ user names with ``--python``. Before the example runs it
   commands (``platform.uname()``, ``platform.architecture()``), and, inside a network
   namespace of its own where nothing is reachable, sockets (urllib3 probes IPv6 on import).
 It prints one JSON line: the exception (class names along the MRO, message, the place of
-the frame that raised it, the module a ``ModuleNotFoundError`` could not find), each exception of its ``__cause__``/``__context__`` chain and
-each one a validation error holds (pydantic's), and where the sandbox refused something.
+the frame that raised it, the module a ``ModuleNotFoundError`` could not find), each
+exception of its ``__cause__``/``__context__`` chain and each one a validation error holds
+(pydantic's), and where the sandbox refused something.
 """
 
 import json

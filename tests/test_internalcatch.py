@@ -41,7 +41,7 @@ def test_each_card_says_which_handlers_catch_it_and_whether_users_see_it(capsys,
         "_parse_colon:24": ("hidden", [("parse_stamp", 18, ("ValueError",), "return", None, "return _parse_compact(text)", ())], []),
         # Reached from parse_stamp's handler, not its try body: nothing catches it.
         "_parse_compact:31": None,
-        "_digits:50": ("hidden", [("parse_pair", 39, ("ValueError",), "return", None, "return None", ("_split",))] * 2, []),
+        "_digits:50": ("hidden", [("parse_pair", 39, ("ValueError",), "return", None, "return None", ("_split",))], []),
         "load_setting:59": None,
         "_to_minutes:64": ("hidden", [("load_setting", 58, ("ValueError",), "raise_other", "StampError",
                                        'raise StampError(f"bad setting: {value!r}") from exc', ())], []),

@@ -157,8 +157,9 @@ def _handler(handler: ast.ExceptHandler, lines: list[str]) -> Handler:
     outcome, raises = _outcome(handler)
     last = None
     if outcome in (HandlerOutcome.RETURN, HandlerOutcome.RAISE_OTHER, HandlerOutcome.FALLBACK):
-        at = handler.body[-1].lineno - 1
-        text = lines[at].strip() if at < len(lines) else ""
+        node = handler.body[-1]
+        text = lines[node.lineno - 1].strip() if node.lineno <= len(lines) else ""
+        text += " ..." if (node.end_lineno or node.lineno) > node.lineno else ""
         last = text if len(text) <= MAX_LAST else text[:MAX_LAST - 3] + "..."
     return Handler(line=handler.lineno, catches=catches, outcome=outcome, raises=raises, last=last)
 

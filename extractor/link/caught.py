@@ -53,7 +53,7 @@ class _Walk:
             self.budget -= 1
             handler = next((h for h in call.handlers if self.catches(h.catches)), None)
             if handler is not None:
-                self.handlers.append(CatchingHandler(path=self.facts.path, line=handler.line, function=call.caller, catches=handler.catches,
+                self.add(CatchingHandler(path=self.facts.path, line=handler.line, function=call.caller, catches=handler.catches,
                                                      outcome=handler.outcome, raises=handler.raises, last=handler.last, through=through))
                 continue
             onward = self.calls.get(call.caller or "")
@@ -62,6 +62,10 @@ class _Walk:
                 self.follow(onward, (*through, onward.function))
             else:
                 self.escapes.append(CallSite(function=call.caller, line=call.line))
+
+    def add(self, handler: CatchingHandler) -> None:
+        if handler not in self.handlers:  # (two calls in one try statement: its clause once)
+            self.handlers.append(handler)
 
     def catches(self, written: tuple[str, ...]) -> bool:
         return any(self._catches(name) for name in written)

@@ -58,7 +58,7 @@ def test_the_card_page_and_index_say_so_and_hidden_cards_come_last(capsys, tmp_p
     cards = _extract(capsys, out)
     page = (out / "errors" / f"{cards['_to_minutes:64']['id']}.md").read_text(encoding="utf-8")
     assert ("## Caught by the library\n\nEvery call of the function in its file, followed through private callers, is inside a handler "
-            "that catches it") in page
+            "that catches it, the function is private") in page
     assert ("- `load_setting` (`stamps/clock.py:58`) catches it with `except ValueError`: it raises another error in its place, "
             "`StampError` (`raise StampError(f\"bad setting: {value!r}\") from exc`).") in page
     partly = (out / "errors" / f"{cards['_check_hour:70']['id']}.md").read_text(encoding="utf-8")

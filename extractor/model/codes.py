@@ -396,8 +396,8 @@ class CaughtVisibility(Code):
     """Whether users can still see an error the project's own handlers catch (Caught.visibility; link.caught)."""
 
     HIDDEN = "hidden", ("every call of the function in its file, followed through private callers, is inside a handler that catches "
-                        "it, the function is private and the file uses its name nowhere else: users do not see this error (calls "
-                        "from other files are not seen)")
+                        "it, the function is private and the file uses its name nowhere else: calls through this file do not let it "
+                        "reach users; a call from another file (`module._name(...)`, not followed) still may")
     PUBLIC = "public", ("every call of the function in its file is inside a handler that catches it, but the function is public (or "
                         "listed in `__all__`): a user who calls it directly sees the error")
     DECORATED = "decorated", ("every call of the function in its file is inside a handler that catches it, but a decorator may register "

@@ -114,9 +114,15 @@ class Pair(LookupError):
         return f"pair {self.args[0]!r} / {self.args[1]}"
 
 
-class Opaque(Exception):
+class Twice(Exception):
     def __init__(self, x):
         super().__init__(x, x)
+
+
+class Opaque(Exception):
+    def __init__(self, x):
+        if x:
+            super().__init__(x)
 
 """
 CLASS_CASES = [
@@ -124,6 +130,7 @@ CLASS_CASES = [
     ('raise TooBig("b", size=x)', "b too big: {x}"),
     ("raise Coded(x)", "{x} too big: 3"),
     ('raise Pair(x, "y")', "pair {x!r} / y"),
+    ("raise Twice(x)", "({x!r}, {x!r})"),
     ("raise Opaque(x)", None),
     ("raise TooBig", None),  # its __init__ needs the name: no template over an argument not given
 ]

@@ -1,8 +1,10 @@
-"""How an exception class in the tree makes its message: ``__str__`` returning a template, or
-``__init__`` passing one to ``super().__init__`` (``calendar.IllegalMonthError``: "bad month
-number %r; must be 1-12" % self.month). The template's holes are written over the
-``__init__``'s parameters (``self.month`` -> ``month``) or the call's positional arguments
-(``self.args[0]`` -> ``__arg0__``), so that linking can put a raise's own arguments in them.
+"""How an exception class in the tree takes part in ``str(exc)`` -> ClassText: what its
+``__init__`` passes to its base's (``super().__init__(message, ctx)``, ``if hint is None: hint
+= ...`` first), and what its ``__str__`` returns (``self.message``, an f-string over the
+attributes, ``self.args[0] % self.args[1:]``, or text added to ``super().__str__()``). Holes
+are written over the ``__init__``'s parameters, or in ``__str__`` over ``__self_<attr>__``
+(``self.<attr>``), ``__arg<i>__`` (``self.args[i]``) and ``__class_name__``, so that linking
+can follow a raise's own arguments through the chain of classes (link.messages).
 
 Read from ``ast`` (the class body) and libcst (the message expression, by the same
 reconstruction as a raise's message); nothing is run.
@@ -18,94 +20,221 @@ from dataclasses import replace
 
 import libcst as cst
 
-from ..model import Detailed, Hole, MessageTemplate, Param, Reason
+from ..model import Argument, ClassText, Detailed, Hole, InitRule, MessageTemplate, Param, Reason, TextRule
 from .declarations import SourceText
 from .messages import make_template, reconstruct_message
 from .scope import raw_code
 from .syntax import walk
 
 _BUILTINS = frozenset(dir(builtins))
-Rule = tuple[str, MessageTemplate | None]
-TRANSPARENT: Rule = ("transparent", None)
-OPAQUE: Rule = ("opaque", None)
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+CLASS_NAME = "__class_name__"  # ``type(self).__name__``, ``self.__class__.__name__``: the raised class's name
 
 
 def argument_name(index: int) -> str:
-    """The name a class template gives the call's positional argument ``index``."""
+    """The name a class template gives ``self.args[index]``."""
     return f"__arg{index}__"
 
 
-def class_message(node: ast.ClassDef, src: SourceText, init: tuple[Param, ...] | None, init_sets: tuple[tuple[str, str], ...]) -> Rule:
-    """The class's message rule (see ClassFact.message_rule) and its template."""
+def attribute_name(attribute: str) -> str:
+    """The name a ``__str__`` template gives ``self.<attribute>``."""
+    return f"__self_{attribute}__"
+
+
+def class_text(node: ast.ClassDef, src: SourceText, init: tuple[Param, ...] | None) -> ClassText:
+    """How the class takes part in ``str()`` of an exception (see ClassText)."""
     methods = {s.name: s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    found = ClassText()
+    if "__init__" in methods:
+        found = _from_init(methods["__init__"], src, init)
     if "__str__" in methods:
-        found = _from_str(methods["__str__"], src, init, dict(init_sets))
-        if found == OPAQUE and _calls_base_str(methods["__str__"]):
-            return ("extends", None) if "__init__" not in methods else _extends(_from_init(methods["__init__"], src, init))
-        return found
-    if "__init__" not in methods:
-        return TRANSPARENT
-    return _from_init(methods["__init__"], src, init)
+        text, template, fallback = _from_str(methods["__str__"], src)
+        found = replace(found, text=text, template=template, fallback=fallback)
+    return found
 
 
-def _from_str(method: ast.FunctionDef | ast.AsyncFunctionDef, src: SourceText, init: tuple[Param, ...] | None, sets: dict[str,
-                                                                                                                          str]) -> Rule:
-    body = [s for s in method.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]  # no docstring
-    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None or not method.args.args:
-        return OPAQUE
-    this = method.args.args[0].arg
+def _body(method: Function) -> list[ast.stmt]:
+    return [s for s in method.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]  # no docstring
 
-    def attribute(node: ast.expr) -> str | None:
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == this:
-            return sets.get(node.attr)  # set from an __init__ parameter, else not followed
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "args" \
-                and isinstance(node.value.value, ast.Name) and node.value.value.id == this and init is None \
-                and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int and node.slice.value >= 0:
-            return argument_name(node.slice.value)  # no __init__: self.args is the call's arguments
+
+def _from_str(method: Function, src: SourceText) -> tuple[TextRule, MessageTemplate | None, tuple[str, ...]]:
+    body = _body(method)
+    this = method.args.args[0].arg if method.args.args else None
+    if this is None:
+        return TextRule.OPAQUE, None, ()
+    if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+        if _is_percent_args(body[0].value, this):
+            return TextRule.PERCENT_ARGS, None, ()
+        rule = _template(body[0].value, src, lambda node: _self_read(node, this), set(), {})
+        if rule is not None:
+            return TextRule.TEMPLATE, rule, ()
+    elif len(body) == 1 and isinstance(body[0], ast.Try) and (caught := _percent_fallback(body[0], this)) is not None:
+        return TextRule.PERCENT_ARGS, None, caught
+    return (TextRule.EXTENDS if _calls_base_str(method) else TextRule.OPAQUE), None, ()
+
+
+def _self_read(node: ast.expr, this: str) -> str | None:
+    """The name a ``__str__`` hole gives what ``node`` reads of the exception: ``self.x``,
+    ``self.args[i]``, its class's name; None for anything else."""
+    if isinstance(node, ast.Attribute) and node.attr == "__name__" and (
+            (isinstance(node.value, ast.Attribute) and node.value.attr == "__class__" and _is_name(node.value.value, this))
+            or (isinstance(node.value, ast.Call) and _is_name(node.value.func, "type") and len(node.value.args) == 1
+                and not node.value.keywords and _is_name(node.value.args[0], this))):
+        return CLASS_NAME
+    if isinstance(node, ast.Attribute) and _is_name(node.value, this):
+        return attribute_name(node.attr)
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "args" \
+            and _is_name(node.value.value, this) and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int \
+            and node.slice.value >= 0:
+        return argument_name(node.slice.value)
+    return None
+
+
+def _is_name(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _is_args(node: ast.expr, this: str) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "args" and _is_name(node.value, this)
+
+
+def _is_percent_args(node: ast.expr, this: str) -> bool:
+    """``self.args[0] % self.args[1:]`` (python-dateutil's ParserError)."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)):
+        return False
+    left, right = node.left, node.right
+    return (isinstance(left, ast.Subscript) and _is_args(left.value, this) and isinstance(left.slice, ast.Constant)
+            and left.slice.value == 0 and type(left.slice.value) is int
+            and isinstance(right, ast.Subscript) and _is_args(right.value, this) and isinstance(right.slice, ast.Slice)
+            and isinstance(right.slice.lower, ast.Constant) and right.slice.lower.value == 1 and type(right.slice.lower.value) is int
+            and right.slice.upper is None and right.slice.step is None)
+
+
+def _percent_fallback(block: ast.Try, this: str) -> tuple[str, ...] | None:
+    """``try: return self.args[0] % self.args[1:]`` whose every handler returns the base's text:
+    the names of the exceptions they catch; None for any other ``try``."""
+    body = _body_of(block.body)
+    if block.orelse or block.finalbody or len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None \
+            or not _is_percent_args(body[0].value, this):
         return None
+    caught: list[str] = []
+    for handler in block.handlers:
+        inner = _body_of(handler.body)
+        if len(inner) != 1 or not isinstance(inner[0], ast.Return) or inner[0].value is None or not _is_base_str(inner[0].value):
+            return None
+        types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type] if handler.type is not None else []
+        if handler.type is None:
+            caught.append("BaseException")
+        for kind in types:
+            if not isinstance(kind, ast.Name):
+                return None
+            caught.append(kind.id)
+    return tuple(caught)
 
-    return _template(body[0].value, src, attribute, set(), {})
+
+def _body_of(statements: list[ast.stmt]) -> list[ast.stmt]:
+    return [s for s in statements if not isinstance(s, ast.Pass)]
 
 
-def _calls_base_str(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """``super().__str__()`` in it: the text is BaseException's, perhaps with more added."""
+def _is_base_str(node: ast.expr) -> bool:
+    """``super().__str__()`` (or ``super(C, self).__str__()``)."""
+    return isinstance(node, ast.Call) and not node.args and not node.keywords and isinstance(node.func, ast.Attribute) \
+        and node.func.attr == "__str__" and _is_super(node.func)
+
+
+def _calls_base_str(method: Function) -> bool:
+    """``super().__str__()`` in it: the text is the base's, perhaps with more added."""
     return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "__str__" and _is_super(n.func)
                for n in walk(method))
 
 
-def _extends(init_rule: Rule) -> Rule:
-    """A __str__ building on the text its __init__ passes on: that text, marked as a start."""
-    return ("extends", None) if init_rule == TRANSPARENT else ("extends", init_rule[1]) if init_rule[0] == "template" else OPAQUE
-
-
-def _from_init(method: ast.FunctionDef | ast.AsyncFunctionDef, src: SourceText, init: tuple[Param, ...] | None) -> Rule:
+def _from_init(method: Function, src: SourceText, init: tuple[Param, ...] | None) -> ClassText:
     calls: list[ast.Call] = []
     assigns_args = False
     for n in walk(method):
         if isinstance(n, ast.Call) and _is_base_init(n):
             calls.append(n)
-        elif isinstance(n, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "args" for t in n.targets):
+        elif isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and any(
+                isinstance(t, ast.Attribute) and t.attr == "args" for t in (n.targets if isinstance(n, ast.Assign) else [n.target])):
             assigns_args = True
     if assigns_args or init is None:
-        return OPAQUE
+        return ClassText(init=InitRule.OPAQUE)
     if not calls:
-        return TRANSPARENT  # BaseException.__new__ keeps the call's arguments as args
+        return ClassText(init=InitRule.SKIPS)  # BaseException.__new__ keeps the call's arguments as args
     top = [s.value for s in method.body if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and _is_base_init(s.value)]
     if len(calls) != 1 or len(top) != 1:
-        return OPAQUE
+        return ClassText(init=InitRule.OPAQUE)
     call = top[0]
     args = call.args[1:] if not _is_super(call.func) else call.args  # Base.__init__(self, ...)
-    params = {p.name for p in init}
+    if _forwards(args, call.keywords, init):
+        return ClassText(init=InitRule.FORWARDS)  # super().__init__(*args, **kwargs)
+    if any(isinstance(a, ast.Starred) for a in args) or any(k.arg is None for k in call.keywords):
+        return ClassText(init=InitRule.OPAQUE)
+    return _passes(method, src, init, call, args)
+
+
+def _forwards(args: list[ast.expr], keywords: list[ast.keyword], init: tuple[Param, ...]) -> bool:
     star = next((p.name for p in init if p.kind == "star"), None)
     starstar = next((p.name for p in init if p.kind == "starstar"), None)
-    passed_on = [k for k in call.keywords if not (k.arg is None and isinstance(k.value, ast.Name) and k.value.id == starstar)]
-    if len(args) == 1 and isinstance(args[0], ast.Starred) and isinstance(args[0].value,
-                                                                          ast.Name) and args[0].value.id == star and not passed_on:
-        return TRANSPARENT  # super().__init__(*args, **kwargs)
-    if len(args) != 1 or isinstance(args[0], ast.Starred) or call.keywords:
-        return OPAQUE
+    passed_on = [k for k in keywords if not (k.arg is None and isinstance(k.value, ast.Name) and k.value.id == starstar)]
+    return len(args) == 1 and isinstance(args[0], ast.Starred) and isinstance(args[0].value, ast.Name) and args[0].value.id == star \
+        and not passed_on
+
+
+def _passes(method: Function, src: SourceText, init: tuple[Param, ...], call: ast.Call, args: list[ast.expr]) -> ClassText:
+    """A ``__init__`` that calls its base's once: the arguments it passes, over its parameters."""
+    this = method.args.args[0].arg if method.args.args else "self"
+    defaulted = _none_defaults(method, call.lineno, {p.name for p in init})
+    stored = {n.id for n in walk(method) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+    params = {p.name for p in init} - (stored - set(defaulted))  # a parameter rebound otherwise is not the caller's value
     locals_ = _single_locals(method, call.lineno)
-    return _template(args[0], src, lambda node: None, params, locals_)
+    sets = _attributes_set(method, this, call.lineno, params)
+
+    def attribute(node: ast.expr) -> str | None:
+        return sets.get(node.attr) if isinstance(node, ast.Attribute) and _is_name(node.value, this) else None
+
+    def argument(expr: ast.expr, keyword: str | None) -> Argument:
+        code = _rewrite(src.segment(expr), attribute, params, locals_)  # (None where it reads a name of the module: gettext's ``_``)
+        return Argument(code=code or "", keyword=keyword, message=_template(expr, src, attribute, params, locals_))
+
+    passes = [argument(a, None) for a in args] + [argument(k.value, k.arg) for k in call.keywords]
+    defaults = tuple((name, argument(value, None)) for name, value in sorted(defaulted.items()))
+    return ClassText(init=InitRule.PASSES, passes=tuple(passes), defaults=defaults)
+
+
+def _none_defaults(method: Function, before: int, params: set[str]) -> dict[str, ast.expr]:
+    """``if p is None: p = <value>`` at the top of the method before line ``before``, for a
+    parameter bound nowhere else in it: p -> value."""
+    found: dict[str, ast.expr] = {}
+    for stmt in method.body:
+        if isinstance(stmt, ast.If) and stmt.lineno < before and not stmt.orelse and len(stmt.body) == 1 \
+                and isinstance(test := stmt.test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id in params \
+                and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) and isinstance(test.comparators[0], ast.Constant) \
+                and test.comparators[0].value is None and isinstance(assign := stmt.body[0], ast.Assign) and len(assign.targets) == 1 \
+                and _is_name(assign.targets[0], test.left.id):
+            found[test.left.id] = assign.value
+    stores: dict[str, int] = {}
+    for n in walk(method):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            stores[n.id] = stores.get(n.id, 0) + 1
+    return {name: value for name, value in found.items() if stores.get(name) == 1}
+
+
+def _attributes_set(method: Function, this: str, before: int, params: set[str]) -> dict[str, str]:
+    """``self.x = p`` at the top of the method before line ``before``, p a parameter: x -> p."""
+    sets: dict[str, str] = {}
+    for stmt in method.body:
+        if stmt.lineno >= before:
+            break
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+        value = getattr(stmt, "value", None)
+        for target in targets:
+            if isinstance(target, ast.Attribute) and _is_name(target.value, this):
+                if isinstance(value, ast.Name) and value.id in params:
+                    sets[target.attr] = value.id
+                else:
+                    sets.pop(target.attr, None)
+    return sets
 
 
 def _is_super(func: ast.expr) -> bool:
@@ -117,7 +246,7 @@ def _is_base_init(call: ast.Call) -> bool:
     return isinstance(call.func, ast.Attribute) and call.func.attr == "__init__"
 
 
-def _single_locals(method: ast.FunctionDef | ast.AsyncFunctionDef, before: int) -> dict[str, ast.expr]:
+def _single_locals(method: Function, before: int) -> dict[str, ast.expr]:
     """Names bound once in the method, by a top-level assignment before line ``before``."""
     counts: dict[str, int] = {}
     for node in walk(method):
@@ -132,9 +261,9 @@ def _single_locals(method: ast.FunctionDef | ast.AsyncFunctionDef, before: int) 
 
 
 def _template(expr: ast.expr, src: SourceText, attribute: Callable[[ast.expr], str | None], params: set[str], locals_: dict[str,
-    ast.expr]) -> Rule:
+    ast.expr]) -> MessageTemplate | None:
     """The message ``expr`` builds, each hole rewritten over parameters (``attribute`` maps
-    ``self.x`` reads); opaque where a hole reads anything else but builtins."""
+    ``self.x`` reads); None where a hole reads anything else but builtins."""
     def parse(node: ast.expr) -> cst.BaseExpression:
         return cst.parse_expression("(" + src.segment(node) + ")")
 
@@ -147,20 +276,20 @@ def _template(expr: ast.expr, src: SourceText, attribute: Callable[[ast.expr], s
         node = parse(expr)
         message = reconstruct_message(node, raw_code, resolve)
     except (cst.ParserSyntaxError, RecursionError):
-        return OPAQUE
+        return None
     if message.parts is None and isinstance(message.reason, Detailed) and message.reason.code is Reason.OPAQUE:
         message = make_template("call", [Hole(expr=raw_code(node))])  # not a string: str() of it
     if message.parts is None:
-        return OPAQUE
+        return None
     parts = []
     for part in message.parts:
         if isinstance(part, Hole):
             rewritten = _rewrite(part.expr, attribute, params, locals_)
             if rewritten is None:
-                return OPAQUE
+                return None
             part = replace(part, expr=rewritten)
         parts.append(part)
-    return "template", make_template(message.form, parts)
+    return make_template(message.form, parts)
 
 
 def _rewrite(code: str, attribute: Callable[[ast.expr], str | None], params: set[str], locals_: dict[str, ast.expr]) -> str | None:

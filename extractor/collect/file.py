@@ -21,6 +21,7 @@ from typing import Any
 import libcst as cst
 
 from ..model import (
+    Argument,
     ClassFact,
     FileFacts,
     FileFailure,
@@ -43,7 +44,7 @@ from ..options import Options, strict_from_env
 from ..sources import DecodeError, SourceFile, decode_source, split_lines
 from . import declarations as decl
 from .callers import in_file_callers, in_file_calls
-from .class_messages import class_message
+from .class_messages import class_text
 from .constants import literal_exports, module_names, mutated_names, unpacked
 from .cstpass import UnitAnalysis, parse_unit
 from .flags import boolean_kwargs, cli_flags, may_declare_flags
@@ -408,8 +409,15 @@ def _with_message(fact: ClassFact, node: ast.ClassDef, src: decl.SourceText) -> 
     """The class with how it makes an exception's message (a class with bases may be one)."""
     if not node.bases:
         return fact
-    rule, message = class_message(node, src, fact.init, fact.init_sets)
-    return dataclasses.replace(fact, message_rule=rule, message=_bounded(message) if message is not None else None)
+    text = class_text(node, src, fact.init)
+
+    def bounded(argument: Argument) -> Argument:
+        return dataclasses.replace(argument, message=_bounded(argument.message)) if argument.message is not None else argument
+
+    text = dataclasses.replace(
+        text, template=_bounded(text.template) if text.template is not None else None, passes=tuple(bounded(a) for a in text.passes),
+        defaults=tuple((name, bounded(a)) for name, a in text.defaults))
+    return dataclasses.replace(fact, text=text)
 
 
 def _bounded(message: MessageTemplate) -> MessageTemplate:

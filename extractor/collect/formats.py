@@ -237,6 +237,29 @@ def _percent_values(right: cst.BaseExpression, render: Render) -> tuple[list[str
 def percent_parts(template: str, right: cst.BaseExpression, render: Render) -> list[Part]:
     """``template % right`` as parts."""
     positional, mapping, whole = _percent_values(right, render)
+    return _percent_fill(template, positional, mapping, whole)
+
+
+def percent_fields(template: str) -> list[str] | None:
+    """The conversion types of a %-format's fields, in order (``%%`` left out); None where a
+    field is keyed or has a ``*`` width, or a ``%`` starts no field (``%`` then raises ValueError)."""
+    matches = list(_PERCENT.finditer(template))
+    if "%" in _PERCENT.sub("", template) or any(m.group("key") is not None or "*" in (m.group("width") or "") + (m.group("prec") or "")
+                                                for m in matches):
+        return None
+    return [m.group("type") for m in matches if m.group("type") != "%"]
+
+
+def percent_tuple_parts(template: str, exprs: list[str]) -> list[Part]:
+    """``template % (e0, e1, ...)`` as parts, the holes over ``exprs``.
+
+    Raises:
+        Unsupported: the fields and the values do not pair up.
+    """
+    return _percent_fill(template, exprs, None, "(" + ", ".join(exprs) + ",)")
+
+
+def _percent_fill(template: str, positional: list[str] | None, mapping: dict[str, str] | None, whole: str) -> list[Part]:
     specs = [m for m in _PERCENT.finditer(template) if m.group("type") != "%"]
     named = any(m.group("key") is not None for m in specs)
     parts: list[Part] = []

@@ -1,11 +1,16 @@
-"""Messages as Python renders them: a raise's arguments through its exception class.
+"""Messages as Python renders them: a raise's arguments through its exception class -> the
+template of ``str(exc)``.
 
 ``str(exc)`` depends on the class. BaseException shows one argument as ``str(arg)``, none as
 an empty message and several as the tuple's repr; KeyError shows its one argument's repr;
-OSError ``(errno, strerror[, filename])`` shows ``[Errno 2] No such file: 'x'``. A class in
-the tree may make its own in ``__init__`` or ``__str__`` (collect.class_messages); its
-template is filled with the raise's arguments. Where the chain reaches a class outside the
-tree, its rendering is unknown: one argument keeps the plain reading, anything else says so.
+OSError ``(errno, strerror[, filename])`` shows ``[Errno 2] No such file: 'x'``. Classes of
+the tree take part as collect.class_messages read them (ClassText): constructing the
+exception runs the first ``__init__`` up the chain with the call's arguments, and each passes
+its own on to the next (``super().__init__(message, ctx)``), setting attributes on the way
+(``self.message = message``) and finally ``self.args``; then the first ``__str__`` up the
+chain makes the text from those (``return self.message``, ``self.args[0] % self.args[1:]``),
+or BaseException's shows ``self.args``. Where the chain reaches a class outside the tree, its
+rendering is unknown: one argument keeps the plain reading, anything else says so.
 """
 
 from __future__ import annotations
@@ -13,16 +18,35 @@ from __future__ import annotations
 import ast
 import copy
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
-from ..collect.class_messages import argument_name
+from ..collect.class_messages import CLASS_NAME, argument_name, attribute_name
+from ..collect.formats import percent_fields, percent_tuple_parts
 from ..collect.messages import make_template, merge_parts, unknown
-from ..model import Argument, ExceptionRef, Hole, MessageTemplate, Param, Part, RaiseKind, Reason, SiteFact, Text
+from ..model import (
+    Argument,
+    ClassFact,
+    ClassText,
+    ExceptionRef,
+    Hole,
+    InitRule,
+    MessageTemplate,
+    Param,
+    Part,
+    RaiseKind,
+    Reason,
+    SiteFact,
+    Text,
+    TextRule,
+)
 from ..model.pytext import parse_expression, try_parse_expression
 from .project import BUILTIN_EXCEPTIONS, Project
 
 _STRING_FORMS = ("plain", "fstring", "format", "percent", "concat", "call")
+_NEVER_NONE = ("plain", "fstring", "format", "percent", "concat")  # (a call may return None)
 _UNQUOTED = frozenset("'\"\\")
+_CATCHES = {"TypeError": ("TypeError", "Exception", "BaseException"), "IndexError": ("IndexError", "LookupError", "Exception",
+                                                                                      "BaseException")}
 
 
 def compose(project: Project, exception: ExceptionRef, site: SiteFact, message: MessageTemplate) -> MessageTemplate:
@@ -34,40 +58,207 @@ def compose(project: Project, exception: ExceptionRef, site: SiteFact, message: 
         return message  # a star argument: the count is unknown
     args: list[Argument] = list(site.raised.passage.arguments or ()) if site.raised.is_call else []
     chain = (exception.classes[0], *exception.ancestors)
-    extended = False  # a __str__ on the way adds to the text: it starts the message
-    for index, name in enumerate(chain):
-        if name in BUILTIN_EXCEPTIONS:
-            if len(args) == 1 and args[0].code == "" and args[0].message is not None:  # what a class's __init__ made
-                message = args[0].message
-            return _marked(_builtin(BUILTIN_EXCEPTIONS[name], args, message), extended)
-        found = project.class_fact(name)
-        if found is None:  # outside the tree: its rendering is not known
-            return _marked(message, extended) if len([a for a in args if a.keyword is None]) == 1 else _unknown_for(message, args)
+    built = _construct(project, chain, args)
+    return _Text(project, chain, built, message).render(0)
+
+
+@dataclass
+class _Built:
+    """What constructing the exception leaves, as far as the tree shows."""
+
+    args: list[Argument] | None  # self.args; None: a class's __init__ sets it in a way not followed
+    reason: Reason | None = None  # why args is None
+    outside: bool = False  # the chain reaches a class outside the tree (its __init__ and __str__ unknown)
+    changed: bool = False  # an __init__ of the tree took the call's arguments
+    attributes: dict[str, Argument | None] = field(default_factory=dict)  # self.x set from an argument (None: set twice)
+    ran: list[ClassFact] = field(default_factory=list)  # the classes whose __init__ ran
+
+
+def _construct(project: Project, chain: Sequence[str], call: list[Argument]) -> _Built:
+    """Run the chain's ``__init__``s over the call's arguments, as far as the tree shows them."""
+    built = _Built(args=call)
+    args = call
+    for name in chain:
+        found = project.class_fact(name) if name not in BUILTIN_EXCEPTIONS else None
+        if found is None:
+            built.outside = name not in BUILTIN_EXCEPTIONS
+            break
         fact = found[1]
-        if fact.message_rule == "transparent":
+        text = fact.text or ClassText()
+        if text.init in (InitRule.INHERITED, InitRule.FORWARDS):
             continue
-        if fact.message_rule == "extends":
-            extended = True
-            if fact.message is None:
+        built.changed = True
+        bound = _bind(fact.init, args) if text.init is not InitRule.OPAQUE else None
+        if bound is None:
+            reason = Reason.BUILT_BY_CLASS if text.init is InitRule.OPAQUE else Reason.CLASS_MESSAGE_UNFILLED
+            return replace(built, args=None, reason=reason)
+        params = {p.name for p in fact.init or ()}
+        bound = _defaulted(bound, text.defaults, params)
+        built.ran.append(fact)
+        for attribute, param in fact.init_sets:
+            built.attributes[attribute] = bound.get(param) if attribute not in built.attributes else None
+        if text.init is InitRule.SKIPS:
+            built.args = [a for a in call if a.keyword is None]  # BaseException.__new__ keeps the call's positional arguments
+            return built
+        args = [_passed(a, bound, params) for a in text.passes]
+    built.args = args
+    return built
+
+
+def _defaulted(bound: dict[str, Argument], defaults: tuple[tuple[str, Argument], ...], params: set[str]) -> dict[str, Argument]:
+    """The arguments once ``if p is None: p = <default>`` ran: the default where the call gives
+    None (or nothing), the call's where it gives a string, unknown otherwise."""
+    for name, default in defaults:
+        arg = bound.get(name)
+        if arg is None:
+            continue
+        ok, value = _literal(arg.code)
+        if ok and value is None:
+            bound[name] = _passed(default, bound, params)
+        elif not (ok or (arg.message is not None and arg.message.parts is not None and arg.message.form in _NEVER_NONE)):
+            bound[name] = Argument(code="", keyword=arg.keyword)  # which one is not known here
+    return bound
+
+
+def _passed(arg: Argument, bound: dict[str, Argument], params: set[str]) -> Argument:
+    """An argument an ``__init__`` passes on, over its parameters, with the ones it was given."""
+    tree = try_parse_expression(arg.code) if arg.code else None
+    if isinstance(tree, ast.Name) and tree.id in bound:
+        return replace(bound[tree.id], keyword=arg.keyword)  # passed on as it is
+    code = _substituted(tree, bound, params) if tree is not None else None
+    message = _fill(arg.message, bound, params) if arg.message is not None else None
+    return Argument(code=code or "", keyword=arg.keyword, message=message)
+
+
+class _Text:
+    """``str(exc)``: the first ``__str__`` up the chain, over what construction left."""
+
+    def __init__(self, project: Project, chain: Sequence[str], built: _Built, message: MessageTemplate) -> None:
+        self.project, self.chain, self.built, self.message = project, chain, built, message
+
+    def render(self, start: int) -> MessageTemplate:
+        for index in range(start, len(self.chain)):
+            name = self.chain[index]
+            if name in BUILTIN_EXCEPTIONS:
+                return self.builtin(BUILTIN_EXCEPTIONS[name])
+            found = self.project.class_fact(name)
+            if found is None:
+                return self.outside()
+            text = found[1].text
+            if text is None or text.text is None:
                 continue
-        if fact.message_rule not in ("template", "extends") or fact.message is None:
+            if text.text is TextRule.EXTENDS:
+                return _marked(self.render(index + 1))
+            if text.text is TextRule.TEMPLATE and text.template is not None:
+                return self.own(text.template)
+            if text.text is TextRule.PERCENT_ARGS:
+                return self.percent(text, index)
             return unknown("class", Reason.BUILT_BY_CLASS)
-        own_str = fact.message_rule != "extends" and any(method == "__str__" for method, _ in fact.methods)
-        filled = _fill(fact.message, fact.init, args)
-        if filled is None:
+        return self.outside()  # (the chain's top is not known)
+
+    def args(self) -> list[Argument] | MessageTemplate:
+        if self.built.args is None:
+            return unknown("class", self.built.reason or Reason.BUILT_BY_CLASS)
+        return self.built.args
+
+    def builtin(self, mro: Sequence[str]) -> MessageTemplate:
+        args = self.args()
+        if isinstance(args, MessageTemplate):
+            return args
+        if not self.built.changed:
+            return _builtin(mro, args, self.message)
+        positional = [a for a in args if a.keyword is None]
+        message = positional[0].message if len(positional) == 1 else None
+        if len(positional) == 1 and (message is None or message.parts is None):
             return unknown("class", Reason.CLASS_MESSAGE_UNFILLED)
-        if own_str:
-            below = [project.class_fact(c) for c in chain[:index]]
-            if any(b is not None and "__init__" in dict(b[1].methods) for b in below):
-                return unknown("class", Reason.CLASS_MESSAGE_UNFILLED)  # its __init__ is not the one called
-            return filled
-        args = [Argument(code="", message=filled)]  # what its __init__ passes on, rendered further up
-    return message
+        return _as_class(_builtin(mro, args, message or self.message))
+
+    def outside(self) -> MessageTemplate:
+        args = self.args()
+        if isinstance(args, MessageTemplate):
+            return args
+        positional = [a for a in args if a.keyword is None]
+        if len(positional) != 1:
+            return _unknown_for(self.message, args)
+        if not self.built.changed:
+            return self.message
+        message = positional[0].message
+        return _as_class(message) if message is not None and message.parts is not None else unknown("class", Reason.CLASS_MESSAGE_UNFILLED)
+
+    def own(self, template: MessageTemplate) -> MessageTemplate:
+        """A ``__str__`` template over the attributes and ``self.args``."""
+        bound: dict[str, Argument] = {}
+        for attribute in self.built.attributes:
+            if (found := self.attribute(attribute)) is not None:
+                bound[attribute_name(attribute)] = found
+        if self.built.args is not None and not self.built.outside:
+            bound.update((argument_name(i), a) for i, a in enumerate(a for a in self.built.args if a.keyword is None))
+        simple = self.chain[0].rsplit(".", 1)[-1]
+        bound[CLASS_NAME] = Argument(code=repr(simple), message=make_template("plain", [Text(text=simple)]))
+        filled = _fill(template, bound, set())
+        return filled if filled is not None else unknown("class", Reason.CLASS_MESSAGE_UNFILLED)
+
+    def attribute(self, name: str) -> Argument | None:
+        """What ``self.<name>`` holds once built: the argument the one ``__init__`` that sets it
+        gave it, unless another method of the chain may set it first or reads it as a method."""
+        value = self.built.attributes.get(name)
+        facts = [found[1] for c in self.chain if c not in BUILTIN_EXCEPTIONS and (found := self.project.class_fact(c)) is not None]
+        if value is None or any(name == method for fact in facts for method, _ in fact.methods):
+            return None
+        called = {method for fact in self.built.ran for method in fact.init_calls}
+        stores = [store for fact in self.built.ran for attribute, store in fact.stores if attribute == name and store.method == "__init__"]
+        if len(stores) != 1 or any(a == name and s.method in called for fact in facts for a, s in fact.stores):
+            return None
+        return value
+
+    def percent(self, text: ClassText, index: int) -> MessageTemplate:
+        """``self.args[0] % self.args[1:]``: the format's text with the other arguments in its
+        fields; the base's text where the format fails and the ``try`` catches that."""
+        args = self.args()
+        if isinstance(args, MessageTemplate) or self.built.outside:
+            return args if isinstance(args, MessageTemplate) else unknown("class", Reason.CLASS_OUTSIDE_TREE)
+        positional = [a for a in args if a.keyword is None]
+        if not positional:
+            return self.fallback(text, index, "IndexError")
+        first = _string_parts(positional[0])
+        if first is None or any(isinstance(p, Hole) for p in first):
+            return unknown("class", Reason.CLASS_MESSAGE_UNFILLED)  # the format is not a literal: its fields are not known
+        literal = "".join(p.text for p in first if isinstance(p, Text))
+        fields = percent_fields(literal)
+        if fields is None:
+            return unknown("class", Reason.BUILT_BY_CLASS)
+        if len(fields) != len(positional) - 1:
+            return self.fallback(text, index, "TypeError")  # not all arguments converted, or not enough
+        if any(kind not in "rsa" and not _is_number(arg) for kind, arg in zip(fields, positional[1:])):
+            return unknown("class", Reason.CLASS_MESSAGE_UNFILLED)  # %d of a value that may not be a number
+        holes = [argument_name(i + 1) for i in range(len(fields))]
+        template = make_template("percent", percent_tuple_parts(literal, holes))
+        filled = _fill(template, {argument_name(i): a for i, a in enumerate(positional)}, set())
+        return filled if filled is not None else unknown("class", Reason.CLASS_MESSAGE_UNFILLED)
+
+    def fallback(self, text: ClassText, index: int, error: str) -> MessageTemplate:
+        if any(name in _CATCHES[error] for name in text.fallback):
+            return _as_class(self.render(index + 1))
+        return unknown("class", Reason.BUILT_BY_CLASS)  # str() itself raises
 
 
-def _marked(message: MessageTemplate, extended: bool) -> MessageTemplate:
+def _is_number(arg: Argument) -> bool:
+    ok, value = _literal(arg.code)
+    return ok and type(value) in (int, float)
+
+
+def _as_class(message: MessageTemplate) -> MessageTemplate:
+    """A text the classes of the tree made from the call's arguments (form ``class:``)."""
+    if message.parts is None or message.form.startswith(("class:", "class_base:")):
+        return message
+    return replace(message, form="class:" + message.form)
+
+
+def _marked(message: MessageTemplate) -> MessageTemplate:
     """A text a class's __str__ builds on: the start of the message (form ``class_base:``)."""
-    return replace(message, form="class_base:" + message.form) if extended and message.parts is not None else message
+    if message.parts is None:
+        return message
+    return replace(message, form="class_base:" + message.form.removeprefix("class:"))
 
 
 def _unknown_for(message: MessageTemplate, args: list[Argument]) -> MessageTemplate:
@@ -151,12 +342,9 @@ def _repr_parts(arg: Argument) -> list[Part] | None:
     return [_hole(arg, "r")] if arg.code else None
 
 
-def _fill(template: MessageTemplate, params: tuple[Param, ...] | None, args: list[Argument]) -> MessageTemplate | None:
-    """A class's template with the call's arguments in its holes; None where an argument a
-    hole needs is not given, or cannot be written as code."""
-    bound = _bind(params, args)
-    if bound is None:
-        return None
+def _fill(template: MessageTemplate, bound: dict[str, Argument], params: set[str]) -> MessageTemplate | None:
+    """A class's template with the arguments bound to its names in its holes; None where an
+    argument a hole needs is not given, or cannot be written as code."""
     parts: list[Part] = []
     for part in template.parts or ():
         if not isinstance(part, Hole):
@@ -173,11 +361,11 @@ def _fill(template: MessageTemplate, params: tuple[Param, ...] | None, args: lis
             if part.conversion == "r" and not part.format_spec and (found := _repr_parts(arg)) is not None:
                 parts.extend(found)
                 continue
-        code = _substituted(tree, bound, {p.name for p in params or ()})
+        code = _substituted(tree, bound, params)
         if code is None:
             return None
         parts.append(Hole(expr=code, conversion=part.conversion, format_spec=part.format_spec))
-    return make_template("class:" + template.form, list(merge_parts(parts)))
+    return make_template("class:" + template.form.removeprefix("class:"), list(merge_parts(parts)))
 
 
 def _bind(params: tuple[Param, ...] | None, args: list[Argument]) -> dict[str, Argument] | None:
@@ -213,7 +401,7 @@ def _substituted(tree: ast.expr, bound: dict[str, Argument], params: set[str]) -
             nonlocal failed
             arg = bound.get(node.id)
             if arg is None:
-                if node.id in params or node.id.startswith("__arg"):
+                if node.id in params or node.id.startswith(("__arg", "__self_")) or node.id == CLASS_NAME:
                     failed = True
                 return node  # a builtin (collect allowed nothing else)
             try:

@@ -313,6 +313,26 @@ class RaiseKind(Code):
     RERAISE = "reraise", "a caught exception raised again: a bare `raise`, or `raise e` of the handler's own name"
 
 
+class InitRule(Code):
+    """How an exception class's own ``__init__`` hands the call's arguments to its base's
+    (ClassText.init; collect.class_messages): what ``self.args`` and the base's attributes get."""
+
+    INHERITED = "inherited", "no __init__ of its own: the base's __init__ takes the call's arguments"
+    FORWARDS = "forwards", "its __init__ passes every argument on unchanged (`super().__init__(*args, **kwargs)`)"
+    PASSES = "passes", "its __init__ calls the base's __init__ once, with arguments written over its parameters"
+    SKIPS = "skips", "its __init__ never calls the base's __init__: `self.args` stays the call's positional arguments"
+    OPAQUE = "opaque", "its __init__ calls the base's __init__ in a way the tool does not follow, or assigns `self.args`"
+
+
+class TextRule(Code):
+    """How an exception class's own ``__str__`` makes ``str(exc)`` (ClassText.text; collect.class_messages)."""
+
+    TEMPLATE = "template", "it returns a text written over the attributes its __init__ sets and `self.args`"
+    EXTENDS = "extends", "it builds on the base's text (`super().__str__()`) and may add to it"
+    PERCENT_ARGS = "percent_args", "it returns `self.args[0] % self.args[1:]`, with the base's text where that fails"
+    OPAQUE = "opaque", "it builds the text in a way the tool does not follow (branches, other calls, several statements)"
+
+
 class FixTarget(Code):
     """Which part of the guard a fix makes false (Fix.target; solve.fixes)."""
 
@@ -433,4 +453,5 @@ class DefinitionKind(Code):
 
 # Every enum of codes, in the order README lists them.
 CODES: tuple[type[Code], ...] = (TriggerStatus, Reason, NoFix, EntryKind, RaiseKind, FixTarget, ExampleStyle, VerifyOutcome, FixOutcome,
-                                  DomainSource, PartRole, ContextKind, ChangeKind, DefinitionKind, HandlerOutcome, CaughtVisibility)
+                                  DomainSource, PartRole, ContextKind, ChangeKind, DefinitionKind, HandlerOutcome, CaughtVisibility, InitRule,
+                                  TextRule)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import field
 
 from .base import record
-from .codes import HandlerOutcome, RaiseKind, Reason
+from .codes import HandlerOutcome, InitRule, RaiseKind, Reason, TextRule
 from .site import Guard, MessageTemplate
 
 
@@ -86,6 +86,24 @@ class AttributeStore:
 
 
 @record
+class ClassText:
+    """How an exception class of the tree takes part in ``str(exc)`` (collect.class_messages;
+    link.messages renders a raise's arguments through the chain of classes)."""
+
+    init: InitRule = InitRule.INHERITED
+    # PASSES: the arguments its ``__init__`` passes to the base's, each its code and template over
+    # that ``__init__``'s parameters (code "": one the tool does not follow)
+    passes: tuple[Argument, ...] = ()
+    # ``if p is None: p = <default>`` at the top of its ``__init__``: (p, the default over its parameters)
+    defaults: tuple[tuple[str, Argument], ...] = ()
+    text: TextRule | None = None  # its own ``__str__``; None: it has none
+    # TEMPLATE: the text over ``__self_<attr>__`` (``self.<attr>``) and ``__arg<i>__`` (``self.args[i]``)
+    template: MessageTemplate | None = None
+    # PERCENT_ARGS: the exceptions its ``try`` catches around the format, on which it returns the base's text
+    fallback: tuple[str, ...] = ()
+
+
+@record
 class ClassFact:
     qualname: str
     line: int
@@ -107,14 +125,7 @@ class ClassFact:
     init_calls: tuple[str, ...] = ()  # the methods its own ``__init__`` calls on its receiver (collect.declarations.init_calls)
     abstract: tuple[str, ...] = ()  # its methods decorated ``@abstractmethod`` (or abstractproperty, ...)
     assigned: tuple[str, ...] = ()  # the other names its body binds (``__add__, __radd__ = ...``, ``x = property(...)``)
-    # How an exception class makes its message (collect.class_messages): "transparent" (str()
-    # is BaseException's: no __str__, and an __init__ that passes its arguments on or none),
-    # "template" (``message``, holes over the __init__'s parameters or ``*0``, ``*1``: the
-    # call's positional arguments), "extends" (a __str__ that builds on that text and may add
-    # to it; ``message`` is what its __init__ passes on, None for the arguments themselves),
-    # or "opaque" (some other way).
-    message_rule: str = "transparent"
-    message: MessageTemplate | None = None
+    text: ClassText | None = None  # how it takes part in ``str()`` of an exception (collect.class_messages); None: no bases
 
 
 @record

@@ -30,6 +30,7 @@ EXPECTED = {
         "if_elif_else", "early_return", "loop_continue_break", "missing_path", "month_range", "port_number",
         "preload", "set_state", "from_digits", "sizes_positive",
     },
+    "dateparse": {"split_date", "parse_month", "check_format", "zone_offset", "field_value", "require"},
     # resolve_backend's trigger builds an OffloadConfig that passes its own validator first
     # (prefetch needs offload_group_size >= 1): the solver searches past the constructor's raises.
     "offload": {"OffloadConfig.resolve_backend"},
@@ -43,7 +44,9 @@ EXPECTED = {
 # so it reaches the second raise.
 # Session.stop and Session.release are reached on a new Session (its __init__ leaves _state idle
 # and _owner None): the way out is calling start() or acquire() first, which no argument is.
-REPRODUCE_ONLY = {"forms": {"if_elif_else", "match_cases", "set_state"}, "callers": {"Shelf.__init__", "currency", "Session.stop", "Session.release"}}
+# split_date's first two raises have no fix: a text that avoids one reaches the next, and the
+# solver finds no text of three parts for them.
+REPRODUCE_ONLY = {"forms": {"if_elif_else", "match_cases", "set_state"}, "dateparse": {"split_date"}, "callers": {"Shelf.__init__", "currency", "Session.stop", "Session.release"}}
 
 
 @pytest.mark.parametrize("case", sorted(EXPECTED))

@@ -361,9 +361,12 @@ def test_a_class_from_outside_the_tree_makes_a_bare_message_match_doubtful() -> 
 
     # binascii (compiled) raises "Incorrect padding" too: base64's card is only a guess.
     cards = [card("c1", "base64.py", "binascii.Error"), card("c2", "pkg/codec.py", "pkg.errors.PaddingError")]
+    # pkg.faults raises nothing (no card names it), but it is a module of the tree's package pkg.
+    cards += [card("c4", "pkg/codec.py", "pkg.faults.Bad")]
     found = {m.id: m for m in match_paste("Incorrect padding", {"errors": [*cards, {**cards[0], "id": "c3", "path": "pkg/errors.py"}]}, 5)[0]}
     assert found["c1"].note == "class_outside_tree" and found["c1"].score == 0.5  # (1.0 halved)
     assert found["c2"].note is None and found["c2"].score > 0.9
+    assert found["c4"].note is None and found["c4"].score > 0.9
 
 
 def test_a_hole_of_a_typed_input_shows_text_of_its_type(capsys, docs) -> None:

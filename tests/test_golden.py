@@ -28,6 +28,7 @@ CASES = {
     "broken": [],
     "callers": [],
     "internalcatch": [],
+    "dateparse": [],
 }
 
 

@@ -124,6 +124,48 @@ class Opaque(Exception):
         if x:
             super().__init__(x)
 
+
+class Fmt(ValueError):
+    def __str__(self):
+        try:
+            return self.args[0] % self.args[1:]
+        except (TypeError, IndexError):
+            return super().__str__()
+
+
+class Base(Exception):
+    def __init__(self, message):
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self):
+        return self.message
+
+
+class Usage(Base):
+    def __init__(self, message, ctx=None):
+        super().__init__(message)
+        self.ctx = ctx
+
+
+class Zone(Base):
+    def __init__(self, zone, message=None):
+        if message is None:
+            message = f"unknown zone {zone!r}"
+        super().__init__(message)
+
+
+class Named(Exception):
+    def __str__(self):
+        return f"{type(self).__name__}: {self.args[0]}"
+
+
+class Moved(Base):
+    def __init__(self, message):
+        super().__init__(message)
+        if message:
+            self.message = "moved"
+
 """
 CLASS_CASES = [
     ("raise IllegalMonthError(x)", "bad month number {x!r}; must be 1-12"),
@@ -132,6 +174,16 @@ CLASS_CASES = [
     ('raise Pair(x, "y")', "pair {x!r} / y"),
     ("raise Twice(x)", "({x!r}, {x!r})"),
     ("raise Opaque(x)", None),
+    ('raise Fmt("bad %s", x)', "bad {x}"),
+    ('raise Fmt("bad %r and %s", x, 3)', "bad {x!r} and 3"),
+    ('raise Fmt("bad %s", x, x)', "('bad %s', {x!r}, {x!r})"),  # not all arguments converted: the base's text
+    ("raise Fmt()", ""),  # no self.args[0]: the base's text
+    ('raise Fmt("bad %d", x)', None),  # %d of a value that may not be a number: TypeError, not followed
+    ('raise Usage(f"bad {x}", ctx=x)', "bad {x}"),  # through Base.__init__, to Base.__str__'s self.message
+    ("raise Zone(x)", "unknown zone {x!r}"),
+    ('raise Zone(x, "given")', "given"),
+    ("raise Named(x)", "Named: {x}"),
+    ('raise Moved("m")', None),  # its __init__ sets message again, under a test: not followed
     ("raise TooBig", None),  # its __init__ needs the name: no template over an argument not given
 ]
 

@@ -106,10 +106,12 @@ def _module_of(path: str) -> str:
 
 
 def _outside(entry: dict[str, Any], tree: set[str]) -> bool:
-    """Whether the card's exception class is defined in a module outside the tree (builtins aside)."""
+    """Whether the card's exception class is defined in a module outside the tree (builtins
+    aside). The catalog names only the modules that raise, so a class's module counts as the
+    tree's when its top-level package is one of theirs (``shop.errors`` beside ``shop.parse``)."""
     classes = entry["exception"].get("classes") or ()
     module = classes[0].rpartition(".")[0] if classes else ""
-    return bool(module) and module != "builtins" and not any(m == module or m.startswith(module + ".") for m in tree)
+    return bool(module) and module != "builtins" and module.split(".")[0] not in {m.split(".")[0] for m in tree}
 
 
 def _values(site: dict[str, Any], matches: list[Match]) -> dict[str, str]:

@@ -155,6 +155,14 @@ class Zone(Base):
         super().__init__(message)
 
 
+class Pattern(Exception):
+    def __init__(self, msg, pattern=None, pos=None):
+        self.msg = msg
+        if pattern is not None and pos is not None:
+            msg = "%s at position %d" % (msg, pos)
+        super().__init__(msg)
+
+
 class Named(Exception):
     def __str__(self):
         return f"{type(self).__name__}: {self.args[0]}"
@@ -183,6 +191,9 @@ CLASS_CASES = [
     ("raise Zone(x)", "unknown zone {x!r}"),
     ('raise Zone(x, "given")', "given"),
     ("raise Named(x)", "Named: {x}"),
+    ('raise Pattern(f"bad {x}")', "bad {x}"),  # its test is false for these arguments: msg is the caller's
+    ('raise Pattern("bad", x, 3)', None),  # x may be None or not
+    ('raise Pattern("bad", None, 3)', "bad"),
     ('raise Moved("m")', None),  # its __init__ sets message again, under a test: not followed
     ("raise TooBig", None),  # its __init__ needs the name: no template over an argument not given
 ]

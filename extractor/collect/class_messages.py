@@ -184,9 +184,11 @@ def _forwards(args: list[ast.expr], keywords: list[ast.keyword], init: tuple[Par
 def _passes(method: Function, src: SourceText, init: tuple[Param, ...], call: ast.Call, args: list[ast.expr]) -> ClassText:
     """A ``__init__`` that calls its base's once: the arguments it passes, over its parameters."""
     this = method.args.args[0].arg if method.args.args else "self"
-    defaulted = _none_defaults(method, call.lineno, {p.name for p in init})
+    names = {p.name for p in init}
+    defaulted = _none_defaults(method, call.lineno, names)
+    guarded = _guarded(method, call.lineno, names, set(defaulted))
     stored = {n.id for n in walk(method) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
-    params = {p.name for p in init} - (stored - set(defaulted))  # a parameter rebound otherwise is not the caller's value
+    params = names - (stored - set(defaulted) - {name for name, _ in guarded})  # a parameter rebound otherwise is not the caller's value
     locals_ = _single_locals(method, call.lineno)
     sets = _attributes_set(method, this, call.lineno, params)
 
@@ -199,7 +201,35 @@ def _passes(method: Function, src: SourceText, init: tuple[Param, ...], call: as
 
     passes = [argument(a, None) for a in args] + [argument(k.value, k.arg) for k in call.keywords]
     defaults = tuple((name, argument(value, None)) for name, value in sorted(defaulted.items()))
-    return ClassText(init=InitRule.PASSES, passes=tuple(passes), defaults=defaults)
+    return ClassText(init=InitRule.PASSES, passes=tuple(passes), defaults=defaults, guarded=tuple(guarded))
+
+
+def _guarded(method: Function, before: int, params: set[str], defaulted: set[str]) -> list[tuple[str, str]]:
+    """Parameters rebound only in one top-level ``if`` before line ``before`` whose test only
+    compares parameters with None: (p, the test under which p is rebound)."""
+    found: dict[str, str | None] = {}
+    for stmt in method.body:
+        if not isinstance(stmt, ast.If) or stmt.lineno >= before or not _is_none_test(stmt.test, params):
+            continue
+        test = ast.unparse(stmt.test)
+        for branch, when in ((stmt.body, test), (stmt.orelse, f"not ({test})")):
+            for name in {n.id for s in branch for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}:
+                if name in params and name not in defaulted:
+                    found[name] = when if name not in found else None  # (rebound in two places: not followed)
+    elsewhere = {n.id for s in method.body if not (isinstance(s, ast.If) and s.lineno < before and _is_none_test(s.test, params))
+                 for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+    return sorted((name, when) for name, when in found.items() if when is not None and name not in elsewhere)
+
+
+def _is_none_test(test: ast.expr, params: set[str]) -> bool:
+    """``p is None``, ``p is not None``, and ``and``/``or``/``not`` of them, over parameters."""
+    if isinstance(test, ast.BoolOp):
+        return all(_is_none_test(v, params) for v in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _is_none_test(test.operand, params)
+    return isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot)) \
+        and isinstance(test.left, ast.Name) and test.left.id in params and isinstance(test.comparators[0], ast.Constant) \
+        and test.comparators[0].value is None
 
 
 def _none_defaults(method: Function, before: int, params: set[str]) -> dict[str, ast.expr]:

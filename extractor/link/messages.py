@@ -88,15 +88,16 @@ def _construct(project: Project, chain: Sequence[str], call: list[Argument]) -> 
         if text.init in (InitRule.INHERITED, InitRule.FORWARDS):
             continue
         built.changed = True
-        bound = _bind(fact.init, args) if text.init is not InitRule.OPAQUE else None
+        bound = _bind(fact.init, args)
         if bound is None:
-            reason = Reason.BUILT_BY_CLASS if text.init is InitRule.OPAQUE else Reason.CLASS_MESSAGE_UNFILLED
-            return replace(built, args=None, reason=reason)
+            return replace(built, args=None, reason=Reason.CLASS_MESSAGE_UNFILLED)
         params = {p.name for p in fact.init or ()}
-        bound = _defaulted(bound, text.defaults, params)
+        bound = _guarded(_defaulted(bound, text.defaults, params), text.guarded)
         built.ran.append(fact)
         for attribute, param in fact.init_sets:
             built.attributes[attribute] = bound.get(param) if attribute not in built.attributes else None
+        if text.init is InitRule.OPAQUE:
+            return replace(built, args=None, reason=Reason.BUILT_BY_CLASS)  # (what it set from its arguments holds)
         if text.init is InitRule.SKIPS:
             built.args = [a for a in call if a.keyword is None]  # BaseException.__new__ keeps the call's positional arguments
             return built
@@ -118,6 +119,35 @@ def _defaulted(bound: dict[str, Argument], defaults: tuple[tuple[str, Argument],
         elif not (ok or (arg.message is not None and arg.message.parts is not None and arg.message.form in _NEVER_NONE)):
             bound[name] = Argument(code="", keyword=arg.keyword)  # which one is not known here
     return bound
+
+
+def _guarded(bound: dict[str, Argument], guarded: tuple[tuple[str, str], ...]) -> dict[str, Argument]:
+    """The arguments once a top-level ``if`` over None tests ran: a parameter it rebinds keeps
+    the caller's value only where the test is false for the call's arguments."""
+    for name, test in guarded:
+        if name in bound and _none_test(ast.parse(test, mode="eval").body, bound) is not False:
+            bound[name] = Argument(code="", keyword=bound[name].keyword)  # rebound, or not known
+    return bound
+
+
+def _none_test(test: ast.expr, bound: dict[str, Argument]) -> bool | None:
+    """A test of parameters against None (collect.class_messages._is_none_test) for the bound
+    arguments; None where an argument's value is not a literal."""
+    if isinstance(test, ast.BoolOp):
+        values = [_none_test(v, bound) for v in test.values]
+        decisive = not isinstance(test.op, ast.And)  # ``and``: one False decides; ``or``: one True
+        if decisive in values:
+            return decisive
+        return None if None in values else not decisive
+    if isinstance(test, ast.UnaryOp):
+        inner = _none_test(test.operand, bound)
+        return None if inner is None else not inner
+    if not isinstance(test, ast.Compare) or not isinstance(test.left, ast.Name) or test.left.id not in bound:
+        return None
+    ok, value = _literal(bound[test.left.id].code)
+    if not ok:
+        return None
+    return (value is None) == isinstance(test.ops[0], ast.Is)
 
 
 def _passed(arg: Argument, bound: dict[str, Argument], params: set[str]) -> Argument:

@@ -96,6 +96,10 @@ class ClassText:
     passes: tuple[Argument, ...] = ()
     # ``if p is None: p = <default>`` at the top of its ``__init__``: (p, the default over its parameters)
     defaults: tuple[tuple[str, Argument], ...] = ()
+    # Parameters rebound only in a top-level ``if`` before the call whose test checks parameters
+    # against None (``if pattern is not None and pos is not None: msg = ...``): (p, the test
+    # under which p no longer holds the caller's value)
+    guarded: tuple[tuple[str, str], ...] = ()
     text: TextRule | None = None  # its own ``__str__``; None: it has none
     # TEMPLATE: the text over ``__self_<attr>__`` (``self.<attr>``) and ``__arg<i>__`` (``self.args[i]``)
     template: MessageTemplate | None = None

@@ -50,6 +50,8 @@ def class_text(node: ast.ClassDef, src: SourceText, init: tuple[Param, ...] | No
     if "__str__" in methods:
         text, template, fallback = _from_str(methods["__str__"], src)
         found = replace(found, text=text, template=template, fallback=fallback)
+    if any(isinstance(s, ast.Assign) and any(_is_name(t, "__str__") for t in s.targets) for s in node.body):
+        found = replace(found, text=TextRule.OPAQUE, template=None)  # ``__str__ = object.__str__`` (xmlrpc.client.Error): its repr
     return found
 
 

@@ -117,7 +117,7 @@ def _defaulted(bound: dict[str, Argument], defaults: tuple[tuple[str, Argument],
         if ok and value is None:
             bound[name] = _passed(default, bound, params)
         elif not (ok or (arg.message is not None and arg.message.parts is not None and arg.message.form in _NEVER_NONE)):
-            bound[name] = Argument(code="", keyword=arg.keyword)  # which one is not known here
+            bound[name] = _unknown_argument(arg.keyword, Reason.CLASS_MESSAGE_UNFILLED)  # which one is not known here
     return bound
 
 
@@ -126,7 +126,7 @@ def _guarded(bound: dict[str, Argument], guarded: tuple[tuple[str, str], ...]) -
     the caller's value only where the test is false for the call's arguments."""
     for name, test in guarded:
         if name in bound and _none_test(ast.parse(test, mode="eval").body, bound) is not False:
-            bound[name] = Argument(code="", keyword=bound[name].keyword)  # rebound, or not known
+            bound[name] = _unknown_argument(bound[name].keyword, Reason.CLASS_MESSAGE_UNFILLED)  # rebound, or not known
     return bound
 
 
@@ -157,7 +157,32 @@ def _passed(arg: Argument, bound: dict[str, Argument], params: set[str]) -> Argu
         return replace(bound[tree.id], keyword=arg.keyword)  # passed on as it is
     code = _substituted(tree, bound, params) if tree is not None else None
     message = _fill(arg.message, bound, params) if arg.message is not None else None
+    if not code and message is None:
+        return _unknown_argument(arg.keyword, _why(arg.message, bound) if arg.message is not None else Reason.BUILT_BY_CLASS)
     return Argument(code=code or "", keyword=arg.keyword, message=message)
+
+
+def _unknown_argument(keyword: str | None, reason: Reason) -> Argument:
+    """An argument whose value the tool does not know, and why (its message's reason)."""
+    return Argument(code="", keyword=keyword, message=unknown("class", reason))
+
+
+def _why(template: MessageTemplate, bound: dict[str, Argument]) -> Reason:
+    """Why ``template`` could not be filled: the class reads what the tool does not follow
+    (an attribute, an argument it made in a way not followed), or the call's arguments do not
+    settle it."""
+    for part in template.parts or ():
+        tree = try_parse_expression(part.expr) if isinstance(part, Hole) else None
+        for node in ast.walk(tree) if tree is not None else ():
+            if not isinstance(node, ast.Name):
+                continue
+            if node.id.startswith("__self_") and node.id not in bound:
+                return Reason.BUILT_BY_CLASS
+            found = bound.get(node.id)
+            if found is not None and found.message is not None and found.message.reason in (Reason.BUILT_BY_CLASS,
+                                                                                            Reason.CLASS_MESSAGE_UNFILLED):
+                return Reason(found.message.reason)
+    return Reason.CLASS_MESSAGE_UNFILLED
 
 
 class _Text:
@@ -200,7 +225,7 @@ class _Text:
         positional = [a for a in args if a.keyword is None]
         message = positional[0].message if len(positional) == 1 else None
         if len(positional) == 1 and (message is None or message.parts is None):
-            return unknown("class", Reason.CLASS_MESSAGE_UNFILLED)
+            return message or unknown("class", Reason.BUILT_BY_CLASS)  # (the argument's own reason)
         return _as_class(_builtin(mro, args, message or self.message))
 
     def outside(self) -> MessageTemplate:
@@ -213,7 +238,9 @@ class _Text:
         if not self.built.changed:
             return self.message
         message = positional[0].message
-        return _as_class(message) if message is not None and message.parts is not None else unknown("class", Reason.CLASS_MESSAGE_UNFILLED)
+        if message is None or message.parts is None:
+            return message or unknown("class", Reason.BUILT_BY_CLASS)  # (the argument's own reason)
+        return _as_class(message)
 
     def own(self, template: MessageTemplate) -> MessageTemplate:
         """A ``__str__`` template over the attributes and ``self.args``."""
@@ -226,7 +253,7 @@ class _Text:
         simple = self.chain[0].rsplit(".", 1)[-1]
         bound[CLASS_NAME] = Argument(code=repr(simple), message=make_template("plain", [Text(text=simple)]))
         filled = _fill(template, bound, set())
-        return filled if filled is not None else unknown("class", Reason.CLASS_MESSAGE_UNFILLED)
+        return filled if filled is not None else unknown("class", _why(template, bound))
 
     def attribute(self, name: str) -> Argument | None:
         """What ``self.<name>`` holds once built: the argument the one ``__init__`` that sets it
@@ -263,8 +290,9 @@ class _Text:
             return unknown("class", Reason.CLASS_MESSAGE_UNFILLED)  # %d of a value that may not be a number
         holes = [argument_name(i + 1) for i in range(len(fields))]
         template = make_template("percent", percent_tuple_parts(literal, holes))
-        filled = _fill(template, {argument_name(i): a for i, a in enumerate(positional)}, set())
-        return filled if filled is not None else unknown("class", Reason.CLASS_MESSAGE_UNFILLED)
+        bound = {argument_name(i): a for i, a in enumerate(positional)}
+        filled = _fill(template, bound, set())
+        return filled if filled is not None else unknown("class", _why(template, bound))
 
     def fallback(self, text: ClassText, index: int, error: str) -> MessageTemplate:
         if any(name in _CATCHES[error] for name in text.fallback):
@@ -407,7 +435,10 @@ def _bind(params: tuple[Param, ...] | None, args: list[Argument]) -> dict[str, A
     for param, arg in zip(slots, positional):
         bound[param.name] = arg
     if len(positional) > len(slots):
-        return None  # into *args: not followed
+        star = next((p for p in params if p.kind == "star"), None)
+        if star is None or any(not a.code for a in positional[len(slots):]):
+            return None
+        bound[star.name] = Argument(code="(" + "".join(a.code + ", " for a in positional[len(slots):]).rstrip() + ")")
     for arg in args:
         if arg.keyword is not None:
             if not any(p.name == arg.keyword and p.kind in ("normal", "keyword") for p in params):

@@ -62,8 +62,8 @@ class Reason(Code):
     CLASS_OUTSIDE_TREE = "class_outside_tree", ("the exception class is defined outside the tree, so how it shows its arguments is not "
                                                 "known")
     BUILT_BY_CLASS = "built_by_class", "the exception class builds its message itself, in a way the tool does not follow"
-    CLASS_MESSAGE_UNFILLED = "class_message_unfilled", ("the exception class builds its message from arguments this call does not give "
-                                                        "as code")
+    CLASS_MESSAGE_UNFILLED = "class_message_unfilled", ("the exception class builds its message from arguments whose values at this "
+                                                        "call are not known (not given as code, or tested by the class)")
     RERAISE = "reraise", "the caught exception is re-raised unchanged, with its own message"
     RERAISE_OUTSIDE_EXCEPT = "reraise_outside_except", ("a bare raise outside any except block re-raises whatever exception the caller "
                                                         "is handling")

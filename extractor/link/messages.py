@@ -253,7 +253,7 @@ class _Text:
         simple = self.chain[0].rsplit(".", 1)[-1]
         bound[CLASS_NAME] = Argument(code=repr(simple), message=make_template("plain", [Text(text=simple)]))
         filled = _fill(template, bound, set())
-        return filled if filled is not None else unknown("class", _why(template, bound))
+        return filled if filled is not None else unknown("class", self.built.reason or _why(template, bound))
 
     def attribute(self, name: str) -> Argument | None:
         """What ``self.<name>`` holds once built: the argument the one ``__init__`` that sets it
@@ -445,6 +445,8 @@ def _bind(params: tuple[Param, ...] | None, args: list[Argument]) -> dict[str, A
                 return None
             bound[arg.keyword] = arg
     for param in params:
+        if param.name not in bound and param.default is None and param.kind in ("normal", "positional", "keyword"):
+            return None  # a required argument not given: the call itself raises TypeError
         if param.name not in bound and param.default is not None and param.kind in ("normal", "positional", "keyword"):
             ok, value = _literal(param.default)
             message = make_template("plain", [Text(text=value)]) if ok and isinstance(value, str) else None

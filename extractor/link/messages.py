@@ -125,7 +125,7 @@ def _guarded(bound: dict[str, Argument], guarded: tuple[tuple[str, str], ...]) -
     """The arguments once a top-level ``if`` over None tests ran: a parameter it rebinds keeps
     the caller's value only where the test is false for the call's arguments."""
     for name, test in guarded:
-        if name in bound and _none_test(ast.parse(test, mode="eval").body, bound) is not False:
+        if name in bound and _none_test(parse_expression(test), bound) is not False:
             bound[name] = _unknown_argument(bound[name].keyword, Reason.CLASS_MESSAGE_UNFILLED)  # rebound, or not known
     return bound
 

@@ -453,5 +453,5 @@ class DefinitionKind(Code):
 
 # Every enum of codes, in the order README lists them.
 CODES: tuple[type[Code], ...] = (TriggerStatus, Reason, NoFix, EntryKind, RaiseKind, FixTarget, ExampleStyle, VerifyOutcome, FixOutcome,
-                                  DomainSource, PartRole, ContextKind, ChangeKind, DefinitionKind, HandlerOutcome, CaughtVisibility, InitRule,
-                                  TextRule)
+                                  DomainSource, PartRole, ContextKind, ChangeKind, DefinitionKind, HandlerOutcome, CaughtVisibility,
+                                  InitRule, TextRule)

@@ -128,4 +128,4 @@ def _with_cards(entry: Linked, cards: list[dict[str, Any]]) -> Linked:
 
 
 # What solving reads of a card, with its context.
-SOLVING_READS = ("path", "function", "kind", "guard", "message", "docs", "exception", "entry", "compiled_override", "state")
+SOLVING_READS = ("path", "function", "kind", "guard", "message", "docs", "exception", "entry", "compiled_override", "state", "constraint")

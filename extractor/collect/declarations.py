@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterator
 from typing import overload
 
-from ..model import AttributeStore, ClassFact, Constraint, FieldFact, Param, PostInitSet
+from ..model import AttributeStore, ClassFact, Constraint, Excerpt, FieldFact, Param, PostInitSet
 from . import purity
 from .syntax import child_nodes, walk
 
@@ -295,7 +295,32 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
         stores=attribute_stores(node, src), init_calls=init_calls(node),
         abstract=tuple(abstract),
         assigned=tuple(sorted(set(assigned))),
+        declarations=field_declarations(node, src) if node.bases or node.decorator_list else (),
     )
+
+
+MAX_DECLARATION_LINES = 12  # a field declaration longer than this is cut in its card's excerpt
+
+
+def field_declarations(node: ast.ClassDef, src: SourceText) -> tuple[tuple[str, Excerpt], ...]:
+    """Each annotated field of the class body with its declaration's lines as written."""
+    found = []
+    for stmt in node.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            end = min(stmt.end_lineno or stmt.lineno, stmt.lineno + MAX_DECLARATION_LINES - 1)
+            found.append((stmt.target.id, Excerpt(start_line=stmt.lineno, text="\n".join(src.lines[stmt.lineno - 1:end]))))
+    return tuple(found)
+
+
+def transform_specifiers(decorators: list[ast.expr], src: SourceText) -> tuple[str, ...]:
+    """The ``field_specifiers`` of a ``@dataclass_transform(field_specifiers=(...))`` among
+    ``decorators``, as written."""
+    for decorator in decorators:
+        if isinstance(decorator, ast.Call) and is_dataclass_transform(decorator):
+            for kw in decorator.keywords:
+                if kw.arg == "field_specifiers" and isinstance(kw.value, (ast.Tuple, ast.List)):
+                    return tuple(src.flat(e) for e in kw.value.elts)
+    return ()
 
 
 def is_dataclass_transform(decorator: ast.expr) -> bool:

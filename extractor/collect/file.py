@@ -90,6 +90,7 @@ class _FileScan:
     flags: list[tuple[str, str]]
     defs: list[tuple[str, Function]] = field(default_factory=list)  # every function definition, by qualname
     transforms: list[str] = field(default_factory=list)
+    specifiers: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # (transform, its field specifiers)
     star_imports: list[str] = field(default_factory=list)
 
 
@@ -161,6 +162,8 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText,
             scan.defs.append((scan.functions[-1][0], stmt))
         if isinstance(stmt, (*DEFS, ast.ClassDef)) and any(decl.is_dataclass_transform(d) for d in stmt.decorator_list):
             scan.transforms.append(_qualname(stack, stmt.name))
+            if specifiers := decl.transform_specifiers(stmt.decorator_list, src):
+                scan.specifiers.append((scan.transforms[-1], specifiers))
         if isinstance(stmt, COMPOUND):
             inner = (*stack, stmt)
             inner_at_module = at_module and not isinstance(stmt, SCOPES)
@@ -254,6 +257,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         routes=call_routes(tree) if declares else (),
         flags=tuple(sorted(set(scan.flags))),
         transforms=tuple(sorted(set(scan.transforms))),
+        specifiers=tuple(sorted(set(scan.specifiers))),
         lazy=lazy_attributes(tree) if "__getattr__" in text else (),
         callers=in_file_callers(text, tree, scan.defs, raising),
         calls=in_file_calls(text, tree, scan.defs, (c.qualname for c in scan.classes), raising),

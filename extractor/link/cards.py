@@ -7,7 +7,6 @@ could not be resolved about it.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import defaultdict
 from collections.abc import Iterable
@@ -35,7 +34,9 @@ from ..model.codes import CONSTRUCTING, ContextKind, Detailed, EntryKind, RaiseK
 from ..options import Options, strict_from_env
 from .caught import caught_by
 from .commands import link_cli
-from .constructors import Constructors, link_owner
+from .constraints import VALIDATION_ERROR, constraint_cards, constraint_key, field_constraint_ids
+from .constructors import Constructors, link_owner, settable_inputs
+from .ids import assign_ids, id_key
 from .instances import function_instances, link_names
 from .messages import compose
 from .oserrors import errno_subclass
@@ -109,24 +110,6 @@ def _ref(project: Project, display: str, written: str | None, classes: tuple[str
 # --- ids and related ---------------------------------------------------------------------
 
 
-def id_key(path: str, site_function: str | None, exception: str) -> str:
-    """What places a site across edits: its file, its function and the exception as the card
-    shows it (``ExceptionRef.display``). Never its line or its message, so that a card keeps
-    its id when its message is reworded or its line moves within the function."""
-    return "\0".join((path, site_function or "<module>", exception))
-
-
-def assign_ids(keys: list[str]) -> list[str]:
-    """16-hex ids, one per key in source order: the key and its ordinal among the sites of that
-    key (the first ``ValueError`` of a function is 1, its second 2, wherever they stand)."""
-    seen: dict[str, int] = defaultdict(int)
-    ids: list[str] = []
-    for key in keys:
-        seen[key] += 1
-        ids.append(hashlib.sha256(f"{key}\0{seen[key]}".encode("utf-8", "surrogatepass")).hexdigest()[:16])
-    return ids
-
-
 def _scoped_inputs(card: Card, owner: str | None) -> set[tuple[str, ...]]:
     keys: set[tuple[str, ...]] = set()
     for name in card.statement.guard.inputs:
@@ -194,13 +177,30 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str],
         )
         card = replace(card, entry=card.entry + placeholder_entries(project, facts, site, card))
         drafts.append((card, site.owner, key))
+    sites = list(facts.sites)
+    for card, site, function in constraint_cards(project, facts, flags):  # (after the raises: their order is the file's)
+        drafts.append((card, site.owner, id_key(facts.path, *constraint_key(function, card))))
+        sites.append(site)
     ids = assign_ids([key for _, _, key in drafts])  # over every site: ids do not depend on --exception
     cards = [replace(card, id=card_id) for (card, _, _), card_id in zip(drafts, ids)]
     chosen = [index for index, card in enumerate(cards) if _selected(card, options.exceptions)]
     # Related cards are among those the catalog holds.
     related = dict(zip(chosen, link_related([cards[i] for i in chosen], [drafts[i][1] for i in chosen])))
-    linker = ContextLinker(project, facts, flags, options, cards)
-    return [linker.link(related[index], facts.sites[index]) for index in chosen], linker.read_flags
+    if _selected_class(VALIDATION_ERROR.classes + VALIDATION_ERROR.ancestors, options.exceptions):
+        related = {i: _with_constraints(project, card) for i, card in related.items()}
+    linker = ContextLinker(project, facts, flags, options, [c for c in cards if c.constraint is None])
+    return [linker.link(related[index], sites[index]) for index in chosen], linker.read_flags
+
+
+def _with_constraints(project: Project, card: Card) -> Card:
+    """A raise card with the constraint cards of the fields its guard reads first among its
+    related cards (a validator that reads ``self.prefetch.size`` and ``Field(ge=1)`` on ``size``)."""
+    if card.constraint is not None or not card.docs.fields:
+        return card
+    extra = [i for doc in card.docs.fields for i in field_constraint_ids(project, doc)]
+    if not extra:
+        return card
+    return replace(card, related=tuple(dict.fromkeys((*extra, *card.related)))[:RELATED_LIMIT])
 
 
 def _linked_site(project: Project, facts: FileFacts, site: SiteFact) -> tuple[ExceptionRef, MessageTemplate, Docs]:
@@ -256,6 +256,8 @@ class ContextLinker:
         own_flags = {tail: self.flags[tail] for tail in tails if tail in self.flags}
         self.read_flags.update({tail: self.flags.get(tail) for tail in tails})
         try:
+            if card.constraint is not None:
+                return card, self._constraint_context(card, site, own_flags)
             return self._linked(card, site, own_flags)
         except Exception:  # the per-site boundary: a bug of ours costs this card its solving only
             if self.options.is_strict or strict_from_env():
@@ -272,6 +274,17 @@ class ContextLinker:
         place = self.link_placement(card, site, others)
         return card, CardContext(signature=site.signature, passage=site.raised.passage, place=place, owner=owner, state=state, cli=cli,
                                  names=names)
+
+    def _constraint_context(self, card: Card, site: SiteFact, own_flags: dict[str, str]) -> CardContext:
+        """A field constraint's context: the class's constructor, the keyword that sets the
+        field, and the flag whose value the command hands on to it."""
+        qualname = card.docs.owner or ""
+        settable, classes = settable_inputs(self.constructors, qualname, card.statement.guard.inputs)
+        owner = Owner(constructor=self.constructors.signature(qualname), settable=settable, classes=classes)
+        cli, reads = link_cli(self.flags, own_flags, self.options.command, self.facts.module, site, card.statement.guard.inputs, owner)
+        self.read_flags.update(reads)
+        place = Placement(module=self.facts.module, public_module=entry_module(self.project, self.facts.module, card.at.function))
+        return CardContext(signature=site.signature, place=place, owner=owner, cli=cli)
 
     def _link_state(self, card: Card, site: SiteFact, owner: Owner) -> tuple[Card, ObjectState]:
         """The card with where its method's object gets the attributes its guard reads (which
@@ -374,8 +387,12 @@ def _docs(project: Project, facts: FileFacts, site: SiteFact) -> Docs:
 
 
 def _selected(card: Card, wanted: tuple[str, ...]) -> bool:
+    return _selected_class((*card.exception.classes, *card.exception.ancestors), wanted)
+
+
+def _selected_class(classes: tuple[str, ...], wanted: tuple[str, ...]) -> bool:
     if not wanted:
         return True
-    names = {*card.exception.classes, *card.exception.ancestors}
+    names = set(classes)
     short = {n.rsplit(".", 1)[-1] for n in names}
     return any(w in names or w in short for w in wanted)

@@ -15,6 +15,7 @@ from .codes import (
     FixTarget,
     HandlerOutcome,
     NoFix,
+    PydanticError,
     Reason,
     ReasonCode,
     TriggerStatus,
@@ -91,6 +92,21 @@ class StateWrite:
 
 
 @record
+class FieldConstraint:
+    """A constraint pydantic checks on a declared field (a card of kind ``field_constraint``;
+    link.constraints): the field, what is declared, and the error pydantic reports for it."""
+
+    owner: str  # the pydantic model or dataclass that declares the field (``module.Class``)
+    field: str  # its name: the constructor keyword
+    rule: str  # what is checked: a ``Field`` keyword (``ge``, ``pattern``, ``strict``), ``literal``, ``enum``, or a strict type's name
+    declared: str  # as written: ``ge=1``, ``Literal["a", "b"]``, ``StrictInt``, the Enum's name
+    error_type: PydanticError  # the ``type`` of the entry ``ValidationError.errors()`` holds for it
+    value: str | None = None  # the declared bound, length or pattern as written (``1``); a strict rule's plain type (``int``)
+    choices: tuple[str, ...] = ()  # the values a ``Literal`` or ``Enum`` type allows, as written
+    flag: str | None = None  # the CLI flag the project declares for the field, where one is
+
+
+@record
 class Trigger:
     """Input values that make the whole guard true, changing as few defaults as possible."""
 
@@ -159,6 +175,10 @@ class Solved:
     validator_reason: Reason | None = None  # why there is no validator, where there is none
     example: Example | None = None
     state: tuple[StateWrite, ...] = ()  # link.state's writes, with which values reach the raise (solve.state)
+    # A field constraint's card: ``str(ValidationError)`` for the trigger's value as pydantic
+    # prints it, without the version-dependent "For further information visit" line (solve.constraints).
+    validation_error: str | None = None
+    command_line: str | None = None  # the same: the command line that passes the trigger's value through the field's flag
 
 
 @record
@@ -243,6 +263,7 @@ class Card:
     compiled_override: bool = False
     callers: tuple[CallSite, ...] = ()  # where the file calls the card's function (a direct method or a module-level one)
     caught: Caught | None = None  # where the project's own handlers catch the error on its way to callers
+    constraint: FieldConstraint | None = None  # a card of kind ``field_constraint``: the field and what pydantic checks
 
 
 @record

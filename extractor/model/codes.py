@@ -193,6 +193,10 @@ class Reason(Code):
     PLACEHOLDER_NEEDS_QUOTES = "placeholder_needs_quotes", ("a placeholder of the message holds both kinds of quotes, a backslash or a "
                                                             "line break, which the validator's f-string cannot hold before Python 3.12")
     PLACEHOLDER_NOT_EXPRESSION = "placeholder_not_expression", "a placeholder of the message is not a Python expression"
+    CHECKED_BY_PYDANTIC = "checked_by_pydantic", ("pydantic checks this declared constraint itself: constructing the object is the "
+                                                  "check (a restatement would raise another class than `ValidationError`)")
+    NO_VIOLATING_VALUE = "no_violating_value", ("the tool knows no value that violates this declared constraint (a pattern that matches "
+                                                "every text it tried, a bound or choice that is not a literal)")
     VALIDATOR_NOT_COMPILED = "validator_not_compiled", "the validator written for this raise does not compile (a bug of raisedocs)"
     # Why `raisedocs verify` did not run a card's example (Verification.reason).
     NO_EXAMPLE = "no_example", "the card has no Python example (some value of its trigger cannot be written as code)"
@@ -268,6 +272,9 @@ class EntryKind(Code):
     PYDANTIC_FIELD_VALIDATOR = "pydantic_field_validator", ("pydantic runs this field validator while validating the field(s) it names, "
                                                             "when the model is constructed.")
     PYDANTIC_ROOT_VALIDATOR = "pydantic_root_validator", "pydantic runs this root validator when the model is constructed."
+    PYDANTIC_FIELD_CONSTRAINT = "pydantic_field_constraint", ("pydantic checks this declared constraint while it validates the "
+                                                              "field, when the model (or pydantic dataclass) is constructed, and "
+                                                              "reports a violation inside a `ValidationError`.")
     PROPERTY = "property", "It runs when the property is read."
     CONSTRUCTOR = "constructor", "It runs when the class is instantiated."
     POST_INIT = "post_init", ("It runs at the end of the dataclass-generated `__init__` (`__post_init__`); where the class is a "
@@ -311,6 +318,35 @@ class RaiseKind(Code):
     CALL = "call", "an exception built in the raise statement: `raise E(...)`"
     NAME = "name", "a name or an expression: a class (`raise E`), a variable, or a variable bound once to a call"
     RERAISE = "reraise", "a caught exception raised again: a bare `raise`, or `raise e` of the handler's own name"
+    FIELD_CONSTRAINT = "field_constraint", ("no raise statement: a constraint declared on a field of a pydantic model or pydantic "
+                                            "dataclass (`Field(ge=1)`, a `Literal` or `Enum` type, a strict type), which pydantic "
+                                            "checks when the object is constructed, raising `pydantic.ValidationError` (a `ValueError` "
+                                            "subclass) with its own message (Card.constraint; link.constraints)")
+
+
+class PydanticError(Code):
+    """The error type pydantic v2 (pydantic-core) reports for a violated field constraint
+    (FieldConstraint.error_type; link.constraints): the member is the ``type`` of the entry
+    ``ValidationError.errors()`` holds, the description pydantic's own message template for it
+    (``PydanticKnownError(type).message_template``, checked by tests/test_constraints.py)."""
+
+    GREATER_THAN = "greater_than", "Input should be greater than {gt}"
+    GREATER_THAN_EQUAL = "greater_than_equal", "Input should be greater than or equal to {ge}"
+    LESS_THAN = "less_than", "Input should be less than {lt}"
+    LESS_THAN_EQUAL = "less_than_equal", "Input should be less than or equal to {le}"
+    MULTIPLE_OF = "multiple_of", "Input should be a multiple of {multiple_of}"
+    STRING_TOO_SHORT = "string_too_short", "String should have at least {min_length} character{expected_plural}"
+    STRING_TOO_LONG = "string_too_long", "String should have at most {max_length} character{expected_plural}"
+    TOO_SHORT = "too_short", "{field_type} should have at least {min_length} item{expected_plural} after validation, not {actual_length}"
+    TOO_LONG = "too_long", "{field_type} should have at most {max_length} item{expected_plural} after validation, not {actual_length}"
+    STRING_PATTERN_MISMATCH = "string_pattern_mismatch", "String should match pattern '{pattern}'"
+    LITERAL_ERROR = "literal_error", "Input should be {expected}"
+    ENUM = "enum", "Input should be {expected}"
+    INT_TYPE = "int_type", "Input should be a valid integer"
+    STRING_TYPE = "string_type", "Input should be a valid string"
+    BOOL_TYPE = "bool_type", "Input should be a valid boolean"
+    FLOAT_TYPE = "float_type", "Input should be a valid number"
+    BYTES_TYPE = "bytes_type", "Input should be a valid bytes"
 
 
 class InitRule(Code):
@@ -452,6 +488,6 @@ class DefinitionKind(Code):
 
 
 # Every enum of codes, in the order README lists them.
-CODES: tuple[type[Code], ...] = (TriggerStatus, Reason, NoFix, EntryKind, RaiseKind, FixTarget, ExampleStyle, VerifyOutcome, FixOutcome,
-                                  DomainSource, PartRole, ContextKind, ChangeKind, DefinitionKind, HandlerOutcome, CaughtVisibility,
-                                  InitRule, TextRule)
+CODES: tuple[type[Code], ...] = (TriggerStatus, Reason, NoFix, EntryKind, RaiseKind, PydanticError, FixTarget, ExampleStyle, VerifyOutcome,
+                                  FixOutcome, DomainSource, PartRole, ContextKind, ChangeKind, DefinitionKind, HandlerOutcome,
+                                  CaughtVisibility, InitRule, TextRule)

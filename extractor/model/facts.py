@@ -130,6 +130,9 @@ class ClassFact:
     abstract: tuple[str, ...] = ()  # its methods decorated ``@abstractmethod`` (or abstractproperty, ...)
     assigned: tuple[str, ...] = ()  # the other names its body binds (``__add__, __radd__ = ...``, ``x = property(...)``)
     text: ClassText | None = None  # how it takes part in ``str()`` of an exception (collect.class_messages); None: no bases
+    # The annotated fields' declarations as written (a class with bases or decorators): the
+    # excerpt of a field constraint's card (link.constraints).
+    declarations: tuple[tuple[str, Excerpt], ...] = ()
 
 
 @record
@@ -271,6 +274,9 @@ class FileFacts:
     routes: tuple[tuple[str, tuple[str, ...], tuple[str, ...] | None], ...] = ()
     flags: tuple[tuple[str, str], ...] = ()  # (destination, --flag) declared for a CLI
     transforms: tuple[str, ...] = ()  # functions and classes decorated with ``dataclass_transform``
+    # (transform, its ``field_specifiers`` as written): a transform whose field specifier is
+    # pydantic's ``Field`` makes pydantic dataclasses (vLLM's ``@config``; link.constraints)
+    specifiers: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # Attributes the module's ``__getattr__`` computes from a table (collect.lazy): (name, the
     # code computing it, or None)
     lazy: tuple[tuple[str, str | None], ...] = ()

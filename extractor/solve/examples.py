@@ -27,7 +27,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from ..model import CONSTRUCTING, Card, CardContext, Example, ExampleStyle, FieldDoc, Param
+from ..model import CONSTRUCTING, Card, CardContext, Example, ExampleStyle, FieldDoc, NoFix, Param
 from ..model.pytext import repeated_text
 from .domains import NO_VALUE
 from .values import Named, python_text
@@ -369,3 +369,29 @@ def example_requires(codes: Iterable[str], own: set[str]) -> tuple[str, ...]:
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 found.add(node.module.split(".", 1)[0])
     return tuple(sorted(found - own - set(sys.stdlib_module_names) - {"__future__"}))
+
+
+def constraint_example(card: Card, ctx: CardContext, before: dict[str, Any],
+                       after: dict[str, Any] | None) -> tuple[Example | None, str | None]:
+    """A field constraint's example: the class built with the field's keyword (Python, which
+    verify runs), "after" with the fix's value; and the command line that passes the trigger's
+    value through the field's flag, where the command's code hands that flag on to the class."""
+    owner, module = card.at.function, ctx.place.public_module
+    fields = {f.input: f for f in card.docs.fields}
+    line = None
+    if ctx.cli.command and all(_flag_fits(name, value, fields, ctx) for name, value in before.items()):
+        line = cli_line(ctx.cli.command, before, ctx.cli.flags)
+    if not owner or module is None or "." in owner or "<" in owner or not _public(owner):
+        return None, line
+
+    def snippet(values: dict[str, Any]) -> str | None:
+        imports = {(module, owner)}
+        keywords = {ctx.owner.settable[k]: v for k, v in values.items() if k in ctx.owner.settable}
+        code = _build(owner, keywords, ctx, imports) if len(keywords) == len(values) else None
+        return _compiled_snippet(code, imports) if code is not None else None
+
+    first = snippet(before)
+    second = snippet(after) if after is not None else None
+    if first is None or (after is not None and second is None):
+        return None, line
+    return Example(style=ExampleStyle.PYTHON, before=first, after=second, no_fix=None if after is not None else NoFix.NONE_FOUND), line

@@ -17,6 +17,7 @@ from dataclasses import replace
 from ..model import Card, CardContext, Opaque, Solved, Trigger
 from ..model.codes import Detailed, Reason, TriggerStatus
 from .checks import check_loops, verify
+from .constraints import solve_constraint
 from .draft import Draft, Frame
 from .evaluate import EvalError
 from .messages import shown_message
@@ -53,6 +54,8 @@ SHOW = (complete_values, make_validator, show_message, reproduce, set_loop_eleme
 
 def solve_card(card: Card, ctx: CardContext) -> Solved:
     """The card's domains, trigger, fixes, validator and example, and its state with which values reach."""
+    if card.constraint is not None:  # a field constraint pydantic checks: no guard to search (solve.constraints)
+        return solve_constraint(card, ctx)
     frame = frame_card(card, ctx)
     if isinstance(card.statement.guard.tree, Opaque):
         return _unsolved(frame, Reason.GUARD_NOT_MODELLED)

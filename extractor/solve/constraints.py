@@ -1,0 +1,198 @@
+"""Constraints: a field constraint's card -> its trigger (a value pydantic refuses), fix, example and shown error.
+
+A card of kind ``field_constraint`` (link.constraints) is not solved by the search: what
+violates a declared bound, length, pattern, choice or strict type is written down directly.
+The trigger's value violates the card's constraint and keeps every other constraint of the
+field (so pydantic reports this one error); the fix is the field's declared default where it
+keeps them all, else the nearest value that does. Each is checked here against every rule
+of the field, in plain Python over our own values (nothing of the analysed tree runs).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ..collect.annotations import read_annotation
+from ..model import Card, CardContext, FieldConstraint, FieldDoc, Fix, FixTarget, Hole, Reason, Solved, Trigger, TriggerStatus
+from .examples import constraint_example
+from .values import to_json_value
+
+_ELEMENTS = {"int": 0, "str": "x", "float": 0.0, "bool": False}  # an element of a container's element type
+_PATTERN_TRIES = ("", "x", "0", "-", " ", "X", "_", "!", "0x", "a b", "/", ".")
+
+
+def _literal(code: str | None) -> Any:
+    if code is None:
+        return None
+    try:
+        return ast.literal_eval(code)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _length(value: Any) -> int | None:
+    return len(value) if isinstance(value, (str, list, dict, tuple)) else None
+
+
+def satisfies(constraint: FieldConstraint, value: Any) -> bool | None:
+    """Whether pydantic accepts ``value`` under one constraint (None: not known)."""
+    rule, bound = constraint.rule, _literal(constraint.value)
+    checks: dict[str, Callable[[], bool | None]] = {
+        "gt": lambda: value > bound, "ge": lambda: value >= bound, "lt": lambda: value < bound, "le": lambda: value <= bound,
+        "multiple_of": lambda: bound != 0 and math.isclose(value / bound, round(value / bound)),
+        "min_length": lambda: (n := _length(value)) is not None and n >= bound,
+        "max_length": lambda: (n := _length(value)) is not None and n <= bound,
+        "pattern": lambda: isinstance(value, str) and re.search(bound, value) is not None,
+        "literal": lambda: any(type(value) is type(c) and value == c for c in map(_literal, constraint.choices)),
+        "enum": lambda: any(type(value) is type(c) and value == c for c in map(_literal, constraint.choices)),
+    }
+    if rule in ("gt", "ge", "lt", "le", "multiple_of") and not (_number(value) and _number(bound)):
+        return None
+    if rule in ("min_length", "max_length") and not isinstance(bound, int):
+        return None
+    try:
+        check = checks.get(rule)
+        return bool(check()) if check is not None else _strict_ok(constraint.value, value)
+    except (TypeError, ValueError, re.error, ZeroDivisionError, OverflowError):
+        return None
+
+
+def _strict_ok(plain: str | None, value: Any) -> bool | None:
+    """Whether a strict type accepts ``value`` (strict float takes an int, strict int no bool)."""
+    kinds = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,), "bytes": (bytes,)}
+    if plain not in kinds:
+        return None
+    if isinstance(value, bool):
+        return plain == "bool"
+    return isinstance(value, kinds[plain])
+
+
+def _container(annotation: str | None) -> tuple[str | None, Any]:
+    """The field's one type (without None) and an element of its container's element type."""
+    read = read_annotation(annotation)
+    types = [t for t in read.types if t != "NoneType"]
+    base = types[0] if len(types) == 1 else None
+    text = (annotation or "").replace(" ", "")
+    inner = re.search(r"\[(\w+)(?:,\.\.\.)?\]", text)
+    return base, _ELEMENTS.get(inner.group(1)) if inner else None
+
+
+def _sized(base: str | None, size: int, element: Any) -> Any:
+    if base == "str":
+        return "x" * size
+    if size == 0:
+        return {} if base == "dict" else []
+    if element is None or base not in ("list", "set", "tuple", "dict"):
+        return None
+    items = [element if base in ("list", "tuple") else _distinct(element, i) for i in range(size)]
+    return {f"k{i}": item for i, item in enumerate(items)} if base == "dict" else items
+
+
+def _distinct(element: Any, index: int) -> Any:
+    return f"x{index}" if isinstance(element, str) else index if isinstance(element, int) and not isinstance(element, bool) else None
+
+
+def candidates(constraint: FieldConstraint, annotation: str | None) -> list[Any]:
+    """Values that may violate the constraint, best first."""
+    rule, bound = constraint.rule, _literal(constraint.value)
+    base, element = _container(annotation)
+    if rule in ("gt", "ge", "lt", "le", "multiple_of"):
+        if not _number(bound):
+            return []
+        step = {"gt": 0, "ge": -1, "lt": 0, "le": 1}.get(rule)
+        found = [bound + step] if step is not None else [bound + 1, 1, bound / 2]
+        return [math.floor(v) if base == "int" and isinstance(v, float) and v.is_integer() else v for v in found]
+    if rule in ("min_length", "max_length"):
+        size = bound - 1 if rule == "min_length" else bound + 1 if isinstance(bound, int) else -1
+        return [v for v in (_sized(base, size, element),) if v is not None] if isinstance(size, int) and size >= 0 else []
+    if rule == "pattern":
+        return list(_PATTERN_TRIES) if isinstance(bound, str) else []
+    if rule in ("literal", "enum"):
+        values = [_literal(c) for c in constraint.choices]
+        numbers = [v for v in values if _number(v)]
+        return ["invalid", "other", *([max(numbers) + 1] if numbers else []), 0, False]
+    strict: dict[str, list[Any]] = {"int": ["1"], "float": ["1.0"], "str": [1], "bool": [1], "bytes": ["x"]}
+    return strict.get(constraint.value or "", [])
+
+
+def _others(card: Card, field: FieldDoc | None) -> list[FieldConstraint]:
+    """The field's other declared constraints that bear on a value (the card's own left out)."""
+    if field is None or card.constraint is None:
+        return []
+    own = card.constraint
+    found = [FieldConstraint(owner=own.owner, field=own.field, rule=c.name, declared=f"{c.name}={c.value}", error_type=own.error_type,
+                             value=c.value) for c in field.declared.constraints if c.name != own.rule]
+    if own.rule not in ("literal", "enum") and field.literal_values and all(_literal(v) is not None for v in field.literal_values):
+        found.append(FieldConstraint(owner=own.owner, field=own.field, rule="literal", declared="", error_type=own.error_type,
+                                     choices=field.literal_values))
+    return found
+
+
+def _good(constraint: FieldConstraint, others: list[FieldConstraint], field: FieldDoc | None) -> Any:
+    """A value every constraint of the field accepts: its default, else one near the bound."""
+    rules = [constraint, *others]
+    default = _literal(field.declared.default) if field is not None else None
+    tries = [default] if default is not None else []
+    bound = _literal(constraint.value)
+    if constraint.rule in ("gt", "ge", "lt", "le", "multiple_of") and _number(bound):
+        tries.extend({"gt": [bound + 1], "ge": [bound], "lt": [bound - 1], "le": [bound]}.get(constraint.rule, [bound]))
+    elif constraint.rule in ("literal", "enum"):
+        tries.extend(_literal(c) for c in constraint.choices)
+    elif constraint.rule in ("min_length", "max_length") and isinstance(bound, int):
+        base, element = _container(field.declared.annotation if field is not None else None)
+        tries.append(_sized(base, bound, element))
+    elif constraint.error_type.endswith("_type"):  # a strict type
+        tries.append({"int": 1, "float": 1.0, "str": "x", "bool": True}.get(constraint.value or ""))
+    return next((v for v in tries if v is not None and all(satisfies(r, v) is True for r in rules)), None)
+
+
+def _shown(card: Card, value: Any) -> str:
+    """The card's message for ``value`` (a length hole filled)."""
+    parts = card.message.parts or ()
+    return "".join(str(len(value)) if isinstance(p, Hole) and _length(value) is not None else getattr(p, "text", "") for p in parts)
+
+
+def _validation_error(card: Card, constraint: FieldConstraint, message: str, value: Any) -> str:
+    """``str(ValidationError)`` as pydantic prints it for one error, without its URL line."""
+    title = constraint.owner.rsplit(".", 1)[-1]
+    return (f"1 validation error for {title}\n{constraint.field}\n  {message} "
+            f"[type={constraint.error_type}, input_value={value!r}, input_type={type(value).__name__}]")
+
+
+def solve_constraint(card: Card, ctx: CardContext) -> Solved:
+    """The trigger, fix, example and shown error of a field constraint's card."""
+    constraint = card.constraint
+    if constraint is None or card.message.parts is None or any(isinstance(p, Hole) and not p.expr.startswith("len(")
+                                                                for p in card.message.parts):
+        return _unsolved(Reason.NO_VIOLATING_VALUE)
+    field = card.docs.fields[0] if card.docs.fields else None
+    others = _others(card, field)
+    annotation = field.declared.annotation if field is not None else None
+    bad = next((v for v in candidates(constraint, annotation)
+                if satisfies(constraint, v) is False and all(satisfies(o, v) is not False for o in others)), None)
+    if bad is None:
+        return _unsolved(Reason.NO_VIOLATING_VALUE)
+    name = card.statement.guard.inputs[0]
+    good = _good(constraint, others, field)
+    message = _shown(card, bad)
+    fixes: tuple[Fix, ...] = ()
+    if good is not None:
+        fixes = (Fix(inputs={name: to_json_value(good)}, changed=(name,), target=FixTarget.OWN_TEST, verified=True,
+                     description=f"set `{constraint.field}` to `{good!r}` (the trigger has `{bad!r}`), so that pydantic accepts it "
+                                 f"under `{constraint.declared}`"),)
+    example, line = constraint_example(card, ctx, {name: bad}, {name: good} if good is not None else None)
+    trigger = Trigger(status=TriggerStatus.CONCRETE, inputs={name: to_json_value(bad)}, changed=(name,), message=message, verified=True)
+    return Solved(trigger=trigger, fixes=fixes, validator_reason=Reason.CHECKED_BY_PYDANTIC, example=example,
+                  validation_error=_validation_error(card, constraint, message, bad), command_line=line)
+
+
+def _unsolved(reason: Reason) -> Solved:
+    return Solved(trigger=Trigger(status=TriggerStatus.UNSOLVED, inputs={}, reason=reason), validator_reason=Reason.CHECKED_BY_PYDANTIC)

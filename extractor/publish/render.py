@@ -26,6 +26,7 @@ from ..model import (
     EntryKind,
     HandlerOutcome,
     NoFix,
+    PydanticError,
     Reason,
     dumps_compact,
     dumps_data,
@@ -62,9 +63,10 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))
 def template_environment(*, autoescape: bool) -> jinja2.Environment:
     """A Jinja2 environment over the shipped templates (strict: a missing value is an error),
     with the codes' wording (model.codes) as globals: ``REASONS``, ``NO_FIX``, ``ENTRIES``,
-    ``CHANGES``, ``OUTCOMES`` (HandlerOutcome) and ``CAUGHT`` (CaughtVisibility) map a code to
-    its description, ``reason_words`` words a reason as the catalog writes it, and the test
-    ``claimed`` says whether a trigger's status is one a caller can act on."""
+    ``CHANGES``, ``OUTCOMES`` (HandlerOutcome), ``CAUGHT`` (CaughtVisibility) and ``PYDANTIC``
+    (pydantic's message templates) map a code to its description, ``reason_words`` words a
+    reason as the catalog writes it, and the test ``claimed`` says whether a trigger's status is
+    one a caller can act on."""
     env = _DataEnvironment(
         loader=jinja2.FileSystemLoader(str(template_root())),
         undefined=jinja2.StrictUndefined,
@@ -75,7 +77,8 @@ def template_environment(*, autoescape: bool) -> jinja2.Environment:
         extensions=["jinja2.ext.do"],
     )
     env.globals.update(REASONS=wording(Reason), NO_FIX=wording(NoFix), ENTRIES=wording(EntryKind), CHANGES=wording(ChangeKind),
-                       OUTCOMES=wording(HandlerOutcome), CAUGHT=wording(CaughtVisibility), reason_words=reason_words)
+                       OUTCOMES=wording(HandlerOutcome), CAUGHT=wording(CaughtVisibility), PYDANTIC=wording(PydanticError),
+                       reason_words=reason_words)
     env.tests["claimed"] = lambda status: status in CLAIMED
     return env
 

@@ -116,6 +116,7 @@ def _describe(exc, roots):
     return {
         "classes": [c.__name__ for c in type(exc).__mro__],
         "message": _text(exc),
+        "errors": _errors(exc),
         "at": [_place(last.filename, roots), last.lineno] if last else None,
         "frames": [[_place(f.filename, roots), f.lineno] for f in frames[-64:]],
         # (the module an import could not find: a dependency that is not installed)
@@ -138,6 +139,21 @@ def _wrapped(exc):
         if isinstance(error, BaseException):
             found.append(error)
     return found
+
+
+def _errors(exc):
+    """(type, last part of loc) of each error a validation error holds (pydantic's ``errors()``)."""
+    errors = getattr(exc, "errors", None)
+    try:
+        items = errors() if callable(errors) else []
+    except Exception:  # noqa: BLE001 (an ``errors`` of another kind: none)
+        return []
+    found = []
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("type"), str):
+            loc = item.get("loc") or ()
+            found.append([item["type"], str(loc[-1]) if isinstance(loc, (tuple, list)) and loc else None])
+    return found[:64]
 
 
 def _text(exc):

@@ -7,6 +7,8 @@ simply gone, the next call gets a new one. The outcome of a card:
 
 - ``confirmed``: "before" raised the card's class (or a subclass) with exactly the card's
   message, from the card's site (the frame that raised it, or one of its cause/context chain);
+  for a field constraint's card, a ``ValidationError`` whose ``errors()`` hold the card's error
+  type for the card's field (``different_message``: a ValidationError without it);
 - ``different_message``: the right class from the site, another message (both are kept);
 - ``raised_elsewhere``: something else raised, or from another place (what, and where);
 - ``did_not_raise``; ``timeout``;
@@ -133,6 +135,8 @@ def judge_before(card: dict[str, Any], report: dict[str, Any]) -> dict[str, Any]
         return {"outcome": VerifyOutcome.DID_NOT_RAISE}
     if report.get("blocked"):
         return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.SANDBOX_REFUSED, "detail": raised["message"]}
+    if card.get("constraint"):
+        return _judge_constraint(card, raised)
     expected = card["trigger"].get("message")
     for candidate in (raised, *report.get("chain", ())):
         if _at_site(candidate, card) and _class_ok(candidate, card):
@@ -156,6 +160,22 @@ def missing_dependency(card: dict[str, Any], report: dict[str, Any]) -> str | No
     return None
 
 
+def _holds_error(card: dict[str, Any], raised: dict[str, Any]) -> bool:
+    """Whether a field constraint's error is among what a ``ValidationError`` holds: its type, for its field."""
+    constraint = card["constraint"]
+    return "ValidationError" in raised["classes"] and [constraint["error_type"], constraint["field"]] in raised.get("errors", [])
+
+
+def _judge_constraint(card: dict[str, Any], raised: dict[str, Any]) -> dict[str, Any]:
+    """A field constraint's "before": pydantic's ValidationError holding the card's error for
+    the card's field (where pydantic raises it is pydantic's, never a line of the tree)."""
+    if _holds_error(card, raised):
+        return {"outcome": VerifyOutcome.CONFIRMED}
+    if "ValidationError" in raised["classes"]:
+        return {"outcome": VerifyOutcome.DIFFERENT_MESSAGE, "observed": _observed(raised)}
+    return {"outcome": VerifyOutcome.RAISED_ELSEWHERE, "observed": _observed(raised)}
+
+
 def _observed(raised: dict[str, Any]) -> dict[str, Any]:
     at = raised.get("at")
     message = raised["message"]
@@ -175,7 +195,7 @@ def judge_after(card: dict[str, Any], report: dict[str, Any]) -> FixOutcome:
     if "failed" in report or (raised is not None and report.get("blocked")):
         return FixOutcome.NOT_RUN
     chain = (raised, *report.get("chain", ())) if raised is not None else ()
-    if any(_at_site(r, card) for r in chain):
+    if any(_holds_error(card, r) if card.get("constraint") else _at_site(r, card) for r in chain):
         return FixOutcome.STILL_RAISES
     return FixOutcome.RAISES_OTHER if raised is not None else FixOutcome.HOLDS
 

@@ -91,6 +91,7 @@ def match_paste(text: str, index: dict[str, Any], limit: int) -> tuple[list[Matc
         tree = {_module_of(e["path"]) for e in entries}
         matches = [replace(m, score=round(m.score * DOUBTFUL, 4), note="class_outside_tree") if _outside(m.card,
                                                                                                          tree) else m for m in matches]
+    matches = _pydantic_fits(text, matches)
     if site is not None:  # the frame is certain; other cards stay only where the class agrees
         others = [m for m in matches if m.id != site["id"] and (paste.exception is None or _class_fits(m.card, paste.exception))]
         matches = [Match(id=site["id"], score=1.0, values=_values(site, matches), card=site), *others]
@@ -99,6 +100,40 @@ def match_paste(text: str, index: dict[str, Any], limit: int) -> tuple[list[Matc
                    for e in entries if _class_fits(e, paste.exception) and not e["message"].get("template")]
     matches.sort(key=lambda m: (site is None or m.id != site["id"], *rank(m)))  # (a frame of the traceback: shown, so first)
     return matches[:limit], origin
+
+
+# pydantic's ValidationError text: "1 validation error for Model", then per error its loc
+# ("prefetch.size") and, indented, its message with " [type=greater_than_equal, ...]".
+_PYDANTIC_TITLE = re.compile(r"\b\d+ validation errors? for ([A-Za-z_][\w.]*)")
+_PYDANTIC_TYPE = " [type="
+FIELD_FITS = 0.95  # a field constraint's match whose pasted ValidationError names its field and error type
+
+
+def _pydantic_fits(text: str, matches: list[Match]) -> list[Match]:
+    """Field constraint cards ranked by what a pasted ValidationError says: the field (the
+    last part of the loc line right before the message) and the error type must be the
+    card's (many fields share ``ge=1``'s message), the model's name lifts it to certain."""
+    if _PYDANTIC_TYPE not in text:
+        return matches
+    flat = " ".join(text.split())
+    title = _PYDANTIC_TITLE.search(flat)
+    out = []
+    for m in matches:
+        constraint = m.card.get("constraint")
+        if constraint is None:
+            out.append(m)
+            continue
+        message = m.card["message"].get("template") or ""
+        head = message.split("{", 1)[0].strip()
+        place = re.search(r"(?:^|[\s.])" + re.escape(constraint["field"]) + r" " + re.escape(head) + r".{0,200}?\[type="
+                          + re.escape(constraint["error_type"]) + r"\b", flat)
+        if place is None:
+            out.append(replace(m, score=round(m.score * DOUBTFUL, 4)))
+            continue
+        named = title is not None and title.group(1).strip() == constraint["owner"].rsplit(".", 1)[-1]
+        # (ValidationError is always pydantic's, outside the tree: the field and type are the evidence)
+        out.append(replace(m, score=1.0 if named else max(m.score, FIELD_FITS), note=None))
+    return out
 
 
 def _module_of(path: str) -> str:

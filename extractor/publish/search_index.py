@@ -33,6 +33,9 @@ def index_entry(card: dict[str, Any]) -> dict[str, Any]:
     message = card["message"]
     pattern = compile_template(message["parts"]) if message.get("parts") else None
     trigger = card.get("trigger") or {}
+    constraint = card.get("constraint")
+    # (a field constraint's: explain checks the pasted ValidationError names its field and type)
+    extra = {"constraint": {key: constraint[key] for key in ("owner", "field", "error_type")}} if constraint else {}
     return {
         "id": card["id"],
         "exception": {key: exception.get(key) for key in ("display", "classes")},
@@ -50,6 +53,7 @@ def index_entry(card: dict[str, Any]) -> dict[str, Any]:
         "trigger": {"status": trigger.get("status"), "inputs": trigger.get("inputs", {})},
         "fixes": [{"description": fix["description"]} for fix in card.get("fixes") or []],
         **({"caught": caught["visibility"]} if (caught := card.get("caught")) else {}),
+        **extra,
     }
 
 

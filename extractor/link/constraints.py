@@ -20,8 +20,10 @@ with the declared value substituted, its guard the violation over ``self.<field>
 from __future__ import annotations
 
 import ast
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 
 from ..collect.annotations import read_annotation
 from ..collect.messages import make_template
@@ -210,9 +212,17 @@ def _filled(template: str, name: str, value: str) -> list[Part]:
     if not sep:
         return [Text(text=template)]
     number = _literal(value)
-    if isinstance(number, (int, float)) and not isinstance(number, bool):
-        return [Text(text=head + str(number) + tail)]
+    if isinstance(number, (int, float)) and not isinstance(number, bool) and math.isfinite(number):
+        return [Text(text=head + _number_text(number) + tail)]
     return [Text(text=head), Hole(expr=value), Text(text=tail)]
+
+
+def _number_text(number: float) -> str:
+    """A number as pydantic-core (Rust) prints it: ``0.0`` as ``0``, ``1e-05`` as ``0.00001``."""
+    if isinstance(number, float) and number.is_integer():
+        return str(int(number))
+    text = repr(number)
+    return format(Decimal(text), "f") if "e" in text else text
 
 
 def _actual_length(part: Part, x: str) -> list[Part]:

@@ -160,11 +160,20 @@ def _shown(card: Card, value: Any) -> str:
     return "".join(str(len(value)) if isinstance(p, Hole) and _length(value) is not None else getattr(p, "text", "") for p in parts)
 
 
-def _validation_error(card: Card, constraint: FieldConstraint, message: str, value: Any) -> str:
-    """``str(ValidationError)`` as pydantic prints it for one error, without its URL line."""
+_SHOWN_INPUT = 50  # pydantic shows a longer input's repr cut: its first 25 characters, "...", its last 24
+
+
+def _validation_error(constraint: FieldConstraint, message: str, value: Any) -> str | None:
+    """``str(ValidationError)`` as pydantic prints it for one error, without its URL line; None
+    where pydantic cuts the input's repr in a way not followed here (a long container)."""
+    shown = repr(value)
+    if len(shown) > _SHOWN_INPUT:
+        if not isinstance(value, str):
+            return None
+        shown = f"{shown[:25]}...{shown[-24:]}"
     title = constraint.owner.rsplit(".", 1)[-1]
     return (f"1 validation error for {title}\n{constraint.field}\n  {message} "
-            f"[type={constraint.error_type}, input_value={value!r}, input_type={type(value).__name__}]")
+            f"[type={constraint.error_type}, input_value={shown}, input_type={type(value).__name__}]")
 
 
 def solve_constraint(card: Card, ctx: CardContext) -> Solved:
@@ -191,7 +200,7 @@ def solve_constraint(card: Card, ctx: CardContext) -> Solved:
     example, line = constraint_example(card, ctx, {name: bad}, {name: good} if good is not None else None)
     trigger = Trigger(status=TriggerStatus.CONCRETE, inputs={name: to_json_value(bad)}, changed=(name,), message=message, verified=True)
     return Solved(trigger=trigger, fixes=fixes, validator_reason=Reason.CHECKED_BY_PYDANTIC, example=example,
-                  validation_error=_validation_error(card, constraint, message, bad), command_line=line)
+                  validation_error=_validation_error(constraint, message, bad), command_line=line)
 
 
 def _unsolved(reason: Reason) -> Solved:

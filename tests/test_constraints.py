@@ -1,0 +1,177 @@
+"""Field constraints as cards (link.constraints, solve.constraints): each card's wording is
+pydantic's own, its example raises pydantic's ValidationError with the card's error type for
+the card's field, what the card says pydantic prints is what it prints, and explain finds the
+card from that text. The examples run in a child interpreter (the fixture is this project's)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pydantic_core import PydanticKnownError
+
+from extractor.model import PydanticError
+from extractor.publish.catalog_file import load_catalog
+from extractor.publish.paste import match_paste
+
+from .helpers import FIXTURES, extract_snippet, temp_tree
+
+ROOT = FIXTURES / "pydconfig"
+
+# (class, field, rule, error type, message): every constraint card of the fixture.
+EXPECTED = [
+    ("CacheConfig", "backends", "min_length", "too_short", "List should have at least 1 item after validation, not {len(self.backends)}"),
+    ("CacheConfig", "shards", "gt", "greater_than", "Input should be greater than 0"),
+    ("CacheConfig", "ttl", "ge", "greater_than_equal", "Input should be greater than or equal to 0"),  # (as Rust prints 0.0)
+    ("LimitsConfig", "max_body_kb", "ge", "greater_than_equal", "Input should be greater than or equal to 1"),
+    ("LimitsConfig", "max_body_kb", "le", "less_than_equal", "Input should be less than or equal to 65536"),
+    ("LimitsConfig", "tags", "max_length", "too_long", "List should have at most 4 items after validation, not {len(self.tags)}"),
+    ("ServerConfig", "batch_size", "multiple_of", "multiple_of", "Input should be a multiple of 8"),
+    ("ServerConfig", "host", "max_length", "string_too_long", "String should have at most 253 characters"),
+    ("ServerConfig", "host", "min_length", "string_too_short", "String should have at least 1 character"),
+    ("ServerConfig", "log_level", "enum", "enum", "Input should be 'debug', 'info' or 'error'"),
+    ("ServerConfig", "max_workers", "lt", "less_than", "Input should be less than 1024"),
+    ("ServerConfig", "mode", "literal", "literal_error", "Input should be 'fast' or 'safe'"),
+    ("ServerConfig", "name", "pattern", "string_pattern_mismatch", "String should match pattern '^[a-z][a-z0-9-]*$'"),
+    ("ServerConfig", "port", "gt", "greater_than", "Input should be greater than 0"),
+    ("ServerConfig", "port", "le", "less_than_equal", "Input should be less than or equal to 65535"),
+    ("ServerConfig", "ratio", "strict", "float_type", "Input should be a valid number"),
+    ("ServerConfig", "retries", "StrictInt", "int_type", "Input should be a valid integer"),
+    ("ServerConfig", "workers", "ge", "greater_than_equal", "Input should be greater than or equal to 1"),
+]
+
+# Runs each example's "before" and reports what pydantic raised: its text and errors().
+_CHILD = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+out = []
+for code in json.loads(sys.stdin.read()):
+    try:
+        exec(code, {})
+        out.append(None)
+    except Exception as exc:
+        out.append({"class": type(exc).__name__, "is_value_error": isinstance(exc, ValueError), "text": str(exc),
+                    "errors": [[e["type"], list(map(str, e["loc"])), e["msg"]] for e in exc.errors()]})
+print(json.dumps(out))
+"""
+
+
+# The context each error type needs to be built (its values do not enter the template).
+_CONTEXT = {"greater_than": {"gt": 1}, "greater_than_equal": {"ge": 1}, "less_than": {"lt": 1}, "less_than_equal": {"le": 1},
+            "multiple_of": {"multiple_of": 2}, "string_too_short": {"min_length": 1}, "string_too_long": {"max_length": 1},
+            "too_short": {"field_type": "List", "min_length": 1, "actual_length": 0},
+            "too_long": {"field_type": "List", "max_length": 1, "actual_length": 2}, "string_pattern_mismatch": {"pattern": "x"},
+            "literal_error": {"expected": "1"}, "enum": {"expected": "1"}}
+
+
+def test_each_error_type_words_its_message_as_pydantic_does() -> None:
+    for error in PydanticError:
+        known = PydanticKnownError(error.value, _CONTEXT.get(error.value))  # type: ignore[arg-type]
+        assert error.description == known.message_template, error
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    out = tmp_path_factory.mktemp("pydconfig") / "docs"
+    proc = subprocess.run([sys.executable, "-m", "extractor", "extract", str(ROOT), "-o", str(out), "--no-cache"],
+                          capture_output=True, text=True, check=False, env={"PYTHONPATH": str(Path(__file__).parent.parent),
+                                                                            "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr
+    return load_catalog(str(out / "catalog.json"))
+
+
+def _constraints(catalog: dict) -> list[dict]:
+    return sorted((c for c in catalog["errors"] if c.get("constraint")),
+                  key=lambda c: (c["function"], c["constraint"]["field"], c["constraint"]["rule"]))
+
+
+def test_every_constraint_of_the_pydantic_classes_is_a_card(catalog: dict) -> None:
+    found = [(c["function"], c["constraint"]["field"], c["constraint"]["rule"], c["constraint"]["error_type"], c["message"]["template"])
+             for c in _constraints(catalog)]
+    assert found == EXPECTED
+    # The plain dataclass (plain.py) has none; each constraint card names pydantic's class, a ValueError.
+    assert not any(c["path"] == "pydconfig/plain.py" for c in catalog["errors"])
+    assert all(c["kind"] == "field_constraint" and c["exception"]["classes"] == ["pydantic.ValidationError"]
+               and "ValueError" in c["exception"]["ancestors"] for c in _constraints(catalog))
+
+
+def test_the_examples_raise_what_the_cards_say_and_pydantic_prints_it(catalog: dict) -> None:
+    cards = _constraints(catalog)
+    assert all(c["example"] and c["example"]["style"] == "python" for c in cards)
+    run = subprocess.run([sys.executable, "-c", _CHILD, str(ROOT)], input=json.dumps([c["example"]["before"] for c in cards]),
+                         capture_output=True, text=True, check=True)
+    for card, raised in zip(cards, json.loads(run.stdout)):
+        assert raised is not None and raised["class"] == "ValidationError" and raised["is_value_error"], card["id"]
+        constraint = card["constraint"]
+        [(kind, loc, msg)] = raised["errors"]
+        assert (kind, loc[-1], msg) == (constraint["error_type"], constraint["field"], card["trigger"]["message"])
+        # What the card says pydantic prints is its text, but for the last line (the documentation's address).
+        assert raised["text"].rsplit("\n", 1)[0] == card["validation_error"]
+    # The fixes construct the object.
+    fixed = subprocess.run([sys.executable, "-c", _CHILD, str(ROOT)], input=json.dumps([c["example"]["after"] for c in cards]),
+                           capture_output=True, text=True, check=True)
+    assert json.loads(fixed.stdout) == [None] * len(cards)
+
+
+def test_the_fields_flag_gives_the_command_line(catalog: dict) -> None:
+    lines = {(c["constraint"]["field"], c["constraint"]["rule"]): c.get("command_line") for c in _constraints(catalog)}
+    assert {k: v for k, v in lines.items() if v} == {
+        ("port", "gt"): "pydconfig serve --port 0", ("port", "le"): "pydconfig serve --port 65536",
+        ("workers", "ge"): "pydconfig serve --workers 0",
+    }  # (mode's flag has choices: argparse refuses 'invalid' before pydantic sees it)
+
+
+def test_a_validator_reading_a_constrained_field_links_to_its_cards(catalog: dict) -> None:
+    by_id = {c["id"]: c for c in catalog["errors"]}
+    [validator] = [c for c in catalog["errors"] if c["function"] == "ServerConfig.check_workers"]
+    related = [(by_id[i]["constraint"]["field"], by_id[i]["constraint"]["rule"])
+               for i in validator["related"] if by_id[i].get("constraint")]
+    assert related == [("workers", "ge"), ("max_workers", "lt")]
+
+
+def test_explain_finds_the_card_from_pydantics_text(catalog: dict) -> None:
+    cards = _constraints(catalog)
+    run = subprocess.run([sys.executable, "-c", _CHILD, str(ROOT)], input=json.dumps([c["example"]["before"] for c in cards]),
+                         capture_output=True, text=True, check=True)
+    for card, raised in zip(cards, json.loads(run.stdout)):
+        matches, _ = match_paste(raised["text"], catalog, 3)
+        assert matches[0].id == card["id"] and matches[0].score == 1.0, (card["id"], [(m.id, m.score) for m in matches])
+        assert all(m.score < 0.5 for m in matches[1:])
+
+
+def test_explain_needs_the_field_and_type_of_the_paste(catalog: dict) -> None:
+    paste = ("1 validation error for LimitsConfig\nprefetch.max_body_kb\n  Input should be greater than or equal to 1 "
+             "[type=greater_than_equal, input_value=0, input_type=int]")
+    matches, _ = match_paste(paste, catalog, 3)
+    assert [(m.card["constraint"]["field"], m.score) for m in matches][:1] == [("max_body_kb", 1.0)]
+    assert matches[1].card["constraint"]["field"] == "workers" and matches[1].score < 0.5
+
+
+def test_a_model_through_an_in_tree_base_and_not_a_plain_class(tmp_path: Path) -> None:
+    root = temp_tree(tmp_path / "src", {
+        "pkg/__init__.py": "",
+        "pkg/base.py": "from pydantic import BaseModel\n\nclass Base(BaseModel):\n    pass\n",
+        "pkg/models.py": ("from pydantic import Field\nfrom pkg.base import Base\n\n\nclass Sized(Base):\n"
+                          "    size: int = Field(1, ge=1)\n\n\nclass Plain:\n    size: int = Field(1, ge=1)\n"),
+    })
+    out = tmp_path / "docs"
+    assert run_cli_quiet(root, out) == 0
+    cards = [c for c in load_catalog(str(out / "catalog.json"))["errors"] if c.get("constraint")]
+    assert [(c["function"], c["constraint"]["declared"]) for c in cards] == [("Sized", "ge=1")]
+
+
+def run_cli_quiet(root: Path, out: Path) -> int:
+    proc = subprocess.run([sys.executable, "-m", "extractor", "extract", str(root), "-o", str(out), "--no-cache"], capture_output=True,
+                          text=True, check=False, env={"PYTHONPATH": str(Path(__file__).parent.parent), "PATH": "/usr/bin:/bin"})
+    return proc.returncode
+
+
+def test_a_bound_that_is_no_literal_keeps_its_card_unsolved(tmp_path: Path) -> None:
+    cards = extract_snippet(tmp_path, "from pydantic import BaseModel, Field\n\nLOW = 2\n\n\nclass M(BaseModel):\n"
+                                      "    n: int = Field(3, ge=LOW)\n")
+    [card] = [c for c in cards if c.constraint is not None]
+    assert card.message.template == "Input should be greater than or equal to {LOW}"
+    assert card.solved.trigger is not None and card.solved.trigger.reason == "no_violating_value"

@@ -33,7 +33,9 @@ EXPECTED = {
     "dateparse": {"split_date", "parse_month", "check_format", "zone_offset", "field_value", "require"},
     # resolve_backend's trigger builds an OffloadConfig that passes its own validator first
     # (prefetch needs offload_group_size >= 1): the solver searches past the constructor's raises.
-    "offload": {"OffloadConfig.resolve_backend"},
+    # (and the field constraints of its pydantic classes: their examples construct the class)
+    "offload": {"OffloadConfig.resolve_backend", "OffloadConfig", "PrefetchOffloadConfig", "UVAOffloadConfig"},
+    "pydconfig": {"CacheConfig", "LimitsConfig", "ServerConfig"},
 }
 # Every value raises somewhere (if_elif_else's else branch, match_cases's ``case _``): those
 # examples reproduce the error only. (early_return's and loop_continue_break's fixes take the

@@ -29,6 +29,7 @@ CASES = {
     "callers": [],
     "internalcatch": [],
     "dateparse": [],
+    "pydconfig": [],
 }
 
 

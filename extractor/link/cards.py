@@ -183,7 +183,9 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str],
         sites.append(site)
     ids = assign_ids([key for _, _, key in drafts])  # over every site: ids do not depend on --exception
     cards = [replace(card, id=card_id) for (card, _, _), card_id in zip(drafts, ids)]
-    chosen = [index for index, card in enumerate(cards) if _selected(card, options.exceptions)]
+    # (in the file's order: a field's constraints among the raises around it)
+    chosen = sorted((index for index, card in enumerate(cards) if _selected(card, options.exceptions)),
+                    key=lambda i: (cards[i].at.line, cards[i].at.end_line, i))
     # Related cards are among those the catalog holds.
     related = dict(zip(chosen, link_related([cards[i] for i in chosen], [drafts[i][1] for i in chosen])))
     if _selected_class(VALIDATION_ERROR.classes + VALIDATION_ERROR.ancestors, options.exceptions):

@@ -234,8 +234,8 @@ Rendered = list[tuple[str, dict[str, Any], str, str | None]]  # per card: id, se
 
 def file_pages(work: tuple[list[str], dict[str, Any], dict[str, Any], bool]) -> Rendered:
     """The files of one source file's cards, from their texts; ``summaries``: the file's
-    cards' summaries by id (link.cards relates a card only to cards of its file; a related
-    id from elsewhere, in a catalog made by other means, gets the unrenderable page);
+    cards' summaries by id, with those of the other files' cards they relate to (_by_file; a
+    related id the catalog lacks, in a catalog made by other means, gets the unrenderable page);
     ``head``: the catalog's source, generator and whether each card's JSON is written."""
     _, summaries, head, _ = work
     return _pages(work, lambda card: _rendered_card(card, head, summaries))
@@ -266,12 +266,26 @@ def _by_file(source: CardCatalog) -> tuple[int, Iterator[tuple[list[str], dict[s
         by_path.setdefault(summary["path"], {})[summary["id"]] = summary
     starts = [i for i, summary in enumerate(summaries) if i == 0 or summary["path"] != summaries[i - 1]["path"]]
 
+    by_id = {summary["id"]: summary for summary in summaries}
+
     def runs() -> Iterator[tuple[list[str], dict[str, Any]]]:
         texts = source.texts()
         for start, end in zip(starts, [*starts[1:], len(summaries)]):
-            yield [next(texts) for _ in range(end - start)], by_path[summaries[start]["path"]]
+            run = [next(texts) for _ in range(end - start)]
+            yield run, _with_elsewhere(by_path[summaries[start]["path"]], run, by_id)
 
     return len(starts), runs()
+
+
+_RELATED = re.compile(r'"related":\[([^\]]*)\]')
+
+
+def _with_elsewhere(own: dict[str, Any], texts: list[str], by_id: dict[str, Any]) -> dict[str, Any]:
+    """The file's summaries, and those of the cards of other files its cards relate to (a
+    field constraint's card, in the file that declares the field: link.cards)."""
+    wanted = {i for text in texts if (found := _RELATED.search(text)) for i in re.findall(r'"([0-9a-f]+)"', found.group(1))}
+    elsewhere = {i: by_id[i] for i in sorted(wanted - own.keys()) if i in by_id}
+    return {**own, **elsewhere} if elsewhere else own
 
 
 def _hashed(chunks: Iterable[str], digest: Any) -> Iterator[str]:

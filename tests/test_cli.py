@@ -72,12 +72,12 @@ def test_stdout_is_the_catalog_and_stderr_is_quiet(capsys) -> None:
     run = run_cli(capsys, "extract", str(FIXTURES / "offload"))
     assert run.code == 0
     assert json.loads(run.out)["stats"] == {
-        "cards": 4, "files": 6, "files_failed": 0, "raise_sites": 4, "templates": 4,
-        "solved": 4, "verified": 4, "unreachable": 0, "unsolved": {}, "statuses": {"concrete": 4}, "verification": {},
+        "cards": 8, "files": 6, "files_failed": 0, "raise_sites": 4, "templates": 8,  # (and 4 field constraints' cards)
+        "solved": 8, "verified": 8, "unreachable": 0, "unsolved": {}, "statuses": {"concrete": 8}, "verification": {},
     }
     assert run.err == (
-        "raisedocs: 4 raise sites in 6 files (0 not analysed); 4 cards, 4 with a message template; "
-        "triggers: concrete 4 (4 verified in the restricted evaluator; `raisedocs verify` runs the examples); unsolved by reason: none\n"
+        "raisedocs: 4 raise sites in 6 files (0 not analysed); 8 cards, 8 with a message template; "
+        "triggers: concrete 8 (8 verified in the restricted evaluator; `raisedocs verify` runs the examples); unsolved by reason: none\n"
     )
 
 

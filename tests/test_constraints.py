@@ -175,3 +175,12 @@ def test_a_bound_that_is_no_literal_keeps_its_card_unsolved(tmp_path: Path) -> N
     [card] = [c for c in cards if c.constraint is not None]
     assert card.message.template == "Input should be greater than or equal to {LOW}"
     assert card.solved.trigger is not None and card.solved.trigger.reason == "no_violating_value"
+
+
+def test_a_union_with_another_type_gets_no_card(tmp_path: Path) -> None:
+    # pydantic reports an error per member of ``Mode | bytes`` (loc ``('mode', "literal['a','b']")``, ...): not one card's wording.
+    cards = extract_snippet(tmp_path, "from typing import Literal, Optional\nfrom pydantic import BaseModel, Field\n\n"
+                                      "Mode = Literal['a', 'b']\n\n\nclass M(BaseModel):\n    mode: Mode | bytes = 'a'\n"
+                                      "    kept: Optional[Mode] = None\n"
+                                      "    n: int | str = Field(1, ge=1)\n")
+    assert [(c.constraint.field, c.message.template) for c in cards if c.constraint is not None] == [("kept", "Input should be 'a' or 'b'")]

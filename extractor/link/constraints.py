@@ -144,6 +144,8 @@ def field_rules(project: Project, facts: FileFacts, cls: ClassFact, fact: FieldF
     if fact.annotation is None or fact.name.startswith("_") or fact.name in cls.no_init \
             or fact.annotation.split("[", 1)[0].endswith("ClassVar"):
         return []
+    if len(_union_members(fact.annotation)) != 1:
+        return []  # (a union of types: pydantic reports an error per member, at a longer loc, another wording)
     owner = f"{facts.module}.{cls.qualname}"
     read = read_annotation(fact.annotation)
     types = [t for t in read.types if t != "NoneType"]
@@ -270,6 +272,26 @@ def _choice_rules(project: Project, facts: FileFacts, fact: FieldFact, rule: _Ma
         expected = _expected([_literal(c) for c in codes])
         yield rule("enum", name, error, [Text(text=error.description.replace("{expected}", expected))],
                    f"{x} not in ({', '.join(codes)},)", choices=codes)
+
+
+def _union_members(annotation: str | None) -> list[ast.expr]:
+    """The members of a union annotation (``|``, ``Optional``, ``Union``) other than None."""
+    try:
+        work = [ast.parse((annotation or "").strip().strip("\"'"), mode="eval").body]
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    found: list[ast.expr] = []
+    while work:
+        node = work.pop()
+        head = node.value if isinstance(node, ast.Subscript) else None
+        name = head.id if isinstance(head, ast.Name) else head.attr if isinstance(head, ast.Attribute) else None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            work.extend((node.left, node.right))
+        elif isinstance(node, ast.Subscript) and name in ("Optional", "Union"):
+            work.extend(node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice])
+        elif not (isinstance(node, ast.Constant) and node.value is None):
+            found.append(node)
+    return found
 
 
 def _expected(values: list[object]) -> str:

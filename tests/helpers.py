@@ -49,8 +49,10 @@ def extracted(text: str) -> dict:
 
 
 def only(cards: list[Card]) -> Card:
-    assert len(cards) == 1, [c.line for c in cards]
-    return cards[0]
+    """The one raise card (the cards of pydantic's field constraints aside)."""
+    raises = [c for c in cards if c.constraint is None]
+    assert len(raises) == 1, [c.at.line for c in raises]
+    return raises[0]
 
 
 @dataclass

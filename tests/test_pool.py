@@ -123,4 +123,4 @@ def test_a_card_that_cannot_be_rendered_gets_a_page_saying_so(monkeypatch) -> No
     monkeypatch.setattr(rendering, "render_card", lambda *args: {}["missing"])
     docs = dict(render(to_data(extract(str(FIXTURES / "offload"), Options()))))
     pages = [text for rel, text in docs.items() if rel.startswith("errors/") and rel.endswith(".md")]
-    assert len(pages) == 4 and all("could not be rendered (KeyError)" in page for page in pages)
+    assert len(pages) == 8 and all("could not be rendered (KeyError)" in page for page in pages)  # (4 raises, 4 field constraints)

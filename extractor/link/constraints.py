@@ -52,6 +52,7 @@ from ..model import (
     Text,
 )
 from ..model.facts import Excerpt
+from ..model.pytext import try_parse_expression
 from .ids import assign_ids, id_key
 from .project import Project, field_doc
 
@@ -276,10 +277,10 @@ def _choice_rules(project: Project, facts: FileFacts, fact: FieldFact, rule: _Ma
 
 def _union_members(annotation: str | None) -> list[ast.expr]:
     """The members of a union annotation (``|``, ``Optional``, ``Union``) other than None."""
-    try:
-        work = [ast.parse((annotation or "").strip().strip("\"'"), mode="eval").body]
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = try_parse_expression((annotation or "").strip().strip("\"'"))
+    if tree is None:
         return []
+    work = [tree]
     found: list[ast.expr] = []
     while work:
         node = work.pop()

@@ -136,7 +136,10 @@ def judge_before(card: dict[str, Any], report: dict[str, Any]) -> dict[str, Any]
     if report.get("blocked"):
         return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.SANDBOX_REFUSED, "detail": raised["message"]}
     if card.get("constraint"):
-        return _judge_constraint(card, raised)
+        judged = _judge_constraint(card, raised)
+        if judged["outcome"] == VerifyOutcome.RAISED_ELSEWHERE and (missing := missing_dependency(card, report)) is not None:
+            return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.MISSING_DEPENDENCY, "detail": missing}
+        return judged
     expected = card["trigger"].get("message")
     for candidate in (raised, *report.get("chain", ())):
         if _at_site(candidate, card) and _class_ok(candidate, card):

@@ -200,6 +200,24 @@ def _field_call_facts(call: ast.Call, src: SourceText) -> tuple[str | None, str 
     return default, default_factory, constraints
 
 
+# What a field call hands its validators in: attrs' ``field(validator=f)`` (or a list of them),
+# huggingface_hub's ``validated_field(f)`` / ``validated_field(validator=[f, g])``.
+VALIDATED_FIELD = "validated_field"
+
+
+def field_validators(call: ast.Call, src: SourceText) -> tuple[str, ...]:
+    """The validators a field call names, as written (``validator=positive``: ``positive``)."""
+    given = [kw.value for kw in call.keywords if kw.arg == "validator"]
+    if call_name(call) == VALIDATED_FIELD and call.args and not isinstance(call.args[0], ast.Starred):
+        given.append(call.args[0])
+    names: list[str] = []
+    for value in given:
+        for item in value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]:
+            if isinstance(item, (ast.Name, ast.Attribute)):
+                names.append(src.flat(item))
+    return tuple(names)
+
+
 def _annotated_constraints(annotation: ast.expr, src: SourceText) -> list[Constraint]:
     """Constraints declared inside ``Annotated[T, Field(ge=0)]``."""
     if not isinstance(annotation, ast.Subscript):
@@ -225,8 +243,13 @@ def field_fact(stmt: ast.stmt, following: ast.stmt | None, src: SourceText) -> F
         return None
     default = default_factory = None
     constraints: list[Constraint] = []
-    if isinstance(value, ast.Call) and call_name(value) in FIELD_CALLS:
+    validators: tuple[str, ...] = ()
+    if isinstance(value, ast.Call) and call_name(value) == VALIDATED_FIELD:
+        validators = field_validators(value, src)
+        default, default_factory = _field_call_facts(ast.Call(func=value.func, args=[], keywords=value.keywords), src)[:2]
+    elif isinstance(value, ast.Call) and call_name(value) in FIELD_CALLS:
         default, default_factory, constraints = _field_call_facts(value, src)
+        validators = field_validators(value, src)
     elif value is not None:
         default = src.flat(value)
     if annotation is not None:
@@ -239,6 +262,7 @@ def field_fact(stmt: ast.stmt, following: ast.stmt | None, src: SourceText) -> F
         default_factory=default_factory,
         constraints=tuple(constraints),
         doc=_string_value(following),
+        validators=validators,
     )
 
 

@@ -26,6 +26,7 @@ from ..model import (
     Opaque,
     Owner,
     Placement,
+    Shown,
     Signature,
     SiteFact,
     Solved,
@@ -43,6 +44,7 @@ from .oserrors import errno_subclass
 from .placeholders import placeholder_entries
 from .project import BUILTIN_EXCEPTIONS, Project, Symbol, decorator_target, entry_module, field_doc
 from .state import constructed_state, receiver, state_writes
+from .wrapping import shown_for
 
 RELATED_LIMIT = 12
 
@@ -176,6 +178,7 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str],
             caught=_caught(project, facts, function, exception),
         )
         card = replace(card, entry=card.entry + placeholder_entries(project, facts, site, card))
+        card = replace(card, shown=_shown(project, facts, site, card))
         drafts.append((card, site.owner, key))
     sites = list(facts.sites)
     for card, site, function in constraint_cards(project, facts, flags):  # (after the raises: their order is the file's)
@@ -223,6 +226,17 @@ def _caught(project: Project, facts: FileFacts, function: str | None, exception:
     """``caught_by``; where it fails (a bug of ours), the card says nothing of handlers."""
     try:
         return caught_by(project, facts, function, exception)
+    except Exception:  # the per-site boundary
+        if strict_from_env():
+            raise
+        return None
+
+
+def _shown(project: Project, facts: FileFacts, site: SiteFact, card: Card) -> Shown | None:
+    """What a framework that runs the site's code shows its caller; None where linking it fails
+    (a bug of ours: the card keeps the class and message as raised)."""
+    try:
+        return shown_for(project, facts, site, card)
     except Exception:  # the per-site boundary
         if strict_from_env():
             raise

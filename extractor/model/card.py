@@ -13,6 +13,7 @@ from .codes import (
     ExampleStyle,
     FixOutcome,
     FixTarget,
+    Framework,
     HandlerOutcome,
     NoFix,
     PydanticError,
@@ -36,6 +37,22 @@ class ExceptionRef:
     ancestors: tuple[str, ...] = ()
     factory: str | None = None
     reason: ReasonCode | None = None
+
+
+@record
+class Shown:
+    """What reaches the caller where a framework runs the card's code and catches what it raises
+    (link.wrapping): the class their ``except`` sees, the text inside it with the card's message
+    in its place, and what the framework prints where it prints (a CLI's terminal)."""
+
+    framework: Framework
+    exception: str  # the class the caller's ``except`` sees, qualified (``SystemExit``: the framework prints and exits)
+    is_wrapped: bool  # another class than the card's: the card's exception is its cause (False: it passes through as it is)
+    # ``str()`` of what the caller gets, the card's message in its place (holes the framework fills at
+    # run time: ``{field}``, ``{prog}``); None where that text is not the message (``SystemExit``'s exit code)
+    message: MessageTemplate | None = None
+    terminal: MessageTemplate | None = None  # the line the framework prints on stderr (click's ``Error: ...``)
+    exit_code: int | None = None  # the status the process exits with, where the framework exits
 
 
 @record
@@ -256,6 +273,7 @@ class Card:
     docs: Docs
     related: tuple[str, ...] = ()
     permalink: str | None = None
+    shown: Shown | None = None  # where a framework runs the code and catches what it raises: what reaches the caller (link.wrapping)
     solved: Solved = dataclasses.field(default_factory=Solved, metadata={FLAT: True})  # (its fields are the card's in JSON)
     verification: Verification | None = None
     # The module imports a compiled module over the card's function or class when one is

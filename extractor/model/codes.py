@@ -312,6 +312,32 @@ CONSTRUCTING = frozenset({EntryKind.CONSTRUCTOR, EntryKind.POST_INIT, EntryKind.
 BUILDING = CONSTRUCTING - {EntryKind.PYDANTIC_MODEL_VALIDATOR_AFTER}
 
 
+class Framework(Code):
+    """A framework that runs a card's code and decides what reaches the caller: the class their
+    ``except`` sees, the text inside it, what the terminal shows (Shown.framework; link.wrapping)."""
+
+    PYDANTIC = "pydantic", ("pydantic runs this validator while it validates the model, and reports a `ValueError` or "
+                            "`AssertionError` raised here inside a `pydantic.ValidationError` (itself a `ValueError`), the "
+                            "message after \"Value error, \" or \"Assertion failed, \"; another class passes through unwrapped.")
+    HF_STRICT = "huggingface_strict", ("huggingface_hub's `@strict` dataclass runs this validator (a class validator when the object is "
+                                       "constructed and when `.validate()` is called; a field validator whenever the field is set), "
+                                       "and raises a `ValueError` or `TypeError` raised here again inside its own error class, which "
+                                       "derives from `StrictDataclassError` and `Exception`, not from `ValueError`: an `except "
+                                       "ValueError` does not catch it. Its message names the validator or field, and holds this "
+                                       "error's class and message on its second line.")
+    CLICK = "click", ("click runs this code for a command. Run standalone (the default: calling the command, or its console "
+                      "script), click catches a `ClickException`, prints it on stderr as `Error: ` and its message (a usage "
+                      "error after the command's usage line and a help hint), and exits with the class's exit code "
+                      "(`SystemExit`: 2 for a usage error, 1 otherwise); with `standalone_mode=False` the exception "
+                      "itself reaches the caller.")
+    ARGPARSE = "argparse", ("argparse handles this error while it parses the command line: it prints the usage line and "
+                            "`prog: error: argument <flag>: ` and the message on stderr, then exits with status 2 (`SystemExit`); "
+                            "with `exit_on_error=False` the parser raises an `argparse.ArgumentError` holding that text instead.")
+    ATTRS = "attrs", ("attrs runs this validator in the `__init__` it generates (and, where the class sets attributes through its "
+                      "validators, as `@define` does, whenever the attribute is assigned). It does not wrap what the validator "
+                      "raises: the caller sees this class and message as they are.")
+
+
 class RaiseKind(Code):
     """What a raise statement raises (Statement.kind; collect.cstpass)."""
 
@@ -388,6 +414,8 @@ class VerifyOutcome(Code):
     """What running a card's example showed (Verification.outcome; verify.runner)."""
 
     CONFIRMED = "confirmed", "it raised the card's exception at the card's raise, with the card's message"
+    WRAPPED = "wrapped", ("it raised the card's exception at the card's raise, with the card's message, and the caller got another "
+                          "exception that wraps it (Verification.observed says which, with its message)")
     DIFFERENT_MESSAGE = "different_message", "it raised the card's exception at the card's raise, with another message"
     RAISED_ELSEWHERE = "raised_elsewhere", "it raised an error, not the card's or not at the card's raise"
     DID_NOT_RAISE = "did_not_raise", "it raised nothing"
@@ -488,6 +516,7 @@ class DefinitionKind(Code):
 
 
 # Every enum of codes, in the order README lists them.
-CODES: tuple[type[Code], ...] = (TriggerStatus, Reason, NoFix, EntryKind, RaiseKind, PydanticError, FixTarget, ExampleStyle, VerifyOutcome,
-                                  FixOutcome, DomainSource, PartRole, ContextKind, ChangeKind, DefinitionKind, HandlerOutcome,
-                                  CaughtVisibility, InitRule, TextRule)
+CODES: tuple[type[Code], ...] = (
+    TriggerStatus, Reason, NoFix, EntryKind, Framework, RaiseKind, PydanticError, FixTarget, ExampleStyle, VerifyOutcome, FixOutcome,
+    DomainSource, PartRole, ContextKind, ChangeKind, DefinitionKind, HandlerOutcome, CaughtVisibility, InitRule, TextRule,
+)

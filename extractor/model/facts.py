@@ -47,6 +47,7 @@ class FieldFact:
     default_factory: str | None = None
     constraints: tuple[Constraint, ...] = ()
     doc: str | None = None
+    validators: tuple[str, ...] = ()  # the functions its field call names as validators, as written (``field(validator=f)``)
 
 
 @record

@@ -30,6 +30,7 @@ CASES = {
     "internalcatch": [],
     "dateparse": [],
     "pydconfig": [],
+    "strictcfg": [],
 }
 
 

@@ -255,27 +255,50 @@ def _typed_holes_fit(kept: dict[str, Any] | None, found: _Found) -> bool:
 
 
 def try_match_card(card: dict[str, Any], text: str) -> Match | None:
-    """The match of one card (or search index entry) against normalized text, or None."""
-    if "pattern" in card:  # an entry of a search index: the pattern is kept compiled
-        kept = card["pattern"]
-        text = _open_end(kept["items"], text) if kept is not None else text
-        if kept is None or not all(literal in text for literal in kept["literals"]):
+    """The match of one card (or search index entry) against normalized text, or None: its
+    message, or a form a framework shows it in (``Card.shown``: pydantic's or ``@strict``'s
+    wrapped text, click's ``Error: ...`` line), whichever covers more of the text."""
+    best = None
+    for kept, parts in _forms(card):
+        found = _try_form(card, kept, parts, text)
+        if found is not None and (best is None or found.score > best.score):
+            best = found
+    return best
+
+
+def _forms(card: dict[str, Any]) -> Iterator[tuple[dict[str, Any] | None, list[dict[str, Any]] | None]]:
+    """Each searchable form of a card as (compiled pattern, None) for an index entry, or (None, parts) for a card."""
+    if "pattern" in card:  # an entry of a search index: the patterns are kept compiled
+        yield card["pattern"], None
+        for kept in (card.get("shown") or {}).get("patterns", ()):
+            yield kept, None
+        return
+    yield None, card["message"].get("parts")
+    shown = card.get("shown") or {}
+    for key in ("message", "terminal"):
+        if shown.get(key) and shown[key].get("parts"):
+            yield None, shown[key]["parts"]
+
+
+def _try_form(card: dict[str, Any], kept: dict[str, Any] | None, parts: list[dict[str, Any]] | None, text: str) -> Match | None:
+    if kept is not None:
+        text = _open_end(kept["items"], text)
+        if not all(literal in text for literal in kept["literals"]):
             return None  # (most entries stop here, before a pattern is built)
         pattern: _Pattern | None = _Pattern(
             items=tuple((kind, value) for kind, value in kept["items"]), groups=tuple((name, expr) for name, expr in kept["groups"]),
             literal_chars=kept["literal_chars"], literals=tuple(kept["literals"]),
         )
         opens_with_hole = kept["opens_with_hole"]
-    else:
-        parts = card["message"].get("parts")
-        if not parts:
-            return None
+    elif parts:
         pattern, opens_with_hole = compile_template(parts), parts[0]["type"] == "hole"
         text = _open_end(pattern.items, text) if pattern is not None else text
+    else:
+        return None
     if pattern is None or not all(literal in text for literal in pattern.literals):
         return None
     found = search_pattern(pattern, text)
-    if found is None or not _typed_holes_fit(card.get("pattern"), found):
+    if found is None or not _typed_holes_fit(kept, found):
         return None
     values = _captured_values(pattern, found, opens_with_hole)
     return Match(id=card["id"], score=_score(pattern, found, text), values=values, card=card)

@@ -73,6 +73,9 @@ def _class_fits(entry: dict[str, Any], exception: str) -> bool:
     name = exception.rsplit(".", 1)[-1]
     classes = entry["exception"].get("classes") or ()
     names = {c.rsplit(".", 1)[-1] for c in classes} | {entry["exception"]["display"].rsplit(".", 1)[-1]}
+    shown = entry.get("shown")
+    if shown:  # the class a framework wraps the error in (a pasted traceback ends in it)
+        names.add(shown["exception"].rsplit(".", 1)[-1])
     return name in names
 
 
@@ -210,6 +213,8 @@ def render_match(match: Match, catalog_dir: str) -> str:
         card["message"]["template"] if card["message"].get("template") is not None
         else "(no message template: the raise builds its text at run time)",
         *(f"  {expr} = {value}" for expr, value in match.values.items()),
+        *([f"The caller gets {card['shown']['exception']} (a framework runs this code and wraps or prints the error)"]
+          if card.get("shown") and card["shown"]["exception"] not in (card["exception"].get("classes") or ()) else []),
         f"When: {card['guard']['code']}",
         *_NOTES.get(match.note or "", ()),
         *_personal_lines(match.personal),

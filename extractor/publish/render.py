@@ -24,6 +24,7 @@ from ..model import (
     Code,
     Detailed,
     EntryKind,
+    Framework,
     HandlerOutcome,
     NoFix,
     PydanticError,
@@ -76,8 +77,9 @@ def template_environment(*, autoescape: bool) -> jinja2.Environment:
         keep_trailing_newline=not autoescape,
         extensions=["jinja2.ext.do"],
     )
-    env.globals.update(REASONS=wording(Reason), NO_FIX=wording(NoFix), ENTRIES=wording(EntryKind), CHANGES=wording(ChangeKind),
-                       OUTCOMES=wording(HandlerOutcome), CAUGHT=wording(CaughtVisibility), PYDANTIC=wording(PydanticError),
+    env.globals.update(REASONS=wording(Reason), NO_FIX=wording(NoFix), ENTRIES=wording(EntryKind), FRAMEWORKS=wording(Framework),
+                       CHANGES=wording(ChangeKind), OUTCOMES=wording(HandlerOutcome), CAUGHT=wording(CaughtVisibility),
+                       PYDANTIC=wording(PydanticError),
                        reason_words=reason_words)
     env.tests["claimed"] = lambda status: status in CLAIMED
     return env

@@ -31,12 +31,11 @@ def index_entry(card: dict[str, Any]) -> dict[str, Any]:
     """The part of one card that matching and the text answer read."""
     exception = card["exception"]
     message = card["message"]
-    pattern = compile_template(message["parts"]) if message.get("parts") else None
     trigger = card.get("trigger") or {}
     constraint = card.get("constraint")
     # (a field constraint's: explain checks the pasted ValidationError names its field and type)
     extra = {"constraint": {key: constraint[key] for key in ("owner", "field", "error_type")}} if constraint else {}
-    return {
+    entry = {
         "id": card["id"],
         "exception": {key: exception.get(key) for key in ("display", "classes")},
         "path": card["path"],
@@ -44,16 +43,29 @@ def index_entry(card: dict[str, Any]) -> dict[str, Any]:
         "end_line": card["end_line"],
         "function": card.get("function"),
         "message": {"template": message.get("template")},
-        "pattern": None if pattern is None else {
-            "items": pattern.items, "groups": pattern.groups, "literal_chars": pattern.literal_chars, "literals": pattern.literals,
-            "opens_with_hole": message["parts"][0]["type"] == "hole",
-            "types": hole_types(card, pattern.groups),
-        },
+        "pattern": _kept(card, message.get("parts")),
         "guard": {"code": card["guard"]["code"]},
         "trigger": {"status": trigger.get("status"), "inputs": trigger.get("inputs", {})},
         "fixes": [{"description": fix["description"]} for fix in card.get("fixes") or []],
         **({"caught": caught["visibility"]} if (caught := card.get("caught")) else {}),
         **extra,
+    }
+    shown = card.get("shown")
+    if shown:  # what the caller sees, where a framework wraps or prints the error: its forms match too
+        forms = [shown[key]["parts"] for key in ("message", "terminal") if shown.get(key) and shown[key].get("parts")]
+        kept = [found for parts in forms if (found := _kept(card, parts)) is not None]
+        entry["shown"] = {"exception": shown["exception"], "patterns": kept}
+    return entry
+
+
+def _kept(card: dict[str, Any], parts: list[dict[str, Any]] | None) -> dict[str, Any] | None:
+    """A template's parts compiled for search as the index keeps them; None: no parts, or no literal long enough."""
+    pattern = compile_template(parts) if parts else None
+    if pattern is None or not parts:
+        return None
+    return {
+        "items": pattern.items, "groups": pattern.groups, "literal_chars": pattern.literal_chars, "literals": pattern.literals,
+        "opens_with_hole": parts[0]["type"] == "hole", "types": hole_types(card, pattern.groups),
     }
 
 

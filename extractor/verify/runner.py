@@ -9,6 +9,9 @@ simply gone, the next call gets a new one. The outcome of a card:
   message, from the card's site (the frame that raised it, or one of its cause/context chain);
   for a field constraint's card, a ``ValidationError`` whose ``errors()`` hold the card's error
   type for the card's field (``different_message``: a ValidationError without it);
+- ``wrapped``: the same, found in the cause/context chain of another exception, which is
+  what reached the caller (recorded as observed: a framework such as pydantic or
+  ``@strict`` wrapped it);
 - ``different_message``: the right class from the site, another message (both are kept);
 - ``raised_elsewhere``: something else raised, or from another place (what, and where);
 - ``did_not_raise``; ``timeout``;
@@ -143,9 +146,11 @@ def judge_before(card: dict[str, Any], report: dict[str, Any]) -> dict[str, Any]
     expected = card["trigger"].get("message")
     for candidate in (raised, *report.get("chain", ())):
         if _at_site(candidate, card) and _class_ok(candidate, card):
-            if expected is None or same_message(expected, candidate["message"]):
-                return {"outcome": VerifyOutcome.CONFIRMED}
-            return {"outcome": VerifyOutcome.DIFFERENT_MESSAGE, "observed": _observed(candidate)}
+            if expected is not None and not same_message(expected, candidate["message"]):
+                return {"outcome": VerifyOutcome.DIFFERENT_MESSAGE, "observed": _observed(candidate)}
+            if candidate is not raised:  # the caller got another exception, which holds this one (a framework wrapped it)
+                return {"outcome": VerifyOutcome.WRAPPED, "observed": _observed(raised)}
+            return {"outcome": VerifyOutcome.CONFIRMED}
     if (missing := missing_dependency(card, report)) is not None:
         return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.MISSING_DEPENDENCY, "detail": missing}
     return {"outcome": VerifyOutcome.RAISED_ELSEWHERE, "observed": _observed(raised)}

@@ -12,7 +12,13 @@
 
   // Literal runs in order, each after the previous; holes take what lies between.
   function templateScore(entry, text) {
-    var pattern = entry.pattern;
+    // The message, and the forms a framework shows it in (pydantic's or @strict's text, click's "Error: ..." line).
+    var patterns = [entry.pattern].concat(entry.shown ? entry.shown.patterns : []), best = 0;
+    for (var p = 0; p < patterns.length; p++) best = Math.max(best, patternScore(patterns[p], text));
+    return best;
+  }
+
+  function patternScore(pattern, text) {
     if (!pattern) return 0;
     for (var i = 0; i < pattern.literals.length; i++) {
       if (text.indexOf(pattern.literals[i]) < 0) return 0;
@@ -70,7 +76,7 @@
   }
 
   function classFits(entry, name) {
-    var names = (entry.exception.classes || []).concat([entry.exception.display]).map(function (c) { return c.split(".").pop(); });
+    var names = (entry.exception.classes || []).concat([entry.exception.display], entry.shown ? [entry.shown.exception] : []).map(function (c) { return c.split(".").pop(); });
     return names.indexOf(name) >= 0;
   }
 

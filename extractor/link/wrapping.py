@@ -16,6 +16,7 @@ argparse (``ArgumentParser.error``, ``ArgumentError.__str__``).
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +24,8 @@ from dataclasses import dataclass
 from ..collect.messages import merge_parts, render_template
 from ..model import Card, ClassFact, EntryKind, FileFacts, Framework, Hole, MessageTemplate, Part, Shown, SiteFact, Text
 from .project import Project, decorator_target
+
+DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +47,15 @@ class Site:
         """The decorators' dotted names through the file's imports (``strict`` ->
         ``huggingface_hub.dataclasses.strict``)."""
         imports = self.imports
-        return tuple(decorator_target(imports, d) for d in decorators)
+        found = []
+        for decorator in decorators:
+            target = decorator_target(imports, decorator)
+            head = decorator.split("(", 1)[0].strip()
+            # A name re-exported by a module of the tree (transformers' ``from ...configuration_utils
+            # import strict``): what it denotes there.
+            symbol = self.project.resolve(self.facts, head) if DOTTED_NAME.fullmatch(head) else None
+            found.append(symbol.qualname if symbol is not None and symbol.kind == "outside" else target)
+        return tuple(found)
 
     @property
     def method(self) -> str:

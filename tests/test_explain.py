@@ -40,11 +40,12 @@ def test_exact_message_prints_the_card(capsys, docs) -> None:
     assert (run.code, run.err) == (0, "")
     lines = run.out.splitlines()
     # Between "When:" and "Card:" come the trigger and fixes, when the card has them.
-    assert lines[:4] + lines[-1:] == [
+    assert lines[:5] + lines[-1:] == [
         f"ValueError · minivllm/config/offload.py:49 · card {PREFETCH_STEP_CARD} (score 0.99)",
         "offload_prefetch_step ({self.prefetch.offload_prefetch_step}) must be >= 1 when prefetch offloading is enabled"
         " (offload_group_size > 0)",
         "  self.prefetch.offload_prefetch_step = 0",
+        "The caller gets pydantic_core.ValidationError (a framework runs this code and wraps or prints the error)",
         'When: (self.offload_backend == "prefetch" or self.prefetch.offload_group_size > 0)'
         " and not (self.prefetch.offload_num_in_group > self.prefetch.offload_group_size)"
         " and self.prefetch.offload_prefetch_step < 1",
@@ -187,7 +188,7 @@ def test_solved_trigger_and_fixes_are_shown(docs) -> None:
         "fixes": [{"description": "set self.prefetch.offload_prefetch_step to 1"}],
     }
     text = render_match(type(match)(id=match.id, score=match.score, values=match.values, card=card), "nowhere")
-    assert text.splitlines()[4:] == [
+    assert text.splitlines()[5:] == [
         "Trigger:",
         "  self.prefetch.offload_group_size = 1",
         "  self.prefetch.offload_prefetch_step = 0",

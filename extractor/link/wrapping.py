@@ -218,6 +218,8 @@ def _argparse(site: Site) -> Form | None:
     classes = site.card.exception.classes
     if not classes or classes[0] not in _ARGPARSE:
         return None
+    if classes[0] == "argparse.ArgumentError" and not (site.owner is not None and site.is_own_method and site.method == "__call__"):
+        return None  # (raised while the parser is defined, as add_argument's conflicts are, it reaches the programmer as it is)
     # A type converter's ArgumentTypeError becomes ArgumentError(action, str(err)), whose text
     # is "argument --flag: message"; parse_args catches it and calls error(), which prints and exits 2.
     return Form(exception="SystemExit", is_wrapped=True, message=None, terminal="{prog}: error: argument {flag}: {message}", exit_code=2)

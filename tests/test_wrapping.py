@@ -55,8 +55,9 @@ def test_strict_class_validator_names_the_wrapper_and_its_text(cards) -> None:
     shown = card["shown"]
     assert (shown["framework"], shown["exception"], shown["is_wrapped"]) == (
         "huggingface_strict", "huggingface_hub.errors.StrictDataclassClassValidationError", True)
-    assert shown["message"]["template"] == ("Class validation error for validator 'validate_architecture':\n    ValueError: The hidden size "
-                                            "({self.hidden_size}) is not a multiple of the number of attention heads ({self.num_heads}).")
+    assert shown["message"]["template"] == (
+        "Class validation error for validator 'validate_architecture':\n    ValueError: The hidden size "
+        "({self.hidden_size}) is not a multiple of the number of attention heads ({self.num_heads}).")
     run = _run("from strictcfg.model import ModelConfig\ntry:\n    ModelConfig(hidden_size=10)\n"
                "except Exception as e:\n    print(type(e).__module__ + '.' + type(e).__name__)\n    print(e)\n")
     name, text = run.stdout.split("\n", 1)
@@ -85,7 +86,8 @@ def test_click_terminal_line_and_exit_status(cards) -> None:
     assert run.returncode == 2
     assert run.stderr.splitlines()[-1] == _render(convert["terminal"]["template"], {"param_hint": "'--count'", "number": "3"})
     by_line = {c["shown"]["terminal"]["template"]: c for key, c in cards.items() if key.startswith("greet:")}
-    assert sorted(by_line) == ["Error: --count {count} is too many: at most 10", "Error: Invalid value for '--name': {name!r} is not an identifier"]
+    assert sorted(by_line) == ["Error: --count {count} is too many: at most 10",
+                               "Error: Invalid value for '--name': {name!r} is not an identifier"]
     run = _run("from strictcfg.commands import greet\ngreet(['--count', '12'])\n")
     assert (run.returncode, run.stderr.splitlines()[-1]) == (2, "Error: --count 12 is too many: at most 10")
     assert run.stderr.splitlines()[0].startswith("Usage: ")  # a usage error: the usage line first
@@ -111,8 +113,8 @@ def test_attrs_passes_errors_through(cards) -> None:
     ("Error: Invalid value for '--count': 3 is not even", "Even.convert"),
     ("Usage: greet [OPTIONS]\nTry 'greet --help' for help.\n\nError: --count 12 is too many: at most 10", "greet"),
     ("usage: strictcfg [-h] [--ratio RATIO]\nstrictcfg: error: argument --ratio: 2.0 is not between 0 and 1", "ratio"),
-    ("huggingface_hub.errors.StrictDataclassFieldValidationError: Validation error for field 'num_layers':\n"
-     "    ValueError: Value must be positive, got 0", "positive"),
+    (("huggingface_hub.errors.StrictDataclassFieldValidationError: Validation error for field 'num_layers':\n"
+     "    ValueError: Value must be positive, got 0"), "positive"),
 ])
 def test_explain_finds_what_the_terminal_shows(cards, pasted: str, function: str) -> None:
     index = build_index([index_entry(c) for c in cards.values()], "0" * 64)
@@ -144,10 +146,12 @@ def test_frameworks_recognised_from_imports_only(tmp_path) -> None:
     assert card.shown is None
     [card] = extract_snippet(tmp_path / "b",
         "from huggingface_hub.dataclasses import strict\nfrom dataclasses import dataclass\n"
-        "@strict\n@dataclass\nclass C:\n    x: int = 0\n    def validate_x(self):\n        if self.x:\n            raise ValueError('bad x')\n")
+        "@strict\n@dataclass\nclass C:\n    x: int = 0\n    def validate_x(self):\n"
+        "        if self.x:\n            raise ValueError('bad x')\n")
     assert card.shown is not None and card.shown.exception == "huggingface_hub.errors.StrictDataclassClassValidationError"
     # pydantic lets a TypeError through: no wrapping
     [card] = extract_snippet(tmp_path / "c",
         "from pydantic import BaseModel, model_validator\nclass M(BaseModel):\n    x: int = 0\n"
-        "    @model_validator(mode='after')\n    def check(self):\n        if self.x:\n            raise TypeError('bad x')\n        return self\n")
+        "    @model_validator(mode='after')\n    def check(self):\n"
+        "        if self.x:\n            raise TypeError('bad x')\n        return self\n")
     assert card.shown is None

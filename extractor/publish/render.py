@@ -79,8 +79,7 @@ def template_environment(*, autoescape: bool) -> jinja2.Environment:
     )
     env.globals.update(REASONS=wording(Reason), NO_FIX=wording(NoFix), ENTRIES=wording(EntryKind), FRAMEWORKS=wording(Framework),
                        CHANGES=wording(ChangeKind), OUTCOMES=wording(HandlerOutcome), CAUGHT=wording(CaughtVisibility),
-                       PYDANTIC=wording(PydanticError),
-                       reason_words=reason_words)
+                       PYDANTIC=wording(PydanticError), reason_words=reason_words)
     env.tests["claimed"] = lambda status: status in CLAIMED
     return env
 

@@ -316,7 +316,7 @@ class ContextLinker:
         found = self.project.class_fact(card.exception.classes[0]) if card.exception.classes else None
         return Placement(
             module=self.facts.module, public_module=entry_module(self.project, self.facts.module, card.at.function),
-            exception_module=found[0].module if found is not None else None,
+            exception_module=found[0].module if found is not None else _outside_module(card.exception),
             # (a template the class's __str__ makes is on the card already: link.messages)
             own_str=not card.message.form.startswith("class:")
             and any(_defines_str(self.project, name) for name in card.exception.classes[:1]),
@@ -336,6 +336,14 @@ class ContextLinker:
         if annotation not in self.members:
             self.members[annotation] = self.project.enum_members(self.facts, annotation)
         return self.members[annotation]
+
+
+def _outside_module(exception: ExceptionRef) -> str | None:
+    """The module the file imports a class outside the tree from (``click`` for ``click.BadParameter``),
+    which a validator raising it imports; None for a builtin or a name nothing resolves."""
+    if exception.reason != Reason.OUTSIDE_TREE or not exception.classes or "." not in exception.classes[0]:
+        return None
+    return exception.classes[0].rpartition(".")[0]
 
 
 def _defines_str(project: Project, qualname: str) -> bool:

@@ -31,6 +31,7 @@ from .model import (
     FileFacts,
     FileFailure,
     Generator,
+    RaiseKind,
     Reason,
     SiteFact,
     SourceInfo,
@@ -209,8 +210,9 @@ class _Linker:
         whole = self.files.whole(path)
         drafts, flag_reads = link_file(self.project, whole, self.flags, self.options)
         done = self.project.record()
+        raises = sum(1 for s in whole.sites if s.raised.statement.kind != RaiseKind.HELPER_CALL)  # (not the helper calls)
         entry = Linked(
-            sites=len(whole.sites), flags=whole.flags, parsers=whole.parsers, routes=whole.routes, cards=None, summaries=[],
+            sites=raises, flags=whole.flags, parsers=whole.parsers, routes=whole.routes, cards=None, summaries=[],
             modules={module: self.provider_key.get(module) for module in sorted(done.modules)},
             suffixes=dict(sorted(done.suffixes.items())), flag_reads=dict(sorted(flag_reads.items())),
         )

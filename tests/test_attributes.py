@@ -106,7 +106,7 @@ def test_the_text_libcst_reads_keeps_what_stores_a_read_attribute(tmp_path, monk
             self.used = 0
     """
     thinned = extract_snippet(tmp_path / "a", code)
-    monkeypatch.setattr(units, "_unread_left_out", lambda unit, lines, first, end: lines[first - 1 : end])
+    monkeypatch.setattr(units, "_unread_left_out", lambda unit, lines, first, end, keep=frozenset(): lines[first - 1 : end])
     assert extract_snippet(tmp_path / "b", code) == thinned
     assert thinned[0].statement.guard.code == "self.used_1 > 3" and thinned[0].statement.guard.opaque == ("self.used_1",)
 

@@ -49,14 +49,14 @@ def test_callers_that_rewrite_a_tree_leave_the_shared_one_unchanged() -> None:
     """The callers that rewrite a parsed tree (link.messages substitutes a class's parameters by
     the call's arguments, solve.environ inlines lazy attributes and ``os.getenv``) rewrite a
     copy: the next reader of the text gets the tree as parsed."""
-    from extractor.link.messages import _substituted
+    from extractor.link.messages import substituted
     from extractor.model import Argument
     from extractor.solve.environ import read_guard
 
     hole, argument = "f'{len(x)}' + y.name", "items[0]"
     before = ast.dump(parse_expression(hole)), ast.dump(parse_expression(argument))
     bound = {"x": Argument(code=argument), "y": Argument(code="other")}
-    assert _substituted(parse_expression(hole), bound, {"x", "y"}) == "f'{len(items[0])}' + other.name"
+    assert substituted(parse_expression(hole), bound, {"x", "y"}) == "f'{len(items[0])}' + other.name"
     assert (ast.dump(parse_expression(hole)), ast.dump(parse_expression(argument))) == before
 
     guard, lazy = "os.getenv('A') == '1' and envs.B > 0", "int(os.getenv('B', '0'))"

@@ -92,7 +92,7 @@ class C:
 def _read_whole(monkeypatch) -> None:
     from extractor.collect import units
 
-    monkeypatch.setattr(units, "_unread_left_out", lambda unit, lines, first, end: lines[first - 1 : end])
+    monkeypatch.setattr(units, "_unread_left_out", lambda unit, lines, first, end, keep=frozenset(): lines[first - 1 : end])
 
 
 def test_libcst_reads_no_statement_it_would_not_use(monkeypatch) -> None:

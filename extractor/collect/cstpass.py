@@ -28,6 +28,7 @@ _BODIED = (
     cst.FunctionDef, cst.ClassDef,
 )
 _MESSAGE_KEYWORDS = ("message", "msg")
+CallOrRaise = cst.Raise | cst.Expr | cst.Return  # a raise, or a call statement that may call a raising helper
 
 
 def _statement_children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
@@ -46,18 +47,23 @@ def _statement_children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     return ()
 
 
-def find_raises(module: cst.Module) -> list[tuple[cst.Raise, tuple[cst.CSTNode, ...]]]:
-    """Every raise with the chain of statements around it, in source order.
+def find_raises(module: cst.Module, callees: frozenset[str] = frozenset()) -> list[tuple[CallOrRaise, tuple[cst.CSTNode, ...]]]:
+    """Every raise with the chain of statements around it, in source order; with them, the call
+    statements inside a function whose callee is one of ``callees`` (collect.helpers).
 
     Walks statements only (a raise is a statement), iteratively, so no expression is
     visited and no nesting depth can exhaust the stack.
     """
-    found: list[tuple[cst.Raise, tuple[cst.CSTNode, ...]]] = []
+    found: list[tuple[CallOrRaise, tuple[cst.CSTNode, ...]]] = []
     work: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(module, ())]
     while work:
         node, chain = work.pop()
         chain = (*chain, node)
         if isinstance(node, cst.Raise):
+            found.append((node, chain))
+            continue
+        if callees and isinstance(node, (cst.Expr, cst.Return)) and isinstance(node.value, cst.Call) \
+                and dotted(node.value.func) in callees and any(isinstance(n, cst.FunctionDef) for n in chain):
             found.append((node, chain))
             continue
         for child in reversed(_statement_children(node)):
@@ -110,7 +116,9 @@ class UnitAnalysis:
         self._paths.clear()
         self._scopes.clear()
 
-    def analyse(self, node: cst.Raise, chain: tuple[cst.CSTNode, ...]) -> RaiseFacts:
+    def analyse(self, node: CallOrRaise, chain: tuple[cst.CSTNode, ...]) -> RaiseFacts:
+        if not isinstance(node, cst.Raise):
+            return self.analyse_call(node, chain)
         scope, start = self.scope_for(chain)
         paths = self._paths.get(id(scope))
         if paths is None:
@@ -122,6 +130,22 @@ class UnitAnalysis:
         statement = replace(facts.statement, lints=lint_message(facts.message, scope))
         passage = replace(facts.passage, evaluates=(*paths.evaluates, *facts.passage.evaluates))
         return replace(facts, statement=statement, passage=passage)
+
+    def analyse_call(self, node: cst.Expr | cst.Return, chain: tuple[cst.CSTNode, ...]) -> RaiseFacts:
+        """A call statement that may call a raising helper, read as a raise of what the helper
+        raises: its guard, and its arguments (linking puts them into the helper's raise)."""
+        scope, start = self.scope_for(chain)
+        paths = self._paths.get(id(scope))
+        if paths is None:
+            paths = self._paths[id(scope)] = PathModel(scope)
+        guard = extract_guard(chain, start, scope, paths)
+        call = node.value
+        assert isinstance(call, cst.Call)  # (find_raises took only calls)
+        found = _call_message(call, scope, paths.exprs, node)
+        passage = found.get("passage", Passage())
+        return RaiseFacts(statement=Statement(kind=RaiseKind.HELPER_CALL, cause=None, guard=guard), written=raw_code(call.func),
+                          is_call=True, message=found["message"],
+                          passage=replace(passage, evaluates=(*paths.evaluates, *passage.evaluates)))
 
 
 def _describe(node: cst.Raise, handlers: list[cst.ExceptHandler | cst.ExceptStarHandler], scope: Scope, guard: Guard, cause: str | None,
@@ -154,7 +178,7 @@ def _describe(node: cst.Raise, handlers: list[cst.ExceptHandler | cst.ExceptStar
     return facts(kind=RaiseKind.NAME, written=written, message=unknown("none", Reason.NO_ARGUMENTS))
 
 
-def _call_message(call: cst.Call, scope: Scope, exprs: ExprModel, at: cst.Raise) -> dict[str, Any]:
+def _call_message(call: cst.Call, scope: Scope, exprs: ExprModel, at: CallOrRaise) -> dict[str, Any]:
     """The message of an exception call as its one argument reads (link composes the
     class's own rendering from ``arguments``), and every argument read as a message."""
     try:
@@ -184,14 +208,14 @@ def _call_message(call: cst.Call, scope: Scope, exprs: ExprModel, at: cst.Raise)
     return {"message": found.message, "passage": passage}
 
 
-def _argument_message(value: cst.BaseExpression, scope: Scope, exprs: ExprModel, at: cst.Raise) -> MessageTemplate:
+def _argument_message(value: cst.BaseExpression, scope: Scope, exprs: ExprModel, at: CallOrRaise) -> MessageTemplate:
     message = reconstruct_message(value, raw_code, lambda name: _message_target(name, scope, exprs, at))
     if message.parts is None:
         return replace(message, source=raw_code(value))
     return replace(message, parts=tuple(_inline_hole(part, exprs, at) for part in message.parts))
 
 
-def _message_target(name: cst.Name, scope: Scope, exprs: ExprModel, at: cst.Raise) -> cst.BaseExpression | Reason | None:
+def _message_target(name: cst.Name, scope: Scope, exprs: ExprModel, at: CallOrRaise) -> cst.BaseExpression | Reason | None:
     """What a message variable holds at the raise: its one value; for one assigned several
     times, the value that reaches the raise (``msg = "a"; msg += "b"`` is ``"a" + "b"``)."""
     found = scope.message_target(name)
@@ -215,7 +239,7 @@ def _message_target(name: cst.Name, scope: Scope, exprs: ExprModel, at: cst.Rais
         return found
 
 
-def _inline_hole(part: Part, exprs: ExprModel, at: cst.Raise) -> Part:
+def _inline_hole(part: Part, exprs: ExprModel, at: CallOrRaise) -> Part:
     """A placeholder reading locals also carries its value at the raise in terms of inputs."""
     if not isinstance(part, Hole):
         return part
@@ -227,7 +251,7 @@ def _inline_hole(part: Part, exprs: ExprModel, at: cst.Raise) -> Part:
     return replace(part, value=value) if value is not None else part
 
 
-def _value_at(node: cst.BaseExpression, exprs: ExprModel, at: cst.Raise) -> str | None:
+def _value_at(node: cst.BaseExpression, exprs: ExprModel, at: CallOrRaise) -> str | None:
     """``node``'s value at the raise, its locals replaced and named as the guard names them;
     None where that is the code as written."""
     inlined = exprs.inline_at(node, at)
@@ -238,8 +262,9 @@ def _value_at(node: cst.BaseExpression, exprs: ExprModel, at: cst.Raise) -> str 
     return value if value != code else None
 
 
-def parse_unit(text: str) -> list[tuple[cst.Raise, tuple[cst.CSTNode, ...]]]:
-    """Parse one unit and return its raises with their enclosing chains, in source order.
+def parse_unit(text: str, callees: frozenset[str] = frozenset()) -> list[tuple[CallOrRaise, tuple[cst.CSTNode, ...]]]:
+    """Parse one unit and return its raises (and call statements of ``callees``: find_raises)
+    with their enclosing chains, in source order.
 
     Raises:
         libcst.ParserSyntaxError: libcst cannot parse the unit.
@@ -247,7 +272,7 @@ def parse_unit(text: str) -> list[tuple[cst.Raise, tuple[cst.CSTNode, ...]]]:
     """
     with _parser_output_trusted():
         module = cst.parse_module(text)
-    return find_raises(module)
+    return find_raises(module, callees)
 
 
 @contextmanager

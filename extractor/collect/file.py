@@ -26,6 +26,8 @@ from ..model import (
     FileFacts,
     FileFailure,
     Guard,
+    Helper,
+    HelperCall,
     Location,
     MessageTemplate,
     Opaque,
@@ -48,6 +50,7 @@ from .class_messages import class_text
 from .constants import literal_exports, module_names, mutated_names, unpacked
 from .cstpass import UnitAnalysis, parse_unit
 from .flags import boolean_kwargs, cli_flags, may_declare_flags
+from .helpers import HelperDef, callee_of, candidate_callees, helper_defs, own_package_imports
 from .lazy import lazy_attributes
 from .messages import render_template, unknown
 from .overrides import compiled_overrides
@@ -75,8 +78,9 @@ log = logging.getLogger("raisedocs")
 
 @dataclass
 class _Hit:
-    node: ast.Raise
+    node: ast.stmt  # a raise, or a call statement that may call a raising helper (collect.helpers)
     stack: tuple[ast.stmt, ...]  # the compound statements around the raise, outermost first
+    callee: str | None = None  # a call statement's callee as written
 
 
 @dataclass
@@ -89,6 +93,9 @@ class _FileScan:
     assigned: dict[str, list[ast.expr | str | None]]  # name -> what each binding binds (constants.module_names)
     flags: list[tuple[str, str]]
     defs: list[tuple[str, Function]] = field(default_factory=list)  # every function definition, by qualname
+    # module-level functions and direct methods (qualname, node, owner class qualname or None)
+    top_defs: list[tuple[str, Function, str | None]] = field(default_factory=list)
+    calls: list[_Hit] = field(default_factory=list)  # call statements inside functions (collect.helpers)
     transforms: list[str] = field(default_factory=list)
     specifiers: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # (transform, its field specifiers)
     star_imports: list[str] = field(default_factory=list)
@@ -147,6 +154,8 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText,
         if isinstance(stmt, ast.Raise):
             scan.hits.append(_Hit(stmt, stack))
             continue
+        if isinstance(stmt, (ast.Expr, ast.Return)) and (callee := callee_of(stmt)) is not None and any(isinstance(n, DEFS) for n in stack):
+            scan.calls.append(_Hit(stmt, stack, callee))
         if isinstance(stmt, ast.Global):
             # A function may rebind these module names: they are never constants.
             for name in stmt.names:
@@ -160,6 +169,9 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText,
         elif isinstance(stmt, DEFS):
             scan.functions.append((_qualname(stack, stmt.name), src.flat(stmt.returns) if stmt.returns else None))
             scan.defs.append((scan.functions[-1][0], stmt))
+            if not any(isinstance(n, DEFS) for n in stack):
+                owner = _qualname(stack[:-1], stack[-1].name) if stack and isinstance(stack[-1], ast.ClassDef) else None
+                scan.top_defs.append((scan.functions[-1][0], stmt, owner))
         if isinstance(stmt, (*DEFS, ast.ClassDef)) and any(decl.is_dataclass_transform(d) for d in stmt.decorator_list):
             scan.transforms.append(_qualname(stack, stmt.name))
             if specifiers := decl.transform_specifiers(stmt.decorator_list, src):
@@ -225,6 +237,8 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
     src = decl.SourceText(lines)
     module = decl.module_name(path, options.source_roots)
     scan = _scan(tree, module, path.endswith("__init__.py"), src, may_declare_flags(text))
+    helpers, callees = _helper_candidates(scan, module)
+    scan.hits = sorted([*scan.hits, *(h for h in scan.calls if h.callee in callees)], key=lambda h: (h.node.lineno, h.node.col_offset))
     declares = bool(scan.flags) or "add_parser" in text  # (a file that may declare a command's flags)
     names, assignments = module_names(scan.kinds, scan.assigned, src.flat, mutated_names(text, scan.assigned))
     units: dict[int, tuple[ast.stmt, ast.stmt | None, list[_Hit]]] = {}
@@ -261,13 +275,48 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         lazy=lazy_attributes(tree) if "__getattr__" in text else (),
         callers=in_file_callers(text, tree, scan.defs, raising),
         calls=in_file_calls(text, tree, scan.defs, (c.qualname for c in scan.classes), raising),
+        helpers=_helpers(helpers, sites, src),
+        helper_calls=tuple(HelperCall(callee=s.raised.written or "", function=s.at.function, owner=s.owner, line=s.at.line)
+                           for s in sites if s.raised.statement.kind == RaiseKind.HELPER_CALL),
         sites=tuple(sites),
     )
 
 
+_UNMODELLED = frozenset({Reason.TOO_DEEP_FOR_LIBCST, Reason.LIBCST_PARSE_ERROR, Reason.TOO_DEEP, Reason.UNIT_MISMATCH,
+                         Reason.LIBCST_VALIDATION_ERROR})
+
+
+def _helper_candidates(scan: _FileScan, module: str) -> tuple[list[HelperDef], frozenset[str]]:
+    """The file's functions that may be raising helpers, and the callees of its call statements
+    that may be (collect.helpers)."""
+    methods = {qualname.rsplit(".", 1)[-1] for qualname, _, owner in scan.top_defs if owner is not None}
+    has_bases = any(c.bases for c in scan.classes)
+    calls = sorted({h.callee for h in scan.calls if h.callee is not None})
+    callees, chosen = candidate_callees(calls, helper_defs(scan.top_defs), methods, has_bases, own_package_imports(scan.imports, module))
+    return chosen, callees
+
+
+def _helpers(found: list[HelperDef], sites: list[SiteFact], src: decl.SourceText) -> tuple[Helper, ...]:
+    """The raising helpers of the file whose tail is one of its sites (a raise, or a call that
+    may be of a helper), with their parameters after the object's."""
+    tails = {(s.at.function, s.at.line): s for s in sites}
+    out = []
+    for helper in found:
+        tail = tails.get((helper.qualname, helper.tail.lineno))
+        if tail is None or tail.raised.reason in _UNMODELLED:
+            continue
+        params = decl.function_params(helper.node, src)
+        if helper.owner is not None and not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in helper.node.decorator_list):
+            params = params[1:]  # self, cls
+        out.append(Helper(function=helper.qualname, owner=helper.owner, line=helper.node.lineno, params=params,
+                          tail=helper.tail.lineno, tail_end=tail.at.end_line, raised=tail.raised, annotated=helper.annotated))
+    return tuple(sorted(out, key=lambda h: h.line))
+
+
 def _memo_unit_facts(unit: ast.stmt, hits: list[_Hit], lines: list[str], names: ModuleNames, memo: UnitMemo | None,
                      owner: ast.stmt | None) -> list[RaiseFacts]:
-    text = unit_text(unit, lines, needed_end(unit, max(hit.node.lineno for hit in hits), lines))
+    calls = frozenset(h.node.lineno for h in hits if h.callee is not None)  # (call statements are kept whole: units.unit_text)
+    text = unit_text(unit, lines, needed_end(unit, max(hit.node.lineno for hit in hits), lines), calls)
     methods = method_stores(unit, owner, text)  # what the class's methods it calls store (attributes.Stores)
     # (read on the whole unit, the text leaves out ``xs.append(x)``; up to its last raise)
     changed = changed_names(unit, text, max(hit.node.end_lineno or hit.node.lineno for hit in hits))
@@ -279,7 +328,7 @@ def _memo_unit_facts(unit: ast.stmt, hits: list[_Hit], lines: list[str], names: 
     # Listing the words that are module-level names is enough: a word that becomes one
     # changes the list.
     used = sorted(n for n in set(WORD.findall(text)) if n in names.kinds or n in names.values or n in names.aliases)
-    material = json.dumps([text, isinstance(unit, DEFS),
+    material = json.dumps([text, isinstance(unit, DEFS), [h.callee for h in hits],
                            [[n, names.kinds.get(n), names.values.get(n), n in names.sentinels, names.aliases.get(n)] for n in used],
                            methods and [methods[0], {m: sorted(a) for m, a in methods[1].items()}], sorted(changed)])
     key = hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
@@ -303,14 +352,14 @@ def _unit_facts(unit: ast.AST, hits: list[_Hit], text: str, names: ModuleNames, 
     if too_deep_for_libcst(unit, text):
         return [_fallback(hit, Reason.TOO_DEEP_FOR_LIBCST) for hit in hits]
     try:
-        found = parse_unit(text)
+        found = parse_unit(text, frozenset(h.callee for h in hits if h.callee is not None))
     except cst.ParserSyntaxError:
         return [_fallback(hit, Reason.LIBCST_PARSE_ERROR) for hit in hits]
     except RecursionError:
         return [_fallback(hit, Reason.TOO_DEEP) for hit in hits]
     if not isinstance(unit, DEFS):
         found = [(node, chain) for node, chain in found if not any(isinstance(n, cst.FunctionDef) for n in chain)]
-    if len(found) != len(hits):
+    if len(found) != len(hits) or any(isinstance(node, cst.Raise) != (hit.callee is None) for hit, (node, _) in zip(hits, found)):
         return [_fallback(hit, Reason.UNIT_MISMATCH) for hit in hits]
     out: list[RaiseFacts] = []
     with closing(UnitAnalysis(names, methods, changed)) as analysis:  # (close: see UnitAnalysis.close)
@@ -326,16 +375,19 @@ def _unit_facts(unit: ast.AST, hits: list[_Hit], text: str, names: ModuleNames, 
 
 def _fallback(hit: _Hit, reason: Reason) -> RaiseFacts:
     """A raise found by ``ast`` that libcst could not model: located, named, and honest."""
-    exc = hit.node.exc
-    if exc is None:
+    exc = hit.node.exc if isinstance(hit.node, ast.Raise) else None
+    if hit.callee is not None:
+        kind, written = RaiseKind.HELPER_CALL, hit.callee
+    elif exc is None:
         kind, written = RaiseKind.RERAISE, None
     elif isinstance(exc, ast.Call):
         kind, written = RaiseKind.CALL, ast.unparse(exc.func)
     else:
         kind, written = RaiseKind.NAME, ast.unparse(exc)
     guard = Guard(code="<unknown>", tree=Opaque(code="", reason=reason))
-    cause = ast.unparse(hit.node.cause) if hit.node.cause is not None else None
-    return RaiseFacts(statement=Statement(kind=kind, cause=cause, guard=guard), written=written, is_call=isinstance(exc, ast.Call),
+    cause = ast.unparse(hit.node.cause) if isinstance(hit.node, ast.Raise) and hit.node.cause is not None else None
+    is_call = isinstance(exc, ast.Call) or hit.callee is not None
+    return RaiseFacts(statement=Statement(kind=kind, cause=cause, guard=guard), written=written, is_call=is_call,
                       message=unknown("unsupported", reason), reason=reason)
 
 

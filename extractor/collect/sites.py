@@ -84,7 +84,7 @@ def _chains(loop: ast.AST) -> set[str]:
     return found
 
 
-def excerpt_of(span: ast.stmt, node: ast.Raise, lines: list[str], limit: int) -> Excerpt:
+def excerpt_of(span: ast.stmt, node: ast.stmt, lines: list[str], limit: int) -> Excerpt:
     """The enclosing definition, clipped to ``limit`` lines that keep the raise in view: what
     leads to it (the tests of its guard stand before it), and ``_AFTER_RAISE`` lines after it."""
     first = first_line(span)

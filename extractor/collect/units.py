@@ -39,22 +39,23 @@ def children(stmt: ast.stmt) -> Iterator[ast.stmt]:
         yield from block
 
 
-def unit_text(unit: ast.stmt, lines: list[str], end: int | None = None) -> str:
+def unit_text(unit: ast.stmt, lines: list[str], end: int | None = None, keep: frozenset[int] = frozenset()) -> str:
     """The text libcst parses for ``unit``: its lines up to ``end`` (None: all of them),
-    thinned, and under ``if 1:`` when the unit is indented."""
+    thinned (but for the statements holding a line of ``keep``: the call statements the pass
+    reads, collect.helpers), and under ``if 1:`` when the unit is indented."""
     first = first_line(unit)
     end = end or unit.end_lineno or unit.lineno
     prefix, _ = _split_at(lines[unit.lineno - 1], unit.col_offset)
     if prefix.strip():
         # A simple statement after ";" on a line: cut it out exactly.
         return SourceText(lines).segment(unit) + "\n"
-    chunk = _unread_left_out(unit, lines, first, end)
+    chunk = _unread_left_out(unit, lines, first, end, keep)
     if unit.col_offset > 0:
         return "if 1:\n" + "\n".join(chunk) + "\n"
     return "\n".join(chunk) + "\n"
 
 
-def _unread_left_out(unit: ast.stmt, lines: list[str], first: int, end: int) -> list[str]:
+def _unread_left_out(unit: ast.stmt, lines: list[str], first: int, end: int, keep: frozenset[int] = frozenset()) -> list[str]:
     """Lines ``first..end`` without what the libcst pass never reads.
 
     A statement that has its lines to itself becomes ``...`` when the pass could read
@@ -81,7 +82,8 @@ def _unread_left_out(unit: ast.stmt, lines: list[str], first: int, end: int) -> 
                 # (a line that a backslash continues keeps the blank line that ends it)
                 out.update(dict.fromkeys(range(previous_end + 1, start)))
             previous_end = stop
-            indent = _alone_on_lines(stmt, lines) if _falls_through(stmt, lines) else None
+            kept_call = any(start <= line <= stop for line in keep)
+            indent = _alone_on_lines(stmt, lines) if not kept_call and _falls_through(stmt, lines) else None
             if indent is not None and read is None:
                 read = _read_attributes(unit, kept)
             if indent is not None and read and _may_store(stmt, lines, read):

@@ -30,6 +30,7 @@ from ..model import (
     Signature,
     SiteFact,
     Solved,
+    Through,
 )
 from ..model.codes import CONSTRUCTING, ContextKind, Detailed, EntryKind, RaiseKind, Reason
 from ..options import Options, strict_from_env
@@ -38,6 +39,7 @@ from .commands import link_cli
 from .constraints import VALIDATION_ERROR, constraint_cards, constraint_key, field_constraint_ids
 from .constructors import Constructors, link_owner, settable_inputs
 from .ids import assign_ids, id_key
+from .helpers import expand_call, helper_site, helper_uses, through_of
 from .instances import function_instances, link_names
 from .messages import compose
 from .oserrors import errno_subclass
@@ -164,37 +166,41 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str],
     """One card per raise site of a file, in source order, each with what solving it needs
     (see ``solve_one``); and the CLI flags those cards may name (destination -> its flag,
     or None where none is declared), which is all they read of ``flags``."""
-    drafts: list[tuple[Card, str | None, str]] = []
+    drafts: list[tuple[Card, SiteFact, str]] = []
     callers = dict(facts.callers)
     for site in facts.sites:
-        exception, message, docs = _linked_site(project, facts, site)
+        found = _card_site(project, facts, site)
+        if found is None:
+            continue  # a call statement of no raising helper the tree shows
+        site, key_facts, through = found
+        exception, message, docs = _linked_site(project, facts, site, key_facts)
         function = site.at.function
-        key = id_key(facts.path, function, exception.display)
+        key = id_key(facts.path, function, exception.display if through is None else f"{exception.display}\0{through.helper}")
         card = Card(
             id="", path=facts.path, at=site.at, entry=entry_points(facts, site), statement=site.raised.statement, exception=exception,
             message=message, docs=docs, permalink=None,
             compiled_override=bool(function and function.split(".", 1)[0] in facts.overridden),
             callers=callers.get(function, ()) if function is not None else (),
             caught=_caught(project, facts, function, exception),
+            through=through, helper_calls=helper_uses(project, facts, site) if facts.helpers else None,
         )
-        card = replace(card, entry=card.entry + placeholder_entries(project, facts, site, card))
+        if through is None:
+            card = replace(card, entry=card.entry + placeholder_entries(project, facts, site, card))
         card = replace(card, shown=_shown(project, facts, site, card))
-        drafts.append((card, site.owner, key))
-    sites = list(facts.sites)
+        drafts.append((card, site, key))
     for card, site, function in constraint_cards(project, facts, flags):  # (after the raises: their order is the file's)
-        drafts.append((card, site.owner, id_key(facts.path, *constraint_key(function, card))))
-        sites.append(site)
+        drafts.append((card, site, id_key(facts.path, *constraint_key(function, card))))
     ids = assign_ids([key for _, _, key in drafts])  # over every site: ids do not depend on --exception
     cards = [replace(card, id=card_id) for (card, _, _), card_id in zip(drafts, ids)]
     # (in the file's order: a field's constraints among the raises around it)
     chosen = sorted((index for index, card in enumerate(cards) if _selected(card, options.exceptions)),
                     key=lambda i: (cards[i].at.line, cards[i].at.end_line, i))
     # Related cards are among those the catalog holds.
-    related = dict(zip(chosen, link_related([cards[i] for i in chosen], [drafts[i][1] for i in chosen])))
+    related = dict(zip(chosen, link_related([cards[i] for i in chosen], [drafts[i][1].owner for i in chosen])))
     if _selected_class(VALIDATION_ERROR.classes + VALIDATION_ERROR.ancestors, options.exceptions):
         related = {i: _with_constraints(project, card) for i, card in related.items()}
     linker = ContextLinker(project, facts, flags, options, [c for c in cards if c.constraint is None])
-    return [linker.link(related[index], sites[index]) for index in chosen], linker.read_flags
+    return [linker.link(related[index], drafts[index][1]) for index in chosen], linker.read_flags
 
 
 def _with_constraints(project: Project, card: Card) -> Card:
@@ -208,11 +214,30 @@ def _with_constraints(project: Project, card: Card) -> Card:
     return replace(card, related=tuple(dict.fromkeys((*extra, *card.related)))[:RELATED_LIMIT])
 
 
-def _linked_site(project: Project, facts: FileFacts, site: SiteFact) -> tuple[ExceptionRef, MessageTemplate, Docs]:
-    """The site's exception, message and docs; where linking them fails (a bug of ours), the
-    site still gets its card, saying so."""
+def _card_site(project: Project, facts: FileFacts, site: SiteFact) -> tuple[SiteFact, tuple[FileFacts, str | None], Through | None] | None:
+    """The site a card describes: a raise as it is; a call of a raising helper as a raise of
+    what the helper raises (link.helpers), with the file and class its exception is named in,
+    and the helper; None for a call of no raising helper. A bug of ours costs the call its card."""
+    if site.raised.statement.kind != RaiseKind.HELPER_CALL:
+        return site, (facts, site.owner), None
     try:
-        exception, message = resolve_exception(project, facts, site)
+        expansion = expand_call(project, facts, site)
+    except Exception:  # the per-site boundary
+        if strict_from_env():
+            raise
+        return None
+    if expansion is None:
+        return None
+    return helper_site(site, expansion), (expansion.facts, expansion.owner), through_of(expansion)
+
+
+def _linked_site(project: Project, facts: FileFacts, site: SiteFact,
+                 named: tuple[FileFacts, str | None]) -> tuple[ExceptionRef, MessageTemplate, Docs]:
+    """The site's exception (as written in ``named``: a file and the class of the method that
+    raises it, which are a raising helper's for a call of one), message and docs; where linking
+    them fails (a bug of ours), the site still gets its card, saying so."""
+    try:
+        exception, message = resolve_exception(project, named[0], replace(site, owner=named[1]))
         return exception, compose(project, exception, site, message), _docs(project, facts, site)
     except Exception as exc:  # the per-site boundary
         if strict_from_env():

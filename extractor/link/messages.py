@@ -88,7 +88,7 @@ def _construct(project: Project, chain: Sequence[str], call: list[Argument]) -> 
         if text.init in (InitRule.INHERITED, InitRule.FORWARDS):
             continue
         built.changed = True
-        bound = _bind(fact.init, args)
+        bound = bind_arguments(fact.init, args)
         if bound is None:
             return replace(built, args=None, reason=Reason.CLASS_MESSAGE_UNFILLED)
         params = {p.name for p in fact.init or ()}
@@ -155,7 +155,7 @@ def _passed(arg: Argument, bound: dict[str, Argument], params: set[str]) -> Argu
     tree = try_parse_expression(arg.code) if arg.code else None
     if isinstance(tree, ast.Name) and tree.id in bound:
         return replace(bound[tree.id], keyword=arg.keyword)  # passed on as it is
-    code = _substituted(tree, bound, params) if tree is not None else None
+    code = substituted(tree, bound, params) if tree is not None else None
     message = _fill(arg.message, bound, params) if arg.message is not None else None
     if not code and message is None:
         return _unknown_argument(arg.keyword, _why(arg.message, bound) if arg.message is not None else Reason.BUILT_BY_CLASS)
@@ -403,6 +403,13 @@ def _repr_parts(arg: Argument) -> list[Part] | None:
 def _fill(template: MessageTemplate, bound: dict[str, Argument], params: set[str]) -> MessageTemplate | None:
     """A class's template with the arguments bound to its names in its holes; None where an
     argument a hole needs is not given, or cannot be written as code."""
+    return fill_template(template, bound, params, "class:")
+
+
+def fill_template(template: MessageTemplate, bound: dict[str, Argument], params: set[str], prefix: str) -> MessageTemplate | None:
+    """A template over ``params`` with the arguments ``bound`` to them in its holes (its form
+    prefixed with ``prefix``, once); None where a hole reads a parameter not bound, or cannot be
+    written as code."""
     parts: list[Part] = []
     for part in template.parts or ():
         if not isinstance(part, Hole):
@@ -419,14 +426,14 @@ def _fill(template: MessageTemplate, bound: dict[str, Argument], params: set[str
             if part.conversion == "r" and not part.format_spec and (found := _repr_parts(arg)) is not None:
                 parts.extend(found)
                 continue
-        code = _substituted(tree, bound, params)
+        code = substituted(tree, bound, params)
         if code is None:
             return None
         parts.append(Hole(expr=code, conversion=part.conversion, format_spec=part.format_spec))
-    return make_template("class:" + template.form.removeprefix("class:"), list(merge_parts(parts)))
+    return make_template(prefix + template.form.removeprefix(prefix), list(merge_parts(parts)))
 
 
-def _bind(params: tuple[Param, ...] | None, args: list[Argument]) -> dict[str, Argument] | None:
+def bind_arguments(params: tuple[Param, ...] | None, args: list[Argument]) -> dict[str, Argument] | None:
     positional = [a for a in args if a.keyword is None]
     if params is None:  # no __init__: the template reads the call's positional arguments
         return {argument_name(i): a for i, a in enumerate(positional)} if len(positional) == len(args) else None
@@ -454,7 +461,7 @@ def _bind(params: tuple[Param, ...] | None, args: list[Argument]) -> dict[str, A
     return bound
 
 
-def _substituted(tree: ast.expr, bound: dict[str, Argument], params: set[str]) -> str | None:
+def substituted(tree: ast.expr, bound: dict[str, Argument], params: set[str]) -> str | None:
     """A hole's expression with each parameter replaced by the argument's code; None when
     one it reads is not given (nor defaulted)."""
     failed = False

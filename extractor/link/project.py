@@ -26,7 +26,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ..collect.annotations import read_annotation
 from ..collect.declarations import DOTTED
@@ -110,6 +110,7 @@ class Project:
             for i in range(1, len(parts)):
                 self._suffixes.setdefault(".".join(parts[i:]), []).append(name)
         self.reads = Reads()
+        self.memo: dict[str, Any] = {}  # project-wide answers a link module keeps (link.helpers.helper_calls)
 
     def record(self) -> Reads:
         """Start a new record of reads; the returned one is the finished record."""

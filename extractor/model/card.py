@@ -247,15 +247,49 @@ class Caught:
     escapes: tuple[CallSite, ...] = ()  # calls through which it reaches callers with no such handler (visibility partly)
 
 
+@record
+class Through:
+    """The raising helper a helper-call card's call runs (link.helpers): the helper it calls,
+    where that is defined, and the raise every path through it ends at (``via``: the further
+    helpers on the way, in order)."""
+
+    helper: str  # module.qualname of the helper the call names
+    path: str
+    line: int  # of the helper's ``def``
+    raise_path: str
+    raise_line: int
+    raise_end_line: int
+    via: tuple[str, ...] = ()
+
+
+@record
+class HelperSite:
+    """A call of a raising helper (link.helpers)."""
+
+    path: str
+    function: str | None  # the qualname of the definition holding the call; None: module level
+    line: int
+
+
+@record
+class HelperUses:
+    """The calls of the raising helper whose tail (its final raise, or its call of another helper)
+    the card is: how many the project makes, and the first of them by path and line."""
+
+    count: int
+    sites: tuple[HelperSite, ...] = ()
+
+
 # How link.cards.assign_ids derives a card's id (the schema's description of ``Card.id``).
 ID_RULE = (
     "16 hex digits of the SHA-256 of the raise's place: its path, its qualified function (<module> at module level), its exception "
     "as exception.display shows it, and its ordinal among that function's raises of that exception, in source order. The exception "
     "is the name written at the raise (a class, a variable, an unresolved name; f(...) for a call of a factory), the caught classes "
-    "as written for a re-raise; resolved only for a factory whose return annotation names the class, and for OSError "
-    "called with an error number (the subclass Python creates). A reworded message, or a raise moved within its function, keeps its id; "
-    "another path, function or exception gives another. Catalogs written before this rule hashed the message instead of the "
-    "ordinal: every id changed once."
+    "as written for a re-raise; for a call of a raising helper (kind helper_call), the helper's exception followed by the helper's "
+    "qualified name, so that its ordinal counts the function's calls of that helper only. It is resolved only for a factory whose "
+    "return annotation names the class, and for OSError called with an error number (the subclass Python creates). A reworded "
+    "message, or a raise moved within its function, keeps its id; another path, function or exception gives another. Catalogs "
+    "written before this rule hashed the message instead of the ordinal: every id changed once."
 )
 
 
@@ -282,6 +316,8 @@ class Card:
     callers: tuple[CallSite, ...] = ()  # where the file calls the card's function (a direct method or a module-level one)
     caught: Caught | None = None  # where the project's own handlers catch the error on its way to callers
     constraint: FieldConstraint | None = None  # a card of kind ``field_constraint``: the field and what pydantic checks
+    through: Through | None = None  # a helper_call card: the raising helper the call runs (link.helpers)
+    helper_calls: HelperUses | None = None  # the card is a raising helper's tail: the calls of that helper (link.helpers)
 
 
 @record

@@ -62,6 +62,9 @@ class Reason(Code):
     CLASS_OUTSIDE_TREE = "class_outside_tree", ("the exception class is defined outside the tree, so how it shows its arguments is not "
                                                 "known")
     BUILT_BY_CLASS = "built_by_class", "the exception class builds its message itself, in a way the tool does not follow"
+    HELPER_ARGUMENTS_UNBOUND = "helper_arguments_unbound", ("the call's arguments cannot be put into the raising helper's raise "
+                                                            "(a star argument, one the helper does not take, or one it reads that is "
+                                                            "not given)")
     CLASS_MESSAGE_UNFILLED = "class_message_unfilled", ("the exception class builds its message from arguments whose values at this "
                                                         "call are not known (not given as code, or tested by the class)")
     RERAISE = "reraise", "the caught exception is re-raised unchanged, with its own message"
@@ -348,6 +351,8 @@ class RaiseKind(Code):
                                             "dataclass (`Field(ge=1)`, a `Literal` or `Enum` type, a strict type), which pydantic "
                                             "checks when the object is constructed, raising `pydantic.ValidationError` (a `ValueError` "
                                             "subclass) with its own message (Card.constraint; link.constraints)")
+    HELPER_CALL = "helper_call", ("a call of a raising helper: a function of the tree that always raises (annotated `NoReturn` or "
+                                  "`Never`, or every path through its body raises), which raises the helper's exception here")
 
 
 class PydanticError(Code):

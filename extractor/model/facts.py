@@ -254,6 +254,33 @@ class FunctionCalls:
 
 
 @record
+class Helper:
+    """A raising helper of the file (collect.helpers): a function or method every path through
+    whose body ends at one statement, its tail, which is a raise or a call that may be of another
+    helper (linking decides: link.helpers). ``tail`` is that statement's site, by its line."""
+
+    function: str  # qualname
+    owner: str | None  # the class whose method it is
+    line: int  # of its ``def``
+    params: tuple[Param, ...]  # after ``self``/``cls`` for a method (not a staticmethod)
+    tail: int  # the line of the tail statement (a site of the file)
+    tail_end: int  # its last line
+    raised: RaiseFacts  # what the libcst pass read of the tail (kept with the declarations: other files' calls read it)
+    annotated: bool = False  # annotated ``NoReturn``/``Never``
+
+
+@record
+class HelperCall:
+    """A call statement that may call a raising helper (collect.helpers): the callee as
+    written, where it stands; linking resolves it (link.helpers)."""
+
+    callee: str  # ``self.fail``, ``_fail``
+    function: str | None  # the qualname of the definition holding it
+    owner: str | None  # the class of that method
+    line: int
+
+
+@record
 class FileFacts:
     path: str
     module: str
@@ -287,4 +314,8 @@ class FileFacts:
     # The calls of the functions that hold a raise, and of their private callers up to a few
     # levels up, each with the handlers around it (collect.callers.in_file_calls).
     calls: tuple[FunctionCalls, ...] = ()
+    helpers: tuple[Helper, ...] = ()  # its raising helpers (collect.helpers)
+    # The call statements that may call a raising helper; each is also a site (kind helper_call)
+    # until linking resolves it (kept with the declarations: link.helpers.helper_calls reads every file's).
+    helper_calls: tuple[HelperCall, ...] = ()
     sites: tuple[SiteFact, ...] = ()

@@ -1,0 +1,199 @@
+"""Raising helpers, the linking half: a call statement that may call a raising helper
+(collect.helpers) -> the helper it calls and the raise that helper ends at, as a site of
+the caller's function; and, for a helper's own card, the project's calls of it.
+
+A callee is resolved as Python would find it, where the tree shows it, and not guessed
+otherwise: ``self.fail``/``cls.fail`` is the method of the caller's class or of the nearest
+in-tree class it derives from that defines it (nothing is resolved past a base class outside
+the tree, which may define it too, nor where the class or its object binds the name
+otherwise); ``fail`` is the module-level function the caller's module defines or imports.
+The helper it names must be one collect found (every path through it ends at its tail). A
+tail that is itself a call of a helper is followed (``_fail(msg)`` -> ``fail(msg, None)`` ->
+``raise UsageError(msg)``).
+
+The call's arguments are bound to the helper's parameters as Python binds them (defaults
+filling the rest), and put into the arguments of the helper's raise (link.messages
+``fill_template``): ``raise BadParameter(message, ctx=ctx)`` called as
+``self.fail(f"{value!r} is not a valid integer.", param, ctx)`` raises
+``BadParameter(f"{value!r} is not a valid integer.", ctx=ctx)``, and the message is then
+composed through the class as any raise's is (link.messages.compose).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, replace
+
+from ..collect.messages import unknown
+from ..model import Argument, FileFacts, Helper, HelperSite, HelperUses, MessageTemplate, Passage, RaiseFacts, SiteFact, Through
+from ..model.codes import RaiseKind, Reason
+from ..model.pytext import try_parse_expression
+from .messages import bind_arguments, fill_template, substituted
+from .project import BUILTIN_EXCEPTIONS, Project
+
+MAX_DEPTH = 8  # helpers calling helpers, followed
+MAX_SITES = 24  # calls a helper's card lists (it counts them all)
+_SELF = ("self", "cls")
+_MESSAGE_KEYWORDS = ("message", "msg")
+
+
+@dataclass(frozen=True, slots=True)
+class Expansion:
+    """What a call of a raising helper raises: the raise it ends at (in ``facts``, a method of
+    ``owner``), with its arguments in the caller's terms (None: they could not be bound), and
+    the helpers on the way (the called one first)."""
+
+    facts: FileFacts
+    owner: str | None
+    raised: RaiseFacts
+    arguments: tuple[Argument, ...] | None
+    chain: tuple[tuple[FileFacts, Helper], ...]
+
+
+def resolve_helper(project: Project, facts: FileFacts, callee: str, owner: str | None) -> tuple[FileFacts, Helper] | None:
+    """The raising helper a call of ``callee`` (as written in ``facts``' module, in a method of
+    class ``owner`` or module-level code) runs; None where it is none, or the tree cannot say."""
+    head, _, rest = callee.partition(".")
+    if head in _SELF:
+        return _method_helper(project, f"{facts.module}.{owner}", rest) if owner is not None and rest and "." not in rest else None
+    if rest:
+        return None
+    symbol = project.resolve(facts, callee)
+    if symbol is None or symbol.kind != "function" or symbol.facts is None:
+        return None
+    return _helper_named(symbol.facts, symbol.qualname)
+
+
+def _method_helper(project: Project, cls: str, name: str) -> tuple[FileFacts, Helper] | None:
+    for current in (cls, *project.ancestors(cls)):
+        found = project.class_fact(current)
+        if found is None:
+            if current in BUILTIN_EXCEPTIONS or current in ("object", "builtins.object"):
+                continue  # (builtin classes define no helper a method would call)
+            return None  # outside the tree: it may define the name
+        where, fact = found
+        if name in fact.assigned or any(f.name == name for f in fact.fields) or any(a == name for a, _ in fact.stores):
+            return None  # bound otherwise (a class attribute, the object's own)
+        if any(method == name for method, _ in fact.methods):
+            return _helper_named(where, f"{where.module}.{fact.qualname}.{name}")
+    return None
+
+
+def _helper_named(facts: FileFacts, qualname: str) -> tuple[FileFacts, Helper] | None:
+    local = qualname[len(facts.module) + 1:] if qualname.startswith(facts.module + ".") else None
+    found = next((h for h in facts.helpers if h.function == local), None)
+    return (facts, found) if found is not None else None
+
+
+def expand_call(project: Project, facts: FileFacts, site: SiteFact) -> Expansion | None:
+    """What the call statement ``site`` (kind helper_call) raises; None where it calls no
+    raising helper the tree shows."""
+    arguments = site.raised.passage.arguments
+    chain: list[tuple[FileFacts, Helper]] = []
+    seen: set[tuple[str, str]] = set()
+    callee, owner, where = site.raised.written or "", site.owner, facts
+    while len(chain) < MAX_DEPTH:
+        found = resolve_helper(project, where, callee, owner)
+        if found is None or (key := (found[0].path, found[1].function)) in seen:
+            return None
+        seen.add(key)
+        chain.append(found)
+        where, helper = found
+        tail = helper.raised
+        arguments = _put(tail.passage.arguments, helper, arguments) if tail.is_call else ()
+        if tail.statement.kind != RaiseKind.HELPER_CALL:
+            return Expansion(facts=where, owner=helper.owner, raised=tail, arguments=arguments, chain=tuple(chain))
+        callee, owner = tail.written or "", helper.owner
+    return None
+
+
+def _put(inner: tuple[Argument, ...] | None, helper: Helper, given: tuple[Argument, ...] | None) -> tuple[Argument, ...] | None:
+    """The arguments of the helper's tail call (``inner``, over its parameters) with the call's
+    arguments (``given``) bound to those parameters; None where that cannot be done."""
+    if inner is None or given is None:
+        return None
+    bound = bind_arguments(helper.params, list(given))
+    if bound is None:
+        return None
+    names = {p.name for p in helper.params}
+    out = []
+    for arg in inner:
+        tree = try_parse_expression(arg.code)
+        if tree is None:
+            return None
+        if isinstance(tree, ast.Name) and tree.id in bound:
+            out.append(replace(bound[tree.id], keyword=arg.keyword))
+            continue
+        code = substituted(tree, bound, names)
+        if code is None:
+            return None
+        message = fill_template(arg.message, bound, names, "") if arg.message is not None and arg.message.parts is not None else None
+        out.append(Argument(code=code, keyword=arg.keyword, message=message))
+    return tuple(out)
+
+
+def helper_site(site: SiteFact, expansion: Expansion) -> SiteFact:
+    """The call statement as a raise of what the helper raises, with the call's arguments in
+    it: what resolving its exception, composing its message and solving read."""
+    tail = expansion.raised
+    passage = Passage(evaluates=site.raised.passage.evaluates, arguments=expansion.arguments)
+    raised = replace(tail, statement=site.raised.statement, message=_message(tail, expansion.arguments), passage=passage)
+    return replace(site, raised=raised)
+
+
+def _message(tail: RaiseFacts, arguments: tuple[Argument, ...] | None) -> MessageTemplate:
+    """The message argument of the raise, as ``cstpass._call_message`` picks it."""
+    if not tail.is_call:
+        return tail.message
+    if arguments is None:
+        return unknown("helper", Reason.HELPER_ARGUMENTS_UNBOUND)
+    positional = [a for a in arguments if a.keyword is None]
+    if len(positional) > 1:
+        return unknown("multiple_args", Reason.MULTIPLE_ARGUMENTS)
+    found = positional[0] if positional else next((a for k in _MESSAGE_KEYWORDS for a in arguments if a.keyword == k), None)
+    if found is None:
+        return unknown("none", Reason.NO_ARGUMENTS if not arguments else Reason.KEYWORD_ARGUMENTS_ONLY)
+    if found.message is None:
+        return unknown("helper", Reason.HELPER_ARGUMENTS_UNBOUND)
+    return found.message
+
+
+def through_of(expansion: Expansion) -> Through:
+    """The card's account of the helper a call runs."""
+    first_facts, first = expansion.chain[0]
+    return Through(
+        helper=f"{first_facts.module}.{first.function}", path=first_facts.path, line=first.line,
+        raise_path=expansion.facts.path, raise_line=expansion.chain[-1][1].tail, raise_end_line=expansion.chain[-1][1].tail_end,
+        via=tuple(f"{f.module}.{h.function}" for f, h in expansion.chain[1:]),
+    )
+
+
+def helper_calls(project: Project) -> dict[str, list[HelperSite]]:
+    """Every call of a raising helper in the project, by the helper's module.qualname (once per
+    project; every module is read, and each later question records them all again)."""
+    index = project.memo.get("helper_calls")
+    if index is None:
+        found: dict[str, list[HelperSite]] = {}
+        for module in sorted(project.providers):
+            facts = project.module(module)
+            for call in facts.helper_calls if facts is not None else ():
+                resolved = resolve_helper(project, facts, call.callee, call.owner) if facts is not None else None
+                if resolved is not None and facts is not None:
+                    key = f"{resolved[0].module}.{resolved[1].function}"
+                    found.setdefault(key, []).append(HelperSite(path=facts.path, function=call.function, line=call.line))
+        index = project.memo["helper_calls"] = found
+    for module in project.providers:
+        project.module(module)  # (recorded: a call added anywhere changes the helper's card)
+    return index
+
+
+def helper_uses(project: Project, facts: FileFacts, site: SiteFact) -> HelperUses | None:
+    """The calls of the raising helper whose tail ``site`` is; None where it is none's, or the
+    project never calls it (a function that always raises is not a helper to anyone then)."""
+    helper = next((h for h in facts.helpers if h.function == site.at.function and h.tail == site.at.line), None)
+    if helper is None:
+        return None
+    sites = sorted(helper_calls(project).get(f"{facts.module}.{helper.function}", ()), key=lambda s: (s.path, s.line))
+    if not sites:
+        return None
+    return HelperUses(count=len(sites), sites=tuple(sites[:MAX_SITES]))

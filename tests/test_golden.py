@@ -31,6 +31,7 @@ CASES = {
     "dateparse": [],
     "pydconfig": [],
     "strictcfg": [],
+    "clikit": [],
 }
 
 

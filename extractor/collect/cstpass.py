@@ -19,6 +19,7 @@ import libcst as cst
 from ..model import Argument, Guard, Hole, MessageTemplate, Part, Passage, RaiseFacts, RaiseKind, Reason, Statement, Text
 from .exits import handler_types
 from .expressions import ExprModel
+from .helpers import Callees
 from .messages import reconstruct_message, unknown
 from .paths import PathModel, extract_guard
 from .scope import ModuleNames, Scope, dotted, raw_code, strip_parens
@@ -29,6 +30,7 @@ _BODIED = (
 )
 _MESSAGE_KEYWORDS = ("message", "msg")
 CallOrRaise = cst.Raise | cst.Expr | cst.Return  # a raise, or a call statement that may call a raising helper
+NO_CALLEES = Callees()
 
 
 def _statement_children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
@@ -47,7 +49,7 @@ def _statement_children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     return ()
 
 
-def find_raises(module: cst.Module, callees: frozenset[str] = frozenset()) -> list[tuple[CallOrRaise, tuple[cst.CSTNode, ...]]]:
+def find_raises(module: cst.Module, callees: Callees = NO_CALLEES) -> list[tuple[CallOrRaise, tuple[cst.CSTNode, ...]]]:
     """Every raise with the chain of statements around it, in source order; with them, the call
     statements inside a function whose callee is one of ``callees`` (collect.helpers).
 
@@ -63,12 +65,37 @@ def find_raises(module: cst.Module, callees: frozenset[str] = frozenset()) -> li
             found.append((node, chain))
             continue
         if callees and isinstance(node, (cst.Expr, cst.Return)) and isinstance(node.value, cst.Call) \
-                and dotted(node.value.func) in callees and any(isinstance(n, cst.FunctionDef) for n in chain):
+                and _is_candidate(dotted(node.value.func), chain, callees):
             found.append((node, chain))
             continue
         for child in reversed(_statement_children(node)):
             work.append((child, chain))
     return found
+
+
+def _is_candidate(callee: str | None, chain: tuple[cst.CSTNode, ...], callees: Callees) -> bool:
+    """Whether a call statement of ``callee`` at the end of ``chain`` is read (helpers.Callees)."""
+    if callee is None or not any(isinstance(n, cst.FunctionDef) for n in chain):
+        return False
+    return callee in callees.anywhere or callee in callees.in_branch and _is_branch_end(chain)
+
+
+def _is_branch_end(chain: tuple[cst.CSTNode, ...]) -> bool:
+    """Whether the statement at the end of ``chain`` ends a branch: the last of an ``if`` or
+    ``else`` block of an ``if``, of an ``except`` block or of a ``case`` (helpers.is_branch_end)."""
+    node, index = chain[-1], len(chain) - 2
+    line = chain[index] if index >= 0 else None
+    if isinstance(line, cst.SimpleStatementLine):
+        if line.body[-1] is not node:
+            return False
+        node, index = line, index - 1
+    block = chain[index] if index >= 1 else None
+    if not isinstance(block, (cst.IndentedBlock, cst.SimpleStatementSuite)) or block.body[-1] is not node:
+        return False
+    owner = chain[index - 1]
+    if isinstance(owner, cst.Else):
+        return index >= 2 and isinstance(chain[index - 2], cst.If)
+    return isinstance(owner, (cst.If, cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase))
 
 
 class UnitAnalysis:
@@ -262,7 +289,7 @@ def _value_at(node: cst.BaseExpression, exprs: ExprModel, at: CallOrRaise) -> st
     return value if value != code else None
 
 
-def parse_unit(text: str, callees: frozenset[str] = frozenset()) -> list[tuple[CallOrRaise, tuple[cst.CSTNode, ...]]]:
+def parse_unit(text: str, callees: Callees = NO_CALLEES) -> list[tuple[CallOrRaise, tuple[cst.CSTNode, ...]]]:
     """Parse one unit and return its raises (and call statements of ``callees``: find_raises)
     with their enclosing chains, in source order.
 

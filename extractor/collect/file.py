@@ -50,7 +50,7 @@ from .class_messages import class_text
 from .constants import literal_exports, module_names, mutated_names, unpacked
 from .cstpass import UnitAnalysis, parse_unit
 from .flags import boolean_kwargs, cli_flags, may_declare_flags
-from .helpers import HelperDef, callee_of, candidate_callees, helper_defs, own_package_imports
+from .helpers import Callees, HelperDef, callee_of, candidate_callees, helper_defs, is_branch_end, own_package_imports
 from .lazy import lazy_attributes
 from .messages import render_template, unknown
 from .overrides import compiled_overrides
@@ -81,6 +81,7 @@ class _Hit:
     node: ast.stmt  # a raise, or a call statement that may call a raising helper (collect.helpers)
     stack: tuple[ast.stmt, ...]  # the compound statements around the raise, outermost first
     callee: str | None = None  # a call statement's callee as written
+    branch_end: bool = False  # a call statement that ends a branch (helpers.is_branch_end)
 
 
 @dataclass
@@ -155,7 +156,7 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText,
             scan.hits.append(_Hit(stmt, stack))
             continue
         if isinstance(stmt, (ast.Expr, ast.Return)) and (callee := callee_of(stmt)) is not None and any(isinstance(n, DEFS) for n in stack):
-            scan.calls.append(_Hit(stmt, stack, callee))
+            scan.calls.append(_Hit(stmt, stack, callee, is_branch_end(stmt, stack[-1] if stack else None)))
         if isinstance(stmt, ast.Global):
             # A function may rebind these module names: they are never constants.
             for name in stmt.names:
@@ -238,7 +239,8 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
     module = decl.module_name(path, options.source_roots)
     scan = _scan(tree, module, path.endswith("__init__.py"), src, may_declare_flags(text))
     helpers, callees = _helper_candidates(scan, module)
-    scan.hits = sorted([*scan.hits, *(h for h in scan.calls if h.callee in callees)], key=lambda h: (h.node.lineno, h.node.col_offset))
+    calls = (h for h in scan.calls if h.callee in callees.anywhere or h.branch_end and h.callee in callees.in_branch)
+    scan.hits = sorted([*scan.hits, *calls], key=lambda h: (h.node.lineno, h.node.col_offset))
     declares = bool(scan.flags) or "add_parser" in text  # (a file that may declare a command's flags)
     names, assignments = module_names(scan.kinds, scan.assigned, src.flat, mutated_names(text, scan.assigned))
     units: dict[int, tuple[ast.stmt, ast.stmt | None, list[_Hit]]] = {}
@@ -286,12 +288,12 @@ _UNMODELLED = frozenset({Reason.TOO_DEEP_FOR_LIBCST, Reason.LIBCST_PARSE_ERROR, 
                          Reason.LIBCST_VALIDATION_ERROR})
 
 
-def _helper_candidates(scan: _FileScan, module: str) -> tuple[list[HelperDef], frozenset[str]]:
+def _helper_candidates(scan: _FileScan, module: str) -> tuple[list[HelperDef], Callees]:
     """The file's functions that may be raising helpers, and the callees of its call statements
     that may be (collect.helpers)."""
     methods = {qualname.rsplit(".", 1)[-1] for qualname, _, owner in scan.top_defs if owner is not None}
     has_bases = any(c.bases for c in scan.classes)
-    calls = sorted({h.callee for h in scan.calls if h.callee is not None})
+    calls = sorted({(h.callee, h.branch_end) for h in scan.calls if h.callee is not None})
     callees, chosen = candidate_callees(calls, helper_defs(scan.top_defs), methods, has_bases, own_package_imports(scan.imports, module))
     return chosen, callees
 
@@ -328,7 +330,7 @@ def _memo_unit_facts(unit: ast.stmt, hits: list[_Hit], lines: list[str], names: 
     # Listing the words that are module-level names is enough: a word that becomes one
     # changes the list.
     used = sorted(n for n in set(WORD.findall(text)) if n in names.kinds or n in names.values or n in names.aliases)
-    material = json.dumps([text, isinstance(unit, DEFS), [h.callee for h in hits],
+    material = json.dumps([text, isinstance(unit, DEFS), [(h.callee, h.branch_end) for h in hits],
                            [[n, names.kinds.get(n), names.values.get(n), n in names.sentinels, names.aliases.get(n)] for n in used],
                            methods and [methods[0], {m: sorted(a) for m, a in methods[1].items()}], sorted(changed)])
     key = hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
@@ -352,7 +354,8 @@ def _unit_facts(unit: ast.AST, hits: list[_Hit], text: str, names: ModuleNames, 
     if too_deep_for_libcst(unit, text):
         return [_fallback(hit, Reason.TOO_DEEP_FOR_LIBCST) for hit in hits]
     try:
-        found = parse_unit(text, frozenset(h.callee for h in hits if h.callee is not None))
+        found = parse_unit(text, Callees(anywhere=frozenset(h.callee for h in hits if h.callee is not None and not h.branch_end),
+                                         in_branch=frozenset(h.callee for h in hits if h.callee is not None and h.branch_end)))
     except cst.ParserSyntaxError:
         return [_fallback(hit, Reason.LIBCST_PARSE_ERROR) for hit in hits]
     except RecursionError:

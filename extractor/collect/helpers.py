@@ -10,8 +10,9 @@ fail(msg)``; link.helpers follows it). What the file alone cannot say (whether a
 ``self.fail`` or an imported ``fail`` is a helper) is decided by linking: the call
 statements recorded here are those whose callee may be one, judged by name:
 
-- ``self.name(...)``/``cls.name(...)``: a method of the file that may be a helper, or a name no
-  class of the file defines as a method (it may be inherited from another file's class);
+- ``self.name(...)``/``cls.name(...)``: a method of the file that may be a helper, or, where the
+  call ends a branch (an ``if``, ``else``, ``except`` or ``case`` block), a name no class of the
+  file defines as a method (it may be inherited from another file's class);
 - ``name(...)``: a module-level function of the file that may be a helper, or a name a
   module-level ``from ... import`` binds from the project's own package (relative, or under the
   same top-level package).
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 from .declarations import dotted_name
 from .scope import EXIT_CALLS
 from .syntax import Function, child_nodes
+from .units import COMPOUND, SCOPES, children
 
 _SELF = ("self", "cls")
 _KEPT_DECORATORS = frozenset({"staticmethod", "classmethod"})
@@ -93,17 +95,17 @@ def _tail(node: Function) -> ast.stmt | None:
     """The one statement every path through the function ends at (a raise, or a call statement
     last in its block), where its body holds no other raise, no return of a value other than
     such a call, no yield and no exit call."""
-    raises = [n for n in _own_nodes(node.body) if isinstance(n, ast.Raise)]
-    if len(raises) > 1 or any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)) for n in _own_nodes(node.body)):
-        return None
     ends = _ends(node.body)
     if ends is None or len(ends) != 1:
         return None
     tail = ends[0]
-    if raises and tail is not raises[0]:
+    raises = [s for s in _own_statements(node.body) if isinstance(s, ast.Raise)]
+    if len(raises) > 1 or (raises and tail is not raises[0]):
         return None
     if isinstance(tail, ast.Raise) and (tail.exc is None or _raised_name(tail.exc) in ("NotImplementedError", "NotImplemented")):
         return None  # a bare re-raise; a stub
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)) for n in _own_nodes(node.body)):
+        return None  # a generator or coroutine: a call runs nothing yet
     return tail
 
 
@@ -132,12 +134,22 @@ def _ends(body: Sequence[ast.stmt]) -> list[ast.stmt] | None:
 def _may_leave(stmt: ast.stmt) -> bool:
     """Whether a statement may end the function otherwise than by raising: a ``return``, or
     a call of an exit function, anywhere in it (not in nested definitions)."""
-    for node in _own_nodes([stmt]):
+    for node in _own_statements([stmt]):
         if isinstance(node, ast.Return):
             return True
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and dotted_name(node.value.func) in EXIT_CALLS:
             return True
     return False
+
+
+def _own_statements(stmts: Sequence[ast.stmt]) -> Iterable[ast.stmt]:
+    """Every statement among and inside ``stmts``, not inside nested definitions."""
+    work = list(stmts)
+    while work:
+        stmt = work.pop()
+        yield stmt
+        if isinstance(stmt, COMPOUND) and not isinstance(stmt, SCOPES):
+            work.extend(children(stmt))
 
 
 def _own_nodes(stmts: Sequence[ast.stmt]) -> Iterable[ast.AST]:
@@ -150,36 +162,66 @@ def _own_nodes(stmts: Sequence[ast.stmt]) -> Iterable[ast.AST]:
             work.extend(child_nodes(node))
 
 
-def candidate_callees(calls: Sequence[str], helpers: Sequence[HelperDef], methods: set[str], has_bases: bool,
-                      imported: Iterable[str]) -> tuple[frozenset[str], list[HelperDef]]:
-    """The callees of ``calls`` (the file's call statements in functions) that may be raising
-    helpers (see the module's docstring), and the helpers of ``helpers`` that may be ones: those
-    ending at a raise, and those ending at a call of such a callee. ``methods``: every method
-    name the file's classes define; ``has_bases``: whether some class of the file derives from
-    another class; ``imported``: the names module-level imports bind from the project's own package."""
+@dataclass(frozen=True, slots=True)
+class Callees:
+    """The callees whose call statements the libcst pass reads as possible helper calls: every
+    call of ``anywhere``; a call of ``in_branch`` only where it ends a branch (``if``, ``else``,
+    ``except``, ``case``: ``is_branch_end``), which is where code calls a helper it inherits
+    (a test's hundreds of ``self.assertEqual(...)`` calls are not read)."""
+
+    anywhere: frozenset[str] = frozenset()
+    in_branch: frozenset[str] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.anywhere or self.in_branch)
+
+
+def is_branch_end(stmt: ast.stmt, parent: ast.stmt | None) -> bool:
+    """Whether ``stmt`` is the last statement of a branch of ``parent``: its ``if`` or ``else``
+    block, one of its ``except`` blocks, one of its ``case`` blocks."""
+    if isinstance(parent, ast.If):
+        return parent.body[-1] is stmt or bool(parent.orelse) and parent.orelse[-1] is stmt
+    if isinstance(parent, (ast.Try, ast.TryStar)):
+        return any(h.body[-1] is stmt for h in parent.handlers)
+    if isinstance(parent, ast.Match):
+        return any(c.body[-1] is stmt for c in parent.cases)
+    return False
+
+
+def candidate_callees(calls: Sequence[tuple[str, bool]], helpers: Sequence[HelperDef], methods: set[str], has_bases: bool,
+                      imported: Iterable[str]) -> tuple[Callees, list[HelperDef]]:
+    """The callees of ``calls`` (the file's call statements in functions: callee, whether it ends
+    a branch) that may be raising helpers (see the module's docstring), and the helpers of
+    ``helpers`` that may be ones: those ending at a raise, and those ending at a call of such a
+    callee. ``methods``: every method name the file's classes define; ``has_bases``: whether some
+    class of the file derives from another class; ``imported``: the names module-level imports
+    bind from the project's own package."""
     chosen = [h for h in helpers if isinstance(h.tail, ast.Raise)]
     while True:
         found = _callees(calls, chosen, methods, has_bases, set(imported))
-        more = [h for h in helpers if h not in chosen and callee_of(h.tail) in found]
+        more = [h for h in helpers if h not in chosen and callee_of(h.tail) in found.anywhere]
         if not more:
             return found, chosen
         chosen.extend(more)
 
 
-def _callees(calls: Sequence[str], helpers: Sequence[HelperDef], methods: set[str], has_bases: bool, imported: set[str]) -> frozenset[str]:
+def _callees(calls: Sequence[tuple[str, bool]], helpers: Sequence[HelperDef], methods: set[str], has_bases: bool,
+             imported: set[str]) -> Callees:
     own_methods = {h.qualname.rsplit(".", 1)[-1] for h in helpers if h.owner is not None}
     plain = {h.qualname for h in helpers if h.owner is None} | imported
-    found = set()
-    for callee in calls:
+    anywhere, in_branch = set(), set()
+    for callee, branch_end in calls:
         if not callee.isascii():
             continue  # (``ast`` gives names NFKC-normalized, libcst as written: the two passes must agree)
         head, _, rest = callee.partition(".")
         if head in _SELF and rest and "." not in rest:
-            if rest in own_methods or (has_bases and rest not in methods):
-                found.add(callee)
+            if rest in own_methods:
+                anywhere.add(callee)
+            elif has_bases and rest not in methods and branch_end:
+                in_branch.add(callee)
         elif not rest and head in plain:
-            found.add(callee)
-    return frozenset(found)
+            anywhere.add(callee)
+    return Callees(anywhere=frozenset(anywhere), in_branch=frozenset(in_branch - anywhere))
 
 
 def own_package_imports(imports: Iterable[tuple[str, str]], module: str) -> list[str]:

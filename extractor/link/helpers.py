@@ -6,7 +6,8 @@ A callee is resolved as Python would find it, where the tree shows it, and not g
 otherwise: ``self.fail``/``cls.fail`` is the method of the caller's class or of the nearest
 in-tree class it derives from that defines it (nothing is resolved past a base class outside
 the tree, which may define it too, nor where the class or its object binds the name
-otherwise); ``fail`` is the module-level function the caller's module defines or imports.
+otherwise, nor where a class of the tree that derives from the caller's defines it again: the
+object may be one of those, a method meant to be overridden); ``fail`` is the module-level function the caller's module defines or imports.
 The helper it names must be one collect found (every path through it ends at its tail). A
 tail that is itself a call of a helper is followed (``_fail(msg)`` -> ``fail(msg, None)`` ->
 ``raise UsageError(msg)``).
@@ -55,7 +56,12 @@ def resolve_helper(project: Project, facts: FileFacts, callee: str, owner: str |
     class ``owner`` or module-level code) runs; None where it is none, or the tree cannot say."""
     head, _, rest = callee.partition(".")
     if head in _SELF:
-        return _method_helper(project, f"{facts.module}.{owner}", rest) if owner is not None and rest and "." not in rest else None
+        if owner is None or not rest or "." in rest:
+            return None
+        cls = f"{facts.module}.{owner}"
+        found = _method_helper(project, cls, rest)
+        # The object may be of a subclass: one of the tree that defines the method again runs its own.
+        return found if found is not None and not _overridden(project, cls, rest) else None
     if rest:
         return None
     symbol = project.resolve(facts, callee)
@@ -77,6 +83,46 @@ def _method_helper(project: Project, cls: str, name: str) -> tuple[FileFacts, He
         if any(method == name for method, _ in fact.methods):
             return _helper_named(where, f"{where.module}.{fact.qualname}.{name}")
     return None
+
+
+def _overridden(project: Project, cls: str, name: str) -> bool:
+    """Whether a class of the tree that derives from ``cls`` defines ``name``."""
+    subclasses = _subclasses(project)
+    seen: set[str] = set()
+    work = list(subclasses.get(cls, ()))
+    while work:
+        current = work.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        found = project.class_fact(current)
+        if found is not None and (name in found[1].assigned or any(method == name for method, _ in found[1].methods)):
+            return True
+        work.extend(subclasses.get(current, ()))
+    return False
+
+
+def _subclasses(project: Project) -> dict[str, list[str]]:
+    """Class -> the classes of the tree that name it as a base (once per project; every module
+    is read, and each later question records them all again)."""
+    index = project.memo.get("subclasses")
+    if index is None:
+        found: dict[str, list[str]] = {}
+        for module in sorted(project.providers):
+            facts = project.module(module)
+            for cls in facts.classes if facts is not None else ():
+                for base in cls.bases:
+                    symbol = project.resolve(facts, base) if facts is not None else None
+                    if symbol is not None and symbol.kind == "class" and facts is not None:
+                        found.setdefault(symbol.qualname, []).append(f"{facts.module}.{cls.qualname}")
+        index = project.memo["subclasses"] = found
+    _read_all(project)
+    return index
+
+
+def _read_all(project: Project) -> None:
+    for module in project.providers:
+        project.module(module)  # (recorded: a change anywhere may change the answer)
 
 
 def _helper_named(facts: FileFacts, qualname: str) -> tuple[FileFacts, Helper] | None:
@@ -182,8 +228,7 @@ def helper_calls(project: Project) -> dict[str, list[HelperSite]]:
                     key = f"{resolved[0].module}.{resolved[1].function}"
                     found.setdefault(key, []).append(HelperSite(path=facts.path, function=call.function, line=call.line))
         index = project.memo["helper_calls"] = found
-    for module in project.providers:
-        project.module(module)  # (recorded: a call added anywhere changes the helper's card)
+    _read_all(project)
     return index
 
 

@@ -106,8 +106,8 @@ def _at_site(raised: dict[str, Any], card: dict[str, Any]) -> bool:
         # A call of a raising helper: the helper's raise is the innermost frame, and the card's
         # call is on the way to it.
         through = card["through"]
-        at = raised.get("at")
-        return bool(at) and at[0] == through["raise_path"] and through["raise_line"] <= at[1] <= through["raise_end_line"] \
+        at: list[Any] = raised.get("at") or []
+        return len(at) == 2 and at[0] == through["raise_path"] and through["raise_line"] <= at[1] <= through["raise_end_line"] \
             and any(here(frame) for frame in raised.get("frames", ()))
     return here(raised.get("at"))
 

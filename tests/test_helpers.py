@@ -16,7 +16,7 @@ from .helpers import FIXTURES, extract_snippet
 # (path, line) -> (function, helper, class, message template) of every helper-call card
 CALLS = {
     ("clikit/core.py", 10): ("count_option", "clikit.parser._fail", "UsageError", "--count takes at most {limit}, got {number}."),
-    ("clikit/core.py", 16): ("run", "clikit.parser._fail", "UsageError", "Too many names: {len(names):d}"),
+    ("clikit/core.py", 16): ("run", "clikit.parser._fail", "UsageError", "Too many names: {len(names)}"),
     ("clikit/parser.py", 19): ("_missing", "clikit.parser._fail", "UsageError", "Missing argument {name!r}."),
     ("clikit/parser.py", 30): ("parse_args", "clikit.parser._fail", "UsageError", "No arguments given."),
     ("clikit/parser.py", 33): ("parse_args", "clikit.parser.abort_unknown", "NoSuchOption", "No such option: {arg}"),

@@ -364,16 +364,20 @@ def _unit_facts(unit: ast.AST, hits: list[_Hit], text: str, names: ModuleNames, 
         found = [(node, chain) for node, chain in found if not any(isinstance(n, cst.FunctionDef) for n in chain)]
     if len(found) != len(hits) or any(isinstance(node, cst.Raise) != (hit.callee is None) for hit, (node, _) in zip(hits, found)):
         return [_fallback(hit, Reason.UNIT_MISMATCH) for hit in hits]
-    out: list[RaiseFacts] = []
+    out: dict[int, RaiseFacts] = {}
+    # The raises first, then the call statements: the function's models keep what they
+    # worked out (and budgets) from one site to the next, so a raise reads as it does alone.
+    order = sorted(range(len(hits)), key=lambda i: hits[i].callee is not None)
     with closing(UnitAnalysis(names, methods, changed)) as analysis:  # (close: see UnitAnalysis.close)
-        for hit, (node, chain) in zip(hits, found):
+        for index in order:
+            hit, (node, chain) = hits[index], found[index]
             try:
-                out.append(analysis.analyse(node, chain))
+                out[index] = analysis.analyse(node, chain)
             except RecursionError:
-                out.append(_fallback(hit, Reason.TOO_DEEP))
+                out[index] = _fallback(hit, Reason.TOO_DEEP)
             except cst.CSTValidationError:  # a node libcst accepts when parsing but refuses to rebuild
-                out.append(_fallback(hit, Reason.LIBCST_VALIDATION_ERROR))
-    return out
+                out[index] = _fallback(hit, Reason.LIBCST_VALIDATION_ERROR)
+    return [out[index] for index in range(len(hits))]
 
 
 def _fallback(hit: _Hit, reason: Reason) -> RaiseFacts:

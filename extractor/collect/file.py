@@ -252,8 +252,13 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
     per_function: dict[tuple[str, int], Any] = {}
     per_function["module", 0] = ModuleFunctions(tree)  # (what a parameter passed on to another function is used as)
     for unit, owner, hits in units.values():
-        for hit, facts in zip(hits, _memo_unit_facts(unit, hits, lines, names, memo, owner)):
-            sites.append(_site(hit, facts, lines, src, options, per_function))
+        # A unit's raises are read from the text they need alone, and its call statements from a
+        # text of their own (which reaches them, and keeps them whole): a raise reads the same
+        # whatever calls its function makes.
+        for group in ([h for h in hits if h.callee is None], [h for h in hits if h.callee is not None]):
+            if group:
+                for hit, facts in zip(group, _memo_unit_facts(unit, group, lines, names, memo, owner)):
+                    sites.append(_site(hit, facts, lines, src, options, per_function))
     sites.sort(key=lambda s: (s.at.line, s.at.end_line))
     raising = sorted({(s.at.function, s.owner) for s in sites if s.at.function}, key=str)
     return FileFacts(
@@ -362,22 +367,20 @@ def _unit_facts(unit: ast.AST, hits: list[_Hit], text: str, names: ModuleNames, 
         return [_fallback(hit, Reason.TOO_DEEP) for hit in hits]
     if not isinstance(unit, DEFS):
         found = [(node, chain) for node, chain in found if not any(isinstance(n, cst.FunctionDef) for n in chain)]
+    if all(hit.callee is not None for hit in hits):
+        found = [(node, chain) for node, chain in found if not isinstance(node, cst.Raise)]  # (the calls' own text: _analyse)
     if len(found) != len(hits) or any(isinstance(node, cst.Raise) != (hit.callee is None) for hit, (node, _) in zip(hits, found)):
         return [_fallback(hit, Reason.UNIT_MISMATCH) for hit in hits]
-    out: dict[int, RaiseFacts] = {}
-    # The raises first, then the call statements: the function's models keep what they
-    # worked out (and budgets) from one site to the next, so a raise reads as it does alone.
-    order = sorted(range(len(hits)), key=lambda i: hits[i].callee is not None)
+    out: list[RaiseFacts] = []
     with closing(UnitAnalysis(names, methods, changed)) as analysis:  # (close: see UnitAnalysis.close)
-        for index in order:
-            hit, (node, chain) = hits[index], found[index]
+        for hit, (node, chain) in zip(hits, found):
             try:
-                out[index] = analysis.analyse(node, chain)
+                out.append(analysis.analyse(node, chain))
             except RecursionError:
-                out[index] = _fallback(hit, Reason.TOO_DEEP)
+                out.append(_fallback(hit, Reason.TOO_DEEP))
             except cst.CSTValidationError:  # a node libcst accepts when parsing but refuses to rebuild
-                out[index] = _fallback(hit, Reason.LIBCST_VALIDATION_ERROR)
-    return [out[index] for index in range(len(hits))]
+                out.append(_fallback(hit, Reason.LIBCST_VALIDATION_ERROR))
+    return out
 
 
 def _fallback(hit: _Hit, reason: Reason) -> RaiseFacts:

@@ -228,4 +228,5 @@ def own_package_imports(imports: Iterable[tuple[str, str]], module: str) -> list
     """The local names of ``imports`` (``(local, dotted target)`` of the module-level imports)
     bound to a name under the module's own top-level package (relative imports among them)."""
     top = module.split(".", 1)[0]
-    return [local for local, target in imports if "." in target and target.split(".", 1)[0] == top]
+    # (a capitalized name is a class: calling it builds an object, it is no helper)
+    return [local for local, target in imports if "." in target and target.split(".", 1)[0] == top and not local[:1].isupper()]

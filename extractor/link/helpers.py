@@ -108,21 +108,17 @@ def _subclasses(project: Project) -> dict[str, list[str]]:
     index = project.memo.get("subclasses")
     if index is None:
         found: dict[str, list[str]] = {}
-        for module in sorted(project.providers):
-            facts = project.module(module)
-            for cls in facts.classes if facts is not None else ():
+        for facts in project.every_module():
+            for cls in facts.classes:
                 for base in cls.bases:
-                    symbol = project.resolve(facts, base) if facts is not None else None
-                    if symbol is not None and symbol.kind == "class" and facts is not None:
+                    symbol = project.resolve(facts, base)
+                    if symbol is not None and symbol.kind == "class":
                         found.setdefault(symbol.qualname, []).append(f"{facts.module}.{cls.qualname}")
         index = project.memo["subclasses"] = found
-    _read_all(project)
+    else:
+        for _ in project.every_module():  # (recorded: a change anywhere may change the answer)
+            pass
     return index
-
-
-def _read_all(project: Project) -> None:
-    for module in project.providers:
-        project.module(module)  # (recorded: a change anywhere may change the answer)
 
 
 def _helper_named(facts: FileFacts, qualname: str) -> tuple[FileFacts, Helper] | None:
@@ -220,15 +216,16 @@ def helper_calls(project: Project) -> dict[str, list[HelperSite]]:
     index = project.memo.get("helper_calls")
     if index is None:
         found: dict[str, list[HelperSite]] = {}
-        for module in sorted(project.providers):
-            facts = project.module(module)
-            for call in facts.helper_calls if facts is not None else ():
-                resolved = resolve_helper(project, facts, call.callee, call.owner) if facts is not None else None
-                if resolved is not None and facts is not None:
+        for facts in project.every_module():
+            for call in facts.helper_calls:
+                resolved = resolve_helper(project, facts, call.callee, call.owner)
+                if resolved is not None:
                     key = f"{resolved[0].module}.{resolved[1].function}"
                     found.setdefault(key, []).append(HelperSite(path=facts.path, function=call.function, line=call.line))
         index = project.memo["helper_calls"] = found
-    _read_all(project)
+    else:
+        for _ in project.every_module():  # (recorded: a call added anywhere changes the helper's card)
+            pass
     return index
 
 

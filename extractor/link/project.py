@@ -24,7 +24,7 @@ back to the declaration of the field it reads (``field_doc``).
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -136,6 +136,14 @@ class Project:
             )
             self._loaded[name] = found
         return found
+
+    def every_module(self) -> Iterator[FileFacts]:
+        """Every module's facts, by module name; each is recorded as read (a change to any of
+        them changes the answer of a question about all), without the tables ``_module`` builds."""
+        for name in sorted(self.providers):
+            path = self.providers[name]
+            self.reads.modules[name] = path
+            yield self._loaded[name].facts if name in self._loaded else self._load(path)
 
     def suffix_match(self, name: str) -> str | None:
         """The one module whose dotted name ends with ``name`` (not recorded)."""

@@ -86,6 +86,9 @@ def test_the_examples_raise_the_helpers_class_and_the_calls_message(cards) -> No
     # a base class outside the tree may define the method first
     "import argparse\nclass Base:\n    def error(self, m):\n        raise ValueError(m)\n"
     "class P(argparse.ArgumentParser, Base):\n    def check(self, x):\n        if x:\n            self.error('bad')\n",
+    # defined twice: which one runs depends on the import
+    "try:\n    from fast import kernel\nexcept ImportError:\n    def kernel(*args):\n        raise RuntimeError('no fast')\n\n"
+    "def run(x):\n    kernel(x)\n",
 ])
 def test_what_is_not_a_raising_helper_call_gets_no_card(tmp_path, code: str) -> None:
     assert [c for c in extract_snippet(tmp_path, code) if c.statement.kind == "helper_call"] == []
@@ -100,3 +103,10 @@ def test_the_call_arguments_are_put_into_the_helpers_message(tmp_path) -> None:
     cards = {c.at.function: c for c in extract_snippet(tmp_path, code) if c.statement.kind == "helper_call"}
     assert cards["check"].message.template == "bad number {n} (hint: none)"
     assert cards["other"].message.template == "bad flag (hint: {n})"
+
+
+def test_a_helper_whose_raise_reads_none_of_its_parameters_takes_any_arguments(tmp_path) -> None:
+    code = "from typing import NoReturn\n\ndef _missing(*_, **__) -> NoReturn:\n    raise RuntimeError('backend unavailable')\n\n" \
+           "def kernel(*args, **kwargs):\n    return _missing(*args, **kwargs)\n"
+    [card] = [c for c in extract_snippet(tmp_path, code) if c.statement.kind == "helper_call"]
+    assert (card.exception.display, card.message.template, card.at.function) == ("RuntimeError", "backend unavailable", "kernel")

@@ -14,6 +14,7 @@ import hashlib
 import json
 import logging
 import warnings
+from collections import Counter
 from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any
@@ -299,7 +300,12 @@ def _helper_candidates(scan: _FileScan, module: str) -> tuple[list[HelperDef], C
     methods = {qualname.rsplit(".", 1)[-1] for qualname, _, owner in scan.top_defs if owner is not None}
     has_bases = any(c.bases for c in scan.classes)
     calls = sorted({(h.callee, h.branch_end) for h in scan.calls if h.callee is not None})
-    callees, chosen = candidate_callees(calls, helper_defs(scan.top_defs), methods, has_bases, own_package_imports(scan.imports, module))
+    # A name defined more than once, or also bound by an import or an assignment (``try: from
+    # numba import f`` ... ``except ImportError: def f(): raise ...``), may be another function when called.
+    counts = Counter(qualname for qualname, _ in scan.defs)
+    bound = {local for local, _ in scan.imports} | set(scan.assigned)
+    defs = [d for d in scan.top_defs if counts[d[0]] == 1 and (d[2] is not None or d[0] not in bound)]
+    callees, chosen = candidate_callees(calls, helper_defs(defs), methods, has_bases, own_package_imports(scan.imports, module))
     return chosen, callees
 
 

@@ -152,16 +152,19 @@ def expand_call(project: Project, facts: FileFacts, site: SiteFact) -> Expansion
 def _put(inner: tuple[Argument, ...] | None, helper: Helper, given: tuple[Argument, ...] | None) -> tuple[Argument, ...] | None:
     """The arguments of the helper's tail call (``inner``, over its parameters) with the call's
     arguments (``given``) bound to those parameters; None where that cannot be done."""
-    if inner is None or given is None:
+    if inner is None:
         return None
-    bound = bind_arguments(helper.params, list(given))
-    if bound is None:
-        return None
+    bound = bind_arguments(helper.params, list(given)) if given is not None else None
     names = {p.name for p in helper.params}
     out = []
     for arg in inner:
         tree = try_parse_expression(arg.code)
         if tree is None:
+            return None
+        if not names & {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}:
+            out.append(arg)  # (reads none of the helper's parameters: the same whatever the call passes)
+            continue
+        if bound is None:
             return None
         if isinstance(tree, ast.Name) and tree.id in bound:
             out.append(replace(bound[tree.id], keyword=arg.keyword))

@@ -21,11 +21,13 @@ CALLS = {
     ("clikit/parser.py", 30): ("parse_args", "clikit.parser._fail", "UsageError", "No arguments given."),
     ("clikit/parser.py", 33): ("parse_args", "clikit.parser.abort_unknown", "NoSuchOption", "No such option: {arg}"),
     ("clikit/parser.py", 39): ("need", "clikit.parser._missing", "UsageError", "Missing argument {name!r}."),
-    # BadParameter's __init__ passes (message, ctx) on: how it shows them is not followed (yet)
-    ("clikit/types.py", 31): ("IntParamType.convert", "clikit.types.ParamType.fail", "BadParameter", None),
-    ("clikit/types.py", 42): ("IntRange.check", "clikit.types.ParamType.fail", "BadParameter", None),
-    ("clikit/types.py", 55): ("BoolParamType.convert", "clikit.types.ParamType.fail", "BadParameter", None),
-    ("clikit/types.py", 66): ("Choice.convert", "clikit.types.Choice.fail", "BadParameter", None),
+    # BadParameter's __init__s pass the message alone on to Exception's: str() is the message
+    ("clikit/types.py", 31): ("IntParamType.convert", "clikit.types.ParamType.fail", "BadParameter", "{value!r} is not a valid integer."),
+    ("clikit/types.py", 42): ("IntRange.check", "clikit.types.ParamType.fail", "BadParameter",
+                              "{number} is smaller than the minimum {self.minimum}."),
+    ("clikit/types.py", 55): ("BoolParamType.convert", "clikit.types.ParamType.fail", "BadParameter", "a boolean is expected."),
+    ("clikit/types.py", 66): ("Choice.convert", "clikit.types.Choice.fail", "BadParameter",
+                              "invalid choice: {value} (choose from {', '.join(self.choices)})"),
 }
 # helper (its tail card's function) -> the calls its card lists
 USES = {

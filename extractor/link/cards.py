@@ -38,8 +38,8 @@ from .caught import caught_by
 from .commands import link_cli
 from .constraints import VALIDATION_ERROR, constraint_cards, constraint_key, field_constraint_ids
 from .constructors import Constructors, link_owner, settable_inputs
-from .ids import assign_ids, id_key
 from .helpers import expand_call, helper_site, helper_uses, through_of
+from .ids import assign_ids, id_key
 from .instances import function_instances, link_names
 from .messages import compose
 from .oserrors import errno_subclass

@@ -26,6 +26,10 @@ EXPECTED = [
     ("CacheConfig", "backends", "min_length", "too_short", "List should have at least 1 item after validation, not {len(self.backends)}"),
     ("CacheConfig", "shards", "gt", "greater_than", "Input should be greater than 0"),
     ("CacheConfig", "ttl", "ge", "greater_than_equal", "Input should be greater than or equal to 0"),  # (as Rust prints 0.0)
+    ("GenerateRequest", "priority", "ge", "greater_than_equal", "Input should be greater than or equal to -2147483648"),  # -(2**31)
+    ("GenerateRequest", "priority", "le", "less_than_equal", "Input should be less than or equal to 2147483647"),  # 2**31 - 1
+    ("GenerateRequest", "seed", "ge", "greater_than_equal", "Input should be greater than or equal to -9223372036854775808"),  # _SEED_MIN
+    ("GenerateRequest", "seed", "le", "less_than_equal", "Input should be less than or equal to 9223372036854775807"),  # _SEED_MAX
     ("LimitsConfig", "max_body_kb", "ge", "greater_than_equal", "Input should be greater than or equal to 1"),
     ("LimitsConfig", "max_body_kb", "le", "less_than_equal", "Input should be less than or equal to 65536"),
     ("LimitsConfig", "tags", "max_length", "too_long", "List should have at most 4 items after validation, not {len(self.tags)}"),
@@ -99,7 +103,7 @@ def test_every_constraint_of_the_pydantic_classes_is_a_card(catalog: dict) -> No
 
 
 def test_the_examples_raise_what_the_cards_say_and_pydantic_prints_it(catalog: dict) -> None:
-    cards = _constraints(catalog)
+    cards = [c for c in _constraints(catalog) if not c["required_also"]]
     assert all(c["example"] and c["example"]["style"] == "python" for c in cards)
     run = subprocess.run([sys.executable, "-c", _CHILD, str(ROOT)], input=json.dumps([c["example"]["before"] for c in cards]),
                          capture_output=True, text=True, check=True)
@@ -114,6 +118,22 @@ def test_the_examples_raise_what_the_cards_say_and_pydantic_prints_it(catalog: d
     fixed = subprocess.run([sys.executable, "-c", _CHILD, str(ROOT)], input=json.dumps([c["example"]["after"] for c in cards]),
                            capture_output=True, text=True, check=True)
     assert json.loads(fixed.stdout) == [None] * len(cards)
+
+
+def test_a_class_with_another_required_field_claims_no_one_error_text(catalog: dict) -> None:
+    # GenerateRequest's ``prompt`` has no default: a call without it gets a ``missing`` error too, so the
+    # card shows no "1 validation error" text and no example, and names what a call must pass.
+    cards = [c for c in _constraints(catalog) if c["function"] == "GenerateRequest"]
+    assert len(cards) == 4 and all(c["required_also"] == ["prompt"] and c["validation_error"] is None for c in cards)
+    # With the required field passed, pydantic's one error is the card's, its number written out.
+    calls = [f"from pydconfig.requests import GenerateRequest\nGenerateRequest(prompt='x', {c['constraint']['field']}="
+             f"{c['trigger']['inputs']['self.' + c['constraint']['field']]!r})" for c in cards]
+    run = subprocess.run([sys.executable, "-c", _CHILD, str(ROOT)], input=json.dumps(calls), capture_output=True, text=True, check=True)
+    for card, raised in zip(cards, json.loads(run.stdout)):
+        assert raised["errors"] == [[card["constraint"]["error_type"], [card["constraint"]["field"]], card["trigger"]["message"]]]
+    without = subprocess.run([sys.executable, "-c", _CHILD, str(ROOT)], input=json.dumps([calls[0].replace("prompt='x', ", "")]),
+                             capture_output=True, text=True, check=True)
+    assert [e[0] for e in json.loads(without.stdout)[0]["errors"]] == ["missing", "greater_than_equal"]
 
 
 def test_the_fields_flag_gives_the_command_line(catalog: dict) -> None:
@@ -133,7 +153,7 @@ def test_a_validator_reading_a_constrained_field_links_to_its_cards(catalog: dic
 
 
 def test_explain_finds_the_card_from_pydantics_text(catalog: dict) -> None:
-    cards = _constraints(catalog)
+    cards = [c for c in _constraints(catalog) if c["example"]]
     run = subprocess.run([sys.executable, "-c", _CHILD, str(ROOT)], input=json.dumps([c["example"]["before"] for c in cards]),
                          capture_output=True, text=True, check=True)
     for card, raised in zip(cards, json.loads(run.stdout)):
@@ -170,8 +190,8 @@ def run_cli_quiet(root: Path, out: Path) -> int:
 
 
 def test_a_bound_that_is_no_literal_keeps_its_card_unsolved(tmp_path: Path) -> None:
-    cards = extract_snippet(tmp_path, "from pydantic import BaseModel, Field\n\nLOW = 2\n\n\nclass M(BaseModel):\n"
-                                      "    n: int = Field(3, ge=LOW)\n")
+    cards = extract_snippet(tmp_path, "import os\nfrom pydantic import BaseModel, Field\n\nLOW = int(os.environ['LOW'])\n\n\n"
+                                      "class M(BaseModel):\n    n: int = Field(3, ge=LOW)\n")
     [card] = [c for c in cards if c.constraint is not None]
     assert card.message.template == "Input should be greater than or equal to {LOW}"
     assert card.solved.trigger is not None and card.solved.trigger.reason == "no_violating_value"

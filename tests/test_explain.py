@@ -45,7 +45,7 @@ def test_exact_message_prints_the_card(capsys, docs) -> None:
         "offload_prefetch_step ({self.prefetch.offload_prefetch_step}) must be >= 1 when prefetch offloading is enabled"
         " (offload_group_size > 0)",
         "  self.prefetch.offload_prefetch_step = 0",
-        "The caller gets pydantic_core.ValidationError (a framework runs this code and wraps or prints the error)",
+        "The caller gets pydantic.ValidationError (a framework runs this code and wraps or prints the error)",
         'When: (self.offload_backend == "prefetch" or self.prefetch.offload_group_size > 0)'
         " and not (self.prefetch.offload_num_in_group > self.prefetch.offload_group_size)"
         " and self.prefetch.offload_prefetch_step < 1",

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from ..collect.annotations import read_annotation
@@ -53,6 +53,7 @@ from ..model import (
 )
 from ..model.facts import Excerpt
 from ..model.pytext import try_parse_expression
+from .bounds import bound_number
 from .ids import assign_ids, id_key
 from .project import Project, field_doc
 
@@ -155,7 +156,8 @@ def field_rules(project: Project, facts: FileFacts, cls: ClassFact, fact: FieldF
     rule = _Field(owner=owner, name=fact.name, flag=flag).rule
     rules: list[Rule] = []
     for constraint in (*read.implied, *fact.constraints):
-        rules.extend(_keyword_rule(rule, constraint.name, constraint.value, base, x))
+        value = _resolved(project, facts, constraint.name, constraint.value)
+        rules.extend(_keyword_rule(rule, constraint.name, (constraint.value, value), base, x))
     if (strict := _strict_type(fact, read.names, base)) is not None:
         error, guard = _STRICT[strict[1]]
         rules.append(rule(strict[0], strict[0] if strict[0] != "strict" else "strict=True", error, [Text(text=error.description)],
@@ -180,8 +182,19 @@ class _Field:
 _Make = Callable[..., Rule]
 
 
-def _keyword_rule(rule: _Make, name: str, value: str, base: str | None, x: str) -> Iterator[Rule]:
-    declared = f"{name}={value}"
+def _resolved(project: Project, facts: FileFacts, name: str, value: str) -> str:
+    """A bound's or length's value as a literal where the tree gives its number (link.bounds:
+    ``_INT64_MAX``, ``-(2**63)``), else as written."""
+    if name not in _BOUNDS and name not in ("min_length", "max_length") or _literal(value) is not None:
+        return value
+    number = bound_number(project, facts, value)
+    return repr(number) if number is not None else value
+
+
+def _keyword_rule(rule: _Make, name: str, values: tuple[str, str], base: str | None, x: str) -> Iterator[Rule]:
+    """``values``: the value as written (the rule's ``declared``), and as a literal where known."""
+    written, value = values
+    declared = f"{name}={written}"
     if name in _BOUNDS:
         error, guard = _BOUNDS[name]
         yield rule(name, declared, error, _filled(error.description, name, value), guard.format(x=x, v=value), value)
@@ -328,7 +341,10 @@ def constraint_cards(project: Project, facts: FileFacts, flags: dict[str, str]) 
             excerpt = declarations.get(fact.name)
             if excerpt is None:
                 continue
-            for rule in field_rules(project, facts, cls, fact, flags.get(fact.name)):
+            declared = flags.get(fact.name)
+            # (the flag as users type it: its text's action, ``kwargs-optional`` say, is the collector's note)
+            flag = declared.partition(" ")[0] if declared else None
+            for rule in field_rules(project, facts, cls, fact, flag):
                 yield _card(project, facts, cls, fact, excerpt, rule)
 
 
@@ -339,6 +355,9 @@ def _card(project: Project, facts: FileFacts, cls: ClassFact, fact: FieldFact, e
     statement = Statement(kind=RaiseKind.FIELD_CONSTRAINT, cause=None,
                           guard=Guard(code=rule.guard, parts=(GuardPart(role=PartRole.OWN, code=rule.guard),), inputs=(input_name,)))
     doc = field_doc(project, facts, cls.qualname, input_name)
+    if doc is not None:  # (its bounds as numbers, as the solver checks a value against each: solve.constraints)
+        resolved = tuple(replace(c, value=_resolved(project, facts, c.name, c.value)) for c in doc.declared.constraints)
+        doc = replace(doc, declared=replace(doc.declared, constraints=resolved))
     docs = Docs(owner=f"{facts.module}.{cls.qualname}", owner_doc=cls.doc, fields=(doc,) if doc is not None else ())
     card = Card(id="", path=facts.path, at=at, entry=(EntryKind.PYDANTIC_FIELD_CONSTRAINT,), statement=statement,
                 exception=VALIDATION_ERROR, message=rule.message, docs=docs, constraint=rule.constraint)

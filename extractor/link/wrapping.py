@@ -134,7 +134,7 @@ def _pydantic(site: Site) -> Form | None:
     fills = [("kind", kind), ("type", code), ("model", (site.site.owner or "").rsplit(".", 1)[-1])]
     if not is_field:
         fills.append(("count", "1"))
-    return Form(exception="pydantic_core.ValidationError", is_wrapped=True, message=form, fills=tuple(fills))
+    return Form(exception="pydantic.ValidationError", is_wrapped=True, message=form, fills=tuple(fills))
 
 
 # --- huggingface_hub's @strict -------------------------------------------------------------

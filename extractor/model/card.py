@@ -120,7 +120,7 @@ class FieldConstraint:
     error_type: PydanticError  # the ``type`` of the entry ``ValidationError.errors()`` holds for it
     value: str | None = None  # the declared bound, length or pattern as written (``1``); a strict rule's plain type (``int``)
     choices: tuple[str, ...] = ()  # the values a ``Literal`` or ``Enum`` type allows, as written
-    flag: str | None = None  # the CLI flag the project declares for the field, where one is
+    flag: str | None = None  # the CLI flag the project declares for the field (its name, ``--x``), where one is
 
 
 @record
@@ -196,6 +196,9 @@ class Solved:
     # prints it, without the version-dependent "For further information visit" line (solve.constraints).
     validation_error: str | None = None
     command_line: str | None = None  # the same: the command line that passes the trigger's value through the field's flag
+    # The same: the constructor's other arguments without a default (fields, InitVars) the
+    # trigger does not pass; pydantic then reports each missing too, so no one-error text is shown.
+    required_also: tuple[str, ...] = ()
 
 
 @record

@@ -199,8 +199,16 @@ def solve_constraint(card: Card, ctx: CardContext) -> Solved:
                                  f"under `{constraint.declared}`"),)
     example, line = constraint_example(card, ctx, {name: bad}, {name: good} if good is not None else None)
     trigger = Trigger(status=TriggerStatus.CONCRETE, inputs={name: to_json_value(bad)}, changed=(name,), message=message, verified=True)
+    also = _required_also(ctx, constraint.field)
     return Solved(trigger=trigger, fixes=fixes, validator_reason=Reason.CHECKED_BY_PYDANTIC, example=example,
-                  validation_error=_validation_error(constraint, message, bad), command_line=line)
+                  validation_error=None if also else _validation_error(constraint, message, bad), command_line=line, required_also=also)
+
+
+def _required_also(ctx: CardContext, field: str) -> tuple[str, ...]:
+    """The constructor's other arguments without a default (a required field, an InitVar):
+    constructing the class without them, pydantic reports each as missing besides this error."""
+    params = ctx.owner.constructor or ()
+    return tuple(p.name for p in params if p.default is None and p.kind in ("normal", "keyword", "positional") and p.name != field)
 
 
 def _unsolved(reason: Reason) -> Solved:

@@ -37,20 +37,44 @@ def _said(card: dict) -> tuple:
 def test_each_card_says_which_handlers_catch_it_and_whether_users_see_it(capsys, tmp_path) -> None:
     cards = _extract(capsys, tmp_path / "docs")
     said = {key: _said(card) for key, card in cards.items()}
-    assert said == {
+    assert {key: said[key] for key in said if cards[key]["path"] != "stamps/cli.py"} == {
         "_parse_colon:24": ("hidden", [("parse_stamp", 18, ("ValueError",), "return", None, "return _parse_compact(text)", ())], []),
         # Reached from parse_stamp's handler, not its try body: nothing catches it.
         "_parse_compact:31": None,
         "_digits:50": ("hidden", [("parse_pair", 39, ("ValueError",), "return", None, "return None", ("_split",))], []),
         "load_setting:59": None,
-        "_to_minutes:64": ("hidden", [("load_setting", 58, ("ValueError",), "raise_other", "StampError",
-                                       'raise StampError(f"bad setting: {value!r}") from exc', ())], []),
+        # Users get StampError in its place: not hidden.
+        "_to_minutes:64": ("replaced", [("load_setting", 58, ("ValueError",), "raise_other", "StampError",
+                                         'raise StampError(f"bad setting: {value!r}") from exc', ())], []),
         "_check_hour:70": ("partly", [("safe_hour", 78, ("ValueError",), "return", None, "return None", ())], [("strict_hour", 84)]),
         "normalize:90": ("public", [("day_minutes", 98, ("ValueError",), "return", None, "return 0", ())], []),
         "_check_minute:104": ("reraised", [("audited_minute", 112, ("ValueError",), "reraise", None, None, ())], []),
         "audited_minute:114": None,
         "read_zone:11": None,
     }
+    cli = {key: said[key] for key in said if cards[key]["path"] == "stamps/cli.py"}
+    assert cli == {
+        # Parser.error prints and calls self.exit, which calls sys.exit: the handler ends the program.
+        "Parser._pairs:28": ("replaced", [("Parser.parse", 21, ("ValueError",), "exits", None, "self.error(str(err))", ())], []),
+        "_abort:45": None,
+        "_abort:46": None,
+        # _abort is declared NoReturn (two raises: no raising helper, nothing named).
+        "_launch:59": ("replaced", [("run", 53, ("OSError", "ValueError"), "no_return", None, '_abort("launch", err)', ())], []),
+        "_fail:64": None,
+        "size_of:72": None,
+        # _fail is a raising helper: what it raises is named.
+        "_count:77": ("replaced", [("size_of", 71, ("ValueError",), "no_return", "CommandError", '_fail(f"bad size: {text!r}")', ())], []),
+        "width_of:86": None,
+        # A raise written over three lines is shown on one.
+        "_columns:93": ("replaced", [("width_of", 85, ("ValueError",), "raise_other", "CommandError",
+                                      'raise CommandError(f"bad width {text!r}: {err}") from err', ())], []),
+        "first_minutes:105": None,
+        # The handler keeps the error; the raise after the loop puts it in its message.
+        "_minutes_of:110": ("replaced", [("first_minutes", 103, ("ValueError",), "keeps", None, "problem = exc", ())], []),
+    }
+    carries = {key: [h.get("carries", False) for h in cards[key]["caught"]["handlers"]] for key in cli if cli[key]}
+    assert carries == {"Parser._pairs:28": [True], "_launch:59": [True], "_count:77": [False], "_columns:93": [True],
+                       "_minutes_of:110": [True]}
 
 
 def test_the_card_page_and_index_say_so_and_hidden_cards_come_last(capsys, tmp_path) -> None:
@@ -58,16 +82,27 @@ def test_the_card_page_and_index_say_so_and_hidden_cards_come_last(capsys, tmp_p
     cards = _extract(capsys, out)
     page = (out / "errors" / f"{cards['_to_minutes:64']['id']}.md").read_text(encoding="utf-8")
     assert ("## Caught by the library\n\nEvery call of the function in its file, followed through private callers, is inside a handler "
-            "that catches it, the function is private") in page
+            "that catches it, but a handler raises another error in its place") in page
+    assert ("- `load_setting` (`stamps/clock.py:58`) catches it with `except ValueError`: it raises another error in its place, "
+            "`StampError` (`raise StampError(f\"bad setting: {value!r}\") from exc`); it passes the caught error on, so its text "
+            "can reach users.") not in page  # (the raise reads the caught error only as its cause)
     assert ("- `load_setting` (`stamps/clock.py:58`) catches it with `except ValueError`: it raises another error in its place, "
             "`StampError` (`raise StampError(f\"bad setting: {value!r}\") from exc`).") in page
+    exits = (out / "errors" / f"{cards['Parser._pairs:28']['id']}.md").read_text(encoding="utf-8")
+    assert ("- `Parser.parse` (`stamps/cli.py:21`) catches it with `except ValueError`: it ends the program (`sys.exit` or "
+            "`os._exit`, directly or through a function of its file that always calls it): users see the program stop, with what "
+            "it prints, instead of the error (`self.error(str(err))`); it passes the caught error on, so its text can reach users.") in exits
+    launch = (out / "errors" / f"{cards['_launch:59']['id']}.md").read_text(encoding="utf-8")
+    assert "catches it with `except (OSError, ValueError)`" in launch
     partly = (out / "errors" / f"{cards['_check_hour:70']['id']}.md").read_text(encoding="utf-8")
     assert "Calls with no handler that catches it: `strict_hour` (line 84)." in partly
     index = (out / "index.md").read_text(encoding="utf-8")
-    rows = [line for line in index.splitlines() if line.startswith("| ") and "clock" not in line and "line" not in line]
-    clock = [r.split(" | ")[0].strip("| ") for r in rows if "[" in r][:9]
-    assert clock == ["31", "59", "70", "90", "104", "114", "24", "50", "64"]  # visible first, then the hidden ones
-    assert "not a number of minutes: {value!r} *(always caught by the library)*" in index
+    section = index.split("## `stamps/clock.py`")[1].split("## ")[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and "line" not in line]
+    clock = [r.split(" | ")[0].strip("| ") for r in rows if "[" in r]
+    assert clock == ["31", "59", "64", "70", "90", "104", "114", "24", "50"]  # visible first, then the hidden ones
+    assert "no colon in {text!r} *(always caught by the library)*" in index
+    assert "not a number of minutes: {value!r} *(always caught by the library)*" not in index
     catalog = json.loads((out / "catalog.json").read_text(encoding="utf-8"))
     # The same message in a visible and a hidden card: the visible one first, whatever the order of the tree.
     hidden, shown = dict(catalog["errors"][0]), dict(catalog["errors"][0])

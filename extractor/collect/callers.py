@@ -18,6 +18,8 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 
 from ..model import Call, CallSite, FunctionCalls, Handler, HandlerOutcome
+from .declarations import dotted_name
+from .noreturn import EXIT, NoReturns
 from .syntax import Function, walk
 from .units import DEFS, SCOPES
 
@@ -49,6 +51,7 @@ def in_file_calls(text: str, tree: ast.Module, defs: Sequence[tuple[str, Functio
     catch what passes through them), up to ``MAX_LEVELS`` levels up."""
     owners = set(classes)
     nodes = dict(defs)
+    never = NoReturns(tree, defs, owners)
     lines = text.split("\n")  # (ast numbers lines at \n; a \r before it is stripped)
     done: dict[str, FunctionCalls] = {}
     level = sorted(set(wanted), key=str)
@@ -60,7 +63,7 @@ def in_file_calls(text: str, tree: ast.Module, defs: Sequence[tuple[str, Functio
             mentions = sum(1 for _ in re.finditer(rf"(?<!\w){re.escape(target.rsplit('.', 1)[-1])}(?!\w)", text))
             node = nodes.get(target)
             done[target] = FunctionCalls(
-                function=target, calls=tuple(Call(caller=caller, line=line, handlers=_handlers(scope, line, lines))
+                function=target, calls=tuple(Call(caller=caller, line=line, handlers=_handlers(scope, line, lines, caller, never))
                                              for caller, line, scope in calls[:MAX_CALLS]),
                 is_complete=len(calls) <= MAX_CALLS and mentions == 1 + len(found.get(target, ())),
                 is_decorated=node is not None and any(_registers(d) for d in node.decorator_list),
@@ -132,7 +135,7 @@ def _registers(decorator: ast.expr) -> bool:
     return name not in _PLAIN_DECORATORS
 
 
-def _handlers(scope: ast.AST, line: int, lines: list[str]) -> tuple[Handler, ...]:
+def _handlers(scope: ast.AST, line: int, lines: list[str], caller: str | None, never: NoReturns) -> tuple[Handler, ...]:
     """The ``except`` clauses of the try statements of ``scope`` (not of definitions nested
     in it) whose body holds ``line``, innermost try first, each try's clauses in order."""
     tries: list[ast.Try | ast.TryStar] = []
@@ -147,39 +150,101 @@ def _handlers(scope: ast.AST, line: int, lines: list[str]) -> tuple[Handler, ...
             for child in getattr(node, name, ()):
                 todo.extend(child.body if isinstance(child, (ast.ExceptHandler, ast.match_case)) else [child])
     tries.sort(key=lambda t: -t.body[0].lineno)
-    return tuple(_handler(h, lines) for t in tries for h in t.handlers)
+    return tuple(_handler(h, lines, scope, caller, never) for t in tries for h in t.handlers)
 
 
-def _handler(handler: ast.ExceptHandler, lines: list[str]) -> Handler:
+def _handler(handler: ast.ExceptHandler, lines: list[str], scope: ast.AST, caller: str | None, never: NoReturns) -> Handler:
     kind = handler.type
     catches = ("BaseException",) if kind is None else tuple(ast.unparse(e) for e in kind.elts) if isinstance(kind, ast.Tuple) \
         else (ast.unparse(kind),)
-    outcome, raises = _outcome(handler)
-    last = None
-    if outcome in (HandlerOutcome.RETURN, HandlerOutcome.RAISE_OTHER, HandlerOutcome.FALLBACK):
-        node = handler.body[-1]
-        text = lines[node.lineno - 1].strip() if node.lineno <= len(lines) else ""
-        text += " ..." if (node.end_lineno or node.lineno) > node.lineno else ""
-        last = text if len(text) <= MAX_LAST else text[:MAX_LAST - 3] + "..."
-    return Handler(line=handler.lineno, catches=catches, outcome=outcome, raises=raises, last=last)
+    outcome, raises, shown = _outcome(handler, scope, caller, never)
+    shown_text = _one_line(shown, lines) if shown is not None else None
+    carries = False
+    if outcome in (HandlerOutcome.RAISE_OTHER, HandlerOutcome.NO_RETURN, HandlerOutcome.EXITS):
+        last = handler.body[-1]  # (a raise's exception, not its cause: what its message can hold)
+        read = last.exc if isinstance(last, ast.Raise) and last.exc is not None else last
+        carries = _reads(read, {handler.name} if handler.name else set())
+    elif outcome == HandlerOutcome.KEEPS:
+        carries = True
+    call = handler.body[-1].value if isinstance(handler.body[-1], (ast.Expr, ast.Return)) else None
+    ends_in_call = outcome in (HandlerOutcome.FALLBACK, HandlerOutcome.NO_RETURN) and isinstance(call, ast.Call)
+    calls = dotted_name(call.func) if ends_in_call and isinstance(call, ast.Call) else None
+    surfaces = outcome in _SURFACING or any(isinstance(s, ast.Raise) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+                                                                        and never.of_call(s.value, caller) is not None)
+                                            for s in _statements(handler.body))
+    return Handler(line=handler.lineno, catches=catches, outcome=outcome, raises=raises, last=shown_text, carries=carries,
+                   surfaces=surfaces, calls=calls)
 
 
-def _outcome(handler: ast.ExceptHandler) -> tuple[HandlerOutcome, str | None]:
-    """What the clause does instead: any ``raise`` of what it caught makes it a re-raise
-    (the error may still pass); else what its last statement does."""
+_SURFACING = frozenset({HandlerOutcome.RAISE_OTHER, HandlerOutcome.NO_RETURN, HandlerOutcome.EXITS, HandlerOutcome.KEEPS})
+
+
+def _one_line(node: ast.stmt, lines: list[str]) -> str:
+    """The statement's text joined on one line (its lines stripped; no space inside brackets
+    and no trailing comma where a line opened or closed one), cut to ``MAX_LAST``."""
+    end = min(node.end_lineno or node.lineno, len(lines))
+    text = ""
+    for part in (lines[i].strip() for i in range(node.lineno - 1, end)):
+        if not part or part.startswith("#"):
+            continue
+        if part[0] in ")]}":
+            text = text.removesuffix(",")
+        text += part if not text or text[-1] in "([{" or part[0] in ")]}" else " " + part
+    return text if len(text) <= MAX_LAST else text[:MAX_LAST - 3] + "..."
+
+
+def _outcome(handler: ast.ExceptHandler, scope: ast.AST, caller: str | None,
+             never: NoReturns) -> tuple[HandlerOutcome, str | None, ast.stmt | None]:
+    """What the clause does instead, with what it raises and the statement to show: any ``raise``
+    of what it caught makes it a re-raise (the error may still pass); else what its last
+    statement does (a call that never returns included); else whether it keeps the error for
+    a later raise of the function."""
     for node in _statements(handler.body):
         if isinstance(node, ast.Raise) and (node.exc is None or (isinstance(node.exc, ast.Name) and node.exc.id == handler.name)):
-            return HandlerOutcome.RERAISE, None
+            return HandlerOutcome.RERAISE, None, None
     last = handler.body[-1]
     if isinstance(last, ast.Raise) and last.exc is not None:
         made = last.exc.func if isinstance(last.exc, ast.Call) else last.exc
-        return HandlerOutcome.RAISE_OTHER, ast.unparse(made)
+        return HandlerOutcome.RAISE_OTHER, ast.unparse(made), last
+    call = last.value if isinstance(last, (ast.Expr, ast.Return)) else None
+    ending = never.of_call(call, caller) if isinstance(call, ast.Call) else None
+    if ending is not None:
+        return (HandlerOutcome.EXITS if ending == EXIT else HandlerOutcome.NO_RETURN), None, last
     simple = {ast.Return: HandlerOutcome.RETURN, ast.Continue: HandlerOutcome.CONTINUE, ast.Break: HandlerOutcome.BREAK}
     if type(last) in simple:
-        return simple[type(last)], None
+        return simple[type(last)], None, last if isinstance(last, ast.Return) else None
     if all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)) for s in handler.body):
-        return HandlerOutcome.IGNORE, None
-    return HandlerOutcome.FALLBACK, None
+        return HandlerOutcome.IGNORE, None, None
+    kept = _keeps(handler, scope)
+    if kept is not None:
+        return HandlerOutcome.KEEPS, None, kept
+    return HandlerOutcome.FALLBACK, None, last
+
+
+def _keeps(handler: ast.ExceptHandler, scope: ast.AST) -> ast.stmt | None:
+    """The assignment of the handler that stores the caught error in a variable a raise of the
+    function (outside the handler) reads, in its exception or its cause, directly or through a
+    name assigned from it (``msg = f"failed: {error}"``); None where there is none."""
+    if not handler.name:
+        return None
+    stores = [s for s in _statements(handler.body) if isinstance(s, ast.Assign) and _reads(s.value, {handler.name})]
+    if not stores:
+        return None
+    inside = {id(s) for s in _statements(handler.body)}
+    body: list[ast.stmt] = list(scope.body) if isinstance(scope, DEFS) else [scope] if isinstance(scope, ast.stmt) else []
+    others = [s for s in _statements(body) if id(s) not in inside]
+    for store in stores:
+        names = {t.id for t in store.targets if isinstance(t, ast.Name)}
+        names |= {t.id for s in others if isinstance(s, ast.Assign) and _reads(s.value, names)
+                  for t in s.targets if isinstance(t, ast.Name)}
+        if names and any(isinstance(s, ast.Raise) and _reads(s, names) for s in others):
+            return store
+    return None
+
+
+def _reads(node: ast.AST, names: set[str]) -> bool:
+    """Whether ``node`` reads one of ``names``."""
+    return bool(names) and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
 
 
 def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:

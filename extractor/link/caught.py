@@ -12,7 +12,9 @@ innermost try first, so the first clause that catches it is the one that runs.
 
 from __future__ import annotations
 
-from ..model import CallSite, CatchingHandler, Caught, CaughtVisibility, ExceptionRef, FileFacts, FunctionCalls, HandlerOutcome
+from ..model import CallSite, CatchingHandler, Caught, CaughtVisibility, ExceptionRef, FileFacts, FunctionCalls, Handler, HandlerOutcome
+from ..model.codes import RaiseKind
+from .helpers import MAX_DEPTH, resolve_helper
 from .project import Project
 
 MAX_HANDLERS = 12  # listed on a card; the verdict weighs them all
@@ -53,8 +55,10 @@ class _Walk:
             self.budget -= 1
             handler = next((h for h in call.handlers if self.catches(h.catches)), None)
             if handler is not None:
+                outcome, raises = self.helper_outcome(handler, call.caller)
                 self.add(CatchingHandler(path=self.facts.path, line=handler.line, function=call.caller, catches=handler.catches,
-                                                     outcome=handler.outcome, raises=handler.raises, last=handler.last, through=through))
+                                         outcome=outcome, raises=raises, last=handler.last, carries=handler.carries,
+                                         surfaces=handler.surfaces or outcome != handler.outcome, through=through))
                 continue
             onward = self.calls.get(call.caller or "")
             if self.budget > 0 and onward is not None and onward.calls and onward.function not in through and _is_private(onward.function):
@@ -66,6 +70,24 @@ class _Walk:
     def add(self, handler: CatchingHandler) -> None:
         if handler not in self.handlers:  # (two calls in one try statement: its clause once)
             self.handlers.append(handler)
+
+    def helper_outcome(self, handler: Handler, caller: str | None) -> tuple[HandlerOutcome, str | None]:
+        """The handler's outcome, and what it raises: a fallback that ends at a call of a raising
+        helper (link.helpers) raises what the helper raises (its class as the helper's raise writes it)."""
+        if handler.calls is None:
+            return handler.outcome, handler.raises
+        head = (caller or "").rpartition(".")[0]
+        owner = head if head and any(c.qualname == head for c in self.facts.classes) else None
+        callee, where = handler.calls, self.facts
+        for _ in range(MAX_DEPTH):
+            found = resolve_helper(self.project, where, callee, owner)
+            if found is None:
+                return handler.outcome, handler.raises
+            where, helper = found
+            if helper.raised.statement.kind != RaiseKind.HELPER_CALL:
+                return HandlerOutcome.NO_RETURN, helper.raised.written
+            callee, owner = helper.raised.written or "", helper.owner
+        return handler.outcome, handler.raises
 
     def catches(self, written: tuple[str, ...]) -> bool:
         return any(self._catches(name) for name in written)
@@ -94,4 +116,6 @@ def _visibility(facts: FileFacts, own: FunctionCalls, walk: _Walk) -> CaughtVisi
         return CaughtVisibility.DECORATED
     if not own.is_complete or walk.is_incomplete:
         return CaughtVisibility.OTHER_USES
+    if any(h.surfaces for h in walk.handlers):
+        return CaughtVisibility.REPLACED
     return CaughtVisibility.HIDDEN

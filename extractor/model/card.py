@@ -234,7 +234,9 @@ class CatchingHandler:
     catches: tuple[str, ...]  # the classes as written
     outcome: HandlerOutcome
     raises: str | None = None  # what it raises in its place, as written (outcome raise_other)
-    last: str | None = None  # its last statement's first line, cut to size (outcomes return, raise_other and fallback)
+    last: str | None = None  # the statement it ends at (or that keeps the error), on one line, cut to size
+    carries: bool = False  # what it raises, exits with, passes on or keeps reads the caught error: its text may reach users
+    surfaces: bool = False  # some path through it raises, ends the program or keeps the error for a later raise
     # The private functions the error passes through before reaching it, from the card's
     # function's caller outwards (empty: the handler is around a call of the card's function).
     through: tuple[str, ...] = ()

@@ -474,6 +474,11 @@ class HandlerOutcome(Code):
 
     RERAISE = "reraise", "raises the caught error again (a bare `raise`, or `raise` of its own name): callers see it"
     RAISE_OTHER = "raise_other", "raises another error in its place"
+    NO_RETURN = "no_return", ("calls a function that never returns (every path through it raises or ends the program, or it is "
+                              "declared `NoReturn`): callers get what it raises in its place")
+    EXITS = "exits", ("ends the program (`sys.exit` or `os._exit`, directly or through a function of its file that always calls "
+                      "it): users see the program stop, with what it prints, instead of the error")
+    KEEPS = "keeps", "keeps the error in a variable that a later raise of the function reads, and carries on"
     RETURN = "return", "returns instead"
     CONTINUE = "continue", "goes on with the loop's next turn"
     BREAK = "break", "leaves the loop"
@@ -495,6 +500,9 @@ class CaughtVisibility(Code):
                                 "not such a call (passed as a value, called through another object): through those uses users may "
                                 "see the error")
     RERAISED = "reraised", "a handler that catches it raises it again: the error still reaches the callers"
+    REPLACED = "replaced", ("every call of the function in its file, followed through private callers, is inside a handler that "
+                            "catches it, but a handler raises another error in its place, ends the program or keeps it for a later "
+                            "raise (as listed): users get that instead, with this error's text where the handler passes it on")
     PARTLY = "partly", ("some calls are inside a handler that catches it, others are not (or go on to callers this analysis does "
                       "not follow): through those, the error may reach users")
 

@@ -229,7 +229,10 @@ class Handler:
     catches: tuple[str, ...]  # the classes as written (``BaseException`` for a bare ``except:``)
     outcome: HandlerOutcome  # what it does instead of letting the error through
     raises: str | None = None  # what it raises in its place, as written (outcome raise_other)
-    last: str | None = None  # its last statement's first line, cut to size (outcomes return, raise_other and fallback)
+    last: str | None = None  # the statement it ends at (or that keeps the error), on one line, cut to size
+    carries: bool = False  # what it raises, exits with, passes on or keeps reads the caught error: its text may reach users
+    surfaces: bool = False  # some path through it raises, ends the program or keeps the error for a later raise
+    calls: str | None = None  # outcomes fallback and no_return ending at a call statement: its callee as written (a raising helper?)
 
 
 @record

@@ -7,7 +7,10 @@ that function's own calls) up to ``collect.callers.MAX_LEVELS`` levels. A handle
 error when the class it names, resolved through the project, is the raised class or one of
 its ancestors (``except Exception`` and a bare ``except`` included); a class the tree cannot
 place is never taken to catch it. Python tries a try statement's clauses in order and the
-innermost try first, so the first clause that catches it is the one that runs.
+innermost try first, so the first clause that catches it is the one that runs. A clause that
+ends at a call of a raising helper (link.helpers, any file of the tree) raises what the helper
+raises (outcome no_return); one that raises another error, exits or keeps the error for a
+later raise makes the verdict ``replaced``, never ``hidden``.
 """
 
 from __future__ import annotations

@@ -148,3 +148,14 @@ def test_calls_are_followed_through_private_callers_only_and_stop_at_a_bound() -
     handler = calls["_b"].calls[0].handlers[0]
     assert (handler.line, handler.catches, handler.outcome) == (10, ("KeyError", "ValueError"), "ignore")
     assert calls["_a"].is_complete and not calls["_a"].is_decorated
+
+
+def test_a_handlers_statement_is_shown_on_one_line_and_a_compound_one_by_its_first_line() -> None:
+    text = ("def _a():\n    raise ValueError('x')\n\ndef c():\n    try:\n        return _a()\n    except ValueError as e:\n"
+            "        raise TypeError(\n            'bad',\n            str(e),\n        ) from e\n\ndef d():\n    try:\n        return _a()\n"
+            "    except ValueError as e:\n        if e:\n            f()\n        else:\n            g()\n")
+    tree = ast.parse(text)
+    defs = [(n.name, n) for n in tree.body if isinstance(n, ast.FunctionDef)]
+    (calls,) = in_file_calls(text, tree, defs, (), [("_a", None)])
+    shown = [(h.outcome, h.last, h.carries, h.surfaces) for call in calls.calls for h in call.handlers]
+    assert shown == [("raise_other", "raise TypeError('bad', str(e)) from e", True, True), ("fallback", "if e: ...", False, False)]

@@ -181,7 +181,11 @@ _SURFACING = frozenset({HandlerOutcome.RAISE_OTHER, HandlerOutcome.NO_RETURN, Ha
 
 def _one_line(node: ast.stmt, lines: list[str]) -> str:
     """The statement's text joined on one line (its lines stripped; no space inside brackets
-    and no trailing comma where a line opened or closed one), cut to ``MAX_LAST``."""
+    and no trailing comma where a line opened or closed one), cut to ``MAX_LAST``; a compound
+    statement's first line only."""
+    if hasattr(node, "body"):  # (a compound statement: its first line, then ``...``)
+        first = lines[node.lineno - 1].strip() if node.lineno <= len(lines) else ""
+        return _cut(first + " ..." if (node.end_lineno or node.lineno) > node.lineno else first)
     end = min(node.end_lineno or node.lineno, len(lines))
     text = ""
     for part in (lines[i].strip() for i in range(node.lineno - 1, end)):
@@ -190,6 +194,10 @@ def _one_line(node: ast.stmt, lines: list[str]) -> str:
         if part[0] in ")]}":
             text = text.removesuffix(",")
         text += part if not text or text[-1] in "([{" or part[0] in ")]}" else " " + part
+    return _cut(text)
+
+
+def _cut(text: str) -> str:
     return text if len(text) <= MAX_LAST else text[:MAX_LAST - 3] + "..."
 
 

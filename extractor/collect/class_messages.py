@@ -50,9 +50,19 @@ def class_text(node: ast.ClassDef, src: SourceText, init: tuple[Param, ...] | No
     if "__str__" in methods:
         text, template, fallback = _from_str(methods["__str__"], src)
         found = replace(found, text=text, template=template, fallback=fallback)
-    if any(isinstance(s, ast.Assign) and any(_is_name(t, "__str__") for t in s.targets) for s in node.body):
-        found = replace(found, text=TextRule.OPAQUE, template=None)  # ``__str__ = object.__str__`` (xmlrpc.client.Error): its repr
+    if "__repr__" in methods:
+        text, template, _ = _from_str(methods["__repr__"], src)
+        found = replace(found, repr=text if text is TextRule.TEMPLATE else TextRule.OPAQUE, repr_template=template)
+    for s in node.body:
+        if isinstance(s, ast.Assign) and any(_is_name(t, "__str__") for t in s.targets):
+            # ``__str__ = object.__str__`` (xmlrpc.client.Error): str() shows repr(exc)
+            found = replace(found, text=TextRule.REPR if _is_object_str(s.value) else TextRule.OPAQUE, template=None)
     return found
+
+
+def _is_object_str(node: ast.expr) -> bool:
+    """``object.__str__``, whose text is ``repr(self)``."""
+    return isinstance(node, ast.Attribute) and node.attr == "__str__" and _is_name(node.value, "object")
 
 
 def _body(method: Function) -> list[ast.stmt]:
@@ -203,7 +213,49 @@ def _passes(method: Function, src: SourceText, init: tuple[Param, ...], call: as
 
     passes = [argument(a, None) for a in args] + [argument(k.value, k.arg) for k in call.keywords]
     defaults = tuple((name, argument(value, None)) for name, value in sorted(defaulted.items()))
-    return ClassText(init=InitRule.PASSES, passes=tuple(passes), defaults=defaults, guarded=tuple(guarded))
+    rebound = []
+    for name, when in guarded:
+        if (found := _rebound(method, name, when)) is not None:
+            value, grows = found
+            made = argument(value, None)
+            if made.message is not None and made.message.parts is not None:
+                form = ("class_base:" if grows else "") + made.message.form
+                rebound.append((name, Argument(code="" if grows else made.code, message=replace(made.message, form=form))))
+    return ClassText(init=InitRule.PASSES, passes=tuple(passes), defaults=defaults, guarded=tuple(guarded), rebound=tuple(rebound))
+
+
+def _rebound(method: Function, name: str, when: str) -> tuple[ast.expr, bool] | None:
+    """The value a top-level ``if`` (whose test is ``when``) gives ``name`` first, by a
+    statement of its body, and whether a nested statement may then add to its end (each later
+    store a ``name = <text starting with name>`` inside a nested ``if``); None otherwise."""
+    stmt = next((s for s in method.body if isinstance(s, ast.If) and ast.unparse(s.test) == when), None)
+    if stmt is None:
+        return None
+    first = next((s for s in stmt.body if _stores(s, name)), None)
+    if not (isinstance(first, ast.Assign) and len(first.targets) == 1 and _is_name(first.targets[0], name)):
+        return None
+    later = [s for s in stmt.body[stmt.body.index(first) + 1:] if _stores(s, name)]
+    if not all(isinstance(s, ast.If) and all(_extends(n, name) for n in walk(s) if isinstance(n, ast.Assign) and _stores(n, name))
+               for s in later):
+        return None
+    return first.value, bool(later)
+
+
+def _stores(node: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del)) for n in walk(node))
+
+
+def _extends(assign: ast.Assign, name: str) -> bool:
+    """``name = '%s ...' % (name, ...)`` or ``name = f"{name}..."``: text added after name's."""
+    value = assign.value
+    if len(assign.targets) != 1 or not _is_name(assign.targets[0], name):
+        return False
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mod) and isinstance(value.left, ast.Constant) \
+            and isinstance(value.left.value, str) and value.left.value.startswith("%s") and isinstance(value.right, ast.Tuple) \
+            and value.right.elts and _is_name(value.right.elts[0], name):
+        return True
+    return isinstance(value, ast.JoinedStr) and bool(value.values) and isinstance(first := value.values[0], ast.FormattedValue) \
+        and _is_name(first.value, name) and first.conversion == -1 and first.format_spec is None
 
 
 def _guarded(method: Function, before: int, params: set[str], defaulted: set[str]) -> list[tuple[str, str]]:

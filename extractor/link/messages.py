@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 import copy
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from ..collect.class_messages import CLASS_NAME, argument_name, attribute_name
@@ -92,7 +92,7 @@ def _construct(project: Project, chain: Sequence[str], call: list[Argument]) -> 
         if bound is None:
             return replace(built, args=None, reason=Reason.CLASS_MESSAGE_UNFILLED)
         params = {p.name for p in fact.init or ()}
-        bound = _guarded(_defaulted(bound, text.defaults, params), text.guarded)
+        bound = _guarded(_defaulted(bound, text.defaults, params), text, params)
         built.ran.append(fact)
         for attribute, param in fact.init_sets:
             built.attributes[attribute] = bound.get(param) if attribute not in built.attributes else None
@@ -121,11 +121,22 @@ def _defaulted(bound: dict[str, Argument], defaults: tuple[tuple[str, Argument],
     return bound
 
 
-def _guarded(bound: dict[str, Argument], guarded: tuple[tuple[str, str], ...]) -> dict[str, Argument]:
+def _guarded(bound: dict[str, Argument], text: ClassText, params: set[str]) -> dict[str, Argument]:
     """The arguments once a top-level ``if`` over None tests ran: a parameter it rebinds keeps
-    the caller's value only where the test is false for the call's arguments."""
-    for name, test in guarded:
-        if name in bound and _none_test(parse_expression(test), bound) is not False:
+    the caller's value where the test is false for the call's arguments, and gets the value the
+    ``if`` gives it first where the test is true (ClassText.rebound); otherwise it is not known."""
+    given = dict(bound)
+    rebound = dict(text.rebound)
+    for name, test in text.guarded:
+        if name not in bound:
+            continue
+        holds = _none_test(parse_expression(test), given)
+        if holds is True and name in rebound:
+            value = _passed(rebound[name], given, params)
+            if value.message is not None and "class_base:" in value.message.form:  # (only its start is known)
+                value = replace(value, message=replace(value.message, form="class_base:" + value.message.form.split(":")[-1]))
+            bound[name] = replace(value, keyword=bound[name].keyword)
+        elif holds is not False:
             bound[name] = _unknown_argument(bound[name].keyword, Reason.CLASS_MESSAGE_UNFILLED)  # rebound, or not known
     return bound
 
@@ -144,10 +155,50 @@ def _none_test(test: ast.expr, bound: dict[str, Argument]) -> bool | None:
         return None if inner is None else not inner
     if not isinstance(test, ast.Compare) or not isinstance(test.left, ast.Name) or test.left.id not in bound:
         return None
-    ok, value = _literal(bound[test.left.id].code)
-    if not ok:
+    arg = bound[test.left.id]
+    ok, value = _literal(arg.code)
+    if not ok and not _not_none(arg, bound.values()):
         return None
-    return (value is None) == isinstance(test.ops[0], ast.Is)
+    return ok and value is None if isinstance(test.ops[0], ast.Is) else not (ok and value is None)
+
+
+def _not_none(arg: Argument, others: Iterable[Argument]) -> bool:
+    """An argument that cannot be None: a string the call builds, arithmetic over ``len()``
+    and numbers, or a value another argument of the call passes to ``len()`` where nothing
+    makes that call conditional (``len(None)`` raises before the exception is made)."""
+    if arg.message is not None and arg.message.parts is not None and arg.message.form in _NEVER_NONE:
+        return True
+    tree = try_parse_expression(arg.code) if arg.code else None
+    if tree is None:
+        return False
+    if _is_int(tree):
+        return True
+    return any(_len_of(other, tree) for other in others)
+
+
+def _is_int(node: ast.expr) -> bool:
+    """``len(x)``, an int literal, or ``+ - *`` of those: an int."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+        return _is_int(node.left) and _is_int(node.right)
+    if isinstance(node, ast.Constant):
+        return type(node.value) is int
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 \
+        and not node.keywords
+
+
+def _len_of(other: Argument, value: ast.expr) -> bool:
+    """``len(<value>)`` in the argument's code, outside any part evaluated only sometimes."""
+    tree = try_parse_expression(other.code) if other.code else None
+    wanted = ast.dump(value)
+    stack: list[ast.AST] = [tree] if tree is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.IfExp, ast.BoolOp, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        if isinstance(node, ast.Call) and _is_int(node) and ast.dump(node.args[0]) == wanted:
+            return True
+        stack.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _passed(arg: Argument, bound: dict[str, Argument], params: set[str]) -> Argument:
@@ -208,8 +259,40 @@ class _Text:
                 return self.own(text.template)
             if text.text is TextRule.PERCENT_ARGS:
                 return self.percent(text, index)
+            if text.text is TextRule.REPR:
+                return self.repr()
             return unknown("class", Reason.BUILT_BY_CLASS)
         return self.outside()  # (the chain's top is not known)
+
+    def repr(self) -> MessageTemplate:
+        """``object.__str__``: ``repr(exc)``, the first ``__repr__`` up the chain, or
+        BaseException's ``ClassName(<repr of self.args>)``."""
+        for name in self.chain:
+            found = self.project.class_fact(name) if name not in BUILTIN_EXCEPTIONS else None
+            if found is None:
+                return unknown("class", Reason.CLASS_OUTSIDE_TREE) if name not in BUILTIN_EXCEPTIONS else self.base_repr()
+            text = found[1].text or ClassText()
+            if text.repr is TextRule.TEMPLATE and text.repr_template is not None:
+                return self.own(text.repr_template)
+            if text.repr is not None:
+                return unknown("class", Reason.REPR_BY_CLASS)
+        return unknown("class", Reason.CLASS_OUTSIDE_TREE)
+
+    def base_repr(self) -> MessageTemplate:
+        """BaseException's repr: the class's name, then ``(repr(arg))`` for one argument, the
+        tuple's repr for several, ``()`` for none."""
+        args = self.args()
+        if isinstance(args, MessageTemplate):
+            return args
+        if any(a.keyword is not None for a in args):
+            return unknown("class", Reason.BUILT_BY_CLASS)  # (builtin exceptions take no keywords)
+        parts: list[Part] = [Text(text=self.chain[0].rsplit(".", 1)[-1] + "(")]
+        for index, arg in enumerate(args):
+            piece = _repr_parts(arg) or ([_hole(arg, "r")] if arg.code else None)  # (a string whose quotes are not known: its repr)
+            if piece is None:
+                return unknown("class", Reason.CLASS_MESSAGE_UNFILLED)
+            parts.extend([*([Text(text=", ")] if index else []), *piece])
+        return make_template("class:repr", list(merge_parts([*parts, Text(text=")")])))
 
     def args(self) -> list[Argument] | MessageTemplate:
         if self.built.args is None:
@@ -355,8 +438,8 @@ def _string_parts(arg: Argument) -> list[Part] | None:
     """The argument's parts when it is a string: a string message, or what a class's
     ``__init__`` made (no code of its own)."""
     message = arg.message
-    if message is None or message.parts is None:
-        return None
+    if message is None or message.parts is None or message.form.startswith("class_base:"):
+        return None  # (only the start of the text: not to be put inside another)
     return list(message.parts) if message.form.split(":")[-1] in _STRING_FORMS or not arg.code else None
 
 

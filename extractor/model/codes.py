@@ -62,6 +62,8 @@ class Reason(Code):
     CLASS_OUTSIDE_TREE = "class_outside_tree", ("the exception class is defined outside the tree, so how it shows its arguments is not "
                                                 "known")
     BUILT_BY_CLASS = "built_by_class", "the exception class builds its message itself, in a way the tool does not follow"
+    REPR_BY_CLASS = "repr_by_class", ("`str()` of the exception is its repr (`__str__ = object.__str__`), which a `__repr__` of the "
+                                      "class builds in a way the tool does not follow")
     HELPER_ARGUMENTS_UNBOUND = "helper_arguments_unbound", ("the call's arguments cannot be put into the raising helper's raise "
                                                             "(a star argument, one the helper does not take, or one it reads that is "
                                                             "not given)")
@@ -398,6 +400,8 @@ class TextRule(Code):
     EXTENDS = "extends", "it builds on the base's text (`super().__str__()`) and may add to it"
     PERCENT_ARGS = "percent_args", "it returns `self.args[0] % self.args[1:]`, with the base's text where that fails"
     OPAQUE = "opaque", "it builds the text in a way the tool does not follow (branches, other calls, several statements)"
+    REPR = "repr", ("its `__str__` is `object.__str__`: `str()` shows the exception's repr (`ClassName(<args>)` unless a "
+                    "`__repr__` says otherwise)")
 
 
 class FixTarget(Code):

@@ -101,11 +101,19 @@ class ClassText:
     # against None (``if pattern is not None and pos is not None: msg = ...``): (p, the test
     # under which p no longer holds the caller's value)
     guarded: tuple[tuple[str, str], ...] = ()
+    # Of those, the ones the ``if``'s body rebinds first by one top-level assignment over the
+    # parameters (``msg = '%s at position %d' % (msg, pos)``): (p, that value; its message's form
+    # starts ``class_base:`` where a nested ``if`` may add to its end)
+    rebound: tuple[tuple[str, Argument], ...] = ()
     text: TextRule | None = None  # its own ``__str__``; None: it has none
     # TEMPLATE: the text over ``__self_<attr>__`` (``self.<attr>``) and ``__arg<i>__`` (``self.args[i]``)
     template: MessageTemplate | None = None
     # PERCENT_ARGS: the exceptions its ``try`` catches around the format, on which it returns the base's text
     fallback: tuple[str, ...] = ()
+    # Its own ``__repr__`` (read as ``__str__`` is: TEMPLATE or OPAQUE; None: it has none), which
+    # ``str()`` shows where a class up the chain sets ``__str__ = object.__str__`` (TextRule.REPR)
+    repr: TextRule | None = None
+    repr_template: MessageTemplate | None = None
 
 
 @record

@@ -30,7 +30,7 @@ EXPECTED = {
         "if_elif_else", "early_return", "loop_continue_break", "missing_path", "month_range", "port_number",
         "preload", "set_state", "from_digits", "sizes_positive",
     },
-    "dateparse": {"split_date", "parse_month", "check_format", "zone_offset", "field_value", "require"},
+    "dateparse": {"split_date", "parse_month", "check_format", "zone_offset", "field_value", "require", "check_tag", "check_pattern"},
     # resolve_backend's trigger builds an OffloadConfig that passes its own validator first
     # (prefetch needs offload_group_size >= 1): the solver searches past the constructor's raises.
     # (and the field constraints of its pydantic classes: their examples construct the class)

@@ -155,3 +155,36 @@ def test_frameworks_recognised_from_imports_only(tmp_path) -> None:
         "    @model_validator(mode='after')\n    def check(self):\n"
         "        if self.x:\n            raise TypeError('bad x')\n        return self\n")
     assert card.shown is None
+
+
+FIELD_VALIDATOR = '''\
+from pydantic import BaseModel, field_validator
+
+
+class Request(BaseModel):
+    model: str
+    size: int = 1
+
+    @field_validator("model")
+    @classmethod
+    def check_model(cls, v):
+        if not v:
+            raise ValueError("model must not be empty")
+        return v
+
+    @field_validator("model", "size")
+    @classmethod
+    def check_both(cls, v):
+        if v is None:
+            raise ValueError("no value")
+        return v
+'''
+
+
+def test_a_field_validators_shown_text_names_its_one_field(tmp_path) -> None:
+    # pydantic's location line is the field the decorator names; with two, it is the run's.
+    from .helpers import extract_snippet
+
+    shown = {c.message.template: c.shown.message.template for c in extract_snippet(tmp_path, FIELD_VALIDATOR) if c.shown}
+    assert shown["model must not be empty"].startswith("{count} validation error for Request\nmodel\n  Value error, model must not be empty")
+    assert shown["no value"].startswith("{count} validation error for Request\n{field}\n  Value error, no value")

@@ -16,6 +16,7 @@ argparse (``ArgumentParser.error``, ``ArgumentError.__str__``).
 
 from __future__ import annotations
 
+import ast
 import re
 import string
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 
 from ..collect.messages import merge_parts, render_template
 from ..model import Card, ClassFact, EntryKind, FileFacts, Framework, Hole, MessageTemplate, Part, Shown, SiteFact, Text
+from ..model.pytext import try_parse_expression
 from .project import Project, decorator_target
 
 DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
@@ -134,7 +136,23 @@ def _pydantic(site: Site) -> Form | None:
     fills = [("kind", kind), ("type", code), ("model", (site.site.owner or "").rsplit(".", 1)[-1])]
     if not is_field:
         fills.append(("count", "1"))
+    elif (field := _validated_field(site.site.at.decorators)) is not None:
+        fills.append(("field", field))
     return Form(exception="pydantic.ValidationError", is_wrapped=True, message=form, fills=tuple(fills))
+
+
+def _validated_field(decorators: tuple[str, ...]) -> str | None:
+    """The one field a ``@field_validator("name")`` (or ``@validator``) names with a string
+    literal, as pydantic's location line shows it; None where it names several, or not so."""
+    for decorator in decorators:
+        call = try_parse_expression(decorator)
+        if not isinstance(call, ast.Call) or not isinstance(call.func, (ast.Name, ast.Attribute)):
+            continue
+        if (call.func.id if isinstance(call.func, ast.Name) else call.func.attr) not in ("field_validator", "validator"):
+            continue
+        names = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        return names[0] if len(names) == len(call.args) == 1 else None
+    return None
 
 
 # --- huggingface_hub's @strict -------------------------------------------------------------

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
 from ..model import Call, CallSite, FunctionCalls, Handler, HandlerOutcome
@@ -53,6 +54,7 @@ def in_file_calls(text: str, tree: ast.Module, defs: Sequence[tuple[str, Functio
     nodes = dict(defs)
     never = NoReturns(tree, defs, owners)
     lines = text.split("\n")  # (ast numbers lines at \n; a \r before it is stripped)
+    words = Counter(re.findall(r"\w+", text))  # each name's whole-word mentions, counted in one pass
     done: dict[str, FunctionCalls] = {}
     level = sorted(set(wanted), key=str)
     for _ in range(MAX_LEVELS):
@@ -60,7 +62,7 @@ def in_file_calls(text: str, tree: ast.Module, defs: Sequence[tuple[str, Functio
         upward: set[tuple[str, str | None]] = set()
         for target, _owner in level:
             calls = [c for c in found.get(target, ()) if c[0] != target]  # (a recursive call: the error is on its way already)
-            mentions = sum(1 for _ in re.finditer(rf"(?<!\w){re.escape(target.rsplit('.', 1)[-1])}(?!\w)", text))
+            mentions = words[target.rsplit(".", 1)[-1]]
             node = nodes.get(target)
             done[target] = FunctionCalls(
                 function=target, calls=tuple(Call(caller=caller, line=line, handlers=_handlers(scope, line, lines, caller, never))

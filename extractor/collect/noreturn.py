@@ -35,12 +35,17 @@ class NoReturns:
         self.exits = set(EXIT_CALLS) | _exit_aliases(tree)
         self.owners = owners
         self.found: dict[str, str] = {q: RAISE for q, node in defs if _plain(node) and is_annotated_no_return(node)}
-        candidates = [(q, node) for q, node in defs if _plain(node) and q not in self.found and not _is_generator(node)]
+        candidates = [(q, node) for q, node in defs if _plain(node) and q not in self.found]
+        generators: set[str] = set()  # (looked for only in a function whose body ends so: a walk of its whole body)
         changed = True
         while changed:  # (a function that calls one found later: again, until nothing changes)
             changed = False
             for qualname, node in candidates:
-                if qualname not in self.found and (kind := self.ends(node.body, qualname)) is not None:
+                if qualname in self.found or qualname in generators or (kind := self.ends(node.body, qualname)) is None:
+                    continue
+                if _is_generator(node):
+                    generators.add(qualname)
+                else:
                     self.found[qualname] = kind
                     changed = True
 

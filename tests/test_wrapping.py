@@ -188,3 +188,23 @@ def test_a_field_validators_shown_text_names_its_one_field(tmp_path) -> None:
     shown = {c.message.template: c.shown.message.template for c in extract_snippet(tmp_path, FIELD_VALIDATOR) if c.shown}
     assert shown["model must not be empty"].startswith("{count} validation error for Request\nmodel\n  Value error, model must not be empty")
     assert shown["no value"].startswith("{count} validation error for Request\n{field}\n  Value error, no value")
+
+
+@pytest.mark.parametrize(("function", "argv", "values"), [
+    ("StrictParser.check_layers", ["--layers", "9"], {"layers": "9"}),  # self.error in a class deriving from ArgumentParser
+    ("check_ratio", ["--ratio", "1", "--layers", "5"], {}),  # a parameter annotated with that class
+])
+def test_parser_error_call_exits_2_with_its_message(cards, function: str, argv: list[str], values: dict[str, str]) -> None:
+    card = _card(cards, function)
+    assert (card["kind"], card["exception"]["display"]) == ("parser_error", "SystemExit")
+    shown = card["shown"]
+    assert (shown["framework"], shown["exception"], shown["exit_code"]) == ("argparse_error", "SystemExit", 2)
+    run = _run(f"from strictcfg.cli import run\nrun({argv!r})\n")
+    assert run.returncode == 2
+    assert run.stderr.splitlines()[0].startswith("usage: strictrun")
+    assert run.stderr.splitlines()[-1] == _render(shown["terminal"]["template"], {"prog": "strictrun", **values})
+
+
+def test_error_of_no_known_parser_has_no_card(cards) -> None:
+    # ``logger.error(text)``: a parameter without a class; ``parser = build_parser()``: a function's result (not followed).
+    assert not [c for c in cards.values() if c["function"] in ("log_error", "main")]

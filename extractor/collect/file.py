@@ -51,6 +51,7 @@ from .class_messages import class_text
 from .constants import literal_exports, module_names, mutated_names, unpacked
 from .cstpass import UnitAnalysis, parse_unit
 from .flags import boolean_kwargs, cli_flags, may_declare_flags
+from .argerror import parser_receiver
 from .helpers import Callees, HelperDef, callee_of, candidate_callees, helper_defs, is_branch_end, own_package_imports
 from .lazy import lazy_attributes
 from .messages import render_template, unknown
@@ -83,6 +84,7 @@ class _Hit:
     stack: tuple[ast.stmt, ...]  # the compound statements around the raise, outermost first
     callee: str | None = None  # a call statement's callee as written
     branch_end: bool = False  # a call statement that ends a branch (helpers.is_branch_end)
+    receiver: str | None = None  # ``X.error(arg)``: the class X is bound to, as written, or ``self`` (argerror.parser_receiver)
 
 
 @dataclass
@@ -240,7 +242,8 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
     module = decl.module_name(path, options.source_roots)
     scan = _scan(tree, module, path.endswith("__init__.py"), src, may_declare_flags(text))
     helpers, callees = _helper_candidates(scan, module)
-    calls = (h for h in scan.calls if h.callee in callees.anywhere or h.branch_end and h.callee in callees.in_branch)
+    parser_calls = _parser_calls(scan)
+    calls = (h for h in scan.calls if h.callee in callees.anywhere or h.branch_end and h.callee in callees.in_branch or h.callee in parser_calls)
     scan.hits = sorted([*scan.hits, *calls], key=lambda h: (h.node.lineno, h.node.col_offset))
     declares = bool(scan.flags) or "add_parser" in text  # (a file that may declare a command's flags)
     names, assignments = module_names(scan.kinds, scan.assigned, src.flat, mutated_names(text, scan.assigned))
@@ -292,6 +295,23 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
 
 _UNMODELLED = frozenset({Reason.TOO_DEEP_FOR_LIBCST, Reason.LIBCST_PARSE_ERROR, Reason.TOO_DEEP, Reason.UNIT_MISMATCH,
                          Reason.LIBCST_VALIDATION_ERROR})
+
+
+def _parser_calls(scan: _FileScan) -> set[str]:
+    """The callees of the ``X.error(arg)`` call statements whose ``X`` the code binds to a
+    class (argerror.parser_receiver; each hit gets its ``receiver``); every call statement of
+    such a callee is read (the libcst pass reads a unit's calls by callee)."""
+    found = set()
+    for hit in scan.calls:
+        if hit.callee is None or not hit.callee.endswith(".error"):
+            continue
+        function = next((n for n in reversed(hit.stack) if isinstance(n, DEFS)), None)
+        name = hit.callee.split(".", 1)[0]
+        values = scan.assigned.get(name) if scan.kinds.get(name) == "var" else None
+        hit.receiver = parser_receiver(hit.node, function, values)
+        if hit.receiver is not None:
+            found.add(hit.callee)
+    return found
 
 
 def _helper_candidates(scan: _FileScan, module: str) -> tuple[list[HelperDef], Callees]:
@@ -439,6 +459,7 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
         at=at,
         owner=owner,
         raised=raised,
+        receiver=hit.receiver,
         function_doc=decl.cut_text(ast.get_docstring(function)) if function is not None else None,
         signature=Signature(
             params=_params(function, src, per_function), call_style=_call_style(function, per_function, lines),

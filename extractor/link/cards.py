@@ -38,6 +38,7 @@ from .caught import caught_by
 from .commands import link_cli
 from .constraints import VALIDATION_ERROR, constraint_cards, constraint_key, field_constraint_ids
 from .constructors import Constructors, link_owner, settable_inputs
+from .argerror import parser_class, parser_error_site
 from .helpers import expand_call, helper_site, helper_uses, through_of
 from .ids import assign_ids, id_key
 from .instances import function_instances, link_names
@@ -222,6 +223,8 @@ def _card_site(project: Project, facts: FileFacts, site: SiteFact) -> tuple[Site
         return site, (facts, site.owner), None
     try:
         expansion = expand_call(project, facts, site)
+        if expansion is None and parser_class(project, facts, site) is not None:
+            return parser_error_site(site), (facts, site.owner), None
     except Exception:  # the per-site boundary
         if strict_from_env():
             raise

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from ..collect.messages import merge_parts, render_template
 from ..model import Card, ClassFact, EntryKind, FileFacts, Framework, Hole, MessageTemplate, Part, Shown, SiteFact, Text
+from ..model.codes import RaiseKind
 from ..model.pytext import try_parse_expression
 from .project import Project, decorator_target
 
@@ -232,6 +233,13 @@ def _click_line(site: Site, family: tuple[str, ...], converts: bool) -> str | No
 _ARGPARSE = ("argparse.ArgumentTypeError", "argparse.ArgumentError")
 
 
+def _parser_error(site: Site) -> Form | None:
+    if site.card.statement.kind != RaiseKind.PARSER_ERROR:
+        return None
+    # ``ArgumentParser.error`` prints the usage, then "prog: error: message", and exits 2 (link.argerror).
+    return Form(exception="SystemExit", is_wrapped=False, message=None, terminal="{prog}: error: {message}", exit_code=2)
+
+
 def _argparse(site: Site) -> Form | None:
     classes = site.card.exception.classes
     if not classes or classes[0] not in _ARGPARSE:
@@ -266,6 +274,7 @@ FRAMEWORKS: tuple[Wrapper, ...] = (
     Wrapper(framework=Framework.PYDANTIC, takes=("ValueError", "AssertionError"), recognise=_pydantic),
     Wrapper(framework=Framework.HF_STRICT, takes=("ValueError", "TypeError"), recognise=_strict),
     Wrapper(framework=Framework.CLICK, takes=("ClickException",), recognise=_click),
+    Wrapper(framework=Framework.ARGPARSE_ERROR, takes=("SystemExit",), recognise=_parser_error),
     Wrapper(framework=Framework.ARGPARSE, takes=("ArgumentTypeError", "ArgumentError"), recognise=_argparse),
     Wrapper(framework=Framework.ATTRS, takes=(), recognise=_attrs),
 )

@@ -338,6 +338,9 @@ class Framework(Code):
     ARGPARSE = "argparse", ("argparse handles this error while it parses the command line: it prints the usage line and "
                             "`prog: error: argument <flag>: ` and the message on stderr, then exits with status 2 (`SystemExit`); "
                             "with `exit_on_error=False` the parser raises an `argparse.ArgumentError` holding that text instead.")
+    ARGPARSE_ERROR = "argparse_error", ("The code calls argparse's `ArgumentParser.error` itself: it prints the usage line and "
+                                        "`prog: error: ` and the message on stderr, then exits with status 2 (`SystemExit`), "
+                                        "whatever `exit_on_error` says.")
     ATTRS = "attrs", ("attrs runs this validator in the `__init__` it generates (and, where the class sets attributes through its "
                       "validators, as `@define` does, whenever the attribute is assigned). It does not wrap what the validator "
                       "raises: the caller sees this class and message as they are.")
@@ -355,6 +358,10 @@ class RaiseKind(Code):
                                             "subclass) with its own message (Card.constraint; link.constraints)")
     HELPER_CALL = "helper_call", ("a call of a raising helper: a function of the tree that always raises (annotated `NoReturn` or "
                                   "`Never`, or every path through its body raises), which raises the helper's exception here")
+    PARSER_ERROR = "parser_error", ("a call of argparse's `ArgumentParser.error(message)` on a parser the code shows (bound to "
+                                    "`argparse.ArgumentParser(...)` or a class of the tree deriving from it, or a parameter annotated "
+                                    "with one, or `self` in such a class): it prints the usage and `prog: error: message` on stderr and "
+                                    "raises `SystemExit(2)`")
 
 
 class PydanticError(Code):

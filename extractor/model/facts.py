@@ -219,6 +219,8 @@ class SiteFact:
     raised: RaiseFacts
     function_doc: str | None = None
     signature: Signature = field(default_factory=Signature)  # how a call of its function runs to it (CardContext.signature)
+    # A call statement ``X.error(arg)``: the class the code binds X to, as written, or ``self`` (collect.argerror; link.argerror)
+    receiver: str | None = None
 
 
 @record

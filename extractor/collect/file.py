@@ -46,12 +46,12 @@ from ..model.codes import RaiseKind, Reason
 from ..options import Options, strict_from_env
 from ..sources import DecodeError, SourceFile, decode_source, split_lines
 from . import declarations as decl
+from .argerror import parser_receiver
 from .callers import in_file_callers, in_file_calls
 from .class_messages import class_text
 from .constants import literal_exports, module_names, mutated_names, unpacked
 from .cstpass import UnitAnalysis, parse_unit
 from .flags import boolean_kwargs, cli_flags, may_declare_flags
-from .argerror import parser_receiver
 from .helpers import Callees, HelperDef, callee_of, candidate_callees, helper_defs, is_branch_end, own_package_imports
 from .lazy import lazy_attributes
 from .messages import render_template, unknown

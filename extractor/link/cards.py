@@ -34,11 +34,11 @@ from ..model import (
 )
 from ..model.codes import CONSTRUCTING, ContextKind, Detailed, EntryKind, RaiseKind, Reason
 from ..options import Options, strict_from_env
+from .argerror import parser_class, parser_error_site
 from .caught import caught_by
 from .commands import link_cli
 from .constraints import VALIDATION_ERROR, constraint_cards, constraint_key, field_constraint_ids
 from .constructors import Constructors, link_owner, settable_inputs
-from .argerror import parser_class, parser_error_site
 from .helpers import expand_call, helper_site, helper_uses, through_of
 from .ids import assign_ids, id_key
 from .instances import function_instances, link_names

@@ -243,7 +243,8 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
     scan = _scan(tree, module, path.endswith("__init__.py"), src, may_declare_flags(text))
     helpers, callees = _helper_candidates(scan, module)
     parser_calls = _parser_calls(scan)
-    calls = (h for h in scan.calls if h.callee in callees.anywhere or h.branch_end and h.callee in callees.in_branch or h.callee in parser_calls)
+    calls = (h for h in scan.calls
+             if h.callee in callees.anywhere or h.branch_end and h.callee in callees.in_branch or h.callee in parser_calls)
     scan.hits = sorted([*scan.hits, *calls], key=lambda h: (h.node.lineno, h.node.col_offset))
     declares = bool(scan.flags) or "add_parser" in text  # (a file that may declare a command's flags)
     names, assignments = module_names(scan.kinds, scan.assigned, src.flat, mutated_names(text, scan.assigned))

@@ -52,7 +52,7 @@ from ..model import (
     Text,
 )
 from ..model.facts import Excerpt
-from ..model.pytext import try_parse_expression
+from ..model.pytext import literal_or, try_parse_expression
 from .bounds import bound_number
 from .ids import assign_ids, id_key
 from .project import Project, field_doc
@@ -185,7 +185,7 @@ _Make = Callable[..., Rule]
 def _resolved(project: Project, facts: FileFacts, name: str, value: str) -> str:
     """A bound's or length's value as a literal where the tree gives its number (link.bounds:
     ``_INT64_MAX``, ``-(2**63)``), else as written."""
-    if name not in _BOUNDS and name not in ("min_length", "max_length") or _literal(value) is not None:
+    if name not in _BOUNDS and name not in ("min_length", "max_length") or literal_or(value) is not None:
         return value
     number = bound_number(project, facts, value)
     return repr(number) if number is not None else value
@@ -205,7 +205,7 @@ def _keyword_rule(rule: _Make, name: str, values: tuple[str, str], base: str | N
             return
         error = found
         template = error.description.replace("{field_type}", kind or "")
-        number = _literal(value)
+        number = literal_or(value)
         plural = "" if number == 1 else "s" if isinstance(number, int) else None
         if plural is not None:
             template = template.replace("{expected_plural}", plural)
@@ -215,7 +215,7 @@ def _keyword_rule(rule: _Make, name: str, values: tuple[str, str], base: str | N
         yield rule(name, declared, error, parts, guard, value)
     elif name == "pattern":
         error = PydanticError.STRING_PATTERN_MISMATCH
-        pattern = _literal(value)
+        pattern = literal_or(value)
         shown = pattern if isinstance(pattern, str) else None
         parts = [Text(text=error.description.replace("{pattern}", shown))] if shown is not None else _filled(error.description, name, value)
         yield rule(name, declared, error, parts, f"re.search({value}, {x}) is None", value)
@@ -227,7 +227,7 @@ def _filled(template: str, name: str, value: str) -> list[Part]:
     head, sep, tail = template.partition("{" + name + "}")
     if not sep:
         return [Text(text=template)]
-    number = _literal(value)
+    number = literal_or(value)
     if isinstance(number, (int, float)) and not isinstance(number, bool) and math.isfinite(number):
         return [Text(text=head + _number_text(number) + tail)]
     return [Text(text=head), Hole(expr=value), Text(text=tail)]
@@ -248,15 +248,6 @@ def _actual_length(part: Part, x: str) -> list[Part]:
     return [Text(text=head), Hole(expr=f"len({x})"), *([Text(text=tail)] if tail else [])]
 
 
-def _literal(code: str | None) -> object:
-    if code is None:
-        return None
-    try:
-        return ast.literal_eval(code)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
-
-
 def _strict_type(fact: FieldFact, names: tuple[str, ...], base: str | None) -> tuple[str, str] | None:
     """(the rule, the plain type) of a strict type or ``Field(strict=True)``; else None."""
     for name in names:
@@ -272,7 +263,7 @@ def _choice_rules(project: Project, facts: FileFacts, fact: FieldFact, rule: _Ma
     """A ``Literal`` type's rule, or an in-tree Enum's, where every value is a literal."""
     literals = project.literal_values(facts, fact.annotation)
     if literals is not None:
-        values = [_literal(v) for v in literals]
+        values = [literal_or(v) for v in literals]
         if literals and all(v is not None or c == "None" for v, c in zip(values, literals)):
             error = PydanticError.LITERAL_ERROR
             expected = _expected(values)
@@ -283,7 +274,7 @@ def _choice_rules(project: Project, facts: FileFacts, fact: FieldFact, rule: _Ma
     if enum is not None:
         name, codes = enum
         error = PydanticError.ENUM
-        expected = _expected([_literal(c) for c in codes])
+        expected = _expected([literal_or(c) for c in codes])
         yield rule("enum", name, error, [Text(text=error.description.replace("{expected}", expected))],
                    f"{x} not in ({', '.join(codes)},)", choices=codes)
 
@@ -325,7 +316,7 @@ def _enum_values(project: Project, facts: FileFacts, annotation: str | None) -> 
         return None
     members = [f for f in found[1].fields if f.annotation is None and not f.name.startswith("_")]
     codes = tuple(f.default or "" for f in members)
-    if not codes or any(_literal(c) is None for c in codes):
+    if not codes or any(literal_or(c) is None for c in codes):
         return None  # (``auto()``, a computed value: pydantic's wording is not known here)
     return found[1].qualname.rsplit(".", 1)[-1], codes
 

@@ -53,3 +53,14 @@ def repeated_text(value: Any) -> str | None:
             and all(type(v) is type(value[0]) and v == value[0] for v in value):
         return f"[{value[0]!r}] * {len(value)}"
     return None
+
+
+def literal_or(code: str | None, default: Any = None) -> Any:
+    """The value of a Python literal's source (``ast.literal_eval``: literals only, nothing
+    runs), or ``default`` where ``code`` is None or not a literal within the parser's limits."""
+    if code is None:
+        return default
+    try:
+        return ast.literal_eval(code)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return default

@@ -10,7 +10,6 @@ of the field, in plain Python over our own values (nothing of the analysed tree 
 
 from __future__ import annotations
 
-import ast
 import math
 import re
 from collections.abc import Callable
@@ -18,20 +17,12 @@ from typing import Any
 
 from ..collect.annotations import read_annotation
 from ..model import Card, CardContext, FieldConstraint, FieldDoc, Fix, FixTarget, Hole, Reason, Solved, Trigger, TriggerStatus
+from ..model.pytext import literal_or
 from .examples import constraint_example
 from .values import to_json_value
 
 _ELEMENTS = {"int": 0, "str": "x", "float": 0.0, "bool": False}  # an element of a container's element type
 _PATTERN_TRIES = ("", "x", "0", "-", " ", "X", "_", "!", "0x", "a b", "/", ".")
-
-
-def _literal(code: str | None) -> Any:
-    if code is None:
-        return None
-    try:
-        return ast.literal_eval(code)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
 
 
 def _number(value: Any) -> bool:
@@ -44,15 +35,15 @@ def _length(value: Any) -> int | None:
 
 def satisfies(constraint: FieldConstraint, value: Any) -> bool | None:
     """Whether pydantic accepts ``value`` under one constraint (None: not known)."""
-    rule, bound = constraint.rule, _literal(constraint.value)
+    rule, bound = constraint.rule, literal_or(constraint.value)
     checks: dict[str, Callable[[], bool | None]] = {
         "gt": lambda: value > bound, "ge": lambda: value >= bound, "lt": lambda: value < bound, "le": lambda: value <= bound,
         "multiple_of": lambda: bound != 0 and math.isclose(value / bound, round(value / bound)),
         "min_length": lambda: (n := _length(value)) is not None and n >= bound,
         "max_length": lambda: (n := _length(value)) is not None and n <= bound,
         "pattern": lambda: isinstance(value, str) and re.search(bound, value) is not None,
-        "literal": lambda: any(type(value) is type(c) and value == c for c in map(_literal, constraint.choices)),
-        "enum": lambda: any(type(value) is type(c) and value == c for c in map(_literal, constraint.choices)),
+        "literal": lambda: any(type(value) is type(c) and value == c for c in map(literal_or, constraint.choices)),
+        "enum": lambda: any(type(value) is type(c) and value == c for c in map(literal_or, constraint.choices)),
     }
     if rule in ("gt", "ge", "lt", "le", "multiple_of") and not (_number(value) and _number(bound)):
         return None
@@ -102,7 +93,7 @@ def _distinct(element: Any, index: int) -> Any:
 
 def candidates(constraint: FieldConstraint, annotation: str | None) -> list[Any]:
     """Values that may violate the constraint, best first."""
-    rule, bound = constraint.rule, _literal(constraint.value)
+    rule, bound = constraint.rule, literal_or(constraint.value)
     base, element = _container(annotation)
     if rule in ("gt", "ge", "lt", "le", "multiple_of"):
         if not _number(bound):
@@ -116,7 +107,7 @@ def candidates(constraint: FieldConstraint, annotation: str | None) -> list[Any]
     if rule == "pattern":
         return list(_PATTERN_TRIES) if isinstance(bound, str) else []
     if rule in ("literal", "enum"):
-        values = [_literal(c) for c in constraint.choices]
+        values = [literal_or(c) for c in constraint.choices]
         numbers = [v for v in values if _number(v)]
         return ["invalid", "other", *([max(numbers) + 1] if numbers else []), 0, False]
     strict: dict[str, list[Any]] = {"int": ["1"], "float": ["1.0"], "str": [1], "bool": [1], "bytes": ["x"]}
@@ -130,7 +121,7 @@ def _others(card: Card, field: FieldDoc | None) -> list[FieldConstraint]:
     own = card.constraint
     found = [FieldConstraint(owner=own.owner, field=own.field, rule=c.name, declared=f"{c.name}={c.value}", error_type=own.error_type,
                              value=c.value) for c in field.declared.constraints if c.name != own.rule]
-    if own.rule not in ("literal", "enum") and field.literal_values and all(_literal(v) is not None for v in field.literal_values):
+    if own.rule not in ("literal", "enum") and field.literal_values and all(literal_or(v) is not None for v in field.literal_values):
         found.append(FieldConstraint(owner=own.owner, field=own.field, rule="literal", declared="", error_type=own.error_type,
                                      choices=field.literal_values))
     return found
@@ -139,13 +130,13 @@ def _others(card: Card, field: FieldDoc | None) -> list[FieldConstraint]:
 def _good(constraint: FieldConstraint, others: list[FieldConstraint], field: FieldDoc | None) -> Any:
     """A value every constraint of the field accepts: its default, else one near the bound."""
     rules = [constraint, *others]
-    default = _literal(field.declared.default) if field is not None else None
+    default = literal_or(field.declared.default) if field is not None else None
     tries = [default] if default is not None else []
-    bound = _literal(constraint.value)
+    bound = literal_or(constraint.value)
     if constraint.rule in ("gt", "ge", "lt", "le", "multiple_of") and _number(bound):
         tries.extend({"gt": [bound + 1], "ge": [bound], "lt": [bound - 1], "le": [bound]}.get(constraint.rule, [bound]))
     elif constraint.rule in ("literal", "enum"):
-        tries.extend(_literal(c) for c in constraint.choices)
+        tries.extend(literal_or(c) for c in constraint.choices)
     elif constraint.rule in ("min_length", "max_length") and isinstance(bound, int):
         base, element = _container(field.declared.annotation if field is not None else None)
         tries.append(_sized(base, bound, element))

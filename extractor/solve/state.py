@@ -11,12 +11,12 @@ other value (a call, another name) is not evaluated.
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import replace
 from typing import Any
 
 from ..model import Domain, StateWrite
+from ..model.pytext import literal_or
 from .problem import Problem
 
 _UNREAD = object()
@@ -27,7 +27,7 @@ def reached(state: tuple[StateWrite, ...], problem: Problem, env: dict[str, Any]
     out = []
     for write in state:
         source = write.store.value
-        value = problem.constants[source] if source in problem.constants else _literal(write.constant or source)
+        value = problem.constants[source] if source in problem.constants else literal_or(write.constant or source, _UNREAD)
         # (a value the trigger assumes for a test of the attribute, ``isinstance(self.output, Exception)``, is
         # left out: with the attribute given, the test is evaluated, not assumed)
         mentions = re.compile(rf"(?<![\w.]){re.escape(write.input)}(?!\w)")
@@ -47,7 +47,7 @@ def state_types(state: tuple[StateWrite, ...], domains: dict[str, Domain]) -> di
     give any type: then none."""
     writes: dict[str, list[Any]] = {}
     for write in state:
-        writes.setdefault(write.input, []).append(_literal(write.constant or write.store.value))
+        writes.setdefault(write.input, []).append(literal_or(write.constant or write.store.value, _UNREAD))
     out = {}
     for name, values in writes.items():
         domain = domains.get(name)
@@ -58,12 +58,3 @@ def state_types(state: tuple[StateWrite, ...], domains: dict[str, Domain]) -> di
         if kind in _TYPED:
             out[name] = replace(domain, types=(kind,))
     return out
-
-
-def _literal(source: str | None) -> Any:
-    if source is None:
-        return _UNREAD
-    try:
-        return ast.literal_eval(source)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return _UNREAD

@@ -145,19 +145,9 @@ def judge_before(card: dict[str, Any], report: dict[str, Any]) -> dict[str, Any]
         return {"outcome": VerifyOutcome.DID_NOT_RAISE}
     if report.get("blocked"):
         return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.SANDBOX_REFUSED, "detail": raised["message"]}
-    if card.get("constraint"):
-        judged = _judge_constraint(card, raised)
-        if judged["outcome"] == VerifyOutcome.RAISED_ELSEWHERE and (missing := missing_dependency(card, report)) is not None:
-            return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.MISSING_DEPENDENCY, "detail": missing}
+    judged = _judge_constraint(card, raised) if card.get("constraint") else _judge_raise(card, raised, report)
+    if judged is not None:
         return judged
-    expected = card["trigger"].get("message")
-    for candidate in (raised, *report.get("chain", ())):
-        if _at_site(candidate, card) and _class_ok(candidate, card):
-            if expected is not None and not same_message(expected, candidate["message"]):
-                return {"outcome": VerifyOutcome.DIFFERENT_MESSAGE, "observed": _observed(candidate)}
-            if candidate is not raised:  # the caller got another exception, which holds this one (a framework wrapped it)
-                return {"outcome": VerifyOutcome.WRAPPED, "observed": _observed(raised)}
-            return {"outcome": VerifyOutcome.CONFIRMED}
     if (missing := missing_dependency(card, report)) is not None:
         return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.MISSING_DEPENDENCY, "detail": missing}
     return {"outcome": VerifyOutcome.RAISED_ELSEWHERE, "observed": _observed(raised)}
@@ -181,14 +171,29 @@ def _holds_error(card: dict[str, Any], raised: dict[str, Any]) -> bool:
     return "ValidationError" in raised["classes"] and [constraint["error_type"], constraint["field"]] in raised.get("errors", [])
 
 
-def _judge_constraint(card: dict[str, Any], raised: dict[str, Any]) -> dict[str, Any]:
+def _judge_raise(card: dict[str, Any], raised: dict[str, Any], report: dict[str, Any]) -> dict[str, Any] | None:
+    """A raise card's "before": its error at its line (raised, or in the chain of what was:
+    wrapped), with its message; None where it was not found (raised elsewhere)."""
+    expected = card["trigger"].get("message")
+    for candidate in (raised, *report.get("chain", ())):
+        if _at_site(candidate, card) and _class_ok(candidate, card):
+            if expected is not None and not same_message(expected, candidate["message"]):
+                return {"outcome": VerifyOutcome.DIFFERENT_MESSAGE, "observed": _observed(candidate)}
+            if candidate is not raised:  # the caller got another exception, which holds this one (a framework wrapped it)
+                return {"outcome": VerifyOutcome.WRAPPED, "observed": _observed(raised)}
+            return {"outcome": VerifyOutcome.CONFIRMED}
+    return None
+
+
+def _judge_constraint(card: dict[str, Any], raised: dict[str, Any]) -> dict[str, Any] | None:
     """A field constraint's "before": pydantic's ValidationError holding the card's error for
-    the card's field (where pydantic raises it is pydantic's, never a line of the tree)."""
+    the card's field (where pydantic raises it is pydantic's, never a line of the tree); None
+    where no ValidationError was raised (raised elsewhere)."""
     if _holds_error(card, raised):
         return {"outcome": VerifyOutcome.CONFIRMED}
     if "ValidationError" in raised["classes"]:
         return {"outcome": VerifyOutcome.DIFFERENT_MESSAGE, "observed": _observed(raised)}
-    return {"outcome": VerifyOutcome.RAISED_ELSEWHERE, "observed": _observed(raised)}
+    return None
 
 
 def _observed(raised: dict[str, Any]) -> dict[str, Any]:

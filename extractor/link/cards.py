@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
+from typing import Any, TypeVar
 
 from ..collect.messages import unknown
 from ..model import (
     Card,
     CardContext,
-    Caught,
     Docs,
     ExceptionRef,
     FieldDoc,
@@ -26,7 +26,6 @@ from ..model import (
     Opaque,
     Owner,
     Placement,
-    Shown,
     Signature,
     SiteFact,
     Solved,
@@ -182,12 +181,12 @@ def link_file(project: Project, facts: FileFacts, flags: dict[str, str],
             message=message, docs=docs, permalink=None,
             compiled_override=bool(function and function.split(".", 1)[0] in facts.overridden),
             callers=callers.get(function, ()) if function is not None else (),
-            caught=_caught(project, facts, function, exception),
+            caught=_or_none(caught_by, project, facts, function, exception),
             through=through, helper_calls=helper_uses(project, facts, site) if facts.helpers else None,
         )
         if through is None:
             card = replace(card, entry=card.entry + placeholder_entries(project, facts, site, card))
-        card = replace(card, shown=_shown(project, facts, site, card))
+        card = replace(card, shown=_or_none(shown_for, project, facts, site, card))
         drafts.append((card, site, key))
     for card, site, function in constraint_cards(project, facts, flags):  # (after the raises: their order is the file's)
         drafts.append((card, site, id_key(facts.path, *constraint_key(function, card))))
@@ -250,21 +249,15 @@ def _linked_site(project: Project, facts: FileFacts, site: SiteFact,
         return failed, site.raised.message, Docs(function_doc=site.function_doc)
 
 
-def _caught(project: Project, facts: FileFacts, function: str | None, exception: ExceptionRef) -> Caught | None:
-    """``caught_by``; where it fails (a bug of ours), the card says nothing of handlers."""
-    try:
-        return caught_by(project, facts, function, exception)
-    except Exception:  # the per-site boundary
-        if strict_from_env():
-            raise
-        return None
+T = TypeVar("T")
 
 
-def _shown(project: Project, facts: FileFacts, site: SiteFact, card: Card) -> Shown | None:
-    """What a framework that runs the site's code shows its caller; None where linking it fails
-    (a bug of ours: the card keeps the class and message as raised)."""
+def _or_none(link: Callable[..., T], *args: Any) -> T | None:
+    """``link(*args)``, what a card adds beside its exception and message (where the project's
+    handlers catch it, what a framework shows its caller); None where it fails (a bug of ours:
+    the card goes without it)."""
     try:
-        return shown_for(project, facts, site, card)
+        return link(*args)
     except Exception:  # the per-site boundary
         if strict_from_env():
             raise

@@ -438,6 +438,20 @@ def test_the_truth_of_a_constant_of_unknown_value_is_no_answer() -> None:
     assert problem.refusals == {"unknown_constant"}
 
 
+def test_a_constant_of_unknown_value_may_be_none_or_another_constant() -> None:
+    """``ET is not pyET`` (both module variables a ``global`` statement rebinds elsewhere) and
+    ``ET is not None`` have no answer: either may be None or the other; only the constant
+    itself is known to be the same object."""
+    from extractor.model import Compare, Guard
+    from extractor.solve.posing import build_problem
+
+    for code, right in (("ET is not pyET", "pyET"), ("ET is not None", "None")):
+        named = (("ET", "unknown"), ("pyET", "unknown")) if right == "pyET" else (("ET", "unknown"),)
+        guard = Guard(code=code, tree=Compare(left="ET", ops=("is not",), comparators=(right,)), inputs=(), named=named)
+        problem = build_problem(guard, {})
+        assert problem.holds(problem.env({})) is None
+
+
 def _card_and_page(tmp_path, capsys, code: str):  # noqa: ANN001, ANN202 (pytest fixtures)
     """The one card of ``mod.py`` holding ``code``, and its page from ``extract -o``."""
     temp_tree(tmp_path / "tree", {"mod.py": code})

@@ -84,6 +84,16 @@ def _equal(a: Any, b: Any) -> bool:
     return a == b
 
 
+def _same(a: Any, b: Any) -> bool:
+    """``a is b``. A constant of unknown value may be any object: it may be None, a bool or
+    another constant (``ET is not pyET``, both rebound by ``global`` statements elsewhere), so
+    whether it is one of those is no answer; a value a caller makes is never it."""
+    if a is not b and any(isinstance(x, Named) and not x.known and (y is None or isinstance(y, (bool, Named)))
+                          for x, y in ((a, b), (b, a))):
+        raise UnknownValue("tests the identity of a constant whose value the tree does not give")
+    return a is b
+
+
 def _contains(container: Any, item: Any) -> bool:
     if isinstance(container, Named) and not container.known:
         raise UnknownValue("membership in a constant whose value the tree does not give")
@@ -98,7 +108,7 @@ def _contains(container: Any, item: Any) -> bool:
 COMPARISONS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Eq: _equal, ast.NotEq: lambda a, b: not _equal(a, b), ast.Lt: operator.lt, ast.LtE: operator.le,
     ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: _contains(b, a),
-    ast.NotIn: lambda a, b: not _contains(b, a), ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.NotIn: lambda a, b: not _contains(b, a), ast.Is: _same, ast.IsNot: lambda a, b: not _same(a, b),
 }
 
 

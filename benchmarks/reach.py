@@ -1,0 +1,110 @@
+"""How many cards speak in the terms a user acts in: README's reach figures, from a catalog.
+
+    python benchmarks/reach.py DOCS [DOCS ...] [--json]
+
+DOCS is a docs folder (or its ``catalog.json``); run ``raisedocs verify DOCS`` on it first
+for the executed-example figures. For each catalog it prints:
+
+- **caller-terms trigger**: cards whose trigger is ``concrete`` or ``environment`` (values a
+  caller passes, and facts of the machine), and of those, the cards whose trigger is stated at
+  a public entry (``entry_call``) where the catalog records one;
+- **with an example**, and **CLI examples** (``style: cli``) with the ``--flags`` they name;
+- **executable cards lacking an argument**: ``concrete``/``environment`` cards whose trigger
+  still has ``missing`` required arguments;
+- **executed examples**: of the examples ``verify`` ran, those that behaved as claimed
+  (``confirmed`` or ``wrapped``), and of the verified triggers' examples, those that raised
+  exactly the card's error (``confirmed``/``wrapped``).
+
+It reads the catalog only; nothing is extracted or run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+CLAIMED = ("concrete", "environment")
+AS_CLAIMED = ("confirmed", "wrapped")
+
+
+def cards_of(path: str) -> list[dict[str, Any]]:
+    """The cards of a docs folder or catalog.json (one card per line after the envelope's first)."""
+    if os.path.isdir(path):
+        path = os.path.join(path, "catalog.json")
+    with open(path, encoding="utf-8") as handle:
+        return list(json.load(handle)["errors"])
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part:,} of {whole:,} ({100 * part / whole:.1f}%)" if whole else "0 of 0"
+
+
+def _cli_flags(example: dict[str, Any]) -> Iterable[str]:
+    """The ``--flags`` a CLI example's before line names."""
+    for line in example["before"].splitlines():
+        if line.startswith("#"):
+            continue
+        try:
+            words = shlex.split(line)
+        except ValueError:
+            continue
+        yield from (word.split("=", 1)[0] for word in words if word.startswith("--"))
+
+
+def figures(cards: list[dict[str, Any]]) -> dict[str, Any]:
+    """The reach figures of one catalog's cards."""
+    total = len(cards)
+    triggers = [card.get("trigger") or {} for card in cards]
+    claimed = [t for t in triggers if t.get("status") in CLAIMED]
+    examples = [card["example"] for card in cards if card.get("example")]
+    cli = [example for example in examples if example.get("style") == "cli"]
+    outcomes = Counter((card.get("verification") or {}).get("outcome") for card in cards if card.get("example"))
+    ran = sum(n for outcome, n in outcomes.items() if outcome not in (None, "not_runnable"))
+    verified_runs = Counter((card.get("verification") or {}).get("outcome") for card in cards
+                            if card.get("example") and (card.get("trigger") or {}).get("verified"))
+    verified_ran = sum(n for outcome, n in verified_runs.items() if outcome not in (None, "not_runnable"))
+    return {
+        "cards": total,
+        "caller_terms": _share(len(claimed), total),
+        "at_an_entry": _share(sum(1 for card in cards if card.get("entry_call")), total),
+        "with_an_example": _share(len(examples), total),
+        "cli_examples": len(cli),
+        "cli_flags": len({flag for example in cli for flag in _cli_flags(example)}),
+        "executable_lacking_an_argument": _share(sum(1 for t in claimed if t.get("missing")), len(claimed)),
+        "executed_as_claimed": _share(sum(outcomes[o] for o in AS_CLAIMED), ran),
+        "executed_verified_exact": _share(sum(verified_runs[o] for o in AS_CLAIMED), verified_ran),
+        "outcomes": dict(sorted((str(k), v) for k, v in outcomes.items())),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser.add_argument("docs", nargs="+", help="docs folders or catalog.json files")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    args = parser.parse_args(argv)
+    results = {}
+    for docs in args.docs:
+        try:
+            cards = cards_of(docs)
+        except (OSError, ValueError, KeyError) as error:
+            print(f"reach.py: {docs}: {error}", file=sys.stderr)
+            return 2
+        results[docs] = figures(cards)
+    if args.json:
+        print(json.dumps(results, indent=2, sort_keys=True))
+        return 0
+    for docs, found in results.items():
+        print(docs)
+        for key, value in found.items():
+            print(f"  {key.replace('_', ' ')}: {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

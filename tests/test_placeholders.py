@@ -20,7 +20,7 @@ import sys
 
 from extractor.publish.catalog_file import load_catalog
 
-from .helpers import FIXTURES, run_cli
+from .helpers import FIXTURES, extract_snippet, run_cli
 
 ROOT = FIXTURES / "callers"
 
@@ -125,3 +125,52 @@ def test_placeholder_card_offers_the_override_as_its_fix(tmp_path, capsys) -> No
     assert "creating an instance of a class that does not define the method fails first, with `TypeError`" in markdown
     html = next((tmp_path / "site").rglob(f"{card['id']}.html")).read_text(encoding="utf-8")
     assert "Define <code>export</code> in the class of the object it is called on" in html
+
+
+_UNDEFINED = '''
+import sys
+
+
+class Base:
+    if sys.platform == "win32":
+        def _start(self):
+            return "win"
+    else:
+        def _start(self):
+            return "posix"
+
+    def __init__(self):
+        self.started = self._start()
+        if hasattr(self, "_extra"):
+            self.extra = self._extra
+        self.tools = dict(self.executables)  # each subclass gives it
+
+    def pick(self, kind):
+        if kind not in ("static", "shared"):
+            raise ValueError("unknown kind")
+        return kind
+
+
+class Unix(Base):
+    executables = {"cc": "gcc"}
+
+    def build(self, kind):
+        if kind not in ("static", "shared"):
+            raise ValueError("unknown kind to build")
+        return kind
+'''
+
+
+def test_a_constructor_reading_what_only_subclasses_define_is_no_verified_trigger(tmp_path) -> None:  # noqa: ANN001
+    """``Base()`` fails with AttributeError (it reads ``self.executables``), so the card of
+    ``Base.pick`` claims no verified trigger; ``Unix`` defines it, and its method's trigger
+    stands. The methods ``Base`` binds under an ``if`` and the attribute it tests with
+    ``hasattr`` count as defined."""
+    cards = {card.at.function: card for card in extract_snippet(tmp_path, _UNDEFINED)}
+    pick, build = cards["Base.pick"].solved.trigger, cards["Unix.build"].solved.trigger
+    assert pick is not None and not pick.verified and pick.reason == "undefined_attributes"
+    assert build is not None and build.verified
+    run = subprocess.run([sys.executable, "-c", "import mod; mod.Base()"], cwd=tmp_path, capture_output=True, text=True)
+    assert "AttributeError" in run.stderr and "executables" in run.stderr
+    run = subprocess.run([sys.executable, "-c", "import mod; mod.Unix().build('x')"], cwd=tmp_path, capture_output=True, text=True)
+    assert "ValueError: unknown kind to build" in run.stderr

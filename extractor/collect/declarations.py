@@ -316,7 +316,7 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
         post_init_sets=post_init_sets(node, src),
         new=new_facts(node, src),
         metaclass=next((src.flat(k.value) for k in node.keywords if k.arg == "metaclass"), None),
-        stores=attribute_stores(node, src), init_calls=init_calls(node),
+        stores=attribute_stores(node, src), init_calls=init_calls(node), init_reads=init_reads(node),
         abstract=tuple(abstract),
         assigned=tuple(sorted(set(assigned))),
         declarations=field_declarations(node, src) if node.bases or node.decorator_list else (),
@@ -511,25 +511,77 @@ def _value(value: ast.expr, src: SourceText) -> str | None:
     return text if len(text) <= MAX_VALUE else None
 
 
-def init_calls(node: ast.ClassDef) -> tuple[str, ...]:
-    """The methods the class's own ``__init__`` calls on its receiver (``self._reset()``):
-    what they assign, constructing the object assigns too."""
+def _init_nodes(node: ast.ClassDef) -> tuple[str, list[ast.AST]] | None:
+    """The receiver of the class's own ``__init__`` and every node of its body outside nested
+    scopes, else None (no ``__init__``, or one without a receiver)."""
     init = next((s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
     receiver = _receiver(init) if init is not None else None
     if init is None or receiver is None:
-        return ()
-    found: set[str] = set()
+        return None
+    found: list[ast.AST] = []
     work: list[ast.AST] = list(init.body)
     while work:
         current = work.pop()
-        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        if isinstance(current, ast.Call) and isinstance(current.func, ast.Attribute) and isinstance(current.func.value, ast.Name) \
-                and current.func.value.id == receiver:
-            found.add(current.func.attr)
-        work.extend(ast.iter_child_nodes(current))
-    return tuple(sorted(found))
+        if not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            found.append(current)
+            work.extend(ast.iter_child_nodes(current))
+    return receiver, found
 
+
+def _on(expr: ast.expr, receiver: str) -> bool:
+    return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == receiver
+
+
+def init_calls(node: ast.ClassDef) -> tuple[str, ...]:
+    """The methods the class's own ``__init__`` calls on its receiver (``self._reset()``):
+    what they assign, constructing the object assigns too."""
+    init = _init_nodes(node)
+    if init is None:
+        return ()
+    receiver, nodes = init
+    return tuple(sorted({n.func.attr for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                         and _on(n.func, receiver)}))
+
+
+def init_reads(node: ast.ClassDef) -> tuple[str, ...]:
+    """The attributes the class's own ``__init__`` reads on its receiver and never assigns
+    there (``self.executables`` of a base class its subclasses give the attribute): linking
+    asks whether the class or one it derives from defines them. () where the ``__init__``
+    may set attributes by name (``setattr``, ``__dict__``, ``vars``)."""
+    init = _init_nodes(node)
+    if init is None:
+        return ()
+    receiver, nodes = init
+    read: set[str] = set()
+    stored = _body_names(node.body)
+    for current in nodes:
+        if isinstance(current, ast.Name) and current.id in ("setattr", "vars") \
+                or isinstance(current, ast.Attribute) and current.attr == "__dict__":
+            return ()
+        if isinstance(current, ast.Attribute) and _on(current, receiver):
+            (read if isinstance(current.ctx, ast.Load) else stored).add(current.attr)
+        elif isinstance(current, ast.Call) and isinstance(current.func, ast.Name) and current.func.id in ("hasattr", "getattr") \
+                and len(current.args) > 1 and isinstance(current.args[1], ast.Constant) and isinstance(current.args[1].value, str):
+            stored.add(current.args[1].value)  # (``hasattr(self, "x")`` first: not read unguarded)
+    return tuple(sorted(name for name in read - stored if not (name.startswith("__") and name.endswith("__"))))
+
+
+def _body_names(body: list[ast.stmt]) -> set[str]:
+    """Every name a class body binds, in its blocks too (``if _mswindows: def _execute_child``),
+    nested classes and functions by their names."""
+    names: set[str] = set()
+    work: list[ast.AST] = list(body)
+    while work:
+        current = work.pop()
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(current.name)
+            continue
+        if isinstance(current, ast.Name) and isinstance(current.ctx, ast.Store):
+            names.add(current.id)
+        elif isinstance(current, ast.alias):
+            names.add((current.asname or current.name).split(".", 1)[0])
+        work.extend(ast.iter_child_nodes(current))
+    return names
 
 
 def alias_value(stmt: ast.stmt, src: SourceText) -> tuple[str, str] | None:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from ..model import Card, ClassFact, FileFacts, Owner, Param, PostInitSet, SiteFact
 from ..model.codes import BUILDING, CONSTRUCTING
-from .placeholders import abstract_methods
+from .placeholders import abstract_methods, undefined_attributes
 from .project import Project, field_doc
 
 _RECORD_DECORATORS = frozenset({
@@ -283,6 +283,7 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
     derived = derived_inputs(project, facts, owner, site.signature.params, card.statement.guard.inputs)
     signature = constructors.signature(owner) if owner else None
     abstract = abstract_methods(project, owner) if owner else ()
+    undefined = undefined_attributes(project, owner) if owner else ()
     defaults = field_defaults(project, constructors, facts, site, others)
     checks: tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...] = ()
     if card.docs.owner is not None and not set(card.entry) & CONSTRUCTING:
@@ -294,7 +295,7 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
     if site.owner is not None and not set(card.entry) & BUILDING:
         checks = (*checks, *post_init_checks(project, constructors, f"{facts.module}.{site.owner}", settable))
     return Owner(constructor=signature, settable=settable, classes=classes, checks=checks, field_defaults=defaults,
-                 derived=derived, abstract=abstract)
+                 derived=derived, abstract=abstract, undefined=undefined)
 
 
 def settable_inputs(constructors: Constructors, owner: str | None, names: Iterable[str],

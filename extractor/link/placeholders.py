@@ -107,6 +107,34 @@ def abstract_methods(project: Project, owner: str) -> tuple[str, ...]:
     return left if left and _abstract_check(project, owner) is EntryKind.ABSTRACT_ENFORCED else ()
 
 
+def undefined_attributes(project: Project, owner: str) -> tuple[str, ...]:
+    """The attributes the constructor of ``owner`` reads on the new object (its own
+    ``__init__``, or the one it inherits along single bases) that neither it nor any class it
+    derives from defines: a base class whose subclasses give them (``CCompiler.executables``).
+    Creating an instance of ``owner`` itself then fails with ``AttributeError``, so only a
+    subclass runs its methods. () where a class on the way is outside the tree (but for the
+    builtins), has another metaclass than ABCMeta, or defines ``__getattr__``."""
+    defined: set[str] = set()
+    builtin: list[object] = []
+    reads: tuple[str, ...] | None = None
+    for qualname, found in lineage(project, owner):
+        if found is None:
+            if qualname is None or not (qualname in _PLAIN or qualname in _ABC_BASES):
+                return ()  # (a base the tree does not show may define them)
+            builtin.append(getattr(builtins, qualname, None))
+            continue
+        cls = found[1]
+        names = {*(name for name, _ in cls.methods), *cls.assigned, *(f.name for f in cls.fields), *(a for a, _ in cls.stores),
+                 *(a for a, _ in cls.init_sets), *(s.attribute for s in cls.post_init_sets)}
+        meta = _resolved(project, found[0], cls.metaclass) if cls.metaclass is not None else None
+        if names & {"__getattr__", "__getattribute__"} or (meta is not None and meta not in _ABC_METAS):
+            return ()
+        if reads is None and (cls.init is not None or len(cls.bases) > 1 or any("dataclass" in d for d in cls.decorators)):
+            reads = cls.init_reads if cls.init is not None else ()  # (a generated __init__ reads nothing)
+        defined |= names
+    return tuple(name for name in reads or () if name not in defined and not any(_defines(klass, name) for klass in builtin))
+
+
 def _inherits(project: Project, owner: str, method: str) -> bool:
     """Whether a class the owner derives from defines ``method``: one of the tree, a builtin
     type, or ``object`` itself (``__init__``, ``__eq__``). A base outside the tree is not known

@@ -359,6 +359,8 @@ class Owner:
     field_defaults: tuple[tuple[str, str | None, str | None], ...] = ()
     derived: tuple[str, ...] = ()  # inputs ``x.name`` that a method or property of x's class computes: no caller sets them
     abstract: tuple[str, ...] = ()  # the owner class's abstract methods left undefined (link.placeholders.abstract_methods)
+    # the attributes its constructor reads that no class of its chain defines (link.placeholders.undefined_attributes)
+    undefined: tuple[str, ...] = ()
 
 
 @record

@@ -154,6 +154,10 @@ class Reason(Code):
     ABSTRACT_CLASS = "abstract_class", ("the function runs on an object of its class, which leaves abstract methods undefined under "
                                         "`ABCMeta`: Python refuses to create one (`TypeError: Can't instantiate abstract class`), so it "
                                         "runs only on an object of a subclass that defines them")
+    UNDEFINED_ATTRIBUTES = "undefined_attributes", ("the function runs on an object of its class, whose constructor reads "
+                                                    "attributes that neither the class nor any class it derives from defines (a base "
+                                                    "class whose subclasses give them): creating one fails with `AttributeError`, so "
+                                                    "it runs only on an object of a subclass")
     INCOHERENT_ARRAYS = "incoherent_arrays", ("the trigger gives an array (a tensor) a `shape` and an `ndim`, a shape or a `dtype` that "
                                               "no array has (its sizes are ints of at least 0, `ndim` is their count, and a dtype is no "
                                               "number)")

@@ -136,6 +136,7 @@ class ClassFact:
     metaclass: str | None = None  # ``metaclass=`` as written
     stores: tuple[tuple[str, AttributeStore], ...] = ()  # (attribute, where it is assigned): ``self.x`` in its methods, class attributes
     init_calls: tuple[str, ...] = ()  # the methods its own ``__init__`` calls on its receiver (collect.declarations.init_calls)
+    init_reads: tuple[str, ...] = ()  # the attributes its own ``__init__`` reads on its receiver and never assigns there
     abstract: tuple[str, ...] = ()  # its methods decorated ``@abstractmethod`` (or abstractproperty, ...)
     assigned: tuple[str, ...] = ()  # the other names its body binds (``__add__, __radd__ = ...``, ``x = property(...)``)
     text: ClassText | None = None  # how it takes part in ``str()`` of an exception (collect.class_messages); None: no bases

@@ -64,6 +64,10 @@ def _abstract(draft: Draft) -> bool:
     return bool(draft.frame.ctx.owner.abstract) and not is_class_level(draft.frame.card)
 
 
+def _undefined(draft: Draft) -> bool:
+    return bool(draft.frame.ctx.owner.undefined) and not is_class_level(draft.frame.card)
+
+
 def _raises_input(draft: Draft) -> bool:
     exception = draft.frame.card.exception
     return exception.reason == "raised_variable" and exception.written in draft.inputs
@@ -170,6 +174,33 @@ ABSTRACT_CLASS = Check(
             @abstractmethod
             def score(self) -> float: ...
         ''', "Detector.__init__"),),
+)
+
+UNDEFINED_ATTRIBUTES = Check(
+    code=Reason.UNDEFINED_ATTRIBUTES,
+    fires=_undefined,
+    valid=(Snippet('''
+        class Compiler:
+            executables = {"cc": "gcc"}
+
+            def __init__(self) -> None:
+                self.tools = dict(self.executables)
+
+            def name(self, kind: str) -> str:
+                if kind not in ("static", "shared"):
+                    raise ValueError("unknown kind")
+                return kind
+        ''', "Compiler.name"),),
+    invalid=(Snippet('''
+        class Compiler:
+            def __init__(self) -> None:
+                self.tools = dict(self.executables)  # given by each subclass
+
+            def name(self, kind: str) -> str:
+                if kind not in ("static", "shared"):
+                    raise ValueError("unknown kind")
+                return kind
+        ''', "Compiler.name"),),
 )
 
 INCOHERENT_ARRAYS = Check(
@@ -289,7 +320,7 @@ NOT_REPRODUCED = Check(
 )
 
 # In order: the first that fires gives the reason.
-CHECKS = (REPLACED_BY_COMPILED_MODULE, VALUE_AND_ITS_ATTRIBUTE, ABSTRACT_CLASS, INCOHERENT_ARRAYS, RAISES_AN_INPUT,
+CHECKS = (REPLACED_BY_COMPILED_MODULE, VALUE_AND_ITS_ATTRIBUTE, ABSTRACT_CLASS, UNDEFINED_ATTRIBUTES, INCOHERENT_ARRAYS, RAISES_AN_INPUT,
           FAILS_ON_THE_WAY, LOOP_ON_THE_WAY, CONSTRUCTION_NOT_SHOWN, NOT_REPRODUCED)
 RULES = (INSIDE_FOR_LOOP, *CHECKS)  # every check, with its examples
 

@@ -337,6 +337,7 @@ class Placement:
     exception_module: str | None = None  # where an in-tree exception class is defined
     own_str: bool = False  # the exception class (or an in-tree base) defines __str__: str(exc) is its own text
     siblings: tuple[str, ...] = ()  # guards of the other raises in the same function
+    earlier_helpers: tuple[str, ...] = ()  # guards of the calls of raising helpers before it in the same function
     param_choices: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # Enum-typed parameters
 
 

@@ -167,6 +167,8 @@ class Reason(Code):
     CONSTRUCTION_NOT_SHOWN = "construction_not_shown", ("the tool cannot show that building the object with the attribute values the "
                                                         "trigger sets passes what its construction runs (a check may refuse them, or "
                                                         "read a value the tool does not know)")
+    HELPER_ON_THE_WAY = "helper_on_the_way", ("an earlier call of a raising helper in the function (such as `self.fail(...)`) may be "
+                                              "reached first under the trigger's values: its condition is not shown to be false")
     LOOP_ON_THE_WAY = "loop_on_the_way", ("a loop on the way to the raise reads a value the trigger sets, and the tool does not run "
                                           "loops: it may fail first on that value, or change it")
     FAILS_ON_THE_WAY = "fails_on_the_way", ("under the trigger's values, a statement on the way to the raise, or the exception's own "

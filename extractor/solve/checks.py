@@ -64,6 +64,10 @@ def _abstract(draft: Draft) -> bool:
     return bool(draft.frame.ctx.owner.abstract) and not is_class_level(draft.frame.card)
 
 
+def _helper_on_the_way(draft: Draft) -> bool:
+    return any(draft.problem.holds(draft.env, code) is not False for code in draft.frame.ctx.place.earlier_helpers)
+
+
 def _undefined(draft: Draft) -> bool:
     return bool(draft.frame.ctx.owner.undefined) and not is_class_level(draft.frame.card)
 
@@ -250,6 +254,31 @@ FAILS_ON_THE_WAY = Check(
         '''),),
 )
 
+HELPER_ON_THE_WAY = Check(
+    code=Reason.HELPER_ON_THE_WAY,
+    fires=_helper_on_the_way,
+    valid=(Snippet('''
+        def fail(message: str) -> None:
+            raise ValueError(message)
+
+        def f(size: int) -> None:
+            if size > 100:
+                fail("too large")
+            if size < 0:
+                raise ValueError("negative size")
+        ''', "f"),),
+    invalid=(Snippet('''
+        def fail(message: str) -> None:
+            raise ValueError(message)
+
+        def f(size: int, strict: bool = False) -> None:
+            if strict or size < -5:
+                fail("not allowed")
+            if size < 0:
+                raise ValueError("negative size")
+        ''', "f"),),
+)
+
 LOOP_ON_THE_WAY = Check(
     code=Reason.LOOP_ON_THE_WAY,
     fires=lambda draft: loop_reads(draft.inputs, draft.frame.card.statement.guard.looped),
@@ -321,7 +350,7 @@ NOT_REPRODUCED = Check(
 
 # In order: the first that fires gives the reason.
 CHECKS = (REPLACED_BY_COMPILED_MODULE, VALUE_AND_ITS_ATTRIBUTE, ABSTRACT_CLASS, UNDEFINED_ATTRIBUTES, INCOHERENT_ARRAYS, RAISES_AN_INPUT,
-          FAILS_ON_THE_WAY, LOOP_ON_THE_WAY, CONSTRUCTION_NOT_SHOWN, NOT_REPRODUCED)
+          FAILS_ON_THE_WAY, HELPER_ON_THE_WAY, LOOP_ON_THE_WAY, CONSTRUCTION_NOT_SHOWN, NOT_REPRODUCED)
 RULES = (INSIDE_FOR_LOOP, *CHECKS)  # every check, with its examples
 
 

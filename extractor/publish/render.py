@@ -29,6 +29,7 @@ from ..model import (
     NoFix,
     PydanticError,
     Reason,
+    Standing,
     dumps_compact,
     dumps_data,
     to_data,
@@ -40,7 +41,7 @@ from ..model.serialize import complete
 from ..model.spool import CardCatalog, DataCatalog
 from ..options import strict_from_env
 from .identity import template_root
-from .index_groups import group_modules
+from .index_groups import group_modules, index_modules
 from .search_index import INDEX_FILE, build_index, dump_index, index_entry
 
 
@@ -64,7 +65,7 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))
 def template_environment(*, autoescape: bool) -> jinja2.Environment:
     """A Jinja2 environment over the shipped templates (strict: a missing value is an error),
     with the codes' wording (model.codes) as globals: ``REASONS``, ``NO_FIX``, ``ENTRIES``,
-    ``CHANGES``, ``OUTCOMES`` (HandlerOutcome), ``CAUGHT`` (CaughtVisibility) and ``PYDANTIC``
+    ``CHANGES``, ``OUTCOMES`` (HandlerOutcome), ``CAUGHT`` (CaughtVisibility), ``STANDINGS`` (publish.ranking's Standing) and ``PYDANTIC``
     (pydantic's message templates) map a code to its description, ``reason_words`` words a
     reason as the catalog writes it, and the test ``claimed`` says whether a trigger's status is
     one a caller can act on."""
@@ -79,7 +80,7 @@ def template_environment(*, autoescape: bool) -> jinja2.Environment:
     )
     env.globals.update(REASONS=wording(Reason), NO_FIX=wording(NoFix), ENTRIES=wording(EntryKind), FRAMEWORKS=wording(Framework),
                        CHANGES=wording(ChangeKind), OUTCOMES=wording(HandlerOutcome), CAUGHT=wording(CaughtVisibility),
-                       PYDANTIC=wording(PydanticError), reason_words=reason_words)
+                       PYDANTIC=wording(PydanticError), STANDINGS=wording(Standing), reason_words=reason_words)
     env.tests["claimed"] = lambda status: status in CLAIMED
     return env
 
@@ -192,9 +193,11 @@ def render_index(catalog: dict[str, Any], summaries: list[dict[str, Any]]) -> It
     (``index/<package>.md``, grouped by ``index_groups.group_modules``) that it links."""
     groups = group_modules(summaries)
     env = environment()
-    yield "index.md", _tidy(env.get_template("index.md.j2").render(**{**catalog, "errors": summaries, "groups": groups}))
+    modules = index_modules(summaries) if groups is None else None
+    yield "index.md", _tidy(env.get_template("index.md.j2").render(**{**catalog, "modules": modules, "groups": groups}))
     for group in groups or ():
-        yield group["page"], _tidy(env.get_template("index_page.md.j2").render(source=catalog["source"], group=group))
+        page = env.get_template("index_page.md.j2").render(source=catalog["source"], group=group, modules=index_modules(group["cards"]))
+        yield group["page"], _tidy(page)
 
 
 def dump_json(data: Any) -> str:

@@ -22,9 +22,10 @@ from ..model import Card, dumps_compact
 from ..model.serialize import complete
 from .catalog_file import load_catalog, locate_catalog, read_catalog_bytes
 from .explain import compile_template
+from .ranking import rank_key
 
 INDEX_FILE = "search-index.json"
-INDEX_SCHEMA = "raisedocs-search-index/3"
+INDEX_SCHEMA = "raisedocs-search-index/4"
 
 
 def index_entry(card: dict[str, Any]) -> dict[str, Any]:
@@ -48,6 +49,7 @@ def index_entry(card: dict[str, Any]) -> dict[str, Any]:
         "trigger": {"status": trigger.get("status"), "inputs": trigger.get("inputs", {})},
         "fixes": [{"description": fix["description"]} for fix in card.get("fixes") or []],
         **({"caught": caught["visibility"]} if (caught := card.get("caught")) else {}),
+        "rank": rank_key(card),  # publish.ranking's: search puts the errors users hit first
         **extra,
     }
     shown = card.get("shown")

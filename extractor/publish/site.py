@@ -22,12 +22,13 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from ..model import Card, CaughtVisibility, dumps_data
+from ..model import Card, CaughtVisibility, Standing, dumps_data
 from ..model.markdown import safe_url
 from ..model.serialize import compact
 from ..model.spool import CardCatalog, DataCatalog
 from ..options import strict_from_env
 from .identity import template_root
+from .ranking import module_rank, rank_key, standing
 from .render import catalog_json, forge_name, repo_label, template_environment
 from .search_index import INDEX_FILE, build_index, dump_index, index_entry
 
@@ -135,12 +136,14 @@ def _summary(summary: dict[str, Any]) -> dict[str, Any]:
         "id": summary["id"], "path": summary["path"], "line": summary["line"], "template": summary["message"]["template"],
         "exception": summary["exception"]["display"], "status": trigger.get("status") or "none",
         "hidden": summary.get("caught") == CaughtVisibility.HIDDEN,
+        "standing": standing(summary), "rank": rank_key(summary),
     }
 
 
 def _index_page(env: jinja2.Environment, summaries: list[dict[str, Any]], common: dict[str, Any]) -> str:
-    # (in a module, the errors the library always catches itself come last)
-    rows = sorted((_summary(s) for s in summaries), key=lambda r: (r["path"], r["hidden"], r["line"], r["id"]))
+    # Public modules first, and in a module the cards in rank order (publish.ranking); the
+    # standing filter shows the errors users hit at first, where there are any, and all on demand.
+    rows = sorted((_summary(s) for s in summaries), key=lambda r: (module_rank(r["path"]), r["path"], r["rank"], r["line"], r["id"]))
     modules: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         modules.setdefault(row["path"], []).append(row)
@@ -148,11 +151,14 @@ def _index_page(env: jinja2.Environment, summaries: list[dict[str, Any]], common
     for path, cards in modules.items():
         package = path.split("/", 1)[0].removesuffix(".py") if "/" in path else "(top level)"
         groups.setdefault(package, []).append({"module": path, "count": len(cards), "cards": cards})
+    standings = Counter(r["standing"] for r in rows)
     return env.get_template("site/index.html.j2").render(
-        root="", total=len(rows), groups=sorted(groups.items()),
+        root="", total=len(rows), groups=sorted(groups.items(), key=lambda item: (module_rank(item[0]), item[0])),
         exceptions=sorted(Counter(r["exception"] for r in rows).items()),
         statuses=sorted(Counter(r["status"] for r in rows).items()),
         modules=sorted((m, len(c)) for m, c in modules.items()),
+        standings=[(code, standings[code]) for code in Standing if standings[code]],
+        default_standing=Standing.USER if standings[Standing.USER] else "",
         **common,
     )
 

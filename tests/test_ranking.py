@@ -1,18 +1,21 @@
-"""publish.ranking: one key orders the index, the site and search; the errors users hit first,
-those raised without a message last."""
+"""Issue 42, user-facing first and less noise: publish.ranking (one key orders the index, the
+site and search: the errors users hit first, message-less ones last), publish.families
+(identical checks across files, listed once) and link.docstrings (what a card quotes)."""
 
 from __future__ import annotations
 
 import json
 
+from extractor.link.docstrings import class_summary, field_entry
 from extractor.model import Standing
 from extractor.model.spool import summary_of
 from extractor.publish.catalog_file import load_catalog
+from extractor.publish.families import family_key, find_families, normalized_guard
 from extractor.publish.index_groups import index_modules
 from extractor.publish.ranking import is_public_module, is_public_name, rank_key, standing
 from extractor.publish.search_index import index_entry
 
-from .helpers import GOLDEN
+from .helpers import FIXTURES, GOLDEN, run_cli
 
 
 def _card(function: str | None = "parse", template: str | None = "bad {x}", path: str = "pkg/mod.py", **extra) -> dict:
@@ -62,3 +65,53 @@ def test_the_index_lists_public_modules_first_and_each_module_ranked() -> None:
     modules = index_modules(summaries)
     assert [m["path"] for m in modules] == ["pkg/a.py", "pkg/c.py", "pkg/_b.py"]
     assert [c["id"][0] for c in modules[0]["cards"]] == ["2", "1"]
+
+
+# --- families of identical checks (publish.families) -----------------------------------------
+
+def test_a_family_is_the_same_check_in_three_files_its_names_normalised(tmp_path, capsys) -> None:
+    out = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(FIXTURES / "families"), "-o", str(out), "--no-cache").code == 0
+    catalog = load_catalog(str(out / "catalog.json"))
+    by_id = {card["id"]: card for card in catalog["errors"]}
+    [family] = catalog["families"]
+    assert [by_id[i]["path"] for i in family["cards"]] == ["zoo/models/cat.py", "zoo/models/dog.py", "zoo/models/owl.py"]
+    index = (out / "index.md").read_text(encoding="utf-8")
+    first, *others = family["cards"]
+    assert first in index and not any(i in index for i in others)
+    assert "one of 3 identical checks in 3 files" in index
+    for card_id in family["cards"]:  # every member's page lists the family
+        page = (out / "errors" / f"{card_id}.md").read_text(encoding="utf-8")
+        assert "One of 3 identical checks" in page and all(i in page for i in family["cards"] if i != card_id)
+    # explain lists the family once
+    found = json.loads(run_cli(capsys, "explain", "Only image modality is supported", "--catalog", str(out), "--format", "json").out)
+    assert [m["card"]["id"] for m in found] == [first]
+
+
+def test_normalised_guards_and_what_is_no_family() -> None:
+    assert normalized_guard("not modality.startswith('image')") == normalized_guard("not kind.startswith('image')")
+    assert normalized_guard("a.x > b") == "_0.x > _1" and normalized_guard("a b") == "a b"
+    assert family_key(_card(guard={"code": "x > 1"})) == family_key(_card(guard={"code": "y > 1"}, template="bad {y}"))
+    assert family_key(_card(guard={"code": "True"})) is None  # no condition: no check
+    assert family_key(_card(template="", guard={"code": "x"})) is None
+    two = [{"id": str(i), "path": f"m{i % 2}.py", "family_key": "k"} for i in range(4)]
+    assert find_families(two) == []  # two files are not many
+    assert find_families([*two, {"id": "9", "path": "m9.py", "family_key": "k"}]) == [{"id": "k", "cards": ["0", "1", "2", "3", "9"]}]
+
+
+# --- class docstrings and field entries (link.docstrings) ------------------------------------
+
+def test_a_long_class_docstring_is_cut_to_its_first_paragraph() -> None:
+    short = "A pen.\n\nIt holds animals."
+    assert class_summary(short) == short
+    long = "\n".join(["A pen", "that holds animals.", "", *["More."] * 20])
+    assert class_summary(long) == "A pen\nthat holds animals.\n… [cut: the first paragraph of a docstring of 23 lines]"
+
+
+def test_a_field_entry_is_read_from_google_numpy_and_sphinx_sections() -> None:
+    google = "Config.\n\nArgs:\n    size (int): the most.\n        Positive.\n    mode: how\n"
+    assert field_entry(google, "size") == "the most.\nPositive." and field_entry(google, "mode") == "how"
+    numpy = "Config.\n\nParameters\n----------\nsize : int\n    The size.\n"
+    assert field_entry(numpy, "size") == "int\nThe size."
+    assert field_entry(":param size: the size\n:ivar mode: how", "mode") == "how"
+    assert field_entry("size: not in a section", "size") is None and field_entry(google, "other") is None

@@ -330,7 +330,21 @@ def match_message(text: str, catalog_data: dict[str, Any], limit: int) -> list[M
     cards = catalog_data["entries"] if "entries" in catalog_data else catalog_data["errors"]
     matches = [m for m in (try_match_card(card, normalized) for card in cards) if m is not None]
     matches.sort(key=rank)
-    return matches[:limit]
+    return one_per_family(matches)[:limit]
+
+
+def one_per_family(matches: list[Match]) -> list[Match]:
+    """The matches, a family of identical checks (publish.families; an index entry's ``family``)
+    by its first match alone: its card lists the others."""
+    seen: set[str] = set()
+    out = []
+    for match in matches:
+        family = match.card.get("family")
+        if family is None or family not in seen:
+            out.append(match)
+            if family is not None:
+                seen.add(family)
+    return out
 
 
 def rank(match: Match) -> tuple[int, float, str, int, str]:

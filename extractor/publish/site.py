@@ -27,6 +27,7 @@ from ..model.markdown import safe_url
 from ..model.serialize import compact
 from ..model.spool import CardCatalog, DataCatalog
 from ..options import strict_from_env
+from .families import family_sites, folded, with_family
 from .identity import template_root
 from .ranking import module_rank, rank_key, standing
 from .render import catalog_json, forge_name, repo_label, template_environment
@@ -92,30 +93,32 @@ def render_site(catalog: Any) -> Iterator[tuple[str, str]]:
     common = {"repo": repo_label(envelope["source"]), "forge": forge_name(envelope["source"]), "source": envelope["source"],
               "generator": envelope["generator"]}
     by_id = {s["id"]: s for s in source.summaries}
+    families = family_sites(envelope.get("families") or [], source.summaries)
     env = site_environment()
     entries = []
     yield from _assets()
     catalog_text = "".join(catalog_json(envelope, source.texts()))
     yield "api/catalog.json", catalog_text
     for card in source.cards():
-        entries.append(index_entry(card))
+        entries.append(with_family(index_entry(card), families))
         yield f"api/errors/{card['id']}.json", dumps_data(compact(Card, card))  # (as catalog.json holds it)
-        yield f"errors/{card['id']}.html", _card_page(env, card, by_id, common)
+        yield f"errors/{card['id']}.html", _card_page(env, card, by_id, common, families.get(card["id"]))
     index = build_index(entries, hashlib.sha256(catalog_text.encode("utf-8")).hexdigest())
     yield f"api/{INDEX_FILE}", dump_index(index)
     yield "assets/search-index.js", "window.RAISEDOCS_INDEX = " + json.dumps(index, sort_keys=True, separators=(",", ":")) + ";\n"
-    yield "index.html", _index_page(env, source.summaries, common)
+    yield "index.html", _index_page(env, folded(families, source.summaries), common)
     for name, schema in _schemas().items():
         yield f"api/schema/{name}", dumps_data(schema)
 
 
-def _card_page(env: jinja2.Environment, card: dict[str, Any], by_id: dict[str, Any], common: dict[str, Any]) -> str:
+def _card_page(env: jinja2.Environment, card: dict[str, Any], by_id: dict[str, Any], common: dict[str, Any],
+               family: dict[str, Any] | None) -> str:
     """One card's page; a card the templates cannot render (a catalog of another version, a
     bug of ours) gets a page saying so, and the site is written."""
     try:
         return env.get_template("site/card.html.j2").render(
             card=card, root="../", related=[_summary(by_id[r]) for r in card.get("related", ()) if r in by_id],
-            source_html=highlight(card), permalink=safe_url(card.get("permalink") or "") or None, **common,
+            source_html=highlight(card), permalink=safe_url(card.get("permalink") or "") or None, family=family, **common,
         )
     except Exception as exc:  # the per-card boundary of rendering
         if strict_from_env():
@@ -136,7 +139,7 @@ def _summary(summary: dict[str, Any]) -> dict[str, Any]:
         "id": summary["id"], "path": summary["path"], "line": summary["line"], "template": summary["message"]["template"],
         "exception": summary["exception"]["display"], "status": trigger.get("status") or "none",
         "hidden": summary.get("caught") == CaughtVisibility.HIDDEN,
-        "standing": standing(summary), "rank": rank_key(summary),
+        "standing": standing(summary), "rank": rank_key(summary), "family": summary.get("family"),
     }
 
 

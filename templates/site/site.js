@@ -97,6 +97,8 @@
       var frame = (b.score === 1) - (a.score === 1), ranked = (a.entry.rank || 0) - (b.entry.rank || 0);
       return frame || ranked || b.score - a.score || (a.entry.path < b.entry.path ? -1 : a.entry.path > b.entry.path ? 1 : a.entry.line - b.entry.line);
     });
+    var families = {};  // a family of identical checks once, at its best match: its card lists the others
+    scored = scored.filter(function (r) { var f = r.entry.family; if (!f) return true; if (families[f]) return false; families[f] = true; return true; });
     return scored.slice(0, 10);
   }
 

@@ -1,6 +1,7 @@
 """Families: identical checks repeated across files -> one record, so the index lists them once.
 
-A family is a set of cards that raise the same exception with the same message template
+A family is a set of cards that raise the same exception class (resolved where the catalog
+says which: ``aifc.Error`` and ``wave.Error`` are two) with the same message template
 (holes written ``{}``) under the same condition, its names normalised (each variable renamed
 in order of appearance; attributes, calls and constants kept), in at least ``FAMILY_FILES``
 files: vLLM 0.33 repeats ``if not modality.startswith("image"): raise ValueError("Only image
@@ -35,7 +36,9 @@ def family_key(card: dict[str, Any]) -> str | None:
     if not template or not guard or guard == "True":
         return None
     shape = normalized_guard(guard)
-    parts = (card["exception"]["display"], _HOLE.sub("{}", template), shape, card.get("kind") or "")
+    exception = card["exception"]
+    classes = ",".join(exception.get("classes") or ()) or exception["display"]  # (aifc.Error is not wave.Error)
+    parts = (classes, _HOLE.sub("{}", template), shape, card.get("kind") or "")
     return hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 

@@ -19,10 +19,13 @@ its first card and each member's page lists the family's sites (``family_pages``
 from __future__ import annotations
 
 import ast
+import copy
 import hashlib
 import re
 from collections.abc import Iterable
 from typing import Any
+
+from ..model.pytext import try_parse_expression
 
 FAMILY_FILES = 3  # a check repeated in at least this many files is a family
 SHOWN_SITES = 25  # the sites a card lists of its family; the rest are counted
@@ -46,16 +49,16 @@ def normalized_guard(code: str) -> str:
     """A guard's code with its variables renamed ``_0``, ``_1``, ... in order of appearance
     (``not modality.startswith('image')`` -> ``not _0.startswith('image')``); code that does not
     parse is kept as it is."""
-    try:
-        tree = ast.parse(code, mode="eval")
-    except (SyntaxError, ValueError, RecursionError):
+    parsed = try_parse_expression(code)
+    if parsed is None:
         return code
     names: dict[str, str] = {}
-    for node in sorted((n for n in ast.walk(tree) if isinstance(n, ast.Name)), key=lambda n: (n.lineno, n.col_offset)):
-        node.id = names.setdefault(node.id, f"_{len(names)}")
     try:
+        tree = copy.deepcopy(parsed)  # (the parsed tree is shared: model.pytext)
+        for node in sorted((n for n in ast.walk(tree) if isinstance(n, ast.Name)), key=lambda n: (n.lineno, n.col_offset)):
+            node.id = names.setdefault(node.id, f"_{len(names)}")
         return ast.unparse(tree)
-    except RecursionError:
+    except RecursionError:  # (deep code: kept as it is)
         return code
 
 

@@ -522,7 +522,7 @@ class Standing(Code):
     """Where a card stands for a reader: the order in which the index, the site and search show
     cards (publish.ranking), the first standing first."""
 
-    USER = "user", "reached from the public API or the command line, with a message: an error users hit"
+    USER = "user", "reached from the public API or the command line: an error users hit"
     INTERNAL = "internal", "reached from no public entry that the catalog shows: internal code, tests, private helpers"
     CAUGHT = "caught", "always caught by the library's own handlers (caught visibility `hidden`): users do not see it"
     NO_MESSAGE = "no_message", "raised without a message: nothing to search by, and little to read"

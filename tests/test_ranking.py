@@ -42,8 +42,8 @@ def test_the_key_puts_users_errors_first_and_message_less_ones_last() -> None:
     cards = [_card(template=""), _card(function="_x"), _card(template=None), _card(caught={"visibility": "hidden"}), _card(),
              _card(function="_x", template=None)]
     order = sorted(range(len(cards)), key=lambda i: rank_key(cards[i]))
-    # message known: user, internal, caught; message unknown: user, internal; no message
-    assert order == [4, 1, 3, 2, 5, 0]
+    # message known: user, internal; message unknown: user, internal; always caught; no message
+    assert order == [4, 1, 2, 5, 3, 0]
 
 
 def test_a_card_its_summary_and_its_search_entry_rank_alike() -> None:

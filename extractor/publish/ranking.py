@@ -3,10 +3,10 @@
 ``rank_key`` reads a card as catalog.json holds it, its summary (``model.spool.summary_of``)
 or its search-index entry (``search_index.index_entry``, which keeps the rank it computed),
 and puts first the cards users hit: ``Standing.USER`` (reached from a public entry), then
-``INTERNAL`` and ``CAUGHT`` (always caught by the library itself); the cards whose message was
-not reconstructed follow in the same order, and last come those of ``NO_MESSAGE`` (raised
-without a message): a card without a message text is little to read and nothing to search by. Ties keep the caller's own order (path and line in the index, the
-score in search).
+``INTERNAL``; the cards whose message was not reconstructed follow in the same order, then
+``CAUGHT`` (always caught by the library itself: users do not see them), and last
+``NO_MESSAGE`` (raised without a message: little to read and nothing to search by). Ties
+keep the caller's own order (path and line in the index, the score in search).
 
 Reached from a public entry: where a card lists its public entries (``entries``: the public
 functions and commands whose calls reach the raise), it is reached when that list is not
@@ -25,22 +25,21 @@ from typing import Any
 from ..model import CaughtVisibility, RaiseKind, Standing
 
 ORDER = tuple(Standing)  # the standings in the order a reader meets them
-LAST = 2 * (len(ORDER) - 1)  # the rank of a card raised without a message
 _TEST_FOLDERS = frozenset({"test", "tests", "testing"})
 
 
 def rank_key(card: Mapping[str, Any]) -> int:
-    """The card's rank, lower first (a search-index entry holds it as ``rank``): the cards
-    whose message is known by standing (0 users', 1 internal, 2 caught), then those whose
-    message was not reconstructed, by standing again (3 to 5), and last those raised
-    without a message (6)."""
+    """The card's rank, lower first (a search-index entry holds it as ``rank``): users' (0)
+    and internal (1) cards whose message is known, the same whose message was not
+    reconstructed (2, 3), the cards the library always catches (4), and last those raised
+    without a message (5)."""
     kept = card.get("rank")
     if isinstance(kept, int):
         return kept
     found = standing(card)
-    if found is Standing.NO_MESSAGE:
-        return LAST
-    return ORDER.index(found) + (0 if _template(card) else LAST // 2)
+    if found in (Standing.CAUGHT, Standing.NO_MESSAGE):
+        return ORDER.index(found) + 2
+    return ORDER.index(found) + (0 if _template(card) else 2)
 
 
 def standing(card: Mapping[str, Any]) -> Standing:

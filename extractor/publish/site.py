@@ -106,7 +106,7 @@ def render_site(catalog: Any) -> Iterator[tuple[str, str]]:
     index = build_index(entries, hashlib.sha256(catalog_text.encode("utf-8")).hexdigest())
     yield f"api/{INDEX_FILE}", dump_index(index)
     yield "assets/search-index.js", "window.RAISEDOCS_INDEX = " + json.dumps(index, sort_keys=True, separators=(",", ":")) + ";\n"
-    yield "index.html", _index_page(env, folded(families, source.summaries), common)
+    yield "index.html", _index_page(env, folded(families, source.summaries), common, len(source.summaries))
     for name, schema in _schemas().items():
         yield f"api/schema/{name}", dumps_data(schema)
 
@@ -143,7 +143,8 @@ def _summary(summary: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _index_page(env: jinja2.Environment, summaries: list[dict[str, Any]], common: dict[str, Any]) -> str:
+def _index_page(env: jinja2.Environment, summaries: list[dict[str, Any]], common: dict[str, Any], total: int) -> str:
+    """The index: ``summaries`` as it lists them (a family at its first card), of ``total`` cards."""
     # Public modules first, and in a module the cards in rank order (publish.ranking); the
     # standing filter shows the errors users hit at first, where there are any, and all on demand.
     rows = sorted((_summary(s) for s in summaries), key=lambda r: (module_rank(r["path"]), r["path"], r["rank"], r["line"], r["id"]))
@@ -156,7 +157,7 @@ def _index_page(env: jinja2.Environment, summaries: list[dict[str, Any]], common
         groups.setdefault(package, []).append({"module": path, "count": len(cards), "cards": cards})
     standings = Counter(r["standing"] for r in rows)
     return env.get_template("site/index.html.j2").render(
-        root="", total=len(rows), groups=sorted(groups.items(), key=lambda item: (module_rank(item[0]), item[0])),
+        root="", total=total, listed=len(rows), groups=sorted(groups.items(), key=lambda item: (module_rank(item[0]), item[0])),
         exceptions=sorted(Counter(r["exception"] for r in rows).items()),
         statuses=sorted(Counter(r["status"] for r in rows).items()),
         modules=sorted((m, len(c)) for m, c in modules.items()),

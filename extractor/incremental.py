@@ -28,6 +28,7 @@ from .model import (
     CLAIMED,
     SCHEMA_ID,
     Catalog,
+    Family,
     FileFacts,
     FileFailure,
     Generator,
@@ -37,11 +38,13 @@ from .model import (
     SourceInfo,
     Stats,
     TriggerStatus,
+    from_data,
     to_data,
 )
 from .model.spool import SpooledCatalog, with_permalink
 from .options import Options, strict_from_env
 from .pool import Mapper
+from .publish.families import find_families
 from .sources import SourceFile, read_contents
 from .version import VERSION as __version__
 
@@ -277,6 +280,7 @@ def _envelope(selection: Selection, failures: list[FileFailure], sites: int, sum
         failures=tuple(failures),
         errors=(),
         options=run_options(selection),
+        families=tuple(from_data(Family, family) for family in find_families(summaries)),
     ))
     del envelope["errors"]
     return envelope

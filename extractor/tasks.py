@@ -27,6 +27,7 @@ from .model import (
 )
 from .model.spool import card_text, summary_of
 from .options import Options
+from .publish.families import family_key
 from .solve.triggers import solve_one
 from .sources import SourceFile
 
@@ -124,7 +125,9 @@ def lost_solving(work: FileWork) -> Linked:
 
 
 def _with_cards(entry: Linked, cards: list[dict[str, Any]]) -> Linked:
-    return dataclasses.replace(entry, cards=[card_text(card) for card in cards], summaries=[summary_of(card) for card in cards])
+    # (a summary also holds its card's family key: families are found once the whole run is solved)
+    summaries = [{**summary_of(card), "family_key": family_key(card)} for card in cards]
+    return dataclasses.replace(entry, cards=[card_text(card) for card in cards], summaries=summaries)
 
 
 # What solving reads of a card, with its context.

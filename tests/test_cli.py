@@ -118,7 +118,7 @@ def test_schema_command_prints_the_shipped_schema(capsys) -> None:
 def test_the_diff_schema_is_shipped_and_printed(capsys) -> None:
     run = run_cli(capsys, "schema", "diff")
     assert run.out == schema_text("diff"), "diff.schema.json is stale: python -m extractor.model.schema diff > extractor/model/diff.schema.json"
-    assert json.loads(run_cli(capsys, "schema", "search-index").out)["$id"] == "raisedocs-search-index/3"
+    assert json.loads(run_cli(capsys, "schema", "search-index").out)["$id"] == "raisedocs-search-index/4"
     assert run_cli(capsys, "schema", "nothing").code == 2
 
 

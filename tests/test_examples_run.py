@@ -36,6 +36,8 @@ EXPECTED = {
     # (and the field constraints of its pydantic classes: their examples construct the class)
     "offload": {"OffloadConfig.resolve_backend", "OffloadConfig", "PrefetchOffloadConfig", "UVAOffloadConfig"},
     "pydconfig": {"CacheConfig", "LimitsConfig", "ServerConfig"},
+    # every model's embed (a family of three, and ant's own), the public feed, hoot, a test's check and the pen's admit
+    "families": {"embed", "feed", "hoot", "test_count", "Pen.admit"},
     # validate_* run under @strict, which wraps their errors (the runner checks the class the card
     # says the caller gets); positive is called directly, so its ValueError comes unwrapped.
     "strictcfg": {"ModelConfig.__post_init__", "ModelConfig.validate_architecture", "ModelConfig.validate_depth", "positive"},

@@ -173,3 +173,31 @@ def test_in_a_browser_no_script_of_a_hostile_tree_runs(capsys, tmp_path) -> None
                 assert not (link.get_attribute("href") or "").lower().startswith("javascript:")
         assert dialogs == []
         browser.close()
+
+
+def test_the_index_opens_on_the_errors_users_hit_and_lists_a_family_once(capsys, tmp_path) -> None:
+    site = _site(capsys, tmp_path, "families")
+    catalog = load_catalog(str(site / "api" / "catalog.json"))
+    [family] = catalog["families"]
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert family["cards"][0] in index and not any(i in index for i in family["cards"][1:])
+    rows = [attrs for tag, attrs in _tags(site / "index.html") if tag == "li" and "data-standing" in attrs]
+    standings = [attrs["data-standing"] for attrs in rows]
+    assert {"user", "internal", "no_message"} <= set(standings)
+    # In a module, the cards users hit come first and message-less ones last (publish.ranking).
+    keeper = [attrs["data-standing"] for attrs in rows if attrs["data-module"] == "zoo/keeper.py"]
+    assert keeper == sorted(keeper, key=["user", "internal", "caught", "no_message"].index) and keeper[-1] == "no_message"
+    sync_api = _browser()
+    with sync_api.sync_playwright() as p:
+        browser = _launch(p)
+        page = browser.new_page()
+        page.goto((site / "index.html").as_uri())
+        visible = "els => els.filter(e => !e.closest('[hidden]')).map(e => e.getAttribute('data-standing'))"
+        assert set(page.eval_on_selector_all("ul.cards li", visible)) == {"user"}  # the filter opens on them
+        page.select_option("#filter-standing", "")
+        assert len(page.eval_on_selector_all("ul.cards li", visible)) == len(rows)  # and shows all
+        page.fill("#search-box", "Only image modality is supported")
+        page.wait_for_timeout(300)
+        hrefs = page.eval_on_selector_all("#search-results li a", "els => els.map(e => e.getAttribute('href'))")
+        assert hrefs == [f"errors/{family['cards'][0]}.html"]  # a family once: ant's other message does not match
+        browser.close()

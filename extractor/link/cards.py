@@ -38,6 +38,7 @@ from .caught import caught_by
 from .commands import link_cli
 from .constraints import VALIDATION_ERROR, constraint_cards, constraint_key, field_constraint_ids
 from .constructors import Constructors, link_owner, settable_inputs
+from .docstrings import class_summary, field_entry
 from .helpers import expand_call, helper_site, helper_uses, through_of
 from .ids import assign_ids, id_key
 from .instances import function_instances, link_names
@@ -420,18 +421,29 @@ def entry_points(facts: FileFacts, site: SiteFact) -> tuple[EntryKind, ...]:
 
 
 def _docs(project: Project, facts: FileFacts, site: SiteFact) -> Docs:
+    """The function's docstring, its class's (cut where long: link.docstrings) and the docs of
+    the fields the guard reads."""
     owner_doc = None
     owner = None
     if site.owner is not None:
         owner = f"{facts.module}.{site.owner}"
         found = project.class_fact(owner)
-        owner_doc = found[1].doc if found else None
+        owner_doc = class_summary(found[1].doc) if found else None
     fields: list[FieldDoc] = []
     for name in site.raised.statement.guard.inputs:
         doc = field_doc(project, facts, site.owner, name, site.signature.params)
         if doc is not None:
-            fields.append(doc)
+            fields.append(described_field(project, doc))
     return Docs(function_doc=site.function_doc, owner=owner, owner_doc=owner_doc, fields=tuple(fields))
+
+
+def described_field(project: Project, doc: FieldDoc) -> FieldDoc:
+    """A field's docs with its entry in its class's docstring, where it has no string of its own."""
+    if doc.declared.doc is not None:
+        return doc
+    found = project.class_fact(doc.owner)
+    entry = field_entry(found[1].doc, doc.declared.name) if found else None
+    return replace(doc, described=entry) if entry else doc
 
 
 def _selected(card: Card, wanted: tuple[str, ...]) -> bool:

@@ -54,6 +54,7 @@ from ..model import (
 from ..model.facts import Excerpt
 from ..model.pytext import literal_or, try_parse_expression
 from .bounds import bound_number
+from .docstrings import class_summary, field_entry
 from .ids import assign_ids, id_key
 from .project import Project, field_doc
 
@@ -349,7 +350,9 @@ def _card(project: Project, facts: FileFacts, cls: ClassFact, fact: FieldFact, e
     if doc is not None:  # (its bounds as numbers, as the solver checks a value against each: solve.constraints)
         resolved = tuple(replace(c, value=_resolved(project, facts, c.name, c.value)) for c in doc.declared.constraints)
         doc = replace(doc, declared=replace(doc.declared, constraints=resolved))
-    docs = Docs(owner=f"{facts.module}.{cls.qualname}", owner_doc=cls.doc, fields=(doc,) if doc is not None else ())
+        if fact.doc is None:
+            doc = replace(doc, described=field_entry(cls.doc, fact.name))
+    docs = Docs(owner=f"{facts.module}.{cls.qualname}", owner_doc=class_summary(cls.doc), fields=(doc,) if doc is not None else ())
     card = Card(id="", path=facts.path, at=at, entry=(EntryKind.PYDANTIC_FIELD_CONSTRAINT,), statement=statement,
                 exception=VALIDATION_ERROR, message=rule.message, docs=docs, constraint=rule.constraint)
     site = SiteFact(at=at, owner=cls.qualname, raised=RaiseFacts(statement=statement, message=rule.message))

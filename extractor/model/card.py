@@ -66,13 +66,16 @@ class FieldDoc:
     declared: FieldFact = dataclasses.field(metadata={FLAT: True})  # (its fields are the doc's own in JSON)
     literal_values: tuple[str, ...] | None = None
     element_values: tuple[str, ...] | None = None  # a list's (set's, tuple's) elements' Literal values
+    # The field's entry in its class's docstring (``Args:``, ``Attributes:``, ``:ivar x:``), where
+    # the field has no string of its own (link.docstrings.field_entry).
+    described: str | None = None
 
 
 @record
 class Docs:
     function_doc: str | None = None
     owner: str | None = None
-    owner_doc: str | None = None
+    owner_doc: str | None = None  # a long class docstring's first paragraph, marked as cut (link.docstrings.class_summary)
     fields: tuple[FieldDoc, ...] = ()
 
 

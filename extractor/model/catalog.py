@@ -70,6 +70,15 @@ class Stats:
 
 
 @record
+class Family:
+    """Identical checks repeated across files (publish.families): the same exception, message
+    template and condition, its names normalised, in several files."""
+
+    id: str  # 16 hex digits of the SHA-256 of what the members share (publish.families.family_key)
+    cards: tuple[str, ...]  # the members' ids, in catalog order; the first stands for the family in the index
+
+
+@record
 class Catalog:
     schema: str
     generator: Generator
@@ -78,6 +87,7 @@ class Catalog:
     failures: tuple[FileFailure, ...]
     errors: tuple[Card, ...]
     options: RunOptions | None = None
+    families: tuple[Family, ...] = ()  # found over the whole catalog once every card is solved
 
 
 # --- diffs ----------------------------------------------------------------------------------

@@ -524,6 +524,16 @@ class CaughtVisibility(Code):
                       "not follow): through those, the error may reach users")
 
 
+class Standing(Code):
+    """Where a card stands for a reader: the order in which the index, the site and search show
+    cards (publish.ranking), the first standing first."""
+
+    USER = "user", "reached from the public API or the command line: an error users hit"
+    INTERNAL = "internal", "reached from no public entry that the catalog shows: internal code, tests, private helpers"
+    CAUGHT = "caught", "always caught by the library's own handlers (caught visibility `hidden`): users do not see it"
+    NO_MESSAGE = "no_message", "raised without a message: nothing to search by, and little to read"
+
+
 class ChangeKind(Code):
     """What happened to an error between two releases (Change.kind; publish.diff), in the order
     release notes list them; the description is the section's title."""
@@ -549,4 +559,5 @@ class DefinitionKind(Code):
 CODES: tuple[type[Code], ...] = (
     TriggerStatus, Reason, NoFix, EntryKind, Framework, RaiseKind, PydanticError, FixTarget, ExampleStyle, VerifyOutcome, FixOutcome,
     DomainSource, PartRole, ContextKind, ChangeKind, DefinitionKind, HandlerOutcome, CaughtVisibility, InitRule, TextRule,
+    Standing,
 )

@@ -60,6 +60,11 @@ def summary_of(card: dict[str, Any]) -> dict[str, Any]:
         "message": {"template": card["message"]["template"], "reason": card["message"]["reason"]},
         "trigger": None if trigger is None else {k: trigger[k] for k in ("status", "reason", "verified")},
         "caught": (card.get("caught") or {}).get("visibility"),
+        # What publish.ranking reads of a card to rank it, in the card's own shape.
+        "function": card.get("function"), "kind": card.get("kind"), "shown": bool(card.get("shown")),
+        "callers": [{"function": caller["function"]} for caller in card.get("callers") or ()],
+        "constraint": {"owner": constraint["owner"]} if (constraint := card.get("constraint")) else None,
+        **({"entries": None if card["entries"] is None else list(card["entries"])[:1]} if "entries" in card else {}),  # ([]: from none)
     }
 
 

@@ -14,7 +14,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import CaughtVisibility, record
+from ..model import record
+from .ranking import rank_key
 
 # A template must hold a literal part this long (edges trimmed), or "{x}: {y}" would match anything.
 MIN_LITERAL = 4
@@ -320,8 +321,8 @@ def match_message(text: str, catalog_data: dict[str, Any], limit: int) -> list[M
     ``catalog_data`` is a catalog, or a search index (``search_index``) whose entries stand
     for its cards.
 
-    Ordered by score (descending), then path, line and id, so the result is deterministic;
-    errors the library always catches itself (``is_hidden``) come after the others.
+    Ordered by ``rank``: the errors users hit first (publish.ranking), then by score
+    (descending), path, line and id, so the result is deterministic.
     """
     normalized = normalize_whitespace(text)
     if not normalized:
@@ -329,16 +330,24 @@ def match_message(text: str, catalog_data: dict[str, Any], limit: int) -> list[M
     cards = catalog_data["entries"] if "entries" in catalog_data else catalog_data["errors"]
     matches = [m for m in (try_match_card(card, normalized) for card in cards) if m is not None]
     matches.sort(key=rank)
-    return matches[:limit]
+    return one_per_family(matches)[:limit]
 
 
-def is_hidden(card: dict[str, Any]) -> bool:
-    """Whether the library's own handlers always catch the card's error (a card of a catalog,
-    or an entry of a search index, which holds the visibility alone)."""
-    caught = card.get("caught")
-    return (caught.get("visibility") if isinstance(caught, dict) else caught) == CaughtVisibility.HIDDEN
+def one_per_family(matches: list[Match]) -> list[Match]:
+    """The matches, a family of identical checks (publish.families; an index entry's ``family``)
+    by its first match alone: its card lists the others."""
+    seen: set[str] = set()
+    out = []
+    for match in matches:
+        family = match.card.get("family")
+        if family is None or family not in seen:
+            out.append(match)
+            if family is not None:
+                seen.add(family)
+    return out
 
 
-def rank(match: Match) -> tuple[bool, float, str, int, str]:
-    """The order of matches: errors users can see first, then by score, path, line and id."""
-    return is_hidden(match.card), -match.score, match.card["path"], match.card["line"], match.id
+def rank(match: Match) -> tuple[int, float, str, int, str]:
+    """The order of matches: by publish.ranking's key (the errors users hit first, those
+    raised without a message last), then by score, path, line and id."""
+    return rank_key(match.card), -match.score, match.card["path"], match.card["line"], match.id

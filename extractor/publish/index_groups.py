@@ -14,6 +14,8 @@ import hashlib
 import re
 from typing import Any
 
+from .ranking import module_rank, rank_key
+
 PAGE_CARDS = 500  # the most cards an index page lists before its folder is split
 TOP_LEVEL = "top-level"  # the page of the modules at the tree's root; no folder's page has this name
 _PLAIN = re.compile(r"[A-Za-z0-9_-]+")
@@ -52,12 +54,24 @@ def group_modules(summaries: list[dict[str, Any]], limit: int = PAGE_CARDS) -> l
                 work.append((child, child_paths))
             else:
                 groups.append(_group(child, child_paths, by_path, is_whole=True))
-    return sorted(groups, key=lambda group: group["folder"].split("/"))  # the root ([""]) first
+    # Public packages first (tests and private folders after), each in tree order, the root ([""]) first
+    return sorted(groups, key=lambda group: (module_rank(group["folder"]), group["folder"].split("/")))
 
 
 def _group(folder: str, paths: list[str], by_path: dict[str, list[dict[str, Any]]], *, is_whole: bool) -> dict[str, Any]:
     return {"folder": folder, "is_whole": is_whole, "page": f"index/{page_name(folder)}.md", "modules": len(paths),
             "cards": [card for path in paths for card in by_path[path]]}
+
+
+def index_modules(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The modules an index page lists, each ``{"path", "cards"}``: public modules first
+    (publish.ranking.module_rank), then by path; a module's cards in rank order
+    (publish.ranking.rank_key), equal ranks in catalog order."""
+    by_path: dict[str, list[dict[str, Any]]] = {}
+    for summary in summaries:
+        by_path.setdefault(summary["path"], []).append(summary)
+    order = sorted(by_path, key=lambda path: (module_rank(path), path))
+    return [{"path": path, "cards": sorted(by_path[path], key=rank_key)} for path in order]
 
 
 def page_name(folder: str) -> str:

@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..model import CLAIMED, record
-from .explain import Match, match_message, rank
+from .explain import Match, match_message, one_per_family, rank
 
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in (\S+))?')
 # The last line of a traceback: "json.decoder.JSONDecodeError: Expecting value: ..."
@@ -102,7 +102,7 @@ def match_paste(text: str, index: dict[str, Any], limit: int) -> tuple[list[Matc
         matches = [Match(id=e["id"], score=CLASS_ONLY_SCORE, values={}, card=e)
                    for e in entries if _class_fits(e, paste.exception) and not e["message"].get("template")]
     matches.sort(key=lambda m: (site is None or m.id != site["id"], *rank(m)))  # (a frame of the traceback: shown, so first)
-    return matches[:limit], origin
+    return one_per_family(matches)[:limit], origin
 
 
 # pydantic's ValidationError text: "1 validation error for Model", then per error its loc

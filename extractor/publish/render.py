@@ -29,6 +29,7 @@ from ..model import (
     NoFix,
     PydanticError,
     Reason,
+    Standing,
     dumps_compact,
     dumps_data,
     to_data,
@@ -39,8 +40,9 @@ from ..model.pytext import repeated_text
 from ..model.serialize import complete
 from ..model.spool import CardCatalog, DataCatalog
 from ..options import strict_from_env
+from .families import family_sites, folded, with_family
 from .identity import template_root
-from .index_groups import group_modules
+from .index_groups import group_modules, index_modules
 from .search_index import INDEX_FILE, build_index, dump_index, index_entry
 
 
@@ -64,7 +66,7 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))
 def template_environment(*, autoescape: bool) -> jinja2.Environment:
     """A Jinja2 environment over the shipped templates (strict: a missing value is an error),
     with the codes' wording (model.codes) as globals: ``REASONS``, ``NO_FIX``, ``ENTRIES``,
-    ``CHANGES``, ``OUTCOMES`` (HandlerOutcome), ``CAUGHT`` (CaughtVisibility) and ``PYDANTIC``
+    ``CHANGES``, ``OUTCOMES`` (HandlerOutcome), ``CAUGHT`` (CaughtVisibility), ``STANDINGS`` (publish.ranking's Standing) and ``PYDANTIC``
     (pydantic's message templates) map a code to its description, ``reason_words`` words a
     reason as the catalog writes it, and the test ``claimed`` says whether a trigger's status is
     one a caller can act on."""
@@ -79,7 +81,7 @@ def template_environment(*, autoescape: bool) -> jinja2.Environment:
     )
     env.globals.update(REASONS=wording(Reason), NO_FIX=wording(NoFix), ENTRIES=wording(EntryKind), FRAMEWORKS=wording(Framework),
                        CHANGES=wording(ChangeKind), OUTCOMES=wording(HandlerOutcome), CAUGHT=wording(CaughtVisibility),
-                       PYDANTIC=wording(PydanticError), reason_words=reason_words)
+                       PYDANTIC=wording(PydanticError), STANDINGS=wording(Standing), reason_words=reason_words)
     env.tests["claimed"] = lambda status: status in CLAIMED
     return env
 
@@ -153,6 +155,7 @@ def render_card(card: dict[str, Any], catalog: dict[str, Any], cards_by_id: dict
     the summaries (``model.spool.summary_of``) of the cards it may relate to."""
     text = environment().get_template("card.md.j2").render(
         card=card, cards=cards_by_id, repo=repo_label(catalog["source"]), forge=forge_name(catalog["source"]),
+        family=(cards_by_id.get(card["id"]) or {}).get("family"),  # publish.families.family_sites
         source=catalog["source"], generator=catalog["generator"],
         card_json=bool((catalog.get("options") or {}).get("card_json")),  # errors/<id>.json beside the page
     )
@@ -189,12 +192,17 @@ def _unrenderable(card: dict[str, Any], why: str) -> str:
 
 def render_index(catalog: dict[str, Any], summaries: list[dict[str, Any]]) -> Iterator[tuple[str, str]]:
     """``index.md``, and for a catalog too large for one page, a page per package
-    (``index/<package>.md``, grouped by ``index_groups.group_modules``) that it links."""
+    (``index/<package>.md``, grouped by ``index_groups.group_modules``) that it links;
+    ``summaries``: a family's first card stands for it (``families.folded``)."""
     groups = group_modules(summaries)
     env = environment()
-    yield "index.md", _tidy(env.get_template("index.md.j2").render(**{**catalog, "errors": summaries, "groups": groups}))
+    modules = index_modules(summaries) if groups is None else None
+    families = catalog.get("families") or []
+    folds = {"families": len(families), "cards": sum(len(family["cards"]) - 1 for family in families)}
+    yield "index.md", _tidy(env.get_template("index.md.j2").render(**{**catalog, "modules": modules, "groups": groups, "folds": folds}))
     for group in groups or ():
-        yield group["page"], _tidy(env.get_template("index_page.md.j2").render(source=catalog["source"], group=group))
+        page = env.get_template("index_page.md.j2").render(source=catalog["source"], group=group, modules=index_modules(group["cards"]))
+        yield group["page"], _tidy(page)
 
 
 def dump_json(data: Any) -> str:
@@ -216,16 +224,17 @@ def render_chunks(catalog: Any, mapper: Any = None) -> Iterator[tuple[str, Conte
     digest = hashlib.sha256()
     yield "catalog.json", _hashed(catalog_json(source.envelope, source.texts()), digest)
     head = {"source": source.envelope["source"], "generator": source.envelope["generator"], "options": {"card_json": card_json}}
-    count, files = _by_file(source)
+    families = family_sites(source.envelope.get("families") or [], source.summaries)
+    count, files = _by_file(source, families)
     run = mapper or (lambda fn, items, count, on_death: map(fn, items))
     entries = []
     for rendered in run(file_pages, ((texts, summaries, head, card_json) for texts, summaries in files), count, unrendered_pages):
         for card_id, entry, page, own_json in rendered:
-            entries.append(entry)
+            entries.append(with_family(entry, families))
             if own_json is not None:
                 yield f"errors/{card_id}.json", own_json
             yield f"errors/{card_id}.md", page
-    yield from render_index(source.envelope, source.summaries)
+    yield from render_index(source.envelope, folded(families, source.summaries))
     # Last: the digest is complete once catalog.json's chunks were all taken.
     yield INDEX_FILE, dump_index(build_index(entries, digest.hexdigest()))
 
@@ -258,13 +267,15 @@ def _pages(work: tuple[list[str], dict[str, Any], dict[str, Any], bool], page: C
     return out
 
 
-def _by_file(source: CardCatalog) -> tuple[int, Iterator[tuple[list[str], dict[str, Any]]]]:
+def _by_file(source: CardCatalog, families: dict[str, dict[str, Any]]) -> tuple[int, Iterator[tuple[list[str], dict[str, Any]]]]:
     """How many runs of cards of one source file the catalog holds (one per file, in the
-    order raisedocs writes), and each run's texts with the summaries of its file's cards by id."""
+    order raisedocs writes), and each run's texts with the summaries of its file's cards by id
+    (a member of a family with the family, as ``family_sites`` gives it)."""
     summaries = source.summaries
     by_path: dict[str, dict[str, Any]] = {}
     for summary in summaries:
-        by_path.setdefault(summary["path"], {})[summary["id"]] = summary
+        family = families.get(summary["id"])
+        by_path.setdefault(summary["path"], {})[summary["id"]] = summary if family is None else {**summary, "family": family}
     starts = [i for i, summary in enumerate(summaries) if i == 0 or summary["path"] != summaries[i - 1]["path"]]
 
     by_id = {summary["id"]: summary for summary in summaries}

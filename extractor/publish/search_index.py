@@ -22,9 +22,11 @@ from ..model import Card, dumps_compact
 from ..model.serialize import complete
 from .catalog_file import load_catalog, locate_catalog, read_catalog_bytes
 from .explain import compile_template
+from .families import with_family
+from .ranking import rank_key
 
 INDEX_FILE = "search-index.json"
-INDEX_SCHEMA = "raisedocs-search-index/3"
+INDEX_SCHEMA = "raisedocs-search-index/4"
 
 
 def index_entry(card: dict[str, Any]) -> dict[str, Any]:
@@ -48,6 +50,7 @@ def index_entry(card: dict[str, Any]) -> dict[str, Any]:
         "trigger": {"status": trigger.get("status"), "inputs": trigger.get("inputs", {})},
         "fixes": [{"description": fix["description"]} for fix in card.get("fixes") or []],
         **({"caught": caught["visibility"]} if (caught := card.get("caught")) else {}),
+        "rank": rank_key(card),  # publish.ranking's: search puts the errors users hit first
         **extra,
     }
     shown = card.get("shown")
@@ -112,7 +115,8 @@ def open_index(path: str, *, validate: bool = False, cache_dir: str | None = Non
             if found is not None:
                 return found
     catalog = load_catalog(file, validate=validate, data=data)
-    index = build_index(_entries(file, catalog["errors"]), digest)
+    families = {card: {"id": family["id"]} for family in catalog.get("families") or () for card in family["cards"]}
+    index = build_index([with_family(entry, families) for entry in _entries(file, catalog["errors"])], digest)
     _store(_cached(cache_dir, digest), index)
     return index
 

@@ -22,12 +22,14 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from ..model import Card, CaughtVisibility, dumps_data
+from ..model import Card, CaughtVisibility, Standing, dumps_data
 from ..model.markdown import safe_url
 from ..model.serialize import compact
 from ..model.spool import CardCatalog, DataCatalog
 from ..options import strict_from_env
+from .families import family_sites, folded, with_family
 from .identity import template_root
+from .ranking import module_rank, rank_key, standing
 from .render import catalog_json, forge_name, repo_label, template_environment
 from .search_index import INDEX_FILE, build_index, dump_index, index_entry
 
@@ -91,30 +93,32 @@ def render_site(catalog: Any) -> Iterator[tuple[str, str]]:
     common = {"repo": repo_label(envelope["source"]), "forge": forge_name(envelope["source"]), "source": envelope["source"],
               "generator": envelope["generator"]}
     by_id = {s["id"]: s for s in source.summaries}
+    families = family_sites(envelope.get("families") or [], source.summaries)
     env = site_environment()
     entries = []
     yield from _assets()
     catalog_text = "".join(catalog_json(envelope, source.texts()))
     yield "api/catalog.json", catalog_text
     for card in source.cards():
-        entries.append(index_entry(card))
+        entries.append(with_family(index_entry(card), families))
         yield f"api/errors/{card['id']}.json", dumps_data(compact(Card, card))  # (as catalog.json holds it)
-        yield f"errors/{card['id']}.html", _card_page(env, card, by_id, common)
+        yield f"errors/{card['id']}.html", _card_page(env, card, by_id, common, families.get(card["id"]))
     index = build_index(entries, hashlib.sha256(catalog_text.encode("utf-8")).hexdigest())
     yield f"api/{INDEX_FILE}", dump_index(index)
     yield "assets/search-index.js", "window.RAISEDOCS_INDEX = " + json.dumps(index, sort_keys=True, separators=(",", ":")) + ";\n"
-    yield "index.html", _index_page(env, source.summaries, common)
+    yield "index.html", _index_page(env, folded(families, source.summaries), common, len(source.summaries))
     for name, schema in _schemas().items():
         yield f"api/schema/{name}", dumps_data(schema)
 
 
-def _card_page(env: jinja2.Environment, card: dict[str, Any], by_id: dict[str, Any], common: dict[str, Any]) -> str:
+def _card_page(env: jinja2.Environment, card: dict[str, Any], by_id: dict[str, Any], common: dict[str, Any],
+               family: dict[str, Any] | None) -> str:
     """One card's page; a card the templates cannot render (a catalog of another version, a
     bug of ours) gets a page saying so, and the site is written."""
     try:
         return env.get_template("site/card.html.j2").render(
             card=card, root="../", related=[_summary(by_id[r]) for r in card.get("related", ()) if r in by_id],
-            source_html=highlight(card), permalink=safe_url(card.get("permalink") or "") or None, **common,
+            source_html=highlight(card), permalink=safe_url(card.get("permalink") or "") or None, family=family, **common,
         )
     except Exception as exc:  # the per-card boundary of rendering
         if strict_from_env():
@@ -135,12 +139,15 @@ def _summary(summary: dict[str, Any]) -> dict[str, Any]:
         "id": summary["id"], "path": summary["path"], "line": summary["line"], "template": summary["message"]["template"],
         "exception": summary["exception"]["display"], "status": trigger.get("status") or "none",
         "hidden": summary.get("caught") == CaughtVisibility.HIDDEN,
+        "standing": standing(summary), "rank": rank_key(summary), "family": summary.get("family"),
     }
 
 
-def _index_page(env: jinja2.Environment, summaries: list[dict[str, Any]], common: dict[str, Any]) -> str:
-    # (in a module, the errors the library always catches itself come last)
-    rows = sorted((_summary(s) for s in summaries), key=lambda r: (r["path"], r["hidden"], r["line"], r["id"]))
+def _index_page(env: jinja2.Environment, summaries: list[dict[str, Any]], common: dict[str, Any], total: int) -> str:
+    """The index: ``summaries`` as it lists them (a family at its first card), of ``total`` cards."""
+    # Public modules first, and in a module the cards in rank order (publish.ranking); the
+    # standing filter shows the errors users hit at first, where there are any, and all on demand.
+    rows = sorted((_summary(s) for s in summaries), key=lambda r: (module_rank(r["path"]), r["path"], r["rank"], r["line"], r["id"]))
     modules: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         modules.setdefault(row["path"], []).append(row)
@@ -148,11 +155,14 @@ def _index_page(env: jinja2.Environment, summaries: list[dict[str, Any]], common
     for path, cards in modules.items():
         package = path.split("/", 1)[0].removesuffix(".py") if "/" in path else "(top level)"
         groups.setdefault(package, []).append({"module": path, "count": len(cards), "cards": cards})
+    standings = Counter(r["standing"] for r in rows)
     return env.get_template("site/index.html.j2").render(
-        root="", total=len(rows), groups=sorted(groups.items()),
+        root="", total=total, listed=len(rows), groups=sorted(groups.items(), key=lambda item: (module_rank(item[0]), item[0])),
         exceptions=sorted(Counter(r["exception"] for r in rows).items()),
         statuses=sorted(Counter(r["status"] for r in rows).items()),
         modules=sorted((m, len(c)) for m, c in modules.items()),
+        standings=[(code, standings[code]) for code in Standing if standings[code]],
+        default_standing=Standing.USER if standings[Standing.USER] else "",
         **common,
     )
 

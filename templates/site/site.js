@@ -93,9 +93,12 @@
       return { entry: entry, score: score };
     }).filter(function (r) { return r.score > 0; });
     scored.sort(function (a, b) {
-      var hidden = (a.entry.caught === "hidden") - (b.entry.caught === "hidden");  // the library always catches these: last
-      return hidden || b.score - a.score || (a.entry.path < b.entry.path ? -1 : a.entry.path > b.entry.path ? 1 : a.entry.line - b.entry.line);
+      // A frame of the pasted traceback first (score 1), then publish.ranking's key, kept in the index: users' errors first
+      var frame = (b.score === 1) - (a.score === 1), ranked = (a.entry.rank || 0) - (b.entry.rank || 0);
+      return frame || ranked || b.score - a.score || (a.entry.path < b.entry.path ? -1 : a.entry.path > b.entry.path ? 1 : a.entry.line - b.entry.line);
     });
+    var families = {};  // a family of identical checks once, at its best match: its card lists the others
+    scored = scored.filter(function (r) { var f = r.entry.family; if (!f) return true; if (families[f]) return false; families[f] = true; return true; });
     return scored.slice(0, 10);
   }
 
@@ -123,11 +126,13 @@
     document.getElementById("search-form").addEventListener("submit", function (e) { e.preventDefault(); });
   }
 
-  var filters = ["exception", "status", "module"].map(function (n) { return document.getElementById("filter-" + n); });
+  // The standing filter (publish.ranking) opens on the errors users hit, where there are any; "all" shows every card.
+  var KEYS = ["standing", "exception", "status", "module"];
+  var filters = KEYS.map(function (n) { return document.getElementById("filter-" + n); });
   function applyFilters() {
     var wanted = filters.map(function (f) { return f ? f.value : ""; });
     document.querySelectorAll("ul.cards li").forEach(function (li) {
-      var keep = ["exception", "status", "module"].every(function (k, i) { return !wanted[i] || li.getAttribute("data-" + k) === wanted[i]; });
+      var keep = KEYS.every(function (k, i) { return !wanted[i] || li.getAttribute("data-" + k) === wanted[i]; });
       li.hidden = !keep;
     });
     document.querySelectorAll("details.module, section.package").forEach(function (block) {
@@ -135,5 +140,6 @@
     });
   }
   filters.forEach(function (f) { if (f) f.addEventListener("change", applyFilters); });
+  if (filters[0] && filters[0].getAttribute("data-default")) { filters[0].value = filters[0].getAttribute("data-default"); applyFilters(); }
   window.raisedocsSearch = search;  // for tests and the console
 })();

@@ -55,7 +55,7 @@ def _made(code: str) -> dict[str, list[tuple[str, bool, list[str] | None]]]:
     tree = ast.parse(code)
     defs = [(n.name, n, None) for n in tree.body if isinstance(n, ast.FunctionDef)]
     src = SourceText(code.split("\n"))
-    kinds = {"helper": "def", "other": "def", "TABLE": "var"}
+    kinds = {"helper": "def", "other": "def", "TABLE": "var", "set": "def"}
     return {m.function: [(c.callee, c.is_first, [a.code for a in c.arguments] if c.arguments is not None else None) for c in m.calls]
             for m in calls_made(defs, src, kinds)}
 
@@ -87,6 +87,16 @@ def second_call(x):
     other(x)
     helper(x, *x)
 
+def empty_containers_and_a_tuple_target(x):
+    used = {}
+    seen = []
+    first, rest = helper(x, used)
+    return first
+
+def set_is_the_modules(x):
+    found = set()
+    helper(x)
+
 def reads_a_variable_and_a_local(x, y):
     y.helper(x)
     TABLE.get(x)
@@ -98,6 +108,8 @@ def reads_a_variable_and_a_local(x, y):
         "tests_first": [("helper", False, None)],
         "inside_try": [("helper", False, None)],
         "second_call": [("other", True, ["x"]), ("helper", False, None)],
+        "empty_containers_and_a_tuple_target": [("helper", True, ["x", "used"])],
+        "set_is_the_modules": [("set", True, []), ("helper", False, None)],  # (the module's own set: a call)
         # a call on a parameter is not followed; a module variable is called by its name alone (a class alias)
         "reads_a_variable_and_a_local": [("TABLE", False, None)],
     }

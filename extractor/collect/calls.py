@@ -16,9 +16,10 @@ for the functions that make one. Nested functions and lambdas are not entered: t
 they are called, not when the function is.
 
 A call is the one the function reaches first (``is_first``) where it is the callee of a
-top-level statement (``f(...)``, ``return f(...)``, ``x = f(...)``) and every statement
-before it is one that can neither leave the function nor fail: the docstring, ``pass``,
-``global``/``nonlocal``, a name bound to a literal or to a parameter. Anything else (a test, a
+top-level statement (``f(...)``, ``return f(...)``, ``x = f(...)``, ``a, b = f(...)``) and every
+statement before it is one that can neither leave the function nor fail: the docstring,
+``pass``, ``global``/``nonlocal``, a name bound to a literal, a parameter or an empty container
+(``used = set()``). Anything else (a test, a
 loop, another call, an attribute read) may raise or return first, so no later call is.
 """
 
@@ -63,7 +64,7 @@ def calls_made(defs: Iterable[tuple[str, Function, str | None]], src: SourceText
 
 def _calls(node: Function, src: SourceText, bound: AbstractSet[str], aliases: AbstractSet[str], *,
            is_method: bool) -> tuple[tuple[MadeCall, ...], bool]:
-    first = _first_call(node)
+    first = _first_call(node, bound | aliases)
     params = _param_names(node)
     heads = (set(bound) - params) | (set(_SELF) if is_method else set())
     plain = set(aliases) - params
@@ -120,7 +121,7 @@ def _param_names(node: Function) -> set[str]:
     return names
 
 
-def _first_call(node: Function) -> ast.Call | None:
+def _first_call(node: Function, shadowed: AbstractSet[str]) -> ast.Call | None:
     """The call of the first top-level statement the function surely reaches, where that
     statement is a call (see the module's docstring); else None."""
     params = _param_names(node)
@@ -131,22 +132,43 @@ def _first_call(node: Function) -> ast.Call | None:
         call = _statement_call(stmt)
         if call is not None:
             return call
-        if not _is_harmless(stmt, params):
+        if not _is_harmless(stmt, params, shadowed):
             return None
     return None
 
 
 def _statement_call(stmt: ast.stmt) -> ast.Call | None:
-    plain = isinstance(stmt, (ast.Expr, ast.Return)) or isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets)
+    plain = isinstance(stmt, (ast.Expr, ast.Return)) or isinstance(stmt, ast.Assign) and all(_is_names(t) for t in stmt.targets)
     value = getattr(stmt, "value", None) if plain else None
     return value if isinstance(value, ast.Call) else None
 
 
-def _is_harmless(stmt: ast.stmt, params: set[str]) -> bool:
-    """Whether a statement can neither leave the function nor raise."""
+def _is_names(target: ast.expr) -> bool:
+    """Whether an assignment target binds names only (``x``, ``a, b``)."""
+    return isinstance(target, ast.Name) or isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in target.elts)
+
+
+_EMPTY = frozenset({"set", "list", "dict", "tuple", "frozenset"})
+
+
+def _is_harmless(stmt: ast.stmt, params: set[str], shadowed: AbstractSet[str]) -> bool:
+    """Whether a statement can neither leave the function nor raise: ``pass``, ``global``, a
+    name (not a parameter) bound to a literal, a parameter or an empty container (``set()``,
+    where neither the module nor a parameter binds ``set``)."""
     if isinstance(stmt, (ast.Pass, ast.Global, ast.Nonlocal)):
         return True
     if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) and t.id not in params for t in stmt.targets):
         value = stmt.value  # (a parameter rebound no longer holds the caller's value)
-        return isinstance(value, ast.Constant) or (isinstance(value, ast.Name) and value.id in params)
+        is_param = isinstance(value, ast.Name) and value.id in params
+        return isinstance(value, ast.Constant) or is_param or _is_empty(value, shadowed | params)
     return False
+
+
+def _is_empty(value: ast.expr, shadowed: AbstractSet[str]) -> bool:
+    """``[]``, ``{}``, ``()``, ``set()`` and the like."""
+    if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        return not value.elts
+    if isinstance(value, ast.Dict):
+        return not value.keys
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _EMPTY - shadowed and not value.args \
+        and not value.keywords

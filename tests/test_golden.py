@@ -33,6 +33,7 @@ CASES = {
     "strictcfg": [],
     "clikit": [],
     "families": [],
+    "entries": [],
 }
 
 

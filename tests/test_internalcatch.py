@@ -115,8 +115,10 @@ def test_the_card_page_and_index_say_so_and_hidden_cards_come_last(capsys, tmp_p
 def test_every_example_runs_and_a_missing_package_is_not_runnable(capsys, tmp_path) -> None:
     cards = _extract(capsys, tmp_path / "docs")
     with_example = {key for key, card in cards.items() if card["example"] and card["example"]["style"] == "python"}
-    assert with_example == {"normalize:90", "read_zone:11"}
+    # (_check_hour's example calls strict_hour, the public function that passes the hour straight on)
+    assert with_example == {"normalize:90", "read_zone:11", "_check_hour:70"}
     assert check(cards["normalize:90"], ROOT) == []
+    assert check(cards["_check_hour:70"], ROOT) == []
     result = verify_card(cards["read_zone:11"], Settings(roots=(ROOT,), timeout=20, jobs=1))
     assert (result["outcome"], result["reason"], result["detail"]) == ("not_runnable", "missing_dependency", "fancy_yaml_optional")
     assert cards["read_zone:11"]["example"]["requires"] == []  # the example imports the project only; its module needs the package

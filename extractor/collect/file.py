@@ -48,6 +48,7 @@ from ..sources import DecodeError, SourceFile, decode_source, split_lines
 from . import declarations as decl
 from .argerror import parser_receiver
 from .callers import in_file_callers, in_file_calls
+from .calls import calls_made
 from .class_messages import class_text
 from .constants import literal_exports, module_names, mutated_names, unpacked
 from .cstpass import UnitAnalysis, parse_unit
@@ -290,6 +291,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         helpers=_helpers(helpers, sites, src),
         helper_calls=tuple(HelperCall(callee=s.raised.written or "", function=s.at.function, owner=s.owner, line=s.at.line)
                            for s in sites if s.raised.statement.kind == RaiseKind.HELPER_CALL),
+        made=calls_made(scan.top_defs, src, scan.kinds),
         sites=tuple(sites),
     )
 

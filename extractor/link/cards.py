@@ -18,6 +18,8 @@ from ..model import (
     Card,
     CardContext,
     Docs,
+    Entries,
+    EntryCall,
     ExceptionRef,
     FieldDoc,
     FileFacts,
@@ -34,6 +36,7 @@ from ..model import (
 from ..model.codes import CONSTRUCTING, ContextKind, Detailed, EntryKind, RaiseKind, Reason
 from ..options import Options, strict_from_env
 from .argerror import parser_class, parser_error_site
+from .callgraph import Edge, entry_calls, public_entries
 from .caught import caught_by
 from .commands import link_cli
 from .constraints import VALIDATION_ERROR, constraint_cards, constraint_key, field_constraint_ids
@@ -286,6 +289,7 @@ class ContextLinker:
         # raise's isinstance test true either (one answer per function).
         self.instances: dict[str | None, tuple[tuple[str, tuple[str, ...]], ...]] = {}
         self.read_flags: dict[str, str | None] = {}  # the CLI flags the cards may name (link_file)
+        self.entries: dict[str, tuple[Entries, list[list[Edge]]]] = {}  # function -> its public entries (link.callgraph)
 
     def link(self, card: Card, site: SiteFact) -> tuple[Card, CardContext]:
         """The card (with its state writes) and its context; a bare one where linking it fails."""
@@ -310,8 +314,21 @@ class ContextLinker:
         self.read_flags.update(reads)
         card, state = self._link_state(card, site, owner)
         place = self.link_placement(card, site, others)
+        card, calls, why = self._link_entries(card, site)
         return card, CardContext(signature=site.signature, passage=site.raised.passage, place=place, owner=owner, state=state, cli=cli,
-                                 names=names)
+                                 names=names, entries=calls, entry_reason=why)
+
+    def _link_entries(self, card: Card, site: SiteFact) -> tuple[Card, tuple[EntryCall, ...], Reason | None]:
+        """The card with its public entries (link.callgraph), and the entries whose calls pass
+        the guard's inputs through, or why none does."""
+        function = card.at.function
+        if function is None:
+            return card, (), None
+        if function not in self.entries:
+            self.entries[function] = public_entries(self.project, self.facts.module, function, site.owner)
+        entries, paths = self.entries[function]
+        calls, why = entry_calls(self.project, self.constructors, card, site.signature.params, entries, paths)
+        return replace(card, entries=entries), calls, why
 
     def _constraint_context(self, card: Card, site: SiteFact, own_flags: dict[str, str]) -> CardContext:
         """A field constraint's context: the class's constructor, the keyword that sets the

@@ -30,7 +30,7 @@ from ..model import Argument, FileFacts, Helper, HelperSite, HelperUses, Message
 from ..model.codes import RaiseKind, Reason
 from ..model.pytext import try_parse_expression
 from .messages import bind_arguments, fill_template, substituted
-from .project import BUILTIN_EXCEPTIONS, Project
+from .project import Project, method_class
 
 MAX_DEPTH = 8  # helpers calling helpers, followed
 MAX_SITES = 24  # calls a helper's card lists (it counts them all)
@@ -71,18 +71,8 @@ def resolve_helper(project: Project, facts: FileFacts, callee: str, owner: str |
 
 
 def _method_helper(project: Project, cls: str, name: str) -> tuple[FileFacts, Helper] | None:
-    for current in (cls, *project.ancestors(cls)):
-        found = project.class_fact(current)
-        if found is None:
-            if current in BUILTIN_EXCEPTIONS or current in ("object", "builtins.object"):
-                continue  # (builtin classes define no helper a method would call)
-            return None  # outside the tree: it may define the name
-        where, fact = found
-        if name in fact.assigned or any(f.name == name for f in fact.fields) or any(a == name for a, _ in fact.stores):
-            return None  # bound otherwise (a class attribute, the object's own)
-        if any(method == name for method, _ in fact.methods):
-            return _helper_named(where, f"{where.module}.{fact.qualname}.{name}")
-    return None
+    found = method_class(project, cls, name)
+    return _helper_named(found[0], f"{found[0].module}.{found[1].qualname}.{name}") if found is not None else None
 
 
 def _overridden(project: Project, cls: str, name: str) -> bool:

@@ -145,6 +145,10 @@ class Project:
             self.reads.modules[name] = path
             yield self._loaded[name].facts if name in self._loaded else self._load(path)
 
+    def read_all(self) -> None:
+        """Record every module as read (a project-wide answer a link module keeps in ``memo``)."""
+        self.reads.modules.update(self.providers)
+
     def suffix_match(self, name: str) -> str | None:
         """The one module whose dotted name ends with ``name`` (not recorded)."""
         if name in self.providers:
@@ -390,6 +394,24 @@ class Project:
             return ("sentinel", "")
         value = module.constants.get(member)
         return ("value", value) if value is not None else None
+
+
+def method_class(project: Project, cls: str, name: str) -> tuple[FileFacts, ClassFact] | None:
+    """The in-tree class whose method ``name`` an object of class ``cls`` runs: ``cls`` or its
+    nearest in-tree ancestor that defines it; None where a class on the way binds the name
+    otherwise (a class attribute, the object's own) or lies outside the tree (it may define it)."""
+    for current in (cls, *project.ancestors(cls)):
+        found = project.class_fact(current)
+        if found is None:
+            if current in BUILTIN_EXCEPTIONS or current in ("object", "builtins.object"):
+                continue  # (builtin classes define no method a project's method would call)
+            return None  # outside the tree: it may define the name
+        fact = found[1]
+        if name in fact.assigned or any(f.name == name for f in fact.fields) or any(a == name for a, _ in fact.stores):
+            return None  # bound otherwise (a class attribute, the object's own)
+        if any(method == name for method, _ in fact.methods):
+            return found
+    return None
 
 
 # --- re-exports: ``from ._client import *`` and ``__all__`` -> what a package binds, and where a caller imports from

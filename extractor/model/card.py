@@ -202,6 +202,10 @@ class Solved:
     # The same: the constructor's other arguments without a default (fields, InitVars) the
     # trigger does not pass; pydantic then reports each missing too, so no one-error text is shown.
     required_also: tuple[str, ...] = ()
+    # The public entry (as Entries writes it) whose call the trigger, fixes and example are stated
+    # as (solve.entries); None: they are the card's own function's.
+    at_entry: str | None = None
+    entry_reason: Reason | None = None  # the card has public entries but its trigger is not stated at one: why
 
 
 @record
@@ -280,6 +284,45 @@ class HelperSite:
 
 
 @record
+class EntryPath:
+    """A public entry that reaches the card's function (link.callgraph): as a user writes it, and
+    the functions one chain of calls goes through (module.qualname, the entry first, the card's
+    function last)."""
+
+    entry: str  # ``base64.b32decode``, ``pkg.Class.method``, ``pkg.Class(...)``
+    path: tuple[str, ...]
+
+
+@record
+class Entries:
+    """The public entries from which a user's call reaches the card's function, shortest call
+    path first (link.callgraph.MAX_ENTRIES of them); ``reason`` where none is seen."""
+
+    paths: tuple[EntryPath, ...] = ()
+    reason: Reason | None = None
+
+
+@record
+class EntryCall:
+    """A public entry whose call runs the card's function first thing all the way down, passing
+    it the entry's own parameters unchanged or fixed values (link.callgraph.entry_calls): what
+    solving the card at the entry needs (solve.entries)."""
+
+    entry: str  # as Entries writes it
+    module: str  # the module that defines the entry
+    path: str  # its file
+    public_module: str  # where a user imports it from
+    function: str  # its qualname
+    params: tuple[Param, ...]  # its parameters (``self`` included)
+    decorators: tuple[str, ...] = ()
+    call_style: str = "function"
+    constructor: tuple[Param, ...] | None = None  # a method's: its class's constructor parameters (without self), where known
+    # The card's function's parameters the path fixes: (parameter, the value's code), a literal
+    # or a module constant's value; every other parameter the guard reads is the entry's own, by name.
+    fixed: tuple[tuple[str, str], ...] = ()
+
+
+@record
 class HelperUses:
     """The calls of the raising helper whose tail (its final raise, or its call of another helper)
     the card is: how many the project makes, and the first of them by path and line."""
@@ -326,6 +369,7 @@ class Card:
     constraint: FieldConstraint | None = None  # a card of kind ``field_constraint``: the field and what pydantic checks
     through: Through | None = None  # a helper_call card: the raising helper the call runs (link.helpers)
     helper_calls: HelperUses | None = None  # the card is a raising helper's tail: the calls of that helper (link.helpers)
+    entries: Entries | None = None  # the public entries that reach the card's function (link.callgraph); None: not looked for
 
 
 @record
@@ -413,3 +457,6 @@ class CardContext:
     state: ObjectState = dataclasses.field(default_factory=ObjectState)
     cli: CommandLine = dataclasses.field(default_factory=CommandLine)
     names: GuardNames = dataclasses.field(default_factory=GuardNames)
+    # The public entries the card is solved at too, in order, where their calls pass the guard's inputs through (link.callgraph)
+    entries: tuple[EntryCall, ...] = ()
+    entry_reason: Reason | None = None  # where the card has public entries but none passes the guard's inputs through: why

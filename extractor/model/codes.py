@@ -209,6 +209,18 @@ class Reason(Code):
     NO_VIOLATING_VALUE = "no_violating_value", ("the tool knows no value that violates this declared constraint (a pattern that matches "
                                                 "every text it tried, a bound or choice that is not a literal)")
     VALIDATOR_NOT_COMPILED = "validator_not_compiled", "the validator written for this raise does not compile (a bug of raisedocs)"
+    # Why a card has no public entry (Entries.reason), or no trigger at one (Solved.entry_reason).
+    NO_PUBLIC_ENTRY = "no_public_entry", ("no public function, method or class of the package is seen to reach this function (calls "
+                                          "through locals, callbacks, other objects and decorators are not followed)")
+    ENTRY_NOT_FIRST = "entry_not_first", ("on the way from the public entry, a call is not the first thing its caller surely does: "
+                                          "something before it may fail or return first")
+    ENTRY_VALUE_COMPUTED = "entry_value_computed", ("on the way from the public entry, a value the condition reads is computed, not "
+                                                    "passed on unchanged from the entry's parameter of the same name or fixed to a "
+                                                    "literal or module constant")
+    ENTRY_READS_STATE = "entry_reads_state", "the condition reads more than the function's parameters (an object's or module's state)"
+    ENTRY_NOT_PLAIN_CALL = "entry_not_plain_call", ("the public entry is not called plainly (a decorator, generator, property or "
+                                                    "special method stands in the way)")
+    ENTRY_NOT_SOLVED = "entry_not_solved", "with the values the way from the public entry fixes, no verified trigger was found"
     # Why `raisedocs verify` did not run a card's example (Verification.reason).
     NO_EXAMPLE = "no_example", "the card has no Python example (some value of its trigger cannot be written as code)"
     CLI_EXAMPLE = "cli_example", "the example is a command line, which verify does not run"

@@ -295,6 +295,34 @@ class HelperCall:
 
 
 @record
+class MadeCall:
+    """A call a function makes (collect.calls): its callee as written, its arguments as code,
+    and whether it is the first thing the function surely does."""
+
+    callee: str  # ``_b32decode``, ``self._check``, ``pkg.mod.f``
+    line: int
+    # By position (keyword None), then by keyword; None: a star argument, one cut, or not the first call (not kept)
+    arguments: tuple[Argument, ...] | None = None
+    # The callee of a top-level statement that every path reaches, with nothing before it that may leave or fail
+    is_first: bool = False
+
+
+@record
+class CallsMade:
+    """The calls a function or method of the file makes that linking may resolve (collect.calls;
+    link.callgraph reads them backwards)."""
+
+    function: str  # qualname
+    owner: str | None  # the class whose direct method it is
+    # Kept for a function that makes a first call (MadeCall.is_first) only:
+    params: tuple[Param, ...] = ()  # all of them, ``self`` included
+    decorators: tuple[str, ...] = ()  # as written
+    call_style: str = "function"  # function, generator, coroutine or async_generator: how a call runs the body
+    calls: tuple[MadeCall, ...] = ()
+    is_cut: bool = False  # it makes more than collect.calls.MAX_CALLS such calls
+
+
+@record
 class FileFacts:
     path: str
     module: str
@@ -332,4 +360,5 @@ class FileFacts:
     # The call statements that may call a raising helper; each is also a site (kind helper_call)
     # until linking resolves it (kept with the declarations: link.helpers.helper_calls reads every file's).
     helper_calls: tuple[HelperCall, ...] = ()
+    made: tuple[CallsMade, ...] = ()  # the calls each function makes (collect.calls; link.callgraph)
     sites: tuple[SiteFact, ...] = ()

@@ -64,8 +64,14 @@ def summary_of(card: dict[str, Any]) -> dict[str, Any]:
         "function": card.get("function"), "kind": card.get("kind"), "shown": bool(card.get("shown")),
         "callers": [{"function": caller["function"]} for caller in card.get("callers") or ()],
         "constraint": {"owner": constraint["owner"]} if (constraint := card.get("constraint")) else None,
-        **({"entries": None if card["entries"] is None else list(card["entries"])[:1]} if "entries" in card else {}),  # ([]: from none)
+        **({"entries": _first_entry(card["entries"])} if "entries" in card else {}),
     }
+
+
+def _first_entry(entries: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A card's public entries as its summary keeps them: the first path, where it has some
+    (publish.ranking asks only whether a public entry reaches the card)."""
+    return None if entries is None else {"paths": (entries.get("paths") or [])[:1]}
 
 
 class CardCatalog:

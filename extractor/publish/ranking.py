@@ -55,8 +55,8 @@ def standing(card: Mapping[str, Any]) -> Standing:
 def is_reached(card: Mapping[str, Any]) -> bool:
     """Whether a public entry reaches the card (see the module's docstring)."""
     entries = card.get("entries")
-    if entries is not None:
-        return bool(entries)
+    if isinstance(entries, Mapping):
+        return bool(entries.get("paths"))  # (link.callgraph looked: its paths, or a reason none reaches it)
     if card.get("kind") == RaiseKind.PARSER_ERROR or card.get("shown"):
         return True  # the command line reaches it
     if not is_public_module(card["path"]):

@@ -15,10 +15,11 @@ import logging
 from dataclasses import replace
 
 from ..model import Card, CardContext, Opaque, Solved, Trigger
-from ..model.codes import Detailed, Reason, TriggerStatus
+from ..model.codes import CLAIMED, Detailed, Reason, TriggerStatus
 from .checks import check_loops, verify
 from .constraints import solve_constraint
 from .draft import Draft, Frame
+from .entries import at_entry
 from .evaluate import EvalError
 from .messages import shown_message
 from .passes import (
@@ -53,7 +54,22 @@ SHOW = (complete_values, make_validator, show_message, reproduce, set_loop_eleme
 
 
 def solve_card(card: Card, ctx: CardContext) -> Solved:
-    """The card's domains, trigger, fixes, validator and example, and its state with which values reach."""
+    """The card's domains, trigger, fixes, validator and example, and its state with which values
+    reach; stated as a call of its public entry where one passes its inputs through (solve.entries)
+    and a verified trigger with an example is found there, else with why not."""
+    solved = solve_here(card, ctx)
+    if not ctx.entries:
+        return replace(solved, entry_reason=ctx.entry_reason) if ctx.entry_reason is not None else solved
+    for entry in ctx.entries:
+        lifted = solve_here(*at_entry(card, ctx, entry))
+        trigger = lifted.trigger
+        if trigger is not None and trigger.status in CLAIMED and trigger.verified and lifted.example is not None:
+            return replace(lifted, at_entry=entry.entry)
+    return replace(solved, entry_reason=Reason.ENTRY_NOT_SOLVED)
+
+
+def solve_here(card: Card, ctx: CardContext) -> Solved:
+    """The card's domains, trigger, fixes, validator and example at its own function."""
     if card.constraint is not None:  # a field constraint pydantic checks: no guard to search (solve.constraints)
         return solve_constraint(card, ctx)
     frame = frame_card(card, ctx)

@@ -1,0 +1,243 @@
+"""The project-wide call graph, read backwards: from the function that holds a raise to the
+public entries a user calls (``base64.b32decode`` for a raise in ``base64._b32decode``).
+
+Each file's calls (collect.calls, ``FileFacts.made``) are resolved as Python would find them,
+where the tree shows it: a plain or dotted name through the module's definitions, imports and
+package re-exports (``Project.resolve``); ``self.name``/``cls.name`` to the method of the
+caller's class or of the nearest in-tree class it derives from that defines it
+(``project.method_class``, which raising helpers use too); a class call to the constructor it
+runs (``__init__``, ``__new__``, ``__post_init__`` of the class or its in-tree bases). A call
+through a local, an attribute of an object, a callback or a decorator is not followed. The
+graph is built once per ``Project`` from every module (each question then records them all as
+read: a call added anywhere may give a card another entry).
+
+A public entry is a name a user imports from the package: a module-level function whose
+module path has no private part (or that a public package above it re-exports: ``entry_module``),
+a public method of such a class, or its constructor (``pkg.Class(...)``). The search goes up
+breadth-first, so entries come shortest call path first, ``MAX_ENTRIES`` of them, within
+``MAX_DEPTH`` calls and ``MAX_SEEN`` functions.
+
+A path is passed through (``entry_calls``) where every call on it is the first thing its
+caller surely does (``MadeCall.is_first``) and hands the callee's parameters that the guard
+reads the caller's own parameters of the same name unchanged, or literals or module
+constants, which the entry's call then fixes (solve.entries solves the card under them).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import deque
+from dataclasses import dataclass
+
+from ..model import Argument, CallsMade, Card, Entries, EntryCall, EntryPath, FileFacts, MadeCall, Param
+from ..model.codes import Reason
+from .constructors import Constructors
+from .messages import bind_arguments
+from .project import Project, entry_module, method_class
+
+MAX_ENTRIES = 3
+MAX_DEPTH = 8  # calls up from the card's function
+MAX_SEEN = 400  # functions looked at per card's function
+_SELF = ("self", "cls")
+_CONSTRUCTORS = ("__init__", "__new__", "__post_init__")
+_TRANSPARENT = frozenset({"staticmethod", "classmethod", "cache", "lru_cache", "functools.cache", "functools.lru_cache"})
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """One call into a function: the calling function (module.qualname), its file's facts, its
+    calls record, and the call."""
+
+    caller: str
+    facts: FileFacts
+    made: CallsMade
+    call: MadeCall
+
+
+def call_targets(project: Project, facts: FileFacts, callee: str, owner: str | None) -> list[str]:
+    """The in-tree functions (module.qualname) a call of ``callee`` (as written in ``facts``'
+    module, in a method of class ``owner`` or in a module-level function) runs first."""
+    head, _, rest = callee.partition(".")
+    if head in _SELF:
+        if owner is None or not rest or "." in rest:
+            return []
+        found = method_class(project, f"{facts.module}.{owner}", rest)
+        return [f"{found[0].module}.{found[1].qualname}.{rest}"] if found is not None else []
+    symbol = project.resolve(facts, callee)
+    if symbol is None or symbol.facts is None:
+        return []
+    if symbol.kind in ("function", "method"):
+        return [symbol.qualname]
+    if symbol.kind == "class":
+        return [f"{where[0].module}.{where[1].qualname}.{name}" for name in _CONSTRUCTORS
+                if (where := method_class(project, symbol.qualname, name)) is not None]
+    return []
+
+
+def call_graph(project: Project) -> dict[str, list[Edge]]:
+    """Function (module.qualname) -> the calls into it, once per project; every module is read,
+    and each later question records them all again."""
+    graph = project.memo.get("callgraph")
+    if graph is None:
+        found: dict[str, list[Edge]] = {}
+        for facts in project.every_module():
+            for made in facts.made:
+                caller = f"{facts.module}.{made.function}"
+                for call in made.calls:
+                    for target in call_targets(project, facts, call.callee, made.owner):
+                        if target != caller:
+                            found.setdefault(target, []).append(Edge(caller=caller, facts=facts, made=made, call=call))
+        graph = project.memo["callgraph"] = found
+    else:
+        project.read_all()  # (recorded: a call added anywhere changes the answer)
+    return graph
+
+
+def entry_name(project: Project, module: str, function: str, owner: str | None) -> str | None:
+    """The function as a user writes it, where it is a public entry: ``pkg.f``, ``pkg.C.m``,
+    ``pkg.C(...)`` (a constructor); None where it is none."""
+    if "<locals>" in function:
+        return None
+    head, _, name = function.rpartition(".")
+    if owner is None or head != owner:
+        return f"{public}.{function}" if not head and _public(name) and (public := entry_module(project, module, function)) else None
+    if "." in owner or not _public(owner) or (public := entry_module(project, module, function)) is None:
+        return None
+    if name in _CONSTRUCTORS:
+        return f"{public}.{owner}(...)"
+    return f"{public}.{function}" if _public(name) else None
+
+
+def _public(name: str) -> bool:
+    return not name.startswith("_")
+
+
+def public_entries(project: Project, module: str, function: str, owner: str | None) -> tuple[Entries, list[list[Edge]]]:
+    """The public entries that reach ``function`` (a qualname of ``module``; ``owner``: its class),
+    shortest path first, and the edges of each path (from the entry down)."""
+    graph = call_graph(project)
+    start = f"{module}.{function}"
+    found: list[EntryPath] = []
+    paths: list[list[Edge]] = []
+    seen = {start}
+    queue: deque[tuple[str, str, str | None, list[Edge]]] = deque([(module, function, owner, [])])
+    while queue and len(found) < MAX_ENTRIES:
+        where, qualname, cls, edges = queue.popleft()
+        name = entry_name(project, where, qualname, cls)
+        if name is not None and all(e.path[0] != f"{where}.{qualname}" for e in found):
+            found.append(EntryPath(entry=name, path=(*(e.caller for e in edges), start)))
+            paths.append(edges)
+        if len(edges) >= MAX_DEPTH:
+            continue
+        for edge in sorted(graph.get(f"{where}.{qualname}", ()), key=lambda e: (e.caller, e.call.line)):
+            if edge.caller not in seen and len(seen) < MAX_SEEN:
+                seen.add(edge.caller)
+                queue.append((edge.facts.module, edge.made.function, edge.made.owner, [edge, *edges]))
+    if not found:
+        return Entries(reason=Reason.NO_PUBLIC_ENTRY), []
+    return Entries(paths=tuple(found)), paths
+
+
+# --- the path as a call of the entry ---------------------------------------------------------
+
+
+def entry_calls(project: Project, constructors: Constructors, card: Card, params: tuple[Param, ...], entries: Entries,
+                paths: list[list[Edge]]) -> tuple[tuple[EntryCall, ...], Reason | None]:
+    """The entries whose paths pass the guard's inputs through (see the module's docstring),
+    each with the values it fixes, in the entries' order; and why the first that does not
+    does not (none where the card's function is its own entry: its trigger is the user's call)."""
+    found: list[EntryCall] = []
+    reason: Reason | None = None
+    for path, edges in zip(entries.paths, paths):
+        if not edges:
+            return (), None
+        call = _passed_through(project, constructors, card, params, path, edges)
+        if isinstance(call, Reason):
+            reason = reason or call
+        else:
+            found.append(call)
+    return tuple(found), None if found else reason
+
+
+def _passed_through(project: Project, constructors: Constructors, card: Card, params: tuple[Param, ...], path: EntryPath,
+                    edges: list[Edge]) -> EntryCall | Reason:
+    inputs = set(card.statement.guard.inputs)
+    if not inputs or any("." in i for i in inputs) or card.statement.guard.opaque:
+        return Reason.ENTRY_READS_STATE
+    # Each parameter the guard reads, from the card's function up: its own name one level up, or a fixed value.
+    wanted = {name: name for name in inputs}  # callee parameter -> the name it has in the caller (or a fixed code)
+    fixed: dict[str, str] = {}
+    callee_params = params
+    for edge in reversed(edges):
+        if not edge.call.is_first or edge.call.arguments is None:
+            return Reason.ENTRY_NOT_FIRST
+        step = _bind(edge, callee_params)
+        if step is None:
+            return Reason.ENTRY_VALUE_COMPUTED
+        caller_names = {p.name for p in edge.made.params}
+        following: dict[str, str] = {}
+        for original, name in wanted.items():
+            code, is_given = step.get(name, (None, False))
+            if code is None:
+                return Reason.ENTRY_VALUE_COMPUTED
+            if is_given and code == original and code in caller_names:
+                following[original] = code  # passed on unchanged, under the same name
+            elif (value := _fixed_value(project, edge, code, is_given)) is not None:
+                fixed[original] = value
+            else:
+                return Reason.ENTRY_VALUE_COMPUTED
+        wanted = following
+        callee_params = edge.made.params
+    return _entry_record(project, constructors, path, edges[0], fixed)
+
+
+def _bind(edge: Edge, params: tuple[Param, ...]) -> dict[str, tuple[str, bool]] | None:
+    """The callee's parameters -> (the code the call gives it, whether the call gives it: else
+    its default, in the callee's module), the receiver left out where the call is bound."""
+    given = list(edge.call.arguments or ())
+    head, _, last = edge.call.callee.rpartition(".")
+    unbound = bool(head) and head.split(".", 1)[0] not in _SELF and last in _CONSTRUCTORS  # ``Base.__init__(self, x)``
+    slots = params[1:] if params and params[0].name in _SELF and not unbound else params
+    bound = bind_arguments(slots, given)
+    if bound is None:
+        return None
+    ids = {id(a) for a in given}
+    return {name: (argument.code, id(argument) in ids) for name, argument in bound.items() if isinstance(argument, Argument)}
+
+
+def _fixed_value(project: Project, edge: Edge, code: str, is_given: bool) -> str | None:
+    """The literal code a fixed argument denotes: a literal, or a module constant of the
+    caller's module whose value the tree gives (a default is a literal only)."""
+    try:
+        ast.literal_eval(code)
+        return code
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        pass
+    if not is_given or not code.isidentifier():
+        return None
+    module = project.module(edge.facts.module)
+    value = dict(module.constants).get(code) if module is not None else None
+    if value is None:
+        return None
+    try:
+        ast.literal_eval(value)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return value
+
+
+def _entry_record(project: Project, constructors: Constructors, path: EntryPath, top: Edge, fixed: dict[str, str]) -> EntryCall | Reason:
+    made = top.made
+    module = top.facts.module
+    public = entry_module(project, module, made.function)
+    if public is None or made.call_style == "async_generator" \
+            or not {d.split("(", 1)[0].strip() for d in made.decorators} <= _TRANSPARENT:
+        return Reason.ENTRY_NOT_PLAIN_CALL
+    head, _, name = made.function.rpartition(".")
+    constructor = None
+    if made.owner is not None and head == made.owner:
+        if name.startswith("__") and name not in ("__init__",):
+            return Reason.ENTRY_NOT_PLAIN_CALL
+        constructor = constructors.signature(f"{module}.{made.owner}")
+    return EntryCall(entry=path.entry, module=module, path=top.facts.path, public_module=public, function=made.function, params=made.params,
+                     decorators=made.decorators, call_style=made.call_style, constructor=constructor, fixed=tuple(sorted(fixed.items())))

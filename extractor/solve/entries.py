@@ -1,0 +1,36 @@
+"""The card at its public entry: a raise in a private function, solved as a call of the public
+function that passes the user's values straight through to it (link.callgraph.entry_calls).
+
+``def decode(text): return _decode(text)`` and ``def decode_strict(text): return _decode(text,
+_STRICT)`` reach ``_decode(text, strict=False)``'s raise: at ``decode_strict`` the guard is the
+same over ``text``, with ``strict`` fixed to ``_STRICT``'s value. The card is posed again with
+the entry's signature (its parameters, their declared defaults and types), the values the path
+fixes as the guard's constants (never inputs a trigger may set), and the entry's place (module,
+decorators, constructor): the solver's passes then search, verify in the restricted evaluator,
+fix and write the example as they do for any card, and the example calls the entry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..model import Card, CardContext, CommandLine, EntryCall, ObjectState, Owner, Signature
+from ..model.codes import EntryKind
+
+
+def at_entry(card: Card, ctx: CardContext, entry: EntryCall) -> tuple[Card, CardContext]:
+    """The card and its context as the entry's call poses them."""
+    fixed = dict(entry.fixed)
+    guard = card.statement.guard
+    guard = replace(guard, inputs=tuple(i for i in guard.inputs if i not in fixed),
+                    constants=(*((n, c) for n, c in guard.constants if n not in fixed), *entry.fixed))
+    name = entry.function.rpartition(".")[2]
+    at = replace(card.at, function=entry.function, decorators=entry.decorators)
+    kinds = (EntryKind.CONSTRUCTOR,) if name == "__init__" else ()
+    lifted = replace(card, path=entry.path, at=at, entry=kinds, statement=replace(card.statement, guard=guard))
+    names = {p.name for p in entry.params}
+    signature = Signature(params=entry.params, call_style=entry.call_style, unread=tuple(u for u in ctx.signature.unread if u in names))
+    place = replace(ctx.place, module=entry.module, public_module=entry.public_module,
+                    param_choices={k: v for k, v in ctx.place.param_choices.items() if k not in fixed})
+    return lifted, replace(ctx, signature=signature, place=place, owner=Owner(constructor=entry.constructor), state=ObjectState(),
+                           cli=CommandLine(), entries=(), entry_reason=None)

@@ -1,0 +1,115 @@
+"""Public entries (link.callgraph) and triggers at the entry (solve.entries), on fixtures/entries:
+which public calls reach each raise, which card is stated as a call of its entry and why the
+others are not; and the per-file call records (collect.calls) they are built from."""
+
+from __future__ import annotations
+
+import ast
+
+from extractor.collect.calls import calls_made
+from extractor.collect.declarations import SourceText
+from extractor.publish.catalog_file import load_catalog
+
+from .examples_runner import check
+from .helpers import FIXTURES, run_cli
+
+ROOT = str(FIXTURES / "entries")
+
+
+def _cards(capsys, tmp_path) -> dict[str, dict]:
+    out = tmp_path / "docs"
+    assert run_cli(capsys, "extract", ROOT, "-o", str(out), "--no-cache").code == 0
+    return {f"{c['function']}:{c['line']}": c for c in load_catalog(str(out / "catalog.json"))["errors"]}
+
+
+def test_each_card_lists_its_public_entries_and_is_stated_at_one_where_the_values_pass_through(capsys, tmp_path) -> None:
+    cards = _cards(capsys, tmp_path)
+    said = {key: ([p["entry"] for p in (c["entries"] or {}).get("paths", ())], (c["entries"] or {}).get("reason"),
+                  c.get("at_entry"), c.get("entry_reason")) for key, c in cards.items()}
+    decode = ["tidal.checked_decode", "tidal.decode", "tidal.decode_strict"]  # (re-exported by tidal from tidal._impl.codec)
+    assert said == {
+        "_decode:8": (decode, None, "tidal.decode", None),
+        # decode fixes ``strict`` to its default False, under which the raise is unreachable; decode_strict passes _STRICT
+        "_decode:10": (decode, None, "tidal.decode_strict", None),
+        "_orphan:32": ([], "no_public_entry", None, None),
+        "_check_depth:6": (["tidal.tide.Tide(...)"], None, "tidal.tide.Tide(...)", None),
+        # Spring inherits _level from Tide: ``self._level`` in Spring.surge runs it
+        "Tide._level:24": (["tidal.tide.Spring.surge", "tidal.tide.Tide.level"], None, "tidal.tide.Spring.surge", None),
+        "Tide._check_name:36": (["tidal.tide.Tide.rename"], None, None, "entry_not_first"),
+    }
+    paths = {p["entry"]: p["path"] for p in cards["_decode:8"]["entries"]["paths"]}
+    assert paths["tidal.decode"] == ["tidal._impl.codec.decode", "tidal._impl.codec._decode"]
+    assert cards["_decode:10"]["trigger"] == {**cards["_decode:10"]["trigger"], "inputs": {"text": ""}, "verified": True}
+    assert cards["_decode:10"]["example"]["before"] == "from tidal import decode_strict\ndecode_strict(text='')"
+
+
+def test_the_examples_at_the_entry_raise_the_cards_error_from_its_line(capsys, tmp_path) -> None:
+    cards = _cards(capsys, tmp_path)
+    lifted = [c for c in cards.values() if c.get("at_entry")]
+    assert len(lifted) == 4
+    for card in lifted:
+        assert check(card, ROOT) == [], card["id"]
+
+
+def _made(code: str) -> dict[str, list[tuple[str, bool, list[str] | None]]]:
+    tree = ast.parse(code)
+    defs = [(n.name, n, None) for n in tree.body if isinstance(n, ast.FunctionDef)]
+    src = SourceText(code.split("\n"))
+    kinds = {"helper": "def", "other": "def", "TABLE": "var", "set": "def"}
+    return {m.function: [(c.callee, c.is_first, [a.code for a in c.arguments] if c.arguments is not None else None) for c in m.calls]
+            for m in calls_made(defs, src, kinds)}
+
+
+def test_a_call_is_first_only_after_statements_that_cannot_leave_or_fail() -> None:
+    made = _made('''
+def docstring_and_literals(x):
+    """Doc."""
+    limit = 3
+    pass
+    return helper(x, limit)
+
+def rebinds_a_parameter(x):
+    x = 3
+    helper(x)
+
+def tests_first(x):
+    if x:
+        return None
+    helper(x)
+
+def inside_try(x):
+    try:
+        helper(x)
+    except ValueError:
+        pass
+
+def second_call(x):
+    other(x)
+    helper(x, *x)
+
+def empty_containers_and_a_tuple_target(x):
+    used = {}
+    seen = []
+    first, rest = helper(x, used)
+    return first
+
+def set_is_the_modules(x):
+    found = set()
+    helper(x)
+
+def reads_a_variable_and_a_local(x, y):
+    y.helper(x)
+    TABLE.get(x)
+    return TABLE(x)
+''')
+    assert made == {
+        "docstring_and_literals": [("helper", True, ["x", "limit"])],
+        "rebinds_a_parameter": [("helper", False, None)],  # (x no longer holds the caller's value)
+        "tests_first": [("helper", False, None)],
+        "inside_try": [("helper", False, None)],
+        "second_call": [("other", True, ["x"]), ("helper", False, None)],
+        "empty_containers_and_a_tuple_target": [("helper", True, ["x", "used"])],
+        "set_is_the_modules": [("set", True, []), ("helper", False, None)],  # (the module's own set: a call)
+        # a call on a parameter is not followed; a module variable is called by its name alone (a class alias)
+        "reads_a_variable_and_a_local": [("TABLE", False, None)],
+    }

@@ -195,3 +195,55 @@ def test_call_routes_are_the_calls_every_run_of_the_body_makes() -> None:
         ("C", ("size",), None),
         ("run", (), ("mode",)),  # the parsed arguments, with what the function assigns on them
     )
+
+
+def _declared(code: str) -> list[tuple[str, str]]:
+    import ast
+
+    from extractor.collect.flags import statement_flags
+
+    return [pair for stmt in ast.parse(code).body for pair in statement_flags(stmt)]
+
+
+def test_typer_options_without_names_take_the_parameters_name() -> None:
+    code = (
+        "import typer\nfrom typing import Annotated\n\n"
+        "def serve(model: Annotated[str, typer.Argument()], dry_run: Annotated[bool, typer.Option(help='x')] = False,\n"
+        "          port: int = typer.Option(8000), force: Annotated[bool, typer.Option('--force', '-f')] = False,\n"
+        "          name: Annotated[str, typer.Option('--the-name')] = 'a'):\n"
+        "    pass\n"
+    )
+    # a bool without names is --x/--no-x; with its own on name only, that flag sets True
+    assert _declared(code) == [("dry_run", "--dry-run optional"), ("port", "--port"), ("force", "--force store_true"),
+                               ("name", "--the-name")]
+
+
+def test_click_on_off_flags_and_flags_declared_in_a_loop() -> None:
+    code = (
+        "import click\n\n"
+        "@click.option('--shout/--no-shout', default=False)\n@click.option('--on/--off')\n@click.option('--count', type=int)\n"
+        "def hello(shout, on, count):\n    pass\n\n"
+        "for name in ('alpha', 'beta'):\n    parser.add_argument(f'--{name}-size', type=int)\n"
+        "for name in names:\n    parser.add_argument(f'--{name}')\n"
+    )
+    # --on/--off has no --no-on form: left out rather than written wrong; a loop over a name
+    # the file does not spell out declares nothing known
+    assert _declared(code) == [("shout", "--shout optional"), ("count", "--count"), ("alpha_size", "--alpha-size"),
+                               ("beta_size", "--beta-size")]
+
+
+def test_flag_keywords_from_a_config_mapping_and_json_types_are_recorded() -> None:
+    code = (
+        "def add_cli_args(parser):\n"
+        "    model_kwargs = get_kwargs(ModelConfig)\n"
+        "    parser.add_argument('--max-len', **model_kwargs['max_len'])\n"
+        "    spec_kwargs = {'spec': {}}\n"
+        "    spec_kwargs['spec']['type'] = json.loads\n"
+        "    parser.add_argument('--spec', **spec_kwargs['spec'])\n"
+    )
+    found = dict(_declared(code))
+    assert found["**of:max_len"] == "ModelConfig.max_len"  # the flag's keywords are ModelConfig's field max_len's
+    # (the statements inside the function, its add_argument calls and assignments, are read one
+    # by one by collect.file)
+    assert _declared("parser.add_argument('--max-len', **model_kwargs['max_len'])\n") == [("max_len", "--max-len kwargs")]
+    assert _declared("spec_kwargs['spec']['type'] = optional_type(json.loads)\n") == [("**json:spec", "json")]

@@ -32,6 +32,8 @@ CASES = {
     "pydconfig": [],
     "strictcfg": [],
     "clikit": [],
+    "cliflags": [],
+    "hfargs": [],
 }
 
 

@@ -51,7 +51,7 @@ from .callers import in_file_callers, in_file_calls
 from .class_messages import class_text
 from .constants import literal_exports, module_names, mutated_names, unpacked
 from .cstpass import UnitAnalysis, parse_unit
-from .flags import boolean_kwargs, cli_flags, may_declare_flags
+from .flags import may_declare_flags, statement_flags
 from .helpers import Callees, HelperDef, callee_of, candidate_callees, helper_defs, is_branch_end, own_package_imports
 from .lazy import lazy_attributes
 from .messages import render_template, unknown
@@ -167,7 +167,7 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText,
         if at_module:
             _module_binding(stmt, module, is_package, scan)
         if has_flag_calls and isinstance(stmt, _MAY_DECLARE_FLAGS):
-            scan.flags.extend(cli_flags(stmt) if not isinstance(stmt, ast.Assign) else boolean_kwargs(stmt))
+            scan.flags.extend(statement_flags(stmt))
         if isinstance(stmt, ast.ClassDef):
             scan.classes.append(_with_message(decl.class_fact(stmt, _qualname(stack, stmt.name), src), stmt, src))
         elif isinstance(stmt, DEFS):
@@ -189,7 +189,7 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText,
     return scan
 
 
-_MAY_DECLARE_FLAGS = (ast.Expr, ast.Assign, *DEFS)
+_MAY_DECLARE_FLAGS = (ast.Expr, ast.Assign, ast.For, *DEFS)
 
 
 def _module_binding(stmt: ast.stmt, module: str, is_package: bool, scan: _FileScan) -> None:

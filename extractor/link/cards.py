@@ -35,7 +35,7 @@ from ..model.codes import CONSTRUCTING, ContextKind, Detailed, EntryKind, RaiseK
 from ..options import Options, strict_from_env
 from .argerror import parser_class, parser_error_site
 from .caught import caught_by
-from .commands import link_cli
+from .commands import link_cli, record_flags
 from .constraints import VALIDATION_ERROR, constraint_cards, constraint_key, field_constraint_ids
 from .constructors import Constructors, link_owner, settable_inputs
 from .helpers import expand_call, helper_site, helper_uses, through_of
@@ -292,6 +292,10 @@ class ContextLinker:
         tails = sorted({i.rsplit(".", 1)[-1] for i in card.statement.guard.inputs})
         own_flags = {tail: self.flags[tail] for tail in tails if tail in self.flags}
         self.read_flags.update({tail: self.flags.get(tail) for tail in tails})
+        # A field of a record the command's flags set takes its flag (--x '{"f": 1}', HfArgumentParser's --f).
+        fields, reads = record_flags(self.flags, self.project, self.facts.module, site.owner, card.statement.guard.inputs)
+        own_flags.update(fields)
+        self.read_flags.update(reads)
         try:
             if card.constraint is not None:
                 return card, self._constraint_context(card, site, own_flags)

@@ -205,7 +205,7 @@ class Reason(Code):
     VALIDATOR_NOT_COMPILED = "validator_not_compiled", "the validator written for this raise does not compile (a bug of raisedocs)"
     # Why `raisedocs verify` did not run a card's example (Verification.reason).
     NO_EXAMPLE = "no_example", "the card has no Python example (some value of its trigger cannot be written as code)"
-    CLI_EXAMPLE = "cli_example", "the example is a command line, which verify does not run"
+    CLI_EXAMPLE = "cli_example", "the example is a command line whose console script is not installed (nor declared by the tree verified)"
     SANDBOX_REFUSED = "sandbox_refused", "the sandbox refused something the example needed"
     CHILD_FAILED = "child_failed", "the interpreter running the example failed"
     MISSING_DEPENDENCY = "missing_dependency", ("a module the example imports, or one the code it runs imports, is not installed "

@@ -23,9 +23,12 @@ EXAMPLES = {  # message template -> the example's "before"
     "compile level must be at most 3, got {self.level}": """cliflags serve model --compile '{"level": 4}'""",
     "debug needs a compile level above 0": """cliflags serve model --compile '{"debug": true}'""",
     "num_tokens must be at least 1, got {self.num_tokens}": """cliflags serve model --spec '{"num_tokens": 0}'""",
+    # --cache's record is built by the parser from the JSON (then copied and changed before the
+    # command passes it on): what building it checks gets the flag ...
+    "block_size must be 8, 16 or 32, got {self.block_size}": """cliflags serve model --cache '{"block_size": 15}'""",
     "the draft method proposes at most 8 tokens": """cliflags serve model --spec '{"method": "draft", "num_tokens": 9}'""",
 }
-DECLARED = {"--max-len", "--eager", "--no-eager", "--compile", "--spec"}
+DECLARED = {"--max-len", "--eager", "--no-eager", "--compile", "--cache", "--spec"}
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +41,9 @@ def cards(tmp_path_factory) -> list[dict]:
 def test_each_config_raise_gets_a_cli_example_through_its_flag(cards) -> None:
     found = {c["message"]["template"]: c["example"]["before"] for c in cards if c["example"] and c["example"]["style"] == "cli"}
     assert found == EXAMPLES
+    # ... a method of it that reads a field later does not: its Python example stands
+    blocks = next(c for c in cards if c["function"] == "CacheConfig.blocks_for")
+    assert blocks["example"]["style"] == "python"
 
 
 def _named_flags(cards: list[dict]) -> set[str]:
@@ -59,10 +65,10 @@ def test_the_cli_examples_raise_the_cards_error_when_run(cards) -> None:
             continue
         result = verify_card(card, settings)
         assert result is not None
-        # --compile's record is built by the parser's type function: argparse reports the error
+        # --compile's and --cache's records are built by the parser's type function: argparse reports the error
         # and exits with status 2 (the card's error is the cause of what it raised); --spec's
         # JSON becomes its record after parsing, where the error reaches the caller as raised.
-        parsed = "--compile" in card["example"]["before"]
+        parsed = "--compile" in card["example"]["before"] or "--cache" in card["example"]["before"]
         expected = ("wrapped", "SystemExit") if parsed else ("confirmed", None)
         observed = (result["outcome"], (result.get("observed") or {}).get("exception"))
         if observed != expected or result["fix"] != "holds":

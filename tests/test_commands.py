@@ -247,3 +247,50 @@ def test_flag_keywords_from_a_config_mapping_and_json_types_are_recorded() -> No
     # by one by collect.file)
     assert _declared("parser.add_argument('--max-len', **model_kwargs['max_len'])\n") == [("max_len", "--max-len kwargs")]
     assert _declared("spec_kwargs['spec']['type'] = optional_type(json.loads)\n") == [("**json:spec", "json")]
+
+
+CLICK_TREE = {
+    "pyproject.toml": '[project]\nname = "greeter"\n\n[project.scripts]\ngreeter = "greeter.cli:main"\n',
+    "greeter/__init__.py": "",
+    "greeter/cli.py": (
+        "import click\n\n\n"
+        "@click.group()\ndef main():\n    pass\n\n\n"
+        "@main.command()\n"
+        "@click.option('--count', type=int, default=1)\n"
+        "@click.option('--shout/--no-shout', default=False)\n"
+        "@click.option('--name', default='you')\n"
+        "def greet(count: int, shout: bool, name: str):\n"
+        "    if count < 1:\n"
+        "        raise ValueError(f'count must be positive, got {count}')\n"
+        "    if shout and count > 3:\n"
+        "        raise ValueError('no shouting more than 3 times')\n"
+        "    if name == 'nobody':\n"
+        "        raise ValueError('greet somebody')\n"
+        "    click.echo(f'hello {name}' * count)\n"
+    ),
+}
+
+
+def test_a_click_commands_options_set_its_parameters_in_examples(tmp_path) -> None:
+    from extractor.verify.runner import Settings, verify_card
+
+    root = temp_tree(tmp_path, CLICK_TREE)
+    catalog = extract(str(root), Options(command="greeter", use_cache=False))
+    cards = {c.message.template: c for c in catalog.errors}
+    count, shout = cards["count must be positive, got {count}"], cards["no shouting more than 3 times"]
+    # the group's subcommand is the function's name; --shout/--no-shout written in its form
+    assert count.solved.example is not None and count.solved.example.before == "greeter greet --count 0"
+    assert shout.solved.example is not None and shout.solved.example.before == "greeter greet --count 4 --shout"
+    # --name has no type=: click passes the text or converts it by its default, not followed
+    assert cards["greet somebody"].solved.example is None or cards["greet somebody"].solved.example.style == "python"
+    # and they run as the console script would (click's group, then greet), raising the card's error
+    data = {c["message"]["template"]: c for c in extracted_data(root)}
+    for template in ("count must be positive, got {count}", "no shouting more than 3 times"):
+        result = verify_card(data[template], Settings(roots=(str(root),), timeout=20, jobs=1))
+        assert result is not None and result["outcome"] == "confirmed" and result["fix"] in (None, "holds"), result
+
+
+def extracted_data(root) -> list[dict]:
+    from extractor.pipeline import extract_data
+
+    return extract_data(str(root), Options(command="greeter", use_cache=False))["errors"]

@@ -34,6 +34,11 @@ KWARGS_OF = "**of:"  # + dest -> "Class.field" (as written): the mapping its key
 # + a dataclass as written -> the parser class as written: ``HfArgumentParser((A, B))`` makes
 # one flag per field of each (``--field_name``; a bool field's ``--x`` sets True, ``--x False`` False)
 DATACLASS_PARSER = "**fields:"
+# + "function qualname:parameter" -> the flag: a click or typer command's option whose value the
+# framework passes to the function's parameter as parsed (no conversion or check of its own
+# but a builtin type's); the function's words after the command follow in PARAMS + qualname
+PARAMS = "**param:"
+_PLAIN_TYPES = ("int", "float", "str", "bool")
 DATACLASS_PARSERS = ("HfArgumentParser",)
 _JSON_CALLS = ("json.loads", "loads", "validate_json")
 
@@ -89,6 +94,80 @@ def _written_flags(call: ast.Call, param: str | None, is_bool: bool) -> tuple[li
     if typer and not flags and not any(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in call.args):
         return ["--" + str(param).replace("_", "-")], "optional" if is_bool else None
     return flags, "store_true" if typer and is_bool and flags else None
+
+
+def command_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str,
+                       typer_apps: dict[str, int]) -> list[tuple[str, str]]:
+    """``(PARAMS + "qualname:param", flag)`` for each option of a click or typer command function
+    whose value reaches its parameter unchanged (no ``type=`` but a builtin, no callback; a typer
+    parameter annotated with a builtin), and ``(PARAMS + qualname, words)``: the words that
+    select the command after the console script ("" for ``@click.command()``; the command's
+    name for ``@group.command()`` or a typer app's, unless it is the app's only command:
+    ``typer_apps`` counts the commands of each ``typer.Typer()`` of the file, ``typer_commands``)."""
+    words = _command_words(function, typer_apps)
+    if words is None:
+        return []
+    params = {a.arg: a.annotation for a in (*function.args.args, *function.args.kwonlyargs)}
+    found = [(PARAMS + qualname, words)]
+    for call, param, _ in _option_calls(function):
+        flags, action = _written_flags(call, param, param is not None and _plain(params.get(param)) == "bool")
+        names = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.isidentifier()]
+        dest = param or (_dest_of(flags, names, call.keywords) if flags else None)
+        if not flags or dest not in params or any(kw.arg == "callback" for kw in call.keywords):
+            continue
+        action = action or _boolean_action(call.keywords)
+        # The type the framework converts the text to: typer's annotation, click's ``type=`` (a
+        # click option without one gets the text, or its default's type: not followed)
+        kind = _plain(params[dest]) if param is not None else next((dotted_name(k.value) for k in call.keywords if k.arg == "type"), None)
+        if action is None and kind in ("int", "float", "str"):
+            found.append((f"{PARAMS}{qualname}:{dest}", f"{flags[0]} {kind}"))
+        elif action is not None and (param is None or kind == "bool"):
+            found.append((f"{PARAMS}{qualname}:{dest}", f"{flags[0]} {action}"))
+    return found
+
+
+def _plain(annotation: ast.expr | None) -> str | None:
+    """The builtin type an annotation names (through ``Annotated[...]``), or None."""
+    if isinstance(annotation, ast.Subscript) and isinstance(annotation.slice, ast.Tuple) and annotation.slice.elts:
+        annotation = annotation.slice.elts[0]
+    name = dotted_name(annotation) if annotation is not None else None
+    return name if name in _PLAIN_TYPES else None
+
+
+def _command_words(function: ast.FunctionDef | ast.AsyncFunctionDef, typer_apps: dict[str, int]) -> str | None:
+    """The words after the console script that run ``function`` as a command (see
+    command_parameters), or None where they are not known (a click name whose suffix click 8.2
+    strips and earlier versions keep)."""
+    for decorator in function.decorator_list:
+        if not isinstance(decorator, ast.Call) or call_name(decorator) != "command":
+            continue
+        owner = dotted_name(decorator.func.value) if isinstance(decorator.func, ast.Attribute) else None
+        if owner in (None, "click"):
+            return ""
+        named = [a.value for a in decorator.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        named += [k.value.value for k in decorator.keywords if k.arg == "name" and isinstance(k.value, ast.Constant)
+                  and isinstance(k.value.value, str)]
+        if named:
+            return named[0]
+        if owner in typer_apps:
+            return "" if typer_apps[owner] == 1 else function.name.replace("_", "-")  # (typer runs an app's only command by itself)
+        if function.name.endswith(("_command", "_cmd", "_group", "_grp")):
+            return None
+        return function.name.lower().replace("_", "-")
+    return None
+
+
+def typer_commands(tree: ast.Module) -> dict[str, int]:
+    """Each ``typer.Typer()`` of the module (its name) -> how many ``@name.command()`` the module
+    decorates; an app with a ``@name.callback()`` counts as many (its commands take their names)."""
+    apps = {t.id: 0 for s in tree.body if isinstance(s, ast.Assign) and isinstance(s.value, ast.Call)
+            and call_name(s.value) == "Typer" for t in s.targets if isinstance(t, ast.Name)}
+    for node in walk(tree):
+        for decorator in getattr(node, "decorator_list", ()) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else ():
+            if isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute) and (app := dotted_name(
+                    decorator.func.value)) in apps:
+                apps[app] += 1 if decorator.func.attr == "command" else 2 if decorator.func.attr == "callback" else 0
+    return apps
 
 
 def _option_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[ast.Call, str | None, bool]]:

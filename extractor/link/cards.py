@@ -293,7 +293,8 @@ class ContextLinker:
         own_flags = {tail: self.flags[tail] for tail in tails if tail in self.flags}
         self.read_flags.update({tail: self.flags.get(tail) for tail in tails})
         # A field of a record the command's flags set takes its flag (--x '{"f": 1}', HfArgumentParser's --f).
-        fields, reads = record_flags(self.flags, self.project, self.facts.module, site.owner, card.statement.guard.inputs)
+        constructing = card.constraint is not None or bool(set(card.entry) & CONSTRUCTING)
+        fields, reads = record_flags(self.flags, self.project, self.facts.module, site.owner, card.statement.guard.inputs, constructing)
         own_flags.update(fields)
         self.read_flags.update(reads)
         try:

@@ -14,7 +14,7 @@ import shlex
 from collections.abc import Iterable
 
 from ..collect.declarations import module_name
-from ..collect.flags import BOOLEAN_KWARGS, DATACLASS_PARSER, DATACLASS_PARSERS, JSON_FLAG, JSON_KWARGS, KWARGS_OF
+from ..collect.flags import BOOLEAN_KWARGS, DATACLASS_PARSER, DATACLASS_PARSERS, JSON_FLAG, JSON_KWARGS, KWARGS_OF, PARAMS
 from ..model import CommandLine, FileFacts, Owner, SiteFact
 from .constructors import Constructors
 from .project import Project
@@ -23,6 +23,7 @@ Parsers = tuple[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]], .
 Routes = tuple[tuple[str, tuple[str, ...], tuple[str, ...] | None], ...]
 ROUTE = "route:"  # the key prefix of a route in the run's CLI map (command_routes)
 JSON = "json:"  # the key prefix of a record whose fields one JSON flag takes, in the run's CLI map (command_records)
+PARAM = "param:"  # + "module.qualname" -> the words of a click or typer command; + ":parameter" -> its option's flag
 FIELDS = "fields:"  # the key prefix of a dataclass whose every field is a flag (``HfArgumentParser``), in the same
 # How a record's field is written on the command line (record_flags): its flag's text ends with one of these.
 RECORD_ACTIONS = (" json", " field", " field-bool")
@@ -139,6 +140,20 @@ def _dataclass_parser(project: Project, facts: FileFacts, written: str) -> bool:
     return symbol.kind == "class" or (symbol.kind == "outside" and symbol.qualname.startswith(_PARSER_PACKAGES))
 
 
+def command_parameters(declared: dict[str, tuple[tuple[str, str], ...]], modules: set[str] | None,
+                       project: Project) -> dict[str, str]:
+    """The click and typer commands of ``modules`` (all where None) whose options reach their
+    parameters (collect.flags.PARAMS): ``PARAM + "module.qualname"`` -> the words that select the
+    command, ``PARAM + "module.qualname:parameter"`` -> its option's flag."""
+    module_of = {path: module for module, path in project.providers.items()}
+    found: dict[str, str] = {}
+    for path, pairs in sorted(declared.items()):
+        module = module_of.get(path) or module_name(path)
+        if modules is None or module in modules:
+            found.update((PARAM + module + "." + dest.removeprefix(PARAMS), flag) for dest, flag in pairs if dest.startswith(PARAMS))
+    return found
+
+
 def command_json(declared: dict[str, tuple[tuple[str, str], ...]], flags: dict[str, str], project: Project) -> dict[str, str]:
     """``JSON + "module.Qualname"`` -> ``"--flag json"`` for each record class whose fields the
     command's flag takes as one JSON object, where the code shows both that the flag parses
@@ -150,8 +165,11 @@ def command_json(declared: dict[str, tuple[tuple[str, str], ...]], flags: dict[s
       route's ``**dest``);
     - or its keywords come from ``get_kwargs(Config)["x"]`` (collect.flags.KWARGS_OF), the tree's
       mapping builder gives a field the type of a function that parses JSON
-      (collect.flags.JSON_KWARGS), ``Config.x`` is annotated with an in-tree record class (a dataclass, pydantic model, ...), and
-      the command's code builds ``Config`` passing ``x`` through (``Config(x=self.x)``)."""
+      (collect.flags.JSON_KWARGS), and ``Config.x`` is annotated with an in-tree record class (a
+      dataclass, pydantic model, ...): the parser builds that record from the flag's JSON, so
+      what building it checks fires there (``"--flag json-built"``); where the command's code
+      also builds ``Config`` passing ``x`` through (``Config(x=self.x)``), the record's later
+      checks read the same values (``"--flag json"``)."""
     module_of = {path: module for module, path in project.providers.items()}
     marker = any(dest == JSON_KWARGS for pairs in declared.values() for dest, _ in pairs)
     unpacked = {word[2:]: key[len(ROUTE):] for key, route in flags.items() if key.startswith(ROUTE)
@@ -162,24 +180,27 @@ def command_json(declared: dict[str, tuple[tuple[str, str], ...]], flags: dict[s
             name = dest.removeprefix(JSON_FLAG) if dest.startswith(JSON_FLAG) else dest.removeprefix(KWARGS_OF)
             if name not in flags or dest == name:
                 continue
-            target = unpacked.get(name) if dest.startswith(JSON_FLAG) else (
-                _json_field(project, module_of.get(path) or module_name(path), value, name, flags) if marker else None)
+            target, kind = (unpacked.get(name), "json") if dest.startswith(JSON_FLAG) else (
+                _json_field(project, module_of.get(path) or module_name(path), value, name, flags) if marker else (None, ""))
             if target is not None:
-                found.setdefault(JSON + target, flags[name].partition(" ")[0] + " json")
+                found.setdefault(JSON + target, flags[name].partition(" ")[0] + " " + kind)
     return dict(sorted(found.items()))
 
 
-def _json_field(project: Project, module: str, binding: str, dest: str, flags: dict[str, str]) -> str | None:
+def _json_field(project: Project, module: str, binding: str, dest: str, flags: dict[str, str]) -> tuple[str | None, str]:
     """The in-tree record class ``Config.dest`` is annotated with, where ``binding`` is
-    ``Config.dest`` (as written in ``module``) and the command builds ``Config`` passing ``dest``."""
+    ``Config.dest`` (as written in ``module``); and ``"json"`` where the command builds
+    ``Config`` passing ``dest``, else ``"json-built"`` (see command_json)."""
     written, _, field_name = binding.rpartition(".")
     facts = project.module(module)
     symbol = project.resolve(facts, written) if facts is not None and field_name == dest else None
-    if symbol is None or symbol.kind != "class" or not routed(flags.get(ROUTE + symbol.qualname), dest, namespace=False):
-        return None
+    if symbol is None or symbol.kind != "class":
+        return None, ""
     field = project.field(symbol.qualname, dest)
     target = project.class_of_annotation(field[0], field[2].annotation) if field is not None else None
-    return target if target is not None and Constructors(project).is_record(target) else None
+    if target is None or not Constructors(project).is_record(target):
+        return None, ""
+    return target, "json" if routed(flags.get(ROUTE + symbol.qualname), dest, namespace=False) else "json-built"
 
 
 def routed(route: str | None, keyword: str, namespace: bool) -> bool:
@@ -217,13 +238,15 @@ def _targets(project: Project, module: str, key: str, callee: str) -> list[str]:
     return found
 
 
-def record_flags(flags: dict[str, str], project: Project, module: str, owner: str | None,
-                 names: Iterable[str]) -> tuple[dict[str, str], dict[str, str | None]]:
+def record_flags(flags: dict[str, str], project: Project, module: str, owner: str | None, names: Iterable[str],
+                 constructing: bool) -> tuple[dict[str, str], dict[str, str | None]]:
     """Field -> its flag for each of ``names`` (``self.x``) that is a field of class ``owner`` of
     ``module`` whose fields the command's flags set (command_records): ``"--flag json"`` (one
     JSON object for the record), ``"--x field"`` (a dataclass parser's flag for the field) or
-    ``"--x field-bool"`` (for a bool field: ``--x`` sets True, ``--x False`` False). With the
-    entries of ``flags`` it read (for the cache)."""
+    ``"--x field-bool"`` (for a bool field: ``--x`` sets True, ``--x False`` False). A record
+    the parser builds from a JSON flag that the command's code is not seen handing on
+    (``json-built``) gives its flag only to a raise of its construction (``constructing``). With
+    the entries of ``flags`` it read (for the cache)."""
     if owner is None:
         return {}, {}
     qualname = f"{module}.{owner}"
@@ -234,8 +257,11 @@ def record_flags(flags: dict[str, str], project: Project, module: str, owner: st
         declared = project.field(qualname, name)
         if declared is None:
             continue
-        if reads[JSON + qualname] is not None:
-            found[name] = reads[JSON + qualname] or ""
+        json_flag = reads[JSON + qualname]
+        if json_flag is not None:
+            flag, _, kind = json_flag.partition(" ")
+            if kind == "json" or constructing:
+                found[name] = flag + " json"
         elif reads[FIELDS + qualname] is not None and not name.startswith("_") and name not in declared[1].no_init:
             is_bool = (declared[2].annotation or "").replace(" ", "") in ("bool", "bool|None", "Optional[bool]")
             found[name] = f"--{name} field-bool" if is_bool else f"--{name} field"
@@ -246,11 +272,35 @@ def link_cli(flags: dict[str, str], own: dict[str, str], command: str | None, mo
              inputs: tuple[str, ...], owner: Owner) -> tuple[CommandLine, dict[str, str | None]]:
     """The command line an example of the card may write: ``command`` (the configured one),
     ``own`` (the flags of the guard's inputs) and, with both, the inputs routed to the raise
-    (``routed_inputs``, which reads ``flags``' routes: the entries it read come with it)."""
+    (``routed_inputs``, which reads ``flags``' routes: the entries it read come with it). In a
+    click or typer command's function (``command_parameters``), its parameters are set by their
+    options, after the words that select the command."""
+    words, options, reads = parameter_flags(flags, module, site.at.function, inputs)
+    if words is not None and command:
+        own = {**own, **options}
+        command = f"{command} {words}".strip()
     if not command or not own:
-        return CommandLine(command=command, flags=own), {}
-    names, reads = routed_inputs(flags, module, site, inputs, owner, own)
-    return CommandLine(command=command, flags=own, routed=names), reads
+        return CommandLine(command=command, flags=own), reads
+    names, more = routed_inputs(flags, module, site, inputs, owner, own)
+    return CommandLine(command=command, flags=own, routed=tuple(sorted({*names, *options}))), {**reads, **more}
+
+
+def parameter_flags(flags: dict[str, str], module: str, function: str | None,
+                    inputs: Iterable[str]) -> tuple[str | None, dict[str, str], dict[str, str | None]]:
+    """The words selecting the click or typer command ``function`` (None: not one), the flags
+    of those of ``inputs`` that are its options' parameters, and the entries of ``flags`` read."""
+    if function is None:
+        return None, {}, {}
+    key = f"{PARAM}{module}.{function}"
+    reads: dict[str, str | None] = {key: flags.get(key)}
+    if reads[key] is None:
+        return None, {}, reads
+    found = {}
+    for name in sorted({i for i in inputs if "." not in i}):
+        reads[f"{key}:{name}"] = flags.get(f"{key}:{name}")
+        if (flag := reads[f"{key}:{name}"]) is not None:
+            found[name] = flag
+    return reads[key], found, reads
 
 
 def routed_inputs(flags: dict[str, str], module: str, site: SiteFact, inputs: Iterable[str],

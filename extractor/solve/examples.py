@@ -82,31 +82,36 @@ def cli_line(prefix: str, changes: dict[str, Any], flags: dict[str, str]) -> str
                 return None
             objects.setdefault(flag, {})[name.split(".")[-1]] = data
             continue
-        if action == "field":  # a dataclass parser's flag for a field that is no bool
-            action = ""
-        elif action == "field-bool":  # HfArgumentParser's bool field: ``--x`` or ``--x False``
-            if not isinstance(value, bool):
-                return None
-            words.extend((flag,) if value else (flag, "False"))
-            continue
-        if action.startswith("kwargs"):  # keywords from a mapping: boolean only for a boolean value
-            action = action.partition("-")[2] if isinstance(value, bool) else ""
-            if isinstance(value, bool) and not action:
-                return None  # how the flag is written for a boolean is not known
-        if action:
-            if not isinstance(value, bool):
-                return None  # a value for a flag that takes none
-            if action == "optional":
-                words.append(flag if value else "--no-" + flag[2:])
-            elif value == (action == "store_true"):
-                words.append(flag)
-            continue  # (the flag left out gives the other value)
-        rendered = _cli_value(value)
-        if rendered is None:
+        written = _flag_words(flag, action, value)
+        if written is None:
             return None
-        words.extend((flag, rendered))
+        words.extend(written)
     words.extend(word for flag, data in objects.items() for word in (flag, shlex.quote(json.dumps(data, sort_keys=True))))
     return " ".join(words)
+
+
+def _flag_words(flag: str, action: str, value: Any) -> list[str] | None:
+    """How ``flag`` sets ``value`` as its action (collect.flags) takes it, or None where it cannot."""
+    if action in ("int", "float", "str"):  # the type a click or typer option converts its text to
+        if type(value).__name__ != action:
+            return None  # (the command's function would get another value than the trigger's)
+        action = ""
+    elif action == "field":  # a dataclass parser's flag for a field that is no bool
+        action = ""
+    elif action == "field-bool":  # HfArgumentParser's bool field: ``--x`` or ``--x False``
+        return None if not isinstance(value, bool) else [flag] if value else [flag, "False"]
+    if action.startswith("kwargs"):  # keywords from a mapping: boolean only for a boolean value
+        action = action.partition("-")[2] if isinstance(value, bool) else ""
+        if isinstance(value, bool) and not action:
+            return None  # how the flag is written for a boolean is not known
+    if action:
+        if not isinstance(value, bool):
+            return None  # a value for a flag that takes none
+        if action == "optional":
+            return [flag if value else "--no-" + flag[2:]]
+        return [flag] if value == (action == "store_true") else []  # (the flag left out gives the other value)
+    rendered = _cli_value(value)
+    return None if rendered is None else [flag, rendered]
 
 
 def _literal(value: Any, imports: set[tuple[str, str]] | None = None, module: str | None = None) -> str | None:
@@ -355,6 +360,8 @@ def _flag_fits(name: str, value: Any, fields: dict[str, FieldDoc], ctx: CardCont
         choices = field.literal_values
         return choices is None or repr(value) in choices or (isinstance(value, str) and f'"{value}"' in choices)
     root, dot, _ = name.partition(".")
+    if not dot:
+        return True  # a click or typer command's parameter, which the framework sets from its option (routed)
     param = next((p for p in ctx.signature.params if p.name == root), None)  # the parsed arguments: ``args: Namespace``
     return bool(dot) and param is not None and (root == "args" or "Namespace" in (param.annotation or ""))
 

@@ -22,7 +22,7 @@ from .collect.file import collect_file
 from .errors import SourceError
 from .inputs import Selection, run_options, warn_unmatched
 from .link.cards import cli_flags, link_file, permalink
-from .link.commands import command_flags, command_routes, resolve_kwargs_flags
+from .link.commands import command_flags, command_parameters, command_records, command_routes, resolve_kwargs_flags
 from .link.project import Project
 from .model import (
     CLAIMED,
@@ -229,8 +229,11 @@ def _project_flags(options: Options, project: Project, declared: dict[str, Linke
         return flags
     # Only the flags the command's own parser declares, where the tree shows it ...
     flags, modules = command_flags(options.command, flags, {path: d.parsers for path, d in declared.items()}, project)
-    # ... and where the command's code hands their values on (the CLI map's route entries)
-    return {**flags, **command_routes({path: d.routes for path, d in declared.items()}, modules, project)}
+    # ... and where the command's code hands their values on (the CLI map's route entries),
+    # with the records whose fields the flags set (its json and fields entries)
+    flags = {**flags, **command_routes({path: d.routes for path, d in declared.items()}, modules, project)}
+    pairs = {path: d.flags for path, d in declared.items()}
+    return {**flags, **command_records(pairs, flags, modules, project), **command_parameters(pairs, modules, project)}
 
 
 class _Cards:

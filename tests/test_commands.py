@@ -195,3 +195,102 @@ def test_call_routes_are_the_calls_every_run_of_the_body_makes() -> None:
         ("C", ("size",), None),
         ("run", (), ("mode",)),  # the parsed arguments, with what the function assigns on them
     )
+
+
+def _declared(code: str) -> list[tuple[str, str]]:
+    import ast
+
+    from extractor.collect.flags import statement_flags
+
+    return [pair for stmt in ast.parse(code).body for pair in statement_flags(stmt)]
+
+
+def test_typer_options_without_names_take_the_parameters_name() -> None:
+    code = (
+        "import typer\nfrom typing import Annotated\n\n"
+        "def serve(model: Annotated[str, typer.Argument()], dry_run: Annotated[bool, typer.Option(help='x')] = False,\n"
+        "          port: int = typer.Option(8000), force: Annotated[bool, typer.Option('--force', '-f')] = False,\n"
+        "          name: Annotated[str, typer.Option('--the-name')] = 'a'):\n"
+        "    pass\n"
+    )
+    # a bool without names is --x/--no-x; with its own on name only, that flag sets True
+    assert _declared(code) == [("dry_run", "--dry-run optional"), ("port", "--port"), ("force", "--force store_true"),
+                               ("name", "--the-name")]
+
+
+def test_click_on_off_flags_and_flags_declared_in_a_loop() -> None:
+    code = (
+        "import click\n\n"
+        "@click.option('--shout/--no-shout', default=False)\n@click.option('--on/--off')\n@click.option('--count', type=int)\n"
+        "def hello(shout, on, count):\n    pass\n\n"
+        "for name in ('alpha', 'beta'):\n    parser.add_argument(f'--{name}-size', type=int)\n"
+        "for name in names:\n    parser.add_argument(f'--{name}')\n"
+    )
+    # --on/--off has no --no-on form: left out rather than written wrong; a loop over a name
+    # the file does not spell out declares nothing known
+    assert _declared(code) == [("shout", "--shout optional"), ("count", "--count"), ("alpha_size", "--alpha-size"),
+                               ("beta_size", "--beta-size")]
+
+
+def test_flag_keywords_from_a_config_mapping_and_json_types_are_recorded() -> None:
+    code = (
+        "def add_cli_args(parser):\n"
+        "    model_kwargs = get_kwargs(ModelConfig)\n"
+        "    parser.add_argument('--max-len', **model_kwargs['max_len'])\n"
+        "    spec_kwargs = {'spec': {}}\n"
+        "    spec_kwargs['spec']['type'] = json.loads\n"
+        "    parser.add_argument('--spec', **spec_kwargs['spec'])\n"
+    )
+    found = dict(_declared(code))
+    assert found["**of:max_len"] == "ModelConfig.max_len"  # the flag's keywords are ModelConfig's field max_len's
+    # (the statements inside the function, its add_argument calls and assignments, are read one
+    # by one by collect.file)
+    assert _declared("parser.add_argument('--max-len', **model_kwargs['max_len'])\n") == [("max_len", "--max-len kwargs")]
+    assert _declared("spec_kwargs['spec']['type'] = optional_type(json.loads)\n") == [("**json:spec", "json")]
+
+
+CLICK_TREE = {
+    "pyproject.toml": '[project]\nname = "greeter"\n\n[project.scripts]\ngreeter = "greeter.cli:main"\n',
+    "greeter/__init__.py": "",
+    "greeter/cli.py": (
+        "import click\n\n\n"
+        "@click.group()\ndef main():\n    pass\n\n\n"
+        "@main.command()\n"
+        "@click.option('--count', type=int, default=1)\n"
+        "@click.option('--shout/--no-shout', default=False)\n"
+        "@click.option('--name', default='you')\n"
+        "def greet(count: int, shout: bool, name: str):\n"
+        "    if count < 1:\n"
+        "        raise ValueError(f'count must be positive, got {count}')\n"
+        "    if shout and count > 3:\n"
+        "        raise ValueError('no shouting more than 3 times')\n"
+        "    if name == 'nobody':\n"
+        "        raise ValueError('greet somebody')\n"
+        "    click.echo(f'hello {name}' * count)\n"
+    ),
+}
+
+
+def test_a_click_commands_options_set_its_parameters_in_examples(tmp_path) -> None:
+    from extractor.verify.runner import Settings, verify_card
+
+    root = temp_tree(tmp_path, CLICK_TREE)
+    catalog = extract(str(root), Options(command="greeter", use_cache=False))
+    cards = {c.message.template: c for c in catalog.errors}
+    count, shout = cards["count must be positive, got {count}"], cards["no shouting more than 3 times"]
+    # the group's subcommand is the function's name; --shout/--no-shout written in its form
+    assert count.solved.example is not None and count.solved.example.before == "greeter greet --count 0"
+    assert shout.solved.example is not None and shout.solved.example.before == "greeter greet --count 4 --shout"
+    # --name has no type=: click passes the text or converts it by its default, not followed
+    assert cards["greet somebody"].solved.example is None or cards["greet somebody"].solved.example.style == "python"
+    # and they run as the console script would (click's group, then greet), raising the card's error
+    data = {c["message"]["template"]: c for c in extracted_data(root)}
+    for template in ("count must be positive, got {count}", "no shouting more than 3 times"):
+        result = verify_card(data[template], Settings(roots=(str(root),), timeout=20, jobs=1))
+        assert result is not None and result["outcome"] == "confirmed" and result["fix"] in (None, "holds"), result
+
+
+def extracted_data(root) -> list[dict]:
+    from extractor.pipeline import extract_data
+
+    return extract_data(str(root), Options(command="greeter", use_cache=False))["errors"]

@@ -34,6 +34,8 @@ CASES = {
     "clikit": [],
     "families": [],
     "entries": [],
+    "cliflags": [],
+    "hfargs": [],
 }
 
 

@@ -52,7 +52,7 @@ from .calls import calls_made
 from .class_messages import class_text
 from .constants import literal_exports, module_names, mutated_names, unpacked
 from .cstpass import UnitAnalysis, parse_unit
-from .flags import boolean_kwargs, cli_flags, may_declare_flags
+from .flags import command_parameters, may_declare_flags, statement_flags, typer_commands
 from .helpers import Callees, HelperDef, callee_of, candidate_callees, helper_defs, is_branch_end, own_package_imports
 from .lazy import lazy_attributes
 from .messages import render_template, unknown
@@ -104,6 +104,7 @@ class _FileScan:
     transforms: list[str] = field(default_factory=list)
     specifiers: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # (transform, its field specifiers)
     star_imports: list[str] = field(default_factory=list)
+    typer_apps: dict[str, int] = field(default_factory=dict)  # (collect.flags.typer_commands)
 
 
 @dataclass
@@ -150,8 +151,17 @@ def _one_line(text: str) -> str:
 # --- the ast scan -------------------------------------------------------------------------
 
 
+def _statement_flags(stmt: ast.stmt, stack: tuple[ast.stmt, ...], scan: _FileScan) -> list[tuple[str, str]]:
+    """What a statement declares for a CLI (collect.flags), a command function's options with it."""
+    found = statement_flags(stmt)
+    if isinstance(stmt, DEFS) and stmt.decorator_list:
+        found.extend(command_parameters(stmt, _qualname(stack, stmt.name), scan.typer_apps))
+    return found
+
+
 def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText, has_flag_calls: bool = True) -> _FileScan:
-    scan = _FileScan(imports=[], classes=[], functions=[], hits=[], kinds={}, assigned={}, flags=[])
+    scan = _FileScan(imports=[], classes=[], functions=[], hits=[], kinds={}, assigned={}, flags=[],
+                     typer_apps=typer_commands(tree) if has_flag_calls else {})
     # Statements only: a raise is a statement, so expressions are never walked.
     work: list[tuple[ast.stmt, tuple[ast.stmt, ...], bool]] = [(s, (), True) for s in reversed(tree.body)]
     while work:
@@ -168,7 +178,7 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText,
         if at_module:
             _module_binding(stmt, module, is_package, scan)
         if has_flag_calls and isinstance(stmt, _MAY_DECLARE_FLAGS):
-            scan.flags.extend(cli_flags(stmt) if not isinstance(stmt, ast.Assign) else boolean_kwargs(stmt))
+            scan.flags.extend(_statement_flags(stmt, stack, scan))
         if isinstance(stmt, ast.ClassDef):
             scan.classes.append(_with_message(decl.class_fact(stmt, _qualname(stack, stmt.name), src), stmt, src))
         elif isinstance(stmt, DEFS):
@@ -190,7 +200,7 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText,
     return scan
 
 
-_MAY_DECLARE_FLAGS = (ast.Expr, ast.Assign, *DEFS)
+_MAY_DECLARE_FLAGS = (ast.Expr, ast.Assign, ast.For, *DEFS)
 
 
 def _module_binding(stmt: ast.stmt, module: str, is_package: bool, scan: _FileScan) -> None:

@@ -15,7 +15,7 @@ import ast
 from collections.abc import Iterator
 
 from . import declarations as decl
-from .flags import cli_flags
+from .flags import cli_flags, loop_flags
 from .syntax import walk
 
 Parser = tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]
@@ -31,6 +31,8 @@ def parser_functions(tree: ast.Module) -> tuple[Parser, ...]:
         for stmt in _statements(function.body):
             if isinstance(stmt, ast.Expr):
                 dests.extend(dest for dest, _ in cli_flags(stmt))
+            elif isinstance(stmt, ast.For):
+                dests.extend(dest for dest, _ in loop_flags(stmt))
         dests.extend(dest for dest, _ in cli_flags(function))  # click/typer options on the function itself
         for node in _expressions(function.body):
             if not isinstance(node, ast.Call):

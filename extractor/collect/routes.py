@@ -12,7 +12,10 @@ is recorded as ``(callee as written, keywords, namespace)``:
 
 - ``keywords``: the keywords passed straight through (``size=self.size``, ``size=args.size``:
   an attribute of the same name that the function never assigns) or built there by a call
-  (``prefetch=PrefetchOffloadConfig(...)``, whose own keywords its own route gives);
+  (``prefetch=PrefetchOffloadConfig(...)``, whose own keywords its own route gives); and
+  ``**name`` for a mapping unpacked into the call (``SpeculativeConfig(**self.speculative_config)``)
+  that the function rebinds only from itself (``self.x = {k: v for k, v in self.x.items()}``) or
+  under a condition, so that its keys reach the call;
 - ``namespace``: where the call passes the parsed arguments on positionally (``run(args)``:
   a parameter named ``args`` or annotated ``Namespace``, or a local bound from
   ``parse_args(...)``), the attributes of them the function assigns (which the flag no
@@ -41,6 +44,7 @@ def call_routes(tree: ast.Module) -> tuple[Route, ...]:
     for function in _functions(tree.body):
         stores = attribute_stores(child_nodes(function))  # (everywhere in it: before the call or after)
         parsed = _namespaces(function)
+        aliases = _aliases(function)
         for call in _unconditional_calls(function.body):
             callee = dotted_name(call.func)
             if callee is None:
@@ -50,6 +54,8 @@ def call_routes(tree: ast.Module) -> tuple[Route, ...]:
                     isinstance(k.value, ast.Call)
                     or (isinstance(k.value, ast.Attribute) and k.value.attr == k.arg and isinstance(k.value.value, ast.Name)
                         and f"{k.value.value.id}.{k.arg}" not in stores))))
+            keywords += tuple(sorted(f"**{attr}" for k in call.keywords if k.arg is None
+                                     and (attr := _unpacked(function, k.value, aliases)) is not None))
             passed = [a.id for a in call.args if isinstance(a, ast.Name) and a.id in parsed]
             namespace = tuple(sorted({s.partition(".")[2] for s in stores if s.partition(".")[0] in passed})) if passed else None
             if keywords or namespace is not None:
@@ -98,6 +104,49 @@ def _unconditional_calls(body: list[ast.stmt]) -> Iterator[ast.Call]:
             if isinstance(node, ast.Call):
                 yield node
             stack.extend(child_nodes(node))
+
+
+def _unpacked(function: ast.FunctionDef | ast.AsyncFunctionDef, value: ast.expr, aliases: dict[str, ast.Attribute]) -> str | None:
+    """``name`` for a mapping unpacked into a call that is ``owner.name`` (``**self.x``, or
+    ``**cfg`` after ``cfg = self.x``), where the function never replaces it with another."""
+    if isinstance(value, ast.Name) and value.id in aliases:
+        value = aliases[value.id]
+    if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and not _replaced(function, value.value.id, value.attr):
+        return value.attr
+    return None
+
+
+def _aliases(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.Attribute]:
+    """Locals bound once, unconditionally, to an attribute of a name (``cfg = self.x``), which
+    any other binding only rewrites from themselves (``cfg = json.loads(cfg)``)."""
+    found: dict[str, ast.Attribute] = {}
+    for stmt in _top_statements(function.body):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                and isinstance(stmt.value, ast.Attribute) and isinstance(stmt.value.value, ast.Name):
+            found[stmt.targets[0].id] = stmt.value
+    for node in ast.walk(function):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign,
+                                                                                                          ast.For)) else []
+        value = getattr(node, "value", None)
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id in found and value is not found[target.id] and (value is None or not any(
+                    isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(value))):
+                del found[target.id]
+    return found
+
+
+def _replaced(function: ast.FunctionDef | ast.AsyncFunctionDef, owner: str, name: str) -> bool:
+    """Whether a statement the body always runs binds ``owner.name`` to a value not read from it."""
+    def is_it(node: ast.AST) -> bool:
+        return isinstance(node, ast.Attribute) and node.attr == name and isinstance(node.value, ast.Name) and node.value.id == owner
+
+    for stmt in _top_statements(function.body):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, (ast.AnnAssign,
+                                                                                                      ast.AugAssign)) else []
+        value = getattr(stmt, "value", None)
+        if any(is_it(t) for t in targets) and not (value is not None and any(is_it(n) for n in ast.walk(value))):
+            return True
+    return False
 
 
 def _namespaces(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:

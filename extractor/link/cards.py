@@ -38,7 +38,7 @@ from ..options import Options, strict_from_env
 from .argerror import parser_class, parser_error_site
 from .callgraph import Edge, entry_calls, public_entries
 from .caught import caught_by
-from .commands import link_cli
+from .commands import link_cli, record_flags
 from .constraints import VALIDATION_ERROR, constraint_cards, constraint_key, field_constraint_ids
 from .constructors import Constructors, link_owner, settable_inputs
 from .docstrings import class_summary, field_entry
@@ -297,6 +297,11 @@ class ContextLinker:
         tails = sorted({i.rsplit(".", 1)[-1] for i in card.statement.guard.inputs})
         own_flags = {tail: self.flags[tail] for tail in tails if tail in self.flags}
         self.read_flags.update({tail: self.flags.get(tail) for tail in tails})
+        # A field of a record the command's flags set takes its flag (--x '{"f": 1}', HfArgumentParser's --f).
+        constructing = card.constraint is not None or bool(set(card.entry) & CONSTRUCTING)
+        fields, reads = record_flags(self.flags, self.project, self.facts.module, site.owner, card.statement.guard.inputs, constructing)
+        own_flags.update(fields)
+        self.read_flags.update(reads)
         try:
             if card.constraint is not None:
                 return card, self._constraint_context(card, site, own_flags)

@@ -14,13 +14,20 @@ import shlex
 from collections.abc import Iterable
 
 from ..collect.declarations import module_name
-from ..collect.flags import BOOLEAN_KWARGS
-from ..model import CommandLine, Owner, SiteFact
+from ..collect.flags import BOOLEAN_KWARGS, DATACLASS_PARSER, DATACLASS_PARSERS, JSON_FLAG, JSON_KWARGS, KWARGS_OF, PARAMS
+from ..model import CommandLine, FileFacts, Owner, SiteFact
+from .constructors import Constructors
 from .project import Project
 
 Parsers = tuple[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...]
 Routes = tuple[tuple[str, tuple[str, ...], tuple[str, ...] | None], ...]
 ROUTE = "route:"  # the key prefix of a route in the run's CLI map (command_routes)
+JSON = "json:"  # the key prefix of a record whose fields one JSON flag takes, in the run's CLI map (command_records)
+PARAM = "param:"  # + "module.qualname" -> the words of a click or typer command; + ":parameter" -> its option's flag
+FIELDS = "fields:"  # the key prefix of a dataclass whose every field is a flag (``HfArgumentParser``), in the same
+# How a record's field is written on the command line (record_flags): its flag's text ends with one of these.
+RECORD_ACTIONS = (" json", " field", " field-bool")
+_PARSER_PACKAGES = ("transformers.",)  # where a dataclass parser class outside the tree comes from
 NAMESPACE = "(namespace)"
 MAX_FUNCTIONS = 10_000  # functions followed from the subcommand, at most
 
@@ -32,7 +39,7 @@ def resolve_kwargs_flags(flags: dict[str, str]) -> dict[str, str]:
     boolean = flags.get(BOOLEAN_KWARGS)
     return {
         dest: flag + "-" + boolean if boolean and flag.endswith(" kwargs") else flag
-        for dest, flag in flags.items() if dest != BOOLEAN_KWARGS
+        for dest, flag in flags.items() if not dest.startswith(BOOLEAN_KWARGS)  # (nor the other pseudo-destinations)
     }
 
 
@@ -102,6 +109,100 @@ def command_routes(routes: dict[str, Routes], modules: set[str] | None, project:
     return {key: "|".join(sorted(found)) for key, found in sorted(sites.items())}
 
 
+def command_records(declared: dict[str, tuple[tuple[str, str], ...]], flags: dict[str, str], modules: set[str] | None,
+                    project: Project) -> dict[str, str]:
+    """The records whose fields the command's flags set: ``command_json``'s, and ``FIELDS +
+    "module.Qualname"`` -> ``"fields"`` for each dataclass of a dataclass parser
+    (``HfArgumentParser((A, B))``, collect.flags.DATACLASS_PARSER) that ``transformers`` or the
+    tree defines, declared in ``modules`` (the command's parser functions; anywhere where None)."""
+    module_of = {path: module for module, path in project.providers.items()}
+    found = command_json(declared, flags, project)
+    for path, pairs in sorted(declared.items()):
+        module = module_of.get(path) or module_name(path)
+        wanted = [(dest, parser) for dest, parser in pairs if dest.startswith(DATACLASS_PARSER)]
+        facts = project.module(module) if wanted and (modules is None or module in modules) else None
+        if facts is None:
+            continue
+        for dest, parser in wanted:
+            if not _dataclass_parser(project, facts, parser):
+                continue
+            symbol = project.resolve(facts, dest.removeprefix(DATACLASS_PARSER))
+            if symbol is not None and symbol.kind == "class" and Constructors(project).is_record(symbol.qualname):
+                found.setdefault(FIELDS + symbol.qualname, "fields")
+    return dict(sorted(found.items()))
+
+
+def _dataclass_parser(project: Project, facts: FileFacts, written: str) -> bool:
+    """Whether ``written`` names ``transformers.HfArgumentParser`` or an in-tree class of that name."""
+    symbol = project.resolve(facts, written)
+    if symbol is None or symbol.qualname.rsplit(".", 1)[-1] not in DATACLASS_PARSERS:
+        return False
+    return symbol.kind == "class" or (symbol.kind == "outside" and symbol.qualname.startswith(_PARSER_PACKAGES))
+
+
+def command_parameters(declared: dict[str, tuple[tuple[str, str], ...]], modules: set[str] | None,
+                       project: Project) -> dict[str, str]:
+    """The click and typer commands of ``modules`` (all where None) whose options reach their
+    parameters (collect.flags.PARAMS): ``PARAM + "module.qualname"`` -> the words that select the
+    command, ``PARAM + "module.qualname:parameter"`` -> its option's flag."""
+    module_of = {path: module for module, path in project.providers.items()}
+    found: dict[str, str] = {}
+    for path, pairs in sorted(declared.items()):
+        module = module_of.get(path) or module_name(path)
+        if modules is None or module in modules:
+            found.update((PARAM + module + "." + dest.removeprefix(PARAMS), flag) for dest, flag in pairs if dest.startswith(PARAMS))
+    return found
+
+
+def command_json(declared: dict[str, tuple[tuple[str, str], ...]], flags: dict[str, str], project: Project) -> dict[str, str]:
+    """``JSON + "module.Qualname"`` -> ``"--flag json"`` for each record class whose fields the
+    command's flag takes as one JSON object, where the code shows both that the flag parses
+    JSON and that the parsed object becomes that record (``flags`` holds the command's flags
+    and routes, ``command_routes``):
+
+    - the flag's keywords' type is set to parse JSON (collect.flags.JSON_FLAG), and a class is
+      built unpacking the flag's value, ``SpeculativeConfig(**self.speculative_config)`` (a
+      route's ``**dest``);
+    - or its keywords come from ``get_kwargs(Config)["x"]`` (collect.flags.KWARGS_OF), the tree's
+      mapping builder gives a field the type of a function that parses JSON
+      (collect.flags.JSON_KWARGS), and ``Config.x`` is annotated with an in-tree record class (a
+      dataclass, pydantic model, ...): the parser builds that record from the flag's JSON, so
+      what building it checks fires there (``"--flag json-built"``); where the command's code
+      also builds ``Config`` passing ``x`` through (``Config(x=self.x)``), the record's later
+      checks read the same values (``"--flag json"``)."""
+    module_of = {path: module for module, path in project.providers.items()}
+    marker = any(dest == JSON_KWARGS for pairs in declared.values() for dest, _ in pairs)
+    unpacked = {word[2:]: key[len(ROUTE):] for key, route in flags.items() if key.startswith(ROUTE)
+                for site in route.split("|") for word in site.split(" ") if word.startswith("**")}
+    found: dict[str, str] = {}
+    for path, pairs in sorted(declared.items()):
+        for dest, value in pairs:
+            name = dest.removeprefix(JSON_FLAG) if dest.startswith(JSON_FLAG) else dest.removeprefix(KWARGS_OF)
+            if name not in flags or dest == name:
+                continue
+            target, kind = (unpacked.get(name), "json") if dest.startswith(JSON_FLAG) else (
+                _json_field(project, module_of.get(path) or module_name(path), value, name, flags) if marker else (None, ""))
+            if target is not None:
+                found.setdefault(JSON + target, flags[name].partition(" ")[0] + " " + kind)
+    return dict(sorted(found.items()))
+
+
+def _json_field(project: Project, module: str, binding: str, dest: str, flags: dict[str, str]) -> tuple[str | None, str]:
+    """The in-tree record class ``Config.dest`` is annotated with, where ``binding`` is
+    ``Config.dest`` (as written in ``module``); and ``"json"`` where the command builds
+    ``Config`` passing ``dest``, else ``"json-built"`` (see command_json)."""
+    written, _, field_name = binding.rpartition(".")
+    facts = project.module(module)
+    symbol = project.resolve(facts, written) if facts is not None and field_name == dest else None
+    if symbol is None or symbol.kind != "class":
+        return None, ""
+    field = project.field(symbol.qualname, dest)
+    target = project.class_of_annotation(field[0], field[2].annotation) if field is not None else None
+    if target is None or not Constructors(project).is_record(target):
+        return None, ""
+    return target, "json" if routed(flags.get(ROUTE + symbol.qualname), dest, namespace=False) else "json-built"
+
+
 def routed(route: str | None, keyword: str, namespace: bool) -> bool:
     """Whether some call site of a route (``command_routes``) passes ``keyword`` through (a
     class's), or passes the parsed arguments on without assigning ``keyword`` (a function's)."""
@@ -137,24 +238,79 @@ def _targets(project: Project, module: str, key: str, callee: str) -> list[str]:
     return found
 
 
+def record_flags(flags: dict[str, str], project: Project, module: str, owner: str | None, names: Iterable[str],
+                 constructing: bool) -> tuple[dict[str, str], dict[str, str | None]]:
+    """Field -> its flag for each of ``names`` (``self.x``) that is a field of class ``owner`` of
+    ``module`` whose fields the command's flags set (command_records): ``"--flag json"`` (one
+    JSON object for the record), ``"--x field"`` (a dataclass parser's flag for the field) or
+    ``"--x field-bool"`` (for a bool field: ``--x`` sets True, ``--x False`` False). A record
+    the parser builds from a JSON flag that the command's code is not seen handing on
+    (``json-built``) gives its flag only to a raise of its construction (``constructing``). With
+    the entries of ``flags`` it read (for the cache)."""
+    if owner is None:
+        return {}, {}
+    qualname = f"{module}.{owner}"
+    reads = {key: flags.get(key) for key in (JSON + qualname, FIELDS + qualname)}
+    fields = {name.split(".")[1] for name in names if name.count(".") == 1 and name.startswith("self.")}
+    found: dict[str, str] = {}
+    for name in sorted(fields):
+        declared = project.field(qualname, name)
+        if declared is None:
+            continue
+        json_flag = reads[JSON + qualname]
+        if json_flag is not None:
+            flag, _, kind = json_flag.partition(" ")
+            if kind == "json" or constructing:
+                found[name] = flag + " json"
+        elif reads[FIELDS + qualname] is not None and not name.startswith("_") and name not in declared[1].no_init:
+            is_bool = (declared[2].annotation or "").replace(" ", "") in ("bool", "bool|None", "Optional[bool]")
+            found[name] = f"--{name} field-bool" if is_bool else f"--{name} field"
+    return found, reads
+
+
 def link_cli(flags: dict[str, str], own: dict[str, str], command: str | None, module: str, site: SiteFact,
              inputs: tuple[str, ...], owner: Owner) -> tuple[CommandLine, dict[str, str | None]]:
     """The command line an example of the card may write: ``command`` (the configured one),
     ``own`` (the flags of the guard's inputs) and, with both, the inputs routed to the raise
-    (``routed_inputs``, which reads ``flags``' routes: the entries it read come with it)."""
+    (``routed_inputs``, which reads ``flags``' routes: the entries it read come with it). In a
+    click or typer command's function (``command_parameters``), its parameters are set by their
+    options, after the words that select the command."""
+    words, options, reads = parameter_flags(flags, module, site.at.function, inputs)
+    if words is not None and command:
+        own = {**own, **options}
+        command = f"{command} {words}".strip()
     if not command or not own:
-        return CommandLine(command=command, flags=own), {}
-    names, reads = routed_inputs(flags, module, site, inputs, owner)
-    return CommandLine(command=command, flags=own, routed=names), reads
+        return CommandLine(command=command, flags=own), reads
+    names, more = routed_inputs(flags, module, site, inputs, owner, own)
+    return CommandLine(command=command, flags=own, routed=tuple(sorted({*names, *options}))), {**reads, **more}
+
+
+def parameter_flags(flags: dict[str, str], module: str, function: str | None,
+                    inputs: Iterable[str]) -> tuple[str | None, dict[str, str], dict[str, str | None]]:
+    """The words selecting the click or typer command ``function`` (None: not one), the flags
+    of those of ``inputs`` that are its options' parameters, and the entries of ``flags`` read."""
+    if function is None:
+        return None, {}, {}
+    key = f"{PARAM}{module}.{function}"
+    reads: dict[str, str | None] = {key: flags.get(key)}
+    if reads[key] is None:
+        return None, {}, reads
+    found = {}
+    for name in sorted({i for i in inputs if "." not in i}):
+        reads[f"{key}:{name}"] = flags.get(f"{key}:{name}")
+        if (flag := reads[f"{key}:{name}"]) is not None:
+            found[name] = flag
+    return reads[key], found, reads
 
 
 def routed_inputs(flags: dict[str, str], module: str, site: SiteFact, inputs: Iterable[str],
-                  owner: Owner) -> tuple[tuple[str, ...], dict[str, str | None]]:
+                  owner: Owner, own: dict[str, str]) -> tuple[tuple[str, ...], dict[str, str | None]]:
     """The inputs (of ``inputs`` and the settable ones) whose flag's value the command's code
     hands on to the raise (link.commands.routed): ``self.a.b`` where a call site builds the
     owner passing ``a`` and one builds the class of ``self.a`` passing ``b``; ``args.x``
-    where one passes the parsed arguments to the function without assigning ``x``. With the
-    route entries of ``flags`` it read (for the cache)."""
+    where one passes the parsed arguments to the function without assigning ``x``; ``self.x``
+    whose flag in ``own`` sets a field of the owner (``record_flags``). With the route
+    entries of ``flags`` it read (for the cache)."""
     reads: dict[str, str | None] = {}
 
     def route(key: str) -> str | None:
@@ -165,7 +321,9 @@ def routed_inputs(flags: dict[str, str], module: str, site: SiteFact, inputs: It
     for name in sorted({*inputs, *owner.settable}):
         parts = name.split(".")
         keywords = owner.settable.get(name)
-        if keywords is not None and site.owner is not None and parts[0] == "self" and len(keywords) == len(parts) - 1:
+        if len(parts) == 2 and parts[0] == "self" and own.get(parts[1], "").endswith(RECORD_ACTIONS):
+            found.append(name)  # a field of a record the command's flags set (command_records)
+        elif keywords is not None and site.owner is not None and parts[0] == "self" and len(keywords) == len(parts) - 1:
             nested = (owner.classes.get(".".join(parts[:n + 2]), "").replace(":", ".") for n in range(len(keywords) - 1))
             owners = [f"{module}.{site.owner}", *nested]
             if all(cls and routed(route(cls), keyword, namespace=False) for cls, keyword in zip(owners, keywords)):

@@ -223,7 +223,7 @@ class Reason(Code):
     ENTRY_NOT_SOLVED = "entry_not_solved", "with the values the way from the public entry fixes, no verified trigger was found"
     # Why `raisedocs verify` did not run a card's example (Verification.reason).
     NO_EXAMPLE = "no_example", "the card has no Python example (some value of its trigger cannot be written as code)"
-    CLI_EXAMPLE = "cli_example", "the example is a command line, which verify does not run"
+    CLI_EXAMPLE = "cli_example", "the example is a command line whose console script is not installed (nor declared by the tree verified)"
     SANDBOX_REFUSED = "sandbox_refused", "the sandbox refused something the example needed"
     CHILD_FAILED = "child_failed", "the interpreter running the example failed"
     MISSING_DEPENDENCY = "missing_dependency", ("a module the example imports, or one the code it runs imports, is not installed "

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import json
 import keyword
 import math
 import shlex
@@ -51,32 +52,66 @@ def _cli_value(value: Any) -> str | None:
     return None
 
 
+def _json_value(value: Any) -> Any:
+    """``value`` as JSON data (tuples as lists), or NO_VALUE where it has none."""
+    if value is None or isinstance(value, (bool, int, str)) or (isinstance(value, float) and math.isfinite(value)):
+        return value
+    if isinstance(value, (list, tuple)):
+        items = [_json_value(v) for v in value]
+        return NO_VALUE if any(i is NO_VALUE for i in items) else items
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        found = {k: _json_value(v) for k, v in value.items()}
+        return NO_VALUE if any(v is NO_VALUE for v in found.values()) else found
+    return NO_VALUE
+
+
 def cli_line(prefix: str, changes: dict[str, Any], flags: dict[str, str]) -> str | None:
     """The command line setting ``changes`` through their flags; a boolean flag in its action
-    form (``--x``, ``--no-x``, or left out where its action gives that value), else None."""
+    form (``--x``, ``--no-x``, or left out where its action gives that value); the fields of a
+    record a JSON flag takes as one shell-quoted object (``--x '{"a": 1, "b": true}'``); else None."""
     words = [prefix]
+    objects: dict[str, dict[str, Any]] = {}
     for name, value in changes.items():
         declared = flags.get(name.split(".")[-1])
         if declared is None:
             return None
         flag, _, action = declared.partition(" ")
-        if action.startswith("kwargs"):  # keywords from a mapping: boolean only for a boolean value
-            action = action.partition("-")[2] if isinstance(value, bool) else ""
-            if isinstance(value, bool) and not action:
-                return None  # how the flag is written for a boolean is not known
-        if action:
-            if not isinstance(value, bool):
-                return None  # a value for a flag that takes none
-            if action == "optional":
-                words.append(flag if value else "--no-" + flag[2:])
-            elif value == (action == "store_true"):
-                words.append(flag)
-            continue  # (the flag left out gives the other value)
-        rendered = _cli_value(value)
-        if rendered is None:
+        if action == "json":
+            data = _json_value(value)
+            if data is NO_VALUE:
+                return None
+            objects.setdefault(flag, {})[name.split(".")[-1]] = data
+            continue
+        written = _flag_words(flag, action, value)
+        if written is None:
             return None
-        words.extend((flag, rendered))
+        words.extend(written)
+    words.extend(word for flag, data in objects.items() for word in (flag, shlex.quote(json.dumps(data, sort_keys=True))))
     return " ".join(words)
+
+
+def _flag_words(flag: str, action: str, value: Any) -> list[str] | None:
+    """How ``flag`` sets ``value`` as its action (collect.flags) takes it, or None where it cannot."""
+    if action in ("int", "float", "str"):  # the type a click or typer option converts its text to
+        if type(value).__name__ != action:
+            return None  # (the command's function would get another value than the trigger's)
+        action = ""
+    elif action == "field":  # a dataclass parser's flag for a field that is no bool
+        action = ""
+    elif action == "field-bool":  # HfArgumentParser's bool field: ``--x`` or ``--x False``
+        return None if not isinstance(value, bool) else [flag] if value else [flag, "False"]
+    if action.startswith("kwargs"):  # keywords from a mapping: boolean only for a boolean value
+        action = action.partition("-")[2] if isinstance(value, bool) else ""
+        if isinstance(value, bool) and not action:
+            return None  # how the flag is written for a boolean is not known
+    if action:
+        if not isinstance(value, bool):
+            return None  # a value for a flag that takes none
+        if action == "optional":
+            return [flag if value else "--no-" + flag[2:]]
+        return [flag] if value == (action == "store_true") else []  # (the flag left out gives the other value)
+    rendered = _cli_value(value)
+    return None if rendered is None else [flag, rendered]
 
 
 def _literal(value: Any, imports: set[tuple[str, str]] | None = None, module: str | None = None) -> str | None:
@@ -301,19 +336,32 @@ def _compiled_snippet(code: str, imports: set[tuple[str, str]]) -> str | None:
     return text
 
 
-def _flag_fits(name: str, value: Any, fields: dict[str, FieldDoc], ctx: CardContext) -> bool:
+_FLOATS = ("float", "float|None", "Optional[float]")
+
+
+def _flag_fits(name: str, value: Any, fields: dict[str, FieldDoc], ctx: CardContext, constraint: bool = False) -> bool:
+    """Whether the example may set ``name`` to ``value`` through its flag. ``constraint``: the
+    card is the field's own constraint (a value outside the choices is then its trigger where
+    a JSON flag's record checks it, not the parser)."""
     if name not in ctx.cli.routed:
         return False  # the command's code is not seen handing the flag's value on to this raise
     if name.startswith(("self.", "cls.")):
         field = fields.get(name)
         if field is None or name not in ctx.owner.settable:
             return False
+        if type(value) is int and not constraint and (field.declared.annotation or "").replace(" ", "") in _FLOATS:
+            return False  # the flag's type (or the record's validation) makes it a float: a message would show 1.0, not 1
+        if ctx.cli.flags.get(name.split(".")[-1], "").endswith(" json"):
+            return constraint or field.literal_values is None or repr(value) in field.literal_values \
+                or (isinstance(value, str) and f'"{value}"' in field.literal_values)
         if isinstance(value, bool) and field.declared.annotation != "bool" \
                 and ctx.cli.flags.get(name.split(".")[-1], "").endswith("kwargs-optional"):
             return False  # (``bool | str | None`` gets a flag with an optional value, not --no-x)
         choices = field.literal_values
         return choices is None or repr(value) in choices or (isinstance(value, str) and f'"{value}"' in choices)
     root, dot, _ = name.partition(".")
+    if not dot:
+        return True  # a click or typer command's parameter, which the framework sets from its option (routed)
     param = next((p for p in ctx.signature.params if p.name == root), None)  # the parsed arguments: ``args: Namespace``
     return bool(dot) and param is not None and (root == "args" or "Namespace" in (param.annotation or ""))
 
@@ -379,7 +427,7 @@ def constraint_example(card: Card, ctx: CardContext, before: dict[str, Any],
     owner, module = card.at.function, ctx.place.public_module
     fields = {f.input: f for f in card.docs.fields}
     line = None
-    if ctx.cli.command and all(_flag_fits(name, value, fields, ctx) for name, value in before.items()):
+    if ctx.cli.command and all(_flag_fits(name, value, fields, ctx, constraint=True) for name, value in before.items()):
         line = cli_line(ctx.cli.command, before, ctx.cli.flags)
     if not owner or module is None or "." in owner or "<" in owner or not _public(owner):
         return None, line

@@ -15,9 +15,17 @@ simply gone, the next call gets a new one. The outcome of a card:
 - ``different_message``: the right class from the site, another message (both are kept);
 - ``raised_elsewhere``: something else raised, or from another place (what, and where);
 - ``did_not_raise``; ``timeout``;
-- ``not_runnable``: no Python example (a CLI example, or values no call can write), the
-  sandbox refused what it needed, the child failed, or a module outside the card's project
-  is not installed (``missing_dependency``, the module as ``detail``).
+- ``not_runnable``: no example (values no call can write), a CLI example whose console script
+  is not found, the sandbox refused what it needed, the child failed, or a module outside the
+  card's project is not installed (``missing_dependency``, the module as ``detail``).
+
+A CLI example runs in the same sandbox: its first word is a console script, found in the
+metadata of what ``settings.python`` has installed (with ``settings.roots`` on its path), else
+in ``[project.scripts]`` of a root's (or its parent's) pyproject.toml, the source tree that
+declares it; the child sets ``sys.argv`` to the line's words and calls the script's function, as
+the installed script would. Its exit status is what it raised: ``SystemExit`` with a status
+other than 0 (argparse's usage error, 2) is judged as any exception, with the card's error
+found in its cause/context chain (``wrapped``) where the parser reported it.
 
 "After" (the example's fix), and the same call with each further fix of the card, holds
 when it does not raise from the site.
@@ -26,12 +34,15 @@ when it does not raise from the site.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
+import tomllib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -228,12 +239,78 @@ def verify_card(card: dict[str, Any], settings: Settings) -> dict[str, Any] | No
     example = card.get("example")
     if example is None:
         return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.NO_EXAMPLE}
+    code: Callable[[str], str | None] = str
     if example["style"] != ExampleStyle.PYTHON:
-        return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.CLI_EXAMPLE}
-    result = judge_before(card, run_child(example["before"], settings))
-    result["fix"] = judge_after(card, run_child(example["after"], settings)) if example.get("after") is not None else None
-    result["fixes"] = [judge_after(card, run_child(code, settings)) for code in example.get("fixes", ())]
+        code = functools.partial(cli_code, settings=settings)
+        if code(example["before"]) is None:
+            return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.CLI_EXAMPLE}
+    result = judge_before(card, _run(code(example["before"]), settings))
+    result["fix"] = judge_after(card, _run(code(example["after"]), settings)) if example.get("after") is not None else None
+    result["fixes"] = [judge_after(card, _run(code(line), settings)) for line in example.get("fixes", ())]
     return result
+
+
+def _run(code: str | None, settings: Settings) -> dict[str, Any]:
+    return run_child(code, settings) if code is not None else {"failed": "the command line cannot be run"}
+
+
+def cli_code(line: str, settings: Settings) -> str | None:
+    """Python that runs the command line ``line`` as its console script would (``sys.argv`` its
+    words, then the script's function; exit status 0 is no error); None where the line cannot
+    be split or its console script is not found (``console_script``)."""
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        return None
+    target = console_script(words[0], settings.python, settings.roots) if words else None
+    if target is None:
+        return None
+    module, _, attribute = target.partition(":")
+    return (
+        "import importlib\nimport sys\n\n"
+        f"sys.argv = {words!r}\n"
+        f"_entry = importlib.import_module({module.strip()!r})\n"
+        f"for _name in {attribute.strip()!r}.split('.'):\n"
+        "    _entry = getattr(_entry, _name)\n"
+        "try:\n"
+        "    _entry()\n"
+        "except SystemExit as _exit:\n"
+        "    if _exit.code not in (0, None):\n"
+        "        raise\n"
+    )
+
+
+_SCRIPTS = r"""
+import json, sys, importlib.metadata as md
+sys.path[:0] = sys.argv[2:]
+found = [ep.value for ep in md.entry_points(group="console_scripts", name=sys.argv[1])]
+print(json.dumps(found[0] if found else None))
+"""
+
+
+@functools.lru_cache(maxsize=64)
+def console_script(name: str, python: str, roots: tuple[str, ...]) -> str | None:
+    """``module:function`` of the console script ``name``: installed for ``python`` (with
+    ``roots`` on its path), else declared in ``[project.scripts]`` of the pyproject.toml in a
+    root or its parent folder (the source tree being verified); None where neither has it."""
+    try:
+        proc = subprocess.run([python, "-I", "-c", _SCRIPTS, name, *roots], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=60, check=False)
+        found = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (OSError, subprocess.TimeoutExpired, ValueError, IndexError):
+        found = None
+    if isinstance(found, str) and ":" in found:
+        return found
+    for root in roots:
+        for folder in (root, os.path.dirname(root)):
+            try:
+                with open(os.path.join(folder, "pyproject.toml"), "rb") as handle:
+                    scripts = tomllib.load(handle).get("project", {}).get("scripts", {})
+            except (OSError, ValueError):
+                continue
+            if isinstance(scripts, dict) and isinstance(scripts.get(name), str) and ":" in scripts[name]:
+                return str(scripts[name])
+    return None
 
 
 def verify_cards(cards: list[dict[str, Any]], settings: Settings,

@@ -32,6 +32,7 @@ CASES = {
     "pydconfig": [],
     "strictcfg": [],
     "clikit": [],
+    "values": [],
 }
 
 

@@ -338,6 +338,8 @@ class Placement:
     own_str: bool = False  # the exception class (or an in-tree base) defines __str__: str(exc) is its own text
     siblings: tuple[str, ...] = ()  # guards of the other raises in the same function
     param_choices: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # Enum-typed parameters
+    # A module of another platform that the module or the function imports unconditionally (collect.platforms)
+    platform_module: str | None = None
 
 
 @record

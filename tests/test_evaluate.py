@@ -171,3 +171,32 @@ def test_a_missing_attribute_of_a_plain_value_fails(code: str, env: dict, expect
     assert outcome(parse_expr(code))(env) == expected
     if expected == FAILS:  # (and ``__raises__`` says which class: AttributeError, or the IndexError above)
         assert evaluate(f"__raises__({code}, (AttributeError, IndexError))", env) is True
+
+
+def test_str_and_int_mixin_enum_members_equal_their_values() -> None:
+    """``class S(str, Enum)``, StrEnum and IntEnum members are their values to ``==``, ``in``,
+    order and hashing, as Python's are; a plain member is equal to itself only."""
+    from enum import Enum, IntEnum
+
+    from extractor.solve.values import Named
+
+    class Strategy(str, Enum):
+        NO = "no"
+
+    class Level(IntEnum):
+        HIGH = 2
+
+    no = Named("Strategy.NO", "enum", "str", "no")
+    high = Named("Level.HIGH", "enum", "IntEnum", 2)
+    plain = Named("Color.RED", "enum")
+    env = {"Strategy.NO": no, "Level.HIGH": high, "Color.RED": plain}
+    for code in ("'no' == Strategy.NO", "'no' in (Strategy.NO,)", "3 > Level.HIGH", "Level.HIGH.value == 2",
+                 "{Strategy.NO: 1}.get('no') == 1", "'steps' != Strategy.NO"):
+        assert evaluate(code, env) is True, code
+        assert eval(code, {"Strategy": Strategy, "Level": Level}) is True, code  # (Python agrees)
+    assert evaluate("'RED' == Color.RED", env) is False
+    assert evaluate("f'{Strategy.NO!r} {Level.HIGH} {Strategy.NO!s}'", env) == f"{Strategy.NO!r} {Level.HIGH} {Strategy.NO!s}"
+    with pytest.raises(EvalError):  # (``format`` of a str-mixin member: its text changed in Python 3.12)
+        evaluate("f'{Strategy.NO}'", env)
+    with pytest.raises(EvalError):
+        evaluate("Color.RED < 1", env)

@@ -36,6 +36,7 @@ CASES = {
     "entries": [],
     "cliflags": [],
     "hfargs": [],
+    "values": [],
 }
 
 

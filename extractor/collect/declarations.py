@@ -621,6 +621,75 @@ def function_params(node: ast.FunctionDef | ast.AsyncFunctionDef, src: SourceTex
     return tuple(params)
 
 
+def pure_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple[ast.AST, ...],
+               line: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The parameters read before the raise (in a function body without loops, ``try`` or
+    ``with`` around it) only as part of the value of simple statements of pure expressions
+    (``n = len(text)``, ``key = text.lower()``), each with those values' sources: a value under
+    which they all compute reaches the raise the same way. Any other read (a test, a call, a
+    loop) leaves the parameter out."""
+    inner = stack[stack.index(function) + 1:]
+    if any(isinstance(n, (ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.AsyncWith)) for n in inner):
+        return ()
+    names = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}
+    pure: list[tuple[set[str], set[str], str]] = []  # (targets, names read, value) of each pure statement
+    other: set[str] = set()  # the names anything else reads (a test, a call, a loop)
+    work: list[ast.AST] = list(function.body)
+    while work:
+        node = work.pop()
+        if getattr(node, "lineno", 0) >= line:
+            continue
+        value = _pure_statement_value(node) if isinstance(node, ast.stmt) else None
+        if value is not None:
+            targets = {t.id for t in getattr(node, "targets", [getattr(node, "target", None)]) if isinstance(t, ast.Name)}
+            pure.append((targets, {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}, ast.unparse(value)))
+            continue
+        if isinstance(node, ast.Name):
+            other.add(node.id)
+        work.extend(child_nodes(node))
+    found = []
+    for name in sorted(names - other):
+        # What it flows into (the locals pure statements bind from it) must not be read by anything else either.
+        flows, grew = {name}, True
+        while grew:
+            more = {t for targets, read, _ in pure if read & flows for t in targets} - flows
+            flows, grew = flows | more, bool(more)
+        codes = tuple(code for _, read, code in sorted(pure, key=lambda p: p[2]) if name in read)
+        if codes and not flows & other:
+            found.append((name, codes))
+    return tuple(found)
+
+
+def _pure_statement_value(stmt: ast.stmt) -> ast.expr | None:
+    """The value of ``x = <pure>`` (or ``x: T = <pure>``, a pure expression statement); None for another statement."""
+    if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
+        value: ast.expr | None = stmt.value
+    elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+        value = stmt.value
+    else:
+        return None
+    if value is None or isinstance(value, (ast.Name, ast.Attribute)):
+        return None  # (a bare name or attribute: collect.paths records no value for it)
+    return value if all(_is_pure_node(n) for n in ast.walk(value)) else None
+
+
+_PURE_AST = (ast.Name, ast.Constant, ast.Attribute, ast.Subscript, ast.Slice, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare,
+             ast.IfExp, ast.Tuple, ast.JoinedStr, ast.FormattedValue, ast.Load, ast.operator, ast.unaryop, ast.boolop, ast.cmpop,
+             ast.expr_context)
+_PURE_CALLS = frozenset({"abs", "bool", "float", "int", "len", "max", "min", "repr", "round", "str", "sum", "tuple", "isinstance"})
+_PURE_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "startswith", "endswith", "replace", "count", "find",
+                           "isdigit", "isalpha", "isalnum", "isspace"})
+
+
+def _is_pure_node(node: ast.AST) -> bool:
+    if isinstance(node, ast.Call):
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            return False
+        func = node.func
+        return (isinstance(func, ast.Name) and func.id in _PURE_CALLS) or (isinstance(func, ast.Attribute) and func.attr in _PURE_METHODS)
+    return isinstance(node, _PURE_AST)
+
+
 def call_style(function: ast.FunctionDef | ast.AsyncFunctionDef, may_yield: bool = True) -> str:
     """How calling the function runs its body: at once, or when iterated or awaited.
     ``may_yield``: False when the function's text holds no ``yield`` (nothing to walk for)."""

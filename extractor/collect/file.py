@@ -13,6 +13,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+import re
 import warnings
 from collections import Counter
 from contextlib import closing
@@ -58,6 +59,7 @@ from .lazy import lazy_attributes
 from .messages import render_template, unknown
 from .overrides import compiled_overrides
 from .parsers import parser_functions
+from .platforms import OTHER_PLATFORM_MODULES, platform_imports
 from .purity import changed_names
 from .routes import call_routes
 from .scope import ModuleNames
@@ -201,6 +203,7 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText,
 
 
 _MAY_DECLARE_FLAGS = (ast.Expr, ast.Assign, ast.For, *DEFS)
+_MAY_IMPORT_PLATFORM = re.compile(rf"\b(?:{'|'.join(sorted(OTHER_PLATFORM_MODULES))})\b")  # (the cheap text test first)
 
 
 def _module_binding(stmt: ast.stmt, module: str, is_package: bool, scan: _FileScan) -> None:
@@ -290,6 +293,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         constants=tuple(sorted(names.values.items())),
         sentinels=tuple(sorted(names.sentinels)),
         overridden=compiled_overrides(tree),
+        platform_imports=platform_imports(tree) if _MAY_IMPORT_PLATFORM.search(text) else (),
         parsers=parser_functions(tree) if declares else (),
         routes=call_routes(tree) if declares else (),
         flags=tuple(sorted(set(scan.flags))),
@@ -477,6 +481,7 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
         signature=Signature(
             params=_params(function, src, per_function), call_style=_call_style(function, per_function, lines),
             unread=decl.unread_params(function, hit.stack, hit.node.lineno),
+            pure_reads=decl.pure_reads(function, hit.stack, hit.node.lineno),
         ) if function is not None else Signature(),
     )
 

@@ -314,7 +314,8 @@ class ContextLinker:
     def _linked(self, card: Card, site: SiteFact, own_flags: dict[str, str]) -> tuple[Card, CardContext]:
         others = [c for c in self.by_function[card.at.function] if c.id != card.id]
         owner = link_owner(self.constructors, self.facts, card, site, others, self.constructing[card.docs.owner])
-        names = link_names(self.project, self.facts, card.statement.guard, self._function_instances(card.at.function))
+        names = link_names(self.project, self.facts, card.statement.guard, self._function_instances(card.at.function),
+                           tuple(sorted({p.annotation for p in site.signature.params if p.annotation})))
         cli, reads = link_cli(self.flags, own_flags, self.options.command, self.facts.module, site, card.statement.guard.inputs, owner)
         self.read_flags.update(reads)
         card, state = self._link_state(card, site, owner)
@@ -372,6 +373,7 @@ class ContextLinker:
                                   if c.statement.kind == RaiseKind.HELPER_CALL and c.at.line < card.at.line),
             param_choices={p.name: members for p in site.signature.params
                            if p.annotation and (members := self._enum_members(p.annotation))},
+            platform_module=_platform_module(self.facts, card),
         )
 
     def _function_instances(self, function: str | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -383,6 +385,14 @@ class ContextLinker:
         if annotation not in self.members:
             self.members[annotation] = self.project.enum_members(self.facts, annotation)
         return self.members[annotation]
+
+
+def _platform_module(facts: FileFacts, card: Card) -> str | None:
+    """A module of another platform imported before the raise runs: by the module (all of its
+    imports, for a function's raise: the module has run when it is called) or by the function."""
+    function = card.at.function
+    return next((module for scope, line, module in facts.platform_imports
+                 if (scope == "" and (function is not None or line < card.at.line)) or (scope == function and line < card.at.line)), None)
 
 
 def _outside_module(exception: ExceptionRef) -> str | None:

@@ -24,11 +24,15 @@ some other method sets) is the object's internal state: no trigger sets it.
 
 from __future__ import annotations
 
+import ast
+import copy
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..collect.declarations import dotted_name
 from ..model import Card, ClassFact, FileFacts, Owner, Param, PostInitSet, SiteFact
 from ..model.codes import BUILDING, CONSTRUCTING
+from ..model.pytext import try_parse_expression
 from .placeholders import abstract_methods, undefined_attributes
 from .project import Project, field_doc
 
@@ -246,14 +250,63 @@ def construction_checks(cards: list[Card],
     where the caller leaves it out: a field's declared default, or the constructor
     parameter's (``__init__``'s, ``__new__``'s)."""
     params = {p.name: p.default for p in signature or () if p.default not in (None, "...")}
-    checks = []
+    checks: list[tuple[str, tuple[tuple[str, str | None, str | None], ...]]] = []
     for card in cards:
         docs = {f.input: f for f in card.docs.fields}
+        for code, inputs in validated_fields(card):
+            checks.append((code, tuple((name, params.get(name.removeprefix("self.")), None) for name in inputs)))
+        if validated_fields(card):
+            continue
         checks.append((card.statement.guard.code, tuple(
             (name, docs[name].declared.default, docs[name].declared.default_factory) if name in docs else (name, params.get(name), None)
             for name in card.statement.guard.inputs
         )))
     return tuple(checks)
+
+
+_FIELD_VALIDATORS = ("field_validator", "validator")  # (pydantic's: each runs on the fields it names, before __post_init__)
+_VALIDATOR_EXTRAS = frozenset({"cls", "self", "info", "values", "field", "config"})
+
+
+def validated_fields(card: Card) -> list[tuple[str, tuple[str, ...]]]:
+    """A field validator's raise (``@field_validator("block_size")`` over ``def
+    check(cls, value)``) as the test it makes of each field it names: its guard with the value
+    it takes read as ``self.block_size``, and its inputs; empty for any other card."""
+    fields = [name for decorator in card.at.decorators for name in _validated(decorator)]
+    values = [name for name in card.statement.guard.inputs if "." not in name and name not in _VALIDATOR_EXTRAS]
+    if not fields or len(values) != 1 or any("." in name for name in card.statement.guard.inputs):
+        return []
+    tree = try_parse_expression(card.statement.guard.code)
+    if tree is None:
+        return []
+    found = []
+    for field in fields:
+        renamed = _Rename(values[0], f"self.{field}").visit(copy.deepcopy(tree))
+        found.append((ast.unparse(renamed), tuple(f"self.{field}" if n == values[0] else n for n in card.statement.guard.inputs)))
+    return found
+
+
+def _validated(decorator: str) -> list[str]:
+    """The fields a ``field_validator("a", "b")`` decorator (as written) names; [] for another."""
+    tree = try_parse_expression(decorator)
+    if not (isinstance(tree, ast.Call) and (dotted_name(tree.func) or "").rsplit(".", 1)[-1] in _FIELD_VALIDATORS):
+        return []
+    names = [a.value for a in tree.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    return names if len(names) == len(tree.args) and "*" not in names and all(n.isidentifier() for n in names) else []
+
+
+class _Rename(ast.NodeTransformer):
+    def __init__(self, name: str, chain: str) -> None:
+        self.name, self.chain = name, chain
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id != self.name:
+            return node
+        head, *attributes = self.chain.split(".")
+        chain: ast.expr = ast.Name(id=head, ctx=ast.Load())
+        for attribute in attributes:
+            chain = ast.Attribute(value=chain, attr=attribute, ctx=ast.Load())
+        return ast.copy_location(chain, node)
 
 
 def field_defaults(project: Project, constructors: Constructors, facts: FileFacts, site: SiteFact,
@@ -290,6 +343,11 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
         checks = construction_checks(constructing, signature)
         # The attributes the checks read are set through the constructor too: a trigger
         # may need them (an object that builds), so they are inputs of the card as well.
+        more, nested = settable_inputs(constructors, owner, [n for _, inputs in checks for n, _, _ in inputs])
+        settable, classes = {**more, **settable}, {**nested, **classes}
+    elif card.docs.owner is not None:
+        # A raise construction runs (``__post_init__``): the field validators run before it (pydantic)
+        checks = construction_checks([c for c in constructing if c.id != card.id and validated_fields(c)], signature)
         more, nested = settable_inputs(constructors, owner, [n for _, inputs in checks for n, _, _ in inputs])
         settable, classes = {**more, **settable}, {**nested, **classes}
     if site.owner is not None and not set(card.entry) & BUILDING:

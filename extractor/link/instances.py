@@ -68,14 +68,32 @@ _EVALUATED = frozenset({"int", "float", "str", "bool", "list", "dict", "tuple", 
 
 
 def link_names(project: Project, facts: FileFacts, guard: Guard,
-               function_instances: tuple[tuple[str, tuple[str, ...]], ...]) -> GuardNames:
+               function_instances: tuple[tuple[str, tuple[str, ...]], ...], annotations: tuple[str, ...] = ()) -> GuardNames:
     """What the guard's names denote beyond its module: the constants, enums and sentinels it
-    names (Project.named_constant; builtins aside) and the plain instances of the classes its
-    isinstance tests name; ``function_instances``: the same for all the function's guards."""
+    names (Project.named_constant; builtins aside), the values of the members of its enums
+    and of the parameters' Enum ``annotations`` that mix in str or int (Project.enum_values),
+    and the plain instances of the classes its isinstance tests name; ``function_instances``:
+    the same for all the function's guards."""
     named = tuple((chain, *found) for chain, kind in guard.named
                   if kind != "builtin" and (found := project.named_constant(facts, chain)) is not None)
     instances = tuple(instance_types(project, facts, guard.code).items())
-    return GuardNames(named=named, instances=instances, function_instances=function_instances)
+    return GuardNames(named=named + _enum_values(project, facts, named, annotations), instances=instances,
+                      function_instances=function_instances)
+
+
+def _enum_values(project: Project, facts: FileFacts, named: tuple[tuple[str, str, str], ...],
+                 annotations: tuple[str, ...]) -> tuple[tuple[str, str, str], ...]:
+    """The ``enum_value`` entries of the enums the guard names and the annotations name."""
+    found: dict[str, tuple[str, str, str]] = {}
+    for chain, kind, _ in named:
+        if kind == "enum":
+            owner, member = project.member_of(facts, chain)
+            found.update((e[0], e) for e in project.enum_values(owner, chain[: -len(member)]))
+    for annotation in annotations:
+        qualname = project.class_of_annotation(facts, annotation)
+        if qualname is not None:
+            found.update((e[0], e) for e in project.enum_values(qualname, qualname.rsplit(".", 1)[-1] + "."))
+    return tuple(found[k] for k in sorted(found))
 
 
 def function_instances(project: Project, facts: FileFacts, cards: list[Card]) -> tuple[tuple[str, tuple[str, ...]], ...]:

@@ -24,6 +24,7 @@ back to the declaration of the field it reads (``field_doc``).
 from __future__ import annotations
 
 import builtins
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -38,6 +39,11 @@ BUILTIN_EXCEPTIONS: dict[str, tuple[str, ...]] = {
     if isinstance(obj, type) and issubclass(obj, BaseException)
 }
 _MAX_DEPTH = 12
+# An Enum's base that mixes in a plain type -> how its members print: ``str``/``int`` (``class
+# S(str, Enum)``: ``str()`` is ``S.NAME``) or the class (StrEnum, IntEnum: ``str()`` is the value's).
+_ENUM_MIXINS = {"str": "str", "int": "int", "enum.StrEnum": "StrEnum", "enum.IntEnum": "IntEnum", "enum.IntFlag": "IntEnum"}
+_STR_LITERAL = re.compile(r"'[^'\\\n]*'|" + r'"[^"\\\n]*"')
+_INT_LITERAL = re.compile(r"-?[0-9]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,6 +360,21 @@ class Project:
         members = tuple(f"{short}.{f.name}" for f in cls.fields if f.annotation is None and not f.name.startswith("_"))
         return members or None
 
+    def enum_values(self, qualname: str, prefix: str) -> tuple[tuple[str, str, str], ...]:
+        """The members of an Enum class of the tree that mixes in ``str`` or ``int`` (``class
+        S(str, Enum)``, StrEnum, IntEnum, IntFlag) with the literal value each is given: (member
+        as the guard writes it, ``prefix`` + name, kind ``enum_value``, ``"<mixin> <value source>"``),
+        where ``mixin`` is ``str``/``int`` (the member's ``str()`` is ``Class.NAME``) or
+        ``StrEnum``/``IntEnum`` (its ``str()`` is its value's). Empty for any other class."""
+        ancestors = self.ancestors(qualname)
+        mixin = next((_ENUM_MIXINS[a] for a in ancestors if a in _ENUM_MIXINS), None)
+        found = self.class_fact(qualname)
+        if mixin is None or found is None or not any(a.rsplit(".", 1)[-1].endswith(("Enum", "Flag")) for a in ancestors):
+            return ()
+        literal = _STR_LITERAL if mixin in ("str", "StrEnum") else _INT_LITERAL
+        return tuple((prefix + f.name, "enum_value", f"{mixin} {f.default}") for f in found[1].fields
+                     if f.annotation is None and not f.name.startswith("_") and f.default is not None and literal.fullmatch(f.default))
+
     def _alias(self, facts: FileFacts, name: str) -> tuple[FileFacts, str] | None:
         value = self._assignments(facts).get(name)
         if value is not None:
@@ -366,15 +387,22 @@ class Project:
         value = self._assignments(owner).get(symbol) if owner is not None else None
         return (owner, value) if owner is not None and value is not None else None
 
+    def member_of(self, facts: FileFacts, chain: str) -> tuple[str, str]:
+        """A dotted name as ``(owner, member)``: the qualified class or module it is read from, and the name."""
+        head, _, rest = chain.partition(".")
+        imports = self._imports(facts)
+        target = imports[head] + ("." + rest if rest else "") if head in imports else f"{facts.module}.{chain}"
+        owner, _, member = target.rpartition(".")
+        return owner, member
+
     def named_constant(self, facts: FileFacts, chain: str) -> tuple[str, str] | None:
         """What a dotted name that no caller sets denotes, where the tree says: ``("value",
         source)`` for a constant of another module, ``("enum", members)`` for a member of an Enum
         class of the tree (``members``: all of the class's, as the guard would write them,
         comma-separated), ``("sentinel", "")`` for a sentinel; else None."""
-        head, _, rest = chain.partition(".")
+        head = chain.partition(".")[0]
         imports = self._imports(facts)
-        target = imports[head] + ("." + rest if rest else "") if head in imports else f"{facts.module}.{chain}"
-        owner, _, member = target.rpartition(".")
+        owner, member = self.member_of(facts, chain)
         if not owner or member.startswith("__"):
             return None
         found = self.class_fact(owner)

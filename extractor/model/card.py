@@ -386,6 +386,8 @@ class Placement:
     siblings: tuple[str, ...] = ()  # guards of the other raises in the same function
     earlier_helpers: tuple[str, ...] = ()  # guards of the calls of raising helpers before it in the same function
     param_choices: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # Enum-typed parameters
+    # A module of another platform that the module or the function imports unconditionally (collect.platforms)
+    platform_module: str | None = None
 
 
 @record

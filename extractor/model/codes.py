@@ -146,6 +146,9 @@ class Reason(Code):
                                                       "the condition above does not model")
     CAUGHT_IN_FUNCTION = "caught_in_function", "the function's own handler catches this error, so a caller may never see it"
     INSIDE_FOR_LOOP = "inside_for_loop", "the raise is inside a for loop, so an element of the loop must reach it"
+    OTHER_PLATFORM = "other_platform", ("the raise is reached on another platform only (the trigger needs another `sys.platform` or "
+                                        "`os.name`, or the code imports a module such as `winreg` that exists there only): not verified "
+                                        "on Linux")
     REPLACED_BY_COMPILED_MODULE = "replaced_by_compiled_module", ("the module imports a compiled module over this code when it can "
                                                                   "(such as `from _datetime import *`), so what runs there may be C "
                                                                   "code, with its own messages")

@@ -208,6 +208,9 @@ class Signature:
     params: tuple[Param, ...] = ()
     call_style: str = "function"  # function, generator, coroutine or async_generator: how a call runs the body
     unread: tuple[str, ...] = ()  # parameters nothing reads before the raise (outside loops): any value reaches it
+    # (parameter, values): those read before the raise only by simple statements of a pure
+    # expression (``n = len(text)``), with those expressions' sources (collect.declarations.pure_reads)
+    pure_reads: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @record
@@ -336,6 +339,8 @@ class FileFacts:
     constants: tuple[tuple[str, str], ...] = ()  # module constants with the value the tree gives (collect.constants)
     sentinels: tuple[str, ...] = ()  # module names bound once to ``object()`` or a class of the module
     overridden: tuple[str, ...] = ()  # module-level functions and classes a compiled module may replace (collect.overrides)
+    # (scope, line, module): modules of another platform imported unconditionally by the module ("") or a function (collect.platforms)
+    platform_imports: tuple[tuple[str, int, str], ...] = ()
     # (function qualname, subcommands it creates, callees it passes a name to, CLI destinations
     # it declares), for the files that may declare flags (collect.parsers)
     parsers: tuple[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] = ()

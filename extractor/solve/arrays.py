@@ -5,6 +5,14 @@ is a bool. The solver tries such values only (``conventional_domain``, a search 
 card's published domains stay what the tree declares), and a trigger whose values no array
 has together (``x.ndim = 3`` beside ``x.shape = []``) is made coherent where the guard allows
 (``cohere``), else not verified (``incoherent_arrays``).
+
+Values of those types (``Modelled``): a parameter annotated ``torch.Tensor`` (or
+``np.ndarray``, ``torch.dtype``, ``torch.device``) gets a small declared model of one, which
+the evaluator reads (``shape``, ``ndim``, ``dtype``, ``device``, ``is_cuda``, ``dim()``,
+``size()``, ``numel()``) and an example builds (``torch.empty(2, 3)``,
+``numpy.zeros((2, 3))``, with the dtype where it is not the default): a CPU tensor of
+float32, a float64 array. ``fold_arrays`` builds one from the values a trigger gives its
+attributes (``x.shape = [1, 5]`` -> ``torch.empty(1, 5)``).
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..model import Constraint, Domain
+from .values import Modelled
 
 _FLAGS = (".is_cuda", ".is_cpu", ".is_sparse", ".is_meta", ".is_quantized", ".requires_grad")
 
@@ -84,3 +93,171 @@ def _coherent(values: Mapping[str, Any], name: str) -> list[Any]:
         pad = [1] * max(ndim - len(sizes), 0)
         found = [sizes[:ndim] + pad, pad + sizes[len(sizes) - ndim:] if len(sizes) > ndim else pad + sizes]
     return [kind(s) for s in found if kind(s) != shape]
+
+
+# The dtypes a guard may name, by every name the library gives them -> the canonical one.
+_TORCH_DTYPES = {
+    **{name: name for name in ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool",
+                               "complex64", "complex128", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")},
+    "half": "float16", "float": "float32", "double": "float64", "short": "int16", "int": "int32", "long": "int64",
+    "cfloat": "complex64", "cdouble": "complex128",
+}
+_FLOATING = frozenset({"float16", "bfloat16", "float32", "float64", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz"})
+_NUMPY_DTYPES = {name: name for name in ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool_",
+                                         "complex64", "complex128")}
+_LIBRARIES = {"torch": "torch", "np": "numpy", "numpy": "numpy"}  # (the name code writes -> the module an example imports)
+TENSOR_SHAPE = (2, 3)  # the shape of a tensor nothing constrains
+
+
+class TorchSize(tuple):
+    """A tensor's shape: a tuple that prints as torch's does (``torch.Size([2, 3])``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"torch.Size({list(self)})"
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> tuple:
+        return (TorchSize, (tuple(self),))
+
+
+def dtype_value(chain: str) -> Modelled | None:
+    """``torch.float16``, ``torch.half`` (the same dtype), ``np.float32``: the dtype a guard names, or None."""
+    head, _, name = chain.partition(".")
+    module = _LIBRARIES.get(head)
+    table = _TORCH_DTYPES if module == "torch" else _NUMPY_DTYPES if module == "numpy" else {}
+    canonical = table.get(name)
+    if module is None or canonical is None:
+        return None
+    attributes = (("is_floating_point", canonical in _FLOATING),) if module == "torch" else ()
+    return Modelled("dtype", f"{module}.{canonical}", module, attributes)
+
+
+def device_value(kind: str = "cpu") -> Modelled:
+    return Modelled("device", f"torch.device({kind!r})", "torch", (("type", kind), ("index", None)))
+
+
+def array_value(module: str, shape: tuple[int, ...] = TENSOR_SHAPE, dtype: Modelled | None = None) -> Modelled:
+    """A CPU tensor (``module`` "torch") or a numpy array of ``shape``, of ``dtype`` (None: the library's default)."""
+    default = "torch.float32" if module == "torch" else "numpy.float64"
+    dtype = dtype if dtype is not None else dtype_value(default)
+    assert dtype is not None  # (the default is in the table)
+    sizes = ", ".join(map(str, shape))
+    written = f"torch.empty({sizes or '()'}" if module == "torch" else f"numpy.zeros(({sizes}{',' if len(shape) == 1 else ''})"
+    code = written + (f", dtype={dtype.code})" if dtype.code != default else ")")
+    attributes: tuple[tuple[str, Any], ...] = (("shape", TorchSize(shape) if module == "torch" else tuple(shape)), ("ndim", len(shape)),
+                                               ("dtype", dtype))
+    if module == "torch":
+        attributes += (("device", device_value()), ("is_cuda", False), ("is_cpu", True), ("is_sparse", False), ("is_meta", False),
+                       ("is_quantized", False), ("requires_grad", False))
+    return Modelled("Tensor" if module == "torch" else "ndarray", code, module, attributes)
+
+
+def library_values(annotation: str | None) -> list[Modelled]:
+    """Values of a library type the annotation names, for the search: tensors or arrays of
+    1, 2 and 3 dimensions (``x.dim() != 2``), dtypes (``x.dtype != torch.float16``)."""
+    first = library_value(annotation)
+    if first is None:
+        return []
+    if first.is_array:
+        return [first, *(array_value(first.module, shape) for shape in ((4,), (2, 3, 4)))]
+    if first.kind == "dtype":
+        return [first, *filter(None, map(dtype_value, ("torch.float16", "torch.bfloat16", "torch.int64")))]
+    return [first]
+
+
+def near_dtypes(value: Modelled) -> list[Modelled]:
+    """A dtype a guard compares with, and others of its library (``x.dtype != torch.float16``: float32)."""
+    names = ("float32", "float16", "bfloat16", "int64") if value.module == "torch" else ("float64", "float32", "int64")
+    return [value, *(d for name in names if (d := dtype_value(f"{value.module}.{name}")) is not None and d.code != value.code)]
+
+
+def library_value(annotation: str | None) -> Modelled | None:
+    """A value of a library type the annotation names first (``torch.Tensor | None``: a
+    tensor), or None: a tensor, a numpy array, a dtype, a device."""
+    for name in _annotation_names(annotation):
+        head, _, rest = name.partition(".")
+        module = _LIBRARIES.get(head)
+        if module == "torch" and rest in ("Tensor", "nn.Parameter"):
+            return array_value("torch")
+        if module == "numpy" and rest in ("ndarray", "typing.NDArray"):
+            return array_value("numpy")
+        if module == "torch" and rest == "dtype":
+            return dtype_value("torch.float32")
+        if module == "torch" and rest == "device":
+            return device_value()
+    return None
+
+
+def _annotation_names(annotation: str | None) -> list[str]:
+    if not annotation:
+        return []
+    text = annotation.strip().strip("'\"")
+    return [part.strip().removeprefix("Optional[").split("[", 1)[0].strip(" ]") for part in text.replace("Union[", "").split("|")
+            for part in part.split(",")]
+
+
+def modelled_text(value: Modelled, conversion: str | None) -> str | None:
+    """What ``str``/``repr`` (``conversion`` "r") print for a modelled value, where the model
+    says: a torch dtype (``torch.float32``) and a device (``cpu``, ``device(type='cpu')``); None
+    for a tensor or an array (their elements) and a numpy dtype."""
+    if value.kind == "dtype" and value.module == "torch":
+        return value.code
+    if value.kind == "device":
+        kind = value.attribute("type")
+        return f"device(type={kind!r})" if conversion == "r" else kind
+    return None
+
+
+def array_method(value: Modelled, method: str, args: list[Any]) -> Any:
+    """``x.dim()``, ``x.size()``, ``x.size(1)``, ``x.numel()``, ``x.is_contiguous()``,
+    ``x.is_floating_point()`` of a modelled tensor or array; AttributeError for another."""
+    shape = value.attribute("shape")
+    if method == "dim" and not args:
+        return len(shape)
+    if method == "size" and value.kind == "Tensor" and len(args) <= 1:
+        return shape[args[0]] if args else shape
+    if method == "numel" and not args:
+        product = 1
+        for size in shape:
+            product *= size
+        return product
+    if method == "is_contiguous" and not args:
+        return True
+    if method == "is_floating_point" and not args:
+        return value.attribute("dtype").attribute("is_floating_point")
+    raise AttributeError(f"{value.kind}.{method} is not modelled")
+
+
+ARRAY_METHODS = frozenset({"dim", "size", "numel", "is_contiguous", "is_floating_point"})
+
+
+def frame_annotations(frame: Any) -> dict[str, str | None]:
+    """The annotations of a card's parameters and of its inputs' declared domains (a ``Frame``)."""
+    return {**{p.name: p.annotation for p in frame.ctx.signature.params}, **{n: d.annotation for n, d in frame.domains.items()}}
+
+
+def fold_arrays(values: dict[str, Any], annotations: Mapping[str, str | None]) -> dict[str, Any]:
+    """``values`` where a modelled tensor or array ``x`` is built with the ``x.shape``,
+    ``x.ndim`` and ``x.dtype`` the values give (``x.shape = [1, 5]``: ``torch.empty(1, 5)``),
+    those entries left out; unchanged where they are no sizes, or disagree. ``x`` need not be
+    in ``values`` where ``annotations`` (input -> its annotation) declares it a tensor."""
+    out = dict(values)
+    bases = {n.rpartition(".")[0] for n in values if n.endswith((".shape", ".ndim", ".dtype"))}
+    found = {base: modelled for base in bases if base not in values and (modelled := library_value(annotations.get(base))) is not None}
+    for name, value in {**values, **found}.items():
+        if not (isinstance(value, Modelled) and value.is_array):
+            continue
+        ndim = values.get(f"{name}.ndim")
+        shape = values.get(f"{name}.shape", value.attribute("shape") if ndim is None else (1,) * ndim if type(ndim) is int else None)
+        ndim = len(shape) if ndim is None and isinstance(shape, (list, tuple)) else ndim
+        dtype = values.get(f"{name}.dtype", value.attribute("dtype"))
+        if not (isinstance(shape, (list, tuple)) and all(type(n) is int and 0 <= n <= 64 for n in shape) and ndim == len(shape)
+                and isinstance(dtype, Modelled) and dtype.kind == "dtype" and dtype.module == value.module):
+            continue
+        out[name] = array_value(value.module, tuple(shape), dtype)
+        for attribute in ("shape", "ndim", "dtype"):
+            out.pop(f"{name}.{attribute}", None)
+    return out

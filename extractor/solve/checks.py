@@ -99,6 +99,23 @@ def _not_reproduced(draft: Draft) -> bool:
                 and (raised.message == draft.message or built_by_class(card.message)))
 
 
+# What a Linux machine has, for the names a guard may test the platform by.
+_LINUX = {"sys.platform": "linux", "os.name": "posix", "platform.system()": "Linux"}
+
+
+def _other_platform(draft: Draft) -> bool:
+    """The code imports a module of another platform (collect.platforms), or the trigger
+    assumes a platform under which Linux's values do not make the guard true."""
+    if draft.frame.ctx.place.platform_module is not None:
+        return True
+    assumed = {k for k in draft.env if any(k == name or k.startswith((name + ".", name + "[")) for name in _LINUX)}
+    if not assumed:
+        return False
+    here = {k: v for k, v in draft.env.items() if k not in assumed}
+    here.update({name: value for name, value in _LINUX.items() if any(k == name or k.startswith(name) for k in assumed)})
+    return draft.problem.holds(here) is not True
+
+
 INSIDE_FOR_LOOP = Check(
     code=Reason.INSIDE_FOR_LOOP,
     fires=lambda draft: draft.unset_loop,
@@ -141,6 +158,38 @@ REPLACED_BY_COMPILED_MODULE = Check(
         except ImportError:
             pass
         '''),),
+)
+
+OTHER_PLATFORM = Check(
+    code=Reason.OTHER_PLATFORM,
+    fires=_other_platform,
+    overrides=True,
+    status=TriggerStatus.ENVIRONMENT,
+    valid=(Snippet('''
+        import sys
+
+        def f(x: int):
+            if sys.platform != "win32" and x < 0:  # Linux is not win32
+                raise ValueError("negative")
+        '''),),
+    invalid=(Snippet('''
+        import sys
+
+        def f():
+            if sys.platform == "win32":
+                raise OSError("not on Windows")
+        '''), Snippet('''
+        import winreg
+
+        def f(x: int):
+            if x < 0:
+                raise ValueError("negative")
+        '''), Snippet('''
+        def f(x: int):
+            import msvcrt
+            if x < 0:
+                raise ValueError("negative")
+        ''')),
 )
 
 VALUE_AND_ITS_ATTRIBUTE = Check(
@@ -349,8 +398,8 @@ NOT_REPRODUCED = Check(
 )
 
 # In order: the first that fires gives the reason.
-CHECKS = (REPLACED_BY_COMPILED_MODULE, VALUE_AND_ITS_ATTRIBUTE, ABSTRACT_CLASS, UNDEFINED_ATTRIBUTES, INCOHERENT_ARRAYS, RAISES_AN_INPUT,
-          FAILS_ON_THE_WAY, HELPER_ON_THE_WAY, LOOP_ON_THE_WAY, CONSTRUCTION_NOT_SHOWN, NOT_REPRODUCED)
+CHECKS = (OTHER_PLATFORM, REPLACED_BY_COMPILED_MODULE, VALUE_AND_ITS_ATTRIBUTE, ABSTRACT_CLASS, UNDEFINED_ATTRIBUTES, INCOHERENT_ARRAYS,
+          RAISES_AN_INPUT, FAILS_ON_THE_WAY, HELPER_ON_THE_WAY, LOOP_ON_THE_WAY, CONSTRUCTION_NOT_SHOWN, NOT_REPRODUCED)
 RULES = (INSIDE_FOR_LOOP, *CHECKS)  # every check, with its examples
 
 

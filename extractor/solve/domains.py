@@ -14,8 +14,9 @@ from typing import Any
 
 from ..collect.annotations import read_annotation
 from ..model import Card, Constraint, Domain, DomainSource, FieldDoc, Param
+from .arrays import library_value
 from .declared import fits
-from .values import Named, stable
+from .values import Modelled, Named, stable
 
 _FACTORIES = {
     "list": "[]", "dict": "{}", "set": "set()", "tuple": "()", "frozenset": "frozenset()", "str": "''", "int": "0", "float": "0.0",
@@ -138,7 +139,7 @@ def admits(domain: Domain, value: Any) -> bool:
     """Whether ``value`` is inside the declared domain (type, choices, constraints). A named
     constant is admitted where no choices exclude it: the tree does not say its type."""
     if isinstance(value, Named):
-        return domain.choices is None or any(value is choice_value(c) for c in domain.choices)
+        return domain.choices is None or value.name in domain.choices
     if domain.choices is not None:
         allowed = [choice_value(c) for c in domain.choices]
         if not any(type(value) is type(a) and value == a for a in allowed if a is not NO_VALUE):
@@ -158,6 +159,8 @@ def _type_ok(types: tuple[str, ...], value: Any) -> bool:
     """Plain types only: a value of a class the tree defines cannot be built statically."""
     if "object:object" in types:
         return True  # annotated ``object``: any value is one
+    if isinstance(value, Modelled):
+        return f"object:{value.kind}" in types
     plain = [t for t in types if not t.startswith("object:")]
     name = type(value).__name__
     if name in plain:
@@ -205,7 +208,14 @@ def any_value(annotation: str | None) -> Any:
     head = annotation.strip().strip("'\"").split("|", 1)[0].strip()
     head = head.removeprefix("typing.").split("[", 1)[0].strip()
     source = _ANY.get(_ANY_ALIASES.get(head, head))
-    return _literal(source) if source is not None else NO_VALUE  # a class the tool cannot build: missing
+    if source is not None:
+        return _literal(source)
+    modelled = library_value(annotation)  # (a tensor, an array, a dtype, a device: solve.arrays)
+    if modelled is not None:
+        return modelled
+    rest = annotation.strip().strip("'\"").split("|")[1:]
+    # ``Config | None``: a class the tool cannot build, but None is a value of the type too
+    return None if any(part.strip() == "None" for part in rest) else NO_VALUE
 
 
 def card_domains(card: Card, params: tuple[Param, ...], names: list[str], param_choices: dict[str, tuple[str, ...]],

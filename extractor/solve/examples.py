@@ -31,7 +31,7 @@ from typing import Any
 from ..model import CONSTRUCTING, Card, CardContext, Example, ExampleStyle, FieldDoc, NoFix, Param
 from ..model.pytext import repeated_text
 from .domains import NO_VALUE
-from .values import Named, python_text
+from .values import Modelled, Named, python_text
 
 _CLASS_LEVEL = ("classmethod", "staticmethod")
 # Decorators after which a call reaches the body as the signature says; any other (a class
@@ -118,6 +118,10 @@ def _literal(value: Any, imports: set[tuple[str, str]] | None = None, module: st
     """``repr(value)`` when it reads back as the same value (a Python literal), else None; a
     named constant (an Enum member, a sentinel, a module-level name) as written in ``module``
     (``Mode.FAST``, ``MISSING``), its first name imported from there."""
+    if isinstance(value, Modelled):  # (``torch.empty(2, 3)``: solve.arrays)
+        if imports is not None:
+            imports.add((value.module, ""))
+        return value.code if imports is not None else None
     if isinstance(value, Named):
         head = value.name.split(".", 1)[0]
         if imports is None or module is None or not head.isidentifier() or not _public(head):

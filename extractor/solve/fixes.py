@@ -15,7 +15,7 @@ from ..model.pytext import try_parse_expression
 from .domains import NO_VALUE
 from .environ import ENVIRON, environment_words, reading
 from .evaluate import FAILS, EvalError, outcome, parse_expr, predicate
-from .posing import scan_refs
+from .posing import array_inputs, scan_refs
 from .problem import Problem, classes_of, conjuncts
 from .search import distance, is_number
 from .seeds import value_key
@@ -98,7 +98,9 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
     fallback = None
     elsewhere = None  # (the first change that turns away at an earlier part)
     try:
-        refs, calls = scan_refs(reading(code, problem.lazy), set(problem.variables), set(problem.constants), classes_of(problem.constants))
+        arrays = array_inputs({name: v.domain.annotation for name, v in problem.variables.items()})
+        refs, calls = scan_refs(reading(code, problem.lazy), set(problem.variables), set(problem.constants),
+                                classes_of(problem.constants) | arrays)
     except EvalError:
         return None
     refs |= {c for c in calls if atom_kind(c) == TriggerStatus.ENVIRONMENT}  # (a fact of the machine: ``h2`` installed)

@@ -13,12 +13,12 @@ from typing import Any
 
 from ..model import CONSTRUCTING, Card, CardContext, Domain, Param, Validator
 from ..model.codes import CLAIMED, DomainSource, Reason, TriggerStatus
-from .arrays import cohere
+from .arrays import cohere, fold_arrays, frame_annotations
 from .construction import fresh_trigger, past_construction
 from .domains import NO_VALUE, any_value, card_domains, default_value, of_declared_type, type_tested
-from .draft import Draft, Form, Frame
+from .draft import Draft, Form, Frame, param_defaults
 from .elements import index_target, loop_element, loop_input, loop_value
-from .evaluate import EvalError, run_validator
+from .evaluate import EvalError, outcome, parse_expr, run_validator
 from .examples import is_class_level
 from .messages import message_refs, render_message
 from .passage import first_failing, names_read, unpacked_values
@@ -301,14 +301,52 @@ def choose_inputs(draft: Draft) -> Draft:
               and n not in draft.problem.constants and caller_sets(n, frame.params, ctx.owner.settable)}
     if draft.status not in CLAIMED:
         return replace(draft, env=env, inputs=inputs)
+    # A tensor parameter whose attributes the trigger gives (``x.shape = [3]``): one of those (``torch.empty(3)``)
+    for name, value in fold_arrays(env, frame_annotations(frame)).items():
+        if name not in env and name in frame.params and problem_holds(draft, {**env, name: value}):
+            env[name], inputs[name] = value, to_json_value(value)
+    reads = dict(ctx.signature.pure_reads)
     for param in ctx.signature.params:
-        if param.name in ctx.signature.unread and param.default is None and param.kind not in ("star", "starstar") \
-                and param.name not in env and param.name not in ("self", "cls") \
-                and (value := any_value(param.annotation or param.used_as)) is not NO_VALUE:
+        if param.default is not None or param.kind in ("star", "starstar") or param.name in env or param.name in ("self", "cls"):
+            continue
+        if param.name in ctx.signature.unread and (value := any_value(param.annotation or param.used_as)) is not NO_VALUE:
             env[param.name] = value  # (not the object itself: it is built or given, never a value)
+            inputs[param.name] = to_json_value(value)
+        elif param.name in reads and (value := _path_value(param, reads[param.name], env, ctx)) is not NO_VALUE:
+            env[param.name] = value
             inputs[param.name] = to_json_value(value)
     missing = _missing(frame.card, ctx, set(inputs), bool(draft.constructed))
     return replace(draft, env=env, inputs=inputs, missing=tuple(missing))
+
+
+def _path_value(param: Param, codes: tuple[str, ...], env: dict[str, Any], ctx: CardContext) -> Any:
+    """A value of the parameter's declared (or evident) type for one that only simple
+    statements of pure expressions read on the way (Signature.pure_reads, ``codes``: their
+    values): one under which the evaluator computes every one of them (over the trigger's
+    values and the defaults) leaves the way to the raise as it was; else NO_VALUE."""
+    kind = param.annotation or param.used_as
+    if kind is None:
+        return NO_VALUE  # (no type to take a realistic value of)
+    scope = {**param_defaults(ctx), **env}
+    for value in _typical(kind):
+        trial = {**scope, param.name: value}
+        if all(outcome(parse_expr(code))(trial) in (True, False) for code in codes):
+            return value
+    return NO_VALUE
+
+
+def _typical(kind: str) -> list[Any]:
+    """Realistic values of a declared type, the first tried first: a positive int, a word, one element."""
+    first = any_value(kind)
+    head = kind.strip().strip("'\"").split("|", 1)[0].split("[", 1)[0].strip().removeprefix("typing.")
+    typical: dict[str, list[Any]] = {"int": [1, 2], "float": [1.0], "str": ["x"], "bytes": [b"x"], "list": [[1], ["x"]],
+                                     "List": [[1], ["x"]], "tuple": [(1,), ("x",)], "dict": [{"x": 1}], "Dict": [{"x": 1}]}
+    more = typical.get(head, [])
+    return [*more, *([first] if first is not NO_VALUE else [])]
+
+
+def problem_holds(draft: Draft, env: dict[str, Any]) -> bool:
+    return draft.problem.holds(env) is True
 
 
 def _missing(card: Card, ctx: CardContext, given: set[str], constructing: bool = False) -> list[str]:

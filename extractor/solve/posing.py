@@ -16,7 +16,7 @@ from typing import Any
 from ..collect.declarations import dotted_name
 from ..collect.syntax import child_nodes, walk
 from ..model import RAISES, Domain, DomainSource, Guard, TriggerStatus
-from .arrays import conventional_domain
+from .arrays import ARRAY_METHODS, conventional_domain, dtype_value, library_value
 from .domains import NO_VALUE, choice_value, default_value, literal_value
 from .environ import ENVIRON, environ_candidates, read_guard
 from .evaluate import (
@@ -39,7 +39,8 @@ from .values import Named
 
 
 def _is_pure_call(node: ast.Call, classes: AbstractSet[str] = frozenset()) -> bool:
-    """Whether the evaluator decides the call (``classes``: the names bound as InstancesOf)."""
+    """Whether the evaluator decides the call (``classes``: the names bound as InstancesOf,
+    and the inputs declared tensors or arrays, whose ``dim()`` and ``size()`` it computes)."""
     name = dotted_name(node.func)
     if name == "isinstance" and len(node.args) == 2:
         types = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
@@ -52,7 +53,14 @@ def _is_pure_call(node: ast.Call, classes: AbstractSet[str] = frozenset()) -> bo
         inner = [n for n in walk(node.args[0]) if isinstance(n, ast.Call)]
         return raised_classes(node.args[1]) is not None and all(_is_pure_call(n, classes) for n in inner)
     # A str method is evaluated only on a str, a mapping's on a dict; on anything else the evaluator refuses.
-    return isinstance(node.func, ast.Attribute) and (node.func.attr in STR_METHODS or node.func.attr in DICT_METHODS)
+    return isinstance(node.func, ast.Attribute) and (node.func.attr in STR_METHODS or node.func.attr in DICT_METHODS
+                                                     or node.func.attr == "is_integer" and not node.args
+                                                     or node.func.attr in ARRAY_METHODS and dotted_name(node.func.value) in classes)
+
+
+def array_inputs(annotations: dict[str, str | None]) -> set[str]:
+    """The inputs declared a tensor or an array (solve.arrays): the evaluator computes their ``dim()``."""
+    return {name for name, annotation in annotations.items() if (value := library_value(annotation)) is not None and value.is_array}
 
 
 def constant_of(source: str) -> Any:
@@ -215,11 +223,19 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
     environ = [ENVIRON] if reads_environ and ENVIRON not in guard.inputs and ENVIRON not in guard.opaque else []
     constants = _declared_constants(guard, domains)
     members, imported = _add_resolved(constants, resolved)
+    for chain, kind in guard.named:
+        if chain not in constants and (dtype := dtype_value(chain)) is not None:
+            constants[chain] = dtype  # ``x.dtype == torch.float16`` (solve.arrays)
     _add_named(constants, guard, tree)
+    valued = _valued_members(resolved)
+    if valued:
+        constants = {name: _valued(value, valued) for name, value in constants.items()}
+        members = {name: [_valued(m, valued) for m in group] for name, group in members.items()}
     for written, types in instances:
         if written not in guard.inputs and written not in guard.opaque:
             constants[written] = InstancesOf(types)
-    refs, atoms = scan_refs(tree, set(guard.inputs) | set(guard.opaque) | set(environ), set(constants), classes_of(constants))
+    arrays = array_inputs({name: d.annotation for name, d in domains.items()})
+    refs, atoms = scan_refs(tree, set(guard.inputs) | set(guard.opaque) | set(environ), set(constants), classes_of(constants) | arrays)
     variables: dict[str, Variable] = {}
     for name in [*guard.inputs, *guard.opaque, *environ]:
         if name in refs:
@@ -235,6 +251,10 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
         variables[code] = Variable(name=code, domain=domain, is_atom=True, is_boolean=boolean, is_constant=is_constant)
     problem = Problem(code=guard.code, tree=tree, variables=variables, constants=constants, members=members, imported=imported, lazy=lazy)
     _add_candidates(problem)
+    for variable in variables.values() if valued else ():
+        variable.candidates = [_valued(v, valued) for v in variable.candidates]
+        variable.default = _valued(variable.default, valued)
+    problem._base = None  # (seeding built it with the members by name alone)
     return problem
 
 
@@ -266,6 +286,21 @@ def _add_resolved(constants: dict[str, Any], resolved: tuple[tuple[str, str, str
             if kind == "enum":  # the other members are the values a fix would choose
                 members[chain] = [Named(m, "enum") for m in code.split(",") if m]
     return members, imported
+
+
+def _valued_members(resolved: tuple[tuple[str, str, str], ...]) -> dict[str, Named]:
+    """The Enum members that mix in str or int, with their values (link.project.enum_values), by name."""
+    valued: dict[str, Named] = {}
+    for chain, kind, code in resolved:
+        mixin, _, source = code.partition(" ")
+        if kind == "enum_value" and (value := literal_value(source)) is not NO_VALUE:
+            valued[chain] = Named(chain, "enum", mixin, value)
+    return valued
+
+
+def _valued(value: Any, valued: dict[str, Named]) -> Any:
+    """An Enum member known by name alone as the same member with its value, where known."""
+    return valued.get(value.name, value) if isinstance(value, Named) and value.kind == "enum" else value
 
 
 def _add_named(constants: dict[str, Any], guard: Guard, tree: ast.expr) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..model import CardContext, Example, Fix
 from ..model.codes import NoFix
-from .arrays import incoherent_arrays
+from .arrays import fold_arrays, frame_annotations, incoherent_arrays
 from .construction import constructs
 from .domains import NO_VALUE, default_source, literal_value, param_domain
 from .draft import Draft, param_defaults
@@ -143,6 +143,11 @@ def _example(draft: Draft) -> Example | None:
     after = None  # no fix the example can show: it reproduces the error only
     if writable and (class_level or constructs(problem, ctx, {**env, writable[0][0].changed[0]: writable[0][1]})):
         after = {**before, writable[0][0].changed[0]: writable[0][1]}
+    # A tensor's attributes as the tensor (``x.shape = [3]``: ``x=torch.empty(3)``; solve.arrays)
+    annotations = frame_annotations(frame)
+    before = fold_arrays(before, annotations)
+    after = fold_arrays(after, annotations) if after is not None else None
+    required = {name: before.get(name, value) for name, value in required.items()}
     example = build_example(card, ctx, before, after, required, setup)
     if example is None and after is not None:
         example = build_example(card, ctx, before, None, required, setup)  # the fix cannot be written as a call
@@ -155,7 +160,7 @@ def _example(draft: Draft) -> Example | None:
     requires = set(example.requires)
     for other, value in writable[1:]:
         if class_level or constructs(problem, ctx, {**env, other.changed[0]: value}):
-            built = build_example(card, ctx, before, {**before, other.changed[0]: value}, required, setup)
+            built = build_example(card, ctx, before, fold_arrays({**before, other.changed[0]: value}, annotations), required, setup)
             if built is not None and built.style == example.style and built.after is not None:  # (never None: it has a fix)
                 further.append(built.after)
                 requires.update(built.requires)

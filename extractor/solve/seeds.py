@@ -18,11 +18,12 @@ from typing import Any, TypeGuard
 
 from ..collect.declarations import dotted_name
 from ..collect.syntax import walk
+from .arrays import library_values, near_dtypes
 from .declared import refilled, samples
 from .domains import NO_VALUE, admits, choice_value
 from .evaluate import InstancesOf
 from .problem import Problem, Variable, constant_value, variable_of
-from .values import Named, StableSet, stable
+from .values import Modelled, Named, StableSet, stable
 
 MAX_WITNESS_LENGTH = 4096  # a longer string or list would not be a readable trigger
 
@@ -37,6 +38,7 @@ def comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
         if seed is not None:
             seed(node, problem, envs, seeds)
     seed_text_mixes(problem.tree, problem, seeds)
+    _seed_integrality(problem, seeds)
     for name in problem.variables:
         if name.endswith(".shape"):  # (solve.arrays) shapes whose slices and sizes differ
             seeds.setdefault(name, []).extend(_SHAPES)
@@ -233,7 +235,12 @@ def _seed_compared(seeds: dict[str, list[Any]], problem: Problem, name: str, val
     else:
         seeds.setdefault(name, []).extend(_neighbours(value))
         if isinstance(value, Named):
-            seeds[name].extend(problem.members.get(value.name, ()))
+            members = problem.members.get(value.name, ())
+            seeds[name].extend(members)
+            if value.mixin is not None:  # (``save_strategy: str``: ``'no'``, what a caller writes, before the member)
+                plain = [n for m in [value, *members] if isinstance(m, Named) and m.mixin is not None for n in _neighbours(m.value)]
+                is_plain = type(value.value).__name__ in problem.variables[name].domain.types
+                seeds[name][:0 if is_plain else len(seeds[name])] = plain
 
 
 def _seed_arithmetic(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
@@ -419,9 +426,54 @@ def seed_text_mixes(tree: ast.expr, problem: Problem, seeds: dict[str, list[Any]
 
 
 
+def _seed_integrality(problem: Problem, seeds: dict[str, list[Any]]) -> None:
+    """``int(x) != x``, ``x % 1``, ``x.is_integer()``, ``isinstance(x, int)``: a guard that
+    tells whole numbers from others gets floats that are not whole (``months=1.5``); for the
+    target of a comprehension over a tuple of inputs (``any(x != int(x) for x in (years,
+    months))``), each of them does."""
+    targets: dict[str, list[ast.expr]] = {}
+    for node in walk(problem.tree):
+        if isinstance(node, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
+            for generator in node.generators:
+                if isinstance(generator.target, ast.Name) and isinstance(generator.iter, (ast.Tuple, ast.List)):
+                    targets[generator.target.id] = list(generator.iter.elts)
+    for tested in _integrality_tests(problem.tree):
+        for node in targets.get(tested.id, [tested]) if isinstance(tested, ast.Name) else [tested]:
+            name, is_len = variable_of(node, problem)
+            if name is not None and not is_len:
+                seeds.setdefault(name, []).extend([1.5, 0.5])
+
+
+_WHOLE = ("int", "round", "math.floor", "math.ceil", "math.trunc")
+
+
+def _integrality_tests(tree: ast.expr) -> list[ast.expr]:
+    """The expressions whose being a whole number the guard tests (``isinstance(x, int)``
+    only where the guard names ``float`` too: else it tells ints from any other type)."""
+    found: list[ast.expr] = []
+    kinds = ("int", "float") if any(isinstance(n, ast.Name) and n.id == "float" for n in walk(tree)) else ("float",)
+    for node in walk(tree):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+            for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+                if isinstance(side, ast.Call) and dotted_name(side.func) in _WHOLE and len(side.args) == 1 \
+                        and ast.dump(side.args[0]) == ast.dump(other):
+                    found.append(other)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.right, ast.Constant) \
+                and node.right.value == 1 and not isinstance(node.right.value, bool):
+            found.append(node.left)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "is_integer" and not node.args:
+            found.append(node.func.value)
+        elif isinstance(node, ast.Call) and dotted_name(node.func) == "isinstance" and len(node.args) == 2 \
+                and any(dotted_name(k) in kinds for k in (node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]])):
+            found.append(node.args[0])
+    return found
+
+
 def _neighbours(value: Any) -> list[Any]:
     if isinstance(value, bool) or value is None:
         return [value]
+    if isinstance(value, Modelled) and value.kind == "dtype":
+        return near_dtypes(value)  # type: ignore[return-value]  # (a list of values)
     if isinstance(value, int):
         return [value, value - 1, value + 1]
     if isinstance(value, float) and math.isfinite(value):
@@ -471,6 +523,7 @@ def _generic(variable: Variable) -> list[Any]:
     if "NoneType" in types or not types:
         out.append(None)
     out.extend(samples(variable.domain.annotation))  # (``list[str]``: ``['x']``, where ``[0]`` is no value of it)
+    out.extend(library_values(variable.domain.annotation))  # (``torch.Tensor``: ``torch.empty(2, 3)``; solve.arrays)
     return [v for v in out if v is not NO_VALUE]
 
 

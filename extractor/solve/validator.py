@@ -27,7 +27,7 @@ from ..model.pytext import parse_expression, try_parse_expression
 from .evaluate import PINNED, PURE_FUNCTIONS
 from .problem import Problem, classes_of
 from .status import unmodelled_path
-from .values import Named
+from .values import Modelled, Named
 
 _CONVERSIONS = {"str": "s", "repr": "r", "ascii": "a"}
 _BUILTIN_ANNOTATIONS = {"int", "float", "str", "bool", "bytes", "list", "dict", "set", "tuple", "frozenset"}
@@ -365,9 +365,9 @@ def card_validator(card: Card, ctx: CardContext, problem: Problem, keys: list[st
         # the guard is not the whole condition (a handler's try body must raise first, a loop
         # must give an element): restating it alone would refuse calls that never raise
         return None, path
-    if any(isinstance(value, Named) or isinstance(value, dict) and any(isinstance(v, Named) for v in value.values())
+    if any(isinstance(value, (Named, Modelled)) or isinstance(value, dict) and any(isinstance(v, Named) for v in value.values())
            for value in problem.constants.values()):
-        # a standalone function would have to import the Enum member or constant (or a table's values: keyed_dict)
+        # a standalone function would have to import the Enum member or constant (a table's values: keyed_dict; a dtype)
         return None, Reason.NEEDS_NAMED_CONSTANT
     if classes_of(problem.constants):
         return None, Reason.NEEDS_CLASS  # a standalone function would have to import the classes its isinstance tests name

@@ -93,27 +93,32 @@ class Named:
     ``kind`` says what the tree shows about it:
 
     - ``enum``: a member of an Enum the tree defines; equal only to itself, always true;
+      a member of one that mixes in ``str`` or ``int`` with a literal value (``mixin``:
+      link.project.enum_values) is also equal to its ``value``, and ordered as it is, as
+      Python's ``class S(str, Enum)``, StrEnum and IntEnum members are;
     - ``sentinel``: ``MISSING = object()`` (or an instance of a class the module defines);
       equal only to itself, always true;
     - ``unknown``: a module variable, imported name or class attribute whose value the tree
       does not give. It is equal to itself; whether it equals anything else, its truth and
       its order are unknown, and the evaluator refuses them (``unknown_value``).
 
-    Interned by name and kind, so ``is`` and ``==`` both mean "the same constant".
+    Interned by name, kind and value, so ``is`` and ``==`` both mean "the same constant".
     """
 
-    _members: ClassVar[dict[tuple[str, str], Named]] = {}
-    __slots__ = ("kind", "name")
+    _members: ClassVar[dict[tuple[str, str, str | None, Any], Named]] = {}
+    __slots__ = ("kind", "mixin", "name", "value")
     name: str
     kind: str
+    mixin: str | None  # ``str``/``int`` (``str()`` is ``Class.NAME``) or ``StrEnum``/``IntEnum`` (``str()`` is the value's)
+    value: Any
 
-    def __new__(cls, name: str, kind: str = "enum") -> Named:
-        member = cls._members.get((name, kind))
+    def __new__(cls, name: str, kind: str = "enum", mixin: str | None = None, value: Any = None) -> Named:
+        key = (name, kind, mixin, value if mixin is not None else None)
+        member = cls._members.get(key)
         if member is None:
             member = super().__new__(cls)
-            member.name = name
-            member.kind = kind
-            cls._members[(name, kind)] = member
+            member.name, member.kind, member.mixin, member.value = name, kind, mixin, value
+            cls._members[key] = member
         return member
 
     @property
@@ -124,13 +129,105 @@ class Named:
     def __bool__(self) -> bool:
         if self.kind == "unknown":
             raise UnknownValue(f"the value of {self.name} is not known")
-        return True
+        return True if self.mixin is None else bool(self.value)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if self.mixin is None or isinstance(other, Named):
+            return False
+        return bool(self.value == other)
+
+    def __hash__(self) -> int:
+        return hash(self.value) if self.mixin is not None else object.__hash__(self)
+
+    def _order(self, other: Any, test: Callable[[Any, Any], bool]) -> bool:
+        if self.mixin is None:
+            raise TypeError(f"{self.name} has no order")
+        return test(self.value, other.value if isinstance(other, Named) and other.mixin is not None else other)
+
+    def __lt__(self, other: Any) -> bool:
+        return self._order(other, lambda a, b: a < b)
+
+    def __le__(self, other: Any) -> bool:
+        return self._order(other, lambda a, b: a <= b)
+
+    def __gt__(self, other: Any) -> bool:
+        return self._order(other, lambda a, b: a > b)
+
+    def __ge__(self, other: Any) -> bool:
+        return self._order(other, lambda a, b: a >= b)
 
     def __repr__(self) -> str:
         return self.name
 
+    def shown(self, conversion: str | None) -> str | None:
+        """What Python prints for a member that mixes in str or int, with ``!r`` (``conversion``
+        "r"), ``!s`` ("s") or neither: ``<S.A: 'a'>``, ``S.A`` or the value's text; None where
+        it depends on the Python version (``format`` of a ``class S(str, Enum)`` member)."""
+        member = ".".join(self.name.rsplit(".", 2)[-2:])
+        if conversion == "r":
+            return f"<{member}: {self.value!r}>"
+        if self.mixin in ("StrEnum", "IntEnum"):
+            return str(self.value)
+        return member if conversion == "s" else None
+
     def __reduce__(self) -> tuple:
-        return (Named, (self.name, self.kind))
+        return (Named, (self.name, self.kind, self.mixin, self.value))
+
+
+@final
+class Modelled:
+    """A value of a library type that the tool never builds (a torch tensor, a numpy array, a
+    dtype, a device): its ``kind`` (the class's name, as ``object:<kind>`` domain types name
+    it), the ``code`` an example writes to build it (``torch.empty(2, 3)``), the ``module``
+    that code imports, and the attributes the evaluator reads of it (``shape``, ``ndim``,
+    ``dtype``, ``device``, ``is_cuda``; solve.arrays). Equal to another of the same code
+    (the evaluator refuses a tensor's ``==``, which compares elementwise)."""
+
+    __slots__ = ("attributes", "code", "kind", "module")
+    kind: str
+    code: str
+    module: str
+    attributes: tuple[tuple[str, Any], ...]
+
+    def __init__(self, kind: str, code: str, module: str, attributes: tuple[tuple[str, Any], ...] = ()) -> None:
+        self.kind, self.code, self.module, self.attributes = kind, code, module, attributes
+
+    @property
+    def is_array(self) -> bool:
+        return self.kind in ("Tensor", "ndarray")
+
+    def attribute(self, name: str) -> Any:
+        """The attribute's value; AttributeError for one the model does not give."""
+        for key, value in self.attributes:
+            if key == name:
+                return value
+        raise AttributeError(f"{self.kind} attribute {name} is not modelled")
+
+    def __eq__(self, other: object) -> bool:
+        # (the solver's own comparisons of values; the evaluator refuses a tensor's ``==``: evaluate.builtins)
+        return isinstance(other, Modelled) and self.kind == other.kind and self.code == other.code
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.code))
+
+    def __bool__(self) -> bool:
+        if self.is_array:
+            raise TypeError(f"the truth of a {self.kind} depends on its elements")
+        return True
+
+    def __len__(self) -> int:
+        shape = self.attribute("shape")
+        if not shape:
+            raise TypeError("len() of a 0-d array")
+        return int(shape[0])
+
+    def __repr__(self) -> str:
+        return self.code
+
+    def __reduce__(self) -> tuple:
+        return (Modelled, (self.kind, self.code, self.module, self.attributes))
 
 
 def unknown_in(a: Any, b: Any) -> bool:

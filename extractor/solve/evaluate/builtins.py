@@ -9,8 +9,9 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from ..values import Named, StableFrozenSet, StableSet, UnknownValue, unknown_in
-from .errors import ValueFailure
+from ..arrays import modelled_text
+from ..values import Modelled, Named, StableFrozenSet, StableSet, UnknownValue, unknown_in
+from .errors import EvalError, ValueFailure
 from .limits import check_format_spec, check_size, check_text, size_of
 
 # Exception classes ``__raises__`` may test for: the builtin ones (of this interpreter, never the analysed code's).
@@ -79,6 +80,9 @@ BINOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.RShift: operator.rshift,
 }
 def _equal(a: Any, b: Any) -> bool:
+    if (isinstance(a, Modelled) or isinstance(b, Modelled)) and not (isinstance(a, Modelled) and isinstance(b, Modelled)
+                                                                     and not a.is_array and not b.is_array):
+        raise EvalError("== of a tensor, or of a dtype or device with another kind of value, is not modelled")
     if unknown_in(a, b):
         raise UnknownValue("compares a constant whose value the tree does not give")
     return a == b
@@ -95,6 +99,8 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _contains(container: Any, item: Any) -> bool:
+    if isinstance(item, Modelled) and item.is_array or isinstance(container, Modelled):
+        raise EvalError("membership of a tensor or in one is not modelled")
     if isinstance(container, Named) and not container.known:
         raise UnknownValue("membership in a constant whose value the tree does not give")
     if isinstance(container, (tuple, list, set, frozenset, dict)):
@@ -115,6 +121,16 @@ COMPARISONS: dict[type, Callable[[Any, Any], Any]] = {
 def format_value(value: Any, conversion: str | None, spec: str) -> str:
     """``format`` after ``!r``/``!s``/``!a``, on plain values only (bounded widths and sizes)."""
     check_format_spec(spec)
+    if isinstance(value, Modelled):
+        value = modelled_text(value, conversion)
+        if value is None:
+            raise EvalError("the text of a tensor, an array or a numpy dtype is not modelled")
+        conversion = None
+    if isinstance(value, Named) and value.mixin is not None:
+        value = value.value if conversion is None and value.mixin in ("StrEnum", "IntEnum") else value.shown(conversion)
+        if value is None:
+            raise EvalError("the text of a str-mixin Enum member in a format depends on the Python version")
+        conversion = None
     if not isinstance(value, (str, int, float, bool, type(None))):  # a plain value's text is no larger than it
         check_size(size_of(value), "formatted value")
     if conversion == "r":

@@ -8,7 +8,8 @@ from typing import Any, cast
 
 from ...collect.declarations import dotted_name
 from ...model import RAISES
-from ..values import StableSet, UnknownValue
+from ..arrays import ARRAY_METHODS, array_method
+from ..values import Modelled, Named, StableSet, UnknownValue
 from .builtins import (
     BINOPS,
     BUILTIN_TYPES,
@@ -64,6 +65,13 @@ def _attribute(node: ast.Attribute) -> Fn:
         value = _value_or_none(base, env)
         if node.attr == "__name__" and isinstance(value, type):
             return value.__name__
+        if isinstance(value, Modelled):
+            try:
+                return value.attribute(node.attr)
+            except AttributeError as exc:
+                raise EvalError(str(exc)) from exc
+        if isinstance(value, Named) and value.mixin is not None and node.attr in ("value", "name", "_value_", "_name_"):
+            return value.value if node.attr in ("value", "_value_") else value.name.rsplit(".", 1)[-1]
         _refuse_missing(value, node.attr)
         raise EvalError(f"unknown attribute: {code}")
 
@@ -242,16 +250,18 @@ def _pure_call(name: str, args: list[Fn]) -> Fn:
 
 
 def _method_call(func: ast.Attribute, args: list[Fn], code: LazySource) -> Fn:
-    """A str method on a str, a mapping's reading method on a dict (``get`` with a default at most)."""
+    """A str method on a str, a mapping's reading method on a dict (``get`` with a default at
+    most), ``is_integer()`` on a float (an int has it from Python 3.12 only: refused)."""
     method = func.attr
-    receiver = str if method in STR_METHODS else dict if method in DICT_METHODS and len(args) <= (2 if method == "get" else 0) else None
+    receiver = str if method in STR_METHODS else dict if method in DICT_METHODS and len(args) <= (2 if method == "get" else 0) \
+        else float if method == "is_integer" and not args else None
     target = compiled(func.value)
     if receiver is None:
-        return _outside(code, target, method)
+        return _array_call(target, method, args, code) if method in ARRAY_METHODS else _outside(code, target, method)
 
     def method_call(env: Mapping[str, Any]) -> Any:
         value = target(env)
-        if not (isinstance(value, str) if receiver is str else type(value) is dict):
+        if not (isinstance(value, str) if receiver is str else type(value) is receiver):
             _refuse_missing(value, method)
             raise EvalError(f"call outside the allow-list: {code}")
         values = [arg(env) for arg in args]
@@ -262,6 +272,24 @@ def _method_call(func: ast.Attribute, args: list[Fn], code: LazySource) -> Fn:
             raise ValueFailure(str(exc)) from exc
 
     return method_call
+
+
+def _array_call(target: Fn, method: str, args: list[Fn], code: LazySource) -> Fn:
+    """``x.dim()``, ``x.size(0)``, ``x.numel()`` of a modelled tensor or array (solve.arrays)."""
+    outside = _outside(code, target, method)
+
+    def call(env: Mapping[str, Any]) -> Any:
+        value = _value_or_none(target, env)
+        if not (isinstance(value, Modelled) and value.is_array):
+            return outside(env)
+        try:
+            return array_method(value, method, [arg(env) for arg in args])
+        except AttributeError as exc:
+            raise EvalError(str(exc)) from exc
+        except IndexError as exc:  # (``x.size(5)`` of a 2-d tensor: torch raises IndexError too)
+            raise ValueFailure(str(exc)) from exc
+
+    return call
 
 
 def _outside(code: LazySource, owner: Fn | None = None, attr: str = "") -> Fn:

@@ -1,0 +1,170 @@
+"""Values of the types programs use (issue 42, item 4): str- and int-mixin enums, whole
+numbers, other platforms, field validators that run first, tensors and arrays, and realistic
+values for the arguments a trigger needs."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from extractor.collect.declarations import pure_reads
+from extractor.collect.platforms import platform_imports
+from extractor.model import Reason, TriggerStatus
+from extractor.solve.arrays import array_value, dtype_value, fold_arrays, library_value
+from extractor.solve.domains import any_value
+from extractor.solve.values import Modelled, python_text
+
+from .helpers import extract_snippet, only
+
+
+def _trigger(tmp_path, code: str):  # noqa: ANN001, ANN202 (pytest fixture; a Trigger)
+    return only(extract_snippet(tmp_path, textwrap.dedent(code))).solved.trigger
+
+
+def test_a_str_field_compared_with_a_str_mixin_member_is_triggered_by_its_value(tmp_path) -> None:
+    trigger = _trigger(tmp_path, '''
+        from enum import Enum
+
+        class Strategy(str, Enum):
+            NO = "no"
+            STEPS = "steps"
+
+        def plan(strategy: str, steps: int = 0):
+            if strategy == Strategy.STEPS and steps <= 0:
+                raise ValueError(f"{strategy!r} needs steps")
+        ''')
+    assert trigger.verified and trigger.inputs == {"steps": 0, "strategy": "steps"}
+    assert trigger.message == "'steps' needs steps"
+
+
+@pytest.mark.parametrize("guard", ["int(months) != months", "months % 1", "not months.is_integer()", "isinstance(months, float)"])
+def test_a_guard_that_tests_integrality_is_triggered_by_a_float_that_is_not_whole(tmp_path, guard: str) -> None:
+    trigger = _trigger(tmp_path, f'''
+        def shift(months: float):
+            if {guard}:
+                raise ValueError("months must be whole")
+        ''')
+    assert trigger.verified and trigger.inputs == {"months": 1.5}
+
+
+def test_a_comprehension_over_a_tuple_of_inputs_tries_each_as_a_float(tmp_path) -> None:
+    trigger = _trigger(tmp_path, '''
+        def delta(years=0, months=0):
+            if any(x is not None and x != int(x) for x in (years, months)):
+                raise ValueError("Non-integer years and months are ambiguous")
+        ''')
+    assert trigger.verified and {v for v in trigger.inputs.values() if v} <= {0.5, 1.5}
+
+
+def test_platform_imports_are_the_unconditional_ones() -> None:
+    tree = ast.parse(textwrap.dedent('''
+        import sys
+        import winreg
+        try:
+            import msvcrt
+        except ImportError:
+            msvcrt = None
+
+        class Key:
+            def read(self):
+                import _winapi
+                if sys.platform == "win32":
+                    import winsound
+        '''))
+    assert platform_imports(tree) == (("", 3, "winreg"), ("Key.read", 11, "_winapi"))
+
+
+def test_a_raise_of_a_module_that_imports_winreg_is_never_verified(tmp_path) -> None:
+    trigger = _trigger(tmp_path, '''
+        import winreg
+
+        def read_key(path: str):
+            if not path:
+                raise ValueError("empty path")
+        ''')
+    assert trigger.status == TriggerStatus.ENVIRONMENT and trigger.reason == Reason.OTHER_PLATFORM and not trigger.verified
+
+
+def test_a_platform_test_that_linux_passes_stays_verified(tmp_path) -> None:
+    trigger = _trigger(tmp_path, '''
+        import sys
+
+        if sys.platform != "win32":
+            raise ImportError("win32 only")
+        import _winapi
+        ''')
+    assert trigger.verified  # (the import comes after the raise: Linux reaches it)
+
+
+def test_a_value_a_field_validator_rejects_first_is_no_verified_trigger(tmp_path) -> None:
+    cards = extract_snippet(tmp_path, textwrap.dedent('''
+        from pydantic import field_validator
+        from pydantic.dataclasses import dataclass
+
+        @dataclass
+        class CacheConfig:
+            block_size: int = 16
+
+            @field_validator("block_size")
+            @classmethod
+            def _positive(cls, value: int) -> int:
+                if value <= 0:
+                    raise ValueError(f"Value must be a positive integer, got {value}")
+                return value
+
+            def __post_init__(self):
+                if self.block_size < 1:
+                    raise ValueError("block_size must be at least 1")
+        '''))
+    post = next(c for c in cards if c.at.function == "CacheConfig.__post_init__")
+    assert not post.solved.trigger.verified and post.solved.example is None
+
+
+def test_tensors_and_arrays_are_small_declared_models() -> None:
+    tensor = library_value("torch.Tensor | None")
+    assert isinstance(tensor, Modelled) and python_text(tensor) == "torch.empty(2, 3)" and tensor.attribute("ndim") == 2
+    assert library_value("Optional[np.ndarray]") == array_value("numpy")
+    assert python_text(array_value("numpy", (4,))) == "numpy.zeros((4,))"
+    assert python_text(array_value("torch", (1, 5), dtype_value("torch.half"))) == "torch.empty(1, 5, dtype=torch.float16)"
+    assert dtype_value("torch.half") == dtype_value("torch.float16") and library_value("int") is None
+    folded = fold_arrays({"x.shape": [3], "x.ndim": 1, "n": 0}, {"x": "torch.Tensor"})
+    assert python_text(folded["x"]) == "torch.empty(3)" and set(folded) == {"x", "n"}
+    assert any_value("VllmConfig | None") is None and python_text(any_value("torch.dtype")) == "torch.float32"
+
+
+def test_a_tensor_argument_is_built_in_the_example(tmp_path) -> None:
+    card = only(extract_snippet(tmp_path, textwrap.dedent('''
+        import torch
+
+        def rows(hidden_states: torch.Tensor, positions: torch.Tensor) -> None:
+            if hidden_states.shape[0] != 4:
+                raise ValueError(f"expected 4 rows, got {hidden_states.shape[0]}")
+        ''')))
+    assert card.solved.trigger.verified and not card.solved.trigger.missing
+    assert card.solved.example is not None and "rows(hidden_states=torch.empty(3), positions=torch.empty(2, 3))" in card.solved.example.before
+
+
+def test_pure_reads_are_parameters_only_simple_pure_statements_read() -> None:
+    function = ast.parse(textwrap.dedent('''
+        def f(text, limit, sep, other):
+            key = text.lower()
+            width = limit * 2
+            log(width)
+            other.close()
+            raise ValueError(sep)
+        ''')).body[0]
+    assert isinstance(function, ast.FunctionDef)
+    assert pure_reads(function, (function,), 7) == (("text", ("text.lower()",)),)
+
+
+def test_a_required_argument_read_on_the_way_gets_a_value_under_which_the_way_computes(tmp_path) -> None:
+    trigger = _trigger(tmp_path, '''
+        def label(name: str, count: int):
+            shown = name.strip()
+            if count < 0:
+                raise ValueError("count must not be negative")
+            return shown
+        ''')
+    assert trigger.verified and trigger.inputs == {"count": -1, "name": "x"} and not trigger.missing

@@ -34,8 +34,10 @@ def test_standing_reads_the_message_the_catch_and_the_reach() -> None:
     assert standing(_card(path="tests/test_mod.py")) is Standing.INTERNAL
     assert standing(_card(function="_main", kind="parser_error")) is Standing.USER  # the command line reaches it
     # A card that lists its public entries is ranked by them alone
-    assert standing(_card(function="_helper", entries=[{"entry": "pkg.parse"}])) is Standing.USER
-    assert standing(_card(function="parse", entries=[])) is Standing.INTERNAL
+    # (link.callgraph's record: its paths, or the reason none reaches the card)
+    paths = {"paths": [{"entry": "pkg.parse", "path": ["pkg.mod.parse", "pkg.mod._helper"]}]}
+    assert standing(_card(function="_helper", entries=paths)) is Standing.USER
+    assert standing(_card(function="parse", entries={"reason": "no_public_entry"})) is Standing.INTERNAL
 
 
 def test_the_key_puts_users_errors_first_and_message_less_ones_last() -> None:

@@ -13,7 +13,8 @@ read: a call added anywhere may give a card another entry).
 
 A public entry is a name a user imports from the package: a module-level function whose
 module path has no private part (or that a public package above it re-exports: ``entry_module``),
-a public method of such a class, or its constructor (``pkg.Class(...)``). The search goes up
+a public method of such a class, or its constructor (``pkg.Class(...)``); never one of a test
+module (``options.is_test_path``). The search goes up
 breadth-first, so entries come shortest call path first, ``MAX_ENTRIES`` of them, within
 ``MAX_DEPTH`` calls and ``MAX_SEEN`` functions.
 
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 
 from ..model import Argument, CallsMade, Card, Entries, EntryCall, EntryPath, FileFacts, MadeCall, Param
 from ..model.codes import Reason
+from ..options import is_test_path
 from .constructors import Constructors
 from .messages import bind_arguments
 from .project import Project, entry_module, method_class
@@ -96,8 +98,8 @@ def call_graph(project: Project) -> dict[str, list[Edge]]:
 def entry_name(project: Project, module: str, function: str, owner: str | None) -> str | None:
     """The function as a user writes it, where it is a public entry: ``pkg.f``, ``pkg.C.m``,
     ``pkg.C(...)`` (a constructor); None where it is none."""
-    if "<locals>" in function:
-        return None
+    if "<locals>" in function or is_test_path(module.replace(".", "/") + ".py"):
+        return None  # (a test is no entry users call)
     head, _, name = function.rpartition(".")
     if owner is None or head != owner:
         return f"{public}.{function}" if not head and _public(name) and (public := entry_module(project, module, function)) else None

@@ -255,14 +255,14 @@ def record_flags(flags: dict[str, str], project: Project, module: str, owner: st
     found: dict[str, str] = {}
     for name in sorted(fields):
         declared = project.field(qualname, name)
-        if declared is None:
-            continue
+        if declared is None or name.startswith("_") or name in declared[1].no_init:
+            continue  # (the constructor takes no such keyword: neither may the JSON object nor the parser)
         json_flag = reads[JSON + qualname]
         if json_flag is not None:
             flag, _, kind = json_flag.partition(" ")
             if kind == "json" or constructing:
                 found[name] = flag + " json"
-        elif reads[FIELDS + qualname] is not None and not name.startswith("_") and name not in declared[1].no_init:
+        elif reads[FIELDS + qualname] is not None:
             is_bool = (declared[2].annotation or "").replace(" ", "") in ("bool", "bool|None", "Optional[bool]")
             found[name] = f"--{name} field-bool" if is_bool else f"--{name} field"
     return found, reads
@@ -278,7 +278,8 @@ def link_cli(flags: dict[str, str], own: dict[str, str], command: str | None, mo
     words, options, reads = parameter_flags(flags, module, site.at.function, inputs)
     if words is not None and command:
         own = {**own, **options}
-        command = f"{command} {words}".strip()
+        if words.split() and command.split()[-len(words.split()):] != words.split():  # (unless the command names it already)
+            command = f"{command} {words}"
     if not command or not own:
         return CommandLine(command=command, flags=own), reads
     names, more = routed_inputs(flags, module, site, inputs, owner, own)

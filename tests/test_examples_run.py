@@ -47,7 +47,7 @@ EXPECTED = {
     # Tensors and arrays (TENSORS: their examples run where torch and numpy are installed).
     "values": {"plan", "pick", "level_name", "Args.__post_init__", "Training.__post_init__", "Eval.__post_init__",
                "Delta.__init__", "repeat", "chunks", "whole", "count", "embed", "project", "check_rows", "normalize", "CacheConfig",
-               "half_only"},
+               "half_only", "at_least_1d", "store", "scales"},
     # validate_* run under @strict, which wraps their errors (the runner checks the class the card
     # says the caller gets); positive is called directly, so its ValueError comes unwrapped.
     "strictcfg": {"ModelConfig.__post_init__", "ModelConfig.validate_architecture", "ModelConfig.validate_depth", "positive"},

@@ -19,7 +19,7 @@ from extractor.solve.values import Modelled, python_text
 from .helpers import extract_snippet, only
 
 
-def _trigger(tmp_path, code: str):  # noqa: ANN001, ANN202 (pytest fixture; a Trigger)
+def _trigger(tmp_path, code: str):  # (pytest's tmp_path; a Trigger)
     return only(extract_snippet(tmp_path, textwrap.dedent(code))).solved.trigger
 
 
@@ -143,7 +143,8 @@ def test_a_tensor_argument_is_built_in_the_example(tmp_path) -> None:
                 raise ValueError(f"expected 4 rows, got {hidden_states.shape[0]}")
         ''')))
     assert card.solved.trigger.verified and not card.solved.trigger.missing
-    assert card.solved.example is not None and "rows(hidden_states=torch.empty(3), positions=torch.empty(2, 3))" in card.solved.example.before
+    example = card.solved.example
+    assert example is not None and "rows(hidden_states=torch.empty(3), positions=torch.empty(2, 3))" in example.before
 
 
 def test_pure_reads_are_parameters_only_simple_pure_statements_read() -> None:
@@ -156,7 +157,7 @@ def test_pure_reads_are_parameters_only_simple_pure_statements_read() -> None:
             raise ValueError(sep)
         ''')).body[0]
     assert isinstance(function, ast.FunctionDef)
-    assert pure_reads(function, (function,), 7) == (("text", ("text.lower()",)),)
+    assert pure_reads(function, (function,), 7) == (("text", ("not __raises__(text.lower(), (Exception,))",)),)
 
 
 def test_a_required_argument_read_on_the_way_gets_a_value_under_which_the_way_computes(tmp_path) -> None:
@@ -168,3 +169,15 @@ def test_a_required_argument_read_on_the_way_gets_a_value_under_which_the_way_co
             return shown
         ''')
     assert trigger.verified and trigger.inputs == {"count": -1, "name": "x"} and not trigger.missing
+
+
+def test_a_tensor_unpacked_on_the_way_gets_a_shape_that_unpacks(tmp_path) -> None:
+    trigger = _trigger(tmp_path, '''
+        import torch
+
+        def matmul(a: torch.Tensor, block: int):
+            m, k = a.shape
+            if block <= 0:
+                raise ValueError("block must be positive")
+        ''')
+    assert trigger.verified and trigger.inputs == {"a": {"python": "torch.empty(2, 3)"}, "block": 0} and not trigger.missing

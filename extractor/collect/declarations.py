@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterator
 from typing import overload
 
-from ..model import AttributeStore, ClassFact, Constraint, Excerpt, FieldFact, Param, PostInitSet
+from ..model import RAISES, AttributeStore, ClassFact, Constraint, Excerpt, FieldFact, Param, PostInitSet
 from . import purity
 from .syntax import child_nodes, walk
 
@@ -625,9 +625,10 @@ def pure_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple[as
                line: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The parameters read before the raise (in a function body without loops, ``try`` or
     ``with`` around it) only as part of the value of simple statements of pure expressions
-    (``n = len(text)``, ``key = text.lower()``), each with those values' sources: a value under
-    which they all compute reaches the raise the same way. Any other read (a test, a call, a
-    loop) leaves the parameter out."""
+    (``n = len(text)``, ``rows, cols = x.shape``), each with a test per statement that is
+    true where it runs without raising (``_pure_statement``): a value under which they all
+    hold reaches the raise the same way. Any other read (a test, a call, a loop), or one of
+    the locals they bind, leaves the parameter out."""
     inner = stack[stack.index(function) + 1:]
     if any(isinstance(n, (ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.AsyncWith)) for n in inner):
         return ()
@@ -639,10 +640,12 @@ def pure_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple[as
         node = work.pop()
         if getattr(node, "lineno", 0) >= line:
             continue
-        value = _pure_statement_value(node) if isinstance(node, ast.stmt) else None
-        if value is not None:
-            targets = {t.id for t in getattr(node, "targets", [getattr(node, "target", None)]) if isinstance(t, ast.Name)}
-            pure.append((targets, {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}, ast.unparse(value)))
+        statement = _pure_statement(node) if isinstance(node, ast.stmt) else None
+        if statement is not None:
+            value, test = statement
+            bound = getattr(node, "targets", [getattr(node, "target", None)])
+            targets = {n.id for t in bound for n in ast.walk(t) if isinstance(n, ast.Name)}
+            pure.append((targets, {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}, test))
             continue
         if isinstance(node, ast.Name):
             other.add(node.id)
@@ -660,17 +663,21 @@ def pure_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple[as
     return tuple(found)
 
 
-def _pure_statement_value(stmt: ast.stmt) -> ast.expr | None:
-    """The value of ``x = <pure>`` (or ``x: T = <pure>``, a pure expression statement); None for another statement."""
-    if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
-        value: ast.expr | None = stmt.value
-    elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-        value = stmt.value
-    else:
+def _pure_statement(stmt: ast.stmt) -> tuple[ast.expr, str] | None:
+    """``x = <pure>`` (``x: T = <pure>``, ``m, k = <pure>``) as its value and a test that is
+    true where the statement runs without raising: ``not __raises__(<pure>, (Exception,))``,
+    or ``len(tuple(<pure>)) == 2`` for an unpacking; None for another statement."""
+    targets: list[ast.expr] = list(stmt.targets) if isinstance(stmt, ast.Assign) else \
+        [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+    value = getattr(stmt, "value", None) if targets else None
+    if value is None or len(targets) != 1 or not all(_is_pure_node(n) for n in ast.walk(value)):
         return None
-    if value is None or isinstance(value, (ast.Name, ast.Attribute)):
-        return None  # (a bare name or attribute: collect.paths records no value for it)
-    return value if all(_is_pure_node(n) for n in ast.walk(value)) else None
+    target = targets[0]
+    if isinstance(target, ast.Name):
+        return value, f"not {RAISES}({ast.unparse(value)}, (Exception,))"
+    if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
+        return value, f"len(tuple({ast.unparse(value)})) == {len(target.elts)}"
+    return None
 
 
 _PURE_AST = (ast.Name, ast.Constant, ast.Attribute, ast.Subscript, ast.Slice, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare,

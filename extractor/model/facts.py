@@ -208,8 +208,9 @@ class Signature:
     params: tuple[Param, ...] = ()
     call_style: str = "function"  # function, generator, coroutine or async_generator: how a call runs the body
     unread: tuple[str, ...] = ()  # parameters nothing reads before the raise (outside loops): any value reaches it
-    # (parameter, values): those read before the raise only by simple statements of a pure
-    # expression (``n = len(text)``), with those expressions' sources (collect.declarations.pure_reads)
+    # (parameter, tests): those read before the raise only by simple statements of a pure
+    # expression (``n = len(text)``), with a test per statement, true where it runs without raising
+    # (collect.declarations.pure_reads)
     pure_reads: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 

@@ -43,12 +43,12 @@ def conventional_domain(name: str, domain: Domain) -> Domain:
 def incoherent_arrays(values: Mapping[str, Any]) -> list[str]:
     """The arrays (``x`` of ``x.shape``) whose values here no array has: a shape that is no
     sequence of sizes, a negative ``ndim``, an ``ndim`` other than its shape's length, a
-    ``dtype`` that is a number, a bool, None or a sequence (``a.dtype = 0`` beside
-    ``b.dtype = 1``, where the guard only compares the two: no dtype is either)."""
+    ``dtype`` or ``device`` that is a number, a bool, None or a sequence (``a.dtype = 0``
+    beside ``b.dtype = 1``, where the guard only compares the two: no dtype is either)."""
     bad: set[str] = set()
     for name, value in values.items():
         base, _, attribute = name.rpartition(".")
-        if base and attribute == "dtype" and (value is None or isinstance(value, (int, float, list, tuple))):
+        if base and attribute in ("dtype", "device") and (value is None or isinstance(value, (int, float, list, tuple))):
             bad.add(base)
         if not base or attribute not in ("shape", "ndim"):
             continue
@@ -139,14 +139,18 @@ def device_value(kind: str = "cpu") -> Modelled:
     return Modelled("device", f"torch.device({kind!r})", "torch", (("type", kind), ("index", None)))
 
 
-def array_value(module: str, shape: tuple[int, ...] = TENSOR_SHAPE, dtype: Modelled | None = None) -> Modelled:
-    """A CPU tensor (``module`` "torch") or a numpy array of ``shape``, of ``dtype`` (None: the library's default)."""
+def array_value(module: str, shape: tuple[int, ...] = TENSOR_SHAPE, dtype: Modelled | None = None, contiguous: bool = True) -> Modelled:
+    """A CPU tensor (``module`` "torch") or a numpy array of ``shape``, of ``dtype`` (None: the
+    library's default); ``contiguous`` False: a 2-d tensor's transpose (``torch.empty(3, 2).t()``)."""
     default = "torch.float32" if module == "torch" else "numpy.float64"
     dtype = dtype if dtype is not None else dtype_value(default)
     assert dtype is not None  # (the default is in the table)
     sizes = ", ".join(map(str, shape))
     written = f"torch.empty({sizes or '()'}" if module == "torch" else f"numpy.zeros(({sizes}{',' if len(shape) == 1 else ''})"
     code = written + (f", dtype={dtype.code})" if dtype.code != default else ")")
+    if not contiguous:
+        shape = (2, 3)
+        code = f"torch.empty(3, 2{f', dtype={dtype.code}' if dtype.code != default else ''}).t()"
     attributes: tuple[tuple[str, Any], ...] = (("shape", TorchSize(shape) if module == "torch" else tuple(shape)), ("ndim", len(shape)),
                                                ("dtype", dtype))
     if module == "torch":
@@ -162,7 +166,8 @@ def library_values(annotation: str | None) -> list[Modelled]:
     if first is None:
         return []
     if first.is_array:
-        return [first, *(array_value(first.module, shape) for shape in ((4,), (2, 3, 4)))]
+        shaped = [array_value(first.module, shape) for shape in ((4,), (), (0,), (2, 3, 4))]
+        return [first, *shaped, *([array_value("torch", contiguous=False)] if first.module == "torch" else [])]
     if first.kind == "dtype":
         return [first, *filter(None, map(dtype_value, ("torch.float16", "torch.bfloat16", "torch.int64")))]
     return [first]
@@ -225,7 +230,7 @@ def array_method(value: Modelled, method: str, args: list[Any]) -> Any:
             product *= size
         return product
     if method == "is_contiguous" and not args:
-        return True
+        return not value.code.endswith(".t()")
     if method == "is_floating_point" and not args:
         return value.attribute("dtype").attribute("is_floating_point")
     raise AttributeError(f"{value.kind}.{method} is not modelled")
@@ -257,7 +262,10 @@ def fold_arrays(values: dict[str, Any], annotations: Mapping[str, str | None]) -
         if not (isinstance(shape, (list, tuple)) and all(type(n) is int and 0 <= n <= 64 for n in shape) and ndim == len(shape)
                 and isinstance(dtype, Modelled) and dtype.kind == "dtype" and dtype.module == value.module):
             continue
-        out[name] = array_value(value.module, tuple(shape), dtype)
+        contiguous = not value.code.endswith(".t()")
+        if not contiguous and tuple(shape) != TENSOR_SHAPE:
+            continue  # (a transpose is of the one shape it is built with)
+        out[name] = array_value(value.module, tuple(shape), dtype, contiguous)
         for attribute in ("shape", "ndim", "dtype"):
             out.pop(f"{name}.{attribute}", None)
     return out

@@ -321,16 +321,17 @@ def choose_inputs(draft: Draft) -> Draft:
 
 def _path_value(param: Param, codes: tuple[str, ...], env: dict[str, Any], ctx: CardContext) -> Any:
     """A value of the parameter's declared (or evident) type for one that only simple
-    statements of pure expressions read on the way (Signature.pure_reads, ``codes``: their
-    values): one under which the evaluator computes every one of them (over the trigger's
-    values and the defaults) leaves the way to the raise as it was; else NO_VALUE."""
+    statements of pure expressions read on the way (Signature.pure_reads, ``codes``: a test
+    per statement, true where it runs without raising): one under which the evaluator finds
+    every test true (over the trigger's values and the defaults) leaves the way to the raise
+    as it was; else NO_VALUE."""
     kind = param.annotation or param.used_as
     if kind is None:
         return NO_VALUE  # (no type to take a realistic value of)
     scope = {**param_defaults(ctx), **env}
     for value in _typical(kind):
         trial = {**scope, param.name: value}
-        if all(outcome(parse_expr(code))(trial) in (True, False) for code in codes):
+        if all(outcome(parse_expr(code))(trial) is True for code in codes):
             return value
     return NO_VALUE
 

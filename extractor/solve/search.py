@@ -22,6 +22,7 @@ from .bounds import bound_conflicts
 from .evaluate import predicate
 from .problem import Problem, Variable, conjuncts
 from .seeds import value_key
+from .values import Modelled
 
 SEARCH_BUDGET = 1_500
 MAX_CHANGED = 3
@@ -42,6 +43,8 @@ def distance(default: Any, value: Any) -> tuple[int, float, str]:
     the default's own type (``False`` for a flag defaulting to ``True``, not ``0``), then the rest."""
     if is_number(default) and is_number(value):
         return (0, abs(value - default), repr(value))  # exact: a large int would overflow float()
+    if isinstance(value, Modelled):
+        return (2, 0.0, "")  # (tensors in the order solve.arrays gives them: the typical 2-d one first)
     return (1 if type(value) is type(default) else 2, 0.0, repr(value))
 
 

@@ -5,9 +5,10 @@
 DOCS is a docs folder (or its ``catalog.json``); run ``raisedocs verify DOCS`` on it first
 for the executed-example figures. For each catalog it prints:
 
+- **reached from a public entry**: cards that list the public entries reaching them;
 - **caller-terms trigger**: cards whose trigger is ``concrete`` or ``environment`` (values a
   caller passes, and facts of the machine), and of those, the cards whose trigger is stated at
-  a public entry (``entry_call``) where the catalog records one;
+  a public entry (``at_entry``: the entry whose call the trigger, fixes and example are stated as);
 - **with an example**, and **CLI examples** (``style: cli``) with the ``--flags`` they name;
 - **executable cards lacking an argument**: ``concrete``/``environment`` cards whose trigger
   still has ``missing`` required arguments;
@@ -72,7 +73,8 @@ def figures(cards: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "cards": total,
         "caller_terms": _share(len(claimed), total),
-        "at_an_entry": _share(sum(1 for card in cards if card.get("entry_call")), total),
+        "reached_from_a_public_entry": _share(sum(1 for card in cards if ((card.get("entries") or {}).get("paths"))), total),
+        "at_an_entry": _share(sum(1 for card in cards if card.get("at_entry")), total),
         "with_an_example": _share(len(examples), total),
         "cli_examples": len(cli),
         "cli_flags": len({flag for example in cli for flag in _cli_flags(example)}),

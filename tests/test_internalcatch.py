@@ -133,6 +133,20 @@ def test_a_missing_module_of_the_project_itself_is_the_cards_concern() -> None:
     assert judge_before(card, wrapped) == {"outcome": "not_runnable", "reason": "missing_dependency", "detail": "torch"}
 
 
+def test_an_error_while_the_example_imports_is_no_verdict_on_the_card() -> None:
+    """A package that refuses this machine as it is imported (``ImportError: requires the CUDA
+    extensions``) stops the example before its call: not_runnable, import_failed, with what
+    was raised. A module of the project that is missing is still the card's concern."""
+    card = {"path": "stamps/clock.py", "line": 3, "end_line": 3, "exception": {"classes": ["ValueError"]}, "trigger": {"message": "x"}}
+    refused = {"classes": ["ImportError", "Exception"], "message": "stamps.gpu requires the CUDA extensions\n(details)",
+               "at": ["stamps/gpu/__init__.py", 4], "frames": [], "missing": None}
+    assert judge_before(card, {"raised": refused, "phase": "import"}) == {
+        "outcome": "not_runnable", "reason": "import_failed", "detail": "ImportError: stamps.gpu requires the CUDA extensions"}
+    assert judge_before(card, {"raised": refused, "phase": "run"})["outcome"] == "raised_elsewhere"
+    gone = {**refused, "classes": ["ModuleNotFoundError", "ImportError", "Exception"], "missing": "stamps.gone"}
+    assert judge_before(card, {"raised": gone, "phase": "import"})["outcome"] == "raised_elsewhere"
+
+
 def test_an_example_requires_the_packages_its_imports_name_beyond_the_project_and_stdlib() -> None:
     code = "import os.path\nimport numpy as np\nfrom torch.nn import Linear\nfrom stamps.clock import normalize\nfrom . import x\n"
     assert example_requires([code, "from yaml import safe_load"], {"stamps"}) == ("numpy", "torch", "yaml")

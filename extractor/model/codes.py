@@ -229,6 +229,9 @@ class Reason(Code):
     CLI_EXAMPLE = "cli_example", "the example is a command line whose console script is not installed (nor declared by the tree verified)"
     SANDBOX_REFUSED = "sandbox_refused", "the sandbox refused something the example needed"
     CHILD_FAILED = "child_failed", "the interpreter running the example failed"
+    IMPORT_FAILED = "import_failed", ("importing the example's modules raised an error here (Verification.detail says which), "
+                                      "before its call ran: the package refuses this machine (no GPU, another platform) or lacks an "
+                                      "optional part")
     MISSING_DEPENDENCY = "missing_dependency", ("a module the example imports, or one the code it runs imports, is not installed "
                                                 "(Verification.detail names it): install it and verify again")
 

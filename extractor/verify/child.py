@@ -19,6 +19,7 @@ exception of its ``__cause__``/``__context__`` chain and each one a validation e
 (pydantic's), and where the sandbox refused something.
 """
 
+import ast
 import json
 import os
 import sys
@@ -163,6 +164,16 @@ def _text(exc):
         return None
 
 
+def _parts(code):
+    """The example as its leading import statements, then the rest (``("import", module)``,
+    ``("run", module)``): an error while importing means the example did not run here."""
+    tree = ast.parse(code, "<example>")
+    count = 0
+    while count < len(tree.body) and isinstance(tree.body[count], (ast.Import, ast.ImportFrom)):
+        count += 1
+    return [("import", ast.Module(body=tree.body[:count], type_ignores=[])), ("run", ast.Module(body=tree.body[count:], type_ignores=[]))]
+
+
 def main():
     code_file, seconds, extra = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
     folder = os.path.realpath(os.getcwd())
@@ -175,9 +186,13 @@ def main():
     _limit(seconds)
     sys.addaudithook(_hook(folder, isolated))
     result = {"network_isolated": isolated, "raised": None, "chain": []}
+    namespace = {"__name__": "__example__"}
+    phase = "import"
     try:
-        exec(compile(code, "<example>", "exec"), {"__name__": "__example__"})  # noqa: S102 (running the example is this child's job)
+        for phase, part in _parts(code):
+            exec(compile(part, "<example>", "exec"), namespace)  # noqa: S102 (running the example is this child's job)
     except BaseException as exc:  # noqa: BLE001 (whatever it raised is the answer)
+        result["phase"] = phase
         result["raised"] = _describe(exc, roots)
         result["blocked"] = isinstance(exc, Blocked)
         seen, linked = {id(exc)}, exc.__cause__ or exc.__context__

@@ -26,11 +26,13 @@ def at_entry(card: Card, ctx: CardContext, entry: EntryCall) -> tuple[Card, Card
                     constants=(*((n, c) for n, c in guard.constants if n not in fixed), *entry.fixed))
     name = entry.function.rpartition(".")[2]
     at = replace(card.at, function=entry.function, decorators=entry.decorators)
-    kinds = (EntryKind.CONSTRUCTOR,) if name == "__init__" else ()
+    kinds = (EntryKind.CONSTRUCTOR,) if name == "__init__" else (EntryKind.POST_INIT,) if name == "__post_init__" else ()
     lifted = replace(card, path=entry.path, at=at, entry=kinds, statement=replace(card.statement, guard=guard))
     names = {p.name for p in entry.params}
     signature = Signature(params=entry.params, call_style=entry.call_style, unread=tuple(u for u in ctx.signature.unread if u in names))
     place = replace(ctx.place, module=entry.module, public_module=entry.public_module,
                     param_choices={k: v for k, v in ctx.place.param_choices.items() if k not in fixed})
+    if entry.keeps_object:  # (the card's object: its constructor, settable fields and state hold)
+        return lifted, replace(ctx, signature=signature, place=place, cli=CommandLine(), entries=(), entry_reason=None)
     return lifted, replace(ctx, signature=signature, place=place, owner=Owner(constructor=entry.constructor), state=ObjectState(),
                            cli=CommandLine(), entries=(), entry_reason=None)

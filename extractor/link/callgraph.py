@@ -86,10 +86,14 @@ def call_graph(project: Project) -> dict[str, list[Edge]]:
     graph = project.memo.get("callgraph")
     if graph is None:
         found: dict[str, list[Edge]] = {}
+        tops = {name.split(".", 1)[0] for name in project.providers}
         for facts in project.every_module():
+            outside = {local for local, target in facts.imports if target.split(".", 1)[0] not in tops}  # (``torch``: not the tree's)
             for made in facts.made:
                 caller = f"{facts.module}.{made.function}"
                 for call in made.calls:
+                    if call.callee.split(".", 1)[0] in outside:
+                        continue
                     for target in call_targets(project, facts, call.callee, made.owner, call.receiver):
                         if target != caller:
                             found.setdefault(target, []).append(Edge(caller=caller, facts=facts, made=made, call=call))

@@ -40,6 +40,8 @@ def test_each_card_lists_its_public_entries_and_is_stated_at_one_where_the_value
         # the guards read the object too: __post_init__ and reading run on the object the example builds
         "Gauge._check_range:18": (["tidal.gauge.Gauge(...)"], None, "tidal.gauge.Gauge(...)", None),
         "Gauge._scaled:26": (["tidal.gauge.Gauge.reading"], None, "tidal.gauge.Gauge.reading", None),
+        # calibrate passes its gauge on unchanged, but no example builds a Gauge argument from the fields the guard reads
+        "_check_span:32": (["tidal.gauge.calibrate"], None, None, "entry_not_solved"),
     }
     paths = {p["entry"]: p["path"] for p in cards["_decode:8"]["entries"]["paths"]}
     assert paths["tidal.decode"] == ["tidal._impl.codec.decode", "tidal._impl.codec._decode"]

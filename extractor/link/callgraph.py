@@ -20,8 +20,9 @@ breadth-first, so entries come shortest call path first, ``MAX_ENTRIES`` of them
 
 A path is passed through (``entry_calls``) where every call on it is the first thing its
 caller surely does (``MadeCall.is_first``) and hands the callee's parameters that the guard
-reads the caller's own parameters of the same name unchanged, or literals or module
-constants, which the entry's call then fixes (solve.entries solves the card under them). A
+reads the caller's own parameters of the same name unchanged (a parameter whose attributes
+it reads, ``positions.ndim``, only so), or literals or module constants, which the entry's
+call then fixes (solve.entries solves the card under them). A
 guard that reads the object (``self.size``) is passed through where the entry is another
 method of the same class, or its ``__post_init__``, calling down through ``self`` alone: the
 object is the one the entry's example builds (``_keeps_object``).
@@ -173,11 +174,11 @@ def _passed_through(project: Project, constructors: Constructors, card: Card, pa
                     edges: list[Edge]) -> EntryCall | Reason:
     guard = card.statement.guard
     state = {i for i in guard.inputs if i.split(".", 1)[0] in _SELF}
-    inputs = set(guard.inputs) - state
-    if not guard.inputs or any("." in i for i in inputs) or guard.opaque or (state and not _keeps_object(card, edges)):
+    if not guard.inputs or guard.opaque or (state and not _keeps_object(card, edges)):
         return Reason.ENTRY_READS_STATE
-    # Each parameter the guard reads, from the card's function up: its own name one level up, or a fixed value.
-    wanted = {name: name for name in inputs}  # callee parameter -> the name it has in the caller (or a fixed code)
+    # The parameters the guard reads (``p`` of ``p.dtype`` too, which only an unchanged argument passes on)
+    wanted = {i.split(".", 1)[0] for i in guard.inputs} - set(_SELF)
+    dotted = {i.split(".", 1)[0] for i in guard.inputs if "." in i}
     fixed: dict[str, str] = {}
     callee_params = params
     for edge in reversed(edges):
@@ -187,15 +188,15 @@ def _passed_through(project: Project, constructors: Constructors, card: Card, pa
         if step is None:
             return Reason.ENTRY_VALUE_COMPUTED
         caller_names = {p.name for p in edge.made.params}
-        following: dict[str, str] = {}
-        for original, name in wanted.items():
+        following: set[str] = set()
+        for name in wanted:
             code, is_given = step.get(name, (None, False))
             if code is None:
                 return Reason.ENTRY_VALUE_COMPUTED
-            if is_given and code == original and code in caller_names:
-                following[original] = code  # passed on unchanged, under the same name
-            elif (value := _fixed_value(project, edge, code, is_given)) is not None:
-                fixed[original] = value
+            if is_given and code == name and code in caller_names:
+                following.add(name)  # passed on unchanged, under the same name
+            elif name not in dotted and (value := _fixed_value(project, edge, code, is_given)) is not None:
+                fixed[name] = value
             else:
                 return Reason.ENTRY_VALUE_COMPUTED
         wanted = following

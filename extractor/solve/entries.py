@@ -17,6 +17,8 @@ from dataclasses import replace
 from ..model import Card, CardContext, CommandLine, EntryCall, ObjectState, Owner, Signature
 from ..model.codes import EntryKind
 
+_SELF = {"self", "cls"}
+
 
 def at_entry(card: Card, ctx: CardContext, entry: EntryCall) -> tuple[Card, CardContext]:
     """The card and its context as the entry's call poses them."""
@@ -34,5 +36,9 @@ def at_entry(card: Card, ctx: CardContext, entry: EntryCall) -> tuple[Card, Card
                     param_choices={k: v for k, v in ctx.place.param_choices.items() if k not in fixed})
     if entry.keeps_object:  # (the card's object: its constructor, settable fields and state hold)
         return lifted, replace(ctx, signature=signature, place=place, cli=CommandLine(), entries=(), entry_reason=None)
-    return lifted, replace(ctx, signature=signature, place=place, owner=Owner(constructor=entry.constructor), state=ObjectState(),
-                           cli=CommandLine(), entries=(), entry_reason=None)
+    # A parameter passed on unchanged is the same object: how its constructor sets ``p.a.b`` still holds.
+    settable = {k: v for k, v in ctx.owner.settable.items() if k.split(".", 1)[0] in names - _SELF}
+    classes = {k: v for k, v in ctx.owner.classes.items() if k.split(".", 1)[0] in names - _SELF}
+    owner = Owner(constructor=entry.constructor, settable=settable, classes=classes)
+    return lifted, replace(ctx, signature=signature, place=place, owner=owner, state=ObjectState(), cli=CommandLine(), entries=(),
+                           entry_reason=None)

@@ -99,6 +99,7 @@ def call_graph(project: Project) -> dict[str, list[Edge]]:
                         if target != caller:
                             found.setdefault(target, []).append(Edge(caller=caller, facts=facts, made=made, call=call))
         graph = project.memo["callgraph"] = found
+        project.forget_answers()  # (one per callee of the tree: memory, not speed)
     else:
         project.read_all()  # (recorded: a call added anywhere changes the answer)
     return graph

@@ -145,6 +145,13 @@ class Project:
             self.reads.modules[name] = path
             yield self._loaded[name].facts if name in self._loaded else self._load(path)
 
+    def forget_answers(self) -> None:
+        """Let go of the answers kept per qualname (a question asked again is answered again, and
+        records the same reads): after a project-wide pass that asked one question per call of
+        the tree (link.callgraph), most of them are never asked again."""
+        self._classes_found.clear()
+        self._functions_found.clear()
+
     def read_all(self) -> None:
         """Record every module as read (a project-wide answer a link module keeps in ``memo``)."""
         self.reads.modules.update(self.providers)

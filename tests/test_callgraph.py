@@ -33,20 +33,27 @@ def test_each_card_lists_its_public_entries_and_is_stated_at_one_where_the_value
         "_decode:10": (decode, None, "tidal.decode_strict", None),
         "_orphan:32": ([], "no_public_entry", None, None),
         "_check_depth:6": (["tidal.tide.Tide(...)"], None, "tidal.tide.Tide(...)", None),
-        # Spring inherits _level from Tide: ``self._level`` in Spring.surge runs it
-        "Tide._level:24": (["tidal.tide.Spring.surge", "tidal.tide.Tide.level"], None, "tidal.tide.Spring.surge", None),
+        # Spring inherits _level from Tide: ``self._level`` in Spring.surge runs it; flood calls it on its ``tide: Tide``
+        "Tide._level:24": (["tidal.tide.Spring.surge", "tidal.tide.Tide.level", "tidal.tide.flood"], None, "tidal.tide.Spring.surge",
+                           None),
         "Tide._check_name:36": (["tidal.tide.Tide.rename"], None, None, "entry_not_first"),
+        # the guards read the object too: __post_init__ and reading run on the object the example builds
+        "Gauge._check_range:18": (["tidal.gauge.Gauge(...)"], None, "tidal.gauge.Gauge(...)", None),
+        "Gauge._scaled:26": (["tidal.gauge.Gauge.reading"], None, "tidal.gauge.Gauge.reading", None),
+        # calibrate passes its gauge on unchanged, but no example builds a Gauge argument from the fields the guard reads
+        "_check_span:32": (["tidal.gauge.calibrate"], None, None, "entry_not_solved"),
     }
     paths = {p["entry"]: p["path"] for p in cards["_decode:8"]["entries"]["paths"]}
     assert paths["tidal.decode"] == ["tidal._impl.codec.decode", "tidal._impl.codec._decode"]
     assert cards["_decode:10"]["trigger"] == {**cards["_decode:10"]["trigger"], "inputs": {"text": ""}, "verified": True}
     assert cards["_decode:10"]["example"]["before"] == "from tidal import decode_strict\ndecode_strict(text='')"
+    assert cards["Gauge._check_range:18"]["example"]["before"] == "from tidal.gauge import Gauge\nGauge(low=11)"
 
 
 def test_the_examples_at_the_entry_raise_the_cards_error_from_its_line(capsys, tmp_path) -> None:
     cards = _cards(capsys, tmp_path)
     lifted = [c for c in cards.values() if c.get("at_entry")]
-    assert len(lifted) == 4
+    assert len(lifted) == 6
     for card in lifted:
         assert check(card, ROOT) == [], card["id"]
 
@@ -97,8 +104,9 @@ def set_is_the_modules(x):
     found = set()
     helper(x)
 
-def reads_a_variable_and_a_local(x, y):
+def reads_a_variable_and_a_local(x, y, z: Other):
     y.helper(x)
+    z.run(x)
     TABLE.get(x)
     return TABLE(x)
 ''')
@@ -111,5 +119,6 @@ def reads_a_variable_and_a_local(x, y):
         "empty_containers_and_a_tuple_target": [("helper", True, ["x", "used"])],
         "set_is_the_modules": [("set", True, []), ("helper", False, None)],  # (the module's own set: a call)
         # a call on a parameter is not followed; a module variable is called by its name alone (a class alias)
-        "reads_a_variable_and_a_local": [("TABLE", False, None)],
+        # and one on an annotated parameter is looked for on the class it names
+        "reads_a_variable_and_a_local": [("z.run", False, None), ("TABLE", False, None)],
     }

@@ -7,7 +7,8 @@ function a user calls, and the arguments say what the user's values become on th
 
 Only what linking can resolve is kept: a call whose callee is a dotted name starting at a
 name the module binds (a definition, a class, an import; a module variable by its name alone, which may be
-an alias of a class) or at ``self``/``cls`` in a method. Calls on locals, results and builtins are left out. A function keeps at
+an alias of a class), at ``self``/``cls`` in a method, or at an annotated parameter
+(``client.send(...)`` of ``client: Client``: ``MadeCall.receiver``). Calls on locals, results and builtins are left out. A function keeps at
 most ``MAX_CALLS`` calls (``is_cut`` where it made more), an argument at most
 ``MAX_ARGUMENT`` characters of code (a longer one, or a star argument, leaves the call's
 arguments unknown). Only a path of first calls is modelled (link.callgraph.entry_calls): the
@@ -68,18 +69,36 @@ def _calls(node: Function, src: SourceText, bound: AbstractSet[str], aliases: Ab
     params = _param_names(node)
     heads = (set(bound) - params) | (set(_SELF) if is_method else set())
     plain = set(aliases) - params
+    typed = _annotated(node, src)
     found: list[MadeCall] = []
     count = 0
     for call in sorted(_own_calls(node), key=lambda c: (c.lineno, c.col_offset)):
         callee = dotted_name(call.func)
-        if callee is None or (callee.split(".", 1)[0] not in heads and callee not in plain):
+        if callee is None:
+            continue
+        head, _, rest = callee.partition(".")
+        receiver = typed.get(head) if rest and "." not in rest else None
+        if head not in heads and callee not in plain and receiver is None:
             continue
         count += 1
         if count <= MAX_CALLS:
             is_first = call is first
             found.append(MadeCall(callee=callee, line=call.lineno, arguments=_arguments(call, src) if is_first else None,
-                                  is_first=is_first))
+                                  is_first=is_first, receiver=receiver))
     return tuple(found), count > MAX_CALLS
+
+
+def _annotated(node: Function, src: SourceText) -> dict[str, str]:
+    """The parameters (but ``self``/``cls``) annotated, with their annotations as written (a
+    method called on one, ``client.send(...)``, is looked for on the class it names)."""
+    args = node.args
+    found = {}
+    for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+        if arg.annotation is not None and arg.arg not in _SELF:
+            text = src.flat(arg.annotation)
+            if len(text) <= MAX_ARGUMENT:
+                found[arg.arg] = text
+    return found
 
 
 def _own_calls(node: Function) -> Iterable[ast.Call]:

@@ -5,7 +5,8 @@ Each file's calls (collect.calls, ``FileFacts.made``) are resolved as Python wou
 where the tree shows it: a plain or dotted name through the module's definitions, imports and
 package re-exports (``Project.resolve``); ``self.name``/``cls.name`` to the method of the
 caller's class or of the nearest in-tree class it derives from that defines it
-(``project.method_class``, which raising helpers use too); a class call to the constructor it
+(``project.method_class``, which raising helpers use too), and ``p.name`` of a parameter
+annotated with a class of the tree to that class's; a class call to the constructor it
 runs (``__init__``, ``__new__``, ``__post_init__`` of the class or its in-tree bases). A call
 through a local, an attribute of an object, a callback or a decorator is not followed. The
 graph is built once per ``Project`` from every module (each question then records them all as
@@ -20,8 +21,12 @@ breadth-first, so entries come shortest call path first, ``MAX_ENTRIES`` of them
 
 A path is passed through (``entry_calls``) where every call on it is the first thing its
 caller surely does (``MadeCall.is_first``) and hands the callee's parameters that the guard
-reads the caller's own parameters of the same name unchanged, or literals or module
-constants, which the entry's call then fixes (solve.entries solves the card under them).
+reads the caller's own parameters of the same name unchanged (a parameter whose attributes
+it reads, ``positions.ndim``, only so), or literals or module constants, which the entry's
+call then fixes (solve.entries solves the card under them). A
+guard that reads the object (``self.size``) is passed through where the entry is another
+method of the same class, or its ``__post_init__``, calling down through ``self`` alone: the
+object is the one the entry's example builds (``_keeps_object``).
 """
 
 from __future__ import annotations
@@ -56,14 +61,16 @@ class Edge:
     call: MadeCall
 
 
-def call_targets(project: Project, facts: FileFacts, callee: str, owner: str | None) -> list[str]:
+def call_targets(project: Project, facts: FileFacts, callee: str, owner: str | None, receiver: str | None = None) -> list[str]:
     """The in-tree functions (module.qualname) a call of ``callee`` (as written in ``facts``'
-    module, in a method of class ``owner`` or in a module-level function) runs first."""
+    module, in a method of class ``owner`` or in a module-level function; ``receiver``: the
+    annotation of the parameter it is called on) runs first."""
     head, _, rest = callee.partition(".")
-    if head in _SELF:
-        if owner is None or not rest or "." in rest:
+    if head in _SELF or receiver is not None:
+        cls = f"{facts.module}.{owner}" if head in _SELF and owner is not None else project.class_of_annotation(facts, receiver)
+        if cls is None or not rest or "." in rest:
             return []
-        found = method_class(project, f"{facts.module}.{owner}", rest)
+        found = method_class(project, cls, rest)
         return [f"{found[0].module}.{found[1].qualname}.{rest}"] if found is not None else []
     symbol = project.resolve(facts, callee)
     if symbol is None or symbol.facts is None:
@@ -82,14 +89,19 @@ def call_graph(project: Project) -> dict[str, list[Edge]]:
     graph = project.memo.get("callgraph")
     if graph is None:
         found: dict[str, list[Edge]] = {}
+        tops = {name.split(".", 1)[0] for name in project.providers}
         for facts in project.every_module():
+            outside = {local for local, target in facts.imports if target.split(".", 1)[0] not in tops}  # (``torch``: not the tree's)
             for made in facts.made:
                 caller = f"{facts.module}.{made.function}"
                 for call in made.calls:
-                    for target in call_targets(project, facts, call.callee, made.owner):
+                    if call.callee.split(".", 1)[0] in outside:
+                        continue
+                    for target in call_targets(project, facts, call.callee, made.owner, call.receiver):
                         if target != caller:
                             found.setdefault(target, []).append(Edge(caller=caller, facts=facts, made=made, call=call))
         graph = project.memo["callgraph"] = found
+        project.forget_answers()  # (one per callee of the tree: memory, not speed)
     else:
         project.read_all()  # (recorded: a call added anywhere changes the answer)
     return graph
@@ -163,11 +175,13 @@ def entry_calls(project: Project, constructors: Constructors, card: Card, params
 
 def _passed_through(project: Project, constructors: Constructors, card: Card, params: tuple[Param, ...], path: EntryPath,
                     edges: list[Edge]) -> EntryCall | Reason:
-    inputs = set(card.statement.guard.inputs)
-    if not inputs or any("." in i for i in inputs) or card.statement.guard.opaque:
+    guard = card.statement.guard
+    state = {i for i in guard.inputs if i.split(".", 1)[0] in _SELF}
+    if not guard.inputs or guard.opaque or (state and not _keeps_object(card, edges)):
         return Reason.ENTRY_READS_STATE
-    # Each parameter the guard reads, from the card's function up: its own name one level up, or a fixed value.
-    wanted = {name: name for name in inputs}  # callee parameter -> the name it has in the caller (or a fixed code)
+    # The parameters the guard reads (``p`` of ``p.dtype`` too, which only an unchanged argument passes on)
+    wanted = {i.split(".", 1)[0] for i in guard.inputs} - set(_SELF)
+    dotted = {i.split(".", 1)[0] for i in guard.inputs if "." in i}
     fixed: dict[str, str] = {}
     callee_params = params
     for edge in reversed(edges):
@@ -177,20 +191,32 @@ def _passed_through(project: Project, constructors: Constructors, card: Card, pa
         if step is None:
             return Reason.ENTRY_VALUE_COMPUTED
         caller_names = {p.name for p in edge.made.params}
-        following: dict[str, str] = {}
-        for original, name in wanted.items():
+        following: set[str] = set()
+        for name in wanted:
             code, is_given = step.get(name, (None, False))
             if code is None:
                 return Reason.ENTRY_VALUE_COMPUTED
-            if is_given and code == original and code in caller_names:
-                following[original] = code  # passed on unchanged, under the same name
-            elif (value := _fixed_value(project, edge, code, is_given)) is not None:
-                fixed[original] = value
+            if is_given and code == name and code in caller_names:
+                following.add(name)  # passed on unchanged, under the same name
+            elif name not in dotted and (value := _fixed_value(project, edge, code, is_given)) is not None:
+                fixed[name] = value
             else:
                 return Reason.ENTRY_VALUE_COMPUTED
         wanted = following
         callee_params = edge.made.params
-    return _entry_record(project, constructors, path, edges[0], fixed)
+    return _entry_record(project, constructors, path, edges[0], fixed, keeps_object=bool(state))
+
+
+def _keeps_object(card: Card, edges: list[Edge]) -> bool:
+    """Whether the object the card's method reads is the entry's own, built before the entry
+    runs: every call on the way is ``self.name(...)``, the entry is a method of the card's own
+    class (not a subclass: its constructor may differ) and not its ``__init__``/``__new__`` (which
+    may call the method before it sets the attributes read)."""
+    top = edges[0]
+    owner, _, name = top.made.function.rpartition(".")
+    home = card.docs.owner
+    return home is not None and f"{top.facts.module}.{owner}" == home and owner == top.made.owner and name not in ("__init__", "__new__") \
+        and all(e.call.callee.split(".", 1)[0] == "self" for e in edges)
 
 
 def _bind(edge: Edge, params: tuple[Param, ...]) -> dict[str, tuple[str, bool]] | None:
@@ -228,7 +254,8 @@ def _fixed_value(project: Project, edge: Edge, code: str, is_given: bool) -> str
     return value
 
 
-def _entry_record(project: Project, constructors: Constructors, path: EntryPath, top: Edge, fixed: dict[str, str]) -> EntryCall | Reason:
+def _entry_record(project: Project, constructors: Constructors, path: EntryPath, top: Edge, fixed: dict[str, str], *,
+                  keeps_object: bool) -> EntryCall | Reason:
     made = top.made
     module = top.facts.module
     public = entry_module(project, module, made.function)
@@ -238,8 +265,9 @@ def _entry_record(project: Project, constructors: Constructors, path: EntryPath,
     head, _, name = made.function.rpartition(".")
     constructor = None
     if made.owner is not None and head == made.owner:
-        if name.startswith("__") and name not in ("__init__",):
+        if name.startswith("__") and name not in ("__init__", "__post_init__"):
             return Reason.ENTRY_NOT_PLAIN_CALL
         constructor = constructors.signature(f"{module}.{made.owner}")
     return EntryCall(entry=path.entry, module=module, path=top.facts.path, public_module=public, function=made.function, params=made.params,
-                     decorators=made.decorators, call_style=made.call_style, constructor=constructor, fixed=tuple(sorted(fixed.items())))
+                     decorators=made.decorators, call_style=made.call_style, constructor=constructor, fixed=tuple(sorted(fixed.items())),
+                     keeps_object=keeps_object)

@@ -85,8 +85,10 @@ def _functions(module: _Module) -> dict[str, str | None]:
 
 
 _Entry = TypeVar("_Entry")
-# A question's answer (None: not found), and the module names it consulted.
-_Answer = tuple[tuple[FileFacts, _Entry] | None, list[str]]
+# A question's answer (None: not found), and how many module names it consulted: the key's
+# longest prefixes, kept as a count (a list of the names, per question, would cost the memory of
+# every callee of the tree once link.callgraph has asked about them all).
+_Answer = tuple[tuple[FileFacts, _Entry] | None, int]
 
 
 def decorator_target(imports: dict[str, str], decorator: str) -> str:
@@ -151,6 +153,13 @@ class Project:
             self.reads.modules[name] = path
             yield self._loaded[name].facts if name in self._loaded else self._load(path)
 
+    def forget_answers(self) -> None:
+        """Let go of the answers kept per qualname (a question asked again is answered again, and
+        records the same reads): after a project-wide pass that asked one question per call of
+        the tree (link.callgraph), most of them are never asked again."""
+        self._classes_found.clear()
+        self._functions_found.clear()
+
     def read_all(self) -> None:
         """Record every module as read (a project-wide answer a link module keeps in ``memo``)."""
         self.reads.modules.update(self.providers)
@@ -174,16 +183,17 @@ class Project:
         module that is a prefix of it (``a.b.C`` is class C of module a.b before class b.C of a).
         Answered once per key (``answers``); a repeated question records the same module reads."""
         known = answers.get(key)
+        parts = key.split(".")
         if known is not None:
-            for name in known[1]:
+            for cut in range(len(parts) - 1, len(parts) - 1 - known[1], -1):
+                name = ".".join(parts[:cut])
                 self.reads.modules[name] = self.providers.get(name)
             return known[0]
-        parts = key.split(".")
-        consulted: list[str] = []
+        consulted = 0
         found = None
         for cut in range(len(parts) - 1, 0, -1):
             name = ".".join(parts[:cut])
-            consulted.append(name)
+            consulted += 1
             module = self._module(name)
             if module is None:
                 continue

@@ -320,6 +320,9 @@ class EntryCall:
     # The card's function's parameters the path fixes: (parameter, the value's code), a literal
     # or a module constant's value; every other parameter the guard reads is the entry's own, by name.
     fixed: tuple[tuple[str, str], ...] = ()
+    # The guard reads the object (``self.x``) the entry runs on, the card's own class's: the card's
+    # Owner and ObjectState hold for it (the entry is a method of that class, or its ``__post_init__``).
+    keeps_object: bool = False
 
 
 @record

@@ -223,7 +223,8 @@ class Reason(Code):
     ENTRY_READS_STATE = "entry_reads_state", "the condition reads more than the function's parameters (an object's or module's state)"
     ENTRY_NOT_PLAIN_CALL = "entry_not_plain_call", ("the public entry is not called plainly (a decorator, generator, property or "
                                                     "special method stands in the way)")
-    ENTRY_NOT_SOLVED = "entry_not_solved", "with the values the way from the public entry fixes, no verified trigger was found"
+    ENTRY_NOT_SOLVED = "entry_not_solved", ("solved again at the public entry, with the values the way to it fixes, no verified trigger "
+                                            "with an example was found (a value may not be writable as the entry's argument)")
     # Why `raisedocs verify` did not run a card's example (Verification.reason).
     NO_EXAMPLE = "no_example", "the card has no Python example (some value of its trigger cannot be written as code)"
     CLI_EXAMPLE = "cli_example", "the example is a command line whose console script is not installed (nor declared by the tree verified)"

@@ -309,6 +309,7 @@ class MadeCall:
     arguments: tuple[Argument, ...] | None = None
     # The callee of a top-level statement that every path reaches, with nothing before it that may leave or fail
     is_first: bool = False
+    receiver: str | None = None  # ``p.name(...)`` of a parameter ``p``: its annotation as written (the class whose method it calls)
 
 
 @record

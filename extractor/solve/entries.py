@@ -17,6 +17,8 @@ from dataclasses import replace
 from ..model import Card, CardContext, CommandLine, EntryCall, ObjectState, Owner, Signature
 from ..model.codes import EntryKind
 
+_SELF = {"self", "cls"}
+
 
 def at_entry(card: Card, ctx: CardContext, entry: EntryCall) -> tuple[Card, CardContext]:
     """The card and its context as the entry's call poses them."""
@@ -26,11 +28,17 @@ def at_entry(card: Card, ctx: CardContext, entry: EntryCall) -> tuple[Card, Card
                     constants=(*((n, c) for n, c in guard.constants if n not in fixed), *entry.fixed))
     name = entry.function.rpartition(".")[2]
     at = replace(card.at, function=entry.function, decorators=entry.decorators)
-    kinds = (EntryKind.CONSTRUCTOR,) if name == "__init__" else ()
+    kinds = (EntryKind.CONSTRUCTOR,) if name == "__init__" else (EntryKind.POST_INIT,) if name == "__post_init__" else ()
     lifted = replace(card, path=entry.path, at=at, entry=kinds, statement=replace(card.statement, guard=guard))
     names = {p.name for p in entry.params}
     signature = Signature(params=entry.params, call_style=entry.call_style, unread=tuple(u for u in ctx.signature.unread if u in names))
     place = replace(ctx.place, module=entry.module, public_module=entry.public_module,
                     param_choices={k: v for k, v in ctx.place.param_choices.items() if k not in fixed})
-    return lifted, replace(ctx, signature=signature, place=place, owner=Owner(constructor=entry.constructor), state=ObjectState(),
-                           cli=CommandLine(), entries=(), entry_reason=None)
+    if entry.keeps_object:  # (the card's object: its constructor, settable fields and state hold)
+        return lifted, replace(ctx, signature=signature, place=place, cli=CommandLine(), entries=(), entry_reason=None)
+    # A parameter passed on unchanged is the same object: how its constructor sets ``p.a.b`` still holds.
+    settable = {k: v for k, v in ctx.owner.settable.items() if k.split(".", 1)[0] in names - _SELF}
+    classes = {k: v for k, v in ctx.owner.classes.items() if k.split(".", 1)[0] in names - _SELF}
+    owner = Owner(constructor=entry.constructor, settable=settable, classes=classes)
+    return lifted, replace(ctx, signature=signature, place=place, owner=owner, state=ObjectState(), cli=CommandLine(), entries=(),
+                           entry_reason=None)

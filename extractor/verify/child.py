@@ -167,7 +167,10 @@ def _text(exc):
 def _parts(code):
     """The example as its leading import statements, then the rest (``("import", module)``,
     ``("run", module)``): an error while importing means the example did not run here."""
-    tree = ast.parse(code, "<example>")
+    try:
+        tree = ast.parse(code, "<example>")
+    except SyntaxError:
+        return [("run", code)]  # (compiling it raises in the run: an example that does not parse is the card's fault)
     count = 0
     while count < len(tree.body) and isinstance(tree.body[count], (ast.Import, ast.ImportFrom)):
         count += 1

@@ -162,7 +162,7 @@ def judge_before(card: dict[str, Any], report: dict[str, Any]) -> dict[str, Any]
     if (missing := missing_dependency(card, report)) is not None:
         return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.MISSING_DEPENDENCY, "detail": missing}
     if report.get("phase") == "import" and not raised.get("missing"):  # (the card's own raise aside: judged above)
-        detail = f"{raised['classes'][0]}: {(raised['message'] or '').splitlines()[0][:200] if raised['message'] else ''}"
+        detail = f"{raised['classes'][0]}: {(raised['message'] or '').partition(chr(10))[0][:200]}"
         return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.IMPORT_FAILED, "detail": detail}
     return {"outcome": VerifyOutcome.RAISED_ELSEWHERE, "observed": _observed(raised)}
 

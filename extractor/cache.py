@@ -83,6 +83,7 @@ class Linked:
     parsers: tuple[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...]  # FileFacts.parsers
     routes: tuple[tuple[str, tuple[str, ...], tuple[str, ...] | None], ...]  # FileFacts.routes
     modules: dict[str, str | None]  # module name -> file key of the file providing it (None: no such module)
+    tree: str | None  # linking read every module: the digest of the tree's modules and files (_Linker.tree_key); None: it did not
     suffixes: dict[str, str | None]  # shortened module name -> the module it matched
     flag_reads: dict[str, str | None]  # CLI destination -> the flag its examples used
     cards: list[str] | None
@@ -267,7 +268,7 @@ class Cache:
         self._write(_cards_key(key), linked.cards)
         self._write(key, {
             "sites": linked.sites, "flags": linked.flags, "parsers": linked.parsers, "routes": linked.routes, "modules": linked.modules,
-            "suffixes": linked.suffixes,
+            "tree": linked.tree, "suffixes": linked.suffixes,
             "flag_reads": linked.flag_reads, "summaries": linked.summaries,
         })
 
@@ -327,6 +328,6 @@ def _linked_from(data: dict[str, Any]) -> Linked | None:
         return None
     return Linked(
         sites=data["sites"], flags=flags, parsers=parsers, routes=routes, modules=mapping(data["modules"]),
-        suffixes=mapping(data["suffixes"]),
+        tree=data.get("tree") if isinstance(data.get("tree"), str) else None, suffixes=mapping(data["suffixes"]),
         flag_reads=mapping(data["flag_reads"]), cards=None, summaries=summaries,
     )

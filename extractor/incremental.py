@@ -9,6 +9,8 @@ put back in input order, so the output is the same for every job count.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import pickle
 import zlib
 from collections import Counter
@@ -27,6 +29,7 @@ from .link.project import Project
 from .model import (
     CLAIMED,
     SCHEMA_ID,
+    CallsMade,
     Catalog,
     Family,
     FileFacts,
@@ -34,7 +37,6 @@ from .model import (
     Generator,
     RaiseKind,
     Reason,
-    SiteFact,
     SourceInfo,
     Stats,
     TriggerStatus,
@@ -105,6 +107,7 @@ class _Files:
         self.linked_keys = {path: Cache.linked_key(key, options) for path, key in self.keys.items()}
         self.facts: dict[str, FileFacts] = {}
         self.packed: dict[str, tuple[int, bytes]] = {}
+        self.calls: dict[str, bytes] = {}  # a kept file's calls (FileFacts.made), packed until the call graph reads them
 
     def reusable(self, decoded: dict[str, Linked] | None) -> dict[str, Linked]:
         """The linked entries an earlier run left, by path: ``decoded`` in this process, or
@@ -151,7 +154,8 @@ class _Files:
         return read_contents(self.root, self.options.rev, wanted)
 
     def _keep(self, result: FileFacts) -> FileFacts:
-        self.facts[result.path] = dataclasses.replace(result, sites=())
+        self.facts[result.path] = dataclasses.replace(result, sites=(), made=())
+        self.calls[result.path] = _pack(result.made)
         return result
 
     def _full(self, path: str) -> FileFacts:
@@ -172,8 +176,14 @@ class _Files:
             self._keep(self._full(path))
         return self.facts[path]
 
+    def calls_made(self, path: str) -> tuple[CallsMade, ...]:
+        """A parsed file's calls (link.callgraph reads each once per run; let go after)."""
+        packed = self.calls.pop(path, None)
+        return _unpack(packed) if packed is not None else self._full(path).made
+
     def whole(self, path: str) -> FileFacts:
-        """A parsed file's declarations and raise sites (its packed sites are let go)."""
+        """A parsed file's declarations and raise sites (its packed sites are let go); its calls
+        are ``calls_made``'s."""
         declarations = self.load(path)
         sites = _unpack(self.packed.pop(path)[1]) if path in self.packed else self._full(path).sites
         return dataclasses.replace(declarations, sites=sites)
@@ -191,17 +201,21 @@ class _Linker:
         self.files = files
         self.options = options = files.options
         providers = {module_name(path, options.source_roots): path for path in declared}  # a later path wins a module name
-        self.project = Project(providers, files.load)
+        self.project = Project(providers, files.load, files.calls_made)
         self.flags = _project_flags(options, self.project, declared)
         self.provider_key = {module: files.keys[path] for module, path in providers.items()}
+        # What a project-wide answer read: every module name and the content of its file
+        self.tree_key = hashlib.sha256(json.dumps(sorted(self.provider_key.items())).encode()).hexdigest()
         self.is_strict = options.is_strict or strict_from_env()
 
     def still_holds(self, entry: Linked | None) -> bool:
         """Whether what linking a file's cards read is unchanged: each module it looked at is
-        provided by the same file content (or is still absent), each shortened module name
-        matches the same module, each CLI flag its examples name is the same."""
+        provided by the same file content (or is still absent), and every module where it asked
+        a project-wide question (the call graph); each shortened module name matches the same
+        module, each CLI flag its examples name is the same."""
         return (
             entry is not None
+            and (entry.tree is None or entry.tree == self.tree_key)
             and all(self.provider_key.get(module) == key for module, key in entry.modules.items())
             and all(self.project.suffix_match(name) == found for name, found in entry.suffixes.items())
             and all(self.flags.get(dest) == flag for dest, flag in entry.flag_reads.items())
@@ -217,6 +231,7 @@ class _Linker:
         entry = Linked(
             sites=raises, flags=whole.flags, parsers=whole.parsers, routes=whole.routes, cards=None, summaries=[],
             modules={module: self.provider_key.get(module) for module in sorted(done.modules)},
+            tree=self.tree_key if done.everything else None,
             suffixes=dict(sorted(done.suffixes.items())), flag_reads=dict(sorted(flag_reads.items())),
         )
         return tasks.FileWork(path, self.files.linked_keys[path], entry, drafts, self.options, self.is_strict)
@@ -289,12 +304,12 @@ def _envelope(selection: Selection, failures: list[FileFailure], sites: int, sum
     return envelope
 
 
-def _pack(sites: tuple[SiteFact, ...]) -> bytes:
-    """Raise sites as compressed bytes: a fifth of their size as objects, until linked."""
-    return zlib.compress(pickle.dumps(sites, protocol=pickle.HIGHEST_PROTOCOL), 1)
+def _pack(records: tuple[Any, ...]) -> bytes:
+    """Raise sites or calls as compressed bytes: a fifth of their size as objects, until used."""
+    return zlib.compress(pickle.dumps(records, protocol=pickle.HIGHEST_PROTOCOL), 1)
 
 
-def _unpack(data: bytes) -> tuple[SiteFact, ...]:
+def _unpack(data: bytes) -> tuple[Any, ...]:
     return pickle.loads(zlib.decompress(data))  # our own bytes, from this process
 
 

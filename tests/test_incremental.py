@@ -47,6 +47,11 @@ def wrap(x):
 def helped(y):
     if y is None:
         raise HelperError("y is required")
+
+
+def _guarded(n):
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
 '''
 
 CLI = (
@@ -78,6 +83,8 @@ HISTORY: list[tuple[str, dict[str, str | None]]] = [
     ("ambiguous", {"third/helpers.py": "class HelperError(KeyError):\n    pass\n"}),
     # errors.py disappears: AppError and Wrapped no longer resolve.
     ("removed", {"app/errors.py": None}),
+    # A public function in a new module calls config.py's private helper: its card gains that entry.
+    ("caller", {"app/api.py": "from .config import _guarded\n\n\ndef run(n):\n    _guarded(n)\n"}),
 ]
 
 
@@ -99,11 +106,11 @@ def test_every_revision_in_any_order_matches_a_cold_run(history, tmp_path) -> No
     repo, shas = history
     options = Options(use_cache=True, cache_dir=str(tmp_path / "cache"))
     cold = {sha: extract_data(str(repo), dataclasses.replace(options, rev=sha, use_cache=False)) for sha in shas}
-    for sha in [*shas, *reversed(shas), shas[2], shas[0], shas[6], shas[3], shas[4]]:
+    for sha in [*shas, *reversed(shas), shas[2], shas[0], shas[6], shas[3], shas[4], shas[7], shas[5]]:
         assert dumps_data(extract_data(str(repo), dataclasses.replace(options, rev=sha))) == dumps_data(cold[sha]), sha
 
     # The history really changes config.py's cards, though config.py itself never changes.
-    base, hierarchy, docs, flags, routes, ambiguous, removed = (cold[sha] for sha in shas)
+    base, hierarchy, docs, flags, routes, ambiguous, removed, caller = (cold[sha] for sha in shas)
     assert _card(base, "size")["exception"]["ancestors"] == ["Exception", "BaseException"]
     assert _card(hierarchy, "size")["exception"]["ancestors"] == ["ValueError", "Exception", "BaseException"]
     assert _card(base, "wrapped")["exception"]["reason"] == "outside_tree"
@@ -117,6 +124,21 @@ def test_every_revision_in_any_order_matches_a_cold_run(history, tmp_path) -> No
     assert _card(flags, "required")["exception"]["classes"] == ["vendor.helpers.HelperError"]
     assert _card(ambiguous, "required")["exception"]["classes"] == ["helpers.HelperError"]
     assert _card(removed, "size")["exception"]["ancestors"] == []
+    assert _card(removed, "n must be")["entries"]["reason"] == "no_public_entry"
+    assert [p["entry"] for p in _card(caller, "n must be")["entries"]["paths"]] == ["app.api.run"]
+
+
+def test_a_project_wide_answer_is_recorded_as_one_digest_not_every_module(history, tmp_path, monkeypatch) -> None:
+    """The call graph reads every module: each linked entry keeps the tree's digest, not the
+    names of all modules (which every file's entry held, a run's memory growing with the square
+    of the tree), and still only what else it read."""
+    repo, shas = history
+    stored = []
+    monkeypatch.setattr(Cache, "put_linked", lambda self, key, linked: stored.append(linked))
+    extract_data(str(repo), Options(rev=shas[-1], use_cache=True, cache_dir=str(tmp_path / "cache")))
+    config = next(entry for entry in stored if any(s["path"] == "app/config.py" for s in entry.summaries))
+    # (vendor.helpers and third.helpers: modules of the tree config.py's cards never name)
+    assert config.tree is not None and not {"vendor.helpers", "third.helpers"} & set(config.modules)
 
 
 def test_an_unchanged_tree_reads_only_the_listing_and_the_cache(history, tmp_path, monkeypatch) -> None:

@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import ast
 from collections import deque
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 
 from ..model import Argument, CallsMade, Card, Entries, EntryCall, EntryPath, FileFacts, MadeCall, Param
 from ..model.codes import Reason
@@ -52,11 +53,12 @@ _TRANSPARENT = frozenset({"staticmethod", "classmethod", "cache", "lru_cache", "
 
 @dataclass(frozen=True, slots=True)
 class Edge:
-    """One call into a function: the calling function (module.qualname), its file's facts, its
-    calls record, and the call."""
+    """One call into a function: the calling function (module.qualname), its module and file,
+    its calls record without its calls (the graph holds no file's facts: memory), and the call."""
 
     caller: str
-    facts: FileFacts
+    module: str
+    path: str
     made: CallsMade
     call: MadeCall
 
@@ -91,20 +93,28 @@ def call_graph(project: Project) -> dict[str, list[Edge]]:
         found: dict[str, list[Edge]] = {}
         tops = {name.split(".", 1)[0] for name in project.providers}
         for facts in project.every_module():
-            outside = {local for local, target in facts.imports if target.split(".", 1)[0] not in tops}  # (``torch``: not the tree's)
-            for made in facts.made:
-                caller = f"{facts.module}.{made.function}"
-                for call in made.calls:
-                    if call.callee.split(".", 1)[0] in outside:
-                        continue
-                    for target in call_targets(project, facts, call.callee, made.owner, call.receiver):
-                        if target != caller:
-                            found.setdefault(target, []).append(Edge(caller=caller, facts=facts, made=made, call=call))
+            for target, edge in _edges(project, facts, tops):
+                found.setdefault(target, []).append(edge)
         graph = project.memo["callgraph"] = found
         project.forget_answers()  # (one per callee of the tree: memory, not speed)
     else:
         project.read_all()  # (recorded: a call added anywhere changes the answer)
     return graph
+
+
+def _edges(project: Project, facts: FileFacts, tops: set[str]) -> Iterator[tuple[str, Edge]]:
+    """The module's calls into functions of the tree (``tops``: its top-level packages), each
+    with the function it reaches."""
+    outside = {local for local, target in facts.imports if target.split(".", 1)[0] not in tops}  # (``torch``: not the tree's)
+    for made in project.calls_made(facts.path):
+        caller = f"{facts.module}.{made.function}"
+        bare = replace(made, calls=())
+        for call in made.calls:
+            if call.callee.split(".", 1)[0] in outside:
+                continue
+            for target in call_targets(project, facts, call.callee, made.owner, call.receiver):
+                if target != caller:
+                    yield target, Edge(caller=caller, module=facts.module, path=facts.path, made=bare, call=call)
 
 
 def entry_name(project: Project, module: str, function: str, owner: str | None) -> str | None:
@@ -146,7 +156,7 @@ def public_entries(project: Project, module: str, function: str, owner: str | No
         for edge in sorted(graph.get(f"{where}.{qualname}", ()), key=lambda e: (e.caller, e.call.line)):
             if edge.caller not in seen and len(seen) < MAX_SEEN:
                 seen.add(edge.caller)
-                queue.append((edge.facts.module, edge.made.function, edge.made.owner, [edge, *edges]))
+                queue.append((edge.module, edge.made.function, edge.made.owner, [edge, *edges]))
     if not found:
         return Entries(reason=Reason.NO_PUBLIC_ENTRY), []
     return Entries(paths=tuple(found)), paths
@@ -215,7 +225,7 @@ def _keeps_object(card: Card, edges: list[Edge]) -> bool:
     top = edges[0]
     owner, _, name = top.made.function.rpartition(".")
     home = card.docs.owner
-    return home is not None and f"{top.facts.module}.{owner}" == home and owner == top.made.owner and name not in ("__init__", "__new__") \
+    return home is not None and f"{top.module}.{owner}" == home and owner == top.made.owner and name not in ("__init__", "__new__") \
         and all(e.call.callee.split(".", 1)[0] == "self" for e in edges)
 
 
@@ -243,7 +253,7 @@ def _fixed_value(project: Project, edge: Edge, code: str, is_given: bool) -> str
         pass
     if not is_given or not code.isidentifier():
         return None
-    module = project.module(edge.facts.module)
+    module = project.module(edge.module)
     value = dict(module.constants).get(code) if module is not None else None
     if value is None:
         return None
@@ -257,7 +267,7 @@ def _fixed_value(project: Project, edge: Edge, code: str, is_given: bool) -> str
 def _entry_record(project: Project, constructors: Constructors, path: EntryPath, top: Edge, fixed: dict[str, str], *,
                   keeps_object: bool) -> EntryCall | Reason:
     made = top.made
-    module = top.facts.module
+    module = top.module
     public = entry_module(project, module, made.function)
     if public is None or made.call_style == "async_generator" \
             or not {d.split("(", 1)[0].strip() for d in made.decorators} <= _TRANSPARENT:
@@ -268,6 +278,6 @@ def _entry_record(project: Project, constructors: Constructors, path: EntryPath,
         if name.startswith("__") and name not in ("__init__", "__post_init__"):
             return Reason.ENTRY_NOT_PLAIN_CALL
         constructor = constructors.signature(f"{module}.{made.owner}")
-    return EntryCall(entry=path.entry, module=module, path=top.facts.path, public_module=public, function=made.function, params=made.params,
+    return EntryCall(entry=path.entry, module=module, path=top.path, public_module=public, function=made.function, params=made.params,
                      decorators=made.decorators, call_style=made.call_style, constructor=constructor, fixed=tuple(sorted(fixed.items())),
                      keeps_object=keeps_object)

@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 
 from ..collect.annotations import read_annotation
 from ..collect.declarations import DOTTED
-from ..model import ClassFact, FieldDoc, FieldFact, FileFacts, Param
+from ..model import CallsMade, ClassFact, FieldDoc, FieldFact, FileFacts, Param
 
 BUILTIN_EXCEPTIONS: dict[str, tuple[str, ...]] = {
     name: tuple(c.__name__ for c in obj.__mro__ if c is not object)
@@ -59,10 +59,13 @@ class Symbol:
 @dataclass(slots=True)
 class Reads:
     """What linking consulted: module name -> path of the file providing it (None: no such
-    module), and suffix match -> the module it found (None: none or ambiguous)."""
+    module), and suffix match -> the module it found (None: none or ambiguous); ``everything``:
+    every module of the tree (a project-wide answer: kept as one flag, not one name per module,
+    since every file whose cards ask it would otherwise hold them all)."""
 
     modules: dict[str, str | None] = field(default_factory=dict)
     suffixes: dict[str, str | None] = field(default_factory=dict)
+    everything: bool = False
 
 
 @dataclass(slots=True)
@@ -103,12 +106,15 @@ class Project:
     """Name resolution and class facts across all analysed files.
 
     ``providers`` maps each module name to the path of the file defining it; ``load`` reads
-    that file's facts when a question first needs them.
+    that file's facts when a question first needs them, and ``calls`` its calls (``FileFacts.made``,
+    which a loader may keep apart: link.callgraph reads each file's once; default: the facts').
     """
 
-    def __init__(self, providers: dict[str, str], load: Callable[[str], FileFacts]) -> None:
+    def __init__(self, providers: dict[str, str], load: Callable[[str], FileFacts],
+                 calls: Callable[[str], tuple[CallsMade, ...]] | None = None) -> None:
         self.providers = providers
         self._load = load
+        self.calls_made: Callable[[str], tuple[CallsMade, ...]] = calls or (lambda path: load(path).made)
         self._loaded: dict[str, _Module] = {}
         self._classes_found: dict[str, _Answer[ClassFact]] = {}
         self._functions_found: dict[str, _Answer[str | None]] = {}
@@ -146,11 +152,11 @@ class Project:
         return found
 
     def every_module(self) -> Iterator[FileFacts]:
-        """Every module's facts, by module name; each is recorded as read (a change to any of
+        """Every module's facts, by module name; all are recorded as read (a change to any of
         them changes the answer of a question about all), without the tables ``_module`` builds."""
+        self.read_all()
         for name in sorted(self.providers):
             path = self.providers[name]
-            self.reads.modules[name] = path
             yield self._loaded[name].facts if name in self._loaded else self._load(path)
 
     def forget_answers(self) -> None:
@@ -162,7 +168,7 @@ class Project:
 
     def read_all(self) -> None:
         """Record every module as read (a project-wide answer a link module keeps in ``memo``)."""
-        self.reads.modules.update(self.providers)
+        self.reads.everything = True
 
     def suffix_match(self, name: str) -> str | None:
         """The one module whose dotted name ends with ``name`` (not recorded)."""

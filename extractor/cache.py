@@ -82,6 +82,7 @@ class Linked:
     flags: tuple[tuple[str, str], ...]  # CLI flags the file declares
     parsers: tuple[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...]  # FileFacts.parsers
     routes: tuple[tuple[str, tuple[str, ...], tuple[str, ...] | None], ...]  # FileFacts.routes
+    checks: tuple[tuple[str, int, str], ...]  # FileFacts.checks
     modules: dict[str, str | None]  # module name -> file key of the file providing it (None: no such module)
     tree: str | None  # linking read every module: the digest of the tree's modules and files (_Linker.tree_key); None: it did not
     suffixes: dict[str, str | None]  # shortened module name -> the module it matched
@@ -267,7 +268,8 @@ class Cache:
     def put_linked(self, key: str, linked: Linked) -> None:
         self._write(_cards_key(key), linked.cards)
         self._write(key, {
-            "sites": linked.sites, "flags": linked.flags, "parsers": linked.parsers, "routes": linked.routes, "modules": linked.modules,
+            "sites": linked.sites, "flags": linked.flags, "parsers": linked.parsers, "routes": linked.routes, "checks": linked.checks,
+            "modules": linked.modules,
             "tree": linked.tree, "suffixes": linked.suffixes,
             "flag_reads": linked.flag_reads, "summaries": linked.summaries,
         })
@@ -320,6 +322,9 @@ def _linked_from(data: dict[str, Any]) -> Linked | None:
                    namespace in data["routes"])
     if not all(isinstance(x, str) for r in routes for x in (r[0], *r[1], *(r[2] or ()))):
         return None
+    checks = tuple((attribute, line, test) for attribute, line, test in data["checks"])
+    if not all(isinstance(a, str) and isinstance(n, int) and isinstance(t, str) for a, n, t in checks):
+        return None
     if not isinstance(data["sites"], int) or not all(isinstance(d, str) and isinstance(f, str) for d, f in flags):
         return None
     if not isinstance(summaries, list) or not all(
@@ -327,7 +332,7 @@ def _linked_from(data: dict[str, Any]) -> Linked | None:
             for s in summaries):
         return None
     return Linked(
-        sites=data["sites"], flags=flags, parsers=parsers, routes=routes, modules=mapping(data["modules"]),
+        sites=data["sites"], flags=flags, parsers=parsers, routes=routes, checks=checks, modules=mapping(data["modules"]),
         tree=data.get("tree") if isinstance(data.get("tree"), str) else None, suffixes=mapping(data["suffixes"]),
         flag_reads=mapping(data["flag_reads"]), cards=None, summaries=summaries,
     )

@@ -24,7 +24,7 @@ from .collect.file import collect_file
 from .errors import SourceError
 from .inputs import Selection, run_options, warn_unmatched
 from .link.cards import cli_flags, link_file, permalink
-from .link.commands import command_flags, command_parameters, command_records, command_routes, resolve_kwargs_flags
+from .link.commands import command_checks, command_flags, command_parameters, command_records, command_routes, resolve_kwargs_flags
 from .link.project import Project
 from .model import (
     CLAIMED,
@@ -229,7 +229,7 @@ class _Linker:
         done = self.project.record()
         raises = sum(1 for s in whole.sites if s.raised.statement.kind != RaiseKind.HELPER_CALL)  # (not the helper calls)
         entry = Linked(
-            sites=raises, flags=whole.flags, parsers=whole.parsers, routes=whole.routes, cards=None, summaries=[],
+            sites=raises, flags=whole.flags, parsers=whole.parsers, routes=whole.routes, checks=whole.checks, cards=None, summaries=[],
             modules={module: self.provider_key.get(module) for module in sorted(done.modules)},
             tree=self.tree_key if done.everything else None,
             suffixes=dict(sorted(done.suffixes.items())), flag_reads=dict(sorted(flag_reads.items())),
@@ -247,6 +247,8 @@ def _project_flags(options: Options, project: Project, declared: dict[str, Linke
     # ... and where the command's code hands their values on (the CLI map's route entries),
     # with the records whose fields the flags set (its json and fields entries)
     flags = {**flags, **command_routes({path: d.routes for path, d in declared.items()}, modules, project)}
+    # ... and the tests its code puts their values to on the way (the CLI map's check entries)
+    flags = {**flags, **command_checks({path: d.checks for path, d in declared.items()}, modules, project)}
     pairs = {path: d.flags for path, d in declared.items()}
     return {**flags, **command_records(pairs, flags, modules, project), **command_parameters(pairs, modules, project)}
 

@@ -144,6 +144,42 @@ def test_the_fields_flag_gives_the_command_line(catalog: dict) -> None:
     }  # (mode's flag has choices: argparse refuses 'invalid' before pydantic sees it)
 
 
+_RUN_COMMAND = """
+import importlib, json, sys
+sys.path.insert(0, sys.argv[1])
+main = importlib.import_module(sys.argv[2]).main
+out = []
+for argv in json.loads(sys.stdin.read()):
+    try:
+        main(argv)
+        out.append(None)
+    except BaseException as exc:
+        errors = exc.errors() if hasattr(exc, "errors") else []
+        out.append([type(exc).__name__, [[e["type"], [str(x) for x in e["loc"]]] for e in errors]])
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize(("case", "module"), [("pydconfig", "pydconfig.cli"), ("offload", "minivllm.cli")])
+def test_each_command_line_given_raises_the_cards_error_through_the_command(case: str, module: str, tmp_path) -> None:
+    """A constraint card's command line runs the fixture's own command: pydantic's error for the
+    card's field, never an earlier check of the command's (minivllm exits on a negative
+    --offload-group-size before the record's ge=0 is met, so that card gives no line)."""
+    out = tmp_path / "docs"
+    proc = subprocess.run([sys.executable, "-m", "extractor", "extract", str(FIXTURES / case), "-o", str(out), "--no-cache", "-q"],
+                          capture_output=True, text=True, check=False, env={"PYTHONPATH": str(Path(__file__).parent.parent),
+                                                                            "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr
+    cards = [c for c in load_catalog(str(out))["errors"] if c.get("command_line")]
+    argvs = [c["command_line"].split()[1:] for c in cards]
+    run = subprocess.run([sys.executable, "-c", _RUN_COMMAND, str(FIXTURES / case), module], input=json.dumps(argvs),
+                         capture_output=True, text=True, check=True)
+    raised = json.loads(run.stdout)
+    assert cards and raised == [["ValidationError", [[c["constraint"]["error_type"], [c["constraint"]["field"]]]]] for c in cards]
+    fields = {c["constraint"]["field"] for c in load_catalog(str(out))["errors"] if c.get("constraint") and not c.get("command_line")}
+    assert case != "offload" or "offload_group_size" in fields
+
+
 def test_a_validator_reading_a_constrained_field_links_to_its_cards(catalog: dict) -> None:
     by_id = {c["id"]: c for c in catalog["errors"]}
     [validator] = [c for c in catalog["errors"] if c["function"] == "ServerConfig.check_workers"]

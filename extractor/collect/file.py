@@ -61,7 +61,7 @@ from .overrides import compiled_overrides
 from .parsers import parser_functions
 from .platforms import OTHER_PLATFORM_MODULES, platform_imports
 from .purity import changed_names
-from .routes import call_routes
+from .routes import call_checks, call_routes
 from .scope import ModuleNames
 from .sites import defined_under, excerpt_of, loops_read
 from .syntax import Function, walk
@@ -296,6 +296,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         platform_imports=platform_imports(tree) if _MAY_IMPORT_PLATFORM.search(text) else (),
         parsers=parser_functions(tree) if declares else (),
         routes=call_routes(tree) if declares else (),
+        checks=call_checks(tree) if declares else (),
         flags=tuple(sorted(set(scan.flags))),
         transforms=tuple(sorted(set(scan.transforms))),
         specifiers=tuple(sorted(set(scan.specifiers))),

@@ -22,6 +22,13 @@ is recorded as ``(callee as written, keywords, namespace)``:
   longer decides there); else None.
 
 Calls that do neither are left out. Linking resolves the callees (link.commands.routes).
+
+The same files' checks (``call_checks``): a test whose branch raises or exits (``if
+args.offload_group_size < 0: raise SystemExit(...)``, ``parser.error``, ``assert``) decides
+what a flag's value meets before it reaches any record. Each is recorded once per attribute it
+reads (``(attribute, line of the raise, test)``, the test's ``name.attribute`` reads written as
+bare names: ``offload_group_size < 0``), so that an example's flag value is checked against it
+(solve.examples: a value the test does not clear is never written as that flag).
 """
 
 from __future__ import annotations
@@ -34,6 +41,8 @@ from .purity import attribute_stores
 from .syntax import child_nodes
 
 Route = tuple[str, tuple[str, ...], tuple[str, ...] | None]
+Check = tuple[str, int, str]
+_EXITS = ("exit", "sys.exit", "error", "fail")  # ``parser.error(...)``, ``ctx.fail(...)``: the branch leaves the command
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _CONDITIONAL = (ast.IfExp, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _PARSE = ("parse_args", "parse_known_args", "parse_intermixed_args")
@@ -61,6 +70,46 @@ def call_routes(tree: ast.Module) -> tuple[Route, ...]:
             if keywords or namespace is not None:
                 found.append((callee, keywords, namespace))
     return tuple(sorted(set(found), key=lambda r: (r[0], r[1], r[2] or ())))
+
+
+def call_checks(tree: ast.Module) -> tuple[Check, ...]:
+    """The tests in the file's functions whose branch leaves the command (see the module's
+    docstring), one per attribute read, sorted."""
+    found: set[Check] = set()
+    for function in _functions(tree.body):
+        for node in ast.walk(function):
+            if isinstance(node, ast.If) and (line := _leaving(node.body)) is not None:
+                test = node.test
+            elif isinstance(node, ast.Assert):
+                line, test = node.lineno, ast.UnaryOp(op=ast.Not(), operand=node.test)
+            else:
+                continue
+            attributes = {n.attr for n in ast.walk(test) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+            if attributes:
+                found.update((attribute, line, _bare(test)) for attribute in attributes)
+    return tuple(sorted(found))
+
+
+def _leaving(body: list[ast.stmt]) -> int | None:
+    """The line of the statement of a branch's body that raises or exits, if one does."""
+    for stmt in body:
+        if isinstance(stmt, ast.Raise):
+            return stmt.lineno
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and (dotted_name(stmt.value.func) or "").endswith(_EXITS):
+            return stmt.lineno
+    return None
+
+
+class _Bare(ast.NodeTransformer):
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        if isinstance(node.value, ast.Name):
+            return ast.copy_location(ast.Name(id=node.attr, ctx=ast.Load()), node)
+        return self.generic_visit(node)
+
+
+def _bare(test: ast.expr) -> str:
+    """The test with ``name.attribute`` written ``attribute`` (a copy: the file's tree is kept)."""
+    return ast.unparse(_Bare().visit(ast.parse(ast.unparse(test), mode="eval")).body)
 
 
 def _functions(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:

@@ -22,6 +22,7 @@ from .project import Project
 Parsers = tuple[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...]
 Routes = tuple[tuple[str, tuple[str, ...], tuple[str, ...] | None], ...]
 ROUTE = "route:"  # the key prefix of a route in the run's CLI map (command_routes)
+CHECK = "check:"  # + destination -> the tests the command's code puts its value to (command_checks)
 JSON = "json:"  # the key prefix of a record whose fields one JSON flag takes, in the run's CLI map (command_records)
 PARAM = "param:"  # + "module.qualname" -> the words of a click or typer command; + ":parameter" -> its option's flag
 FIELDS = "fields:"  # the key prefix of a dataclass whose every field is a flag (``HfArgumentParser``), in the same
@@ -107,6 +108,21 @@ def command_routes(routes: dict[str, Routes], modules: set[str] | None, project:
             elif symbol.kind in ("function", "method") and namespace is not None:
                 sites.setdefault(ROUTE + symbol.qualname, set()).add(" ".join((NAMESPACE, *namespace)))
     return {key: "|".join(sorted(found)) for key, found in sorted(sites.items())}
+
+
+def command_checks(checks: dict[str, tuple[tuple[str, int, str], ...]], modules: set[str] | None, project: Project) -> dict[str, str]:
+    """The tests whose branch leaves the command (collect.routes.call_checks) in the files of
+    ``modules`` (all where None), keyed ``CHECK + attribute``: newline-separated
+    ``path<TAB>line<TAB>test`` (the line of the raise or exit the test leads to; ``ast.unparse``
+    writes a tab in a string as ``\\t``)."""
+    module_of = {path: module for module, path in project.providers.items()}
+    found: dict[str, set[str]] = {}
+    for path, entries in sorted(checks.items()):
+        if modules is not None and (module_of.get(path) or module_name(path)) not in modules:
+            continue
+        for attribute, line, test in entries:
+            found.setdefault(CHECK + attribute, set()).add(f"{path}\t{line}\t{test}")
+    return {key: "\n".join(sorted(tests)) for key, tests in sorted(found.items())}
 
 
 def command_records(declared: dict[str, tuple[tuple[str, str], ...]], flags: dict[str, str], modules: set[str] | None,
@@ -274,7 +290,8 @@ def link_cli(flags: dict[str, str], own: dict[str, str], command: str | None, mo
     ``own`` (the flags of the guard's inputs) and, with both, the inputs routed to the raise
     (``routed_inputs``, which reads ``flags``' routes: the entries it read come with it). In a
     click or typer command's function (``command_parameters``), its parameters are set by their
-    options, after the words that select the command."""
+    options, after the words that select the command. With the tests the command's code puts
+    each flag's value to on the way (``command_checks``)."""
     words, options, reads = parameter_flags(flags, module, site.at.function, inputs)
     if words is not None and command:
         own = {**own, **options}
@@ -283,7 +300,13 @@ def link_cli(flags: dict[str, str], own: dict[str, str], command: str | None, mo
     if not command or not own:
         return CommandLine(command=command, flags=own), reads
     names, more = routed_inputs(flags, module, site, inputs, owner, own)
-    return CommandLine(command=command, flags=own, routed=tuple(sorted({*names, *options}))), {**reads, **more}
+    checks = []
+    for dest in sorted(own):
+        reads[CHECK + dest] = flags.get(CHECK + dest)
+        for entry in (reads[CHECK + dest] or "").splitlines():
+            path, line, test = entry.split("\t", 2)
+            checks.append((dest, path, int(line), test))
+    return CommandLine(command=command, flags=own, routed=tuple(sorted({*names, *options})), checks=tuple(checks)), {**reads, **more}
 
 
 def parameter_flags(flags: dict[str, str], module: str, function: str | None,

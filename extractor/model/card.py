@@ -433,6 +433,9 @@ class CommandLine:
     # The inputs whose CLI flag's value the command's code hands on to the raise
     # (link.commands.routed_inputs): only they may be written as flags.
     routed: tuple[str, ...] = ()
+    # (destination, path, line, test): the tests the command's code puts a flag's value to, whose
+    # branch raises or exits at that line (link.commands.command_checks); names bare (``size < 0``)
+    checks: tuple[tuple[str, str, int, str], ...] = ()
 
 
 @record

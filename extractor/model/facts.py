@@ -349,6 +349,8 @@ class FileFacts:
     # (callee as written, keywords passed straight through or built, attributes of the parsed
     # arguments assigned where it passes them on, else None), for the same files (collect.routes)
     routes: tuple[tuple[str, tuple[str, ...], tuple[str, ...] | None], ...] = ()
+    # (attribute, line of the raise, test with bare names): tests whose branch leaves the command, for the same files (collect.routes)
+    checks: tuple[tuple[str, int, str], ...] = ()
     flags: tuple[tuple[str, str], ...] = ()  # (destination, --flag) declared for a CLI
     transforms: tuple[str, ...] = ()  # functions and classes decorated with ``dataclass_transform``
     # (transform, its ``field_specifiers`` as written): a transform whose field specifier is

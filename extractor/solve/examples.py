@@ -31,6 +31,7 @@ from typing import Any
 from ..model import CONSTRUCTING, Card, CardContext, Example, ExampleStyle, FieldDoc, NoFix, Param
 from ..model.pytext import repeated_text
 from .domains import NO_VALUE
+from .evaluate import parse_expr, predicate
 from .values import Modelled, Named, python_text
 
 _CLASS_LEVEL = ("classmethod", "staticmethod")
@@ -370,6 +371,19 @@ def _flag_fits(name: str, value: Any, fields: dict[str, FieldDoc], ctx: CardCont
     return bool(dot) and param is not None and (root == "args" or "Namespace" in (param.annotation or ""))
 
 
+def clears_checks(card: Card, ctx: CardContext, values: dict[str, Any]) -> bool:
+    """Whether the command's code lets ``values`` (written as their flags) through: every test
+    it puts one of those flags to on the way (``CommandLine.checks``), but the card's own
+    raise, is false for them (a test the values do not decide, reading another name, counts
+    as not cleared: ``minivllm serve model --offload-group-size -1`` exits in the command's own
+    check before the record's constraint is met)."""
+    env = {name.split(".")[-1]: value for name, value in values.items()}
+    for dest, path, line, test in ctx.cli.checks:
+        if dest in env and (path, line) != (card.path, card.at.line) and predicate(parse_expr(test))(env) is not False:
+            return False
+    return True
+
+
 def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: dict[str, Any] | None,
                   required: dict[str, Any], setup: str = "") -> Example | None:
     """Before (the trigger's changes) and after (the first fix's changes on top; None where
@@ -387,7 +401,8 @@ def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: d
     # value outside the field's declared choices (the command's parser would refuse it first).
     fields = {f.input: f for f in card.docs.fields}
     if ctx.cli.command and before and not setup \
-            and all(_flag_fits(name, value, fields, ctx) for name, value in (*before.items(), *(after or {}).items())):
+            and all(_flag_fits(name, value, fields, ctx) for name, value in (*before.items(), *(after or {}).items())) \
+            and clears_checks(card, ctx, before) and (after is None or clears_checks(card, ctx, after)):
         first = cli_line(ctx.cli.command, before, ctx.cli.flags)
         second = cli_line(ctx.cli.command, after, ctx.cli.flags) if after is not None else None
         if first and (second or after is None):
@@ -431,7 +446,8 @@ def constraint_example(card: Card, ctx: CardContext, before: dict[str, Any],
     owner, module = card.at.function, ctx.place.public_module
     fields = {f.input: f for f in card.docs.fields}
     line = None
-    if ctx.cli.command and all(_flag_fits(name, value, fields, ctx, constraint=True) for name, value in before.items()):
+    if ctx.cli.command and all(_flag_fits(name, value, fields, ctx, constraint=True) for name, value in before.items()) \
+            and clears_checks(card, ctx, before):
         line = cli_line(ctx.cli.command, before, ctx.cli.flags)
     if not owner or module is None or "." in owner or "<" in owner or not _public(owner):
         return None, line

@@ -10,6 +10,9 @@ for the executed-example figures. For each catalog it prints:
   caller passes, and facts of the machine), and of those, the cards whose trigger is stated at
   a public entry (``at_entry``: the entry whose call the trigger, fixes and example are stated as);
 - **with an example**, and **CLI examples** (``style: cli``) with the ``--flags`` they name;
+  then the field constraints' **command-line pairs** (``command_line`` and ``command_line_fix``:
+  the trigger's value and the fix's passed through the field's flag, beside the card's Python
+  example), and the flags of both kinds;
 - **executable cards lacking an argument**: ``concrete``/``environment`` cards whose trigger
   still has ``missing`` required arguments;
 - **executed examples**: of the examples ``verify`` ran, those that behaved as claimed
@@ -65,6 +68,7 @@ def figures(cards: list[dict[str, Any]]) -> dict[str, Any]:
     claimed = [t for t in triggers if t.get("status") in CLAIMED]
     examples = [card["example"] for card in cards if card.get("example")]
     cli = [example for example in examples if example.get("style") == "cli"]
+    pairs = [{"before": card["command_line"]} for card in cards if card.get("command_line") and card.get("command_line_fix")]
     outcomes = Counter((card.get("verification") or {}).get("outcome") for card in cards if card.get("example"))
     ran = sum(n for outcome, n in outcomes.items() if outcome not in (None, "not_runnable"))
     verified_runs = Counter((card.get("verification") or {}).get("outcome") for card in cards
@@ -77,7 +81,8 @@ def figures(cards: list[dict[str, Any]]) -> dict[str, Any]:
         "at_an_entry": _share(sum(1 for card in cards if card.get("at_entry")), total),
         "with_an_example": _share(len(examples), total),
         "cli_examples": len(cli),
-        "cli_flags": len({flag for example in cli for flag in _cli_flags(example)}),
+        "command_line_pairs": len(pairs),
+        "cli_flags": len({flag for example in [*cli, *pairs] for flag in _cli_flags(example)}),
         "executable_lacking_an_argument": _share(sum(1 for t in claimed if t.get("missing")), len(claimed)),
         "executed_as_claimed": _share(sum(outcomes[o] for o in AS_CLAIMED), ran),
         "executed_verified_exact": _share(sum(verified_runs[o] for o in AS_CLAIMED), verified_ran),

@@ -163,7 +163,7 @@ print(json.dumps(out))
 @pytest.mark.parametrize(("case", "module"), [("pydconfig", "pydconfig.cli"), ("offload", "minivllm.cli")])
 def test_each_command_line_given_raises_the_cards_error_through_the_command(case: str, module: str, tmp_path) -> None:
     """A constraint card's command line runs the fixture's own command: pydantic's error for the
-    card's field, never an earlier check of the command's (minivllm exits on a negative
+    card's field (and its fix's line runs clean), never an earlier check of the command's (minivllm exits on a negative
     --offload-group-size before the record's ge=0 is met, so that card gives no line)."""
     out = tmp_path / "docs"
     proc = subprocess.run([sys.executable, "-m", "extractor", "extract", str(FIXTURES / case), "-o", str(out), "--no-cache", "-q"],
@@ -171,11 +171,13 @@ def test_each_command_line_given_raises_the_cards_error_through_the_command(case
                                                                             "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stderr
     cards = [c for c in load_catalog(str(out))["errors"] if c.get("command_line")]
-    argvs = [c["command_line"].split()[1:] for c in cards]
+    argvs = [c[key].split()[1:] for key in ("command_line", "command_line_fix") for c in cards]
     run = subprocess.run([sys.executable, "-c", _RUN_COMMAND, str(FIXTURES / case), module], input=json.dumps(argvs),
                          capture_output=True, text=True, check=True)
-    raised = json.loads(run.stdout)
-    assert cards and raised == [["ValidationError", [[c["constraint"]["error_type"], [c["constraint"]["field"]]]]] for c in cards]
+    raised = json.loads(run.stdout.splitlines()[-1])  # (after what the command prints)
+    assert cards and raised[:len(cards)] == [["ValidationError", [[c["constraint"]["error_type"], [c["constraint"]["field"]]]]]
+                                             for c in cards]
+    assert raised[len(cards):] == [None] * len(cards)  # the fix's line: the command runs
     fields = {c["constraint"]["field"] for c in load_catalog(str(out))["errors"] if c.get("constraint") and not c.get("command_line")}
     assert case != "offload" or "offload_group_size" in fields
 

@@ -199,6 +199,7 @@ class Solved:
     # prints it, without the version-dependent "For further information visit" line (solve.constraints).
     validation_error: str | None = None
     command_line: str | None = None  # the same: the command line that passes the trigger's value through the field's flag
+    command_line_fix: str | None = None  # the same command line with the fix's value, which pydantic accepts
     # The same: the constructor's other arguments without a default (fields, InitVars) the
     # trigger does not pass; pydantic then reports each missing too, so no one-error text is shown.
     required_also: tuple[str, ...] = ()

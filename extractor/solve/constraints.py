@@ -192,7 +192,8 @@ def solve_constraint(card: Card, ctx: CardContext) -> Solved:
     trigger = Trigger(status=TriggerStatus.CONCRETE, inputs={name: to_json_value(bad)}, changed=(name,), message=message, verified=True)
     also = _required_also(ctx, constraint.field)
     return Solved(trigger=trigger, fixes=fixes, validator_reason=Reason.CHECKED_BY_PYDANTIC, example=example,
-                  validation_error=None if also else _validation_error(constraint, message, bad), command_line=line, required_also=also)
+                  validation_error=None if also else _validation_error(constraint, message, bad), command_line=line[0],
+                  command_line_fix=line[1], required_also=also)
 
 
 def _required_also(ctx: CardContext, field: str) -> tuple[str, ...]:

@@ -439,16 +439,22 @@ def example_requires(codes: Iterable[str], own: set[str]) -> tuple[str, ...]:
 
 
 def constraint_example(card: Card, ctx: CardContext, before: dict[str, Any],
-                       after: dict[str, Any] | None) -> tuple[Example | None, str | None]:
+                       after: dict[str, Any] | None) -> tuple[Example | None, tuple[str | None, str | None]]:
     """A field constraint's example: the class built with the field's keyword (Python, which
-    verify runs), "after" with the fix's value; and the command line that passes the trigger's
-    value through the field's flag, where the command's code hands that flag on to the class."""
+    verify runs), "after" with the fix's value; and the command lines that pass the trigger's
+    value, and the fix's, through the field's flag, where the command's code hands that flag on
+    to the class and its own checks let the value through (the fix's line: None without one)."""
     owner, module = card.at.function, ctx.place.public_module
     fields = {f.input: f for f in card.docs.fields}
-    line = None
-    if ctx.cli.command and all(_flag_fits(name, value, fields, ctx, constraint=True) for name, value in before.items()) \
-            and clears_checks(card, ctx, before):
-        line = cli_line(ctx.cli.command, before, ctx.cli.flags)
+
+    def command(values: dict[str, Any] | None) -> str | None:
+        if not ctx.cli.command or not values or not all(_flag_fits(n, v, fields, ctx, constraint=True) for n, v in values.items()) \
+                or not clears_checks(card, ctx, values):
+            return None
+        return cli_line(ctx.cli.command, values, ctx.cli.flags)
+
+    first_line = command(before)
+    line = (first_line, command(after) if first_line is not None else None)
     if not owner or module is None or "." in owner or "<" in owner or not _public(owner):
         return None, line
 

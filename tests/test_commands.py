@@ -197,6 +197,34 @@ def test_call_routes_are_the_calls_every_run_of_the_body_makes() -> None:
     )
 
 
+def test_call_checks_are_the_tests_whose_branch_leaves_the_command() -> None:
+    import ast
+
+    from extractor.collect.routes import call_checks
+
+    tree = ast.parse(
+        "def main(args, parser, ctx):\n"
+        "    if args.size < 0:\n"
+        "        raise SystemExit('size')\n"  # line 3
+        "    if args.rate > args.limit:\n"
+        "        parser.error('rate')\n"  # line 5
+        "    if not self.name:\n"
+        "        ctx.fail('name')\n"  # line 7
+        "    assert args.depth >= 1\n"  # line 8
+        "    if args.mode == 'x':\n"
+        "        logger.error('mode')\n"  # the command goes on: no check
+        "    if args.kind:\n"
+        "        print('kind')\n"
+    )
+    assert call_checks(tree) == (
+        ("depth", 8, "not depth >= 1"),
+        ("limit", 5, "rate > limit"),
+        ("name", 7, "not name"),
+        ("rate", 5, "rate > limit"),
+        ("size", 3, "size < 0"),
+    )
+
+
 def _declared(code: str) -> list[tuple[str, str]]:
     import ast
 

@@ -42,7 +42,7 @@ from .syntax import child_nodes
 
 Route = tuple[str, tuple[str, ...], tuple[str, ...] | None]
 Check = tuple[str, int, str]
-_EXITS = ("exit", "sys.exit", "error", "fail")  # ``parser.error(...)``, ``ctx.fail(...)``: the branch leaves the command
+_EXITS = ("exit", "sys.exit", "quit", "os._exit")  # calls that leave the command; and ``parser.error(...)``, ``ctx.fail(...)``
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _CONDITIONAL = (ast.IfExp, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _PARSE = ("parse_args", "parse_known_args", "parse_intermixed_args")
@@ -95,9 +95,16 @@ def _leaving(body: list[ast.stmt]) -> int | None:
     for stmt in body:
         if isinstance(stmt, ast.Raise):
             return stmt.lineno
-        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and (dotted_name(stmt.value.func) or "").endswith(_EXITS):
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and _exits(dotted_name(stmt.value.func) or ""):
             return stmt.lineno
     return None
+
+
+def _exits(callee: str) -> bool:
+    """Whether a call leaves the command: ``sys.exit``, argparse's ``parser.error``, click's
+    ``ctx.fail`` (not ``logger.error``, after which the command goes on)."""
+    head, _, last = callee.rpartition(".")
+    return callee in _EXITS or (last == "error" and head.rsplit(".", 1)[-1].endswith("parser")) or (last == "fail" and head == "ctx")
 
 
 class _Bare(ast.NodeTransformer):

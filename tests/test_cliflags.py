@@ -7,6 +7,7 @@ console script would run it (``raisedocs verify``'s sandbox) and must raise the 
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
 import pytest
 
@@ -31,15 +32,24 @@ EXAMPLES = {  # message template -> the example's "before"
 DECLARED = {"--max-len", "--eager", "--no-eager", "--compile", "--cache", "--spec"}
 
 
-@pytest.fixture(scope="module")
-def cards(tmp_path_factory) -> list[dict]:
-    out = tmp_path_factory.mktemp("cliflags") / "docs"
-    assert main(["extract", ROOT, "-o", str(out), "--no-cache", "-q"]) == 0
+def _cards(root: str, out: Path) -> list[dict]:
+    """The cards of ``root``, extracted into ``out``."""
+    assert main(["extract", root, "-o", str(out), "--no-cache", "-q"]) == 0
     return load_catalog(str(out / "catalog.json"))["errors"]
 
 
+def _cli_examples(cards: list[dict]) -> dict[str, str]:
+    """Message template -> the before line of each card's CLI example."""
+    return {c["message"]["template"]: c["example"]["before"] for c in cards if c["example"] and c["example"]["style"] == "cli"}
+
+
+@pytest.fixture(scope="module")
+def cards(tmp_path_factory) -> list[dict]:
+    return _cards(ROOT, tmp_path_factory.mktemp("cliflags") / "docs")
+
+
 def test_each_config_raise_gets_a_cli_example_through_its_flag(cards) -> None:
-    found = {c["message"]["template"]: c["example"]["before"] for c in cards if c["example"] and c["example"]["style"] == "cli"}
+    found = _cli_examples(cards)
     assert found == EXAMPLES
     # ... a method of it that reads a field later does not: its Python example stands
     blocks = next(c for c in cards if c["function"] == "CacheConfig.blocks_for")
@@ -98,13 +108,11 @@ HF_FIELDS = {"--model_name", "--dropout", "--learning_rate", "--num_epochs", "--
 
 @pytest.fixture(scope="module")
 def hf_cards(tmp_path_factory) -> list[dict]:
-    out = tmp_path_factory.mktemp("hfargs") / "docs"
-    assert main(["extract", HF_ROOT, "-o", str(out), "--no-cache", "-q"]) == 0
-    return load_catalog(str(out / "catalog.json"))["errors"]
+    return _cards(HF_ROOT, tmp_path_factory.mktemp("hfargs") / "docs")
 
 
 def test_a_dataclass_parsers_fields_are_flags_in_examples(hf_cards) -> None:
-    found = {c["message"]["template"]: c["example"]["before"] for c in hf_cards if c["example"] and c["example"]["style"] == "cli"}
+    found = _cli_examples(hf_cards)
     assert found == HF_EXAMPLES
     # The trigger's dropout is the int 1, which --dropout's float type would make 1.0 (and the
     # message "got 1.0"): no command line, the Python example stands.

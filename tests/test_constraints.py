@@ -77,14 +77,18 @@ def test_each_error_type_words_its_message_as_pydantic_does() -> None:
         assert error.description == known.message_template, error
 
 
-@pytest.fixture(scope="module")
-def catalog(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    out = tmp_path_factory.mktemp("pydconfig") / "docs"
-    proc = subprocess.run([sys.executable, "-m", "extractor", "extract", str(ROOT), "-o", str(out), "--no-cache"],
+def _extracted(root: Path, out: Path) -> dict:
+    """The catalog of ``root``, extracted by ``raisedocs extract`` in a child process into ``out``."""
+    proc = subprocess.run([sys.executable, "-m", "extractor", "extract", str(root), "-o", str(out), "--no-cache"],
                           capture_output=True, text=True, check=False, env={"PYTHONPATH": str(Path(__file__).parent.parent),
                                                                             "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stderr
     return load_catalog(str(out / "catalog.json"))
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return _extracted(ROOT, tmp_path_factory.mktemp("pydconfig") / "docs")
 
 
 def _constraints(catalog: dict) -> list[dict]:
@@ -165,12 +169,8 @@ def test_each_command_line_given_raises_the_cards_error_through_the_command(case
     """A constraint card's command line runs the fixture's own command: pydantic's error for the
     card's field (and its fix's line runs clean), never an earlier check of the command's (minivllm exits on a negative
     --offload-group-size before the record's ge=0 is met, so that card gives no line)."""
-    out = tmp_path / "docs"
-    proc = subprocess.run([sys.executable, "-m", "extractor", "extract", str(FIXTURES / case), "-o", str(out), "--no-cache", "-q"],
-                          capture_output=True, text=True, check=False, env={"PYTHONPATH": str(Path(__file__).parent.parent),
-                                                                            "PATH": "/usr/bin:/bin"})
-    assert proc.returncode == 0, proc.stderr
-    cards = [c for c in load_catalog(str(out))["errors"] if c.get("command_line")]
+    errors = _extracted(FIXTURES / case, tmp_path / "docs")["errors"]
+    cards = [c for c in errors if c.get("command_line")]
     argvs = [c[key].split()[1:] for key in ("command_line", "command_line_fix") for c in cards]
     run = subprocess.run([sys.executable, "-c", _RUN_COMMAND, str(FIXTURES / case), module], input=json.dumps(argvs),
                          capture_output=True, text=True, check=True)
@@ -178,7 +178,7 @@ def test_each_command_line_given_raises_the_cards_error_through_the_command(case
     assert cards and raised[:len(cards)] == [["ValidationError", [[c["constraint"]["error_type"], [c["constraint"]["field"]]]]]
                                              for c in cards]
     assert raised[len(cards):] == [None] * len(cards)  # the fix's line: the command runs
-    fields = {c["constraint"]["field"] for c in load_catalog(str(out))["errors"] if c.get("constraint") and not c.get("command_line")}
+    fields = {c["constraint"]["field"] for c in errors if c.get("constraint") and not c.get("command_line")}
     assert case != "offload" or "offload_group_size" in fields
 
 

@@ -108,12 +108,13 @@ def _edges(project: Project, facts: FileFacts, tops: set[str]) -> Iterator[tuple
     outside = {local for local, target in facts.imports if target.split(".", 1)[0] not in tops}  # (``torch``: not the tree's)
     for made in project.calls_made(facts.path):
         caller = f"{facts.module}.{made.function}"
-        bare = replace(made, calls=())
+        bare: CallsMade | None = None  # (made once, for a function that calls into the tree)
         for call in made.calls:
             if call.callee.split(".", 1)[0] in outside:
                 continue
             for target in call_targets(project, facts, call.callee, made.owner, call.receiver):
                 if target != caller:
+                    bare = bare or replace(made, calls=())
                     yield target, Edge(caller=caller, module=facts.module, path=facts.path, made=bare, call=call)
 
 

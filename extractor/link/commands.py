@@ -11,7 +11,8 @@ flag is kept, as before.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from typing import TypeVar
 
 from ..collect.declarations import module_name
 from ..collect.flags import BOOLEAN_KWARGS, DATACLASS_PARSER, DATACLASS_PARSERS, JSON_FLAG, JSON_KWARGS, KWARGS_OF, PARAMS
@@ -30,6 +31,7 @@ FIELDS = "fields:"  # the key prefix of a dataclass whose every field is a flag 
 RECORD_ACTIONS = (" json", " field", " field-bool")
 _PARSER_PACKAGES = ("transformers.",)  # where a dataclass parser class outside the tree comes from
 NAMESPACE = "(namespace)"
+_Value = TypeVar("_Value")
 MAX_FUNCTIONS = 10_000  # functions followed from the subcommand, at most
 
 
@@ -83,6 +85,16 @@ def command_flags(command: str, flags: dict[str, str], parsers: dict[str, Parser
     return {dest: flag for dest, flag in flags.items() if dest in dests}, modules
 
 
+def command_files(per_file: dict[str, _Value], modules: set[str] | None, project: Project) -> Iterator[tuple[str, str, _Value]]:
+    """``(path, module, value)`` of each file of ``per_file`` (by path) whose module is one of
+    ``modules`` (the command's parser functions'; every file where None), by path."""
+    module_of = {path: module for module, path in project.providers.items()}
+    for path, value in sorted(per_file.items()):
+        module = module_of.get(path) or module_name(path)
+        if modules is None or module in modules:
+            yield path, module, value
+
+
 def command_routes(routes: dict[str, Routes], modules: set[str] | None, project: Project) -> dict[str, str]:
     """Where the command's code hands the flags' values on (collect.routes), keyed
     ``ROUTE + "module.Qualname"`` of the class it builds or the function it passes the parsed
@@ -90,11 +102,9 @@ def command_routes(routes: dict[str, Routes], modules: set[str] | None, project:
     (space-separated) or, for a function, ``NAMESPACE`` and the attributes of the parsed
     arguments its caller assigns. Only the files of ``modules`` (the command's parser
     functions; all files with routes where that is None) are read."""
-    module_of = {path: module for module, path in project.providers.items()}
     sites: dict[str, set[str]] = {}
-    for path, entries in sorted(routes.items()):
-        module = module_of.get(path) or module_name(path)
-        facts = project.module(module) if entries and (modules is None or module in modules) else None
+    for _, module, entries in command_files(routes, modules, project):
+        facts = project.module(module) if entries else None
         if facts is None:
             continue
         for callee, keywords, namespace in entries:
@@ -115,11 +125,8 @@ def command_checks(checks: dict[str, tuple[tuple[str, int, str], ...]], modules:
     ``modules`` (all where None), keyed ``CHECK + attribute``: newline-separated
     ``path<TAB>line<TAB>test`` (the line of the raise or exit the test leads to; ``ast.unparse``
     writes a tab in a string as ``\\t``)."""
-    module_of = {path: module for module, path in project.providers.items()}
     found: dict[str, set[str]] = {}
-    for path, entries in sorted(checks.items()):
-        if modules is not None and (module_of.get(path) or module_name(path)) not in modules:
-            continue
+    for path, _, entries in command_files(checks, modules, project):
         for attribute, line, test in entries:
             found.setdefault(CHECK + attribute, set()).add(f"{path}\t{line}\t{test}")
     return {key: "\n".join(sorted(tests)) for key, tests in sorted(found.items())}
@@ -131,12 +138,10 @@ def command_records(declared: dict[str, tuple[tuple[str, str], ...]], flags: dic
     "module.Qualname"`` -> ``"fields"`` for each dataclass of a dataclass parser
     (``HfArgumentParser((A, B))``, collect.flags.DATACLASS_PARSER) that ``transformers`` or the
     tree defines, declared in ``modules`` (the command's parser functions; anywhere where None)."""
-    module_of = {path: module for module, path in project.providers.items()}
     found = command_json(declared, flags, project)
-    for path, pairs in sorted(declared.items()):
-        module = module_of.get(path) or module_name(path)
+    for _, module, pairs in command_files(declared, modules, project):
         wanted = [(dest, parser) for dest, parser in pairs if dest.startswith(DATACLASS_PARSER)]
-        facts = project.module(module) if wanted and (modules is None or module in modules) else None
+        facts = project.module(module) if wanted else None
         if facts is None:
             continue
         for dest, parser in wanted:
@@ -161,12 +166,9 @@ def command_parameters(declared: dict[str, tuple[tuple[str, str], ...]], modules
     """The click and typer commands of ``modules`` (all where None) whose options reach their
     parameters (collect.flags.PARAMS): ``PARAM + "module.qualname"`` -> the words that select the
     command, ``PARAM + "module.qualname:parameter"`` -> its option's flag."""
-    module_of = {path: module for module, path in project.providers.items()}
     found: dict[str, str] = {}
-    for path, pairs in sorted(declared.items()):
-        module = module_of.get(path) or module_name(path)
-        if modules is None or module in modules:
-            found.update((PARAM + module + "." + dest.removeprefix(PARAMS), flag) for dest, flag in pairs if dest.startswith(PARAMS))
+    for _, module, pairs in command_files(declared, modules, project):
+        found.update((PARAM + module + "." + dest.removeprefix(PARAMS), flag) for dest, flag in pairs if dest.startswith(PARAMS))
     return found
 
 

@@ -31,7 +31,8 @@ from .helpers import GOLDEN, extract_snippet
 
 ROOT = Path(__file__).resolve().parent.parent
 MEMBERS = [member for codes in CODES for member in codes]
-PLACEHOLDERS = {Reason.NO_CANDIDATE_VALUES: "NAME", Reason.OPAQUE: "KIND", Reason.INTERNAL_ERROR: "ERROR"}  # README's
+PLACEHOLDERS = {Reason.NO_CANDIDATE_VALUES: "NAME", Reason.OPAQUE: "KIND", Reason.INTERNAL_ERROR: "ERROR",
+                Reason.UNKNOWN_DECORATOR: "DECORATOR"}  # README's
 
 
 @pytest.mark.parametrize("member", MEMBERS, ids=[f"{type(m).__name__}.{m.name}" for m in MEMBERS])
@@ -43,7 +44,7 @@ def test_every_code_has_a_one_line_description(member) -> None:
 
 def test_a_code_that_carries_a_value_is_written_as_one_string_and_read_back() -> None:
     for code, text in ((Reason.NO_CANDIDATE_VALUES, "no_candidate_values:a.shape"), (Reason.OPAQUE, "opaque_if_exp"),
-                       (Reason.INTERNAL_ERROR, "internal_error: TypeError")):
+                       (Reason.INTERNAL_ERROR, "internal_error: TypeError"), (Reason.UNKNOWN_DECORATOR, "unknown_decorator:no_grad")):
         detailed = Detailed.from_text(text)
         assert detailed.code is code and str(detailed) == text
         assert from_json(Trigger, to_json(Trigger(status=TriggerStatus.UNSOLVED, inputs={}, reason=detailed))).reason == detailed

@@ -194,6 +194,7 @@ class Solved:
     validator: Validator | None = None
     validator_reason: Reason | None = None  # why there is no validator, where there is none
     example: Example | None = None
+    example_reason: ReasonCode | None = None  # a verified trigger without an example: why (solve.examples)
     state: tuple[StateWrite, ...] = ()  # link.state's writes, with which values reach the raise (solve.state)
     # A field constraint's card: ``str(ValidationError)`` for the trigger's value as pydantic
     # prints it, without the version-dependent "For further information visit" line (solve.constraints).

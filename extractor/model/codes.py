@@ -225,6 +225,29 @@ class Reason(Code):
                                                     "special method stands in the way)")
     ENTRY_NOT_SOLVED = "entry_not_solved", ("solved again at the public entry, with the values the way to it fixes, no verified trigger "
                                             "with an example was found (a value may not be writable as the entry's argument)")
+    # Why a verified trigger has no example (Solved.example_reason; solve.examples, solve.remedies).
+    NOT_PUBLIC = "not_public", ("the function is private, nested in another function, or a method of a private or nested class, so a "
+                                "caller cannot call it by name; and no public entry passes the trigger's values straight through to it")
+    NO_PUBLIC_MODULE = "no_public_module", ("the function, or a name the example would import, is defined in a private module that no "
+                                            "public module is seen to re-export")
+    UNKNOWN_DECORATOR = "unknown_decorator", ("the function is wrapped by `@{value}`, which the tool does not know to pass a call through "
+                                              "to the function's body unchanged")
+    VALUE_NOT_PASSED = "value_not_passed", ("the trigger sets a value that no argument of the call and no keyword of the object's "
+                                            "constructor passes (the object's state, or a value the code computes)")
+    VALUE_NOT_WRITABLE = "value_not_writable", "a value of the trigger cannot be written as Python source"
+    ARGUMENT_WITHOUT_VALUE = "argument_without_value", ("a required argument of the call has no value the tool can give: the "
+                                                        "condition does not fix it, and a statement on the way reads it")
+    SIGNATURE_MISMATCH = "signature_mismatch", ("the values cannot be passed as the declared signature takes them (a positional-only "
+                                                "parameter after one left out, a variadic or private parameter, a keyword the "
+                                                "signature does not declare)")
+    CONSTRUCTOR_UNKNOWN = "constructor_unknown", ("the function runs on an object of a class (or takes one) whose constructor's "
+                                                  "parameters the tool does not know, so it cannot build one")
+    CONSTRUCTOR_NEEDS_ARGUMENTS = "constructor_needs_arguments", ("building the object takes required arguments (fields without a "
+                                                                  "default) that the tool has no values for")
+    ASYNC_GENERATOR = "async_generator", "the function is an async generator, which an example would have to drive in an event loop"
+    COMPUTED_ENVIRONMENT_NAME = "computed_environment_name", ("the condition reads an environment variable by a computed name, which "
+                                                              "an example cannot set")
+    EXAMPLE_NOT_COMPILED = "example_not_compiled", "the call the tool wrote does not compile (a bug of raisedocs)"
     # Why `raisedocs verify` did not run a card's example (Verification.reason).
     NO_EXAMPLE = "no_example", "the card has no Python example (some value of its trigger cannot be written as code)"
     CLI_EXAMPLE = "cli_example", "the example is a command line whose console script is not installed (nor declared by the tree verified)"
@@ -239,7 +262,7 @@ class Reason(Code):
 
 # How a carrying code and its value are written as one string: ``no_candidate_values:dtype``,
 # ``opaque_call`` (the kind of the message's expression), ``internal_error: TypeError``.
-JOINS = {Reason.NO_CANDIDATE_VALUES: ":", Reason.OPAQUE: "_", Reason.INTERNAL_ERROR: ": "}
+JOINS = {Reason.NO_CANDIDATE_VALUES: ":", Reason.OPAQUE: "_", Reason.INTERNAL_ERROR: ": ", Reason.UNKNOWN_DECORATOR: ":"}
 
 
 @record

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..collect.annotations import read_annotation
-from ..model import Card, CardContext, FieldConstraint, FieldDoc, Fix, FixTarget, Hole, Reason, Solved, Trigger, TriggerStatus
+from ..model import Card, CardContext, Example, FieldConstraint, FieldDoc, Fix, FixTarget, Hole, Reason, Solved, Trigger, TriggerStatus
 from ..model.pytext import literal_or
 from .examples import constraint_example
 from .values import to_json_value
@@ -188,10 +188,11 @@ def solve_constraint(card: Card, ctx: CardContext) -> Solved:
         fixes = (Fix(inputs={name: to_json_value(good)}, changed=(name,), target=FixTarget.OWN_TEST, verified=True,
                      description=f"set `{constraint.field}` to `{good!r}` (the trigger has `{bad!r}`), so that pydantic accepts it "
                                  f"under `{constraint.declared}`"),)
-    example, line = constraint_example(card, ctx, {name: bad}, {name: good} if good is not None else None)
+    written, line = constraint_example(card, ctx, {name: bad}, {name: good} if good is not None else None)
+    example, example_reason = (written, None) if isinstance(written, Example) else (None, written)
     trigger = Trigger(status=TriggerStatus.CONCRETE, inputs={name: to_json_value(bad)}, changed=(name,), message=message, verified=True)
     also = _required_also(ctx, constraint.field)
-    return Solved(trigger=trigger, fixes=fixes, validator_reason=Reason.CHECKED_BY_PYDANTIC, example=example,
+    return Solved(trigger=trigger, fixes=fixes, validator_reason=Reason.CHECKED_BY_PYDANTIC, example=example, example_reason=example_reason,
                   validation_error=None if also else _validation_error(constraint, message, bad), command_line=line[0],
                   command_line_fix=line[1], required_also=also)
 

@@ -65,6 +65,7 @@ class Draft:
     parents: set[str] = field(default_factory=set)  # values given beside an attribute of theirs (solve.checks.value_parents)
     found: tuple[tuple[Fix, Any, bool], ...] = ()  # each fix, the value it sets, and whether no other raise may fire under it
     example: Example | None = None
+    example_reason: ReasonCode | None = None  # a verified trigger without an example: why
 
 
 def param_defaults(ctx: CardContext) -> dict[str, Any]:

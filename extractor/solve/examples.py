@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..model import CONSTRUCTING, Card, CardContext, Example, ExampleStyle, FieldDoc, NoFix, Param
+from ..model.codes import Detailed, Reason, ReasonCode
 from ..model.pytext import repeated_text
 from .domains import NO_VALUE
 from .evaluate import parse_expr, predicate
@@ -145,8 +146,8 @@ def _public(name: str) -> bool:
     return not name.startswith("_")
 
 
-def _arguments(params: tuple[Param, ...], values: dict[str, Any], imports: set[tuple[str, str]], module: str) -> str | None:
-    """The argument list that passes ``values`` (name -> value) to ``params``."""
+def _arguments(params: tuple[Param, ...], values: dict[str, Any], imports: set[tuple[str, str]], module: str) -> str | Reason:
+    """The argument list that passes ``values`` (name -> value) to ``params``, or why it cannot be written."""
     declared = {p.name: p for p in params}
     positional: list[str] = []
     keywords: list[str] = []
@@ -155,34 +156,36 @@ def _arguments(params: tuple[Param, ...], values: dict[str, Any], imports: set[t
             continue
         if param.name not in values:
             if param.default is None:
-                return None
+                return Reason.ARGUMENT_WITHOUT_VALUE
             break  # later positional-only values cannot be passed past a skipped one
         rendered = _literal(values[param.name], imports, module)
         if rendered is None:
-            return None
+            return Reason.VALUE_NOT_WRITABLE
         positional.append(rendered)
     for name, value in values.items():
         target = declared.get(name)
         if target is not None and target.kind == "starstar" and isinstance(value, dict):
             # ``**kwargs`` of ``{"foo": 1}``: the call passes ``foo=1`` (a name no other parameter takes)
             if not all(isinstance(k, str) and k.isidentifier() and not keyword.iskeyword(k) and k not in declared for k in value):
-                return None
+                return Reason.SIGNATURE_MISMATCH
             extra = [(k, _literal(v, imports, module)) for k, v in value.items()]
             if any(text is None for _, text in extra):
-                return None
+                return Reason.VALUE_NOT_WRITABLE
             keywords.extend(f"{k}={text}" for k, text in extra)
             continue
         if target is None or target.kind in ("star", "starstar"):
-            return None
+            return Reason.SIGNATURE_MISMATCH
         if target.kind == "positional":
             continue
+        if not _public(name):
+            return Reason.SIGNATURE_MISMATCH  # (a private keyword)
         rendered = _literal(value, imports, module)
-        if rendered is None or not _public(name):
-            return None
+        if rendered is None:
+            return Reason.VALUE_NOT_WRITABLE
         keywords.append(f"{name}={rendered}")
     passed = {p.name for p in params if p.kind == "positional"}.intersection(values)
     if len(positional) != len(passed):
-        return None
+        return Reason.SIGNATURE_MISMATCH
     return ", ".join([*positional, *keywords])
 
 
@@ -191,48 +194,61 @@ class _Nested(dict):
 
 
 def _build(owner: str, fields: dict[tuple[str, ...], Any], ctx: CardContext, imports: set[tuple[str, str]],
-           extra: dict[str, Any] | None = None) -> str | None:
-    """``Owner(a=..., b=Nested(c=...))`` from constructor keyword paths -> values."""
+           extra: dict[str, Any] | None = None) -> str | Reason:
+    """``Owner(a=..., b=Nested(c=...))`` from constructor keyword paths -> values, or why it cannot be written."""
     if ctx.owner.constructor is None:
-        return None
+        return Reason.CONSTRUCTOR_UNKNOWN
     tree = _Nested(extra or {})
     for path, value in fields.items():
         node = tree
         for part in path[:-1]:
             node = node.setdefault(part, _Nested())
             if not isinstance(node, _Nested):
-                return None
+                return Reason.SIGNATURE_MISMATCH  # (a keyword given a value and also one of its own keywords)
         node[path[-1]] = value
+    return _render(owner, tree, "self", ctx.owner.constructor, ctx.place.module or "", _Writing(ctx, imports))
 
-    def render(cls: str, node: dict[str, Any], prefix: str, signature: tuple[Param, ...] | None, where: str) -> str | None:
-        args = []
-        for key, child in node.items():
-            if isinstance(child, _Nested):
-                target = ctx.owner.classes.get(f"{prefix}.{key}")
-                if target is None:
-                    return None
-                module, qualname = target.split(":", 1)
-                if "." in qualname or not _public(qualname) or not _public_module(module):
-                    return None
-                imports.add((module, qualname))
-                inner = render(qualname, child, f"{prefix}.{key}", None, module)
-                if inner is None:
-                    return None
-                args.append(f"{key}={inner}")
-                continue
-            rendered = _literal(child, imports, where)  # an Enum member as written where its field is
-            if rendered is None:
-                return None
-            args.append(f"{key}={rendered}")
-        if signature is not None:
-            declared = {p.name: p for p in signature}
-            if any(declared.get(k) is None or declared[k].kind not in ("normal", "keyword") for k in node):
-                return None
-            if any(p.default is None and p.kind in ("normal", "keyword", "positional") and p.name not in node for p in signature):
-                return None  # a required argument without a value
-        return f"{cls}({', '.join(args)})"
 
-    return render(owner, tree, "self", ctx.owner.constructor, ctx.place.module or "")
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Writing:
+    """What writing a constructor call reads (the object's nested classes) and adds to (the imports)."""
+
+    ctx: CardContext
+    imports: set[tuple[str, str]]
+
+
+def _render(cls: str, node: dict[str, Any], prefix: str, signature: tuple[Param, ...] | None, where: str,
+            writing: _Writing) -> str | Reason:
+    """``cls(...)`` with ``node``'s keywords; a nested record's by its own class (``signature``:
+    the constructor's, where it is known), an Enum member as written ``where`` its field is."""
+    args = []
+    for key, child in node.items():
+        if isinstance(child, _Nested):
+            target = writing.ctx.owner.classes.get(f"{prefix}.{key}")
+            if target is None:
+                return Reason.CONSTRUCTOR_UNKNOWN
+            module, qualname = target.split(":", 1)
+            if "." in qualname or not _public(qualname):
+                return Reason.NOT_PUBLIC
+            if not _public_module(module):
+                return Reason.NO_PUBLIC_MODULE
+            writing.imports.add((module, qualname))
+            inner = _render(qualname, child, f"{prefix}.{key}", None, module, writing)
+            if isinstance(inner, Reason):
+                return inner
+            args.append(f"{key}={inner}")
+            continue
+        rendered = _literal(child, writing.imports, where)
+        if rendered is None:
+            return Reason.VALUE_NOT_WRITABLE
+        args.append(f"{key}={rendered}")
+    if signature is not None:
+        declared = {p.name: p for p in signature}
+        if any(declared.get(k) is None or declared[k].kind not in ("normal", "keyword") for k in node):
+            return Reason.SIGNATURE_MISMATCH
+        if any(p.default is None and p.kind in ("normal", "keyword", "positional") and p.name not in node for p in signature):
+            return Reason.CONSTRUCTOR_NEEDS_ARGUMENTS
+    return f"{cls}({', '.join(args)})"
 
 
 def _public_module(module: str) -> bool:
@@ -249,23 +265,27 @@ def is_class_level(card: Card) -> bool:
     return not decorator_names(card).isdisjoint(_CLASS_LEVEL)
 
 
-def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str | None:
-    """Code that imports the entry and calls it with ``values`` (input -> value), or None."""
+def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str | ReasonCode:
+    """Code that imports the entry and calls it with ``values`` (input -> value), or why it cannot be written."""
     function, module = card.at.function, ctx.place.public_module  # (``httpx``, not ``httpx._client``: link.project.entry_module)
-    if not function or "<locals>" in function or module is None:
-        return None
+    if not function or "<locals>" in function:
+        return Reason.NOT_PUBLIC
+    if module is None:
+        return Reason.NO_PUBLIC_MODULE
     decorators = decorator_names(card)
     if not decorators <= _TRANSPARENT:
-        return None
+        return Detailed(code=Reason.UNKNOWN_DECORATOR, value=min(decorators - _TRANSPARENT))
+    if ctx.signature.call_style == "async_generator":
+        return Reason.ASYNC_GENERATOR
     params = {p.name for p in ctx.signature.params}
     args = {k: v for k, v in values.items() if k in params and k not in ("self", "cls")}
     fields = {ctx.owner.settable[k]: v for k, v in values.items() if k in ctx.owner.settable}
     if len(args) + len(fields) != len(values):
-        return None  # a value no caller passes
+        return Reason.VALUE_NOT_PASSED
     call = _Call(ctx=ctx, args=args, fields=fields, written=ctx.place.module or module)
     code = _entry_call(call, card, decorators, module, function)
-    if code is None or ctx.signature.call_style == "async_generator":
-        return None
+    if isinstance(code, Reason):
+        return code
     return _compiled_snippet(_body_run(code, card, ctx, decorators, call.imports), call.imports)
 
 
@@ -282,35 +302,40 @@ class _Call:
     imports: set[tuple[str, str]] = dataclasses.field(default_factory=set)
 
 
-def _entry_call(call: _Call, card: Card, decorators: set[str], module: str, function: str) -> str | None:
+def _entry_call(call: _Call, card: Card, decorators: set[str], module: str, function: str) -> str | Reason:
     """The call of the entry: a function, a constructor, a class-level method, or a method of a built object."""
     owner, _, name = function.rpartition(".")
+    if not _public(name) and not (owner and set(card.entry) & CONSTRUCTING):
+        return Reason.NOT_PUBLIC  # (a constructor's own check runs as the class is called, whatever its name)
     if not owner:
         call_args = _arguments(call.ctx.signature.params, call.args, call.imports, call.written)
-        if not _public(name) or call_args is None:
-            return None
         call.imports.add((module, name))
-        return f"{name}({call_args})"
+        return call_args if isinstance(call_args, Reason) else f"{name}({call_args})"
     if "." in owner or not _public(owner):
-        return None  # a nested or private class
+        return Reason.NOT_PUBLIC  # a nested or private class
     call.imports.add((module, owner))
     if set(card.entry) & CONSTRUCTING:
         return _constructor_call(call, owner, name)
     if decorators & set(_CLASS_LEVEL):
         signature = call.ctx.signature.params[1:] if "classmethod" in decorators else call.ctx.signature.params
         call_args = _arguments(signature, call.args, call.imports, call.written)
-        return f"{owner}.{name}({call_args})" if _public(name) and not call.fields and call_args is not None else None
+        if call.fields:
+            return Reason.VALUE_NOT_PASSED  # (an attribute of an object a class-level method has none of)
+        return call_args if isinstance(call_args, Reason) else f"{owner}.{name}({call_args})"
     obj = _build(owner, call.fields, call.ctx, call.imports)
+    if isinstance(obj, Reason):
+        return obj
     call_args = _arguments(call.ctx.signature.params[1:], call.args, call.imports, call.written)
-    return f"{obj}.{name}({call_args})" if obj is not None and call_args is not None and _public(name) else None
+    return call_args if isinstance(call_args, Reason) else f"{obj}.{name}({call_args})"
 
 
-def _constructor_call(call: _Call, owner: str, name: str) -> str | None:
+def _constructor_call(call: _Call, owner: str, name: str) -> str | Reason:
     """``Owner(...)``: the entry is the constructor (its arguments are the call's) or runs while it builds."""
     if name not in ("__init__", "__new__"):
-        return _build(owner, call.fields, call.ctx, call.imports) if not call.args else None
-    if _arguments(call.ctx.signature.params[1:], call.args, call.imports, call.written) is None:
-        return None
+        return _build(owner, call.fields, call.ctx, call.imports) if not call.args else Reason.VALUE_NOT_PASSED
+    checked = _arguments(call.ctx.signature.params[1:], call.args, call.imports, call.written)
+    if isinstance(checked, Reason):
+        return checked
     return _build(owner, call.fields, call.ctx, call.imports, extra=call.args)
 
 
@@ -326,18 +351,18 @@ def _body_run(code: str, card: Card, ctx: CardContext, decorators: set[str], imp
     return code
 
 
-def _compiled_snippet(code: str, imports: set[tuple[str, str]]) -> str | None:
+def _compiled_snippet(code: str, imports: set[tuple[str, str]]) -> str | Reason:
     """``code`` after its imports, where they are public and the whole compiles."""
     modules = sorted({m for m, _ in imports})
     if not all(_public_module(m) for m in modules):
-        return None  # (a constant imported from the private module the entry is defined in)
+        return Reason.NO_PUBLIC_MODULE  # (a constant imported from the private module the entry is defined in)
     lines = [f"import {m}" if (m, "") in imports else f"from {m} import {', '.join(sorted(n for k, n in imports if k == m))}"
              for m in modules]
     text = "\n".join([*lines, code])
     try:
         compile(text, "<example>", "exec")
     except (SyntaxError, ValueError):
-        return None
+        return Reason.EXAMPLE_NOT_COMPILED
     return text
 
 
@@ -385,9 +410,9 @@ def clears_checks(card: Card, ctx: CardContext, values: dict[str, Any]) -> bool:
 
 
 def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: dict[str, Any] | None,
-                  required: dict[str, Any], setup: str = "") -> Example | None:
+                  required: dict[str, Any], setup: str = "") -> Example | ReasonCode:
     """Before (the trigger's changes) and after (the first fix's changes on top; None where
-    no fix is proven: the example then only reproduces the error).
+    no fix is proven: the example then only reproduces the error), or why no example can be written.
 
     ``required`` holds the function's parameters without a default, with the trigger's
     value where it has one; a Python call is written only when all have a value. ``setup``:
@@ -403,21 +428,23 @@ def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: d
     if ctx.cli.command and before and not setup \
             and all(_flag_fits(name, value, fields, ctx) for name, value in (*before.items(), *(after or {}).items())) \
             and clears_checks(card, ctx, before) and (after is None or clears_checks(card, ctx, after)):
-        first = cli_line(ctx.cli.command, before, ctx.cli.flags)
-        second = cli_line(ctx.cli.command, after, ctx.cli.flags) if after is not None else None
-        if first and (second or after is None):
-            return Example(style=ExampleStyle.CLI, before=first, after=second)
+        line = cli_line(ctx.cli.command, before, ctx.cli.flags)
+        line_fix = cli_line(ctx.cli.command, after, ctx.cli.flags) if after is not None else None
+        if line and (line_fix or after is None):
+            return Example(style=ExampleStyle.CLI, before=line, after=line_fix)
     if any(value is NO_VALUE for value in required.values()):
-        return None
+        return Reason.ARGUMENT_WITHOUT_VALUE
     first = python_snippet(card, ctx, {**required, **before})
     second = python_snippet(card, ctx, {**required, **after}) if after is not None else None
-    if first and (second or after is None):
-        if setup:
-            first, second = f"{setup}\n{first}", f"{setup}\n{second}" if second else None
-        own = {m.split(".", 1)[0] for m in (ctx.place.module, ctx.place.public_module, ctx.place.exception_module) if m}
-        return Example(style=ExampleStyle.PYTHON, before=first, after=second,
-                       requires=example_requires((first, second or ""), own or {card.path.split("/", 1)[0].removesuffix(".py")}))
-    return None
+    if isinstance(first, (Reason, Detailed)):
+        return first
+    if isinstance(second, (Reason, Detailed)):
+        return second
+    if setup:
+        first, second = f"{setup}\n{first}", f"{setup}\n{second}" if second else None
+    own = {m.split(".", 1)[0] for m in (ctx.place.module, ctx.place.public_module, ctx.place.exception_module) if m}
+    return Example(style=ExampleStyle.PYTHON, before=first, after=second,
+                   requires=example_requires((first, second or ""), own or {card.path.split("/", 1)[0].removesuffix(".py")}))
 
 
 def example_requires(codes: Iterable[str], own: set[str]) -> tuple[str, ...]:
@@ -439,11 +466,12 @@ def example_requires(codes: Iterable[str], own: set[str]) -> tuple[str, ...]:
 
 
 def constraint_example(card: Card, ctx: CardContext, before: dict[str, Any],
-                       after: dict[str, Any] | None) -> tuple[Example | None, tuple[str | None, str | None]]:
+                       after: dict[str, Any] | None) -> tuple[Example | ReasonCode, tuple[str | None, str | None]]:
     """A field constraint's example: the class built with the field's keyword (Python, which
     verify runs), "after" with the fix's value; and the command lines that pass the trigger's
     value, and the fix's, through the field's flag, where the command's code hands that flag on
-    to the class and its own checks let the value through (the fix's line: None without one)."""
+    to the class and its own checks let the value through (the fix's line: None without one).
+    Without a Python example: why not, in its place."""
     owner, module = card.at.function, ctx.place.public_module
     fields = {f.input: f for f in card.docs.fields}
 
@@ -455,17 +483,26 @@ def constraint_example(card: Card, ctx: CardContext, before: dict[str, Any],
 
     first_line = command(before)
     line = (first_line, command(after) if first_line is not None else None)
-    if not owner or module is None or "." in owner or "<" in owner or not _public(owner):
-        return None, line
+    if not owner or "." in owner or "<" in owner or not _public(owner):
+        return Reason.NOT_PUBLIC, line
+    if module is None:
+        return Reason.NO_PUBLIC_MODULE, line
 
-    def snippet(values: dict[str, Any]) -> str | None:
-        imports = {(module, owner)}
-        keywords = {ctx.owner.settable[k]: v for k, v in values.items() if k in ctx.owner.settable}
-        code = _build(owner, keywords, ctx, imports) if len(keywords) == len(values) else None
-        return _compiled_snippet(code, imports) if code is not None else None
-
-    first = snippet(before)
-    second = snippet(after) if after is not None else None
-    if first is None or (after is not None and second is None):
-        return None, line
+    first = _built(owner, module, ctx, before)
+    second = _built(owner, module, ctx, after) if after is not None else None
+    if isinstance(first, Reason):
+        return first, line
+    if isinstance(second, Reason):
+        return second, line
     return Example(style=ExampleStyle.PYTHON, before=first, after=second, no_fix=None if after is not None else NoFix.NONE_FOUND), line
+
+
+def _built(owner: str, module: str, ctx: CardContext, values: dict[str, Any]) -> str | Reason:
+    """The code that imports ``owner`` from ``module`` and builds it with ``values`` (its settable
+    attributes -> value), or why it cannot be written."""
+    imports = {(module, owner)}
+    keywords = {ctx.owner.settable[k]: v for k, v in values.items() if k in ctx.owner.settable}
+    if len(keywords) != len(values):
+        return Reason.VALUE_NOT_PASSED
+    code = _build(owner, keywords, ctx, imports)
+    return code if isinstance(code, Reason) else _compiled_snippet(code, imports)

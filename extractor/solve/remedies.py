@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..model import CardContext, Example, Fix
-from ..model.codes import NoFix
+from ..model.codes import NoFix, Reason, ReasonCode
 from .arrays import fold_arrays, frame_annotations, incoherent_arrays
 from .construction import constructs
 from .domains import NO_VALUE, default_source, literal_value, param_domain
@@ -119,18 +119,21 @@ def _fix(draft: Draft, candidate: FixCandidate) -> Found | None:
 
 
 def exemplify(draft: Draft) -> Draft:
-    """The example, for a verified trigger only (only what was shown to raise)."""
-    return replace(draft, example=_example(draft)) if draft.verified else draft
+    """The example, for a verified trigger only (only what was shown to raise), or why there is none."""
+    if not draft.verified:
+        return draft
+    example = _example(draft)
+    return replace(draft, example=example) if isinstance(example, Example) else replace(draft, example_reason=example)
 
 
-def _example(draft: Draft) -> Example | None:
+def _example(draft: Draft) -> Example | ReasonCode:
     """The call that raises, and the same call with the first fix under which no other raise
-    may fire and which a caller can write; None where the call cannot be written."""
+    may fire and which a caller can write; why not where the call cannot be written."""
     frame, problem, env = draft.frame, draft.problem, draft.env
     card, ctx = frame.card, frame.ctx
     setup = _example_setup(draft)
-    if setup is None:
-        return None
+    if isinstance(setup, Reason):
+        return setup
     class_level = is_class_level(card)  # (called on the class: no object is built)
     before = {n: env[n] for n in _changed(draft)}
     # A Python call needs its required parameters too; they take the trigger's values.
@@ -149,38 +152,39 @@ def _example(draft: Draft) -> Example | None:
     after = fold_arrays(after, annotations) if after is not None else None
     required = {name: before.get(name, value) for name, value in required.items()}
     example = build_example(card, ctx, before, after, required, setup)
-    if example is None and after is not None:
+    if not isinstance(example, Example) and after is not None:
         example = build_example(card, ctx, before, None, required, setup)  # the fix cannot be written as a call
-    if example is not None:
-        placeholders = sorted(n for n in required if n in ctx.signature.unread and n not in card.statement.guard.inputs)
-        example = replace(example, placeholders=tuple(placeholders))
-    if example is None or example.after is None:
-        return replace(example, no_fix=no_fix) if example is not None else None
+    if not isinstance(example, Example):
+        return example
+    placeholders = sorted(n for n in required if n in ctx.signature.unread and n not in card.statement.guard.inputs)
+    example = replace(example, placeholders=tuple(placeholders))
+    if example.after is None:
+        return replace(example, no_fix=no_fix)
     further = []  # the same call with each further fix, for verify to run
     requires = set(example.requires)
     for other, value in writable[1:]:
         if class_level or constructs(problem, ctx, {**env, other.changed[0]: value}):
             built = build_example(card, ctx, before, fold_arrays({**before, other.changed[0]: value}, annotations), required, setup)
-            if built is not None and built.style == example.style and built.after is not None:  # (never None: it has a fix)
+            if isinstance(built, Example) and built.style == example.style and built.after is not None:  # (never None: it has a fix)
                 further.append(built.after)
                 requires.update(built.requires)
     return replace(example, fixes=tuple(further), requires=tuple(sorted(requires)))
 
 
-def _example_setup(draft: Draft) -> str | None:
+def _example_setup(draft: Draft) -> str | Reason:
     """The Python the example runs first (the environment the trigger assumes: solve.environ),
-    or None where no example can be written."""
+    or why no example can be written."""
     frame, problem, env = draft.frame, draft.problem, draft.env
     card = frame.card
     setup = environ_setup(problem.tree, env[ENVIRON]) if ENVIRON in draft.solution.changed and isinstance(env.get(ENVIRON), dict) else ""
     if setup is None:
-        return None  # a variable the guard reads by a computed name: the example cannot set it
+        return Reason.COMPUTED_ENVIRONMENT_NAME
     if any(n not in _settable(draft) for n in _changed(draft)):
-        return None
+        return Reason.VALUE_NOT_PASSED
     if card.statement.kind == "reraise" and card.exception.written is None:
-        return None  # a bare ``raise`` raises the try body's error, from the body's line: that error's card
+        return Reason.RERAISE  # a bare ``raise`` raises the try body's error, from the body's line: that error's card
     if not is_class_level(card) and not constructs(problem, frame.ctx, env):
-        return None  # building the object would raise first
+        return Reason.CONSTRUCTION_NOT_SHOWN  # building the object would raise first
     return setup
 
 

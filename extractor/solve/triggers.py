@@ -118,7 +118,8 @@ def _solved(draft: Draft) -> Solved:
         constructed={n: to_json_value(v) for n, v in sorted(draft.constructed.items())},
     )
     return Solved(domains=frame.published, trigger=trigger, fixes=tuple(f for f, _, _ in draft.found), validator=draft.validator,
-                  validator_reason=draft.validator_reason, example=draft.example, state=reached(card.solved.state, draft.typed, env))
+                  validator_reason=draft.validator_reason, example=draft.example, example_reason=draft.example_reason,
+                  state=reached(card.solved.state, draft.typed, env))
 
 
 def solve_one(item: tuple[Card, CardContext, bool]) -> Solved:

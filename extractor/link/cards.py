@@ -40,7 +40,7 @@ from .callgraph import Edge, entry_calls, public_entries
 from .caught import caught_by
 from .commands import link_cli, record_flags
 from .constraints import VALIDATION_ERROR, constraint_cards, constraint_key, field_constraint_ids
-from .constructors import Constructors, link_owner, settable_inputs
+from .constructors import Constructors, construction_checks, link_owner, settable_inputs
 from .docstrings import class_summary, field_entry
 from .helpers import expand_call, helper_site, helper_uses, through_of
 from .ids import assign_ids, id_key
@@ -340,8 +340,16 @@ class ContextLinker:
         """A field constraint's context: the class's constructor, the keyword that sets the
         field, and the flag whose value the command hands on to it."""
         qualname = card.docs.owner or ""
-        settable, classes = settable_inputs(self.constructors, qualname, card.statement.guard.inputs)
-        owner = Owner(constructor=self.constructors.signature(qualname), settable=settable, classes=classes)
+        signature = self.constructors.signature(qualname)
+        field = card.constraint.field if card.constraint is not None else None
+        required = tuple(doc for p in signature or () if p.default is None and p.kind in ("normal", "keyword", "positional")
+                         and p.name != field and (doc := field_doc(self.project, self.facts, site.owner, f"self.{p.name}")) is not None)
+        # What constructing the class runs besides pydantic's own checks (its validators,
+        # ``__post_init__``): an example that fills the other required fields must pass them.
+        checks = construction_checks([c for c in self.constructing[qualname] if c.id != card.id], signature)
+        names = [*card.statement.guard.inputs, *(f"self.{doc.declared.name}" for doc in required), *(n for _, i in checks for n, _, _ in i)]
+        settable, classes = settable_inputs(self.constructors, qualname, names)
+        owner = Owner(constructor=signature, settable=settable, classes=classes, checks=checks, required=required)
         cli, reads = link_cli(self.flags, own_flags, self.options.command, self.facts.module, site, card.statement.guard.inputs, owner)
         self.read_flags.update(reads)
         place = Placement(module=self.facts.module, public_module=entry_module(self.project, self.facts.module, card.at.function))

@@ -416,6 +416,9 @@ class Owner:
     abstract: tuple[str, ...] = ()  # the owner class's abstract methods left undefined (link.placeholders.abstract_methods)
     # the attributes its constructor reads that no class of its chain defines (link.placeholders.undefined_attributes)
     undefined: tuple[str, ...] = ()
+    # A field constraint's class: its other required fields (constructor keywords without a
+    # default), as declared, which an example passes values of their own (link.cards, solve.constraints)
+    required: tuple[FieldDoc, ...] = ()
 
 
 @record

@@ -10,15 +10,20 @@ of the field, in plain Python over our own values (nothing of the analysed tree 
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..collect.annotations import read_annotation
 from ..model import Card, CardContext, Example, FieldConstraint, FieldDoc, Fix, FixTarget, Hole, Reason, Solved, Trigger, TriggerStatus
 from ..model.pytext import literal_or
+from .construction import constructs
+from .domains import NO_VALUE, any_value
 from .examples import constraint_example
+from .problem import Problem
 from .values import to_json_value
 
 _ELEMENTS = {"int": 0, "str": "x", "float": 0.0, "bool": False}  # an element of a container's element type
@@ -33,7 +38,7 @@ def _length(value: Any) -> int | None:
     return len(value) if isinstance(value, (str, list, dict, tuple)) else None
 
 
-def satisfies(constraint: FieldConstraint, value: Any) -> bool | None:
+def satisfies(constraint: FieldConstraint | _Rule, value: Any) -> bool | None:
     """Whether pydantic accepts ``value`` under one constraint (None: not known)."""
     rule, bound = constraint.rule, literal_or(constraint.value)
     checks: dict[str, Callable[[], bool | None]] = {
@@ -188,13 +193,69 @@ def solve_constraint(card: Card, ctx: CardContext) -> Solved:
         fixes = (Fix(inputs={name: to_json_value(good)}, changed=(name,), target=FixTarget.OWN_TEST, verified=True,
                      description=f"set `{constraint.field}` to `{good!r}` (the trigger has `{bad!r}`), so that pydantic accepts it "
                                  f"under `{constraint.declared}`"),)
-    written, line = constraint_example(card, ctx, {name: bad}, {name: good} if good is not None else None)
+    fixed = {name: good} if good is not None else None
+    written, line = constraint_example(card, ctx, {name: bad}, fixed, _stand_ins(ctx, fixed))
     example, example_reason = (written, None) if isinstance(written, Example) else (None, written)
     trigger = Trigger(status=TriggerStatus.CONCRETE, inputs={name: to_json_value(bad)}, changed=(name,), message=message, verified=True)
     also = _required_also(ctx, constraint.field)
+    # The one-error text where a call passes the required fields: the example's, with its stand-ins.
+    shown = _validation_error(constraint, message, bad) if not also or (example is not None and example.placeholders) else None
     return Solved(trigger=trigger, fixes=fixes, validator_reason=Reason.CHECKED_BY_PYDANTIC, example=example, example_reason=example_reason,
-                  validation_error=None if also else _validation_error(constraint, message, bad), command_line=line[0],
-                  command_line_fix=line[1], required_also=also)
+                  validation_error=shown, command_line=line[0], command_line_fix=line[1], required_also=also)
+
+
+def _stand_ins(ctx: CardContext, fixed: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A value for each other required field of the class (``self.f`` -> value: Owner.required)
+    that the field's own declared rules accept, and under which constructing the class with the
+    fix (``fixed``) passes every check its construction runs that the tree shows (validators,
+    ``__post_init__``; solve.construction): ``{}`` where it has none, None where one has no such value."""
+    if not ctx.owner.required:
+        return {}
+    if fixed is None:
+        return None  # (no value of the field itself is known to pass)
+    found = {}
+    for doc in ctx.owner.required:
+        value = _stand_in(doc)
+        if value is NO_VALUE:
+            return None
+        found[doc.input] = value
+    return found if constructs(_NO_GUARD, ctx, {**found, **fixed}) else None
+
+
+_NO_GUARD = Problem(code="False", tree=ast.Constant(value=False), variables={}, constants={})
+
+
+def _stand_in(doc: FieldDoc) -> Any:
+    """A value of the field's declared type that each of its declared rules (bounds, lengths,
+    choices) accepts, else NO_VALUE: a choice, a bound, a container of the least length, then
+    the type's plain value (``0``, ``''``, ``[]``)."""
+    declared = doc.declared
+    rules = [_Rule(rule=c.name, value=c.value) for c in declared.constraints]
+    choices = tuple(v for v in doc.literal_values or () if literal_or(v) is not None)
+    if choices:
+        rules.append(_Rule(rule="literal", choices=choices))
+    base, element = _container(declared.annotation)
+    tries: list[Any] = [literal_or(c) for c in choices]
+    for rule in rules:
+        bound = literal_or(rule.value)
+        if rule.rule in ("ge", "le") and _number(bound):
+            tries.append(bound)
+        elif rule.rule in ("gt", "lt") and _number(bound):
+            tries.append(bound + (1 if rule.rule == "gt" else -1))
+        elif rule.rule == "min_length" and isinstance(bound, int):
+            tries.append(_sized(base, bound, element))
+    if declared.annotation is not None:
+        tries.append(any_value(declared.annotation))  # (None where the type takes it: ``Config | None``)
+    return next((v for v in tries if v is not NO_VALUE and all(satisfies(r, v) is True for r in rules)), NO_VALUE)
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    """A declared rule of a field that is no card's own (Owner.required): what ``satisfies`` reads."""
+
+    rule: str
+    value: str | None = None
+    choices: tuple[str, ...] = ()
 
 
 def _required_also(ctx: CardContext, field: str) -> tuple[str, ...]:

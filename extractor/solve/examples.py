@@ -40,6 +40,7 @@ _CLASS_LEVEL = ("classmethod", "staticmethod")
 # such as typing's ``_SpecialForm``, a registry, a wrapper of unknown shape) gets no example.
 _TRANSPARENT = frozenset({
     *_CLASS_LEVEL, "cache", "lru_cache", "abstractmethod", "final", "override", "deprecated", "no_type_check",
+    "no_grad", "inference_mode", "enable_grad",  # (torch: the call runs the body with gradients off or on)
     "model_validator", "field_validator", "validator", "root_validator", "contextmanager",
 })
 
@@ -465,12 +466,14 @@ def example_requires(codes: Iterable[str], own: set[str]) -> tuple[str, ...]:
     return tuple(sorted(found - own - set(sys.stdlib_module_names) - {"__future__"}))
 
 
-def constraint_example(card: Card, ctx: CardContext, before: dict[str, Any],
-                       after: dict[str, Any] | None) -> tuple[Example | ReasonCode, tuple[str | None, str | None]]:
+def constraint_example(card: Card, ctx: CardContext, before: dict[str, Any], after: dict[str, Any] | None,
+                       stand_ins: dict[str, Any] | None) -> tuple[Example | ReasonCode, tuple[str | None, str | None]]:
     """A field constraint's example: the class built with the field's keyword (Python, which
     verify runs), "after" with the fix's value; and the command lines that pass the trigger's
     value, and the fix's, through the field's flag, where the command's code hands that flag on
     to the class and its own checks let the value through (the fix's line: None without one).
+    ``stand_ins``: values of the class's other required fields (solve.constraints), which the
+    Python example passes too (its placeholders); None where they have none.
     Without a Python example: why not, in its place."""
     owner, module = card.at.function, ctx.place.public_module
     fields = {f.input: f for f in card.docs.fields}
@@ -488,13 +491,16 @@ def constraint_example(card: Card, ctx: CardContext, before: dict[str, Any],
     if module is None:
         return Reason.NO_PUBLIC_MODULE, line
 
-    first = _built(owner, module, ctx, before)
-    second = _built(owner, module, ctx, after) if after is not None else None
+    if stand_ins is None:
+        return Reason.CONSTRUCTOR_NEEDS_ARGUMENTS, line
+    first = _built(owner, module, ctx, {**stand_ins, **before})
+    second = _built(owner, module, ctx, {**stand_ins, **after}) if after is not None else None
     if isinstance(first, Reason):
         return first, line
     if isinstance(second, Reason):
         return second, line
-    return Example(style=ExampleStyle.PYTHON, before=first, after=second, no_fix=None if after is not None else NoFix.NONE_FOUND), line
+    return Example(style=ExampleStyle.PYTHON, before=first, after=second, no_fix=None if after is not None else NoFix.NONE_FOUND,
+                   placeholders=tuple(sorted(".".join(ctx.owner.settable[n]) for n in stand_ins))), line
 
 
 def _built(owner: str, module: str, ctx: CardContext, values: dict[str, Any]) -> str | Reason:

@@ -40,7 +40,7 @@ from .callgraph import Edge, entry_calls, public_entries
 from .caught import caught_by
 from .commands import link_cli, record_flags
 from .constraints import VALIDATION_ERROR, constraint_cards, constraint_key, field_constraint_ids
-from .constructors import Constructors, construction_checks, link_owner, settable_inputs
+from .constructors import Constructors, construction_checks, link_owner, required_fields, settable_inputs
 from .docstrings import class_summary, field_entry
 from .helpers import expand_call, helper_site, helper_uses, through_of
 from .ids import assign_ids, id_key
@@ -342,8 +342,7 @@ class ContextLinker:
         qualname = card.docs.owner or ""
         signature = self.constructors.signature(qualname)
         field = card.constraint.field if card.constraint is not None else None
-        required = tuple(doc for p in signature or () if p.default is None and p.kind in ("normal", "keyword", "positional")
-                         and p.name != field and (doc := field_doc(self.project, self.facts, site.owner, f"self.{p.name}")) is not None)
+        required = required_fields(self.constructors, self.facts, site.owner, signature, leave=field) if site.owner is not None else ()
         # What constructing the class runs besides pydantic's own checks (its validators,
         # ``__post_init__``): an example that fills the other required fields must pass them.
         checks = construction_checks([c for c in self.constructing[qualname] if c.id != card.id], signature)

@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..collect.declarations import dotted_name
-from ..model import Card, ClassFact, FileFacts, Owner, Param, PostInitSet, SiteFact
+from ..model import Card, ClassFact, FieldDoc, FileFacts, Owner, Param, PostInitSet, SiteFact
 from ..model.codes import BUILDING, CONSTRUCTING
 from ..model.pytext import try_parse_expression
 from .placeholders import abstract_methods, undefined_attributes
@@ -352,8 +352,25 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
         settable, classes = {**more, **settable}, {**nested, **classes}
     if site.owner is not None and not set(card.entry) & BUILDING:
         checks = (*checks, *post_init_checks(project, constructors, f"{facts.module}.{site.owner}", settable))
+    required = required_fields(constructors, facts, site.owner, signature) if site.owner is not None else ()
+    if required:  # (the stand-ins a trigger may give them are set through the constructor too)
+        more, nested = settable_inputs(constructors, owner, [doc.input for doc in required])
+        settable, classes = {**more, **settable}, {**nested, **classes}
     return Owner(constructor=signature, settable=settable, classes=classes, checks=checks, field_defaults=defaults,
-                 derived=derived, abstract=abstract, undefined=undefined)
+                 derived=derived, abstract=abstract, undefined=undefined, required=required)
+
+
+def required_fields(constructors: Constructors, facts: FileFacts, owner: str, signature: tuple[Param, ...] | None,
+                    leave: str | None = None) -> tuple[FieldDoc, ...]:
+    """The declarations of the constructor's keywords without a default (but ``leave``) of a
+    record class (``owner``, in ``facts``' module) whose constructor is generated (a dataclass,
+    a pydantic model: no ``__init__`` of its own that may do more with them): what an example
+    may give stand-ins (Owner.required)."""
+    found = constructors.project.class_fact(f"{facts.module}.{owner}")
+    if found is None or found[1].init is not None or not constructors.is_record(f"{facts.module}.{owner}"):
+        return ()
+    return tuple(doc for p in signature or () if p.default is None and p.kind in ("normal", "keyword", "positional") and p.name != leave
+                 and (doc := field_doc(constructors.project, facts, owner, f"self.{p.name}")) is not None)
 
 
 def settable_inputs(constructors: Constructors, owner: str | None, names: Iterable[str],

@@ -10,110 +10,36 @@ of the field, in plain Python over our own values (nothing of the analysed tree 
 
 from __future__ import annotations
 
-import ast
 import math
-import re
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from ..collect.annotations import read_annotation
 from ..model import Card, CardContext, Example, FieldConstraint, FieldDoc, Fix, FixTarget, Hole, Reason, Solved, Trigger, TriggerStatus
 from ..model.pytext import literal_or
-from .construction import constructs
-from .domains import NO_VALUE, any_value
 from .examples import constraint_example
-from .problem import Problem
+from .rules import container, length, number, satisfies, sized, stand_ins
 from .values import to_json_value
 
-_ELEMENTS = {"int": 0, "str": "x", "float": 0.0, "bool": False}  # an element of a container's element type
 _PATTERN_TRIES = ("", "x", "0", "-", " ", "X", "_", "!", "0x", "a b", "/", ".")
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _length(value: Any) -> int | None:
-    return len(value) if isinstance(value, (str, list, dict, tuple)) else None
-
-
-def satisfies(constraint: FieldConstraint | _Rule, value: Any) -> bool | None:
-    """Whether pydantic accepts ``value`` under one constraint (None: not known)."""
-    rule, bound = constraint.rule, literal_or(constraint.value)
-    checks: dict[str, Callable[[], bool | None]] = {
-        "gt": lambda: value > bound, "ge": lambda: value >= bound, "lt": lambda: value < bound, "le": lambda: value <= bound,
-        "multiple_of": lambda: bound != 0 and math.isclose(value / bound, round(value / bound)),
-        "min_length": lambda: (n := _length(value)) is not None and n >= bound,
-        "max_length": lambda: (n := _length(value)) is not None and n <= bound,
-        "pattern": lambda: isinstance(value, str) and re.search(bound, value) is not None,
-        "literal": lambda: any(type(value) is type(c) and value == c for c in map(literal_or, constraint.choices)),
-        "enum": lambda: any(type(value) is type(c) and value == c for c in map(literal_or, constraint.choices)),
-    }
-    if rule in ("gt", "ge", "lt", "le", "multiple_of") and not (_number(value) and _number(bound)):
-        return None
-    if rule in ("min_length", "max_length") and not isinstance(bound, int):
-        return None
-    try:
-        check = checks.get(rule)
-        return bool(check()) if check is not None else _strict_ok(constraint.value, value)
-    except (TypeError, ValueError, re.error, ZeroDivisionError, OverflowError):
-        return None
-
-
-def _strict_ok(plain: str | None, value: Any) -> bool | None:
-    """Whether a strict type accepts ``value`` (strict float takes an int, strict int no bool)."""
-    kinds = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,), "bytes": (bytes,)}
-    if plain not in kinds:
-        return None
-    if isinstance(value, bool):
-        return plain == "bool"
-    return isinstance(value, kinds[plain])
-
-
-def _container(annotation: str | None) -> tuple[str | None, Any]:
-    """The field's one type (without None) and an element of its container's element type."""
-    read = read_annotation(annotation)
-    types = [t for t in read.types if t != "NoneType"]
-    base = types[0] if len(types) == 1 else None
-    text = (annotation or "").replace(" ", "")
-    inner = re.search(r"\[(\w+)(?:,\.\.\.)?\]", text)
-    return base, _ELEMENTS.get(inner.group(1)) if inner else None
-
-
-def _sized(base: str | None, size: int, element: Any) -> Any:
-    if base == "str":
-        return "x" * size
-    if size == 0:
-        return {} if base == "dict" else []
-    if element is None or base not in ("list", "set", "tuple", "dict"):
-        return None
-    items = [element if base in ("list", "tuple") else _distinct(element, i) for i in range(size)]
-    return {f"k{i}": item for i, item in enumerate(items)} if base == "dict" else items
-
-
-def _distinct(element: Any, index: int) -> Any:
-    return f"x{index}" if isinstance(element, str) else index if isinstance(element, int) and not isinstance(element, bool) else None
 
 
 def candidates(constraint: FieldConstraint, annotation: str | None) -> list[Any]:
     """Values that may violate the constraint, best first."""
     rule, bound = constraint.rule, literal_or(constraint.value)
-    base, element = _container(annotation)
+    base, element = container(annotation)
     if rule in ("gt", "ge", "lt", "le", "multiple_of"):
-        if not _number(bound):
+        if not number(bound):
             return []
         step = {"gt": 0, "ge": -1, "lt": 0, "le": 1}.get(rule)
         found = [bound + step] if step is not None else [bound + 1, 1, bound / 2]
         return [math.floor(v) if base == "int" and isinstance(v, float) and v.is_integer() else v for v in found]
     if rule in ("min_length", "max_length"):
         size = bound - 1 if rule == "min_length" else bound + 1 if isinstance(bound, int) else -1
-        return [v for v in (_sized(base, size, element),) if v is not None] if isinstance(size, int) and size >= 0 else []
+        return [v for v in (sized(base, size, element),) if v is not None] if isinstance(size, int) and size >= 0 else []
     if rule == "pattern":
         return list(_PATTERN_TRIES) if isinstance(bound, str) else []
     if rule in ("literal", "enum"):
         values = [literal_or(c) for c in constraint.choices]
-        numbers = [v for v in values if _number(v)]
+        numbers = [v for v in values if number(v)]
         return ["invalid", "other", *([max(numbers) + 1] if numbers else []), 0, False]
     strict: dict[str, list[Any]] = {"int": ["1"], "float": ["1.0"], "str": [1], "bool": [1], "bytes": ["x"]}
     return strict.get(constraint.value or "", [])
@@ -138,13 +64,13 @@ def _good(constraint: FieldConstraint, others: list[FieldConstraint], field: Fie
     default = literal_or(field.declared.default) if field is not None else None
     tries = [default] if default is not None else []
     bound = literal_or(constraint.value)
-    if constraint.rule in ("gt", "ge", "lt", "le", "multiple_of") and _number(bound):
+    if constraint.rule in ("gt", "ge", "lt", "le", "multiple_of") and number(bound):
         tries.extend({"gt": [bound + 1], "ge": [bound], "lt": [bound - 1], "le": [bound]}.get(constraint.rule, [bound]))
     elif constraint.rule in ("literal", "enum"):
         tries.extend(literal_or(c) for c in constraint.choices)
     elif constraint.rule in ("min_length", "max_length") and isinstance(bound, int):
-        base, element = _container(field.declared.annotation if field is not None else None)
-        tries.append(_sized(base, bound, element))
+        base, element = container(field.declared.annotation if field is not None else None)
+        tries.append(sized(base, bound, element))
     elif constraint.error_type.endswith("_type"):  # a strict type
         tries.append({"int": 1, "float": 1.0, "str": "x", "bool": True}.get(constraint.value or ""))
     return next((v for v in tries if v is not None and all(satisfies(r, v) is True for r in rules)), None)
@@ -153,7 +79,7 @@ def _good(constraint: FieldConstraint, others: list[FieldConstraint], field: Fie
 def _shown(card: Card, value: Any) -> str:
     """The card's message for ``value`` (a length hole filled)."""
     parts = card.message.parts or ()
-    return "".join(str(len(value)) if isinstance(p, Hole) and _length(value) is not None else getattr(p, "text", "") for p in parts)
+    return "".join(str(len(value)) if isinstance(p, Hole) and length(value) is not None else getattr(p, "text", "") for p in parts)
 
 
 _SHOWN_INPUT = 50  # pydantic shows a longer input's repr cut: its first 25 characters, "...", its last 24
@@ -194,7 +120,7 @@ def solve_constraint(card: Card, ctx: CardContext) -> Solved:
                      description=f"set `{constraint.field}` to `{good!r}` (the trigger has `{bad!r}`), so that pydantic accepts it "
                                  f"under `{constraint.declared}`"),)
     fixed = {name: good} if good is not None else None
-    written, line = constraint_example(card, ctx, {name: bad}, fixed, _stand_ins(ctx, fixed))
+    written, line = constraint_example(card, ctx, {name: bad}, fixed, stand_ins(ctx, fixed))
     example, example_reason = (written, None) if isinstance(written, Example) else (None, written)
     trigger = Trigger(status=TriggerStatus.CONCRETE, inputs={name: to_json_value(bad)}, changed=(name,), message=message, verified=True)
     also = _required_also(ctx, constraint.field)
@@ -202,60 +128,6 @@ def solve_constraint(card: Card, ctx: CardContext) -> Solved:
     shown = _validation_error(constraint, message, bad) if not also or (example is not None and example.placeholders) else None
     return Solved(trigger=trigger, fixes=fixes, validator_reason=Reason.CHECKED_BY_PYDANTIC, example=example, example_reason=example_reason,
                   validation_error=shown, command_line=line[0], command_line_fix=line[1], required_also=also)
-
-
-def _stand_ins(ctx: CardContext, fixed: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A value for each other required field of the class (``self.f`` -> value: Owner.required)
-    that the field's own declared rules accept, and under which constructing the class with the
-    fix (``fixed``) passes every check its construction runs that the tree shows (validators,
-    ``__post_init__``; solve.construction): ``{}`` where it has none, None where one has no such value."""
-    if not ctx.owner.required:
-        return {}
-    if fixed is None:
-        return None  # (no value of the field itself is known to pass)
-    found = {}
-    for doc in ctx.owner.required:
-        value = _stand_in(doc)
-        if value is NO_VALUE:
-            return None
-        found[doc.input] = value
-    return found if constructs(_NO_GUARD, ctx, {**found, **fixed}) else None
-
-
-_NO_GUARD = Problem(code="False", tree=ast.Constant(value=False), variables={}, constants={})
-
-
-def _stand_in(doc: FieldDoc) -> Any:
-    """A value of the field's declared type that each of its declared rules (bounds, lengths,
-    choices) accepts, else NO_VALUE: a choice, a bound, a container of the least length, then
-    the type's plain value (``0``, ``''``, ``[]``)."""
-    declared = doc.declared
-    rules = [_Rule(rule=c.name, value=c.value) for c in declared.constraints]
-    choices = tuple(v for v in doc.literal_values or () if literal_or(v) is not None)
-    if choices:
-        rules.append(_Rule(rule="literal", choices=choices))
-    base, element = _container(declared.annotation)
-    tries: list[Any] = [literal_or(c) for c in choices]
-    for rule in rules:
-        bound = literal_or(rule.value)
-        if rule.rule in ("ge", "le") and _number(bound):
-            tries.append(bound)
-        elif rule.rule in ("gt", "lt") and _number(bound):
-            tries.append(bound + (1 if rule.rule == "gt" else -1))
-        elif rule.rule == "min_length" and isinstance(bound, int):
-            tries.append(_sized(base, bound, element))
-    if declared.annotation is not None:
-        tries.append(any_value(declared.annotation))  # (None where the type takes it: ``Config | None``)
-    return next((v for v in tries if v is not NO_VALUE and all(satisfies(r, v) is True for r in rules)), NO_VALUE)
-
-
-@dataclass(frozen=True, slots=True)
-class _Rule:
-    """A declared rule of a field that is no card's own (Owner.required): what ``satisfies`` reads."""
-
-    rule: str
-    value: str | None = None
-    choices: tuple[str, ...] = ()
 
 
 def _required_also(ctx: CardContext, field: str) -> tuple[str, ...]:

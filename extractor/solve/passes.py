@@ -24,6 +24,7 @@ from .messages import message_refs, render_message
 from .passage import first_failing, names_read, unpacked_values
 from .posing import build_problem
 from .problem import Problem, Variable, classes_of
+from .rules import required_stand_ins
 from .search import search
 from .seeds import candidates
 from .state import state_types
@@ -316,7 +317,11 @@ def choose_inputs(draft: Draft) -> Draft:
             env[param.name] = value
             inputs[param.name] = to_json_value(value)
     missing = _missing(frame.card, ctx, set(inputs), bool(draft.constructed))
-    return replace(draft, env=env, inputs=inputs, missing=tuple(missing))
+    # The object's other required fields, where the trigger builds it: values their own rules accept
+    filled = required_stand_ins(ctx, missing)
+    env.update(filled)
+    inputs.update({name: to_json_value(value) for name, value in filled.items()})
+    return replace(draft, env=env, inputs=inputs, missing=tuple(m for m in missing if m not in filled), stand_ins=tuple(filled))
 
 
 def _path_value(param: Param, codes: tuple[str, ...], env: dict[str, Any], ctx: CardContext) -> Any:

@@ -135,7 +135,7 @@ def _example(draft: Draft) -> Example | ReasonCode:
     if isinstance(setup, Reason):
         return setup
     class_level = is_class_level(card)  # (called on the class: no object is built)
-    before = {n: env[n] for n in _changed(draft)}
+    before = {n: env[n] for n in [*_changed(draft), *draft.stand_ins]}
     # A Python call needs its required parameters too; they take the trigger's values.
     required = {p.name: env.get(p.name, NO_VALUE) for p in ctx.signature.params if p.default is None and p.name not in ("self", "cls")}
     # The example's fixes: those under which no other raise of the function may fire.
@@ -156,7 +156,8 @@ def _example(draft: Draft) -> Example | ReasonCode:
         example = build_example(card, ctx, before, None, required, setup)  # the fix cannot be written as a call
     if not isinstance(example, Example):
         return example
-    placeholders = sorted(n for n in required if n in ctx.signature.unread and n not in card.statement.guard.inputs)
+    placeholders = sorted([*(n for n in required if n in ctx.signature.unread and n not in card.statement.guard.inputs),
+                           *(".".join(ctx.owner.settable[n]) for n in draft.stand_ins)])
     example = replace(example, placeholders=tuple(placeholders))
     if example.after is None:
         return replace(example, no_fix=no_fix)

@@ -1,0 +1,168 @@
+"""Rules: what pydantic accepts under a field's declared rules, and stand-in values that pass them.
+
+``satisfies`` answers whether one value meets one rule (a bound, a length, a pattern, a choice,
+a strict type) in plain Python over our own values: solve.constraints draws a constraint card's
+trigger and fix from it. ``stand_in`` gives a required field that a trigger does not set a value
+of its declared type that each of its own declared rules accepts (``Owner.required``): an
+example passes it so that the call gets to the raise it shows, and lists it as a placeholder.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..collect.annotations import read_annotation
+from ..model import CardContext, FieldConstraint, FieldDoc
+from ..model.pytext import literal_or, try_parse_expression
+from .construction import constructs
+from .domains import NO_VALUE, any_value
+from .problem import Problem
+
+_ELEMENTS = {"int": 0, "str": "x", "float": 0.0, "bool": False}  # an element of a container's element type
+
+
+def number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def length(value: Any) -> int | None:
+    return len(value) if isinstance(value, (str, list, dict, tuple)) else None
+
+
+def satisfies(constraint: FieldConstraint | Rule, value: Any) -> bool | None:
+    """Whether pydantic accepts ``value`` under one constraint (None: not known)."""
+    rule, bound = constraint.rule, literal_or(constraint.value)
+    checks: dict[str, Callable[[], bool | None]] = {
+        "gt": lambda: value > bound, "ge": lambda: value >= bound, "lt": lambda: value < bound, "le": lambda: value <= bound,
+        "multiple_of": lambda: bound != 0 and math.isclose(value / bound, round(value / bound)),
+        "min_length": lambda: (n := length(value)) is not None and n >= bound,
+        "max_length": lambda: (n := length(value)) is not None and n <= bound,
+        "pattern": lambda: isinstance(value, str) and re.search(bound, value) is not None,
+        "literal": lambda: any(type(value) is type(c) and value == c for c in map(literal_or, constraint.choices)),
+        "enum": lambda: any(type(value) is type(c) and value == c for c in map(literal_or, constraint.choices)),
+    }
+    if rule in ("gt", "ge", "lt", "le", "multiple_of") and not (number(value) and number(bound)):
+        return None
+    if rule in ("min_length", "max_length") and not isinstance(bound, int):
+        return None
+    try:
+        check = checks.get(rule)
+        return bool(check()) if check is not None else _strict_ok(constraint.value, value)
+    except (TypeError, ValueError, re.error, ZeroDivisionError, OverflowError):
+        return None
+
+
+def _strict_ok(plain: str | None, value: Any) -> bool | None:
+    """Whether a strict type accepts ``value`` (strict float takes an int, strict int no bool)."""
+    kinds = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,), "bytes": (bytes,)}
+    if plain not in kinds:
+        return None
+    if isinstance(value, bool):
+        return plain == "bool"
+    return isinstance(value, kinds[plain])
+
+
+def container(annotation: str | None) -> tuple[str | None, Any]:
+    """The field's one type (without None) and an element of its container's element type."""
+    read = read_annotation(annotation)
+    types = [t for t in read.types if t != "NoneType"]
+    base = types[0] if len(types) == 1 else None
+    text = (annotation or "").replace(" ", "")
+    inner = re.search(r"\[(\w+)(?:,\.\.\.)?\]", text)
+    return base, _ELEMENTS.get(inner.group(1)) if inner else None
+
+
+def sized(base: str | None, size: int, element: Any) -> Any:
+    if base == "str":
+        return "x" * size
+    if size == 0:
+        return {} if base == "dict" else []
+    if element is None or base not in ("list", "set", "tuple", "dict"):
+        return None
+    items = [element if base in ("list", "tuple") else _distinct(element, i) for i in range(size)]
+    return {f"k{i}": item for i, item in enumerate(items)} if base == "dict" else items
+
+
+def _distinct(element: Any, index: int) -> Any:
+    return f"x{index}" if isinstance(element, str) else index if isinstance(element, int) and not isinstance(element, bool) else None
+
+
+def stand_ins(ctx: CardContext, fixed: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A value for each other required field of the class (``self.f`` -> value: Owner.required)
+    that the field's own declared rules accept, and under which constructing the class with the
+    fix (``fixed``) passes every check its construction runs that the tree shows (validators,
+    ``__post_init__``; solve.construction): ``{}`` where it has none, None where one has no such value."""
+    if not ctx.owner.required:
+        return {}
+    if fixed is None:
+        return None  # (no value of the field itself is known to pass)
+    found = {}
+    for doc in ctx.owner.required:
+        value = stand_in(doc)
+        if value is NO_VALUE:
+            return None
+        found[doc.input] = value
+    return found if constructs(_NO_GUARD, ctx, {**found, **fixed}) else None
+
+
+_NO_GUARD = Problem(code="False", tree=ast.Constant(value=False), variables={}, constants={})
+
+
+def required_stand_ins(ctx: CardContext, missing: Iterable[str]) -> dict[str, Any]:
+    """A stand-in for each of ``missing`` (required arguments a trigger gives no value for)
+    that is a required field of the object's class (Owner.required) with one: ``self.f`` -> value."""
+    docs = {doc.input: doc for doc in ctx.owner.required}
+    found = {}
+    for name in missing:
+        if name in docs and name in ctx.owner.settable and (value := stand_in(docs[name])) is not NO_VALUE:
+            found[name] = value
+    return found
+
+
+def stand_in(doc: FieldDoc) -> Any:
+    """A value of the field's declared type that each of its declared rules (bounds, lengths,
+    choices) accepts, else NO_VALUE: a choice, a bound, a container of the least length, then
+    the type's plain value (``0``, ``''``, ``[]``)."""
+    declared = doc.declared
+    rules = [Rule(rule=c.name, value=c.value) for c in declared.constraints]
+    choices = tuple(v for v in doc.literal_values or () if literal_or(v) is not None)
+    if choices:
+        rules.append(Rule(rule="literal", choices=choices))
+    annotation = unwrapped(declared.annotation) if declared.annotation is not None else None
+    base, element = container(annotation)
+    tries: list[Any] = [literal_or(c) for c in choices]
+    for rule in rules:
+        bound = literal_or(rule.value)
+        if rule.rule in ("ge", "le") and number(bound):
+            tries.append(bound)
+        elif rule.rule in ("gt", "lt") and number(bound):
+            tries.append(bound + (1 if rule.rule == "gt" else -1))
+        elif rule.rule == "min_length" and isinstance(bound, int):
+            tries.append(sized(base, bound, element))
+    if annotation is not None:
+        tries.append(any_value(annotation))  # (None where the type takes it: ``Config | None``)
+    return next((v for v in tries if v is not NO_VALUE and all(satisfies(r, v) is True for r in rules)), NO_VALUE)
+
+
+def unwrapped(annotation: str) -> str:
+    """The type inside ``InitVar[...]`` (a dataclass's init-only field) and ``Annotated[..., ...]``."""
+    node = try_parse_expression(annotation.strip().strip("'\""))
+    if node is None:
+        return annotation
+    while isinstance(node, ast.Subscript) and ast.unparse(node.value).rsplit(".", 1)[-1] in ("InitVar", "Annotated"):
+        node = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) else node.slice
+    return ast.unparse(node)
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A declared rule of a field that is no card's own (Owner.required): what ``satisfies`` reads."""
+
+    rule: str
+    value: str | None = None
+    choices: tuple[str, ...] = ()

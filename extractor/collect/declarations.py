@@ -274,6 +274,8 @@ def is_init_false(stmt: ast.stmt) -> bool:
 
 
 _ABSTRACT_DECORATORS = frozenset({"abstractmethod", "abstractproperty", "abstractclassmethod", "abstractstaticmethod"})
+# A method that runs on a value while the class is constructed (pydantic's, attrs' ``@x.validator``)
+_VALIDATOR_DECORATORS = frozenset({"field_validator", "model_validator", "validator", "root_validator", "validates_schema"})
 
 
 def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
@@ -282,13 +284,17 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
     no_init: list[str] = []
     methods: list[tuple[str, str | None]] = []
     abstract: list[str] = []
+    validators: list[str] = []
     assigned: list[str] = []
     body = node.body
     for index, stmt in enumerate(body):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             methods.append((stmt.name, src.flat(stmt.returns) if stmt.returns is not None else None))
-            if any((dotted_name(d) or "").rsplit(".", 1)[-1] in _ABSTRACT_DECORATORS for d in stmt.decorator_list):
+            names = {(dotted_name(d.func if isinstance(d, ast.Call) else d) or "").rsplit(".", 1)[-1] for d in stmt.decorator_list}
+            if names & _ABSTRACT_DECORATORS:
                 abstract.append(stmt.name)
+            if names & _VALIDATOR_DECORATORS:
+                validators.append(stmt.name)
             continue
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
@@ -318,6 +324,7 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
         metaclass=next((src.flat(k.value) for k in node.keywords if k.arg == "metaclass"), None),
         stores=attribute_stores(node, src), init_calls=init_calls(node), init_reads=init_reads(node),
         abstract=tuple(abstract),
+        validators=tuple(validators),
         assigned=tuple(sorted(set(assigned))),
         declarations=field_declarations(node, src) if node.bases or node.decorator_list else (),
     )

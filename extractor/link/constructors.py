@@ -27,10 +27,10 @@ from __future__ import annotations
 import ast
 import copy
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..collect.declarations import dotted_name
-from ..model import Card, ClassFact, FieldDoc, FileFacts, Owner, Param, PostInitSet, SiteFact
+from ..model import BuiltArgument, Card, ClassFact, FieldDoc, FileFacts, Owner, Param, PostInitSet, SiteFact
 from ..model.codes import BUILDING, CONSTRUCTING
 from ..model.pytext import try_parse_expression
 from .placeholders import abstract_methods, undefined_attributes
@@ -356,8 +356,72 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
     if required:  # (the stand-ins a trigger may give them are set through the constructor too)
         more, nested = settable_inputs(constructors, owner, [doc.input for doc in required])
         settable, classes = {**more, **settable}, {**nested, **classes}
+    arguments = built_arguments(constructors, facts, site.signature.params, card.statement.guard.inputs)
     return Owner(constructor=signature, settable=settable, classes=classes, checks=checks, field_defaults=defaults,
-                 derived=derived, abstract=abstract, undefined=undefined, required=required)
+                 derived=derived, abstract=abstract, undefined=undefined, required=required, arguments=arguments)
+
+
+def built_arguments(constructors: Constructors, facts: FileFacts, params: tuple[Param, ...],
+                    inputs: Iterable[str]) -> tuple[BuiltArgument, ...]:
+    """The parameters whose attributes the guard reads (``p.a.b``) that an example can build:
+    annotated with an in-tree class that is plainly built (``plainly_built``), whose constructor
+    sets each of those attributes straight from a keyword (nested records too)."""
+    read: dict[str, list[str]] = {}
+    for name in inputs:
+        root, dot, rest = name.partition(".")
+        if dot and root not in ("self", "cls"):
+            read.setdefault(root, []).append(rest)
+    found = []
+    for param in params:
+        if param.name not in read or param.kind in ("star", "starstar") or param.annotation is None:
+            continue
+        cls = constructors.project.class_of_annotation(facts, param.annotation)
+        built = _built_argument(constructors, facts, param, cls, read[param.name]) if cls is not None else None
+        if built is not None:
+            found.append(built)
+    return tuple(found)
+
+
+def _built_argument(constructors: Constructors, facts: FileFacts, param: Param, cls: str, attributes: list[str]) -> BuiltArgument | None:
+    project = constructors.project
+    where = project.class_fact(cls)
+    signature = constructors.signature(cls)
+    if where is None or signature is None or not plainly_built(constructors, cls):
+        return None
+    required = tuple(replace(doc, input=f"{param.name}.{doc.input.removeprefix('self.')}")
+                     for doc in required_fields(constructors, where[0], where[1].qualname, signature))
+    settable: dict[str, tuple[str, ...]] = {}
+    classes: dict[str, str] = {}
+    for rest in [*attributes, *(doc.input.split(".", 1)[1] for doc in required)]:
+        parts = rest.split(".")
+        along = constructors.along(cls, parts, built=True)
+        if along is None or not all(plainly_built(constructors, nested) for nested in along[1]):
+            return None
+        settable[f"{param.name}.{rest}"] = along[0]
+        for n, nested in enumerate(along[1]):
+            if (place := project.class_fact(nested)) is not None:
+                classes[".".join([param.name, *parts[:n + 1]])] = f"{place[0].module}:{place[1].qualname}"
+    rules = tuple(doc for rest in attributes if (doc := field_doc(project, facts, None, f"{param.name}.{rest}", (param,))) is not None)
+    return BuiltArgument(param=param.name, cls=f"{where[0].module}:{where[1].qualname}", constructor=signature, settable=settable,
+                         classes=classes, required=required, rules=rules)
+
+
+def plainly_built(constructors: Constructors, cls: str) -> bool:
+    """Whether constructing the record class runs nothing the tree shows beyond storing its
+    keywords (and pydantic's own checks of their declared types and rules): no ``__init__``,
+    ``__new__``, ``__post_init__`` or validator of its own or an in-tree ancestor's, no custom
+    metaclass, no abstract method."""
+    if not constructors.is_record(cls):
+        return False
+    for qualname in (cls, *constructors.project.ancestors(cls)):
+        found = constructors.project.class_fact(qualname)
+        if found is None:
+            continue  # (outside the tree: ``BaseModel``, ``object``)
+        fact = found[1]
+        if fact.init is not None or fact.new is not None or fact.validators or fact.abstract or fact.metaclass is not None \
+                or any(name == "__post_init__" for name, _ in fact.methods) or any(f.validators for f in fact.fields):
+            return False
+    return True
 
 
 def required_fields(constructors: Constructors, facts: FileFacts, owner: str, signature: tuple[Param, ...] | None,

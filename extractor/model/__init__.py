@@ -8,6 +8,7 @@ data and back; ``schema`` derives catalog.schema.json from the records.
 
 from .base import DIFF_SCHEMA_ID, SCHEMA_ID, record
 from .card import (
+    BuiltArgument,
     Card,
     CardContext,
     CatchingHandler,
@@ -139,6 +140,7 @@ __all__ = [
     "And",
     "Argument",
     "AttributeStore",
+    "BuiltArgument",
     "Call",
     "CallSite",
     "CallsMade",

@@ -396,6 +396,21 @@ class Placement:
 
 
 @record
+class BuiltArgument:
+    """A parameter annotated with an in-tree record class whose generated constructor sets the
+    attributes of it the guard reads, and runs nothing else the tree shows (no ``__post_init__``,
+    validator or own ``__init__``): the example builds it, ``param=Class(a=..., b=Nested(c=...))``."""
+
+    param: str
+    cls: str  # "module:Qualname", for the import
+    constructor: tuple[Param, ...]
+    settable: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # "p.a.b" -> constructor keywords a, b
+    classes: dict[str, str] = dataclasses.field(default_factory=dict)  # "p.a" -> "module:Qualname" of a nested record
+    required: tuple[FieldDoc, ...] = ()  # its other required fields (inputs "p.f"), which get stand-ins
+    rules: tuple[FieldDoc, ...] = ()  # the declarations of the fields the guard reads: their declared rules hold for the values
+
+
+@record
 class Owner:
     """The objects the guard reads (``self``, and a parameter annotated with an in-tree class),
     as a caller constructs them (link.constructors.link_owner)."""
@@ -419,6 +434,8 @@ class Owner:
     # A field constraint's class: its other required fields (constructor keywords without a
     # default), as declared, which an example passes values of their own (link.cards, solve.constraints)
     required: tuple[FieldDoc, ...] = ()
+    # The parameters an example builds with their class's constructor (link.constructors.built_arguments)
+    arguments: tuple[BuiltArgument, ...] = ()
 
 
 @record

@@ -28,11 +28,12 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from ..model import CONSTRUCTING, Card, CardContext, Example, ExampleStyle, FieldDoc, NoFix, Param
+from ..model import CONSTRUCTING, BuiltArgument, Card, CardContext, Example, ExampleStyle, FieldDoc, NoFix, Owner, Param
 from ..model.codes import Detailed, Reason, ReasonCode
 from ..model.pytext import repeated_text
 from .domains import NO_VALUE
 from .evaluate import parse_expr, predicate
+from .rules import accepts
 from .values import Modelled, Named, python_text
 
 _CLASS_LEVEL = ("classmethod", "staticmethod")
@@ -121,6 +122,8 @@ def _literal(value: Any, imports: set[tuple[str, str]] | None = None, module: st
     """``repr(value)`` when it reads back as the same value (a Python literal), else None; a
     named constant (an Enum member, a sentinel, a module-level name) as written in ``module``
     (``Mode.FAST``, ``MISSING``), its first name imported from there."""
+    if isinstance(value, _Code):
+        return value.text if imports is not None else None
     if isinstance(value, Modelled):  # (``torch.empty(2, 3)``: solve.arrays)
         if imports is not None:
             imports.add((value.module, ""))
@@ -199,6 +202,14 @@ def _build(owner: str, fields: dict[tuple[str, ...], Any], ctx: CardContext, imp
     """``Owner(a=..., b=Nested(c=...))`` from constructor keyword paths -> values, or why it cannot be written."""
     if ctx.owner.constructor is None:
         return Reason.CONSTRUCTOR_UNKNOWN
+    tree = _nested(fields, extra)
+    if isinstance(tree, Reason):
+        return tree
+    return _render(owner, tree, "self", ctx.owner.constructor, ctx.place.module or "", _Writing(ctx, imports))
+
+
+def _nested(fields: dict[tuple[str, ...], Any], extra: dict[str, Any] | None = None) -> _Nested | Reason:
+    """Constructor keyword paths -> values as the nested keywords of one call (``extra``: more keywords of the outer one)."""
     tree = _Nested(extra or {})
     for path, value in fields.items():
         node = tree
@@ -207,7 +218,7 @@ def _build(owner: str, fields: dict[tuple[str, ...], Any], ctx: CardContext, imp
             if not isinstance(node, _Nested):
                 return Reason.SIGNATURE_MISMATCH  # (a keyword given a value and also one of its own keywords)
         node[path[-1]] = value
-    return _render(owner, tree, "self", ctx.owner.constructor, ctx.place.module or "", _Writing(ctx, imports))
+    return tree
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -278,12 +289,10 @@ def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str 
         return Detailed(code=Reason.UNKNOWN_DECORATOR, value=min(decorators - _TRANSPARENT))
     if ctx.signature.call_style == "async_generator":
         return Reason.ASYNC_GENERATOR
-    params = {p.name for p in ctx.signature.params}
-    args = {k: v for k, v in values.items() if k in params and k not in ("self", "cls")}
-    fields = {ctx.owner.settable[k]: v for k, v in values.items() if k in ctx.owner.settable}
-    if len(args) + len(fields) != len(values):
-        return Reason.VALUE_NOT_PASSED
-    call = _Call(ctx=ctx, args=args, fields=fields, written=ctx.place.module or module)
+    call = _Call(ctx=ctx, args={}, fields={}, written=ctx.place.module or module)
+    refused = _pass_values(call, values)
+    if refused is not None:
+        return refused
     code = _entry_call(call, card, decorators, module, function)
     if isinstance(code, Reason):
         return code
@@ -301,6 +310,63 @@ class _Call:
     fields: dict[tuple[str, ...], Any]
     written: str
     imports: set[tuple[str, str]] = dataclasses.field(default_factory=set)
+
+
+def _pass_values(call: _Call, values: dict[str, Any]) -> Reason | None:
+    """Put each of ``values`` where the call passes it (an argument; a constructor keyword of
+    the object; a keyword of an argument the example builds, Owner.arguments), or say why one
+    cannot be passed."""
+    ctx = call.ctx
+    params = {p.name for p in ctx.signature.params} - {"self", "cls"}
+    built = {a.param: a for a in ctx.owner.arguments}
+    objects: dict[str, dict[tuple[str, ...], Any]] = {}
+    for name, value in values.items():
+        root = name.split(".", 1)[0]
+        argument = built.get(root)
+        if argument is not None and (name in argument.settable or (name == root and value is NO_VALUE)):
+            keywords = objects.setdefault(root, {})
+            if name != root:
+                keywords[argument.settable[name]] = value
+        elif name in params:
+            call.args[name] = value
+        elif name in ctx.owner.settable:
+            call.fields[ctx.owner.settable[name]] = value
+        else:
+            return Reason.VALUE_NOT_PASSED
+    for root, keywords in objects.items():
+        if root in call.args:
+            return Reason.VALUE_NOT_PASSED  # (a value for the argument and one for its attribute)
+        code = _build_argument(built[root], keywords, values, call)
+        if isinstance(code, Reason):
+            return code
+        call.args[root] = _Code(code)
+    return None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Code:
+    """An argument's value as the example writes it: an object it builds (``Config(a=1)``)."""
+
+    text: str
+
+
+def _build_argument(argument: BuiltArgument, keywords: dict[tuple[str, ...], Any], values: dict[str, Any], call: _Call) -> str | Reason:
+    """``Class(a=..., b=Nested(c=...))`` for an argument the example builds (its class imported)."""
+    module, qualname = argument.cls.split(":", 1)
+    if "." in qualname or not _public(qualname):
+        return Reason.NOT_PUBLIC
+    if not _public_module(module):
+        return Reason.NO_PUBLIC_MODULE
+    rules = {doc.input: doc for doc in argument.rules}
+    if any(name in rules and not accepts(rules[name], value) for name, value in values.items()):
+        return Reason.CONSTRUCTION_NOT_SHOWN  # (a value its field's declared rules may refuse)
+    tree = _nested(keywords)
+    if isinstance(tree, Reason):
+        return tree
+    call.imports.add((module, qualname))
+    classes = {f"self{key[len(argument.param):]}": where for key, where in argument.classes.items()}
+    writing = _Writing(dataclasses.replace(call.ctx, owner=Owner(classes=classes)), call.imports)
+    return _render(qualname, tree, "self", argument.constructor, module, writing)
 
 
 def _entry_call(call: _Call, card: Card, decorators: set[str], module: str, function: str) -> str | Reason:
@@ -433,7 +499,8 @@ def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: d
         line_fix = cli_line(ctx.cli.command, after, ctx.cli.flags) if after is not None else None
         if line and (line_fix or after is None):
             return Example(style=ExampleStyle.CLI, before=line, after=line_fix)
-    if any(value is NO_VALUE for value in required.values()):
+    built = {argument.param for argument in ctx.owner.arguments}  # (the example builds them: Owner.arguments)
+    if any(value is NO_VALUE for name, value in required.items() if name not in built):
         return Reason.ARGUMENT_WITHOUT_VALUE
     first = python_snippet(card, ctx, {**required, **before})
     second = python_snippet(card, ctx, {**required, **after}) if after is not None else None

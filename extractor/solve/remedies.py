@@ -23,6 +23,7 @@ from .examples import build_example, is_class_level
 from .fixes import FixCandidate, bare_test, describe_fix, find_fixes, quiet_stand_ins
 from .passes import card_message, validator_outcome
 from .problem import Variable
+from .rules import stand_in
 from .seeds import candidates
 from .status import Reads
 from .values import to_json_value
@@ -135,7 +136,8 @@ def _example(draft: Draft) -> Example | ReasonCode:
     if isinstance(setup, Reason):
         return setup
     class_level = is_class_level(card)  # (called on the class: no object is built)
-    before = {n: env[n] for n in [*_changed(draft), *draft.stand_ins]}
+    filled = _argument_stand_ins(draft)  # (the other required fields of the arguments the example builds)
+    before = {**{n: env[n] for n in [*_changed(draft), *draft.stand_ins]}, **filled}
     # A Python call needs its required parameters too; they take the trigger's values.
     required = {p.name: env.get(p.name, NO_VALUE) for p in ctx.signature.params if p.default is None and p.name not in ("self", "cls")}
     # The example's fixes: those under which no other raise of the function may fire.
@@ -157,7 +159,7 @@ def _example(draft: Draft) -> Example | ReasonCode:
     if not isinstance(example, Example):
         return example
     placeholders = sorted([*(n for n in required if n in ctx.signature.unread and n not in card.statement.guard.inputs),
-                           *(".".join(ctx.owner.settable[n]) for n in draft.stand_ins)])
+                           *(".".join(ctx.owner.settable[n]) for n in draft.stand_ins), *filled])
     example = replace(example, placeholders=tuple(placeholders))
     if example.after is None:
         return replace(example, no_fix=no_fix)
@@ -172,6 +174,20 @@ def _example(draft: Draft) -> Example | ReasonCode:
     return replace(example, fixes=tuple(further), requires=tuple(sorted(requires)))
 
 
+def _argument_stand_ins(draft: Draft) -> dict[str, Any]:
+    """A stand-in (solve.rules) for each required field of each argument the example builds
+    (Owner.arguments) that the trigger gives no value of its own: ``p.f`` -> value."""
+    env = draft.env
+    found = {}
+    for argument in draft.frame.ctx.owner.arguments:
+        if argument.param in env:
+            continue  # (the trigger passes the argument itself: the example does not build it)
+        for doc in argument.required:
+            if doc.input not in env and (value := stand_in(doc)) is not NO_VALUE:
+                found[doc.input] = value
+    return found
+
+
 def _example_setup(draft: Draft) -> str | Reason:
     """The Python the example runs first (the environment the trigger assumes: solve.environ),
     or why no example can be written."""
@@ -182,6 +198,9 @@ def _example_setup(draft: Draft) -> str | Reason:
         return Reason.COMPUTED_ENVIRONMENT_NAME
     if any(n not in _settable(draft) for n in _changed(draft)):
         return Reason.VALUE_NOT_PASSED
+    built = {argument.param for argument in frame.ctx.owner.arguments}
+    if any(name.split(".", 1)[0] in built for name in draft.outside):
+        return Reason.CONSTRUCTION_NOT_SHOWN  # (a value outside its field's declared type: the class may refuse it)
     if card.statement.kind == "reraise" and card.exception.written is None:
         return Reason.RERAISE  # a bare ``raise`` raises the try body's error, from the body's line: that error's card
     if not is_class_level(card) and not constructs(problem, frame.ctx, env):

@@ -124,15 +124,27 @@ def required_stand_ins(ctx: CardContext, missing: Iterable[str]) -> dict[str, An
     return found
 
 
+def accepts(doc: FieldDoc, value: Any) -> bool:
+    """Whether each of the field's declared rules (bounds, lengths, choices) surely accepts ``value``."""
+    return all(satisfies(rule, value) is True for rule in declared_rules(doc))
+
+
+def declared_rules(doc: FieldDoc) -> list[Rule]:
+    """The field's declared constraints, and its choices where its type allows only some literals."""
+    rules = [Rule(rule=c.name, value=c.value) for c in doc.declared.constraints]
+    choices = tuple(v for v in doc.literal_values or () if literal_or(v) is not None)
+    if choices:
+        rules.append(Rule(rule="literal", choices=choices))
+    return rules
+
+
 def stand_in(doc: FieldDoc) -> Any:
     """A value of the field's declared type that each of its declared rules (bounds, lengths,
     choices) accepts, else NO_VALUE: a choice, a bound, a container of the least length, then
     the type's plain value (``0``, ``''``, ``[]``)."""
     declared = doc.declared
-    rules = [Rule(rule=c.name, value=c.value) for c in declared.constraints]
+    rules = declared_rules(doc)
     choices = tuple(v for v in doc.literal_values or () if literal_or(v) is not None)
-    if choices:
-        rules.append(Rule(rule="literal", choices=choices))
     annotation = unwrapped(declared.annotation) if declared.annotation is not None else None
     base, element = container(annotation)
     tries: list[Any] = [literal_or(c) for c in choices]

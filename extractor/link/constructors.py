@@ -406,17 +406,23 @@ def _built_argument(constructors: Constructors, facts: FileFacts, param: Param, 
                          classes=classes, required=required, rules=rules)
 
 
+_PLAIN_BASES = frozenset({"object", "BaseModel", "NamedTuple", "Generic", "ABC", "Protocol"})
+
+
 def plainly_built(constructors: Constructors, cls: str) -> bool:
     """Whether constructing the record class runs nothing the tree shows beyond storing its
     keywords (and pydantic's own checks of their declared types and rules): no ``__init__``,
     ``__new__``, ``__post_init__`` or validator of its own or an in-tree ancestor's, no custom
-    metaclass, no abstract method."""
+    metaclass, no abstract method; and no base outside the tree but those whose construction
+    only stores (or, for pydantic, validates) the keywords (``_PLAIN_BASES``)."""
     if not constructors.is_record(cls):
         return False
     for qualname in (cls, *constructors.project.ancestors(cls)):
         found = constructors.project.class_fact(qualname)
         if found is None:
-            continue  # (outside the tree: ``BaseModel``, ``object``)
+            if qualname.rsplit(".", 1)[-1].split("[", 1)[0] not in _PLAIN_BASES:
+                return False  # (a base of another package may run its own ``__init__`` or ``__post_init__``)
+            continue
         fact = found[1]
         if fact.init is not None or fact.new is not None or fact.validators or fact.abstract or fact.metaclass is not None \
                 or any(name == "__post_init__" for name, _ in fact.methods) or any(f.validators for f in fact.fields):

@@ -230,6 +230,7 @@ class Reason(Code):
                                 "caller cannot call it by name; and no public entry passes the trigger's values straight through to it")
     NO_PUBLIC_MODULE = "no_public_module", ("the function, or a name the example would import, is defined in a private module that no "
                                             "public module is seen to re-export")
+    NOT_IMPORTABLE = "not_importable", "the function's file has no name an import statement can write (`audit-tests.py`)"
     UNKNOWN_DECORATOR = "unknown_decorator", ("the function is wrapped by `@{value}`, which the tool does not know to pass a call through "
                                               "to the function's body unchanged")
     VALUE_NOT_PASSED = "value_not_passed", ("the trigger sets a value that no argument of the call and no keyword of the object's "

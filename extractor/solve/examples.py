@@ -280,15 +280,10 @@ def is_class_level(card: Card) -> bool:
 def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str | ReasonCode:
     """Code that imports the entry and calls it with ``values`` (input -> value), or why it cannot be written."""
     function, module = card.at.function, ctx.place.public_module  # (``httpx``, not ``httpx._client``: link.project.entry_module)
-    if not function or "<locals>" in function:
-        return Reason.NOT_PUBLIC
-    if module is None:
-        return Reason.NO_PUBLIC_MODULE
+    refused = uncallable(card, ctx)
+    if refused is not None or not function or module is None:
+        return refused or Reason.NOT_PUBLIC
     decorators = decorator_names(card)
-    if not decorators <= _TRANSPARENT:
-        return Detailed(code=Reason.UNKNOWN_DECORATOR, value=min(decorators - _TRANSPARENT))
-    if ctx.signature.call_style == "async_generator":
-        return Reason.ASYNC_GENERATOR
     call = _Call(ctx=ctx, args={}, fields={}, written=ctx.place.module or module)
     refused = _pass_values(call, values)
     if refused is not None:
@@ -310,6 +305,27 @@ class _Call:
     fields: dict[tuple[str, ...], Any]
     written: str
     imports: set[tuple[str, str]] = dataclasses.field(default_factory=set)
+
+
+def uncallable(card: Card, ctx: CardContext) -> ReasonCode | None:
+    """Why no example can call the card's function, whatever the values (None: it may)."""
+    function, module = card.at.function, ctx.place.public_module
+    if not function or "<locals>" in function:
+        return Reason.NOT_PUBLIC
+    if module is None:
+        return Reason.NO_PUBLIC_MODULE
+    if not all(part.isidentifier() and not keyword.iskeyword(part) for part in module.split(".")):
+        return Reason.NOT_IMPORTABLE
+    owner, _, name = function.rpartition(".")
+    private_class = any(not _public(part) for part in owner.split(".") if part)
+    if private_class or (not _public(name) and not (owner and set(card.entry) & CONSTRUCTING)):
+        return Reason.NOT_PUBLIC  # (a constructor's own check runs as the class is called, whatever its name)
+    decorators = decorator_names(card)
+    if not decorators <= _TRANSPARENT:
+        return Detailed(code=Reason.UNKNOWN_DECORATOR, value=min(decorators - _TRANSPARENT))
+    if ctx.signature.call_style == "async_generator":
+        return Reason.ASYNC_GENERATOR
+    return None
 
 
 def _pass_values(call: _Call, values: dict[str, Any]) -> Reason | None:
@@ -499,6 +515,9 @@ def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: d
         line_fix = cli_line(ctx.cli.command, after, ctx.cli.flags) if after is not None else None
         if line and (line_fix or after is None):
             return Example(style=ExampleStyle.CLI, before=line, after=line_fix)
+    refused = uncallable(card, ctx)
+    if refused is not None:
+        return refused
     built = {argument.param for argument in ctx.owner.arguments}  # (the example builds them: Owner.arguments)
     if any(value is NO_VALUE for name, value in required.items() if name not in built):
         return Reason.ARGUMENT_WITHOUT_VALUE

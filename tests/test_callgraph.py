@@ -42,18 +42,25 @@ def test_each_card_lists_its_public_entries_and_is_stated_at_one_where_the_value
         "Gauge._scaled:26": (["tidal.gauge.Gauge.reading"], None, "tidal.gauge.Gauge.reading", None),
         # calibrate passes its gauge on unchanged, but no example builds a Gauge argument from the fields the guard reads
         "_check_span:32": (["tidal.gauge.calibrate"], None, None, "entry_not_solved"),
+        # pairs tests its text before it calls _split (an early return and an early raise): the trigger keeps both false
+        "_split:6": (["tidal.pairs"], None, "tidal.pairs", None),
+        "pairs:15": (["tidal.pairs"], None, None, None),
     }
     paths = {p["entry"]: p["path"] for p in cards["_decode:8"]["entries"]["paths"]}
     assert paths["tidal.decode"] == ["tidal._impl.codec.decode", "tidal._impl.codec._decode"]
     assert cards["_decode:10"]["trigger"] == {**cards["_decode:10"]["trigger"], "inputs": {"text": ""}, "verified": True}
     assert cards["_decode:10"]["example"]["before"] == "from tidal import decode_strict\ndecode_strict(text='')"
     assert cards["Gauge._check_range:18"]["example"]["before"] == "from tidal.gauge import Gauge\nGauge(low=11)"
+    split = cards["_split:6"]
+    assert split["example"]["before"] == "from tidal import pairs\npairs(text='x')"
+    # (the entry's early return is a way out too; its early raise is none)
+    assert [(f["inputs"], f["target"]) for f in split["fixes"]] == [({"text": "aaaaaaaa"}, "own_test"), ({"text": ""}, "leave")]
 
 
 def test_the_examples_at_the_entry_raise_the_cards_error_from_its_line(capsys, tmp_path) -> None:
     cards = _cards(capsys, tmp_path)
     lifted = [c for c in cards.values() if c.get("at_entry")]
-    assert len(lifted) == 6
+    assert len(lifted) == 7
     for card in lifted:
         assert check(card, ROOT) == [], card["id"]
 
@@ -65,6 +72,25 @@ def _made(code: str) -> dict[str, list[tuple[str, bool, list[str] | None]]]:
     kinds = {"helper": "def", "other": "def", "TABLE": "var", "set": "def"}
     return {m.function: [(c.callee, c.is_first, [a.code for a in c.arguments] if c.arguments is not None else None) for c in m.calls]
             for m in calls_made(defs, src, kinds)}
+
+
+_EXITS = '''
+def exits_first(x, y):
+    if len(x) > 3 or y.size is None:
+        raise ValueError("too long")
+    assert y.size > 0
+    helper(x, y)
+
+def tests_first(x):
+    if x:
+        return None
+    helper(x)
+'''
+
+
+def _parsed(code: str) -> tuple[list[tuple[str, ast.FunctionDef, None]], SourceText, dict[str, str]]:
+    tree = ast.parse(code)
+    return [(n.name, n, None) for n in tree.body if isinstance(n, ast.FunctionDef)], SourceText(code.split("\n")), {"helper": "def"}
 
 
 def test_a_call_is_first_only_after_statements_that_cannot_leave_or_fail() -> None:
@@ -82,6 +108,21 @@ def rebinds_a_parameter(x):
 def tests_first(x):
     if x:
         return None
+    helper(x)
+
+def exits_first(x, y):
+    if len(x) > 3 or y.size is None:
+        raise ValueError("too long")
+    assert y.size > 0
+    helper(x, y)
+
+def tests_with_a_call_or_an_else(x):
+    if check(x):
+        raise ValueError("bad")
+    if x:
+        return 1
+    else:
+        x = 2
     helper(x)
 
 def inside_try(x):
@@ -113,7 +154,9 @@ def reads_a_variable_and_a_local(x, y, z: Other):
     assert made == {
         "docstring_and_literals": [("helper", True, ["x", "limit"])],
         "rebinds_a_parameter": [("helper", False, None)],  # (x no longer holds the caller's value)
-        "tests_first": [("helper", False, None)],
+        "tests_first": [("helper", True, ["x"])],  # (an early exit: the call is reached where ``x`` is false)
+        "exits_first": [("helper", True, ["x", "y"])],
+        "tests_with_a_call_or_an_else": [("helper", False, None)],
         "inside_try": [("helper", False, None)],
         "second_call": [("other", True, ["x"]), ("helper", False, None)],
         "empty_containers_and_a_tuple_target": [("helper", True, ["x", "used"])],
@@ -122,3 +165,6 @@ def reads_a_variable_and_a_local(x, y, z: Other):
         # and one on an annotated parameter is looked for on the class it names
         "reads_a_variable_and_a_local": [("z.run", False, None), ("TABLE", False, None)],
     }
+    exits = {m.function: m.calls[0].exits for m in calls_made(*_parsed(_EXITS))}
+    assert exits == {"exits_first": (("len(x) > 3 or y.size is None", "raise", ("x", "y.size")), ("not y.size > 0", "raise", ("y.size",))),
+                     "tests_first": (("x", "return", ("x",)),)}

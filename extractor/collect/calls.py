@@ -20,8 +20,10 @@ A call is the one the function reaches first (``is_first``) where it is the call
 top-level statement (``f(...)``, ``return f(...)``, ``x = f(...)``, ``a, b = f(...)``) and every
 statement before it is one that can neither leave the function nor fail: the docstring,
 ``pass``, ``global``/``nonlocal``, a name bound to a literal, a parameter or an empty container
-(``used = set()``). Anything else (a test, a
-loop, another call, an attribute read) may raise or return first, so no later call is.
+(``used = set()``); or an early exit whose test reads the parameters only, ``if size < 1: raise
+ValueError(...)`` (``return``) or ``assert size``, kept with the call (``MadeCall.exits``): the call
+is reached where each such test is false. Anything else (a loop, another call, an attribute
+read outside a test) may raise or return first, so no later call is.
 """
 
 from __future__ import annotations
@@ -65,7 +67,8 @@ def calls_made(defs: Iterable[tuple[str, Function, str | None]], src: SourceText
 
 def _calls(node: Function, src: SourceText, bound: AbstractSet[str], aliases: AbstractSet[str], *,
            is_method: bool) -> tuple[tuple[MadeCall, ...], bool]:
-    first = _first_call(node, bound | aliases)
+    first, exits = _first_call(node, bound | aliases)
+    unread = _unread_before(node, first) if first is not None else ()
     params = _param_names(node)
     heads = (set(bound) - params) | (set(_SELF) if is_method else set())
     plain = set(aliases) - params
@@ -84,7 +87,8 @@ def _calls(node: Function, src: SourceText, bound: AbstractSet[str], aliases: Ab
         if count <= MAX_CALLS:
             is_first = call is first
             found.append(MadeCall(callee=callee, line=call.lineno, arguments=_arguments(call, src) if is_first else None,
-                                  is_first=is_first, receiver=receiver))
+                                  is_first=is_first, receiver=receiver, exits=exits if is_first else (),
+                                  unread=unread if is_first else ()))
     return tuple(found), count > MAX_CALLS
 
 
@@ -140,20 +144,79 @@ def _param_names(node: Function) -> set[str]:
     return names
 
 
-def _first_call(node: Function, shadowed: AbstractSet[str]) -> ast.Call | None:
+def _first_call(node: Function, shadowed: AbstractSet[str]) -> tuple[ast.Call | None, tuple[tuple[str, str, tuple[str, ...]], ...]]:
     """The call of the first top-level statement the function surely reaches, where that
-    statement is a call (see the module's docstring); else None."""
+    statement is a call (see the module's docstring), and the early exits before it; else None."""
     params = _param_names(node)
     body: Sequence[ast.stmt] = node.body
+    exits: list[tuple[str, str, tuple[str, ...]]] = []
     for index, stmt in enumerate(body):
         if index == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
             continue  # the docstring
         call = _statement_call(stmt)
         if call is not None:
-            return call
-        if not _is_harmless(stmt, params, shadowed):
+            return call, tuple(exits)
+        found = _early_exit(stmt, params - set(_SELF))
+        if found is not None:
+            exits.append(found)
+        elif not _is_harmless(stmt, params, shadowed):
+            return None, ()
+    return None, ()
+
+
+def _unread_before(node: Function, first: ast.Call) -> tuple[str, ...]:
+    """The parameters (but ``self``/``cls``) that no statement before the first call's reads."""
+    read: set[str] = set()
+    for stmt in node.body:
+        if any(n is first for n in ast.walk(stmt)):
+            break
+        read.update(n.id for n in ast.walk(stmt) if isinstance(n, ast.Name))
+    return tuple(sorted(_param_names(node) - read - set(_SELF)))
+
+
+_MAX_EXIT = 200  # characters of an early exit's test
+
+
+def _early_exit(stmt: ast.stmt, params: AbstractSet[str]) -> tuple[str, str, tuple[str, ...]] | None:
+    """``if test: raise ...`` or ``if test: return ...`` (no ``else``), or ``assert test``, whose
+    test reads only the parameters (names and attribute chains, no call): (the test under which
+    control leaves, "raise" or "return", what it reads); else None."""
+    test: ast.expr
+    if isinstance(stmt, ast.Assert):
+        test, kind = ast.UnaryOp(op=ast.Not(), operand=stmt.test), "raise"
+    elif isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 and isinstance(stmt.body[0], (ast.Raise, ast.Return)):
+        test, kind = stmt.test, "raise" if isinstance(stmt.body[0], ast.Raise) else "return"
+    else:
+        return None
+    reads = _test_reads(test, params)
+    code = ast.unparse(test)
+    return (code, kind, reads) if reads is not None and len(code) <= _MAX_EXIT else None
+
+
+def _test_reads(test: ast.expr, params: AbstractSet[str]) -> tuple[str, ...] | None:
+    """The parameters' names and attribute chains a test reads (the whole chain: ``p.a.b``, not
+    ``p``), where it reads nothing else that is bound (a builtin such as ``len`` or ``isinstance``
+    is fine) and calls no method; else None."""
+    inner = {id(node.value) for node in ast.walk(test) if isinstance(node, ast.Attribute)}  # (a chain's own parts)
+    reads: list[str] = []
+    for node in ast.walk(test):
+        if isinstance(node, (ast.Lambda, *_COMPREHENSIONS, ast.NamedExpr, ast.Await)):
             return None
-    return None
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _TEST_BUILTINS):
+            return None
+        if id(node) in inner or not isinstance(node, (ast.Attribute, ast.Name)):
+            continue
+        chain = dotted_name(node)
+        root = chain.split(".", 1)[0] if chain is not None else None
+        if chain is not None and root in params:
+            reads.append(chain)
+        elif root not in _TEST_BUILTINS and root not in ("None", "True", "False"):
+            return None  # (a module name, a local: its value is not the caller's)
+    return tuple(sorted(set(reads)))
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_TEST_BUILTINS = frozenset({"len", "isinstance", "int", "float", "str", "bool", "abs", "min", "max", "tuple", "list"})
 
 
 def _statement_call(stmt: ast.stmt) -> ast.Call | None:

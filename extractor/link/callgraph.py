@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 
 from ..model import Argument, CallsMade, Card, Entries, EntryCall, EntryPath, FileFacts, MadeCall, Param
 from ..model.codes import Reason
+from ..model.pytext import try_parse_expression
 from ..options import is_test_path
 from .constructors import Constructors
 from .messages import bind_arguments
@@ -167,7 +168,7 @@ def public_entries(project: Project, module: str, function: str, owner: str | No
 
 
 def entry_calls(project: Project, constructors: Constructors, card: Card, params: tuple[Param, ...], entries: Entries,
-                paths: list[list[Edge]]) -> tuple[tuple[EntryCall, ...], Reason | None]:
+                paths: list[list[Edge]], unread: tuple[str, ...] = ()) -> tuple[tuple[EntryCall, ...], Reason | None]:
     """The entries whose paths pass the guard's inputs through (see the module's docstring),
     each with the values it fixes, in the entries' order; and why the first that does not
     does not (none where the card's function is its own entry: its trigger is the user's call)."""
@@ -176,7 +177,7 @@ def entry_calls(project: Project, constructors: Constructors, card: Card, params
     for path, edges in zip(entries.paths, paths):
         if not edges:
             return (), None
-        call = _passed_through(project, constructors, card, params, path, edges)
+        call = _passed_through(project, constructors, card, params, path, edges, unread if len(edges) == 1 else ())
         if isinstance(call, Reason):
             reason = reason or call
         else:
@@ -185,7 +186,7 @@ def entry_calls(project: Project, constructors: Constructors, card: Card, params
 
 
 def _passed_through(project: Project, constructors: Constructors, card: Card, params: tuple[Param, ...], path: EntryPath,
-                    edges: list[Edge]) -> EntryCall | Reason:
+                    edges: list[Edge], unread: tuple[str, ...]) -> EntryCall | Reason:
     guard = card.statement.guard
     state = {i for i in guard.inputs if i.split(".", 1)[0] in _SELF}
     if not guard.inputs or guard.opaque or (state and not _keeps_object(card, edges)):
@@ -196,8 +197,8 @@ def _passed_through(project: Project, constructors: Constructors, card: Card, pa
     fixed: dict[str, str] = {}
     callee_params = params
     for edge in reversed(edges):
-        if not edge.call.is_first or edge.call.arguments is None:
-            return Reason.ENTRY_NOT_FIRST
+        if not edge.call.is_first or edge.call.arguments is None or (edge.call.exits and edge is not edges[0]):
+            return Reason.ENTRY_NOT_FIRST  # (an early exit is stated at the entry only: its test reads the entry's parameters)
         step = _bind(edge, callee_params)
         if step is None:
             return Reason.ENTRY_VALUE_COMPUTED
@@ -215,7 +216,9 @@ def _passed_through(project: Project, constructors: Constructors, card: Card, pa
                 return Reason.ENTRY_VALUE_COMPUTED
         wanted = following
         callee_params = edge.made.params
-    return _entry_record(project, constructors, path, edges[0], fixed, keeps_object=bool(state))
+    if any(read.split(".", 1)[0] in fixed for _, _, reads in edges[0].call.exits for read in reads):
+        return Reason.ENTRY_NOT_FIRST  # (a name the path fixes for the card's function, which the entry's test reads as its own)
+    return _entry_record(project, constructors, path, edges[0], fixed, keeps_object=bool(state), unread=unread)
 
 
 def _keeps_object(card: Card, edges: list[Edge]) -> bool:
@@ -265,8 +268,23 @@ def _fixed_value(project: Project, edge: Edge, code: str, is_given: bool) -> str
     return value
 
 
+def _unread(top: Edge, inner: tuple[str, ...]) -> tuple[str, ...]:
+    """The entry's parameters nothing reads on the way to the raise: none of the statements
+    before its call (MadeCall.unread), and none of the call's arguments, or only as a bare
+    argument of that name that the card's function does not read either (``inner``)."""
+    bare: set[str] = set()
+    named: set[str] = set()
+    for argument in top.call.arguments or ():
+        tree = try_parse_expression(argument.code)
+        if isinstance(tree, ast.Name):
+            bare.add(tree.id)
+        elif tree is not None:
+            named.update(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+    return tuple(p for p in top.call.unread if p not in named and (p not in bare or p in inner))
+
+
 def _entry_record(project: Project, constructors: Constructors, path: EntryPath, top: Edge, fixed: dict[str, str], *,
-                  keeps_object: bool) -> EntryCall | Reason:
+                  keeps_object: bool, unread: tuple[str, ...]) -> EntryCall | Reason:
     made = top.made
     module = top.module
     public = entry_module(project, module, made.function)
@@ -281,4 +299,4 @@ def _entry_record(project: Project, constructors: Constructors, path: EntryPath,
         constructor = constructors.signature(f"{module}.{made.owner}")
     return EntryCall(entry=path.entry, module=module, path=top.path, public_module=public, function=made.function, params=made.params,
                      decorators=made.decorators, call_style=made.call_style, constructor=constructor, fixed=tuple(sorted(fixed.items())),
-                     keeps_object=keeps_object)
+                     keeps_object=keeps_object, exits=top.call.exits, unread=_unread(top, unread))

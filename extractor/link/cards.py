@@ -333,7 +333,7 @@ class ContextLinker:
         if function not in self.entries:
             self.entries[function] = public_entries(self.project, self.facts.module, function, site.owner)
         entries, paths = self.entries[function]
-        calls, why = entry_calls(self.project, self.constructors, card, site.signature.params, entries, paths)
+        calls, why = entry_calls(self.project, self.constructors, card, site.signature.params, entries, paths, site.signature.unread)
         return replace(card, entries=entries), calls, why
 
     def _constraint_context(self, card: Card, site: SiteFact, own_flags: dict[str, str]) -> CardContext:

@@ -311,6 +311,11 @@ class MadeCall:
     # The callee of a top-level statement that every path reaches, with nothing before it that may leave or fail
     is_first: bool = False
     receiver: str | None = None  # ``p.name(...)`` of a parameter ``p``: its annotation as written (the class whose method it calls)
+    # The first call's earlier exits: ``if test: raise ...`` / ``return ...`` and ``assert`` statements
+    # before it, each as (the test under which control leaves, "raise" or "return", the parameters'
+    # names and attribute chains it reads); every one is false where the call is reached.
+    exits: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    unread: tuple[str, ...] = ()  # the first call's: the parameters no statement before its own reads
 
 
 @record

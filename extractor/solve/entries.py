@@ -12,12 +12,32 @@ fix and write the example as they do for any card, and the example calls the ent
 
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
 
 from ..model import Card, CardContext, CommandLine, EntryCall, ObjectState, Owner, Signature
-from ..model.codes import EntryKind
+from ..model.codes import EntryKind, PartRole
+from ..model.pytext import try_parse_expression
+from ..model.site import GuardPart
 
 _SELF = {"self", "cls"}
+
+
+# (not the orderings: ``not x < y`` holds for a NaN where ``x >= y`` does not)
+_FLIPPED: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In,
+}
+
+
+def negated(code: str) -> str:
+    """The test under which control goes on past an exit taken where ``code`` holds, as a
+    reader writes it: ``not text`` -> ``text``, ``x is None`` -> ``x is not None``, else ``not (code)``."""
+    tree = try_parse_expression(code)
+    if isinstance(tree, ast.UnaryOp) and isinstance(tree.op, ast.Not):
+        return ast.unparse(tree.operand)
+    if isinstance(tree, ast.Compare) and len(tree.ops) == 1 and type(tree.ops[0]) in _FLIPPED:
+        return ast.unparse(ast.Compare(left=tree.left, ops=[_FLIPPED[type(tree.ops[0])]()], comparators=tree.comparators))
+    return f"not ({code})"
 
 
 def at_entry(card: Card, ctx: CardContext, entry: EntryCall) -> tuple[Card, CardContext]:
@@ -26,12 +46,17 @@ def at_entry(card: Card, ctx: CardContext, entry: EntryCall) -> tuple[Card, Card
     guard = card.statement.guard
     guard = replace(guard, inputs=tuple(i for i in guard.inputs if i not in fixed),
                     constants=(*((n, c) for n, c in guard.constants if n not in fixed), *entry.fixed))
+    if entry.exits:  # (the entry's early exits come first on the way: each test is false where its call is reached)
+        parts = tuple(GuardPart(role=PartRole.EXIT if kind == "raise" else PartRole.LEAVE, code=negated(code))
+                      for code, kind, _ in entry.exits)
+        guard = replace(guard, code=" and ".join([*(p.code for p in parts), f"({guard.code})"]), parts=(*parts, *guard.parts),
+                        inputs=tuple(dict.fromkeys([*guard.inputs, *(r for _, _, reads in entry.exits for r in reads)])))
     name = entry.function.rpartition(".")[2]
     at = replace(card.at, function=entry.function, decorators=entry.decorators)
     kinds = (EntryKind.CONSTRUCTOR,) if name == "__init__" else (EntryKind.POST_INIT,) if name == "__post_init__" else ()
     lifted = replace(card, path=entry.path, at=at, entry=kinds, statement=replace(card.statement, guard=guard))
     names = {p.name for p in entry.params}
-    signature = Signature(params=entry.params, call_style=entry.call_style, unread=tuple(u for u in ctx.signature.unread if u in names))
+    signature = Signature(params=entry.params, call_style=entry.call_style, unread=entry.unread)
     place = replace(ctx.place, module=entry.module, public_module=entry.public_module,
                     param_choices={k: v for k, v in ctx.place.param_choices.items() if k not in fixed})
     if entry.keeps_object:  # (the card's object: its constructor, settable fields and state hold)

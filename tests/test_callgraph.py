@@ -94,7 +94,7 @@ def _parsed(code: str) -> tuple[list[tuple[str, ast.FunctionDef, None]], SourceT
 
 
 def test_a_call_is_first_only_after_statements_that_cannot_leave_or_fail() -> None:
-    made = _made('''
+    made = _made(_EXITS + '''
 def docstring_and_literals(x):
     """Doc."""
     limit = 3
@@ -104,17 +104,6 @@ def docstring_and_literals(x):
 def rebinds_a_parameter(x):
     x = 3
     helper(x)
-
-def tests_first(x):
-    if x:
-        return None
-    helper(x)
-
-def exits_first(x, y):
-    if len(x) > 3 or y.size is None:
-        raise ValueError("too long")
-    assert y.size > 0
-    helper(x, y)
 
 def tests_with_a_call_or_an_else(x):
     if check(x):

@@ -406,7 +406,7 @@ def _built_argument(constructors: Constructors, facts: FileFacts, param: Param, 
                          classes=classes, required=required, rules=rules)
 
 
-_PLAIN_BASES = frozenset({"object", "BaseModel", "NamedTuple", "Generic", "ABC", "Protocol"})
+_PLAIN_BASES = frozenset({"object", "BaseModel", "NamedTuple", "Struct", "Generic", "ABC", "Protocol"})  # (msgspec's Struct: its __init__ stores)
 
 
 def plainly_built(constructors: Constructors, cls: str) -> bool:

@@ -31,7 +31,7 @@ EXPECTED = {
         "not_in_module_constant", "earlier_raises", "after_assert", "match_cases", "Buffer.reserve", "Buffer.append",
         "reraise_from_exc", "reraise_bound_name", "in_except_handler", "local_reassigned",
         "if_elif_else", "early_return", "loop_continue_break", "missing_path", "month_range", "port_number",
-        "preload", "set_state", "from_digits", "sizes_positive",
+        "preload", "set_state", "from_digits", "sizes_positive", "start_pool",
     },
     "dateparse": {"split_date", "parse_month", "check_format", "zone_offset", "field_value", "require", "check_tag", "check_pattern"},
     # resolve_backend's trigger builds an OffloadConfig that passes its own validator first

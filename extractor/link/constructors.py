@@ -406,7 +406,8 @@ def _built_argument(constructors: Constructors, facts: FileFacts, param: Param, 
                          classes=classes, required=required, rules=rules)
 
 
-_PLAIN_BASES = frozenset({"object", "BaseModel", "NamedTuple", "Struct", "Generic", "ABC", "Protocol"})  # (msgspec's Struct: its __init__ stores)
+# (msgspec's ``Struct``: its ``__init__`` stores the keywords)
+_PLAIN_BASES = frozenset({"object", "BaseModel", "NamedTuple", "Struct", "Generic", "ABC", "Protocol"})
 
 
 def plainly_built(constructors: Constructors, cls: str) -> bool:

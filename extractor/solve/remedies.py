@@ -209,8 +209,11 @@ def _example_setup(draft: Draft) -> str | Reason:
 
 
 def _changed(draft: Draft) -> list[str]:
-    """What the trigger changes, as a caller writes it (a loop's input, not its element)."""
-    return [draft.frame.loops.get(n, n) for n in draft.solution.changed if n != ENVIRON]
+    """What the trigger changes, as a caller writes it (a loop's input, not its element): as
+    ``Trigger.changed`` has it, without the atoms it assumes no value for (``callable(f)``
+    where ``f is None`` decides first, ``sys.platform`` where the test does not read it)."""
+    return [draft.frame.loops.get(n, n) for n in draft.solution.changed
+            if n != ENVIRON and (n in draft.atoms or n not in draft.every_atom)]
 
 
 def _settable(draft: Draft) -> set[str]:

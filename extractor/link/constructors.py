@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 
 from ..collect.declarations import dotted_name
 from ..model import BuiltArgument, Card, ClassFact, FieldDoc, FileFacts, Owner, Param, PostInitSet, SiteFact
-from ..model.codes import BUILDING, CONSTRUCTING
+from ..model.codes import BUILDING, CONSTRUCTING, EntryKind
 from ..model.pytext import try_parse_expression
 from .placeholders import abstract_methods, undefined_attributes
 from .project import Project, field_doc
@@ -352,6 +352,7 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
         settable, classes = {**more, **settable}, {**nested, **classes}
     if site.owner is not None and not set(card.entry) & BUILDING:
         checks = (*checks, *post_init_checks(project, constructors, f"{facts.module}.{site.owner}", settable))
+    settable.update(_validated_value(constructors, owner, card))
     required = required_fields(constructors, facts, site.owner, signature) if site.owner is not None else ()
     if required:  # (the stand-ins a trigger may give them are set through the constructor too)
         more, nested = settable_inputs(constructors, owner, [doc.input for doc in required])
@@ -429,6 +430,20 @@ def plainly_built(constructors: Constructors, cls: str) -> bool:
                 or any(name == "__post_init__" for name, _ in fact.methods) or any(f.validators for f in fact.fields):
             return False
     return True
+
+
+def _validated_value(constructors: Constructors, owner: str | None, card: Card) -> dict[str, tuple[str, ...]]:
+    """A field validator's value (``value`` of ``@field_validator("size") def check(cls, value)``)
+    as the constructor keyword that sets the one field it validates: the example builds the class."""
+    if owner is None or EntryKind.PYDANTIC_FIELD_VALIDATOR not in card.entry:
+        return {}
+    checks = validated_fields(card)
+    values = [name for name in card.statement.guard.inputs if name not in checks[0][1]] if len(checks) == 1 else []
+    fields = [name for name in checks[0][1] if name not in card.statement.guard.inputs] if len(checks) == 1 else []
+    if len(values) != 1 or len(fields) != 1:
+        return {}
+    found, _ = settable_inputs(constructors, owner, fields)
+    return {values[0]: found[fields[0]]} if fields[0] in found else {}
 
 
 def required_fields(constructors: Constructors, facts: FileFacts, owner: str, signature: tuple[Param, ...] | None,

@@ -343,10 +343,10 @@ def _pass_values(call: _Call, values: dict[str, Any]) -> Reason | None:
             keywords = objects.setdefault(root, {})
             if name != root:
                 keywords[argument.settable[name]] = value
+        elif name in ctx.owner.settable:  # (first: a field validator's value is its field's keyword)
+            call.fields[ctx.owner.settable[name]] = value
         elif name in params:
             call.args[name] = value
-        elif name in ctx.owner.settable:
-            call.fields[ctx.owner.settable[name]] = value
         else:
             return Reason.VALUE_NOT_PASSED
     for root, keywords in objects.items():

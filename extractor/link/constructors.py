@@ -352,14 +352,15 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
         settable, classes = {**more, **settable}, {**nested, **classes}
     if site.owner is not None and not set(card.entry) & BUILDING:
         checks = (*checks, *post_init_checks(project, constructors, f"{facts.module}.{site.owner}", settable))
-    settable.update(_validated_value(constructors, owner, card))
+    validated, field = _validated_value(constructors, facts, site.owner, card)
+    settable.update(validated)
     required = required_fields(constructors, facts, site.owner, signature) if site.owner is not None else ()
     if required:  # (the stand-ins a trigger may give them are set through the constructor too)
         more, nested = settable_inputs(constructors, owner, [doc.input for doc in required])
         settable, classes = {**more, **settable}, {**nested, **classes}
     arguments = built_arguments(constructors, facts, site.signature.params, card.statement.guard.inputs)
     return Owner(constructor=signature, settable=settable, classes=classes, checks=checks, field_defaults=defaults,
-                 derived=derived, abstract=abstract, undefined=undefined, required=required, arguments=arguments)
+                 derived=derived, abstract=abstract, undefined=undefined, required=required, arguments=arguments, validated=field)
 
 
 def built_arguments(constructors: Constructors, facts: FileFacts, params: tuple[Param, ...],
@@ -432,18 +433,30 @@ def plainly_built(constructors: Constructors, cls: str) -> bool:
     return True
 
 
-def _validated_value(constructors: Constructors, owner: str | None, card: Card) -> dict[str, tuple[str, ...]]:
+def _validated_value(constructors: Constructors, facts: FileFacts, owner: str | None,
+                     card: Card) -> tuple[dict[str, tuple[str, ...]], FieldDoc | None]:
     """A field validator's value (``value`` of ``@field_validator("size") def check(cls, value)``)
-    as the constructor keyword that sets the one field it validates: the example builds the class."""
+    as the constructor keyword that sets the one field it validates, so the example builds the
+    class; and, for a validator pydantic runs after the field's own type check (its default
+    ``mode``), the field's declaration: a value outside its type never reaches the validator."""
     if owner is None or EntryKind.PYDANTIC_FIELD_VALIDATOR not in card.entry:
-        return {}
+        return {}, None
     checks = validated_fields(card)
     values = [name for name in card.statement.guard.inputs if name not in checks[0][1]] if len(checks) == 1 else []
     fields = [name for name in checks[0][1] if name not in card.statement.guard.inputs] if len(checks) == 1 else []
     if len(values) != 1 or len(fields) != 1:
-        return {}
-    found, _ = settable_inputs(constructors, owner, fields)
-    return {values[0]: found[fields[0]]} if fields[0] in found else {}
+        return {}, None
+    found, _ = settable_inputs(constructors, f"{facts.module}.{owner}", fields)
+    if fields[0] not in found:
+        return {}, None
+    raw = any(mode in decorator.replace(" ", "") for decorator in card.at.decorators for mode in _RAW_MODES)
+    doc = None if raw else field_doc(constructors.project, facts, owner, fields[0])
+    if not raw and doc is None:
+        return {}, None  # (its type is not known: the example could not show the value gets there)
+    return {values[0]: found[fields[0]]}, doc
+
+
+_RAW_MODES = ('mode="before"', "mode='before'", 'mode="plain"', "mode='plain'", 'mode="wrap"', "mode='wrap'")
 
 
 def required_fields(constructors: Constructors, facts: FileFacts, owner: str, signature: tuple[Param, ...] | None,

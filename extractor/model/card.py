@@ -440,6 +440,8 @@ class Owner:
     required: tuple[FieldDoc, ...] = ()
     # The parameters an example builds with their class's constructor (link.constructors.built_arguments)
     arguments: tuple[BuiltArgument, ...] = ()
+    # A field validator pydantic runs after the field's type check: the field, whose declared type a value must have to get there
+    validated: FieldDoc | None = None
 
 
 @record

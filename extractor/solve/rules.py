@@ -124,6 +124,22 @@ def required_stand_ins(ctx: CardContext, missing: Iterable[str]) -> dict[str, An
     return found
 
 
+_KEPT = {"int": (int,), "float": (float,), "str": (str,), "bool": (bool,), "bytes": (bytes,), "list": (list,), "dict": (dict,),
+         "tuple": (tuple,), "set": (set,), "NoneType": (type(None),)}
+
+
+def kept(doc: FieldDoc, value: Any) -> bool:
+    """Whether pydantic's check of the field's declared type surely passes ``value`` on as it
+    is: its type is one the annotation names (``int | None``; ``Any`` takes anything), and
+    its declared rules accept it. Anything else (a class, a coercion) counts as not."""
+    annotation = unwrapped(doc.declared.annotation) if doc.declared.annotation is not None else None
+    types = read_annotation(annotation).types if annotation is not None else ()
+    if not types:
+        return False
+    fits = "object:Any" in types or any(type(value) in _KEPT.get(name, ()) for name in types)
+    return fits and accepts(doc, value)
+
+
 def accepts(doc: FieldDoc, value: Any) -> bool:
     """Whether each of the field's declared rules (bounds, lengths, choices) surely accepts ``value``."""
     return all(satisfies(rule, value) is True for rule in declared_rules(doc))

@@ -12,7 +12,7 @@ from extractor.publish.catalog_file import load_catalog
 from extractor.solve.evaluate import Raised, run_validator
 from extractor.solve.validator import built_by_class
 
-from .helpers import FIXTURES, GOLDEN
+from .helpers import FIXTURES, GOLDEN, extract_snippet
 
 
 def _validators() -> list[dict]:
@@ -148,3 +148,18 @@ def test_validators_raise_the_cards_message_when_really_run() -> None:
             assert fixed == [None] * fixes, (case, cls, message)
         checked += len(jobs)
     assert checked >= 30
+
+
+def test_a_type_check_that_raises_another_class_keeps_it_and_passes_ruff(tmp_path) -> None:
+    # (ruff's TRY004 prefers TypeError for a type check; the validator raises what the code raises)
+    code = "def f(v, w):\n    if not isinstance(v, dict):\n        raise ValueError('v must be a dict')\n" \
+           "    if w is None or not isinstance(w, int):\n        raise ValueError('w must be an int')\n"
+    cards = extract_snippet(tmp_path / "tree", code)
+    written = [card.solved.validator.code for card in cards if card.solved.validator is not None]
+    assert len(written) == 2 and sum("# noqa: TRY004" in text for text in written) == 1
+    for index, text in enumerate(written):
+        (tmp_path / f"v{index}.py").write_text(text, encoding="utf-8")
+    ruff = os.path.join(os.path.dirname(sys.executable), "ruff")
+    proc = subprocess.run([ruff, "check", "--isolated", "--no-cache", str(tmp_path / "v0.py"), str(tmp_path / "v1.py")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -265,6 +265,21 @@ def built_by_class(message: MessageTemplate) -> bool:
     return message.form.startswith(("class:", "class_base:")) or message.form in _BUILT_FORMS
 
 
+def _type_checks_only(test: str) -> bool:
+    """Whether a test is made of ``isinstance``, ``issubclass`` and ``callable`` calls alone
+    (through ``not``, ``and``, ``or``): what ruff's TRY004 reads as a type check."""
+    tree = try_parse_expression(test)
+
+    def checks(node: ast.expr | None) -> bool:
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return checks(node.operand)
+        if isinstance(node, ast.BoolOp):
+            return all(checks(value) for value in node.values)
+        return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "issubclass", "callable")
+
+    return checks(tree)
+
+
 def _arguments_code(arguments: tuple[Argument, ...], rename: _Rename, params: set[str]) -> str:
     """The exception call's arguments, renamed: the call the site makes."""
     pieces = []
@@ -313,11 +328,13 @@ def generate_validator(
         call = _arguments_code(arguments, rename, set(names.values()))
     else:
         call = _message_code(message, rename)
+    # (the code's own class: a type check that raises another than TypeError is what the code does)
+    lint = "  # noqa: TRY004" if exception.rsplit(".", 1)[-1] != "TypeError" and _type_checks_only(test) else ""
     code = (
         f"def {name}({', '.join(params)}) -> None:\n"
         f'    """{docstring}"""\n'
         f"    if {test}:\n"
-        f"        raise {exception}({call})\n"
+        f"        raise {exception}({call}){lint}\n"
     )
     read = {n.value.id for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
     # (``math.isfinite``, ``sys.maxsize``: what the evaluator knows of those modules)

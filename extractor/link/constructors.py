@@ -463,13 +463,21 @@ def required_fields(constructors: Constructors, facts: FileFacts, owner: str, si
                     leave: str | None = None) -> tuple[FieldDoc, ...]:
     """The declarations of the constructor's keywords without a default (but ``leave``) of a
     record class (``owner``, in ``facts``' module) whose constructor is generated (a dataclass,
-    a pydantic model: no ``__init__`` of its own that may do more with them): what an example
-    may give stand-ins (Owner.required)."""
-    found = constructors.project.class_fact(f"{facts.module}.{owner}")
-    if found is None or found[1].init is not None or not constructors.is_record(f"{facts.module}.{owner}"):
+    a pydantic model: no ``__init__`` of its own that may do more with them) and that has no
+    ``__post_init__`` in its chain (which may hand them to code no check shows, as vLLM's
+    ``SchedulerConfig`` does its ``InitVar``s): what an example may give stand-ins (Owner.required)."""
+    qualname = f"{facts.module}.{owner}"
+    found = constructors.project.class_fact(qualname)
+    if found is None or found[1].init is not None or not constructors.is_record(qualname) or _post_init_in_chain(constructors, qualname):
         return ()
     return tuple(doc for p in signature or () if p.default is None and p.kind in ("normal", "keyword", "positional") and p.name != leave
                  and (doc := field_doc(constructors.project, facts, owner, f"self.{p.name}")) is not None)
+
+
+def _post_init_in_chain(constructors: Constructors, qualname: str) -> bool:
+    project = constructors.project
+    return any(name == "__post_init__" for q in (qualname, *project.ancestors(qualname)) if (f := project.class_fact(q)) is not None
+               for name, _ in f[1].methods)
 
 
 def settable_inputs(constructors: Constructors, owner: str | None, names: Iterable[str],

@@ -42,7 +42,7 @@ from ..model.pytext import try_parse_expression
 from ..options import is_test_path
 from .constructors import Constructors
 from .messages import bind_arguments
-from .project import Project, entry_module, method_class
+from .project import Project, decorator_target, entry_module, method_class
 
 MAX_ENTRIES = 3
 MAX_DEPTH = 8  # calls up from the card's function
@@ -283,6 +283,15 @@ def _unread(top: Edge, inner: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(p for p in top.call.unread if p not in named and (p not in bare or p in inner))
 
 
+def _wraps_errors(project: Project, module: str, owner: str) -> bool:
+    """Whether the class is a pydantic dataclass, whose ``__post_init__`` errors reach the caller wrapped."""
+    found = project.class_fact(f"{module}.{owner}")
+    if found is None:
+        return False
+    imports = dict(found[0].imports)
+    return any(decorator_target(imports, d) == "pydantic.dataclasses.dataclass" for d in found[1].decorators)
+
+
 def _entry_record(project: Project, constructors: Constructors, path: EntryPath, top: Edge, fixed: dict[str, str], *,
                   keeps_object: bool, unread: tuple[str, ...]) -> EntryCall | Reason:
     made = top.made
@@ -296,6 +305,8 @@ def _entry_record(project: Project, constructors: Constructors, path: EntryPath,
     if made.owner is not None and head == made.owner:
         if name.startswith("__") and name not in ("__init__", "__post_init__"):
             return Reason.ENTRY_NOT_PLAIN_CALL
+        if name == "__post_init__" and _wraps_errors(project, module, made.owner):
+            return Reason.ENTRY_NOT_PLAIN_CALL  # (pydantic reports the raise inside a ValidationError: another class than the card's)
         constructor = constructors.signature(f"{module}.{made.owner}")
     return EntryCall(entry=path.entry, module=module, path=top.path, public_module=public, function=made.function, params=made.params,
                      decorators=made.decorators, call_style=made.call_style, constructor=constructor, fixed=tuple(sorted(fixed.items())),

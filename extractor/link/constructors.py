@@ -354,7 +354,8 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
         checks = (*checks, *post_init_checks(project, constructors, f"{facts.module}.{site.owner}", settable))
     validated, field = _validated_value(constructors, facts, site.owner, card)
     settable.update(validated)
-    required = required_fields(constructors, facts, site.owner, signature) if site.owner is not None else ()
+    in_post_init = (card.at.function or "").endswith(".__post_init__")
+    required = required_fields(constructors, facts, site.owner, signature, in_post_init=in_post_init) if site.owner is not None else ()
     if required:  # (the stand-ins a trigger may give them are set through the constructor too)
         more, nested = settable_inputs(constructors, owner, [doc.input for doc in required])
         settable, classes = {**more, **settable}, {**nested, **classes}
@@ -460,15 +461,18 @@ _RAW_MODES = ('mode="before"', "mode='before'", 'mode="plain"', "mode='plain'", 
 
 
 def required_fields(constructors: Constructors, facts: FileFacts, owner: str, signature: tuple[Param, ...] | None,
-                    leave: str | None = None) -> tuple[FieldDoc, ...]:
+                    leave: str | None = None, in_post_init: bool = False) -> tuple[FieldDoc, ...]:
     """The declarations of the constructor's keywords without a default (but ``leave``) of a
     record class (``owner``, in ``facts``' module) whose constructor is generated (a dataclass,
     a pydantic model: no ``__init__`` of its own that may do more with them) and that has no
     ``__post_init__`` in its chain (which may hand them to code no check shows, as vLLM's
-    ``SchedulerConfig`` does its ``InitVar``s): what an example may give stand-ins (Owner.required)."""
+    ``SchedulerConfig`` does its ``InitVar``s), but for a raise in that ``__post_init__``
+    (``in_post_init``), whose way there the card's guard models: what an example may give
+    stand-ins (Owner.required)."""
     qualname = f"{facts.module}.{owner}"
     found = constructors.project.class_fact(qualname)
-    if found is None or found[1].init is not None or not constructors.is_record(qualname) or _post_init_in_chain(constructors, qualname):
+    if found is None or found[1].init is not None or not constructors.is_record(qualname) \
+            or (not in_post_init and _post_init_in_chain(constructors, qualname)):
         return ()
     return tuple(doc for p in signature or () if p.default is None and p.kind in ("normal", "keyword", "positional") and p.name != leave
                  and (doc := field_doc(constructors.project, facts, owner, f"self.{p.name}")) is not None)

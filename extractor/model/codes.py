@@ -222,7 +222,8 @@ class Reason(Code):
                                                     "literal or module constant")
     ENTRY_READS_STATE = "entry_reads_state", "the condition reads more than the function's parameters (an object's or module's state)"
     ENTRY_NOT_PLAIN_CALL = "entry_not_plain_call", ("the public entry is not called plainly (a decorator, generator, property or "
-                                                    "special method stands in the way)")
+                                                    "special method stands in the way, or a framework that wraps what it raises, "
+                                                    "such as a pydantic dataclass's `__post_init__`)")
     ENTRY_NOT_SOLVED = "entry_not_solved", ("solved again at the public entry, with the values the way to it fixes, no verified trigger "
                                             "with an example was found (a value may not be writable as the entry's argument)")
     # Why a verified trigger has no example (Solved.example_reason; solve.examples, solve.remedies).

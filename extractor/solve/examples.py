@@ -416,6 +416,9 @@ def _entry_call(call: _Call, card: Card, decorators: set[str], module: str, func
 
 def _constructor_call(call: _Call, owner: str, name: str) -> str | Reason:
     """``Owner(...)``: the entry is the constructor (its arguments are the call's) or runs while it builds."""
+    keywords = {p.name for p in call.ctx.owner.constructor or ()}
+    if name == "__post_init__" and call.args and set(call.args) <= keywords:
+        return _build(owner, call.fields, call.ctx, call.imports, extra=call.args)  # (its parameters are the InitVars, by name)
     if name not in ("__init__", "__new__"):
         return _build(owner, call.fields, call.ctx, call.imports) if not call.args else Reason.VALUE_NOT_PASSED
     checked = _arguments(call.ctx.signature.params[1:], call.args, call.imports, call.written)

@@ -37,6 +37,7 @@ EXPECTED = [
     ("LimitsConfig", "max_body_kb", "ge", "greater_than_equal", "Input should be greater than or equal to 1"),
     ("LimitsConfig", "max_body_kb", "le", "less_than_equal", "Input should be less than or equal to 65536"),
     ("LimitsConfig", "tags", "max_length", "too_long", "List should have at most 4 items after validation, not {len(self.tags)}"),
+    ("Marker", "release", "literal", "literal_error", "Input should be True"),
     ("ReplyRequest", "count", "ge", "greater_than_equal", "Input should be greater than or equal to 1"),
     ("ServerConfig", "batch_size", "multiple_of", "multiple_of", "Input should be a multiple of 8"),
     ("ServerConfig", "host", "max_length", "string_too_long", "String should have at most 253 characters"),
@@ -115,7 +116,7 @@ def test_every_constraint_of_the_pydantic_classes_is_a_card(catalog: dict) -> No
 def test_the_examples_raise_what_the_cards_say_and_pydantic_prints_it(catalog: dict) -> None:
     # (GenerateRequest's and ChatRequest's cards too: their examples give the class's other required
     # field a stand-in that its own rules accept; ReplyRequest's ``message: Message`` gets none)
-    cards = [c for c in _constraints(catalog) if c["function"] not in ("ReplyRequest", "Window")]
+    cards = [c for c in _constraints(catalog) if c["function"] not in ("ReplyRequest", "Window", "Marker")]
     assert all(c["example"] and c["example"]["style"] == "python" for c in cards)
     assert {c["function"]: c["example"]["placeholders"] for c in cards if c["required_also"]} == {
         "GenerateRequest": ["prompt"], "ChatRequest": ["messages"]}
@@ -124,6 +125,9 @@ def test_the_examples_raise_what_the_cards_say_and_pydantic_prints_it(catalog: d
     # Window's __post_init__ hands its init-only model_len to a check no card's guard shows: no stand-in for it
     [window] = [c for c in _constraints(catalog) if c["function"] == "Window"]
     assert window["example"] is None and window["example_reason"] == "constructor_needs_arguments"
+    # Marker's own field validator (mode="before") refuses the value before pydantic's Literal check does
+    [marker] = [c for c in _constraints(catalog) if c["function"] == "Marker"]
+    assert marker["example"] is None and marker["example_reason"] == "construction_not_shown"
     run = subprocess.run([sys.executable, "-c", _CHILD, str(ROOT)], input=json.dumps([c["example"]["before"] for c in cards]),
                          capture_output=True, text=True, check=True)
     for card, raised in zip(cards, json.loads(run.stdout)):

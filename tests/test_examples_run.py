@@ -39,7 +39,7 @@ EXPECTED = {
     # (and the field constraints of its pydantic classes: their examples construct the class)
     "offload": {"OffloadConfig.resolve_backend", "OffloadConfig", "PrefetchOffloadConfig", "UVAOffloadConfig"},
     "pydconfig": {"CacheConfig", "ChatRequest", "ChatRequest._few_tokens_when_hot", "GenerateRequest", "LimitsConfig", "ServerConfig",
-                  "Span.__post_init__"},
+                  "Span.__post_init__", "Marker._exactly_true"},
     # every model's embed (a family of three, and ant's own), the public feed, hoot, a test's check and the pen's admit
     "families": {"embed", "feed", "hoot", "test_count", "Pen.admit", "_weigh"},
     # raises in private helpers, each example a call of the public entry that passes its arguments on (solve.entries)

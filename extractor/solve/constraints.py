@@ -16,7 +16,7 @@ from typing import Any
 from ..model import Card, CardContext, Example, FieldConstraint, FieldDoc, Fix, FixTarget, Hole, Reason, Solved, Trigger, TriggerStatus
 from ..model.pytext import literal_or
 from .examples import constraint_example
-from .rules import container, length, number, satisfies, sized, stand_ins
+from .rules import container, length, number, own_checks_pass, satisfies, sized, stand_ins
 from .values import to_json_value
 
 _PATTERN_TRIES = ("", "x", "0", "-", " ", "X", "_", "!", "0x", "a b", "/", ".")
@@ -121,6 +121,8 @@ def solve_constraint(card: Card, ctx: CardContext) -> Solved:
                                  f"under `{constraint.declared}`"),)
     fixed = {name: good} if good is not None else None
     written, line = constraint_example(card, ctx, {name: bad}, fixed, stand_ins(ctx, fixed))
+    if isinstance(written, Example) and not own_checks_pass(ctx, name, bad):
+        written = Reason.CONSTRUCTION_NOT_SHOWN  # (a validator of the field itself, ``mode="before"``, may refuse it first)
     example, example_reason = (written, None) if isinstance(written, Example) else (None, written)
     trigger = Trigger(status=TriggerStatus.CONCRETE, inputs={name: to_json_value(bad)}, changed=(name,), message=message, verified=True)
     also = _required_also(ctx, constraint.field)

@@ -13,7 +13,7 @@ import ast
 import math
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..collect.annotations import read_annotation
@@ -108,6 +108,14 @@ def stand_ins(ctx: CardContext, fixed: dict[str, Any] | None) -> dict[str, Any] 
             return None
         found[doc.input] = value
     return found if constructs(_NO_GUARD, ctx, {**found, **fixed}) else None
+
+
+def own_checks_pass(ctx: CardContext, name: str, value: Any) -> bool:
+    """Whether each check construction runs that reads the field ``name`` alone (a field
+    validator's, which may run before pydantic's own check of the field) is false for
+    ``value``: else the example's error may be the validator's, not the constraint's."""
+    own = tuple((code, inputs) for code, inputs in ctx.owner.checks if [n for n, _, _ in inputs] == [name])
+    return not own or constructs(_NO_GUARD, replace(ctx, owner=replace(ctx.owner, checks=own, settable={})), {name: value})
 
 
 _NO_GUARD = Problem(code="False", tree=ast.Constant(value=False), variables={}, constants={})

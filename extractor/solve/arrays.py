@@ -44,10 +44,16 @@ def incoherent_arrays(values: Mapping[str, Any]) -> list[str]:
     """The arrays (``x`` of ``x.shape``) whose values here no array has: a shape that is no
     sequence of sizes, a negative ``ndim``, an ``ndim`` other than its shape's length, a
     ``dtype`` or ``device`` that is a number, a bool, None or a sequence (``a.dtype = 0``
-    beside ``b.dtype = 1``, where the guard only compares the two: no dtype is either)."""
+    beside ``b.dtype = 1``, where the guard only compares the two: no dtype is either); or a
+    ``shape``, ``ndim`` or ``dtype`` other than the one the array the trigger gives itself has
+    (``a = torch.empty(2, 3)`` beside ``a.shape = [1, 1]``: ``a.numel()`` reads the first)."""
     bad: set[str] = set()
     for name, value in values.items():
         base, _, attribute = name.rpartition(".")
+        model = values.get(base) if base else None
+        if isinstance(model, Modelled) and model.is_array and attribute in ("shape", "ndim", "dtype") \
+                and not _same(dict(model.attributes).get(attribute), value):
+            bad.add(base)
         if base and attribute in ("dtype", "device") and (value is None or isinstance(value, (int, float, list, tuple))):
             bad.add(base)
         if not base or attribute not in ("shape", "ndim"):
@@ -60,6 +66,13 @@ def incoherent_arrays(values: Mapping[str, Any]) -> list[str]:
         if not is_sizes or (f"{base}.ndim" in values and values[f"{base}.ndim"] != len(value)):
             bad.add(base)
     return sorted(bad)
+
+
+def _same(own: Any, given: Any) -> bool:
+    """Whether an array's own attribute is the value given for it (a shape as any sequence)."""
+    if isinstance(own, (list, tuple)) and isinstance(given, (list, tuple)):
+        return list(own) == list(given)
+    return bool(own == given) if not isinstance(own, (list, tuple)) else False
 
 
 def cohere(values: dict[str, Any], holds: Callable[[dict[str, Any]], bool | None]) -> dict[str, Any]:

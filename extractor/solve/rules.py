@@ -5,6 +5,9 @@ a strict type) in plain Python over our own values: solve.constraints draws a co
 trigger and fix from it. ``stand_in`` gives a required field that a trigger does not set a value
 of its declared type that each of its own declared rules accepts (``Owner.required``): an
 example passes it so that the call gets to the raise it shows, and lists it as a placeholder.
+``kept`` says whether pydantic's check of a field's declared type passes a value on as it is
+(a field validator of the default mode sees nothing else), and ``own_checks_pass`` whether a
+check of the field alone (a validator that may run before pydantic's own) lets a value through.
 """
 
 from __future__ import annotations

@@ -7,7 +7,6 @@ could not be resolved about it.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -40,7 +39,7 @@ from .callgraph import Edge, entry_calls, public_entries
 from .caught import caught_by
 from .commands import link_cli, record_flags
 from .constraints import VALIDATION_ERROR, constraint_cards, constraint_key, field_constraint_ids
-from .constructors import Constructors, construction_checks, link_owner, required_fields, settable_inputs
+from .constructors import Constructors, construction_checks, link_owner, required_fields, settable_inputs, validator_mode
 from .docstrings import class_summary, field_entry
 from .helpers import expand_call, helper_site, helper_uses, through_of
 from .ids import assign_ids, id_key
@@ -429,7 +428,6 @@ def cli_flags(declared: Iterable[tuple[str, tuple[tuple[str, str], ...]]]) -> di
     return flags
 
 
-_VALIDATOR_MODE = re.compile(r"mode\s*=\s*[\"'](\w+)")
 _MODEL_VALIDATORS = {m.removeprefix("pydantic_model_validator_"): m for m in EntryKind if m.startswith("pydantic_model_validator_")}
 
 
@@ -442,8 +440,7 @@ def entry_points(facts: FileFacts, site: SiteFact) -> tuple[EntryKind, ...]:
         if target.startswith("pydantic"):
             name = target.rsplit(".", 1)[-1]
             if name == "model_validator":
-                mode = _VALIDATOR_MODE.search(decorator)
-                if (validator := _MODEL_VALIDATORS.get(mode.group(1) if mode else "after")) is not None:  # (None: a mode pydantic refuses)
+                if (validator := _MODEL_VALIDATORS.get(validator_mode(decorator))) is not None:  # (None: a mode pydantic refuses)
                     found.append(validator)
             elif name in ("field_validator", "validator"):
                 found.append(EntryKind.PYDANTIC_FIELD_VALIDATOR)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -443,21 +444,30 @@ def _validated_value(constructors: Constructors, facts: FileFacts, owner: str | 
     if owner is None or EntryKind.PYDANTIC_FIELD_VALIDATOR not in card.entry:
         return {}, None
     checks = validated_fields(card)
-    values = [name for name in card.statement.guard.inputs if name not in checks[0][1]] if len(checks) == 1 else []
-    fields = [name for name in checks[0][1] if name not in card.statement.guard.inputs] if len(checks) == 1 else []
+    if len(checks) != 1:
+        return {}, None
+    inputs = card.statement.guard.inputs
+    values = [name for name in inputs if name not in checks[0][1]]
+    fields = [name for name in checks[0][1] if name not in inputs]
     if len(values) != 1 or len(fields) != 1:
         return {}, None
     found, _ = settable_inputs(constructors, f"{facts.module}.{owner}", fields)
     if fields[0] not in found:
         return {}, None
-    raw = any(mode in decorator.replace(" ", "") for decorator in card.at.decorators for mode in _RAW_MODES)
+    raw = any(validator_mode(decorator) in ("before", "plain", "wrap") for decorator in card.at.decorators)
     doc = None if raw else field_doc(constructors.project, facts, owner, fields[0])
     if not raw and doc is None:
         return {}, None  # (its type is not known: the example could not show the value gets there)
     return {values[0]: found[fields[0]]}, doc
 
 
-_RAW_MODES = ('mode="before"', "mode='before'", 'mode="plain"', "mode='plain'", 'mode="wrap"', "mode='wrap'")
+_VALIDATOR_MODE = re.compile(r"mode\s*=\s*[\"'](\w+)")
+
+
+def validator_mode(decorator: str) -> str:
+    """The ``mode=`` a pydantic validator's decorator gives, as written ("after" where it gives none)."""
+    found = _VALIDATOR_MODE.search(decorator)
+    return found.group(1) if found else "after"
 
 
 def required_fields(constructors: Constructors, facts: FileFacts, owner: str, signature: tuple[Param, ...] | None,

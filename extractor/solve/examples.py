@@ -239,11 +239,10 @@ def _render(cls: str, node: dict[str, Any], prefix: str, signature: tuple[Param,
             target = writing.ctx.owner.classes.get(f"{prefix}.{key}")
             if target is None:
                 return Reason.CONSTRUCTOR_UNKNOWN
-            module, qualname = target.split(":", 1)
-            if "." in qualname or not _public(qualname):
-                return Reason.NOT_PUBLIC
-            if not _public_module(module):
-                return Reason.NO_PUBLIC_MODULE
+            importable = _importable(target)
+            if isinstance(importable, Reason):
+                return importable
+            module, qualname = importable
             writing.imports.add((module, qualname))
             inner = _render(qualname, child, f"{prefix}.{key}", None, module, writing)
             if isinstance(inner, Reason):
@@ -261,6 +260,16 @@ def _render(cls: str, node: dict[str, Any], prefix: str, signature: tuple[Param,
         if any(p.default is None and p.kind in ("normal", "keyword", "positional") and p.name not in node for p in signature):
             return Reason.CONSTRUCTOR_NEEDS_ARGUMENTS
     return f"{cls}({', '.join(args)})"
+
+
+def _importable(target: str) -> tuple[str, str] | Reason:
+    """A class's module and name (``"module:Qualname"``), where an example can import it by name."""
+    module, qualname = target.split(":", 1)
+    if "." in qualname or not _public(qualname):
+        return Reason.NOT_PUBLIC
+    if not _public_module(module):
+        return Reason.NO_PUBLIC_MODULE
+    return module, qualname
 
 
 def _public_module(module: str) -> bool:
@@ -317,9 +326,9 @@ def uncallable(card: Card, ctx: CardContext) -> ReasonCode | None:
     if not all(part.isidentifier() and not keyword.iskeyword(part) for part in module.split(".")):
         return Reason.NOT_IMPORTABLE
     owner, _, name = function.rpartition(".")
-    private_class = any(not _public(part) for part in owner.split(".") if part)
+    private_class = "." in owner or bool(owner) and not _public(owner)
     if private_class or (not _public(name) and not (owner and set(card.entry) & CONSTRUCTING)):
-        return Reason.NOT_PUBLIC  # (a constructor's own check runs as the class is called, whatever its name)
+        return Reason.NOT_PUBLIC  # (a nested or private class; a constructor's own check runs as the class is called, whatever its name)
     decorators = decorator_names(card)
     if not decorators <= _TRANSPARENT:
         return Detailed(code=Reason.UNKNOWN_DECORATOR, value=min(decorators - _TRANSPARENT))
@@ -370,11 +379,10 @@ class _Code:
 
 def _build_argument(argument: BuiltArgument, keywords: dict[tuple[str, ...], Any], values: dict[str, Any], call: _Call) -> str | Reason:
     """``Class(a=..., b=Nested(c=...))`` for an argument the example builds (its class imported)."""
-    module, qualname = argument.cls.split(":", 1)
-    if "." in qualname or not _public(qualname):
-        return Reason.NOT_PUBLIC
-    if not _public_module(module):
-        return Reason.NO_PUBLIC_MODULE
+    where = _importable(argument.cls)
+    if isinstance(where, Reason):
+        return where
+    module, qualname = where
     rules = {doc.input: doc for doc in argument.rules}
     if any(name in rules and not accepts(rules[name], value) for name, value in values.items()):
         return Reason.CONSTRUCTION_NOT_SHOWN  # (a value its field's declared rules may refuse)
@@ -389,15 +397,11 @@ def _build_argument(argument: BuiltArgument, keywords: dict[tuple[str, ...], Any
 
 def _entry_call(call: _Call, card: Card, decorators: set[str], module: str, function: str) -> str | Reason:
     """The call of the entry: a function, a constructor, a class-level method, or a method of a built object."""
-    owner, _, name = function.rpartition(".")
-    if not _public(name) and not (owner and set(card.entry) & CONSTRUCTING):
-        return Reason.NOT_PUBLIC  # (a constructor's own check runs as the class is called, whatever its name)
+    owner, _, name = function.rpartition(".")  # (public, and a class at its module's top: uncallable)
     if not owner:
         call_args = _arguments(call.ctx.signature.params, call.args, call.imports, call.written)
         call.imports.add((module, name))
         return call_args if isinstance(call_args, Reason) else f"{name}({call_args})"
-    if "." in owner or not _public(owner):
-        return Reason.NOT_PUBLIC  # a nested or private class
     call.imports.add((module, owner))
     if set(card.entry) & CONSTRUCTING:
         return _constructor_call(call, owner, name)

@@ -171,7 +171,7 @@ def stand_in(doc: FieldDoc) -> Any:
     the type's plain value (``0``, ``''``, ``[]``)."""
     declared = doc.declared
     rules = declared_rules(doc)
-    choices = tuple(v for v in doc.literal_values or () if literal_or(v) is not None)
+    choices = next((rule.choices for rule in rules if rule.rule == "literal"), ())
     annotation = unwrapped(declared.annotation) if declared.annotation is not None else None
     base, element = container(annotation)
     tries: list[Any] = [literal_or(c) for c in choices]

@@ -383,6 +383,42 @@ def _folder_catalog(path: str, validate: bool = False) -> dict[str, Any] | None:
         return None
 
 
+@cli.group()
+def corpus() -> None:
+    """Build and publish one error knowledge base of many projects (needs raisedocs[corpus])."""
+
+
+@corpus.command("build")
+@click.argument("list_path", metavar="LIST", type=click.Path(dir_okay=False))
+@click.option("--state", "state_dir", required=True, type=click.Path(file_okay=False),
+              help="State folder: state.sqlite and each project's catalog (created; a second run resumes it).")
+@click.option("--scheduler", help="Address of a running Dask scheduler (default: a cluster of this machine's cores).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Local worker processes (default: the CPU count).")
+@click.option("--timeout", type=click.FloatRange(min=1), default=1800, show_default=True, help="Seconds one project's extract may take.")
+@click.option("--max-attempts", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Failed builds of a project at one pin before runs stop retrying it.")
+@click.option("--index", default="https://pypi.org", show_default=True, help="PyPI's JSON API base (a mirror's).")
+@click.option("--tests/--no-tests", "with_tests", default=False, show_default=True, help="Keep the projects' test code.")
+@click.option("--strict", is_flag=True, help="Exit 1 when any listed project is not built.")
+@click.option("--quiet", "-q", is_flag=True, help="No line per project, only the summary and errors.")
+def corpus_build(list_path: str, state_dir: str, scheduler: str | None, jobs: int | None, timeout: float, max_attempts: int,
+                 index: str, with_tests: bool, strict: bool, quiet: bool) -> None:
+    """Build the catalog of every project in LIST (one per line: name==version, URL@rev,
+    PATH@rev or a folder) that the state does not already hold at that pin."""
+    from .corpus.build import BuildSettings, build_corpus
+    from .corpus.fetch import FetchSettings
+
+    settings = BuildSettings(fetch=FetchSettings(index=index), timeout=timeout, max_attempts=max_attempts, workers=jobs,
+                             scheduler=scheduler, skip_tests=not with_tests)
+    tally = build_corpus(list_path, state_dir, settings, (lambda line: None) if quiet else (lambda line: click.echo(line, err=True)))
+    failed = sum(tally.failed.values())
+    reasons = ", ".join(f"{n} {code}" for code, n in sorted(tally.failed.items()))
+    click.echo(f"raisedocs: corpus: {tally.total} projects: {tally.built} built, {tally.skipped} already current, {failed} failed"
+               f"{f' ({reasons})' if reasons else ''}; {tally.wall:.1f} s wall, {tally.cpu:.1f} s CPU", err=True)
+    if strict and failed:
+        sys.exit(1)
+
+
 class _StderrHandler(logging.Handler):
     """The library's warnings, one line each on whatever ``sys.stderr`` is when they happen."""
 

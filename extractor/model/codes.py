@@ -599,9 +599,45 @@ class DefinitionKind(Code):
     CLASS = "class", "a class renamed or moved, every method that raises paired with its own"
 
 
+class ProjectKind(Code):
+    """Where a project of a corpus build comes from (a line of its list; corpus.projects)."""
+
+    PYPI = "pypi", "a PyPI requirement (`click==8.1.7`): its wheel, else its sdist, downloaded and unpacked, never installed"
+    GIT = "git", "a git repository and a revision (`URL@rev`, `PATH@rev`): the commit's files, read from the object store"
+    FOLDER = "folder", "a local folder, read as it is"
+
+
+class ProjectStatus(Code):
+    """Where a project of a corpus build stands (the state database's ``status``; corpus.state)."""
+
+    PENDING = "pending", "listed, not built yet (or its last build was cut short): the next run builds it"
+    RUNNING = "running", "handed to a worker; a run killed meanwhile leaves it so, and the next run builds it again"
+    DONE = "done", "built: its catalog is in the state folder, for the version, commit and raisedocs recorded"
+    FAILED = "failed", "its last build failed, for the reason recorded; the next run retries it until its attempts reach the limit"
+
+
+class BuildFailure(Code):
+    """Why a project of a corpus build failed (the state database's ``reason``, beside a
+    one-line detail; corpus.fetch, corpus.archives, corpus.task)."""
+
+    BAD_SPEC = "bad_spec", "the list's line names no project this build can read"
+    NOT_FOUND = "not_found", "the package, version, repository, commit or folder does not exist"
+    NO_DISTRIBUTION = "no_distribution", "the release has no wheel or source archive to read"
+    DOWNLOAD_FAILED = "download_failed", "the download failed, or its bytes do not match the index's sha256"
+    DOWNLOAD_TOO_LARGE = "download_too_large", "the download is larger than the limit"
+    ARCHIVE_REFUSED = "archive_refused", ("the archive holds a member that would land outside its folder, a link, a device or "
+                                          "another special file: nothing of it is read")
+    ARCHIVE_TOO_LARGE = "archive_too_large", "the archive unpacks to more files or bytes than the limits allow (a zip bomb?)"
+    ARCHIVE_UNREADABLE = "archive_unreadable", "the archive is not a zip or tar archive this build can read"
+    NO_PYTHON = "no_python", "the project holds no Python file"
+    TIMEOUT = "timeout", "the extraction ran past the time limit"
+    EXTRACT_FAILED = "extract_failed", "raisedocs exited with an error on the project"
+    WORKER_LOST = "worker_lost", "the worker running it died or the cluster lost it"
+
+
 # Every enum of codes, in the order README lists them.
 CODES: tuple[type[Code], ...] = (
     TriggerStatus, Reason, NoFix, EntryKind, Framework, RaiseKind, PydanticError, FixTarget, ExampleStyle, VerifyOutcome, FixOutcome,
     DomainSource, PartRole, ContextKind, ChangeKind, DefinitionKind, HandlerOutcome, CaughtVisibility, InitRule, TextRule,
-    Standing,
+    Standing, ProjectKind, ProjectStatus, BuildFailure,
 )

@@ -264,13 +264,14 @@ def remove_stale_staging(parent: str) -> None:
     for name in names:
         match = _STAGING.fullmatch(name)
         folder = os.path.join(parent, name)
-        if match is None or _is_alive(int(match.group(1))) or os.path.islink(folder) or not os.path.isdir(folder):
+        if match is None or is_alive(int(match.group(1))) or os.path.islink(folder) or not os.path.isdir(folder):
             continue
         if os.path.exists(os.path.join(folder, _STAGING_MARK)) or os.path.exists(os.path.join(folder, MANIFEST)):
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _is_alive(pid: int) -> bool:
+def is_alive(pid: int) -> bool:
+    """Whether the process ``pid`` (of this machine) still exists."""
     if pid == os.getpid():
         return True
     try:

@@ -419,6 +419,32 @@ def corpus_build(list_path: str, state_dir: str, scheduler: str | None, jobs: in
         sys.exit(1)
 
 
+@corpus.command("publish")
+@click.option("--state", "state_dir", required=True, type=click.Path(file_okay=False), help="State folder of `corpus build`.")
+@click.option("-o", "--output", "outdir", required=True, type=click.Path(), help="Site folder to write (replaced atomically).")
+@click.option("--base-url", required=True, help="URL the site is served at (JSON-LD, sitemaps, llms.txt), e.g. https://errors.example.org/.")
+@click.option("--max-failing", type=click.FloatRange(min=0, max=1), default=0.02, show_default=True,
+              help="Largest share of sampled cards that may fail the quality gate's checks.")
+def corpus_publish(state_dir: str, outdir: str, base_url: str, max_failing: float) -> None:
+    """Write the dataset (manifest.json, index.json, repos.json, repos/, errors/, schema/)
+    and the site (a home page, a page per project and per card, search across projects,
+    llms.txt, sitemaps) of the projects built in the state folder."""
+    from .corpus.gate import GateError
+    from .corpus.publish import publish_corpus
+
+    if not base_url.startswith(("https://", "http://")):
+        raise click.BadParameter("must be an http(s) URL", param_hint="--base-url")
+    try:
+        done = publish_corpus(state_dir, outdir, base_url, max_failing)
+    except GateError as exc:
+        click.echo(f"raisedocs: {exc}; {outdir} is left as it was", err=True)
+        sys.exit(1)
+    size, page = done.largest_page
+    click.echo(f"raisedocs: wrote {outdir}: {done.projects} projects, {done.errors} errors, {done.files} files, "
+               f"{done.bytes / 1e6:.1f} MB (largest card page {size / 1000:.1f} KB, {page}); quality gate: {done.failing} of "
+               f"{done.sampled} sampled cards failing", err=True)
+
+
 class _StderrHandler(logging.Handler):
     """The library's warnings, one line each on whatever ``sys.stderr`` is when they happen."""
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import OutputError
+from ..errors import OutputError, RaisedocsError
 from ..model.codes import BuildFailure, ProjectStatus
 from ..publish.output import write_file_atomic
 from .fetch import Resolved
@@ -63,8 +63,23 @@ class Built:
     catalog: bytes | None = None  # catalog.json, zlib-compressed
 
 
+class StateError(RaisedocsError):
+    """The folder holds no corpus state."""
+
+
 class State:
     """The state folder: its database (opened once) and its catalogs."""
+
+    @classmethod
+    def existing(cls, folder: str) -> State:
+        """The state a build left in ``folder``.
+
+        Raises:
+            StateError: ``folder`` holds no state database.
+        """
+        if not os.path.isfile(os.path.join(folder, DATABASE)):
+            raise StateError(f"no corpus state in {folder} (run `raisedocs corpus build LIST --state {folder}` first)")
+        return cls(folder)
 
     def __init__(self, folder: str) -> None:
         self.folder = folder

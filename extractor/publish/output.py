@@ -95,6 +95,9 @@ def write_docs(files: Iterable[tuple[str, str | Iterable[str]]], outdir: str, id
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
         raise OutputError(f"cannot write {outdir}: {exc.strerror or exc}") from None
+    except BaseException:  # (the files' maker failed or was interrupted: the old folder stays)
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     return True
 
 

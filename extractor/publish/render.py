@@ -18,6 +18,7 @@ import jinja2
 
 from ..model import (
     CLAIMED,
+    BuildFailure,
     Card,
     CaughtVisibility,
     ChangeKind,
@@ -66,7 +67,8 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))
 def template_environment(*, autoescape: bool) -> jinja2.Environment:
     """A Jinja2 environment over the shipped templates (strict: a missing value is an error),
     with the codes' wording (model.codes) as globals: ``REASONS``, ``NO_FIX``, ``ENTRIES``,
-    ``CHANGES``, ``OUTCOMES`` (HandlerOutcome), ``CAUGHT`` (CaughtVisibility), ``STANDINGS`` (publish.ranking's Standing) and ``PYDANTIC``
+    ``CHANGES``, ``OUTCOMES`` (HandlerOutcome), ``CAUGHT`` (CaughtVisibility), ``STANDINGS`` (publish.ranking's Standing),
+    ``FAILURES`` (a corpus build's BuildFailure) and ``PYDANTIC``
     (pydantic's message templates) map a code to its description, ``reason_words`` words a
     reason as the catalog writes it, and the test ``claimed`` says whether a trigger's status is
     one a caller can act on."""
@@ -81,7 +83,8 @@ def template_environment(*, autoescape: bool) -> jinja2.Environment:
     )
     env.globals.update(REASONS=wording(Reason), NO_FIX=wording(NoFix), ENTRIES=wording(EntryKind), FRAMEWORKS=wording(Framework),
                        CHANGES=wording(ChangeKind), OUTCOMES=wording(HandlerOutcome), CAUGHT=wording(CaughtVisibility),
-                       PYDANTIC=wording(PydanticError), STANDINGS=wording(Standing), reason_words=reason_words)
+                       PYDANTIC=wording(PydanticError), STANDINGS=wording(Standing), FAILURES=wording(BuildFailure),
+                       reason_words=reason_words)
     env.tests["claimed"] = lambda status: status in CLAIMED
     return env
 

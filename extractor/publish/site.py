@@ -79,7 +79,7 @@ def pygments_css() -> str:
     return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"
 
 
-def _assets() -> Iterator[tuple[str, str]]:
+def site_assets() -> Iterator[tuple[str, str]]:
     """The site's own stylesheets and script, as every page links them."""
     for name in ASSETS:
         yield f"assets/{name}", (template_root() / "site" / name).read_text(encoding="utf-8")
@@ -96,28 +96,31 @@ def render_site(catalog: Any) -> Iterator[tuple[str, str]]:
     families = family_sites(envelope.get("families") or [], source.summaries)
     env = site_environment()
     entries = []
-    yield from _assets()
+    yield from site_assets()
     catalog_text = "".join(catalog_json(envelope, source.texts()))
     yield "api/catalog.json", catalog_text
     for card in source.cards():
         entries.append(with_family(index_entry(card), families))
         yield f"api/errors/{card['id']}.json", dumps_data(compact(Card, card))  # (as catalog.json holds it)
-        yield f"errors/{card['id']}.html", _card_page(env, card, by_id, common, families.get(card["id"]))
+        yield f"errors/{card['id']}.html", card_page(env, card, by_id, common, families.get(card["id"]))
     index = build_index(entries, hashlib.sha256(catalog_text.encode("utf-8")).hexdigest())
     yield f"api/{INDEX_FILE}", dump_index(index)
     yield "assets/search-index.js", "window.RAISEDOCS_INDEX = " + json.dumps(index, sort_keys=True, separators=(",", ":")) + ";\n"
-    yield "index.html", _index_page(env, folded(families, source.summaries), common, len(source.summaries))
-    for name, schema in _schemas().items():
+    yield "index.html", index_page(env, folded(families, source.summaries), common, len(source.summaries))
+    for name, schema in api_schemas().items():
         yield f"api/schema/{name}", dumps_data(schema)
 
 
-def _card_page(env: jinja2.Environment, card: dict[str, Any], by_id: dict[str, Any], common: dict[str, Any],
-               family: dict[str, Any] | None) -> str:
-    """One card's page; a card the templates cannot render (a catalog of another version, a
-    bug of ours) gets a page saying so, and the site is written."""
+def card_page(env: jinja2.Environment, card: dict[str, Any], by_id: dict[str, Any], common: dict[str, Any],
+              family: dict[str, Any] | None, root: str = "../") -> str:
+    """One card's page (at ``errors/<id>.html`` below ``root``, the site's top); a card the
+    templates cannot render (a catalog of another version, a bug of ours) gets a page saying
+    so, and the site is written. ``common`` holds the templates' shared values, and the
+    optional ones a corpus site sets (``jsonld``, ``data_link``, ``project_link``, ``scripts``,
+    ``home_label``)."""
     try:
         return env.get_template("site/card.html.j2").render(
-            card=card, root="../", related=[_summary(by_id[r]) for r in card.get("related", ()) if r in by_id],
+            card=card, root=root, related=[_summary(by_id[r]) for r in card.get("related", ()) if r in by_id],
             source_html=highlight(card), permalink=safe_url(card.get("permalink") or "") or None, family=family, **common,
         )
     except Exception as exc:  # the per-card boundary of rendering
@@ -143,7 +146,7 @@ def _summary(summary: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _index_page(env: jinja2.Environment, summaries: list[dict[str, Any]], common: dict[str, Any], total: int) -> str:
+def index_page(env: jinja2.Environment, summaries: list[dict[str, Any]], common: dict[str, Any], total: int, root: str = "") -> str:
     """The index: ``summaries`` as it lists them (a family at its first card), of ``total`` cards."""
     # Public modules first, and in a module the cards in rank order (publish.ranking); the
     # standing filter shows the errors users hit at first, where there are any, and all on demand.
@@ -157,7 +160,7 @@ def _index_page(env: jinja2.Environment, summaries: list[dict[str, Any]], common
         groups.setdefault(package, []).append({"module": path, "count": len(cards), "cards": cards})
     standings = Counter(r["standing"] for r in rows)
     return env.get_template("site/index.html.j2").render(
-        root="", total=total, listed=len(rows), groups=sorted(groups.items(), key=lambda item: (module_rank(item[0]), item[0])),
+        root=root, total=total, listed=len(rows), groups=sorted(groups.items(), key=lambda item: (module_rank(item[0]), item[0])),
         exceptions=sorted(Counter(r["exception"] for r in rows).items()),
         statuses=sorted(Counter(r["status"] for r in rows).items()),
         modules=sorted((m, len(c)) for m, c in modules.items()),
@@ -167,7 +170,7 @@ def _index_page(env: jinja2.Environment, summaries: list[dict[str, Any]], common
     )
 
 
-def _schemas() -> dict[str, Any]:
+def api_schemas() -> dict[str, Any]:
     """The API files' schemas: the catalog's (shipped), a card's (a part of it), the index's."""
     from importlib import resources
 
@@ -185,7 +188,7 @@ def render_diff_site(result: Any, generator: dict[str, Any], link_base: str = "e
     from .diff import CATEGORIES, release_groups
 
     env = site_environment()
-    yield from _assets()
+    yield from site_assets()
     yield "assets/search-index.js", "window.RAISEDOCS_INDEX = {\"entries\": []};\n"
     source = {"rev": None}
     yield "index.html", env.get_template("site/diff.html.j2").render(

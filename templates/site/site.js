@@ -80,9 +80,9 @@
     return names.indexOf(name) >= 0;
   }
 
-  function search(raw) {
+  function search(raw, entries) {
     var text = normalize(raw), words = tokens(raw), cls = exceptionOf(raw), fs = frames(raw);
-    var scored = INDEX.entries.map(function (entry) {
+    var scored = (entries || INDEX.entries).map(function (entry) {
       var score = Math.max(templateScore(entry, text), tokenScore(entry, words));
       for (var k = fs.length - 1; k >= 0; k--) {
         var f = fs[k][0];
@@ -107,17 +107,20 @@
     while (list.firstChild) list.removeChild(list.firstChild);
     results.forEach(function (r) {
       var li = document.createElement("li"), a = document.createElement("a"), info = document.createElement("span");
-      a.href = root + "errors/" + r.entry.id + ".html";
+      a.href = root + (r.entry.href || "errors/" + r.entry.id + ".html");  // (a corpus entry: its project's page)
       a.textContent = r.entry.message.template || r.entry.exception.display;  // text, never HTML
       info.className = "where";
-      info.textContent = " " + r.entry.exception.display + " · " + r.entry.path + ":" + r.entry.line + " · score " + r.score.toFixed(2);
+      info.textContent = " " + (r.entry.repo ? r.entry.repo + " · " : "") + r.entry.exception.display + " · " + r.entry.path + ":" + r.entry.line +
+        " · score " + r.score.toFixed(2);
       li.appendChild(a); li.appendChild(info); list.appendChild(li);
     });
     list.hidden = results.length === 0;
   }
 
+  // A corpus site's search (corpus.js) loads the entries a paste needs and ranks them here.
+  window.RAISEDOCS_SEARCH = { search: search, show: show, tokens: tokens };
   var box = document.getElementById("search-box");
-  if (box) {
+  if (box && !window.RAISEDOCS_CORPUS) {
     var pending = null;  // a large catalog: search once typing pauses, not on every key
     box.addEventListener("input", function () {
       clearTimeout(pending);

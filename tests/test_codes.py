@@ -134,3 +134,20 @@ def test_readme_lists_every_reason_code_with_its_description(update_golden: bool
         readme.write_text(text, encoding="utf-8")
         found = _SECTION.search(text)
     assert found.group(2) == reason_reference(), "README's reason codes differ from model.codes; run pytest --update-golden"
+
+
+_CORPUS_SECTION = re.compile(r"(<!-- corpus-codes:start -->\n)(.*?)(<!-- corpus-codes:end -->)", re.DOTALL)
+
+
+def test_readme_lists_every_corpus_failure_code(update_golden: bool) -> None:
+    from extractor.model.codes import BuildFailure
+
+    readme = ROOT / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    expected = "".join(f"- `{code}`: {code.description}\n" for code in BuildFailure)
+    found = _CORPUS_SECTION.search(text)
+    assert found is not None, "README.md lacks the <!-- corpus-codes:start --> ... <!-- corpus-codes:end --> markers"
+    if update_golden:
+        readme.write_text(text[: found.start(2)] + expected + text[found.end(2):], encoding="utf-8")
+        found = _CORPUS_SECTION.search(readme.read_text(encoding="utf-8"))
+    assert found is not None and found.group(2) == expected, "README's corpus codes differ from model.codes; run pytest --update-golden"

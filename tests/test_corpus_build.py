@@ -104,6 +104,34 @@ def test_build_resumes_after_sigkill_and_rebuilds_only_what_was_unfinished(tmp_p
     assert {k: (state / "catalogs" / k / "catalog.json").stat().st_mtime_ns for k in done} == done
 
 
+def test_projects_run_on_the_cluster_at_scheduler(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import distributed
+
+    listing = tmp_path / "list.txt"
+    listing.write_text(f"{FIXTURES / 'shelf'}\n")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        def refused(*args: object, **kwargs: object) -> None:
+            raise AssertionError("a cluster of its own was started")
+        monkeypatch.setattr(distributed, "LocalCluster", refused)
+        run = run_cli(capsys, "corpus", "build", str(listing), "--state", str(tmp_path / "state"), "--scheduler",
+                      cluster.scheduler_address)
+        assert run.code == 0, run.err
+    assert "1 projects: 1 built" in run.err
+    assert _rows(tmp_path / "state")["shelf"]["status"] == "done"
+
+
+def test_an_unreachable_scheduler_gets_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("extractor.corpus.build.CONNECT_TIMEOUT", "1s")
+    (tmp_path / "list.txt").write_text(f"{FIXTURES / 'shelf'}\n")
+    run = run_cli(capsys, "corpus", "build", str(tmp_path / "list.txt"), "--state", str(tmp_path / "state"), "--scheduler",
+                  "tcp://127.0.0.1:9")
+    assert run.code == 2
+    assert run.err.startswith("raisedocs: error: cannot reach the Dask scheduler at tcp://127.0.0.1:9: ") and run.err.count("\n") == 1
+    assert _rows(tmp_path / "state")["shelf"]["status"] == "pending"
+
+
 def test_a_project_past_its_time_limit_is_reported(tmp_path: Path) -> None:
     project = Project(key="shelf", kind=ProjectKind.FOLDER, source=str(FIXTURES / "shelf"), pin=None, line="shelf")
     built = build_project(project, Resolved(sha="tree-x"), TaskSettings(fetch=FetchSettings(), raisedocs="test", timeout=0.05))

@@ -29,6 +29,7 @@ from .state import Built, State
 from .task import TaskSettings, build_project
 
 log = logging.getLogger("raisedocs")
+CONNECT_TIMEOUT = "20s"  # how long to try a --scheduler address
 
 
 class ClusterError(RaisedocsError):
@@ -154,7 +155,7 @@ def _client(settings: BuildSettings) -> Iterator[Any]:
         raise ClusterError('corpus build needs Dask: pip install "raisedocs[corpus]"') from None
     if settings.scheduler:
         try:
-            client = Client(settings.scheduler, timeout="20s")
+            client = Client(settings.scheduler, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError) as exc:
             raise ClusterError(f"cannot reach the Dask scheduler at {settings.scheduler}: {exc}") from None
         with client:

@@ -620,7 +620,6 @@ class BuildFailure(Code):
     """Why a project of a corpus build failed (the state database's ``reason``, beside a
     one-line detail; corpus.fetch, corpus.archives, corpus.task)."""
 
-    BAD_SPEC = "bad_spec", "the list's line names no project this build can read"
     NOT_FOUND = "not_found", "the package, version, repository, commit or folder does not exist"
     NO_DISTRIBUTION = "no_distribution", "the release has no wheel or source archive to read"
     DOWNLOAD_FAILED = "download_failed", "the download failed, or its bytes do not match the index's sha256"

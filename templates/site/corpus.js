@@ -6,7 +6,7 @@
   var CORPUS = window.RAISEDOCS_CORPUS, RANK = window.RAISEDOCS_SEARCH;
   if (!CORPUS || !RANK) return;
   var root = document.querySelector('link[href$="assets/site.css"]').getAttribute("href").replace("assets/site.css", "");
-  var CANDIDATES = 100, loaded = {}, waiting = {};
+  var CANDIDATES = 40, loaded = {}, waiting = {};
 
   // A shard script calls this with its data.
   window.raisedocsShard = function (name, data) {

@@ -110,7 +110,7 @@ def test_projects_run_on_the_cluster_at_scheduler(tmp_path: Path, capsys: pytest
 
     listing = tmp_path / "list.txt"
     listing.write_text(f"{FIXTURES / 'shelf'}\n")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster:
         def refused(*args: object, **kwargs: object) -> None:
             raise AssertionError("a cluster of its own was started")
         monkeypatch.setattr(distributed, "LocalCluster", refused)
@@ -130,6 +130,19 @@ def test_an_unreachable_scheduler_gets_one_line_and_exit_2(tmp_path: Path, capsy
     assert run.code == 2
     assert run.err.startswith("raisedocs: error: cannot reach the Dask scheduler at tcp://127.0.0.1:9: ") and run.err.count("\n") == 1
     assert _rows(tmp_path / "state")["shelf"]["status"] == "pending"
+
+
+def test_a_second_build_on_the_same_state_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from extractor.corpus.state import State
+
+    (tmp_path / "list.txt").write_text(f"{FIXTURES / 'shelf'}\n")
+    running = State(str(tmp_path / "state"))
+    running.lock()
+    try:
+        run = run_cli(capsys, "corpus", "build", str(tmp_path / "list.txt"), "--state", str(tmp_path / "state"))
+    finally:
+        running.close()
+    assert (run.code, run.err) == (2, f"raisedocs: error: another corpus build is running on {tmp_path / 'state'}\n")
 
 
 def test_a_project_past_its_time_limit_is_reported(tmp_path: Path) -> None:

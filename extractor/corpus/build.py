@@ -68,6 +68,7 @@ def build_corpus(list_path: str, state_dir: str, settings: BuildSettings, progre
 
     Raises:
         ListError: the list cannot be read.
+        StateError: another build is running on the state folder.
         ClusterError: Dask is missing or its scheduler cannot be reached.
         OutputError: the state folder cannot be written.
     """
@@ -75,6 +76,7 @@ def build_corpus(list_path: str, state_dir: str, settings: BuildSettings, progre
     projects = read_list(list_path)
     state = State(state_dir)
     try:
+        state.lock()
         state.sync(projects)
         tally = Tally(total=len(projects))
         todo = list(_plan(projects, state, settings, tally, progress))
@@ -162,6 +164,6 @@ def _client(settings: BuildSettings) -> Iterator[Any]:
             yield client
         return
     workers = settings.workers or os.cpu_count() or 1
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
                       silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
         yield client

@@ -9,6 +9,7 @@ row always has its catalog.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from .fetch import Resolved
 from .projects import Project
 
 DATABASE = "state.sqlite"
+LOCK = "build.lock"  # flock()ed by the running build
 CATALOGS = "catalogs"
 SCHEMA_VERSION = "1"
 
@@ -92,8 +94,24 @@ class State:
         except (OSError, sqlite3.Error) as exc:
             raise OutputError(f"cannot open the corpus state in {folder}: {exc}") from None
 
+    def lock(self) -> None:
+        """Hold the state for this build until the process ends (the kernel lets go of a
+        killed process's lock).
+
+        Raises:
+            StateError: another build holds it.
+        """
+        self._lock = open(os.path.join(self.folder, LOCK), "a+")  # noqa: SIM115 (held while the build runs)
+        try:
+            fcntl.flock(self._lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lock.close()
+            raise StateError(f"another corpus build is running on {self.folder}") from None
+
     def close(self) -> None:
         self.db.close()
+        if getattr(self, "_lock", None) is not None:
+            self._lock.close()
 
     def catalog_path(self, key: str) -> str:
         return os.path.join(self.folder, CATALOGS, key, "catalog.json")

@@ -156,3 +156,11 @@ def test_a_bad_list_gets_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capt
     run = run_cli(capsys, "corpus", "build", str(tmp_path / "list.txt"), "--state", str(tmp_path / "state"))
     assert (run.code, run.err) == (2, f"raisedocs: error: {tmp_path / 'list.txt'}:1: not a PyPI requirement (name==version), "
                                       "URL@rev, PATH@rev or folder: 'click>=8'\n")
+
+
+def test_without_dask_the_build_says_how_to_install_it(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # (import distributed then raises ImportError)
+    (tmp_path / "list.txt").write_text(f"{FIXTURES / 'shelf'}\n")
+    run = run_cli(capsys, "corpus", "build", str(tmp_path / "list.txt"), "--state", str(tmp_path / "state"))
+    assert (run.code, run.err) == (2, 'raisedocs: error: corpus build needs Dask: pip install "raisedocs[corpus]"\n')

@@ -107,10 +107,10 @@ def _plan(projects: list[Project], state: State, settings: BuildSettings, tally:
 
 
 def _run(todo: list[tuple[Project, Resolved]], state: State, settings: BuildSettings, tally: Tally, progress: Progress) -> None:
-    from distributed import as_completed
-
     task = TaskSettings(fetch=settings.fetch, raisedocs=CODE, timeout=settings.timeout, skip_tests=settings.skip_tests)
     with _client(settings) as client:
+        from distributed import as_completed  # (after _client: without Dask, it has said so)
+
         futures = {}
         for project, resolved in todo:
             state.start(project.key, resolved, CODE)

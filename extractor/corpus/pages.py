@@ -35,7 +35,7 @@ def project_pages(project: dict[str, Any], catalog: DataCatalog, base_url: str) 
     """``<key>/index.html`` and ``<key>/errors/<id>.html`` of one built project."""
     key = project["key"]
     envelope = catalog.envelope
-    common = {"repo": key, "forge": forge_name(envelope["source"]), "source": envelope["source"], "generator": envelope["generator"],
+    common = {"repo": shown_name(project), "forge": forge_name(envelope["source"]), "source": envelope["source"], "generator": envelope["generator"],
               "scripts": SCRIPTS, "home_label": TITLE}
     by_id = {s["id"]: s for s in catalog.summaries}
     families = family_sites(envelope.get("families") or [], catalog.summaries)
@@ -45,6 +45,13 @@ def project_pages(project: dict[str, Any], catalog: DataCatalog, base_url: str) 
                  "jsonld": json_ld(project, card, base_url)}
         yield f"{key}/errors/{card['id']}.html", capped_page(env, card, by_id, {**common, **extra}, families.get(card["id"]))
     yield f"{key}/index.html", index_page(env, folded(families, catalog.summaries), common, len(catalog.summaries), root="../")
+
+
+def shown_name(project: dict[str, Any]) -> str:
+    """The project as its pages name it: with its version, or its commit (a folder's digest is no name)."""
+    if project["version"]:
+        return f"{project['key']} {project['version']}"
+    return f"{project['key']} {project['sha'][:10]}" if project["kind"] == "git" and project["sha"] else project["key"]
 
 
 def capped_page(env: Any, card: dict[str, Any], by_id: dict[str, Any], common: dict[str, Any], family: dict[str, Any] | None) -> str:

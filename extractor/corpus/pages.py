@@ -35,8 +35,8 @@ def project_pages(project: dict[str, Any], catalog: DataCatalog, base_url: str) 
     """``<key>/index.html`` and ``<key>/errors/<id>.html`` of one built project."""
     key = project["key"]
     envelope = catalog.envelope
-    common = {"repo": shown_name(project), "forge": forge_name(envelope["source"]), "source": envelope["source"], "generator": envelope["generator"],
-              "scripts": SCRIPTS, "home_label": TITLE}
+    common = {"repo": shown_name(project), "forge": forge_name(envelope["source"]), "source": envelope["source"],
+              "generator": envelope["generator"], "scripts": SCRIPTS, "home_label": TITLE}
     by_id = {s["id"]: s for s in catalog.summaries}
     families = family_sites(envelope.get("families") or [], catalog.summaries)
     env = site_environment()

@@ -445,6 +445,30 @@ def corpus_publish(state_dir: str, outdir: str, base_url: str, max_failing: floa
                f"{done.sampled} sampled cards failing", err=True)
 
 
+@cli.command()
+@click.option("--catalog", "catalogs", multiple=True, type=click.Path(),
+              help="A docs folder or catalog.json from `extract` (repeatable).")
+@click.option("--dataset", "datasets", multiple=True, type=click.Path(file_okay=False),
+              help="A folder written by `corpus publish` (repeatable): every project in it.")
+@click.option("--site-url", "site_urls", multiple=True,
+              help="The URL of the site of the --catalog at the same place (repeatable): get_error then links the card's page.")
+def mcp(catalogs: tuple[str, ...], datasets: tuple[str, ...], site_urls: tuple[str, ...]) -> None:
+    """Serve the catalogs to coding agents: a stdio MCP server with the tools search_error,
+    get_error, explain and list_repos (needs raisedocs[mcp]). It only reads the catalogs given."""
+    if not catalogs and not datasets:
+        raise click.UsageError("give at least one --catalog or --dataset")
+    try:
+        from .serve.server import build_server
+    except ImportError:
+        raise click.ClickException('the MCP server needs the MCP SDK: pip install "raisedocs[mcp]"') from None
+    from .serve.library import load_library
+
+    library = load_library(list(catalogs), list(datasets), list(site_urls))
+    for path, reason in sorted(library.failures.items()):
+        log.warning(f"warning: not loaded: {path}: {reason}")
+    build_server(library).run("stdio")
+
+
 class _StderrHandler(logging.Handler):
     """The library's warnings, one line each on whatever ``sys.stderr`` is when they happen."""
 

@@ -85,6 +85,8 @@ def test_every_data_file_matches_its_schema_and_ids_are_unique(site: Path) -> No
     check(site / "repos.json", "repos.schema.json")
     for repo in (site / "repos").iterdir():
         check(repo, "repo.schema.json")
+    for index in (site / "search-index").iterdir():  # (what `raisedocs mcp --dataset` reads)
+        check(index, "search-index.schema.json")
     ids = []
     for error in sorted((site / "errors").iterdir()):
         check(error, "error.schema.json")

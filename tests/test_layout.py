@@ -11,7 +11,7 @@ from pathlib import Path
 from .helpers import ROOT
 
 PACKAGE = ROOT / "extractor"
-STAGES = {"model", "collect", "link", "solve", "publish", "verify", "corpus"}
+STAGES = {"model", "collect", "link", "solve", "publish", "verify", "corpus", "serve"}
 WHOLE_RUN = {"__init__.py", "__main__.py", "cli.py", "options.py", "errors.py", "version.py", "pipeline.py", "incremental.py", "tasks.py", "pool.py", "cache.py", "sources.py", "git.py", "inputs.py"}
 
 

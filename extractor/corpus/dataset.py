@@ -8,7 +8,9 @@ The dataset is plain JSON beside the site:
   shards ``index/NNNN.json`` instead;
 - ``repos.json``: every listed project, built or failed (with why);
 - ``repos/<key>.json``: one project: its record, its catalog's envelope, its errors' ids;
-- ``errors/<id>.json``: one error: its card as the project's catalog.json holds it.
+- ``errors/<id>.json``: one error: its card as the project's catalog.json holds it;
+- ``search-index/<key>.json``: one project's search index, as a docs folder's
+  ``search-index.json`` (what ``raisedocs mcp --dataset`` matches a pasted message against).
 
 An error's id is ``<key>.<card id>``: a project's key never holds a dot, and a card id is
 unique in its catalog, so ids are unique across projects. ``schema/`` holds a JSON Schema
@@ -87,12 +89,14 @@ def index_files(records: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return [("index.json", top), *files]
 
 
-def manifest_file(files: dict[str, tuple[int, str]], counts: dict[str, int], generator: dict[str, Any]) -> str:
-    """``manifest.json``: every data file (path -> bytes, sha256) and the dataset's version,
-    a digest of that list, so that the same data has the same version."""
+def manifest_file(files: dict[str, tuple[int, str]], counts: dict[str, int], generator: dict[str, Any], base_url: str) -> str:
+    """``manifest.json``: every data file (path -> bytes, sha256), the dataset's version (a
+    digest of that list, so that the same data has the same version), and the URL it is
+    published at."""
     listed = [{"path": path, "bytes": size, "sha256": digest} for path, (size, digest) in sorted(files.items())]
     version = hashlib.sha256(json.dumps(listed, sort_keys=True).encode()).hexdigest()[:16]
-    return dumps_data({"schema": DATASET_SCHEMA, "version": version, "generator": generator, "counts": counts, "files": listed})
+    return dumps_data({"schema": DATASET_SCHEMA, "version": version, "generator": generator, "base_url": base_url, "counts": counts,
+                       "files": listed})
 
 
 _NULLABLE_STRING = {"type": ["string", "null"]}
@@ -128,9 +132,10 @@ def _schema(name: str, body: dict[str, Any]) -> dict[str, Any]:
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     "manifest.schema.json": _schema("manifest", {
-        "type": "object", "required": ["schema", "version", "generator", "counts", "files"],
+        "type": "object", "required": ["schema", "version", "generator", "base_url", "counts", "files"],
         "properties": {
             "schema": {"const": DATASET_SCHEMA}, "version": {"type": "string"}, "generator": {"type": "object"},
+            "base_url": {"type": "string", "pattern": "^https?://"},
             "counts": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
             "files": {"type": "array", "items": {
                 "type": "object", "additionalProperties": False, "required": ["path", "bytes", "sha256"],

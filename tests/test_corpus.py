@@ -176,3 +176,23 @@ def test_resolve_names_what_does_not_exist(tmp_path: Path) -> None:
     make_git_repo(repo, [("one", {"a.py": "x = 1\n"})])
     with pytest.raises(BuildError, match="unknown revision"):
         resolve(Project(key="repo", kind=ProjectKind.GIT, source=str(repo), pin="v9", line="repo@v9"), FetchSettings())
+
+
+def test_state_retries_a_failed_project_until_its_attempts_reach_the_limit(tmp_path: Path) -> None:
+    from extractor.corpus.state import Built, State
+
+    state = State(str(tmp_path / "state"))
+    project = Project(key="evil", kind=ProjectKind.PYPI, source="evil", pin="1.0", line="evil==1.0")
+    state.sync([project])
+    pin = Resolved(version="1.0")
+    for attempt in (1, 2, 3):
+        assert not state.is_current("evil", pin, "code-a", max_attempts=3)
+        state.start("evil", pin, "code-a")
+        state.finish(Built(key="evil", resolved=pin, raisedocs="code-a", failure=BuildFailure.ARCHIVE_REFUSED, detail="x"), None)
+        assert (state.row("evil")["status"], state.row("evil")["attempts"]) == ("failed", attempt)
+    assert state.is_current("evil", pin, "code-a", max_attempts=3)  # given up at this pin
+    assert not state.is_current("evil", Resolved(version="1.1"), "code-a", max_attempts=3)  # a new release is tried
+    assert not state.is_current("evil", pin, "code-b", max_attempts=3)  # and so is a new raisedocs
+    state.start("evil", Resolved(version="1.1"), "code-a")
+    assert state.row("evil")["attempts"] == 0  # (failures at another pin are forgotten)
+    state.close()

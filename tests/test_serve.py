@@ -150,3 +150,10 @@ def test_without_the_sdk_it_says_how_to_install_it(tmp_path: Path) -> None:
             f"sys.exit(main(['mcp', '--catalog', {str(tmp_path)!r}]))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False)
     assert (proc.returncode, proc.stderr) == (2, 'raisedocs: error: the MCP server needs the MCP SDK: pip install "raisedocs[mcp]"\n')
+
+
+def test_a_projects_own_card_comes_before_a_vendored_copy_of_it() -> None:
+    from extractor.serve.library import is_vendored
+
+    assert is_vendored("pip/_vendor/requests/models.py") and is_vendored("vllm/third_party/fmha/interface.py")
+    assert not is_vendored("requests/models.py") and not is_vendored("vendor.py")

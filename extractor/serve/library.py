@@ -127,7 +127,8 @@ class Library:
         found = [(s, m, match_type(m, text)) for s in self._source(repo) for m in match_paste(text, s.index, limit)[0]]
         if not found:
             found = fuzzy(text, self._source(repo), limit)
-        found.sort(key=lambda f: (list(MatchType).index(f[2]), -f[1].score, f[0].repo, f[1].card["path"], f[1].card["line"]))
+        found.sort(key=lambda f: (list(MatchType).index(f[2]), -f[1].score, is_vendored(f[1].card["path"]), f[0].repo,
+                                  f[1].card["path"], f[1].card["line"]))
         matches = [_described(s, m, kind) for s, m, kind in found[:limit]]
         confident = bool(matches) and matches[0]["match"] in (MatchType.FRAME, MatchType.EXACT, MatchType.TEMPLATE) \
             and matches[0]["score"] >= CONFIDENT
@@ -140,6 +141,15 @@ class Library:
         found = [(s, m, match_type(m, text)) for s in self.sources for m in match_paste(text[:MOST_TEXT], s.index, 1)[0]]
         found.sort(key=lambda f: (list(MatchType).index(f[2]), -f[1].score))
         return found[0] if found else None
+
+
+_VENDORED = ("_vendor", "vendor", "_vendored", "vendored", "third_party", "_vendored_packages")
+
+
+def is_vendored(path: str) -> bool:
+    """Whether the file is a copy of another project kept inside this one (``pip/_vendor/requests``):
+    among equal matches, the project's own card comes first."""
+    return any(part in _VENDORED for part in path.split("/")[:-1])
 
 
 def _described(source: Source, match: Match, kind: MatchType) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Wall time of each user-facing command, end to end, as a CI job or a person runs it.
 
     python benchmarks/bench_commands.py TREE [--tree2 PATH] [--runs 3] [--jobs N]
-                                             [--only floor,extract-cold,...] [--json OUT]
+                                             [--only floor,extract-cold,...] [--json OUT] [--peers]
 
 Every command runs in a fresh process (``python -m extractor ...``, as the ``raisedocs``
 entry point does), timed from spawn to exit, ``--runs`` times; the table gives the median,
@@ -25,6 +25,12 @@ the range and the ratio of the median to the floor's:
 - ``diff-docs``: ``diff DOCS DOCS2`` of two docs folders;
 - ``diff-revs``: ``diff REPO@OLD REPO@NEW --no-cache`` of a throwaway git repository;
 - ``diff-trees``: ``diff TREE TREE2 --no-cache`` of two plain source folders.
+
+With ``--peers``, the peer tools installed beside this Python run over the same TREE in the
+same run, timed the same way (their exit status, which reports what they found, is not a
+failure): ``peer-ruff`` (``ruff check --select DOC501``: the raise names a docstring lacks;
+Rust), ``peer-pydoclint`` (docstrings against signatures and raises) and ``peer-griffe``
+(``griffe dump`` of TREE's top-level packages: the API as JSON).
 
 The second side is ``--tree2`` (another release of the project, say), or else TREE with
 ``--changed`` files edited deterministically (``bench_extract.synthetic_history``). Every
@@ -86,6 +92,7 @@ class Case:
     argv: tuple[str, ...]
     shown: str
     prepare: Callable[[], None] | None = None
+    any_exit: bool = False  # a peer's exit status says whether it found problems, not whether it ran
 
 
 @dataclass(slots=True, kw_only=True)
@@ -184,8 +191,13 @@ class Workspace:
         labels.update({f"{repo[0]}@{repo[1]}": "REPO@OLD", f"{repo[0]}@{repo[2]}": "REPO@NEW"})
         if "message" in self.__dict__:
             labels[self.message] = "MESSAGE"
-        head = ["raisedocs"] if argv[1:3] == ("-m", "extractor") else ["python", "-c", "FLOOR"]
-        return " ".join(head + [labels.get(word, word) for word in argv[3:]])
+        if argv[1:3] == ("-m", "extractor"):
+            head, rest = ["raisedocs"], argv[3:]
+        elif argv[1:2] == ("-c",):
+            head, rest = ["python", "-c", "FLOOR"], argv[3:]
+        else:  # a peer tool, by its name
+            head, rest = [os.path.basename(argv[0])], argv[1:]
+        return " ".join(head + [labels.get(word, word) for word in rest])
 
 
 def raisedocs(*args: str) -> tuple[str, ...]:
@@ -268,6 +280,27 @@ def build_case(name: str, ws: Workspace) -> Case:
 
 CASES = ("floor", "extract-cold", "extract-empty-cache", "extract-warm-cache", "extract-warm", "check", "explain",
          "diff-docs", "diff-revs", "diff-trees")
+PEERS = ("peer-ruff", "peer-pydoclint", "peer-griffe")
+
+
+def peer_case(name: str, ws: Workspace) -> Case | None:
+    """A peer tool run over the same tree, where it is installed beside this Python (else
+    None): ruff's DOC501 (the raise names a docstring lacks), pydoclint (docstrings against
+    signatures and raises), griffe (the API's JSON dump, of the tree's top-level packages)."""
+    bin_dir = os.path.dirname(sys.executable)
+    tools = {"peer-ruff": "ruff", "peer-pydoclint": "pydoclint", "peer-griffe": "griffe"}
+    tool = shutil.which(tools[name], path=bin_dir) or shutil.which(tools[name])
+    if tool is None:
+        return None
+    if name == "peer-ruff":
+        argv = (tool, "check", "--isolated", "--no-cache", "--preview", "--select", "DOC501", "--exit-zero", "--quiet", ws.tree)
+    elif name == "peer-pydoclint":
+        argv = (tool, "--quiet", ws.tree)
+    else:
+        packages = sorted(p.name.removesuffix(".py") for p in Path(ws.tree).iterdir()
+                          if (p / "__init__.py").is_file() or p.suffix == ".py" and p.stem.isidentifier())
+        argv = (tool, "dump", *packages, "--search", ws.tree, "--output", ws.path("griffe.json"))
+    return Case(name=name, argv=argv, shown=ws.shown(argv), any_exit=True)
 
 
 def time_case(case: Case, runs: int) -> Result:
@@ -279,7 +312,7 @@ def time_case(case: Case, runs: int) -> Result:
         start = time.perf_counter()
         proc = subprocess.run(case.argv, env=child_env(), stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False)
         elapsed = time.perf_counter() - start
-        if proc.returncode != 0:
+        if proc.returncode != 0 and not case.any_exit:
             result.failure = f"exit {proc.returncode}: {last_lines(proc.stderr or proc.stdout)}"
             break
         result.times.append(elapsed)
@@ -318,6 +351,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--only", help=f"comma-separated cases to run, of: {','.join(CASES)}")
     parser.add_argument("--json", dest="json_out", metavar="OUT", help="write the raw times here")
+    parser.add_argument("--peers", action="store_true",
+                        help=f"also time the peer tools installed here ({', '.join(PEERS)}), in the same run")
     args = parser.parse_args(argv)
     chosen = {c.strip() for c in args.only.split(",") if c.strip()} if args.only else set(CASES)
     unknown = sorted(chosen - set(CASES))
@@ -347,6 +382,13 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             print(f"{name}: {case.shown}", file=sys.stderr)
             results.append(time_case(case, args.runs))
+        for name in PEERS if args.peers else ():
+            peer = peer_case(name, ws)
+            if peer is None:
+                print(f"{name}: not installed, left out", file=sys.stderr)
+                continue
+            print(f"{name}: {peer.shown}", file=sys.stderr)
+            results.append(time_case(peer, args.runs))
         header = (f"TREE {ws.tree}, TREE2 " + (ws.given_tree2 or f"TREE with {args.changed} files edited")
                   + f": {len(ws.files)} files; --jobs {args.jobs}; median of {args.runs} run(s); "
                   + f"{datetime.date.today().isoformat()}, commit {checkout_commit()}")

@@ -91,7 +91,8 @@ _Entry = TypeVar("_Entry")
 # A question's answer (None: not found), and how many module names it consulted: the key's
 # longest prefixes, kept as a count (a list of the names, per question, would cost the memory of
 # every callee of the tree once link.callgraph has asked about them all).
-_Answer = tuple[tuple[FileFacts, _Entry] | None, int]
+# What ``_find`` answered for a key, and the modules it consulted (name, provider) to answer it.
+_Answer = tuple[tuple[FileFacts, _Entry] | None, tuple[tuple[str, str | None], ...]]
 
 
 def decorator_target(imports: dict[str, str], decorator: str) -> str:
@@ -189,17 +190,15 @@ class Project:
         module that is a prefix of it (``a.b.C`` is class C of module a.b before class b.C of a).
         Answered once per key (``answers``); a repeated question records the same module reads."""
         known = answers.get(key)
-        parts = key.split(".")
         if known is not None:
-            for cut in range(len(parts) - 1, len(parts) - 1 - known[1], -1):
-                name = ".".join(parts[:cut])
-                self.reads.modules[name] = self.providers.get(name)
+            self.reads.modules.update(known[1])
             return known[0]
-        consulted = 0
+        parts = key.split(".")
+        consulted: list[tuple[str, str | None]] = []
         found = None
         for cut in range(len(parts) - 1, 0, -1):
             name = ".".join(parts[:cut])
-            consulted += 1
+            consulted.append((name, self.providers.get(name)))
             module = self._module(name)
             if module is None:
                 continue
@@ -208,7 +207,7 @@ class Project:
             if inner in entries:
                 found = (module.facts, entries[inner])
                 break
-        answers[key] = (found, consulted)
+        answers[key] = (found, tuple(consulted))
         return found
 
     def class_fact(self, qualname: str) -> tuple[FileFacts, ClassFact] | None:

@@ -19,10 +19,11 @@ its first card and each member's page lists the family's sites (``family_pages``
 from __future__ import annotations
 
 import ast
-import copy
 import hashlib
 import re
+import warnings
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from ..model.pytext import try_parse_expression
@@ -45,16 +46,20 @@ def family_key(card: dict[str, Any]) -> str | None:
     return hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
+@lru_cache(maxsize=4096)  # (sibling raises share their guard)
 def normalized_guard(code: str) -> str:
     """A guard's code with its variables renamed ``_0``, ``_1``, ... in order of appearance
     (``not modality.startswith('image')`` -> ``not _0.startswith('image')``); code that does not
     parse is kept as it is."""
-    parsed = try_parse_expression(code)
-    if parsed is None:
+    if try_parse_expression(code) is None:
         return code
     names: dict[str, str] = {}
     try:
-        tree = copy.deepcopy(parsed)  # (the parsed tree is shared: model.pytext)
+        # A tree of its own to rename in (model.pytext's is shared): parsed again, which costs a
+        # tenth of copying the shared one.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (as model.pytext parses it)
+            tree = ast.parse(code, mode="eval").body
         for node in sorted((n for n in ast.walk(tree) if isinstance(n, ast.Name)), key=lambda n: (n.lineno, n.col_offset)):
             node.id = names.setdefault(node.id, f"_{len(names)}")
         return ast.unparse(tree)

@@ -233,6 +233,9 @@ def _annotated_constraints(annotation: ast.expr, src: SourceText) -> list[Constr
     return found
 
 
+_ALIASES = ("alias", "validation_alias")  # (pydantic's Field: the name the constructor takes the field by)
+
+
 def field_fact(stmt: ast.stmt, following: ast.stmt | None, src: SourceText) -> FieldFact | None:
     """A class-body ``name: T = value`` or ``name = value`` as a field, else None."""
     if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
@@ -241,7 +244,7 @@ def field_fact(stmt: ast.stmt, following: ast.stmt | None, src: SourceText) -> F
         name, annotation, value = stmt.targets[0].id, None, stmt.value
     else:
         return None
-    default = default_factory = None
+    default = default_factory = alias = None
     constraints: list[Constraint] = []
     validators: tuple[str, ...] = ()
     if isinstance(value, ast.Call) and call_name(value) == VALIDATED_FIELD:
@@ -250,6 +253,7 @@ def field_fact(stmt: ast.stmt, following: ast.stmt | None, src: SourceText) -> F
     elif isinstance(value, ast.Call) and call_name(value) in FIELD_CALLS:
         default, default_factory, constraints = _field_call_facts(value, src)
         validators = field_validators(value, src)
+        alias = next((src.flat(kw.value) for kw in value.keywords if kw.arg in _ALIASES), None)
     elif value is not None:
         default = src.flat(value)
     if annotation is not None:
@@ -263,6 +267,7 @@ def field_fact(stmt: ast.stmt, following: ast.stmt | None, src: SourceText) -> F
         constraints=tuple(constraints),
         doc=_string_value(following),
         validators=validators,
+        alias=alias,
     )
 
 

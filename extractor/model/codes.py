@@ -146,6 +146,9 @@ class Reason(Code):
                                                       "the condition above does not model")
     CAUGHT_IN_FUNCTION = "caught_in_function", "the function's own handler catches this error, so a caller may never see it"
     INSIDE_FOR_LOOP = "inside_for_loop", "the raise is inside a for loop, so an element of the loop must reach it"
+    CACHED_UNHASHABLE = "cached_unhashable", ("the function is cached (`functools.cache`, `lru_cache`), which hashes its "
+                                              "arguments first: a value of the trigger (a list, dict or set) cannot be hashed, so "
+                                              "the call fails with `TypeError` before the body runs")
     OTHER_PLATFORM = "other_platform", ("the raise is reached on another platform only (the trigger needs another `sys.platform` or "
                                         "`os.name`, or the code imports a module such as `winreg` that exists there only): not verified "
                                         "on Linux")
@@ -243,7 +246,8 @@ class Reason(Code):
                                                 "parameter after one left out, a variadic or private parameter, a keyword the "
                                                 "signature does not declare)")
     CONSTRUCTOR_UNKNOWN = "constructor_unknown", ("the function runs on an object of a class (or takes one) whose constructor's "
-                                                  "parameters the tool does not know, so it cannot build one")
+                                                  "parameters the tool does not know (or that hands `*args`/`**kwargs` on, or "
+                                                  "takes a field by an alias), so it cannot build one")
     CONSTRUCTOR_NEEDS_ARGUMENTS = "constructor_needs_arguments", ("building the object takes required arguments (fields without a "
                                                                   "default) that the tool has no values for")
     ASYNC_GENERATOR = "async_generator", "the function is an async generator, which an example would have to drive in an event loop"

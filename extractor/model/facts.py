@@ -48,6 +48,8 @@ class FieldFact:
     constraints: tuple[Constraint, ...] = ()
     doc: str | None = None
     validators: tuple[str, ...] = ()  # the functions its field call names as validators, as written (``field(validator=f)``)
+    # pydantic's ``Field(alias="in")`` (or ``validation_alias``): the constructor takes the field by that name, not its own
+    alias: str | None = None
 
 
 @record

@@ -21,12 +21,11 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
-import warnings
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-from ..model.pytext import try_parse_expression
+from ..model.pytext import own_expression
 
 FAMILY_FILES = 3  # a check repeated in at least this many files is a family
 SHOWN_SITES = 25  # the sites a card lists of its family; the rest are counted
@@ -51,15 +50,11 @@ def normalized_guard(code: str) -> str:
     """A guard's code with its variables renamed ``_0``, ``_1``, ... in order of appearance
     (``not modality.startswith('image')`` -> ``not _0.startswith('image')``); code that does not
     parse is kept as it is."""
-    if try_parse_expression(code) is None:
+    tree = own_expression(code)  # (renamed in place: not the shared tree)
+    if tree is None:
         return code
     names: dict[str, str] = {}
     try:
-        # A tree of its own to rename in (model.pytext's is shared): parsed again, which costs a
-        # tenth of copying the shared one.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # (as model.pytext parses it)
-            tree = ast.parse(code, mode="eval").body
         for node in sorted((n for n in ast.walk(tree) if isinstance(n, ast.Name)), key=lambda n: (n.lineno, n.col_offset)):
             node.id = names.setdefault(node.id, f"_{len(names)}")
         return ast.unparse(tree)

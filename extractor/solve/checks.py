@@ -21,7 +21,7 @@ from .arrays import incoherent_arrays
 from .construction import constructs
 from .draft import Draft, param_defaults
 from .evaluate import Raised
-from .examples import is_class_level
+from .examples import decorator_names, is_class_level
 from .passage import first_failing, loop_reads
 from .status import PLAIN
 from .validator import built_by_class
@@ -86,6 +86,18 @@ def _construction_not_shown(draft: Draft) -> bool:
     ctx = draft.frame.ctx
     sets_attributes = any(n in ctx.owner.settable for n in draft.inputs) or bool(draft.constructed)
     return sets_attributes and not constructs(draft.problem, ctx, draft.env)
+
+
+_CACHING = frozenset({"cache", "lru_cache"})
+_UNHASHABLE = (list, dict, set, bytearray)
+
+
+def _cached_unhashable(draft: Draft) -> bool:
+    """The function is cached, and the trigger passes it a value that cannot be hashed."""
+    if decorator_names(draft.frame.card).isdisjoint(_CACHING):
+        return False
+    params = {p.name for p in draft.frame.ctx.signature.params}
+    return any(name in params and isinstance(draft.env.get(name), _UNHASHABLE) for name in draft.inputs)
 
 
 def _not_reproduced(draft: Draft) -> bool:
@@ -328,6 +340,27 @@ HELPER_ON_THE_WAY = Check(
         ''', "f"),),
 )
 
+CACHED_UNHASHABLE = Check(
+    code=Reason.CACHED_UNHASHABLE,
+    fires=_cached_unhashable,
+    valid=(Snippet('''
+        import functools
+
+        @functools.lru_cache(maxsize=None)
+        def f(name: str):
+            if len(name) > 3:
+                raise ValueError("name too long")
+        '''),),
+    invalid=(Snippet('''
+        from functools import cache
+
+        @cache
+        def f(items: list):
+            if len(items) > 3:
+                raise ValueError("too many items")
+        '''),),
+)
+
 LOOP_ON_THE_WAY = Check(
     code=Reason.LOOP_ON_THE_WAY,
     fires=lambda draft: loop_reads(draft.inputs, draft.frame.card.statement.guard.looped),
@@ -399,7 +432,8 @@ NOT_REPRODUCED = Check(
 
 # In order: the first that fires gives the reason.
 CHECKS = (OTHER_PLATFORM, REPLACED_BY_COMPILED_MODULE, VALUE_AND_ITS_ATTRIBUTE, ABSTRACT_CLASS, UNDEFINED_ATTRIBUTES, INCOHERENT_ARRAYS,
-          RAISES_AN_INPUT, FAILS_ON_THE_WAY, HELPER_ON_THE_WAY, LOOP_ON_THE_WAY, CONSTRUCTION_NOT_SHOWN, NOT_REPRODUCED)
+          RAISES_AN_INPUT, CACHED_UNHASHABLE, FAILS_ON_THE_WAY, HELPER_ON_THE_WAY, LOOP_ON_THE_WAY, CONSTRUCTION_NOT_SHOWN,
+          NOT_REPRODUCED)
 RULES = (INSIDE_FOR_LOOP, *CHECKS)  # every check, with its examples
 
 

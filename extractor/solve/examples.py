@@ -200,8 +200,8 @@ class _Nested(dict):
 def _build(owner: str, fields: dict[tuple[str, ...], Any], ctx: CardContext, imports: set[tuple[str, str]],
            extra: dict[str, Any] | None = None) -> str | Reason:
     """``Owner(a=..., b=Nested(c=...))`` from constructor keyword paths -> values, or why it cannot be written."""
-    if ctx.owner.constructor is None:
-        return Reason.CONSTRUCTOR_UNKNOWN
+    if ctx.owner.constructor is None or any(p.kind in ("star", "starstar") for p in ctx.owner.constructor):
+        return Reason.CONSTRUCTOR_UNKNOWN  # (``*args``/``**kwargs``: handed on to a constructor the signature does not show)
     tree = _nested(fields, extra)
     if isinstance(tree, Reason):
         return tree

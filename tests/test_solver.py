@@ -1029,3 +1029,21 @@ def test_a_fix_names_the_test_where_control_turns_away(tmp_path) -> None:
     card = only(extract_snippet(tmp_path, code))
     assert card.solved.fixes and all(f.target == "leave" and "so that `cstr.startswith('#')` is false: an earlier `return`" in f.description
                               for f in card.solved.fixes), [f.description for f in card.solved.fixes]
+
+
+def test_no_example_builds_an_object_through_varargs_or_by_a_required_alias(tmp_path) -> None:
+    """Seen on PyPI packages: ``MSSQLImpl(*arg, **kw)`` hands its arguments on to a constructor
+    that needs six (alembic), and fastapi's ``Parameter(in_=...)`` fails: pydantic takes the
+    field by its alias ``in``. An aliased field with a default is simply not passed."""
+    code = ("from pydantic import BaseModel, Field\n\n"
+            "class Base:\n    def __init__(self, dialect, connection):\n        self.dialect = dialect\n\n"
+            "class Impl(Base):\n    def __init__(self, *args, **kwargs):\n        super().__init__(*args, **kwargs)\n\n"
+            "    def alter(self, nullable: bool):\n        if nullable:\n            raise ValueError('nullable')\n\n"
+            "class Param(BaseModel):\n    name: str = ''\n    in_: str = Field(alias='in')\n\n"
+            "    def check(self, size: int):\n        if size < 0:\n            raise ValueError('negative size')\n\n"
+            "class Schema(BaseModel):\n    schema_: str = Field(default='', alias='$schema')\n\n"
+            "    def check(self, size: int):\n        if size < 0:\n            raise ValueError('negative size')\n")
+    cards = {c.at.function: c for c in extract_snippet(tmp_path, code)}
+    assert (cards["Impl.alter"].solved.example, cards["Impl.alter"].solved.example_reason) == (None, "constructor_unknown")
+    assert (cards["Param.check"].solved.example, cards["Param.check"].solved.example_reason) == (None, "constructor_unknown")
+    assert cards["Schema.check"].solved.example.before.endswith("Schema().check(size=-1)")

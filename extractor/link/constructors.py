@@ -167,8 +167,8 @@ class Constructors:
             return cls.new if cls.metaclass in (None, *_PLAIN_METACLASSES) and self._object_init(facts, cls.bases, depth) else None
         bases = self._base_classes(facts, cls.bases)
         if self.is_record(qualname):
-            if any(fact.alias is not None for fact in cls.fields):
-                return None  # (pydantic takes the field by its alias, which may not even be a keyword: ``in``)
+            if any(fact.alias is not None and fact.default is None and fact.default_factory is None for fact in cls.fields):
+                return None  # (a required field pydantic takes by its alias, which may not even be a keyword: ``in``)
             params: dict[str, Param] = {}
             for base in reversed(bases):  # dataclass order: the bases' fields first
                 inherited = self.signature(base, depth + 1) if self.is_record(base) else ()
@@ -176,7 +176,8 @@ class Constructors:
                     return None  # (a record base whose constructor is not known: nor is this one)
                 params.update({p.name: p for p in inherited})
             for fact in cls.fields:
-                if fact.annotation is None or fact.name in cls.no_init or fact.annotation.split("[", 1)[0].endswith("ClassVar"):
+                if fact.annotation is None or fact.name in cls.no_init or fact.annotation.split("[", 1)[0].endswith("ClassVar") \
+                        or fact.alias is not None:  # (an aliased field with a default: not passed by its name; its default holds)
                     continue
                 has_default = fact.default is not None or fact.default_factory is not None
                 default = (fact.default or "...") if has_default else None

@@ -385,7 +385,7 @@ def _folder_catalog(path: str, validate: bool = False) -> dict[str, Any] | None:
 
 @cli.group()
 def corpus() -> None:
-    """Build and publish one error knowledge base of many projects (needs raisedocs[corpus])."""
+    """Build and publish one error knowledge base of many projects (`build` needs raisedocs[corpus]: Dask)."""
 
 
 @corpus.command("build")

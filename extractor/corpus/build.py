@@ -28,7 +28,6 @@ from .projects import BuildError, Project, read_list
 from .state import Built, State
 from .task import TaskSettings, build_project
 
-log = logging.getLogger("raisedocs")
 CONNECT_TIMEOUT = "20s"  # how long to try a --scheduler address
 
 
@@ -100,8 +99,9 @@ def _plan(projects: list[Project], state: State, settings: BuildSettings, tally:
             continue
         if state.is_current(project.key, resolved, CODE, settings.max_attempts):
             tally.skipped += 1
-            if state.row(project.key)["status"] == ProjectStatus.FAILED:
-                tally.failed[state.row(project.key)["reason"]] += 1
+            row = state.row(project.key)
+            if row["status"] == ProjectStatus.FAILED:
+                tally.failed[row["reason"]] += 1
             continue
         yield project, resolved
 

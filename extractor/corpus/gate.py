@@ -11,14 +11,13 @@ More than ``max_failing`` of the sample failing refuses the publish (``GateError
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import urllib.parse
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 from ..errors import RaisedocsError
+from ..model.schema import shipped_schema
 from .pages import PAGE_BYTES
 
 SAMPLE = 20
@@ -38,8 +37,7 @@ def sample_ids(ids: list[str]) -> set[str]:
 def _card_validator() -> Any:
     import jsonschema
 
-    catalog = json.loads(resources.files("extractor.model").joinpath("catalog.schema.json").read_text("utf-8"))
-    return jsonschema.Draft202012Validator({"$defs": catalog["$defs"], "$ref": "#/$defs/Card"})
+    return jsonschema.Draft202012Validator({"$defs": shipped_schema()["$defs"], "$ref": "#/$defs/Card"})
 
 
 def card_problems(published: dict[str, Any], page: str, url: str) -> list[str]:

@@ -21,7 +21,7 @@ from markupsafe import Markup
 from ..model import Card
 from ..model.serialize import compact
 from ..model.spool import DataCatalog
-from ..publish.families import family_sites, folded
+from ..publish.families import folded
 from ..publish.render import forge_name
 from ..publish.site import card_page, index_page, site_environment
 from .dataset import error_id
@@ -31,14 +31,15 @@ SCRIPTS = ["assets/corpus-search.js", "assets/site.js", "assets/corpus.js"]
 TITLE = "Python error knowledge base"
 
 
-def project_pages(project: dict[str, Any], catalog: DataCatalog, base_url: str) -> Iterator[tuple[str, str]]:
-    """``<key>/index.html`` and ``<key>/errors/<id>.html`` of one built project."""
+def project_pages(project: dict[str, Any], catalog: DataCatalog, families: dict[str, dict[str, Any]],
+                  base_url: str) -> Iterator[tuple[str, str]]:
+    """``<key>/index.html`` and ``<key>/errors/<id>.html`` of one built project (``families``:
+    its ``publish.families.family_sites``)."""
     key = project["key"]
     envelope = catalog.envelope
     common = {"repo": shown_name(project), "forge": forge_name(envelope["source"]), "source": envelope["source"],
               "generator": envelope["generator"], "scripts": SCRIPTS, "home_label": TITLE}
     by_id = {s["id"]: s for s in catalog.summaries}
-    families = family_sites(envelope.get("families") or [], catalog.summaries)
     env = site_environment()
     for card in catalog.cards():
         extra = {"project_link": "../index.html", "data_link": f"../../errors/{error_id(key, card['id'])}.json",

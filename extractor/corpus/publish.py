@@ -100,10 +100,11 @@ class _Publishing:
         key = project["key"]
         sampled = sample_ids([card["id"] for card in catalog.cards()])
         published: dict[str, dict[str, Any]] = {}
-        entries = yield from self._cards(project, catalog, sampled, published)
+        families = family_sites(catalog.envelope.get("families") or [], catalog.summaries)
+        entries = yield from self._cards(project, catalog, families, sampled, published)
         # (the project's search index, as a docs folder holds it: `raisedocs mcp --dataset` reads it)
         yield self.data(f"search-index/{key}.json", dump_index(build_index(entries, digest)))
-        for path, page in project_pages(project, catalog, self.base_url):
+        for path, page in project_pages(project, catalog, families, self.base_url):
             self.pages.setdefault(key, []).append(path)
             card_id = path.rsplit("/", 1)[-1].removesuffix(".html")
             if "/errors/" in path and card_id in published:
@@ -111,12 +112,11 @@ class _Publishing:
             yield path, page
         yield self.data(f"repos/{key}.json", repo_file(project, catalog.envelope, [e["id"] for e in entries]))
 
-    def _cards(self, project: dict[str, Any], catalog: DataCatalog, sampled: set[str],
+    def _cards(self, project: dict[str, Any], catalog: DataCatalog, families: dict[str, dict[str, Any]], sampled: set[str],
                published: dict[str, dict[str, Any]]) -> Generator[tuple[str, str], None, list[dict[str, Any]]]:
         """Each card's data file, index record and search entry; the search entries. The
         sampled cards are kept in ``published`` as catalog.json holds them."""
         key = project["key"]
-        families = family_sites(catalog.envelope.get("families") or [], catalog.summaries)
         entries = []
         for card in catalog.cards():
             kept = published_card(card)

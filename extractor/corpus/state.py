@@ -151,8 +151,7 @@ class State:
         """Whether the project needs no build: built at this pin by this raisedocs, or failed
         ``max_attempts`` times at this pin."""
         row = self.row(key)
-        same = row["version"] == resolved.version and row["sha"] == resolved.sha and row["raisedocs"] == raisedocs
-        if not same:
+        if not _same_pin(row, resolved, raisedocs):
             return False
         if row["status"] == ProjectStatus.DONE:
             return os.path.isfile(self.catalog_path(key))
@@ -161,7 +160,7 @@ class State:
     def start(self, key: str, resolved: Resolved, raisedocs: str) -> None:
         """The project is handed to a worker at this pin (failed attempts at another pin are forgotten)."""
         row = self.row(key)
-        same = row["version"] == resolved.version and row["sha"] == resolved.sha and row["raisedocs"] == raisedocs
+        same = _same_pin(row, resolved, raisedocs)
         self._change("UPDATE projects SET status = ?, version = ?, sha = ?, raisedocs = ?, attempts = ? WHERE key = ?",
                      ProjectStatus.RUNNING, resolved.version, resolved.sha, raisedocs, row["attempts"] if same else 0, key)
 
@@ -182,3 +181,8 @@ class State:
             status, built.resolved.version, built.resolved.sha, built.raisedocs, built.artifact, built.failure, built.detail,
             round(built.wall, 3), round(built.cpu, 3), int(built.failure is not None), counts.get("files"), counts.get("files_failed"),
             counts.get("cards"), counts.get("verified"), counts.get("examples"), built.key)
+
+
+def _same_pin(row: sqlite3.Row, resolved: Resolved, raisedocs: str) -> bool:
+    """Whether the row records a build at this pin by this raisedocs."""
+    return bool(row["version"] == resolved.version and row["sha"] == resolved.sha and row["raisedocs"] == raisedocs)

@@ -26,7 +26,7 @@ from ..model.serialize import complete
 from ..model.spool import summary_of
 from ..publish.catalog_file import locate_catalog, read_envelope
 from ..publish.explain import Match
-from ..publish.paste import CLASS_ONLY_SCORE, match_paste, read_paste, render_match
+from ..publish.paste import CLASS_ONLY_SCORE, Paste, match_paste, read_paste, render_match
 from ..publish.render import render_card
 from ..publish.search_index import full_card, open_index
 from ..solve.personal import personal_fixes
@@ -65,6 +65,7 @@ class Source:
     dataset: str | None = None  # a corpus dataset's folder
     page_base: str | None = None  # the URL its card pages are under, where the site's URL is known
     entries_by_id: dict[str, dict[str, Any]] = field(default_factory=dict)
+    words: list[set[str]] | None = None  # each entry's words, as ``fuzzy`` compares them (made on its first use)
 
     def card(self, card_id: str) -> dict[str, Any]:
         """The whole card.
@@ -112,23 +113,19 @@ class Library:
             NotFound: no card has that id.
         """
         repo, dot, card_id = error_id.strip().rpartition(".")
-        for source in self.sources if not dot else self._source_or_none(repo):
-            if card_id in source.entries_by_id:
+        for source in self.sources:
+            if (not dot or source.repo == repo) and card_id in source.entries_by_id:
                 return source, card_id
         raise NotFound(f"no card {error_id!r} (ids are `repo.card`, as search_error returns them)")
 
-    def _source_or_none(self, repo: str) -> list[Source]:
-        return [s for s in self.sources if s.repo == repo]
-
     def search(self, text: str, repo: str | None = None, limit: int = 5) -> dict[str, Any]:
         """The cards ``text`` (a message or a traceback, raw) points at, best first."""
-        text = text[:MOST_TEXT]
         limit = max(1, min(limit, MOST_RESULTS))
-        found = [(s, m, match_type(m, text)) for s in self._source(repo) for m in match_paste(text, s.index, limit)[0]]
-        if not found:
-            found = fuzzy(text, self._source(repo), limit)
+        sources = self._source(repo)
+        found = _found(text[:MOST_TEXT], sources, limit)
         found.sort(key=lambda f: (list(MatchType).index(f[2]), -f[1].score, is_vendored(f[1].card["path"]), f[0].repo,
                                   f[1].card["path"], f[1].card["line"]))
+        found = found or fuzzy(text[:MOST_TEXT], sources, limit)
         matches = [_described(s, m, kind) for s, m, kind in found[:limit]]
         confident = bool(matches) and matches[0]["match"] in (MatchType.FRAME, MatchType.EXACT, MatchType.TEMPLATE) \
             and matches[0]["score"] >= CONFIDENT
@@ -138,9 +135,15 @@ class Library:
         return {"matches": matches, "confident": confident, "note": note}
 
     def best(self, text: str) -> tuple[Source, Match, MatchType] | None:
-        found = [(s, m, match_type(m, text)) for s in self.sources for m in match_paste(text[:MOST_TEXT], s.index, 1)[0]]
+        found = _found(text[:MOST_TEXT], self.sources, 1)
         found.sort(key=lambda f: (list(MatchType).index(f[2]), -f[1].score))
         return found[0] if found else None
+
+
+def _found(text: str, sources: list[Source], limit: int) -> list[tuple[Source, Match, MatchType]]:
+    """Each source's matches of ``text`` (at most ``limit`` each, in its own order), with how each matched."""
+    paste = read_paste(text)  # (once: each match's type reads it)
+    return [(s, m, match_type(m, paste, text)) for s in sources for m in match_paste(text, s.index, limit)[0]]
 
 
 _VENDORED = ("_vendor", "vendor", "_vendored", "vendored", "third_party", "_vendored_packages")
@@ -163,18 +166,17 @@ def _described(source: Source, match: Match, kind: MatchType) -> dict[str, Any]:
     }
 
 
-def match_type(match: Match, text: str) -> MatchType:
-    """How ``match`` (from ``match_paste``) matched ``text``."""
+def match_type(match: Match, paste: Paste, text: str) -> MatchType:
+    """How ``match`` (from ``match_paste``) matched ``text`` (``paste``: what ``read_paste`` reads of it)."""
     entry = match.card
-    for file, line, _ in read_paste(text).frames:
+    for file, line, _ in paste.frames:
         posix = file.replace("\\", "/")
         if (posix == entry["path"] or posix.endswith("/" + entry["path"])) and entry["line"] <= line <= entry["end_line"]:
             return MatchType.FRAME
     if match.score <= CLASS_ONLY_SCORE and not entry["message"].get("template"):
         return MatchType.CLASS
     filled = _filled(entry, match.values)
-    message = read_paste(text).message
-    said = " ".join((message if message is not None else text).split())
+    said = " ".join((paste.message if paste.message is not None else text).split())
     # (the template's own text must be most of it: "{name} must be {dtype}" fills any "... must be ..." exactly)
     literal = (entry.get("pattern") or {}).get("literal_chars", 0)
     is_exact = filled is not None and " ".join(filled.split()) == said and literal >= len(said.replace(" ", "")) / 2
@@ -210,9 +212,10 @@ def fuzzy(text: str, sources: list[Source], limit: int) -> list[tuple[Source, Ma
         return []
     found = []
     for source in sources:
-        for entry in source.index["entries"]:
-            have = _words(" ".join([entry["message"].get("template") or "", entry["exception"]["display"],
-                                    entry.get("function") or "", entry["path"]]))
+        if source.words is None:  # (each entry's words, once per server: fuzzy runs on every paste nothing else matches)
+            source.words = [_words(" ".join([entry["message"].get("template") or "", entry["exception"]["display"],
+                                             entry.get("function") or "", entry["path"]])) for entry in source.index["entries"]]
+        for entry, have in zip(source.index["entries"], source.words):
             share = len(words & have) / len(words)
             if share >= 2 / 3:
                 found.append((source, Match(id=entry["id"], score=round(0.4 * share, 3), values={}, card=entry), MatchType.FUZZY))

@@ -19,6 +19,12 @@ the range and the ratio of the median to the floor's:
   (every card from the cache, the folder rendered);
 - ``extract-warm``: ``extract TREE -o DOCS`` with that cache, DOCS up to date (a CI run on
   an unchanged tree: recognised from the folder's state, nothing analysed);
+- ``extract-edit``: ``extract EDIT_TREE -o EDIT_DOCS`` with the warm cache, after one file of
+  a copy of TREE was edited since the last run, which wrote EDIT_DOCS (a CI run on a pull
+  request that changes one file). Each run edits anew: a comment line ``# edit N`` above the
+  file's first line, so every later line shifts and the content is one no run has seen. The
+  file is the one with the median size of those holding a card;
+- ``check-edit``: ``check EDIT_DOCS --path EDIT_TREE`` the same way (exit 1: stale);
 - ``check``: ``check DOCS --path TREE``, warm, on fresh docs (exit 0);
 - ``explain``: ``explain MESSAGE --catalog DOCS``, the message of the first card with a
   template and a concrete trigger (from the folder's ``search-index.json``);
@@ -93,6 +99,7 @@ class Case:
     shown: str
     prepare: Callable[[], None] | None = None
     any_exit: bool = False  # a peer's exit status says whether it found problems, not whether it ran
+    stale: bool = False  # ``check`` after an edit: exit 1 (the docs are stale) is the expected outcome
 
 
 @dataclass(slots=True, kw_only=True)
@@ -177,6 +184,28 @@ class Workspace:
         return out
 
     @functools.cached_property
+    def edit_tree(self) -> str:
+        """A copy of TREE, its docs folder EDIT_DOCS written with the warm cache (untimed)."""
+        copy = self.path("edit-tree")
+        shutil.copytree(self.tree, copy, symlinks=True)
+        self.extract_docs(copy, "edit-docs")
+        return copy
+
+    @functools.cached_property
+    def edited(self) -> str:
+        """The file of EDIT_TREE each edit changes: of the files holding a card, the one of median size."""
+        with open(os.path.join(self.docs, "catalog.json"), encoding="utf-8") as handle:
+            paths = sorted({card["path"] for card in json.load(handle)["errors"]})
+        sized = sorted((os.path.getsize(os.path.join(self.edit_tree, *p.split("/"))), p) for p in paths)
+        return os.path.join(self.edit_tree, *sized[len(sized) // 2][1].split("/"))
+
+    def edit(self) -> None:
+        """Edit ``edited`` anew: one more ``# edit N`` line above its first (a ``prepare`` step)."""
+        text = Path(self.edited).read_text(encoding="utf-8")
+        count = sum(1 for line in text.splitlines() if line.startswith("# edit "))
+        Path(self.edited).write_text(f"# edit {count + 1}\n{text}", encoding="utf-8")
+
+    @functools.cached_property
     def message(self) -> str:
         """The message ``explain`` is given (see ``pick_message``)."""
         with open(os.path.join(self.docs, "catalog.json"), encoding="utf-8") as handle:
@@ -184,7 +213,7 @@ class Workspace:
 
     def shown(self, argv: tuple[str, ...]) -> str:
         """``argv`` as the table shows it: ``raisedocs ...`` with each path by its role."""
-        labels = {self.tree: "TREE", self.path("docs"): "DOCS", self.path("out"): "DOCS", self.path("new-docs"): "NEW_DOCS", self.path("docs2"): "DOCS2",
+        labels = {self.tree: "TREE", self.path("docs"): "DOCS", self.path("edit-tree"): "EDIT_TREE", self.path("edit-docs"): "EDIT_DOCS", self.path("out"): "DOCS", self.path("new-docs"): "NEW_DOCS", self.path("docs2"): "DOCS2",
                   self.cache: "CACHE", self.path("cold-cache"): "EMPTY_CACHE", self.path("files.json"): "FILES"}
         repo = self.__dict__.get("history", ("", "", ""))
         labels[self.given_tree2 or repo[0]] = "TREE2"
@@ -267,6 +296,8 @@ def build_case(name: str, ws: Workspace) -> Case:
                                         emptied(new, ws.path("cold-cache"))),
         "extract-warm-cache": lambda: (raisedocs("extract", ws.tree, "-o", new, *jobs, "--cache-dir", ws.cache), emptied(new)),
         "extract-warm": lambda: (raisedocs("extract", ws.tree, "-o", out, *jobs, "--cache-dir", ws.cache), None),
+        "extract-edit": lambda: (raisedocs("extract", ws.edit_tree, "-o", ws.path("edit-docs"), *jobs, "--cache-dir", ws.cache), ws.edit),
+        "check-edit": lambda: (raisedocs("check", ws.path("edit-docs"), "--path", ws.edit_tree, *jobs, "--cache-dir", ws.cache), ws.edit),
         "check": lambda: (raisedocs("check", ws.docs, "--path", ws.tree, *jobs, "--cache-dir", ws.cache), None),
         "explain": lambda: (raisedocs("explain", ws.message, "--catalog", ws.docs, "--cache-dir", ws.cache), None),
         "diff-docs": lambda: (raisedocs("diff", ws.docs, ws.docs2, "--cache-dir", ws.cache), None),
@@ -275,10 +306,10 @@ def build_case(name: str, ws: Workspace) -> Case:
         "diff-trees": lambda: (raisedocs("diff", ws.tree, ws.tree2, *jobs, "--no-cache"), None),
     }
     argv, prepare = builders[name]()
-    return Case(name=name, argv=argv, shown=ws.shown(argv), prepare=prepare)
+    return Case(name=name, argv=argv, shown=ws.shown(argv), prepare=prepare, stale=name == "check-edit")
 
 
-CASES = ("floor", "extract-cold", "extract-empty-cache", "extract-warm-cache", "extract-warm", "check", "explain",
+CASES = ("floor", "extract-cold", "extract-empty-cache", "extract-warm-cache", "extract-warm", "extract-edit", "check-edit", "check", "explain",
          "diff-docs", "diff-revs", "diff-trees")
 PEERS = ("peer-ruff", "peer-pydoclint", "peer-griffe")
 
@@ -312,7 +343,7 @@ def time_case(case: Case, runs: int) -> Result:
         start = time.perf_counter()
         proc = subprocess.run(case.argv, env=child_env(), stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False)
         elapsed = time.perf_counter() - start
-        if proc.returncode != 0 and not case.any_exit:
+        if proc.returncode != (1 if case.stale else 0) and not case.any_exit:
             result.failure = f"exit {proc.returncode}: {last_lines(proc.stderr or proc.stdout)}"
             break
         result.times.append(elapsed)

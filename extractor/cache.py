@@ -84,7 +84,10 @@ class Linked:
     routes: tuple[tuple[str, tuple[str, ...], tuple[str, ...] | None], ...]  # FileFacts.routes
     checks: tuple[tuple[str, int, str], ...]  # FileFacts.checks
     modules: dict[str, str | None]  # module name -> file key of the file providing it (None: no such module)
-    tree: str | None  # linking read every module: the digest of the tree's modules and files (_Linker.tree_key); None: it did not
+    # Linking read keys of project-wide indexes (link.indexes): the digest of the tree's modules and
+    # files then (_Linker.tree_key: while it is the same, nothing else is checked); None: it did not
+    tree: str | None
+    keys: dict[str, str]  # each index key read (``kind:key``) -> the digest of its items then
     suffixes: dict[str, str | None]  # shortened module name -> the module it matched
     flag_reads: dict[str, str | None]  # CLI destination -> the flag its examples used
     cards: list[str] | None
@@ -239,6 +242,36 @@ class Cache:
     def put_by_path(self, key: str, entry: dict[str, Any]) -> None:
         self._write(key, entry)
 
+    # --- per-module parts of the project-wide indexes (link.indexes) ----------------------
+    @staticmethod
+    def parts_key(file_key: str, context: str) -> str:
+        """Key of a module's parts: its file's key, and ``context``, what else every part reads
+        (the tree's top-level packages)."""
+        return hashlib.sha256(f"parts\0{file_key}\0{context}".encode("utf-8", "surrogatepass")).hexdigest()
+
+    def get_parts(self, key: str) -> dict[str, Any]:
+        """Index kind -> the module's part with what computing it read, as JSON data ({} when
+        missing or corrupt); each is checked when it is decoded, by its user."""
+        data = self._read(key)
+        return data if isinstance(data, dict) else {}
+
+    def put_parts(self, key: str, entry: dict[str, Any]) -> None:
+        self._write(key, entry)
+
+    # --- per-file rendered cards (publish.render.file_pages) ------------------------------
+    def get_pages(self, key: str) -> list[tuple[str, dict[str, Any], str, str | None]] | None:
+        """A file's cards as rendered (id, search-index entry, page, JSON file or None), or None
+        when missing or of another shape."""
+        data = self._read(key)
+        if not isinstance(data, list) or not all(
+                isinstance(row, list) and len(row) == 4 and isinstance(row[0], str) and isinstance(row[1], dict)
+                and isinstance(row[2], str) and isinstance(row[3], (str, type(None))) for row in data):
+            return None
+        return [(card_id, entry, page, own) for card_id, entry, page, own in data]
+
+    def put_pages(self, key: str, rendered: list[tuple[str, dict[str, Any], str, str | None]]) -> None:
+        self._write(key, rendered)
+
     # --- per-file linked cards ----------------------------------------------------------
     @staticmethod
     def linked_key(file_key: str, options: Options) -> str:
@@ -270,7 +303,7 @@ class Cache:
         self._write(key, {
             "sites": linked.sites, "flags": linked.flags, "parsers": linked.parsers, "routes": linked.routes, "checks": linked.checks,
             "modules": linked.modules,
-            "tree": linked.tree, "suffixes": linked.suffixes,
+            "tree": linked.tree, "keys": linked.keys, "suffixes": linked.suffixes,
             "flag_reads": linked.flag_reads, "summaries": linked.summaries,
         })
 
@@ -300,6 +333,17 @@ def _read_entry(path: str) -> bytes | None:
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
             return None
         return handle.read(MAX_ENTRY_BYTES + 1)
+
+
+def _texts(value: Any) -> dict[str, str]:
+    """A mapping of texts to texts, as JSON gives it.
+
+    Raises:
+        ValueError: it is not one.
+    """
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise ValueError("not a mapping of texts")
+    return value
 
 
 def _cards_key(key: str) -> str:
@@ -333,6 +377,6 @@ def _linked_from(data: dict[str, Any]) -> Linked | None:
         return None
     return Linked(
         sites=data["sites"], flags=flags, parsers=parsers, routes=routes, checks=checks, modules=mapping(data["modules"]),
-        tree=data.get("tree") if isinstance(data.get("tree"), str) else None, suffixes=mapping(data["suffixes"]),
+        tree=data.get("tree") if isinstance(data.get("tree"), str) else None, keys=_texts(data["keys"]), suffixes=mapping(data["suffixes"]),
         flag_reads=mapping(data["flag_reads"]), cards=None, summaries=summaries,
     )

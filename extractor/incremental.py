@@ -25,6 +25,7 @@ from .errors import SourceError
 from .inputs import Selection, run_options, warn_unmatched
 from .link.cards import cli_flags, link_file, permalink
 from .link.commands import command_checks, command_flags, command_parameters, command_records, command_routes, resolve_kwargs_flags
+from .link.indexes import Part, Reads
 from .link.project import Project
 from .model import (
     CLAIMED,
@@ -79,6 +80,8 @@ def extract_selection(root: str, selection: Selection, mapper: Mapper, progress:
     for solved, (path, entry) in enumerate(zip(relink, solving), 1):
         entries[path] = cards.add(path, entry)
         progress("files solved", solved, len(relink))
+    if linker.parts is not None:
+        linker.parts.flush()
     for path in analysed:
         if path not in entries:
             entries[path] = cards.add(path, reused[path])
@@ -201,25 +204,39 @@ class _Linker:
         self.files = files
         self.options = options = files.options
         providers = {module_name(path, options.source_roots): path for path in declared}  # a later path wins a module name
-        self.project = Project(providers, files.load, files.calls_made)
-        self.flags = _project_flags(options, self.project, declared)
         self.provider_key = {module: files.keys[path] for module, path in providers.items()}
+        self.parts = _Parts(files.cache, self, providers) if options.use_cache else None
+        self.project = Project(providers, files.load, files.calls_made, self.parts)
+        self.flags = _project_flags(options, self.project, declared)
         # What a project-wide answer read: every module name and the content of its file
         self.tree_key = hashlib.sha256(json.dumps(sorted(self.provider_key.items())).encode()).hexdigest()
         self.is_strict = options.is_strict or strict_from_env()
 
     def still_holds(self, entry: Linked | None) -> bool:
         """Whether what linking a file's cards read is unchanged: each module it looked at is
-        provided by the same file content (or is still absent), and every module where it asked
-        a project-wide question (the call graph); each shortened module name matches the same
-        module, each CLI flag its examples name is the same."""
+        provided by the same file content (or is still absent), each shortened module name
+        matches the same module, each key of a project-wide index it read has the same items
+        (unless no file of the tree changed), each CLI flag its examples name is the same."""
         return (
             entry is not None
-            and (entry.tree is None or entry.tree == self.tree_key)
-            and all(self.provider_key.get(module) == key for module, key in entry.modules.items())
-            and all(self.project.suffix_match(name) == found for name, found in entry.suffixes.items())
+            and self.reads_hold(entry.modules, entry.suffixes)
             and all(self.flags.get(dest) == flag for dest, flag in entry.flag_reads.items())
+            and (entry.tree == self.tree_key or self.keys_hold(entry.keys))
         )
+
+    def reads_hold(self, modules: dict[str, str | None], suffixes: dict[str, str | None]) -> bool:
+        """Whether each module is provided by the same file content (or is still absent), and
+        each shortened module name matches the same module."""
+        return all(self.provider_key.get(module) == key for module, key in modules.items()) \
+            and all(self.project.suffix_match(name) == found for name, found in suffixes.items())
+
+    def keys_hold(self, keys: dict[str, str]) -> bool:
+        """Whether each index key has the same digest (link.indexes)."""
+        return all(self.project.indexes.digest(key) == digest for key, digest in keys.items())
+
+    def module_keys(self, modules: Iterable[str]) -> dict[str, str | None]:
+        """Module name -> the key of the file providing it (None: no such module)."""
+        return {module: self.provider_key.get(module) for module in sorted(modules)}
 
     def work(self, path: str) -> tasks.FileWork:
         """Link a file's cards: the work of solving them, with the entry they complete."""
@@ -230,11 +247,53 @@ class _Linker:
         raises = sum(1 for s in whole.sites if s.raised.statement.kind != RaiseKind.HELPER_CALL)  # (not the helper calls)
         entry = Linked(
             sites=raises, flags=whole.flags, parsers=whole.parsers, routes=whole.routes, checks=whole.checks, cards=None, summaries=[],
-            modules={module: self.provider_key.get(module) for module in sorted(done.modules)},
-            tree=self.tree_key if done.everything else None,
+            modules=self.module_keys(done.modules), tree=self.tree_key if done.keys else None, keys=dict(sorted(done.keys.items())),
             suffixes=dict(sorted(done.suffixes.items())), flag_reads=dict(sorted(flag_reads.items())),
         )
         return tasks.FileWork(path, self.files.linked_keys[path], entry, drafts, self.options, self.is_strict)
+
+
+class _Parts:
+    """The parts of the project-wide indexes (link.indexes), kept in the cache per module: read
+    once per module when an index first needs them, and written at the end of linking where a
+    part was computed again."""
+
+    def __init__(self, cache: Cache, linker: _Linker, providers: dict[str, str]) -> None:
+        self.cache = cache
+        self.linker = linker
+        tops = sorted({name.split(".", 1)[0] for name in providers})  # (what every call graph part reads)
+        context = hashlib.sha256(json.dumps(tops).encode()).hexdigest()
+        self.keys = {module: Cache.parts_key(key, context) for module, key in linker.provider_key.items()}
+        self.entries: dict[str, dict[str, Any]] = {}
+        self.changed: set[str] = set()
+
+    def _entry(self, module: str) -> dict[str, Any]:
+        found = self.entries.get(module)
+        if found is None:
+            found = self.entries[module] = self.cache.get_parts(self.keys[module])
+        return found
+
+    def get(self, kind: str, module: str) -> Part | None:
+        data = self._entry(module).get(kind)
+        if not isinstance(data, dict):
+            return None
+        try:
+            if not self.linker.reads_hold(data["modules"], data["suffixes"]) or not self.linker.keys_hold(data["keys"]):
+                return None
+            return Part(items=tuple((key, item) for key, item in data["items"]), shared=data["shared"])
+        except (KeyError, TypeError, ValueError, AttributeError):  # (missing, or of another shape)
+            return None
+
+    def put(self, kind: str, module: str, part: Part, reads: Reads) -> None:
+        self._entry(module)[kind] = {"modules": self.linker.module_keys(reads.modules), "suffixes": dict(sorted(reads.suffixes.items())),
+                                     "keys": dict(sorted(reads.keys.items())), "items": part.items, "shared": part.shared}
+        self.changed.add(module)
+
+    def flush(self) -> None:
+        """Write the entries of the modules whose parts were computed again."""
+        for module in sorted(self.changed):
+            self.cache.put_parts(self.keys[module], self.entries[module])
+        self.changed.clear()
 
 
 def _project_flags(options: Options, project: Project, declared: dict[str, Linked | FileFacts]) -> dict[str, str]:

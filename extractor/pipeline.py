@@ -16,7 +16,7 @@ from contextlib import contextmanager, nullcontext
 from typing import Any
 
 from . import pool
-from .cache import Linked
+from .cache import Cache, Linked
 from .errors import CatalogError
 from .incremental import Progress, extract_selection
 from .inputs import Selection, select_sources
@@ -98,7 +98,7 @@ def write_catalog(root: str, selection: Selection, outdir: str | None, site_dir:
 
     wrote = False
     with _extracted(root, selection, progress) as (catalog, mapper):
-        files = render_chunks(catalog, mapper)
+        files = render_chunks(catalog, mapper, _page_memo(selection.options))
         if outdir is None:
             emit(next(files)[1])  # catalog.json, chunk by chunk
         else:
@@ -132,7 +132,13 @@ def compare_catalog(root: str, selection: Selection, docs_dir: str, recorded: di
         except CatalogError:
             pass
     with _extracted(root, selection) as (catalog, mapper):
-        return compare_docs(render_chunks(with_verification(catalog, folder), mapper), docs_dir, render_identity())
+        return compare_docs(render_chunks(with_verification(catalog, folder), mapper, _page_memo(selection.options)), docs_dir,
+                            render_identity())
+
+
+def _page_memo(options: Options) -> Cache | None:
+    """Where rendered cards are kept between runs (publish.render.file_pages): the cache, if used."""
+    return Cache.for_options(options) if options.use_cache else None
 
 
 @contextmanager

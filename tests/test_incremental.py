@@ -7,6 +7,7 @@ run that reused those cards without re-checking what linking read would be caugh
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from extractor.model import dumps_data
 from extractor.options import Options
 from extractor.pipeline import extract_data
 
-from .helpers import make_git_repo
+from .helpers import make_git_repo, run_cli, temp_tree, tree_files
 
 CONFIG = '''from dataclasses import dataclass
 
@@ -52,6 +53,19 @@ def helped(y):
 def _guarded(n):
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
+
+
+def fail(reason):
+    raise AppError(f"failed: {reason}")
+
+
+class Checker:
+    def refuse(self, what):
+        raise ValueError(f"refused: {what}")
+
+    def run(self, x):
+        if x > 3:
+            self.refuse(x)
 '''
 
 CLI = (
@@ -85,6 +99,13 @@ HISTORY: list[tuple[str, dict[str, str | None]]] = [
     ("removed", {"app/errors.py": None}),
     # A public function in a new module calls config.py's private helper: its card gains that entry.
     ("caller", {"app/api.py": "from .config import _guarded\n\n\ndef run(n):\n    _guarded(n)\n"}),
+    # Another module calls config.py's raising helper: the helper's card lists the call.
+    ("helper use", {"app/use.py": "from .config import fail\n\n\ndef go(z):\n    if z:\n        fail(z)\n"}),
+    # A subclass elsewhere defines the helper method again: ``self.refuse`` may run either.
+    ("override", {"app/strict.py": "from .config import Checker\n\n\nclass Strict(Checker):\n    def refuse(self, what):\n"
+                                   "        return None\n"}),
+    # Lines shift in the module that calls the private helper; nothing it calls changes.
+    ("shifted", {"app/api.py": "from .config import _guarded\n\n# a comment\n\ndef run(n):\n    _guarded(n)\n"}),
 ]
 
 
@@ -98,6 +119,12 @@ def _card(catalog: dict, line_text: str) -> dict:
     return next(c for c in catalog["errors"] if c["path"] == "app/config.py" and line_text in (c["message"]["template"] or ""))
 
 
+def _calls(catalog: dict, line_text: str) -> list[str]:
+    """The calls of the raising helper whose card it is, as path:line."""
+    card = _card(catalog, line_text)
+    return [f"{s['path']}:{s['line']}" for s in (card.get("helper_calls") or {}).get("sites", ())]
+
+
 def _doc(catalog: dict, field: str) -> str:
     return next(f["doc"] for f in _card(catalog, "depth")["docs"]["fields"] if f["input"] == field)
 
@@ -106,11 +133,11 @@ def test_every_revision_in_any_order_matches_a_cold_run(history, tmp_path) -> No
     repo, shas = history
     options = Options(use_cache=True, cache_dir=str(tmp_path / "cache"))
     cold = {sha: extract_data(str(repo), dataclasses.replace(options, rev=sha, use_cache=False)) for sha in shas}
-    for sha in [*shas, *reversed(shas), shas[2], shas[0], shas[6], shas[3], shas[4], shas[7], shas[5]]:
+    for sha in [*shas, *reversed(shas), shas[2], shas[0], shas[6], shas[3], shas[4], shas[7], shas[5], shas[9], shas[8], shas[10]]:
         assert dumps_data(extract_data(str(repo), dataclasses.replace(options, rev=sha))) == dumps_data(cold[sha]), sha
 
     # The history really changes config.py's cards, though config.py itself never changes.
-    base, hierarchy, docs, flags, routes, ambiguous, removed, caller = (cold[sha] for sha in shas)
+    base, hierarchy, docs, flags, routes, ambiguous, removed, caller, used, override, _ = (cold[sha] for sha in shas)
     assert _card(base, "size")["exception"]["ancestors"] == ["Exception", "BaseException"]
     assert _card(hierarchy, "size")["exception"]["ancestors"] == ["ValueError", "Exception", "BaseException"]
     assert _card(base, "wrapped")["exception"]["reason"] == "outside_tree"
@@ -126,6 +153,9 @@ def test_every_revision_in_any_order_matches_a_cold_run(history, tmp_path) -> No
     assert _card(removed, "size")["exception"]["ancestors"] == []
     assert _card(removed, "n must be")["entries"]["reason"] == "no_public_entry"
     assert [p["entry"] for p in _card(caller, "n must be")["entries"]["paths"]] == ["app.api.run"]
+    assert _card(caller, "failed:").get("helper_calls") is None and _calls(used, "failed:") == ["app/use.py:6"]
+    assert [p["entry"] for p in _card(used, "failed:")["entries"]["paths"]] == ["app.config.fail", "app.use.go"]
+    assert _calls(used, "refused:") == ["app/config.py:47"] and _calls(override, "refused:") == []
 
 
 def test_a_project_wide_answer_is_recorded_as_one_digest_not_every_module(history, tmp_path, monkeypatch) -> None:
@@ -177,3 +207,53 @@ def test_unchanged_definitions_reuse_their_libcst_results_only_where_sound(tmp_p
     guards = [next(c for c in catalog["errors"] if c["function"] == "check")["guard"] for catalog in cold]
     assert [g["constants"] for g in guards[:3]] == [[["LIMIT", "10"]], [["LIMIT", "20"]], []]
     assert guards[2]["named"] == [["LIMIT", "unknown"]] and guards[2]["inputs"] == ["x"] and guards[3] == guards[2]
+
+
+def test_an_edit_relinks_only_the_cards_whose_index_keys_it_changes(history, tmp_path, monkeypatch) -> None:
+    """Linking depends on the keys of the project-wide indexes it read (the calls into a
+    function, a class's subclasses, a helper's calls), not on every module: an edit elsewhere
+    relinks a file only where it changes one of them."""
+    from extractor.incremental import _Linker
+
+    repo, shas = history
+    options = Options(use_cache=True, cache_dir=str(tmp_path / "cache"))
+    linked: list[str] = []
+    work = _Linker.work
+    monkeypatch.setattr(_Linker, "work", lambda self, path: (linked.append(path), work(self, path))[1])
+    steps = {"caller": 7, "helper use": 8, "override": 9, "shifted": 10}
+    extract_data(str(repo), dataclasses.replace(options, rev=shas[steps["caller"]]))
+    relinked = {}
+    for name in ("helper use", "override", "shifted"):
+        linked.clear()
+        extract_data(str(repo), dataclasses.replace(options, rev=shas[steps[name]]))
+        relinked[name] = sorted(linked)
+    # A new caller of config.py's helper: the new file, and config.py (the helper's calls and callers changed).
+    assert relinked["helper use"] == ["app/config.py", "app/use.py"]
+    # A subclass that defines the helper method again: the new file, and config.py (Checker's subclasses changed).
+    assert relinked["override"] == ["app/config.py", "app/strict.py"]
+    # Lines shift in app/api.py: its own cards only; the calls into _guarded are the same but for their line.
+    assert relinked["shifted"] == ["app/api.py"]
+
+
+def test_an_edit_renders_again_only_the_pages_it_changes(tmp_path, capsys, monkeypatch) -> None:
+    """A file's pages are kept under a digest of all they are rendered from: after an edit,
+    the other files' pages come from the cache, and the folder is the one a cold run writes."""
+    from extractor.publish import render
+
+    files = {f"pkg/m{i}.py": f"def f{i}(x):\n    if x > {i}:\n        raise ValueError(f'x ({{x}}) > {i}')\n" for i in range(4)}
+    tree = temp_tree(tmp_path / "tree", {**files, "pkg/__init__.py": ""})
+    cache = str(tmp_path / "cache")
+    assert run_cli(capsys, "extract", str(tree), "-o", str(tmp_path / "docs"), "--cache-dir", cache, "-q").code == 0
+    rendered: list[str] = []
+    pages = render._pages
+    monkeypatch.setattr(render, "_pages", lambda work, page: (rendered.extend(json.loads(t)["path"] for t in work[0]), pages(work, page))[1])
+    (tree / "pkg" / "m2.py").write_text("# edited\n" + files["pkg/m2.py"], encoding="utf-8")
+    assert run_cli(capsys, "extract", str(tree), "-o", str(tmp_path / "docs"), "--cache-dir", cache, "-q").code == 0
+    assert rendered == ["pkg/m2.py"]
+    assert run_cli(capsys, "extract", str(tree), "-o", str(tmp_path / "cold"), "--no-cache", "-q").code == 0
+    assert tree_files(tmp_path / "docs") == tree_files(tmp_path / "cold")
+    # ``check`` of the folder after another edit renders that file's pages alone, and finds them stale.
+    rendered.clear()
+    (tree / "pkg" / "m1.py").write_text("# edited\n" + files["pkg/m1.py"], encoding="utf-8")
+    run = run_cli(capsys, "check", str(tmp_path / "docs"), "--path", str(tree), "--cache-dir", cache)
+    assert run.code == 1 and rendered == ["pkg/m1.py"] and "stale: catalog.json" in run.out.splitlines()

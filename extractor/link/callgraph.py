@@ -9,8 +9,9 @@ caller's class or of the nearest in-tree class it derives from that defines it
 annotated with a class of the tree to that class's; a class call to the constructor it
 runs (``__init__``, ``__new__``, ``__post_init__`` of the class or its in-tree bases). A call
 through a local, an attribute of an object, a callback or a decorator is not followed. The
-graph is built once per ``Project`` from every module (each question then records them all as
-read: a call added anywhere may give a card another entry).
+graph is the ``CALLERS`` index (link.indexes): each module's part is its calls into the tree,
+and a search records the functions whose callers it read, so an edit elsewhere re-links a
+card only where it adds, removes or changes a call into one of them.
 
 A public entry is a name a user imports from the package: a module-level function whose
 module path has no private part (or that a public package above it re-exports: ``entry_module``),
@@ -33,14 +34,15 @@ from __future__ import annotations
 
 import ast
 from collections import deque
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from typing import Any
 
-from ..model import Argument, CallsMade, Card, Entries, EntryCall, EntryPath, FileFacts, MadeCall, Param
+from ..model import Argument, CallsMade, Card, Entries, EntryCall, EntryPath, FileFacts, MadeCall, Param, from_data, to_data
 from ..model.codes import Reason
 from ..model.pytext import try_parse_expression
 from ..options import is_test_path
 from .constructors import Constructors
+from .indexes import IndexKind, Part, Place, register
 from .messages import bind_arguments
 from .project import Project, decorator_target, entry_module, method_class
 
@@ -86,37 +88,39 @@ def call_targets(project: Project, facts: FileFacts, callee: str, owner: str | N
     return []
 
 
-def call_graph(project: Project) -> dict[str, list[Edge]]:
-    """Function (module.qualname) -> the calls into it, once per project; every module is read,
-    and each later question records them all again."""
-    graph = project.memo.get("callgraph")
-    if graph is None:
-        found: dict[str, list[Edge]] = {}
-        tops = {name.split(".", 1)[0] for name in project.providers}
-        for facts in project.every_module():
-            for target, edge in _edges(project, facts, tops):
-                found.setdefault(target, []).append(edge)
-        graph = project.memo["callgraph"] = found
-        project.forget_answers()  # (one per callee of the tree: memory, not speed)
-    else:
-        project.read_all()  # (recorded: a call added anywhere changes the answer)
-    return graph
-
-
-def _edges(project: Project, facts: FileFacts, tops: set[str]) -> Iterator[tuple[str, Edge]]:
-    """The module's calls into functions of the tree (``tops``: its top-level packages), each
-    with the function it reaches."""
+def _graph_part(project: Project, facts: FileFacts) -> Part:
+    """A module's calls into functions of the tree: (the function reached, [the calling
+    function, the call]), with each calling function's record (its calls left out) shared."""
+    tops = {name.split(".", 1)[0] for name in project.providers}  # (the tree's top-level packages)
     outside = {local for local, target in facts.imports if target.split(".", 1)[0] not in tops}  # (``torch``: not the tree's)
+    items: list[tuple[str, Any]] = []
+    shared: dict[str, Any] = {}
     for made in project.calls_made(facts.path):
         caller = f"{facts.module}.{made.function}"
-        bare: CallsMade | None = None  # (made once, for a function that calls into the tree)
         for call in made.calls:
             if call.callee.split(".", 1)[0] in outside:
                 continue
             for target in call_targets(project, facts, call.callee, made.owner, call.receiver):
                 if target != caller:
-                    bare = bare or replace(made, calls=())
-                    yield target, Edge(caller=caller, module=facts.module, path=facts.path, made=bare, call=call)
+                    if made.function not in shared:
+                        shared[made.function] = to_data(replace(made, calls=()))
+                    items.append((target, [made.function, to_data(call)]))
+    return Part(items=tuple(items), shared=shared)
+
+
+def _edge(place: Place, item: Any) -> Edge:
+    function, call = item
+    return Edge(caller=f"{place.module}.{function}", module=place.module, path=place.path,
+                made=from_data(CallsMade, place.shared[function]), call=from_data(MadeCall, call))
+
+
+def _edge_view(place: Place, item: Any) -> Any:
+    """What of a call into a function its paths read: all but the call's line (a shift keeps their order)."""
+    function, call = item
+    return [place.module, place.path, place.shared[function], {k: v for k, v in call.items() if k != "line"}]
+
+
+CALLERS = register(IndexKind(name="callers", part=_graph_part, decode=_edge, view=_edge_view))
 
 
 def entry_name(project: Project, module: str, function: str, owner: str | None) -> str | None:
@@ -141,7 +145,6 @@ def _public(name: str) -> bool:
 def public_entries(project: Project, module: str, function: str, owner: str | None) -> tuple[Entries, list[list[Edge]]]:
     """The public entries that reach ``function`` (a qualname of ``module``; ``owner``: its class),
     shortest path first, and the edges of each path (from the entry down)."""
-    graph = call_graph(project)
     start = f"{module}.{function}"
     found: list[EntryPath] = []
     paths: list[list[Edge]] = []
@@ -155,7 +158,7 @@ def public_entries(project: Project, module: str, function: str, owner: str | No
             paths.append(edges)
         if len(edges) >= MAX_DEPTH:
             continue
-        for edge in sorted(graph.get(f"{where}.{qualname}", ()), key=lambda e: (e.caller, e.call.line)):
+        for edge in sorted(project.indexes.get(CALLERS, f"{where}.{qualname}"), key=lambda e: (e.caller, e.call.line)):
             if edge.caller not in seen and len(seen) < MAX_SEEN:
                 seen.add(edge.caller)
                 queue.append((edge.module, edge.made.function, edge.made.owner, [edge, *edges]))

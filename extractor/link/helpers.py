@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
+from typing import Any
 
 from ..collect.messages import unknown
 from ..model import Argument, FileFacts, Helper, HelperSite, HelperUses, MessageTemplate, Passage, RaiseFacts, SiteFact, Through
 from ..model.codes import RaiseKind, Reason
 from ..model.pytext import try_parse_expression
+from .indexes import IndexKind, Part, register
 from .messages import bind_arguments, fill_template, substituted
 from .project import Project, method_class
 
@@ -77,9 +79,8 @@ def _method_helper(project: Project, cls: str, name: str) -> tuple[FileFacts, He
 
 def _overridden(project: Project, cls: str, name: str) -> bool:
     """Whether a class of the tree that derives from ``cls`` defines ``name``."""
-    subclasses = _subclasses(project)
     seen: set[str] = set()
-    work = list(subclasses.get(cls, ()))
+    work = list(project.indexes.get(SUBCLASSES, cls))
     while work:
         current = work.pop()
         if current in seen:
@@ -88,27 +89,22 @@ def _overridden(project: Project, cls: str, name: str) -> bool:
         found = project.class_fact(current)
         if found is not None and (name in found[1].assigned or any(method == name for method, _ in found[1].methods)):
             return True
-        work.extend(subclasses.get(current, ()))
+        work.extend(project.indexes.get(SUBCLASSES, current))
     return False
 
 
-def _subclasses(project: Project) -> dict[str, list[str]]:
-    """Class -> the classes of the tree that name it as a base (once per project; every module
-    is read, and each later question records them all again)."""
-    index = project.memo.get("subclasses")
-    if index is None:
-        found: dict[str, list[str]] = {}
-        for facts in project.every_module():
-            for cls in facts.classes:
-                for base in cls.bases:
-                    symbol = project.resolve(facts, base)
-                    if symbol is not None and symbol.kind == "class":
-                        found.setdefault(symbol.qualname, []).append(f"{facts.module}.{cls.qualname}")
-        index = project.memo["subclasses"] = found
-    else:
-        for _ in project.every_module():  # (recorded: a change anywhere may change the answer)
-            pass
-    return index
+def _subclasses_part(project: Project, facts: FileFacts) -> Part:
+    """A module's classes, each under the in-tree classes it names as bases."""
+    items: list[tuple[str, Any]] = []
+    for cls in facts.classes:
+        for base in cls.bases:
+            symbol = project.resolve(facts, base)
+            if symbol is not None and symbol.kind == "class":
+                items.append((symbol.qualname, f"{facts.module}.{cls.qualname}"))
+    return Part(items=tuple(items))
+
+
+SUBCLASSES = register(IndexKind(name="subclasses", part=_subclasses_part, decode=lambda place, item: item))
 
 
 def _helper_named(facts: FileFacts, qualname: str) -> tuple[FileFacts, Helper] | None:
@@ -203,23 +199,19 @@ def through_of(expansion: Expansion) -> Through:
     )
 
 
-def helper_calls(project: Project) -> dict[str, list[HelperSite]]:
-    """Every call of a raising helper in the project, by the helper's module.qualname (once per
-    project; every module is read, and each later question records them all again)."""
-    index = project.memo.get("helper_calls")
-    if index is None:
-        found: dict[str, list[HelperSite]] = {}
-        for facts in project.every_module():
-            for call in facts.helper_calls:
-                resolved = resolve_helper(project, facts, call.callee, call.owner)
-                if resolved is not None:
-                    key = f"{resolved[0].module}.{resolved[1].function}"
-                    found.setdefault(key, []).append(HelperSite(path=facts.path, function=call.function, line=call.line))
-        index = project.memo["helper_calls"] = found
-    else:
-        for _ in project.every_module():  # (recorded: a call added anywhere changes the helper's card)
-            pass
-    return index
+def _helper_calls_part(project: Project, facts: FileFacts) -> Part:
+    """A module's calls of raising helpers of the tree, each under the helper's module.qualname."""
+    items: list[tuple[str, Any]] = []
+    for call in facts.helper_calls:
+        resolved = resolve_helper(project, facts, call.callee, call.owner)
+        if resolved is not None:
+            items.append((f"{resolved[0].module}.{resolved[1].function}", [call.function, call.line]))
+    return Part(items=tuple(items))
+
+
+HELPER_CALLS = register(IndexKind(name="helper_calls", part=_helper_calls_part,
+                                  decode=lambda place, item: HelperSite(path=place.path, function=item[0], line=item[1]),
+                                  view=lambda place, item: [place.path, *item]))
 
 
 def helper_uses(project: Project, facts: FileFacts, site: SiteFact) -> HelperUses | None:
@@ -228,7 +220,7 @@ def helper_uses(project: Project, facts: FileFacts, site: SiteFact) -> HelperUse
     helper = next((h for h in facts.helpers if h.function == site.at.function and h.tail == site.at.line), None)
     if helper is None:
         return None
-    sites = sorted(helper_calls(project).get(f"{facts.module}.{helper.function}", ()), key=lambda s: (s.path, s.line))
+    sites = sorted(project.indexes.get(HELPER_CALLS, f"{facts.module}.{helper.function}"), key=lambda s: (s.path, s.line))
     if not sites:
         return None
     return HelperUses(count=len(sites), sites=tuple(sites[:MAX_SITES]))

@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import builtins
 import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
 
 from ..collect.annotations import read_annotation
 from ..collect.declarations import DOTTED
 from ..model import CallsMade, ClassFact, FieldDoc, FieldFact, FileFacts, Param
+from .indexes import Indexes, PartStore, Reads
 
 BUILTIN_EXCEPTIONS: dict[str, tuple[str, ...]] = {
     name: tuple(c.__name__ for c in obj.__mro__ if c is not object)
@@ -54,18 +55,6 @@ class Symbol:
     qualname: str
     facts: FileFacts | None = None
     returns: str | None = None
-
-
-@dataclass(slots=True)
-class Reads:
-    """What linking consulted: module name -> path of the file providing it (None: no such
-    module), and suffix match -> the module it found (None: none or ambiguous); ``everything``:
-    every module of the tree (a project-wide answer: kept as one flag, not one name per module,
-    since every file whose cards ask it would otherwise hold them all)."""
-
-    modules: dict[str, str | None] = field(default_factory=dict)
-    suffixes: dict[str, str | None] = field(default_factory=dict)
-    everything: bool = False
 
 
 @dataclass(slots=True)
@@ -109,10 +98,11 @@ class Project:
     ``providers`` maps each module name to the path of the file defining it; ``load`` reads
     that file's facts when a question first needs them, and ``calls`` its calls (``FileFacts.made``,
     which a loader may keep apart: link.callgraph reads each file's once; default: the facts').
+    ``parts`` keeps the project-wide indexes' parts between runs (link.indexes).
     """
 
     def __init__(self, providers: dict[str, str], load: Callable[[str], FileFacts],
-                 calls: Callable[[str], tuple[CallsMade, ...]] | None = None) -> None:
+                 calls: Callable[[str], tuple[CallsMade, ...]] | None = None, parts: PartStore | None = None) -> None:
         self.providers = providers
         self._load = load
         self.calls_made: Callable[[str], tuple[CallsMade, ...]] = calls or (lambda path: load(path).made)
@@ -121,11 +111,12 @@ class Project:
         self._functions_found: dict[str, _Answer[str | None]] = {}
         self._suffixes: dict[str, list[str]] = {}
         for name in sorted(providers):
-            parts = name.split(".")
-            for i in range(1, len(parts)):
-                self._suffixes.setdefault(".".join(parts[i:]), []).append(name)
+            dotted = name.split(".")
+            for i in range(1, len(dotted)):
+                self._suffixes.setdefault(".".join(dotted[i:]), []).append(name)
+        self._by_path = {path: name for name, path in providers.items()}
         self.reads = Reads()
-        self.memo: dict[str, Any] = {}  # project-wide answers a link module keeps (link.helpers.helper_calls)
+        self.indexes = Indexes(self, parts)
 
     def record(self) -> Reads:
         """Start a new record of reads; the returned one is the finished record."""
@@ -152,13 +143,11 @@ class Project:
             self._loaded[name] = found
         return found
 
-    def every_module(self) -> Iterator[FileFacts]:
-        """Every module's facts, by module name; all are recorded as read (a change to any of
-        them changes the answer of a question about all), without the tables ``_module`` builds."""
-        self.read_all()
-        for name in sorted(self.providers):
-            path = self.providers[name]
-            yield self._loaded[name].facts if name in self._loaded else self._load(path)
+    def facts_of(self, path: str) -> FileFacts:
+        """A module's facts by its file's path (not recorded: an index's part, link.indexes),
+        without the tables ``_module`` builds."""
+        module = self._loaded.get(self._by_path.get(path, ""))
+        return module.facts if module is not None else self._load(path)
 
     def forget_answers(self) -> None:
         """Let go of the answers kept per qualname (a question asked again is answered again, and
@@ -166,10 +155,6 @@ class Project:
         the tree (link.callgraph), most of them are never asked again."""
         self._classes_found.clear()
         self._functions_found.clear()
-
-    def read_all(self) -> None:
-        """Record every module as read (a project-wide answer a link module keeps in ``memo``)."""
-        self.reads.everything = True
 
     def suffix_match(self, name: str) -> str | None:
         """The one module whose dotted name ends with ``name`` (not recorded)."""

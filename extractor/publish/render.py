@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import quote
 
 import jinja2
@@ -42,7 +42,7 @@ from ..model.serialize import complete
 from ..model.spool import CardCatalog, DataCatalog
 from ..options import strict_from_env
 from .families import family_sites, folded, with_family
-from .identity import template_root
+from .identity import render_identity, template_root
 from .index_groups import group_modules, index_modules
 from .search_index import INDEX_FILE, build_index, dump_index, index_entry
 
@@ -215,13 +215,29 @@ def dump_json(data: Any) -> str:
 Content = str | Iterable[str]  # a file's text, or its chunks in order (catalog.json of a large tree)
 
 
-def render_chunks(catalog: Any, mapper: Any = None) -> Iterator[tuple[str, Content]]:
+Rendered = list[tuple[str, dict[str, Any], str, str | None]]  # per card: id, search-index entry, page, JSON file or None
+
+
+class PageMemo(Protocol):
+    """Where a source file's rendered cards are kept between runs (``extractor.cache.Cache``)."""
+
+    def get_pages(self, key: str) -> Rendered | None: ...
+
+    def put_pages(self, key: str, rendered: Rendered) -> None: ...
+
+
+Work = tuple[list[str], dict[str, Any], dict[str, Any], bool, PageMemo | None]  # (see file_pages)
+
+
+def render_chunks(catalog: Any, mapper: Any = None, memo: PageMemo | None = None) -> Iterator[tuple[str, Content]]:
     """Every file of a docs folder as (relative POSIX path, content), one at a time: a large
     catalog is never held rendered in memory, and its cards are read one at a time from a
     spooled catalog (``model.spool``). A card's own JSON (``errors/<id>.json``) is written
     only where the catalog's options ask for it (``--card-json``): catalog.json holds them all,
     and a site's ``api/`` serves them one by one. ``mapper`` (``pool.mapper``'s) renders the
-    cards of each file in a worker, in order; without it, here."""
+    cards of each file in a worker, in order; without it, here. ``memo`` keeps each file's
+    rendered cards under a digest of all they are rendered from: after an edit, only the
+    files whose cards (or the cards they show) changed are rendered again."""
     source = catalog if isinstance(catalog, CardCatalog) else DataCatalog(catalog if isinstance(catalog, dict) else to_data(catalog))
     card_json = bool((source.envelope.get("options") or {}).get("card_json"))
     digest = hashlib.sha256()
@@ -231,7 +247,7 @@ def render_chunks(catalog: Any, mapper: Any = None) -> Iterator[tuple[str, Conte
     count, files = _by_file(source, families)
     run = mapper or (lambda fn, items, count, on_death: map(fn, items))
     entries = []
-    for rendered in run(file_pages, ((texts, summaries, head, card_json) for texts, summaries in files), count, unrendered_pages):
+    for rendered in run(file_pages, ((texts, summaries, head, card_json, memo) for texts, summaries in files), count, unrendered_pages):
         for card_id, entry, page, own_json in rendered:
             entries.append(with_family(entry, families))
             if own_json is not None:
@@ -242,25 +258,37 @@ def render_chunks(catalog: Any, mapper: Any = None) -> Iterator[tuple[str, Conte
     yield INDEX_FILE, dump_index(build_index(entries, digest.hexdigest()))
 
 
-Rendered = list[tuple[str, dict[str, Any], str, str | None]]  # per card: id, search-index entry, page, JSON file or None
-
-
-def file_pages(work: tuple[list[str], dict[str, Any], dict[str, Any], bool]) -> Rendered:
+def file_pages(work: Work) -> Rendered:
     """The files of one source file's cards, from their texts; ``summaries``: the file's
     cards' summaries by id, with those of the other files' cards they relate to (_by_file; a
     related id the catalog lacks, in a catalog made by other means, gets the unrenderable page);
-    ``head``: the catalog's source, generator and whether each card's JSON is written."""
-    _, summaries, head, _ = work
-    return _pages(work, lambda card: _rendered_card(card, head, summaries))
+    ``head``: the catalog's source, generator and whether each card's JSON is written; the
+    memo, if any, gives them as rendered before from the same texts, summaries and head."""
+    _, summaries, head, _, memo = work
+    key = pages_key(work) if memo is not None else None
+    found = memo.get_pages(key) if memo is not None and key is not None else None
+    if found is not None:
+        return found
+    rendered = _pages(work, lambda card: _rendered_card(card, head, summaries))
+    if memo is not None and key is not None:
+        memo.put_pages(key, rendered)
+    return rendered
 
 
-def unrendered_pages(work: tuple[list[str], dict[str, Any], dict[str, Any], bool]) -> Rendered:
+def pages_key(work: Work) -> str:
+    """A digest of all a file's pages are rendered from: the render identity, and the work's data."""
+    texts, summaries, head, card_json, _ = work
+    material = json.dumps([texts, summaries, head, card_json], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(f"pages\0{render_identity()}\0{material}".encode("ascii")).hexdigest()
+
+
+def unrendered_pages(work: Work) -> Rendered:
     """What a file whose worker died rendering its cards gets: their data, and a page saying so."""
     return _pages(work, lambda card: _unrenderable(card, "the worker process died"))
 
 
-def _pages(work: tuple[list[str], dict[str, Any], dict[str, Any], bool], page: Callable[[dict[str, Any]], str]) -> Rendered:
-    texts, _, _, card_json = work
+def _pages(work: Work, page: Callable[[dict[str, Any]], str]) -> Rendered:
+    texts, _, _, card_json, _ = work
     out = []
     for text in texts:
         published = json.loads(text)

@@ -278,9 +278,13 @@ class _Parts:
         if not isinstance(data, dict):
             return None
         try:
+            items, shared = data["items"], data["shared"]
+            if not isinstance(shared, dict) or not all(isinstance(row, list) and len(row) == 2 and isinstance(row[0], str)
+                                                       for row in items):
+                return None  # (of another shape)
             if not self.linker.reads_hold(data["modules"], data["suffixes"]) or not self.linker.keys_hold(data["keys"]):
                 return None
-            return Part(items=tuple((key, item) for key, item in data["items"]), shared=data["shared"])
+            return Part(items=tuple((key, item) for key, item in items), shared=shared)
         except (KeyError, TypeError, ValueError, AttributeError):  # (missing, or of another shape)
             return None
 

@@ -278,8 +278,12 @@ def file_pages(work: Work) -> Rendered:
 def pages_key(work: Work) -> str:
     """A digest of all a file's pages are rendered from: the render identity, and the work's data."""
     texts, summaries, head, card_json, _ = work
-    material = json.dumps([texts, summaries, head, card_json], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return hashlib.sha256(f"pages\0{render_identity()}\0{material}".encode("ascii")).hexdigest()
+    digest = hashlib.sha256(f"pages\0{render_identity()}\0".encode("ascii"))
+    for text in texts:  # (each card's text as it is: JSON of it would escape it all again)
+        raw = text.encode("utf-8", "surrogatepass")
+        digest.update(len(raw).to_bytes(8, "big") + raw)
+    digest.update(json.dumps([summaries, head, card_json], sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii"))
+    return digest.hexdigest()
 
 
 def unrendered_pages(work: Work) -> Rendered:

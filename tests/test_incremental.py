@@ -244,12 +244,18 @@ def test_an_edit_renders_again_only_the_pages_it_changes(tmp_path, capsys, monke
     tree = temp_tree(tmp_path / "tree", {**files, "pkg/__init__.py": ""})
     cache = str(tmp_path / "cache")
     assert run_cli(capsys, "extract", str(tree), "-o", str(tmp_path / "docs"), "--cache-dir", cache, "-q").code == 0
+    before = {p.name: p.stat().st_ino for p in (tmp_path / "docs" / "errors").iterdir()}
     rendered: list[str] = []
     pages = render._pages
     monkeypatch.setattr(render, "_pages", lambda work, page: (rendered.extend(json.loads(t)["path"] for t in work[0]), pages(work, page))[1])
     (tree / "pkg" / "m2.py").write_text("# edited\n" + files["pkg/m2.py"], encoding="utf-8")
     assert run_cli(capsys, "extract", str(tree), "-o", str(tmp_path / "docs"), "--cache-dir", cache, "-q").code == 0
     assert rendered == ["pkg/m2.py"]
+    # The folder is replaced whole, but a page with the same bytes is linked from the old one, not written.
+    after = {p.name: p.stat().st_ino for p in (tmp_path / "docs" / "errors").iterdir()}
+    kept = {name for name in after if before.get(name) == after[name]}
+    assert len(after) == 4 and len(kept) == 3
+    assert "pkg/m2.py" in (tmp_path / "docs" / "errors" / (after.keys() - kept).pop()).read_text(encoding="utf-8")
     assert run_cli(capsys, "extract", str(tree), "-o", str(tmp_path / "cold"), "--no-cache", "-q").code == 0
     assert tree_files(tmp_path / "docs") == tree_files(tmp_path / "cold")
     # ``check`` of the folder after another edit renders that file's pages alone, and finds them stale.

@@ -82,7 +82,7 @@ def write_docs(files: Iterable[tuple[str, str | Iterable[str]]], outdir: str, id
         written: dict[str, bytes] = {}
         first: str | None = None
         for rel, content in files:
-            written[rel] = _write_file(staging, rel, content)
+            written[rel] = _write_file(staging, rel, content, target)
             if first is None:
                 first = written[rel].hex()
                 if identity is not None and _unchanged(target, identity, first) is not None:
@@ -131,10 +131,16 @@ def _make_staging(parent: str) -> str:
         raise OutputError(f"cannot write to {parent}: {exc.strerror}") from None
 
 
-def _write_file(staging: str, rel: str, content: str | Iterable[str]) -> bytes:
-    """Write one file (text or its chunks) under ``staging``; the SHA-256 of its bytes."""
+def _write_file(staging: str, rel: str, content: str | Iterable[str], previous: str | None = None) -> bytes:
+    """Write one file (text or its chunks) under ``staging``; the SHA-256 of its bytes. A text
+    that ``previous`` (the folder being replaced) holds byte for byte at ``rel`` in a regular
+    file is linked from there instead: nothing is written, and removing the old folder frees nothing."""
     full = os.path.join(staging, *rel.split("/"))
     os.makedirs(os.path.dirname(full), exist_ok=True)
+    if isinstance(content, str) and previous is not None:
+        raw = content.encode("utf-8", "backslashreplace")
+        if _link_same(os.path.join(previous, *rel.split("/")), raw, full):
+            return hashlib.sha256(raw).digest()
     digest = hashlib.sha256()
     with open(full, "wb") as handle:
         for chunk in _chunks(content):
@@ -142,6 +148,23 @@ def _write_file(staging: str, rel: str, content: str | Iterable[str]) -> bytes:
             digest.update(raw)
             handle.write(raw)
     return digest.digest()
+
+
+def _link_same(old: str, raw: bytes, full: str) -> bool:
+    """Hard-link ``old`` at ``full`` where it is a regular file holding exactly ``raw``."""
+    try:
+        fd = os.open(old, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_size != len(raw) or handle.read(len(raw) + 1) != raw:
+                return False
+        os.link(old, full, follow_symlinks=False)
+        if os.lstat(full).st_ino == info.st_ino:
+            return True
+        os.remove(full)  # (replaced since it was read: written instead)
+    except OSError:  # (gone, unreadable, or a file system without hard links: written instead)
+        pass
+    return False
 
 
 def _finish_staging(staging: str, written: dict[str, bytes], identity: str | None, first: str | None, inputs: str | None) -> None:

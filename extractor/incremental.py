@@ -205,7 +205,7 @@ class _Linker:
         self.options = options = files.options
         providers = {module_name(path, options.source_roots): path for path in declared}  # a later path wins a module name
         self.provider_key = {module: files.keys[path] for module, path in providers.items()}
-        self.parts = _Parts(files.cache, self, providers) if options.use_cache else None
+        self.parts = _Parts(files.cache, self, providers, files.root) if options.use_cache else None
         self.project = Project(providers, files.load, files.calls_made, self.parts)
         self.flags = _project_flags(options, self.project, declared)
         # What a project-wide answer read: every module name and the content of its file
@@ -253,18 +253,26 @@ class _Linker:
         return tasks.FileWork(path, self.files.linked_keys[path], entry, drafts, self.options, self.is_strict)
 
 
-class _Parts:
-    """The parts of the project-wide indexes (link.indexes), kept in the cache per module: read
-    once per module when an index first needs them, and written at the end of linking where a
-    part was computed again."""
+_META = ("modules", "suffixes", "keys", "contributions")  # what the tree's state keeps of a part: all but its items
 
-    def __init__(self, cache: Cache, linker: _Linker, providers: dict[str, str]) -> None:
+
+class _Parts:
+    """The parts of the project-wide indexes (link.indexes), kept in the cache: each module's
+    parts (what computing them read, the contributions, the items) under its file's key, and
+    one state of the tree's last run with every module's file key and parts but their items
+    (one read builds the indexes; a module's items are read only where a question needs them).
+    A module the state does not hold at its file's key falls back to its own entry."""
+
+    def __init__(self, cache: Cache, linker: _Linker, providers: dict[str, str], root: str) -> None:
         self.cache = cache
         self.linker = linker
         tops = sorted({name.split(".", 1)[0] for name in providers})  # (what every call graph part reads)
         context = hashlib.sha256(json.dumps(tops).encode()).hexdigest()
         self.keys = {module: Cache.parts_key(key, context) for module, key in linker.provider_key.items()}
+        self.state_key = Cache.path_key("indexes", f"{root}\0{context}")
+        self._state: dict[str, Any] | None = None
         self.entries: dict[str, dict[str, Any]] = {}
+        self.held: dict[str, dict[str, Any]] = {}  # module -> kind -> what computing its part read, and its contributions
         self.changed: set[str] = set()
 
     def _entry(self, module: str) -> dict[str, Any]:
@@ -273,7 +281,31 @@ class _Parts:
             found = self.entries[module] = self.cache.get_parts(self.keys[module])
         return found
 
-    def get(self, kind: str, module: str) -> Part | None:
+    def _meta(self, kind: str, module: str) -> Any:
+        """What the state (or else the module's own entry) says of the module's part."""
+        if self._state is None:
+            self._state = self.cache.get_parts(self.state_key)
+        kept = self._state.get(module)
+        if isinstance(kept, list) and len(kept) == 2 and kept[0] == self.linker.provider_key.get(module) and isinstance(kept[1], dict):
+            return kept[1].get(kind)
+        return self._entry(module).get(kind)
+
+    def contributions(self, kind: str, module: str) -> dict[str, str] | None:
+        data = self._meta(kind, module)
+        if not isinstance(data, dict):
+            return None
+        try:
+            found = data["contributions"]
+            if not isinstance(found, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in found.items()):
+                return None
+            if not self.linker.reads_hold(data["modules"], data["suffixes"]) or not self.linker.keys_hold(data["keys"]):
+                return None
+        except (KeyError, TypeError, ValueError, AttributeError):  # (missing, or of another shape)
+            return None
+        self.held.setdefault(module, {})[kind] = {field: data[field] for field in _META}
+        return found
+
+    def part(self, kind: str, module: str) -> Part | None:
         data = self._entry(module).get(kind)
         if not isinstance(data, dict):
             return None
@@ -282,21 +314,32 @@ class _Parts:
             if not isinstance(shared, dict) or not all(isinstance(row, list) and len(row) == 2 and isinstance(row[0], str)
                                                        for row in items):
                 return None  # (of another shape)
-            if not self.linker.reads_hold(data["modules"], data["suffixes"]) or not self.linker.keys_hold(data["keys"]):
-                return None
             return Part(items=tuple((key, item) for key, item in items), shared=shared)
         except (KeyError, TypeError, ValueError, AttributeError):  # (missing, or of another shape)
             return None
 
-    def put(self, kind: str, module: str, part: Part, reads: Reads) -> None:
-        self._entry(module)[kind] = {"modules": self.linker.module_keys(reads.modules), "suffixes": dict(sorted(reads.suffixes.items())),
-                                     "keys": dict(sorted(reads.keys.items())), "items": part.items, "shared": part.shared}
+    def put(self, kind: str, module: str, part: Part, reads: Reads, contributions: dict[str, str]) -> None:
+        meta = {"modules": self.linker.module_keys(reads.modules), "suffixes": dict(sorted(reads.suffixes.items())),
+                "keys": dict(sorted(reads.keys.items())), "contributions": contributions}
+        self._entry(module)[kind] = {**meta, "items": part.items, "shared": part.shared}
+        self.held.setdefault(module, {})[kind] = meta
         self.changed.add(module)
 
+    def _kept_kinds(self, module: str, key: str) -> dict[str, Any]:
+        """What the state read says of the module's parts, where it is of the same file (the
+        kinds this run did not build stay as they were)."""
+        kept = (self._state or {}).get(module)
+        return kept[1] if isinstance(kept, list) and len(kept) == 2 and kept[0] == key and isinstance(kept[1], dict) else {}
+
     def flush(self) -> None:
-        """Write the entries of the modules whose parts were computed again."""
+        """Write the entries of the modules whose parts were computed again, and the tree's
+        state where it no longer says what this run found."""
         for module in sorted(self.changed):
             self.cache.put_parts(self.keys[module], self.entries[module])
+        state = {module: [key, {**self._kept_kinds(module, key), **self.held.get(module, {})}]
+                 for module, key in sorted(self.linker.provider_key.items())}
+        if self.held and state != self._state:
+            self.cache.put_parts(self.state_key, state)
         self.changed.clear()
 
 

@@ -151,9 +151,9 @@ def test_cache_hits_and_corrupt_entries_are_rewritten(repo, tmp_path) -> None:
     first = extract(str(path), options)
     entries = sorted(cache_dir.rglob("*.json"))
     # Five files' facts, linked entries, their cards' texts and their modules' index parts
-    # (link.indexes); the libcst results and the solutions of the three files with raises (a
-    # file without one has neither).
-    assert len(entries) == 5 + 5 + 5 + 5 + 3 + 3
+    # (link.indexes), and the tree's state of those parts; the libcst results and the solutions
+    # of the three files with raises (a file without one has neither).
+    assert len(entries) == 5 + 5 + 5 + 5 + 1 + 3 + 3
     # Every entry corrupt (well-formed but of the wrong shape, or truncated): all recomputed.
     for entry in entries:
         entry.write_text('{"kind": "facts", "data": {"path": 1}}' if entry.stat().st_size % 2 else "{trunc")

@@ -12,9 +12,13 @@ the parts of that module, and of the modules whose resolution read it, are compu
 A question reads the index by key (``Indexes.get``), which records the key with a digest of
 its items (``Reads.keys``, qualified as ``kind:key``): a card's linking then depends on the
 keys it asked about, not on every module of the tree, and holds in a later run while each of
-them has the same digest (``Indexes.digest``). A kind's ``view`` says which parts of an item
-a digest covers (the call graph's leaves out the call's line: an edit that shifts a file's
-lines changes no path, and the paths' order is the calls' order, which a shift keeps).
+them has the same digest (``Indexes.digest``). A key's digest is made of what each module's
+part gives it (``contributions``: the modules in order, each with the digest of its items
+there), so a store keeps those with the part, and a later run builds the index from them
+alone: it reads a part's items only for the keys a question asks about. A kind's ``view`` says
+which parts of an item a digest covers (the call graph's leaves out the call's line: an edit
+that shifts a file's lines changes no path, and the paths' order is the calls' order, which a
+shift keeps).
 """
 
 from __future__ import annotations
@@ -85,20 +89,41 @@ class IndexKind:
 class PartStore(Protocol):
     """Where parts are kept between runs (incremental.py: the cache)."""
 
-    def get(self, kind: str, module: str) -> Part | None:
-        """The module's part of the index kind, where one is kept and what it read still holds."""
+    def contributions(self, kind: str, module: str) -> dict[str, str] | None:
+        """What the module's kept part of the index kind gives each key, as the digest of its
+        items there (``contributions``), where one is kept and what it read still holds."""
 
-    def put(self, kind: str, module: str, part: Part, reads: Reads) -> None:
+    def part(self, kind: str, module: str) -> Part | None:
+        """The items of the module's kept part (once ``contributions`` said it holds)."""
+
+    def put(self, kind: str, module: str, part: Part, reads: Reads, contributions: dict[str, str]) -> None:
         """Keep the module's part of the index kind, with what computing it read."""
 
 
+def _digest_of(data: Any) -> str:
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()[:32]
+
+
+def contributions(kind: IndexKind, place: Place, part: Part) -> dict[str, str]:
+    """Key -> the digest of what the part gives it (its items' views, in order)."""
+    views: dict[str, list[Any]] = {}
+    for key, item in part.items:
+        views.setdefault(key, []).append(kind.view(place, item))
+    return {key: _digest_of(found) for key, found in views.items()}
+
+
 class Indexes:
-    """A project's indexes, each built once, the first time a key of it is read."""
+    """A project's indexes, each built once, the first time a key of it is read. An index
+    holds, per key, the modules that give it items with the digest of those; the items
+    themselves are read (or computed) only for the keys a question asks about."""
 
     def __init__(self, project: Indexed, store: PartStore | None) -> None:
         self.project = project
         self.store = store
-        self._built: dict[str, dict[str, list[tuple[Place, Any]]]] = {}
+        self._built: dict[str, dict[str, list[tuple[str, str]]]] = {}
+        self._parts: dict[tuple[str, str], dict[str, list[Any]]] = {}  # (kind, module) -> its items by key
+        self._places: dict[tuple[str, str], Place] = {}
         self._decoded: dict[tuple[str, str], list[Any]] = {}
         self._digests: dict[str, str] = {}
         self._kinds: dict[str, IndexKind] = {}
@@ -107,10 +132,15 @@ class Indexes:
         """The items of ``key``, in the index's order; the key is recorded as read with its digest."""
         index = self._index(kind)
         qualified = f"{kind.name}:{key}"
-        self.project.reads.keys[qualified] = self._digest(kind, index, key, qualified)
+        self.project.reads.keys[qualified] = self._digest(index, key, qualified)
         found = self._decoded.get((kind.name, key))
         if found is None:
-            found = self._decoded[(kind.name, key)] = [kind.decode(place, item) for place, item in index.get(key, ())]
+            found = []
+            for module, _ in index.get(key, ()):
+                items = self._items(kind, module)
+                place = self._places[(kind.name, module)]
+                found.extend(kind.decode(place, item) for item in items.get(key, ()))
+            self._decoded[(kind.name, key)] = found
         return found
 
     def digest(self, qualified: str) -> str | None:
@@ -119,17 +149,15 @@ class Indexes:
         kind = self._kinds.get(name) or _KINDS.get(name)
         if kind is None:
             return None
-        return self._digest(kind, self._index(kind), key, qualified)
+        return self._digest(self._index(kind), key, qualified)
 
-    def _digest(self, kind: IndexKind, index: dict[str, list[tuple[Place, Any]]], key: str, qualified: str) -> str:
+    def _digest(self, index: dict[str, list[tuple[str, str]]], key: str, qualified: str) -> str:
         known = self._digests.get(qualified)
         if known is None:
-            view = [kind.view(place, item) for place, item in index.get(key, ())]
-            text = json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-            known = self._digests[qualified] = hashlib.sha256(text.encode("ascii")).hexdigest()[:32]
+            known = self._digests[qualified] = _digest_of(index.get(key, ()))
         return known
 
-    def _index(self, kind: IndexKind) -> dict[str, list[tuple[Place, Any]]]:
+    def _index(self, kind: IndexKind) -> dict[str, list[tuple[str, str]]]:
         built = self._built.get(kind.name)
         if built is None:
             self._kinds[kind.name] = kind
@@ -137,28 +165,60 @@ class Indexes:
             project = self.project
             for module in sorted(project.providers):
                 path = project.providers[module]
-                part = self._part(kind, module, path)
-                place = Place(module=module, path=path, shared=part.shared)
-                for key, item in part.items:
-                    built.setdefault(key, []).append((place, item))
+                found = self._kept(kind, module)
+                if found is None:
+                    found = self._computed(kind, module, path)
+                for key, digest in found.items():
+                    built.setdefault(key, []).append((module, digest))
             project.forget_answers()  # (one per name the tree's parts resolved: memory, not speed)
         return built
 
-    def _part(self, kind: IndexKind, module: str, path: str) -> Part:
-        """The module's part: kept by the store, or computed under a record of its own reads
-        (the question that made the index build does not read what the parts did)."""
+    def _kept(self, kind: IndexKind, module: str) -> dict[str, str] | None:
+        """The contributions of the module's part the store keeps (its reads still holding; the
+        question that made the index build does not read what checking them read)."""
+        if self.store is None:
+            return None
+        outer = self.project.record()
+        try:
+            return self.store.contributions(kind.name, module)
+        finally:
+            self.project.reads = outer
+
+    def _computed(self, kind: IndexKind, module: str, path: str) -> dict[str, str]:
+        """Compute the module's part under a record of its own reads, keep it, and give its contributions."""
         project = self.project
         outer = project.record()
         try:
-            kept = self.store.get(kind.name, module) if self.store is not None else None
-            if kept is not None:
-                return kept
             part = kind.part(project, project.facts_of(path))
+            place = self._placed(kind, module, part)
+            found = contributions(kind, place, part)
             if self.store is not None:
-                self.store.put(kind.name, module, part, project.reads)
-            return part
+                self.store.put(kind.name, module, part, project.reads, found)
+            return found
         finally:
             project.reads = outer
+
+    def _placed(self, kind: IndexKind, module: str, part: Part) -> Place:
+        """Hold the part's items by key, and its place."""
+        place = self._places[(kind.name, module)] = Place(module=module, path=self.project.providers[module], shared=part.shared)
+        items: dict[str, list[Any]] = {}
+        for key, item in part.items:
+            items.setdefault(key, []).append(item)
+        self._parts[(kind.name, module)] = items
+        return place
+
+    def _items(self, kind: IndexKind, module: str) -> dict[str, list[Any]]:
+        """The module's items by key: computed this run, or read from the store (computed again
+        where the store no longer has them)."""
+        found = self._parts.get((kind.name, module))
+        if found is None:
+            part = self.store.part(kind.name, module) if self.store is not None else None
+            if part is None:
+                self._computed(kind, module, self.project.providers[module])
+            else:
+                self._placed(kind, module, part)
+            found = self._parts[(kind.name, module)]
+        return found
 
 
 _KINDS: dict[str, IndexKind] = {}

@@ -266,7 +266,7 @@ class _Parts:
     def __init__(self, cache: Cache, linker: _Linker, providers: dict[str, str], root: str) -> None:
         self.cache = cache
         self.linker = linker
-        tops = sorted({name.split(".", 1)[0] for name in providers})  # (what every call graph part reads)
+        tops = sorted({name.split(".", 1)[0] for name in providers})  # (what every call graph part reads: Project.tops)
         context = hashlib.sha256(json.dumps(tops).encode()).hexdigest()
         self.keys = {module: Cache.parts_key(key, context) for module, key in linker.provider_key.items()}
         self.state_key = Cache.path_key("indexes", f"{root}\0{context}")

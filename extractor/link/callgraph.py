@@ -91,8 +91,7 @@ def call_targets(project: Project, facts: FileFacts, callee: str, owner: str | N
 def _graph_part(project: Project, facts: FileFacts) -> Part:
     """A module's calls into functions of the tree: (the function reached, [the calling
     function, the call]), with each calling function's record (its calls left out) shared."""
-    tops = {name.split(".", 1)[0] for name in project.providers}  # (the tree's top-level packages)
-    outside = {local for local, target in facts.imports if target.split(".", 1)[0] not in tops}  # (``torch``: not the tree's)
+    outside = {local for local, target in facts.imports if target.split(".", 1)[0] not in project.tops}  # (``torch``: not the tree's)
     items: list[tuple[str, Any]] = []
     shared: dict[str, Any] = {}
     for made in project.calls_made(facts.path):

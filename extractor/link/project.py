@@ -115,6 +115,7 @@ class Project:
             for i in range(1, len(dotted)):
                 self._suffixes.setdefault(".".join(dotted[i:]), []).append(name)
         self._by_path = {path: name for name, path in providers.items()}
+        self.tops = frozenset(name.split(".", 1)[0] for name in providers)  # the tree's top-level packages and modules
         self.reads = Reads()
         self.indexes = Indexes(self, parts)
 

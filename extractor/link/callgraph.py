@@ -89,8 +89,9 @@ def call_targets(project: Project, facts: FileFacts, callee: str, owner: str | N
 
 
 def _graph_part(project: Project, facts: FileFacts) -> Part:
-    """A module's calls into functions of the tree: (the function reached, [the calling
-    function, the call]), with each calling function's record (its calls left out) shared."""
+    """A module's calls into functions of the tree: (the function reached, (the calling
+    function, the call)), with each calling function's record (its calls left out) shared.
+    Held as records (``_encoded``: as JSON data for the cache)."""
     outside = {local for local, target in facts.imports if target.split(".", 1)[0] not in project.tops}  # (``torch``: not the tree's)
     items: list[tuple[str, Any]] = []
     shared: dict[str, Any] = {}
@@ -102,24 +103,44 @@ def _graph_part(project: Project, facts: FileFacts) -> Part:
             for target in call_targets(project, facts, call.callee, made.owner, call.receiver):
                 if target != caller:
                     if made.function not in shared:
-                        shared[made.function] = to_data(replace(made, calls=()))
-                    items.append((target, [made.function, to_data(call)]))
+                        shared[made.function] = replace(made, calls=())
+                    items.append((target, (made.function, call)))
     return Part(items=tuple(items), shared=shared)
+
+
+def _encoded(part: Part) -> Part:
+    """The part as JSON data (as the cache keeps it, and ``_edge`` reads it back)."""
+    return Part(items=tuple((key, [function, to_data(call)]) for key, (function, call) in part.items),
+                shared={function: to_data(made) for function, made in part.shared.items()})
+
+
+def _made(place: Place, function: str) -> CallsMade:
+    """The calling function's record: as computed, or decoded once per place."""
+    made = place.shared[function]
+    if isinstance(made, CallsMade):
+        return made
+    found = place.decoded.get(function)
+    if found is None:
+        found = place.decoded[function] = from_data(CallsMade, made)
+    return found
 
 
 def _edge(place: Place, item: Any) -> Edge:
     function, call = item
-    return Edge(caller=f"{place.module}.{function}", module=place.module, path=place.path,
-                made=from_data(CallsMade, place.shared[function]), call=from_data(MadeCall, call))
+    return Edge(caller=f"{place.module}.{function}", module=place.module, path=place.path, made=_made(place, function),
+                call=call if isinstance(call, MadeCall) else from_data(MadeCall, call))
 
 
 def _edge_view(place: Place, item: Any) -> Any:
     """What of a call into a function its paths read: all but the call's line (a shift keeps their order)."""
     function, call = item
-    return [place.module, place.path, place.shared[function], {k: v for k, v in call.items() if k != "line"}]
+    made = place.shared[function]
+    data = to_data(call) if isinstance(call, MadeCall) else call
+    made_data = to_data(made) if isinstance(made, CallsMade) else made
+    return [place.module, place.path, made_data, {k: v for k, v in data.items() if k != "line"}]
 
 
-CALLERS = register(IndexKind(name="callers", part=_graph_part, decode=_edge, view=_edge_view))
+CALLERS = register(IndexKind(name="callers", part=_graph_part, decode=_edge, view=_edge_view, encode=_encoded))
 
 
 def entry_name(project: Project, module: str, function: str, owner: str | None) -> str | None:

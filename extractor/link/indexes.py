@@ -68,22 +68,27 @@ class Part:
 
 @dataclass(frozen=True, slots=True)
 class Place:
-    """The module a part is of, as its items are decoded."""
+    """The module a part is of, as its items are decoded (``decoded``: what a kind's decoding
+    keeps of its shared table, decoded once)."""
 
     module: str
     path: str
     shared: dict[str, Any]
+    decoded: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
 class IndexKind:
     """One index: its name, how a module's part is computed, how an item is decoded (with its
-    module's place), and what of an item its keys' digests cover."""
+    module's place), what of an item its keys' digests cover (as JSON data), and how a part is
+    written as JSON data for a store (a part may hold records while it is in memory; ``decode``
+    and ``view`` take an item in either form)."""
 
     name: str
     part: Callable[[Any, FileFacts], Part]  # (the project, a module's facts)
     decode: Callable[[Place, Any], Any]
     view: Callable[[Place, Any], Any] = lambda place, item: item
+    encode: Callable[[Part], Part] = lambda part: part
 
 
 class PartStore(Protocol):
@@ -126,12 +131,15 @@ class Indexes:
         self._places: dict[tuple[str, str], Place] = {}
         self._decoded: dict[tuple[str, str], list[Any]] = {}
         self._digests: dict[str, str] = {}
+        self._qualified: dict[tuple[str, str], str] = {}
         self._kinds: dict[str, IndexKind] = {}
 
     def get(self, kind: IndexKind, key: str) -> list[Any]:
         """The items of ``key``, in the index's order; the key is recorded as read with its digest."""
         index = self._index(kind)
-        qualified = f"{kind.name}:{key}"
+        qualified = self._qualified.get((kind.name, key))
+        if qualified is None:  # (one string per key, shared by every file's record of it: memory)
+            qualified = self._qualified[(kind.name, key)] = f"{kind.name}:{key}"
         self.project.reads.keys[qualified] = self._digest(index, key, qualified)
         found = self._decoded.get((kind.name, key))
         if found is None:
@@ -193,7 +201,7 @@ class Indexes:
             place = self._placed(kind, module, part)
             found = contributions(kind, place, part)
             if self.store is not None:
-                self.store.put(kind.name, module, part, project.reads, found)
+                self.store.put(kind.name, module, kind.encode(part), project.reads, found)
             return found
         finally:
             project.reads = outer

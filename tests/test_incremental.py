@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from extractor.cache import Cache
 from extractor.model import dumps_data
@@ -263,3 +265,46 @@ def test_an_edit_renders_again_only_the_pages_it_changes(tmp_path, capsys, monke
     (tree / "pkg" / "m1.py").write_text("# edited\n" + files["pkg/m1.py"], encoding="utf-8")
     run = run_cli(capsys, "check", str(tmp_path / "docs"), "--path", str(tree), "--cache-dir", cache)
     assert run.code == 1 and rendered == ["pkg/m1.py"] and "stale: catalog.json" in run.out.splitlines()
+
+
+_CORE = '''def _check(n):
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
+
+
+def fail(msg):
+    raise KeyError(msg)
+
+
+class Base:
+    def refuse(self, x):
+        raise TypeError(f"refused {x}")
+
+    def run(self, x):
+        if x > 1:
+            self.refuse(x)
+'''
+# Each module's versions: a line shift, a helper gone, callers and subclasses appearing.
+_VERSIONS: dict[str, tuple[str, ...]] = {
+    "pkg/core.py": (_CORE, "# shifted\n" + _CORE, _CORE.replace("def fail(msg):\n    raise KeyError(msg)\n", "")),
+    "pkg/api.py": ("", "from .core import _check\n\n\ndef check(n):\n    _check(n)\n",
+                   "from .core import fail\n\n\ndef go(z):\n    if z:\n        fail(z)\n",
+                   "# shifted\nfrom .core import _check\n\n\ndef check(n):\n    _check(n)\n"),
+    "pkg/sub.py": ("", "from .core import Base\n\n\nclass Strict(Base):\n    def refuse(self, x):\n        return None\n",
+                   "from .core import Base\n\n\nclass Other(Base):\n    pass\n"),
+    "pkg/__init__.py": ("", "from .core import Base\n"),
+}
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(*(st.integers(0, len(v) - 1) for v in _VERSIONS.values())), min_size=2, max_size=4))
+def test_any_sequence_of_edits_gives_what_a_cold_run_gives(tmp_path_factory, states) -> None:
+    """Differential: each state of the tree, reached by editing the one before with the
+    cache kept, extracts exactly what a cold run of that state does."""
+    base = tmp_path_factory.mktemp("edits")
+    options = Options(use_cache=True, cache_dir=str(base / "cache"))
+    for state in states:
+        for (path, versions), index in zip(_VERSIONS.items(), state):
+            temp_tree(base / "tree", {path: versions[index]})
+        warm = extract_data(str(base / "tree"), options)
+        assert dumps_data(warm) == dumps_data(extract_data(str(base / "tree"), Options(use_cache=False))), state

@@ -285,10 +285,8 @@ class _Parts:
         """What the state (or else the module's own entry) says of the module's part."""
         if self._state is None:
             self._state = self.cache.get_parts(self.state_key)
-        kept = self._state.get(module)
-        if isinstance(kept, list) and len(kept) == 2 and kept[0] == self.linker.provider_key.get(module) and isinstance(kept[1], dict):
-            return kept[1].get(kind)
-        return self._entry(module).get(kind)
+        kinds = self._kept_kinds(module, self.linker.provider_key[module])
+        return kinds[kind] if kind in kinds else self._entry(module).get(kind)
 
     def contributions(self, kind: str, module: str) -> dict[str, str] | None:
         data = self._meta(kind, module)

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -127,26 +128,21 @@ class Indexes:
         self.project = project
         self.store = store
         self._built: dict[str, dict[str, list[tuple[str, str]]]] = {}
-        self._parts: dict[tuple[str, str], dict[str, list[Any]]] = {}  # (kind, module) -> its items by key
-        self._places: dict[tuple[str, str], Place] = {}
+        self._held: dict[tuple[str, str], tuple[Place, dict[str, list[Any]]]] = {}  # (kind, module) -> its place, its items by key
         self._decoded: dict[tuple[str, str], list[Any]] = {}
         self._digests: dict[str, str] = {}
-        self._qualified: dict[tuple[str, str], str] = {}
         self._kinds: dict[str, IndexKind] = {}
 
     def get(self, kind: IndexKind, key: str) -> list[Any]:
         """The items of ``key``, in the index's order; the key is recorded as read with its digest."""
         index = self._index(kind)
-        qualified = self._qualified.get((kind.name, key))
-        if qualified is None:  # (one string per key, shared by every file's record of it: memory)
-            qualified = self._qualified[(kind.name, key)] = f"{kind.name}:{key}"
+        qualified = f"{kind.name}:{key}"
         self.project.reads.keys[qualified] = self._digest(index, key, qualified)
         found = self._decoded.get((kind.name, key))
         if found is None:
             found = []
             for module, _ in index.get(key, ()):
-                items = self._items(kind, module)
-                place = self._places[(kind.name, module)]
+                place, items = self._items(kind, module)
                 found.extend(kind.decode(place, item) for item in items.get(key, ()))
             self._decoded[(kind.name, key)] = found
         return found
@@ -170,62 +166,61 @@ class Indexes:
         if built is None:
             self._kinds[kind.name] = kind
             built = self._built[kind.name] = {}
-            project = self.project
-            for module in sorted(project.providers):
-                path = project.providers[module]
+            for module in sorted(self.project.providers):
                 found = self._kept(kind, module)
                 if found is None:
-                    found = self._computed(kind, module, path)
+                    found = self._computed(kind, module)
                 for key, digest in found.items():
                     built.setdefault(key, []).append((module, digest))
-            project.forget_answers()  # (one per name the tree's parts resolved: memory, not speed)
+            self.project.forget_answers()  # (one per name the tree's parts resolved: memory, not speed)
         return built
 
-    def _kept(self, kind: IndexKind, module: str) -> dict[str, str] | None:
-        """The contributions of the module's part the store keeps (its reads still holding; the
-        question that made the index build does not read what checking them read)."""
-        if self.store is None:
-            return None
+    @contextmanager
+    def _own_reads(self) -> Iterator[Reads]:
+        """A record of reads apart from the question's that made the index build (a part's
+        reads are its own, kept with it; checking a kept part's reads reads nothing of the question's)."""
         outer = self.project.record()
         try:
-            return self.store.contributions(kind.name, module)
+            yield self.project.reads
         finally:
             self.project.reads = outer
 
-    def _computed(self, kind: IndexKind, module: str, path: str) -> dict[str, str]:
+    def _kept(self, kind: IndexKind, module: str) -> dict[str, str] | None:
+        """The contributions of the module's part the store keeps, its reads still holding."""
+        if self.store is None:
+            return None
+        with self._own_reads():
+            return self.store.contributions(kind.name, module)
+
+    def _computed(self, kind: IndexKind, module: str) -> dict[str, str]:
         """Compute the module's part under a record of its own reads, keep it, and give its contributions."""
-        project = self.project
-        outer = project.record()
-        try:
-            part = kind.part(project, project.facts_of(path))
-            place = self._placed(kind, module, part)
+        with self._own_reads() as reads:
+            part = kind.part(self.project, self.project.facts_of(self.project.providers[module]))
+            place, _ = self._hold(kind, module, part)
             found = contributions(kind, place, part)
             if self.store is not None:
-                self.store.put(kind.name, module, kind.encode(part), project.reads, found)
+                self.store.put(kind.name, module, kind.encode(part), reads, found)
             return found
-        finally:
-            project.reads = outer
 
-    def _placed(self, kind: IndexKind, module: str, part: Part) -> Place:
-        """Hold the part's items by key, and its place."""
-        place = self._places[(kind.name, module)] = Place(module=module, path=self.project.providers[module], shared=part.shared)
+    def _hold(self, kind: IndexKind, module: str, part: Part) -> tuple[Place, dict[str, list[Any]]]:
+        """Hold the part's place, and its items by key."""
         items: dict[str, list[Any]] = {}
         for key, item in part.items:
             items.setdefault(key, []).append(item)
-        self._parts[(kind.name, module)] = items
-        return place
+        held = self._held[(kind.name, module)] = (Place(module=module, path=self.project.providers[module], shared=part.shared), items)
+        return held
 
-    def _items(self, kind: IndexKind, module: str) -> dict[str, list[Any]]:
-        """The module's items by key: computed this run, or read from the store (computed again
-        where the store no longer has them)."""
-        found = self._parts.get((kind.name, module))
+    def _items(self, kind: IndexKind, module: str) -> tuple[Place, dict[str, list[Any]]]:
+        """The module's place and items by key: computed this run, or read from the store
+        (computed again where the store no longer has them)."""
+        found = self._held.get((kind.name, module))
         if found is None:
             part = self.store.part(kind.name, module) if self.store is not None else None
             if part is None:
-                self._computed(kind, module, self.project.providers[module])
+                self._computed(kind, module)
+                found = self._held[(kind.name, module)]
             else:
-                self._placed(kind, module, part)
-            found = self._parts[(kind.name, module)]
+                found = self._hold(kind, module, part)
         return found
 
 

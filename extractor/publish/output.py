@@ -137,10 +137,12 @@ def _write_file(staging: str, rel: str, content: str | Iterable[str], previous: 
     file is linked from there instead: nothing is written, and removing the old folder frees nothing."""
     full = os.path.join(staging, *rel.split("/"))
     os.makedirs(os.path.dirname(full), exist_ok=True)
-    if isinstance(content, str) and previous is not None:
+    if isinstance(content, str):
         raw = content.encode("utf-8", "backslashreplace")
-        if _link_same(os.path.join(previous, *rel.split("/")), raw, full):
-            return hashlib.sha256(raw).digest()
+        if previous is None or not _link_same(os.path.join(previous, *rel.split("/")), raw, full):
+            with open(full, "wb") as handle:
+                handle.write(raw)
+        return hashlib.sha256(raw).digest()
     digest = hashlib.sha256()
     with open(full, "wb") as handle:
         for chunk in _chunks(content):

@@ -265,14 +265,14 @@ def file_pages(work: Work) -> Rendered:
     ``head``: the catalog's source, generator and whether each card's JSON is written; the
     memo, if any, gives them as rendered before from the same texts, summaries and head."""
     _, summaries, head, _, memo = work
-    key = pages_key(work) if memo is not None else None
-    found = memo.get_pages(key) if memo is not None and key is not None else None
-    if found is not None:
-        return found
-    rendered = _pages(work, lambda card: _rendered_card(card, head, summaries))
-    if memo is not None and key is not None:
-        memo.put_pages(key, rendered)
-    return rendered
+    if memo is None:
+        return _pages(work, lambda card: _rendered_card(card, head, summaries))
+    key = pages_key(work)
+    found = memo.get_pages(key)
+    if found is None:
+        found = _pages(work, lambda card: _rendered_card(card, head, summaries))
+        memo.put_pages(key, found)
+    return found
 
 
 def pages_key(work: Work) -> str:

@@ -22,6 +22,7 @@ from typing import Any
 
 from .model import FileFacts, FileFailure, Solved, from_data, to_data
 from .options import Options
+from .sources import read_open
 from .version import VERSION as __version__
 
 
@@ -84,6 +85,11 @@ class Linked:
     routes: tuple[tuple[str, tuple[str, ...], tuple[str, ...] | None], ...]  # FileFacts.routes
     checks: tuple[tuple[str, int, str], ...]  # FileFacts.checks
     modules: dict[str, str | None]  # module name -> file key of the file providing it (None: no such module)
+    # Module name -> its interface (FileFacts.interface), for the modules read whose file no card
+    # names: a line of a file reaches a card only with the file's path (a helper's, a field's, a
+    # handler's), so the entry also holds while such a module's interface does (an edit there
+    # that only moves lines)
+    shapes: dict[str, str]
     # Linking read keys of project-wide indexes (link.indexes): the digest of the tree's modules and
     # files then (_Linker.tree_key: while it is the same, nothing else is checked); None: it did not
     tree: str | None
@@ -302,7 +308,7 @@ class Cache:
         self._write(_cards_key(key), linked.cards)
         self._write(key, {
             "sites": linked.sites, "flags": linked.flags, "parsers": linked.parsers, "routes": linked.routes, "checks": linked.checks,
-            "modules": linked.modules,
+            "modules": linked.modules, "shapes": linked.shapes,
             "tree": linked.tree, "keys": linked.keys, "suffixes": linked.suffixes,
             "flag_reads": linked.flag_reads, "summaries": linked.summaries,
         })
@@ -328,11 +334,13 @@ def _read_entry(path: str) -> bytes | None:
         OSError: it cannot be opened (missing, a symlink).
     """
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
+    try:
+        info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
             return None
-        return handle.read(MAX_ENTRY_BYTES + 1)
+        return read_open(fd, info.st_size, MAX_ENTRY_BYTES)
+    finally:
+        os.close(fd)
 
 
 def _texts(value: Any) -> dict[str, str]:
@@ -377,6 +385,7 @@ def _linked_from(data: dict[str, Any]) -> Linked | None:
         return None
     return Linked(
         sites=data["sites"], flags=flags, parsers=parsers, routes=routes, checks=checks, modules=mapping(data["modules"]),
+        shapes=_texts(data["shapes"]),
         tree=data.get("tree") if isinstance(data.get("tree"), str) else None, keys=_texts(data["keys"]), suffixes=mapping(data["suffixes"]),
         flag_reads=mapping(data["flag_reads"]), cards=None, summaries=summaries,
     )

@@ -203,7 +203,7 @@ class _Linker:
         """``declared``: the CLI declarations of each analysed file (its cached entry's, or its facts')."""
         self.files = files
         self.options = options = files.options
-        providers = {module_name(path, options.source_roots): path for path in declared}  # a later path wins a module name
+        self.providers = providers = {module_name(path, options.source_roots): path for path in declared}  # a later path wins a module name
         self.provider_key = {module: files.keys[path] for module, path in providers.items()}
         self.parts = _Parts(files.cache, self, providers, files.root) if options.use_cache else None
         self.project = Project(providers, files.load, files.calls_made, self.parts)
@@ -219,16 +219,27 @@ class _Linker:
         (unless no file of the tree changed), each CLI flag its examples name is the same."""
         return (
             entry is not None
-            and self.reads_hold(entry.modules, entry.suffixes)
+            and self.reads_hold(entry.modules, entry.suffixes, entry.shapes)
             and all(self.flags.get(dest) == flag for dest, flag in entry.flag_reads.items())
             and (entry.tree == self.tree_key or self.keys_hold(entry.keys))
         )
 
-    def reads_hold(self, modules: dict[str, str | None], suffixes: dict[str, str | None]) -> bool:
-        """Whether each module is provided by the same file content (or is still absent), and
-        each shortened module name matches the same module."""
-        return all(self.provider_key.get(module) == key for module, key in modules.items()) \
-            and all(self.project.suffix_match(name) == found for name, found in suffixes.items())
+    def reads_hold(self, modules: dict[str, str | None], suffixes: dict[str, str | None], shapes: dict[str, str] | None = None) -> bool:
+        """Whether each module is provided by the same file content (or is still absent), or
+        has the same interface where ``shapes`` holds one (Linked.shapes), and each shortened
+        module name matches the same module."""
+        shapes = shapes or {}
+        return all(self.provider_key.get(module) == key or (module in shapes and self.interface(module) == shapes[module])
+                   for module, key in modules.items()) and self.suffixes_hold(suffixes)
+
+    def interface(self, module: str) -> str | None:
+        """The module's interface (FileFacts.interface); None where no file provides it."""
+        path = self.providers.get(module)
+        return self.files.load(path).interface if path is not None else None
+
+    def suffixes_hold(self, suffixes: dict[str, str | None]) -> bool:
+        """Whether each shortened module name matches the same module."""
+        return all(self.project.suffix_match(name) == found for name, found in suffixes.items())
 
     def keys_hold(self, keys: dict[str, str]) -> bool:
         """Whether each index key has the same digest (link.indexes)."""
@@ -245,12 +256,15 @@ class _Linker:
         drafts, flag_reads = link_file(self.project, whole, self.flags, self.options)
         done = self.project.record()
         raises = sum(1 for s in whole.sites if s.raised.statement.kind != RaiseKind.HELPER_CALL)  # (not the helper calls)
+        # (the modules read but the file's own, as candidates: solve_file keeps those no card names)
+        paths = {module: self.providers[module] for module in sorted(done.modules) if module in self.providers and module != whole.module}
         entry = Linked(
             sites=raises, flags=whole.flags, parsers=whole.parsers, routes=whole.routes, checks=whole.checks, cards=None, summaries=[],
-            modules=self.module_keys(done.modules), tree=self.tree_key if done.keys else None, keys=dict(sorted(done.keys.items())),
+            modules=self.module_keys(done.modules), shapes={module: shape for module in paths if (shape := self.interface(module))},
+            tree=self.tree_key if done.keys else None, keys=dict(sorted(done.keys.items())),
             suffixes=dict(sorted(done.suffixes.items())), flag_reads=dict(sorted(flag_reads.items())),
         )
-        return tasks.FileWork(path, self.files.linked_keys[path], entry, drafts, self.options, self.is_strict)
+        return tasks.FileWork(path, self.files.linked_keys[path], entry, drafts, self.options, self.is_strict, paths)
 
 
 _META = ("modules", "suffixes", "keys", "contributions")  # what the tree's state keeps of a part: all but its items
@@ -259,13 +273,18 @@ _META = ("modules", "suffixes", "keys", "contributions")  # what the tree's stat
 class _Parts:
     """The parts of the project-wide indexes (link.indexes), kept in the cache: each module's
     parts (what computing them read, the contributions, the items) under its file's key, and
-    one state of the tree's last run with every module's file key and parts but their items
-    (one read builds the indexes; a module's items are read only where a question needs them).
-    A module the state does not hold at its file's key falls back to its own entry."""
+    one state of the tree's last run with every module's file key, interface and parts but
+    their items (one read builds the indexes; a module's items are read only where a question
+    needs them). A module the state does not hold at its file's key falls back to its own entry.
+
+    A part's reads of other modules are kept as their interfaces (``FileFacts.interface``): a
+    part holds module and function names, never another module's lines, so an edit that only
+    moves lines in a module computes no other module's part again."""
 
     def __init__(self, cache: Cache, linker: _Linker, providers: dict[str, str], root: str) -> None:
         self.cache = cache
         self.linker = linker
+        self.providers = providers
         tops = sorted({name.split(".", 1)[0] for name in providers})  # (what every call graph part reads: Project.tops)
         context = hashlib.sha256(json.dumps(tops).encode()).hexdigest()
         self.keys = {module: Cache.parts_key(key, context) for module, key in linker.provider_key.items()}
@@ -273,6 +292,7 @@ class _Parts:
         self._state: dict[str, Any] | None = None
         self.entries: dict[str, dict[str, Any]] = {}
         self.held: dict[str, dict[str, Any]] = {}  # module -> kind -> what computing its part read, and its contributions
+        self.interfaces: dict[str, str] = {}
         self.changed: set[str] = set()
 
     def _entry(self, module: str) -> dict[str, Any]:
@@ -283,10 +303,17 @@ class _Parts:
 
     def _meta(self, kind: str, module: str) -> Any:
         """What the state (or else the module's own entry) says of the module's part."""
-        if self._state is None:
-            self._state = self.cache.get_parts(self.state_key)
-        kinds = self._kept_kinds(module, self.linker.provider_key[module])
+        kinds = self._kept(module)[0]
         return kinds[kind] if kind in kinds else self._entry(module).get(kind)
+
+    def interface(self, module: str) -> str | None:
+        """The module's interface (None: no file provides it): the state's, where it is of the
+        same file, else its facts'."""
+        found = self.interfaces.get(module)
+        if found is None and module in self.providers:
+            found = self._kept(module)[1] or self.linker.files.load(self.providers[module]).interface
+            self.interfaces[module] = found
+        return found
 
     def contributions(self, kind: str, module: str) -> dict[str, str] | None:
         data = self._meta(kind, module)
@@ -296,7 +323,8 @@ class _Parts:
             found = data["contributions"]
             if not isinstance(found, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in found.items()):
                 return None
-            if not self.linker.reads_hold(data["modules"], data["suffixes"]) or not self.linker.keys_hold(data["keys"]):
+            if not all(self.interface(name) == interface for name, interface in data["modules"].items()) \
+                    or not self.linker.suffixes_hold(data["suffixes"]) or not self.linker.keys_hold(data["keys"]):
                 return None
         except (KeyError, TypeError, ValueError, AttributeError):  # (missing, or of another shape)
             return None
@@ -317,25 +345,31 @@ class _Parts:
             return None
 
     def put(self, kind: str, module: str, part: Part, reads: Reads, contributions: dict[str, str]) -> None:
-        meta = {"modules": self.linker.module_keys(reads.modules), "suffixes": dict(sorted(reads.suffixes.items())),
+        meta = {"modules": {name: self.interface(name) for name in sorted(reads.modules)}, "suffixes": dict(sorted(reads.suffixes.items())),
                 "keys": dict(sorted(reads.keys.items())), "contributions": contributions}
         self._entry(module)[kind] = {**meta, "items": part.items, "shared": part.shared}
         self.held.setdefault(module, {})[kind] = meta
         self.changed.add(module)
 
-    def _kept_kinds(self, module: str, key: str) -> dict[str, Any]:
-        """What the state read says of the module's parts, where it is of the same file (the
-        kinds this run did not build stay as they were)."""
-        kept = (self._state or {}).get(module)
-        return kept[1] if isinstance(kept, list) and len(kept) == 2 and kept[0] == key and isinstance(kept[1], dict) else {}
+    def _kept(self, module: str) -> tuple[dict[str, Any], str | None]:
+        """What the state says of the module's parts and its interface, where it is of the same
+        file (the kinds this run did not build stay as they were)."""
+        if self._state is None:
+            self._state = self.cache.get_parts(self.state_key)
+        kept = self._state.get(module)
+        if isinstance(kept, list) and len(kept) == 3 and kept[0] == self.linker.provider_key[module] and isinstance(kept[1], dict):
+            return kept[1], kept[2] if isinstance(kept[2], str) else None
+        return {}, None
 
     def flush(self) -> None:
         """Write the entries of the modules whose parts were computed again, and the tree's
         state where it no longer says what this run found."""
         for module in sorted(self.changed):
             self.cache.put_parts(self.keys[module], self.entries[module])
-        state = {module: [key, {**self._kept_kinds(module, key), **self.held.get(module, {})}]
-                 for module, key in sorted(self.linker.provider_key.items())}
+        state = {}
+        for module, key in sorted(self.linker.provider_key.items()):
+            kinds, interface = self._kept(module)
+            state[module] = [key, {**kinds, **self.held.get(module, {})}, self.interfaces.get(module, interface)]
         if self.held and state != self._state:
             self.cache.put_parts(self.state_key, state)
         self.changed.clear()

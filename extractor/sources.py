@@ -184,6 +184,27 @@ def _read_single(root: str, options: Options) -> tuple[list[SourceFile], list[Fi
 MAX_FILE_BYTES = 10_000_000  # a larger .py file is listed under failures, not read
 
 
+def read_open(fd: int, size: int, limit: int) -> bytes:
+    """What the open regular file ``fd`` holds: ``size`` bytes as fstat gave them, or more if it
+    grew since, up to ``limit`` + 1 (a caller sees that it is past ``limit``). Read by the size
+    found, not by the limit: a buffer of the limit's size would be mapped for every read.
+
+    Raises:
+        OSError: it cannot be read.
+    """
+    chunks = []
+    total = 0
+    wanted = min(size, limit) + 1
+    while total <= limit:
+        chunk = os.read(fd, wanted)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        wanted = min(limit + 1 - total, 1 << 20)  # (it grew since fstat: read on, to the limit)
+    return b"".join(chunks)
+
+
 def _read_file(full: str, rel: str, real_root: str) -> SourceFile | FileFailure:
     """The file's bytes, or why not. Only regular files are read, and only up to
     MAX_FILE_BYTES: a FIFO, a device or a file that grows while read never stalls the run."""
@@ -198,8 +219,7 @@ def _read_file(full: str, rel: str, real_root: str) -> SourceFile | FileFailure:
                 return FileFailure(path=rel, stage="read", error=f"not a regular file ({_kind(info.st_mode)})")
             if info.st_size > MAX_FILE_BYTES:
                 return FileFailure(path=rel, stage="read", error=f"larger than the {MAX_FILE_BYTES:,}-byte limit ({info.st_size:,} bytes)")
-            with os.fdopen(os.dup(fd), "rb") as handle:
-                data = handle.read(MAX_FILE_BYTES + 1)
+            data = read_open(fd, info.st_size, MAX_FILE_BYTES)
         finally:
             os.close(fd)
         if len(data) > MAX_FILE_BYTES:

@@ -8,6 +8,7 @@ replaced by what ``lost_collecting`` or ``lost_solving`` say it stands for.
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any
 
 from .cache import Cache, Linked
@@ -68,6 +69,7 @@ class FileWork:
     drafts: list[tuple[Card, CardContext]]
     options: Options
     is_strict: bool
+    paths: dict[str, str]  # the path of each module of ``entry.shapes``
 
 
 def solve_file(work: FileWork) -> Linked:
@@ -98,9 +100,17 @@ def solve_file(work: FileWork) -> Linked:
     # The entry holds the solutions of the file's current cards: it never grows stale.
     if group != known:
         cache.put_by_path(solutions_key, group)
-    entry = _with_cards(work.entry, cards)
+    entry = _with_cards(work, cards)
     cache.put_linked(work.linked_key, entry)
     return entry
+
+
+def _unnamed(shapes: dict[str, str], paths: dict[str, str], texts: list[str]) -> dict[str, str]:
+    """The shapes of the modules whose path none of the cards' texts holds (as a JSON string:
+    a path JSON would escape is taken as named)."""
+    joined = "\n".join(texts)
+    named = {module for module, path in paths.items() if json.dumps(path, ensure_ascii=True) != f'"{path}"' or f'"{path}"' in joined}
+    return {module: shape for module, shape in shapes.items() if module not in named}
 
 
 def check_codes(card: dict[str, Any]) -> None:
@@ -120,14 +130,16 @@ def lost_solving(work: FileWork) -> Linked:
     """What a file whose worker died while solving its cards becomes: its cards, unsolved
     (not cached, so the next run tries again)."""
     trigger = Trigger(status=TriggerStatus.UNSOLVED, inputs={}, reason=Detailed(code=Reason.INTERNAL_ERROR, value="worker_died"))
-    return _with_cards(work.entry, [to_data(dataclasses.replace(card, solved=dataclasses.replace(card.solved, trigger=trigger)))
+    return _with_cards(work, [to_data(dataclasses.replace(card, solved=dataclasses.replace(card.solved, trigger=trigger)))
                                     for card, _ in work.drafts])
 
 
-def _with_cards(entry: Linked, cards: list[dict[str, Any]]) -> Linked:
+def _with_cards(work: FileWork, cards: list[dict[str, Any]]) -> Linked:
+    """The work's entry with its cards, and the shapes of the modules none of them names."""
     # (a summary also holds its card's family key: families are found once the whole run is solved)
     summaries = [{**summary_of(card), "family_key": family_key(card)} for card in cards]
-    return dataclasses.replace(entry, cards=[card_text(card) for card in cards], summaries=summaries)
+    texts = [card_text(card) for card in cards]
+    return dataclasses.replace(work.entry, cards=texts, summaries=summaries, shapes=_unnamed(work.entry.shapes, work.paths, texts))
 
 
 # What solving reads of a card, with its context.

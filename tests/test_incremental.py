@@ -108,6 +108,8 @@ HISTORY: list[tuple[str, dict[str, str | None]]] = [
                                    "        return None\n"}),
     # Lines shift in the module that calls the private helper; nothing it calls changes.
     ("shifted", {"app/api.py": "from .config import _guarded\n\n# a comment\n\ndef run(n):\n    _guarded(n)\n"}),
+    # Lines shift in the module the others import from; what it declares is the same.
+    ("moved", {"app/config.py": "# a comment\n" + CONFIG}),
 ]
 
 
@@ -138,8 +140,8 @@ def test_every_revision_in_any_order_matches_a_cold_run(history, tmp_path) -> No
     for sha in [*shas, *reversed(shas), shas[2], shas[0], shas[6], shas[3], shas[4], shas[7], shas[5], shas[9], shas[8], shas[10]]:
         assert dumps_data(extract_data(str(repo), dataclasses.replace(options, rev=sha))) == dumps_data(cold[sha]), sha
 
-    # The history really changes config.py's cards, though config.py itself never changes.
-    base, hierarchy, docs, flags, routes, ambiguous, removed, caller, used, override, _ = (cold[sha] for sha in shas)
+    # The history really changes config.py's cards, though config.py itself changes only at the end.
+    base, hierarchy, docs, flags, routes, ambiguous, removed, caller, used, override, _, moved = (cold[sha] for sha in shas)
     assert _card(base, "size")["exception"]["ancestors"] == ["Exception", "BaseException"]
     assert _card(hierarchy, "size")["exception"]["ancestors"] == ["ValueError", "Exception", "BaseException"]
     assert _card(base, "wrapped")["exception"]["reason"] == "outside_tree"
@@ -158,6 +160,7 @@ def test_every_revision_in_any_order_matches_a_cold_run(history, tmp_path) -> No
     assert _card(caller, "failed:").get("helper_calls") is None and _calls(used, "failed:") == ["app/use.py:6"]
     assert [p["entry"] for p in _card(used, "failed:")["entries"]["paths"]] == ["app.config.fail", "app.use.go"]
     assert _calls(used, "refused:") == ["app/config.py:47"] and _calls(override, "refused:") == []
+    assert _card(moved, "size")["line"] == _card(override, "size")["line"] + 1
 
 
 def test_a_project_wide_answer_is_recorded_as_one_digest_not_every_module(history, tmp_path, monkeypatch) -> None:
@@ -222,10 +225,10 @@ def test_an_edit_relinks_only_the_cards_whose_index_keys_it_changes(history, tmp
     linked: list[str] = []
     work = _Linker.work
     monkeypatch.setattr(_Linker, "work", lambda self, path: (linked.append(path), work(self, path))[1])
-    steps = {"caller": 7, "helper use": 8, "override": 9, "shifted": 10}
+    steps = {"caller": 7, "helper use": 8, "override": 9, "shifted": 10, "moved": 11}
     extract_data(str(repo), dataclasses.replace(options, rev=shas[steps["caller"]]))
     relinked = {}
-    for name in ("helper use", "override", "shifted"):
+    for name in ("helper use", "override", "shifted", "moved"):
         linked.clear()
         extract_data(str(repo), dataclasses.replace(options, rev=shas[steps[name]]))
         relinked[name] = sorted(linked)
@@ -235,6 +238,27 @@ def test_an_edit_relinks_only_the_cards_whose_index_keys_it_changes(history, tmp
     assert relinked["override"] == ["app/config.py", "app/strict.py"]
     # Lines shift in app/api.py: its own cards only; the calls into _guarded are the same but for their line.
     assert relinked["shifted"] == ["app/api.py"]
+    # Lines shift in app/config.py, which the others import from: its own cards, and use.py's,
+    # which name it (the helper's place); api.py, strict.py and cli.py read only its names.
+    assert relinked["moved"] == ["app/config.py", "app/use.py"]
+
+
+def test_a_shift_computes_no_other_module_index_part_again(history, tmp_path, monkeypatch) -> None:
+    """An index part reads other modules' interfaces (their declarations but lines): lines
+    moving in config.py, which api.py, use.py and strict.py resolve names in, computes config.py's
+    parts alone again; the cards still match a cold run's (test_every_revision_...)."""
+    from extractor.link.indexes import Indexes
+
+    repo, shas = history
+    options = Options(use_cache=True, cache_dir=str(tmp_path / "cache"))
+    computed: list[tuple[str, str]] = []
+    compute = Indexes._computed
+    monkeypatch.setattr(Indexes, "_computed", lambda self, kind, module: (computed.append((kind.name, module)), compute(self, kind, module))[1])
+    extract_data(str(repo), dataclasses.replace(options, rev=shas[-2]))
+    assert {module for _, module in computed} >= {"app.api", "app.use", "app.strict", "app.config"}  # (cold: every module's)
+    computed.clear()
+    extract_data(str(repo), dataclasses.replace(options, rev=shas[-1]))
+    assert computed and {module for _, module in computed} == {"app.config"}
 
 
 def test_an_edit_renders_again_only_the_pages_it_changes(tmp_path, capsys, monkeypatch) -> None:

@@ -280,7 +280,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
                     sites.append(_site(hit, facts, lines, src, options, per_function))
     sites.sort(key=lambda s: (s.at.line, s.at.end_line))
     raising = sorted({(s.at.function, s.owner) for s in sites if s.at.function}, key=str)
-    return FileFacts(
+    found = FileFacts(
         path=path,
         module=module,
         imports=tuple(scan.imports),
@@ -309,6 +309,29 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         made=calls_made(scan.top_defs, src, scan.kinds),
         sites=tuple(sites),
     )
+    return dataclasses.replace(found, interface=interface_digest(found))
+
+
+_LINE_FIELDS = frozenset({"line", "end_line", "start_line", "tail", "tail_end"})  # records' fields that hold a line
+
+
+def interface_digest(facts: FileFacts) -> str:
+    """A digest of the module's declarations (its raise sites and calls aside) without the
+    lines their records hold: what resolving names, classes, methods and helpers in it reads.
+    An edit that only moves lines (a comment added above) keeps it. Lines held in plain tuples
+    (``platform_imports``, ``checks``) stay in: the digest then changes with them, which only
+    costs reuse."""
+    data = to_data(dataclasses.replace(facts, sites=(), made=(), interface=""))
+    text = json.dumps(_without_lines(data), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()[:32]
+
+
+def _without_lines(data: Any) -> Any:
+    if isinstance(data, dict):
+        return {key: _without_lines(value) for key, value in data.items() if key not in _LINE_FIELDS}
+    if isinstance(data, list):
+        return [_without_lines(value) for value in data]
+    return data
 
 
 _UNMODELLED = frozenset({Reason.TOO_DEEP_FOR_LIBCST, Reason.LIBCST_PARSE_ERROR, Reason.TOO_DEEP, Reason.UNIT_MISMATCH,

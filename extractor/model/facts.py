@@ -379,3 +379,6 @@ class FileFacts:
     helper_calls: tuple[HelperCall, ...] = ()
     made: tuple[CallsMade, ...] = ()  # the calls each function makes (collect.calls; link.callgraph)
     sites: tuple[SiteFact, ...] = ()
+    # A digest of the declarations but their lines (collect.file.interface_digest): what another
+    # module's index part reads of this one (link.indexes), which an edit that only moves lines keeps
+    interface: str = ""

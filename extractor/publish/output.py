@@ -81,8 +81,9 @@ def write_docs(files: Iterable[tuple[str, str | Iterable[str]]], outdir: str, id
             handle.write("raisedocs: a docs folder being written\n")
         written: dict[str, bytes] = {}
         first: str | None = None
+        folders = {staging}  # (made)
         for rel, content in files:
-            written[rel] = _write_file(staging, rel, content, target)
+            written[rel] = _write_file(staging, rel, content, target, folders)
             if first is None:
                 first = written[rel].hex()
                 if identity is not None and _unchanged(target, identity, first) is not None:
@@ -131,12 +132,16 @@ def _make_staging(parent: str) -> str:
         raise OutputError(f"cannot write to {parent}: {exc.strerror}") from None
 
 
-def _write_file(staging: str, rel: str, content: str | Iterable[str], previous: str | None = None) -> bytes:
+def _write_file(staging: str, rel: str, content: str | Iterable[str], previous: str | None, folders: set[str]) -> bytes:
     """Write one file (text or its chunks) under ``staging``; the SHA-256 of its bytes. A text
     that ``previous`` (the folder being replaced) holds byte for byte at ``rel`` in a regular
-    file is linked from there instead: nothing is written, and removing the old folder frees nothing."""
+    file is linked from there instead: nothing is written, and removing the old folder frees
+    nothing. ``folders``: those made under ``staging`` so far (added to)."""
     full = os.path.join(staging, *rel.split("/"))
-    os.makedirs(os.path.dirname(full), exist_ok=True)
+    folder = os.path.dirname(full)
+    if folder not in folders:
+        os.makedirs(folder, exist_ok=True)
+        folders.add(folder)
     if isinstance(content, str):
         raw = content.encode("utf-8", "backslashreplace")
         if previous is None or not _link_same(os.path.join(previous, *rel.split("/")), raw, full):
@@ -153,13 +158,16 @@ def _write_file(staging: str, rel: str, content: str | Iterable[str], previous: 
 
 
 def _link_same(old: str, raw: bytes, full: str) -> bool:
-    """Hard-link ``old`` at ``full`` where it is a regular file holding exactly ``raw``."""
+    """Hard-link ``old`` at ``full`` where it is a regular file holding exactly ``raw`` (a short
+    read counts as different: the file is written)."""
     try:
         fd = os.open(old, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode) or info.st_size != len(raw) or handle.read(len(raw) + 1) != raw:
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_size != len(raw) or os.read(fd, len(raw) + 1) != raw:
                 return False
+        finally:
+            os.close(fd)
         os.link(old, full, follow_symlinks=False)
         if os.lstat(full).st_ino == info.st_ino:
             return True

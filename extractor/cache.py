@@ -265,17 +265,17 @@ class Cache:
         self._write(key, entry)
 
     # --- per-file rendered cards (publish.render.file_pages) ------------------------------
-    def get_pages(self, key: str) -> list[tuple[str, dict[str, Any], str, str | None]] | None:
-        """A file's cards as rendered (id, search-index entry, page, JSON file or None), or None
-        when missing or of another shape."""
+    def get_pages(self, key: str) -> list[tuple[str, str, str, str | None]] | None:
+        """A file's cards as rendered (id, search-index entry's text, page, JSON file or None), or
+        None when missing or of another shape."""
         data = self._read(key)
         if not isinstance(data, list) or not all(
-                isinstance(row, list) and len(row) == 4 and isinstance(row[0], str) and isinstance(row[1], dict)
+                isinstance(row, list) and len(row) == 4 and isinstance(row[0], str) and isinstance(row[1], str)
                 and isinstance(row[2], str) and isinstance(row[3], (str, type(None))) for row in data):
             return None
         return [(card_id, entry, page, own) for card_id, entry, page, own in data]
 
-    def put_pages(self, key: str, rendered: list[tuple[str, dict[str, Any], str, str | None]]) -> None:
+    def put_pages(self, key: str, rendered: list[tuple[str, str, str, str | None]]) -> None:
         self._write(key, rendered)
 
     # --- per-file linked cards ----------------------------------------------------------

@@ -267,6 +267,11 @@ def test_the_docs_folder_carries_a_search_index_of_its_catalog(capsys, docs, tmp
     # The index answers as the catalog does.
     assert match_message(PREFETCH_STEP, index, 3)[0].id == match_message(PREFETCH_STEP, load_catalog(docs), 3)[0].id
     assert open_index(docs, cache_dir=None) == index
+    # Written in chunks from each entry's text, byte for byte the index built whole from the catalog.
+    from extractor.publish.search_index import dump_index
+
+    rebuilt = open_index(docs, validate=True, cache_dir=None)
+    assert dump_index(rebuilt) == (tmp_path / "docs" / "search-index.json").read_text(encoding="utf-8")
 
 
 def test_a_stale_index_is_never_used_and_a_plain_catalog_gets_one_in_the_cache(capsys, docs, tmp_path) -> None:

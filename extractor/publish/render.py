@@ -44,7 +44,7 @@ from ..options import strict_from_env
 from .families import family_sites, folded, with_family
 from .identity import render_identity, template_root
 from .index_groups import group_modules, index_modules
-from .search_index import INDEX_FILE, build_index, dump_index, index_entry
+from .search_index import INDEX_FILE, entry_text, index_chunks, index_entry
 
 
 class _DataEnvironment(jinja2.Environment):
@@ -215,7 +215,7 @@ def dump_json(data: Any) -> str:
 Content = str | Iterable[str]  # a file's text, or its chunks in order (catalog.json of a large tree)
 
 
-Rendered = list[tuple[str, dict[str, Any], str, str | None]]  # per card: id, search-index entry, page, JSON file or None
+Rendered = list[tuple[str, str, str, str | None]]  # per card: id, search-index entry (its entry_text), page, JSON file or None
 
 
 class PageMemo(Protocol):
@@ -249,13 +249,13 @@ def render_chunks(catalog: Any, mapper: Any = None, memo: PageMemo | None = None
     entries = []
     for rendered in run(file_pages, ((texts, summaries, head, card_json, memo) for texts, summaries in files), count, unrendered_pages):
         for card_id, entry, page, own_json in rendered:
-            entries.append(with_family(entry, families))
+            entries.append(entry if card_id not in families else entry_text(with_family(json.loads(entry), families)))
             if own_json is not None:
                 yield f"errors/{card_id}.json", own_json
             yield f"errors/{card_id}.md", page
     yield from render_index(source.envelope, folded(families, source.summaries))
     # Last: the digest is complete once catalog.json's chunks were all taken.
-    yield INDEX_FILE, dump_index(build_index(entries, digest.hexdigest()))
+    yield INDEX_FILE, index_chunks(entries, digest.hexdigest())
 
 
 def file_pages(work: Work) -> Rendered:
@@ -298,7 +298,7 @@ def _pages(work: Work, page: Callable[[dict[str, Any]], str]) -> Rendered:
         published = json.loads(text)
         own_json = dumps_data(published) if card_json else None  # (as catalog.json holds it)
         card = complete(Card, published)
-        out.append((card["id"], index_entry(card), page(card), own_json))
+        out.append((card["id"], entry_text(index_entry(card)), page(card), own_json))
     return out
 
 

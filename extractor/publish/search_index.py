@@ -14,7 +14,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import CatalogError
@@ -98,6 +98,20 @@ def build_index(entries: Iterable[dict[str, Any]], catalog_sha256: str) -> dict[
 def dump_index(index: dict[str, Any]) -> str:
     """The index as compact JSON (sorted keys, one line): a machine file, read whole per lookup."""
     return dumps_compact(index)
+
+
+def entry_text(entry: dict[str, Any]) -> str:
+    """An entry as the index's JSON holds it (``index_chunks``)."""
+    return dumps_compact(entry)[:-1]
+
+
+def index_chunks(entry_texts: Iterable[str], catalog_sha256: str) -> Iterator[str]:
+    """``dump_index(build_index(entries, catalog_sha256))`` in chunks, from the entries' ``entry_text``."""
+    head = dumps_compact({"catalog_sha256": catalog_sha256, "entries": []})[:-3]  # ('{..."entries":[' with the keys' order)
+    yield head
+    for number, text in enumerate(entry_texts):
+        yield text if number == 0 else "," + text
+    yield "]," + dumps_compact({"schema": INDEX_SCHEMA})[1:]
 
 
 def open_index(path: str, *, validate: bool = False, cache_dir: str | None = None) -> dict[str, Any]:

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,11 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from extractor.cache import Cache
-from extractor.model import dumps_data
+from extractor.model import FileFacts, dumps_data
 from extractor.options import Options
 from extractor.pipeline import extract_data
 
-from .helpers import make_git_repo, run_cli, temp_tree, tree_files
+from .helpers import ROOT, make_git_repo, run_cli, temp_tree, tree_files
 
 CONFIG = '''from dataclasses import dataclass
 
@@ -253,7 +256,8 @@ def test_a_shift_computes_no_other_module_index_part_again(history, tmp_path, mo
     options = Options(use_cache=True, cache_dir=str(tmp_path / "cache"))
     computed: list[tuple[str, str]] = []
     compute = Indexes._computed
-    monkeypatch.setattr(Indexes, "_computed", lambda self, kind, module: (computed.append((kind.name, module)), compute(self, kind, module))[1])
+    monkeypatch.setattr(Indexes, "_computed",
+                        lambda self, kind, module: (computed.append((kind.name, module)), compute(self, kind, module))[1])
     extract_data(str(repo), dataclasses.replace(options, rev=shas[-2]))
     assert {module for _, module in computed} >= {"app.api", "app.use", "app.strict", "app.config"}  # (cold: every module's)
     computed.clear()
@@ -332,3 +336,32 @@ def test_any_sequence_of_edits_gives_what_a_cold_run_gives(tmp_path_factory, sta
             temp_tree(base / "tree", {path: versions[index]})
         warm = extract_data(str(base / "tree"), options)
         assert dumps_data(warm) == dumps_data(extract_data(str(base / "tree"), Options(use_cache=False))), state
+
+
+INTERFACE = ("import os\n\n\nclass A(Exception):\n    size: int = 0\n\n    def run(self):\n        raise KeyError('x')\n\n\n"
+             "def helper(n):\n    raise ValueError(n)\n")
+
+
+def _interface(text: str) -> str:
+    from extractor.collect.file import collect_file
+    from extractor.sources import SourceFile
+
+    facts = collect_file(SourceFile.from_bytes("pkg/m.py", text.encode()), Options())
+    assert isinstance(facts, FileFacts)
+    return facts.interface
+
+
+def test_a_module_interface_leaves_out_lines_and_keeps_what_names_resolve_to() -> None:
+    base = _interface(INTERFACE)
+    assert len(base) == 32 and _interface("# moved\n\n" + INTERFACE) == base
+    assert _interface(INTERFACE.replace("def helper", "def other")) != base
+    assert _interface(INTERFACE.replace("class A(Exception)", "class A(ValueError)")) != base
+    assert _interface(INTERFACE.replace("size: int", "depth: int")) != base
+    assert _interface(INTERFACE.replace("import os", "import sys")) != base
+
+
+def test_a_module_interface_is_the_same_under_any_hash_seed() -> None:
+    code = "from tests.test_incremental import _interface, INTERFACE; print(_interface(INTERFACE))"
+    found = {subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": seed}, cwd=ROOT, capture_output=True,
+                            text=True, check=True).stdout for seed in ("1", "2")}
+    assert len(found) == 1 and len(found.pop().strip()) == 32

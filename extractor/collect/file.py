@@ -11,13 +11,16 @@ from __future__ import annotations
 import ast
 import dataclasses
 import hashlib
+import io
 import json
 import logging
+import pickle
 import re
 import warnings
 from collections import Counter
 from contextlib import closing
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import libcst as cst
@@ -320,18 +323,28 @@ def interface_digest(facts: FileFacts) -> str:
     lines their records hold: what resolving names, classes, methods and helpers in it reads.
     An edit that only moves lines (a comment added above) keeps it. Lines held in plain tuples
     (``platform_imports``, ``checks``) stay in: the digest then changes with them, which only
-    costs reuse."""
-    data = to_data(dataclasses.replace(facts, sites=(), made=(), interface=""))
-    text = json.dumps(_without_lines(data), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()[:32]
+    costs reuse. Pickled without the memo, so it depends on values alone, never on which equal
+    objects are one (the records hold tuples, never sets, whose order would follow the hash seed)."""
+    out = io.BytesIO()
+    pickler = _LinesLeftOut(out, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.fast = True  # (no memo)
+    pickler.dump(dataclasses.replace(facts, sites=(), made=(), interface=""))
+    return hashlib.sha256(out.getvalue()).hexdigest()[:32]
 
 
-def _without_lines(data: Any) -> Any:
-    if isinstance(data, dict):
-        return {key: _without_lines(value) for key, value in data.items() if key not in _LINE_FIELDS}
-    if isinstance(data, list):
-        return [_without_lines(value) for value in data]
-    return data
+class _LinesLeftOut(pickle.Pickler):
+    """Pickles a record as its type's name and its fields but those holding a line."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        kind = type(obj)
+        if not dataclasses.is_dataclass(kind):
+            return NotImplemented
+        return tuple, ((kind.__name__, *(getattr(obj, name) for name in _kept_fields(kind))),)
+
+
+@cache
+def _kept_fields(kind: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(kind) if f.name not in _LINE_FIELDS)
 
 
 _UNMODELLED = frozenset({Reason.TOO_DEEP_FOR_LIBCST, Reason.LIBCST_PARSE_ERROR, Reason.TOO_DEEP, Reason.UNIT_MISMATCH,

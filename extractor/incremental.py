@@ -308,12 +308,16 @@ class _Parts:
 
     def interface(self, module: str) -> str | None:
         """The module's interface (None: no file provides it): the state's, where it is of the
-        same file, else its facts'."""
+        same file, else its own entry's (a tree whose state is not kept yet), else its facts'."""
         found = self.interfaces.get(module)
         if found is None and module in self.providers:
-            found = self._kept(module)[1] or self.linker.files.load(self.providers[module]).interface
+            found = self._kept(module)[1] or self._own_interface(module) or self.linker.files.load(self.providers[module]).interface
             self.interfaces[module] = found
         return found
+
+    def _own_interface(self, module: str) -> str | None:
+        own = self._entry(module).get("interface")
+        return own if isinstance(own, str) else None
 
     def contributions(self, kind: str, module: str) -> dict[str, str] | None:
         data = self._meta(kind, module)
@@ -348,6 +352,7 @@ class _Parts:
         meta = {"modules": {name: self.interface(name) for name in sorted(reads.modules)}, "suffixes": dict(sorted(reads.suffixes.items())),
                 "keys": dict(sorted(reads.keys.items())), "contributions": contributions}
         self._entry(module)[kind] = {**meta, "items": part.items, "shared": part.shared}
+        self._entry(module)["interface"] = self.interface(module)
         self.held.setdefault(module, {})[kind] = meta
         self.changed.add(module)
 

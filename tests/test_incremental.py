@@ -277,7 +277,8 @@ def test_an_edit_renders_again_only_the_pages_it_changes(tmp_path, capsys, monke
     before = {p.name: p.stat().st_ino for p in (tmp_path / "docs" / "errors").iterdir()}
     rendered: list[str] = []
     pages = render._pages
-    monkeypatch.setattr(render, "_pages", lambda work, page: (rendered.extend(json.loads(t)["path"] for t in work[0]), pages(work, page))[1])
+    monkeypatch.setattr(render, "_pages",
+                        lambda work, page: (rendered.extend(json.loads(t)["path"] for t in work[0]), pages(work, page))[1])
     (tree / "pkg" / "m2.py").write_text("# edited\n" + files["pkg/m2.py"], encoding="utf-8")
     assert run_cli(capsys, "extract", str(tree), "-o", str(tmp_path / "docs"), "--cache-dir", cache, "-q").code == 0
     assert rendered == ["pkg/m2.py"]
@@ -365,3 +366,31 @@ def test_a_module_interface_is_the_same_under_any_hash_seed() -> None:
     found = {subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": seed}, cwd=ROOT, capture_output=True,
                             text=True, check=True).stdout for seed in ("1", "2")}
     assert len(found) == 1 and len(found.pop().strip()) == 32
+
+
+def test_a_copy_of_an_analysed_tree_checks_its_index_parts_without_reading_every_module(tmp_path, monkeypatch) -> None:
+    """A tree another folder's run analysed (a CI checkout at a new path) keeps no state of its
+    own until an edit builds its indexes: each module's kept part then says its interface, so
+    checking what the parts read reads no module's facts."""
+    import shutil
+
+    from extractor.sources import git_blob_sha
+
+    files = {"pkg/__init__.py": "", "pkg/m0.py": "def f0(x):\n    if x:\n        raise ValueError(x)\n",
+             **{f"pkg/m{i}.py": f"from .m{i - 1} import f{i - 1}\n\n\ndef f{i}(x):\n    f{i - 1}(x)\n" for i in range(1, 8)}}
+    first = temp_tree(tmp_path / "first", files)
+    copy = tmp_path / "copy"
+    options = Options(use_cache=True, cache_dir=str(tmp_path / "cache"))
+    extract_data(str(first), options)
+    shutil.copytree(first, copy)
+    extract_data(str(copy), options)  # (nothing changed: every card reused, no index built)
+    (copy / "pkg" / "m3.py").write_text("# moved\n" + files["pkg/m3.py"], encoding="utf-8")
+    read: list[str] = []
+    get_file = Cache.get_file
+    monkeypatch.setattr(Cache, "get_file", lambda self, key: (read.append(key), get_file(self, key))[1])
+    edited = extract_data(str(copy), options)
+    keys = {Cache.file_key(rel, git_blob_sha((copy / rel).read_bytes()), options): rel for rel in files}
+    # The edited file's facts, and those linking its calls reads (down its imports, and the
+    # package): none of the modules that import it (m4 to m7), whose parts it still checks.
+    assert sorted(keys[key] for key in read) == ["pkg/__init__.py", "pkg/m0.py", "pkg/m1.py", "pkg/m2.py", "pkg/m3.py"]
+    assert dumps_data(edited) == dumps_data(extract_data(str(copy), dataclasses.replace(options, use_cache=False)))

@@ -394,3 +394,44 @@ def test_a_copy_of_an_analysed_tree_checks_its_index_parts_without_reading_every
     # package): none of the modules that import it (m4 to m7), whose parts it still checks.
     assert sorted(keys[key] for key in read) == ["pkg/__init__.py", "pkg/m0.py", "pkg/m1.py", "pkg/m2.py", "pkg/m3.py"]
     assert dumps_data(edited) == dumps_data(extract_data(str(copy), dataclasses.replace(options, use_cache=False)))
+
+
+# Records of a card that hold a line of the card's own file (its place, its excerpt, its callers in the file).
+_OWN_FILE_LINES = {"Location", "Excerpt", "CallSite"}
+
+
+def test_every_line_a_card_holds_of_another_file_comes_with_that_file_path() -> None:
+    """A linked entry is reused across edits that only move lines in a file none of its cards
+    names (``Linked.shapes``): which holds only while every line of another file on a card sits
+    in a record with that file's path (``Through``, ``HelperSite``, ``CatchingHandler``), or in
+    one flattened into such a record (``FieldDoc``'s ``FieldFact``, ``StateWrite``'s
+    ``AttributeStore``). A new record that holds a line fails here until it does."""
+    import typing
+
+    from extractor.model import Card
+    from extractor.model.serialize import FLAT
+
+    def fields(cls: type) -> dict[str, object]:
+        hints = typing.get_type_hints(cls)
+        return {f.name: hints[f.name] for f in dataclasses.fields(cls)}
+
+    def records(hint: object) -> list[type]:
+        found = [hint] if isinstance(hint, type) and dataclasses.is_dataclass(hint) else []
+        return found + [r for arg in typing.get_args(hint) for r in records(arg)]
+
+    unplaced: list[str] = []
+    seen: set[tuple[type, bool]] = set()
+    work: list[tuple[type, bool]] = [(Card, False)]
+    while work:
+        cls, placed = work.pop()
+        if (cls, placed) in seen:
+            continue
+        seen.add((cls, placed))
+        names = fields(cls)
+        has_path = placed or any(name == "path" or name.endswith("_path") for name in names)
+        lines = [n for n in names if n in ("line", "end_line", "start_line", "tail", "tail_end") or n.endswith("_line")]
+        if lines and lines != ["command_line"] and not has_path and cls.__name__ not in _OWN_FILE_LINES:
+            unplaced.append(f"{cls.__name__}.{lines[0]}")
+        flat = {f.name for f in dataclasses.fields(cls) if f.metadata.get(FLAT)}
+        work.extend((record, name in flat and has_path) for name, hint in names.items() for record in records(hint))
+    assert unplaced == []

@@ -224,11 +224,10 @@ class _Linker:
             and (entry.tree == self.tree_key or self.keys_hold(entry.keys))
         )
 
-    def reads_hold(self, modules: dict[str, str | None], suffixes: dict[str, str | None], shapes: dict[str, str] | None = None) -> bool:
+    def reads_hold(self, modules: dict[str, str | None], suffixes: dict[str, str | None], shapes: dict[str, str]) -> bool:
         """Whether each module is provided by the same file content (or is still absent), or
         has the same interface where ``shapes`` holds one (Linked.shapes), and each shortened
         module name matches the same module."""
-        shapes = shapes or {}
         return all(self.provider_key.get(module) == key or (module in shapes and self.interface(module) == shapes[module])
                    for module, key in modules.items()) and self.suffixes_hold(suffixes)
 
@@ -292,7 +291,7 @@ class _Parts:
         self._state: dict[str, Any] | None = None
         self.entries: dict[str, dict[str, Any]] = {}
         self.held: dict[str, dict[str, Any]] = {}  # module -> kind -> what computing its part read, and its contributions
-        self.interfaces: dict[str, str] = {}
+        self.interfaces: dict[str, str | None] = {}
         self.changed: set[str] = set()
 
     def _entry(self, module: str) -> dict[str, Any]:
@@ -309,11 +308,10 @@ class _Parts:
     def interface(self, module: str) -> str | None:
         """The module's interface (None: no file provides it): the state's, where it is of the
         same file, else its own entry's (a tree whose state is not kept yet), else its facts'."""
-        found = self.interfaces.get(module)
-        if found is None and module in self.providers:
-            found = self._kept(module)[1] or self._own_interface(module) or self.linker.files.load(self.providers[module]).interface
-            self.interfaces[module] = found
-        return found
+        if module not in self.interfaces:
+            self.interfaces[module] = None if module not in self.providers else \
+                self._kept(module)[1] or self._own_interface(module) or self.linker.interface(module)
+        return self.interfaces[module]
 
     def _own_interface(self, module: str) -> str | None:
         own = self._entry(module).get("interface")

@@ -380,5 +380,6 @@ class FileFacts:
     made: tuple[CallsMade, ...] = ()  # the calls each function makes (collect.calls; link.callgraph)
     sites: tuple[SiteFact, ...] = ()
     # A digest of the declarations but their lines (collect.file.interface_digest): what another
-    # module's index part reads of this one (link.indexes), which an edit that only moves lines keeps
+    # module's index part, or linking cards that never name this file, reads of it (incremental);
+    # an edit that only moves lines keeps it
     interface: str = ""

@@ -406,11 +406,15 @@ class _Cards:
         self.places: dict[str, list[tuple[int, int]]] = {}
 
     def add(self, path: str, entry: Linked) -> Linked:
-        """The file's cards written to the spool (with their permalinks); the entry kept without them."""
+        """The file's cards written to the spool (with their permalinks); the entry kept without
+        them, and without what linking read (cached already: only a later run checks it), unless
+        the run keeps its entries (``decoded``)."""
         entry, texts = self._texts(path, entry)
         links = (permalink(self.files.options, path, s["line"], s["end_line"]) for s in entry.summaries)
         self.places[path] = self.spool.add(with_permalink(text, link) for text, link in zip(texts, links))
-        return entry if self.is_keeping_cards else dataclasses.replace(entry, cards=None)
+        if self.is_keeping_cards:
+            return entry
+        return dataclasses.replace(entry, cards=None, modules={}, shapes={}, keys={}, suffixes={}, flag_reads={})
 
     def _texts(self, path: str, entry: Linked) -> tuple[Linked, list[str]]:
         """The entry and its cards' texts; a reused entry's are read now, one file at a time."""

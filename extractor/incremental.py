@@ -205,7 +205,7 @@ class _Linker:
         self.options = options = files.options
         self.providers = providers = {module_name(path, options.source_roots): path for path in declared}  # a later path wins a module name
         self.provider_key = {module: files.keys[path] for module, path in providers.items()}
-        self.parts = _Parts(files.cache, self, providers, files.root) if options.use_cache else None
+        self.parts = _Parts(files.cache, self, files.root) if options.use_cache else None
         self.project = Project(providers, files.load, files.calls_made, self.parts)
         self.flags = _project_flags(options, self.project, declared)
         # What a project-wide answer read: every module name and the content of its file
@@ -280,11 +280,10 @@ class _Parts:
     part holds module and function names, never another module's lines, so an edit that only
     moves lines in a module computes no other module's part again."""
 
-    def __init__(self, cache: Cache, linker: _Linker, providers: dict[str, str], root: str) -> None:
+    def __init__(self, cache: Cache, linker: _Linker, root: str) -> None:
         self.cache = cache
         self.linker = linker
-        self.providers = providers
-        tops = sorted({name.split(".", 1)[0] for name in providers})  # (what every call graph part reads: Project.tops)
+        tops = sorted({name.split(".", 1)[0] for name in linker.providers})  # (what every call graph part reads: Project.tops)
         context = hashlib.sha256(json.dumps(tops).encode()).hexdigest()
         self.keys = {module: Cache.parts_key(key, context) for module, key in linker.provider_key.items()}
         self.state_key = Cache.path_key("indexes", f"{root}\0{context}")
@@ -309,7 +308,7 @@ class _Parts:
         """The module's interface (None: no file provides it): the state's, where it is of the
         same file, else its own entry's (a tree whose state is not kept yet), else its facts'."""
         if module not in self.interfaces:
-            self.interfaces[module] = None if module not in self.providers else \
+            self.interfaces[module] = None if module not in self.linker.providers else \
                 self._kept(module)[1] or self._own_interface(module) or self.linker.interface(module)
         return self.interfaces[module]
 

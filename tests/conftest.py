@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 
 import pytest
@@ -10,7 +12,10 @@ import pytest
 # Bugs of ours on one file must fail the tests instead of becoming a FileFailure.
 os.environ["RAISEDOCS_STRICT"] = "1"
 # The CLI caches in the user cache dir by default; tests keep theirs to themselves.
-os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="raisedocs-test-cache-")
+# The folder goes when the session ends, so a test run leaves nothing in the temp folder.
+_CACHE_HOME = tempfile.mkdtemp(prefix="raisedocs-test-cache-")
+os.environ["XDG_CACHE_HOME"] = _CACHE_HOME
+atexit.register(shutil.rmtree, _CACHE_HOME, ignore_errors=True)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from extractor.collect.declarations import pure_reads
+from extractor.collect.declarations import leaving_ifs, pure_reads, unread_params
 from extractor.collect.platforms import platform_imports
 from extractor.model import Reason, TriggerStatus
 from extractor.solve.arrays import array_value, dtype_value, fold_arrays, library_value
@@ -158,6 +158,63 @@ def test_pure_reads_are_parameters_only_simple_pure_statements_read() -> None:
         ''')).body[0]
     assert isinstance(function, ast.FunctionDef)
     assert pure_reads(function, (function,), 7) == (("text", ("not __raises__(text.lower(), (Exception,))",)),)
+
+
+def _function(code: str) -> ast.FunctionDef:
+    function = ast.parse(textwrap.dedent(code)).body[0]
+    assert isinstance(function, ast.FunctionDef)
+    return function
+
+
+def test_what_an_earlier_if_reads_before_it_leaves_is_not_on_the_way() -> None:
+    function = _function('''
+        def f(pattern, host, port, user):
+            if not pattern:
+                return host.lower()
+            if port:
+                user = port
+            if pattern == "*":
+                raise ValueError(user)
+            else:
+                raise KeyError(host)
+        ''')
+    leaving = leaving_ifs(function.body, 8)
+    # the first ``if`` returns: a call that reaches line 8 never ran its body; the second runs on
+    assert [stmt.lineno for stmt in leaving] == [3]
+    assert unread_params(function, (function,), 8) == ("host",)
+    # the raise in an ``else``: the body beside it leaves too (by its raise); the raise's own
+    # arguments are no read on the way
+    assert {stmt.lineno for stmt in leaving_ifs(function.body, 10)} == {3, 7}
+    assert unread_params(function, (function,), 10) == ("host",)
+
+
+def test_an_if_inside_a_try_or_a_loop_is_on_the_way() -> None:
+    function = _function('''
+        def f(items, host):
+            try:
+                if not items:
+                    raise LookupError(host)
+            except LookupError:
+                pass
+            for item in items:
+                if item:
+                    return host
+            raise ValueError("empty")
+        ''')
+    # the try's handler resumes after a raise in it, and the loop's ``if`` may not return
+    assert leaving_ifs(function.body, 10) == set() and unread_params(function, (function,), 10) == ()
+
+
+def test_a_parameter_read_only_where_an_earlier_if_returns_gets_a_value_of_its_type(tmp_path) -> None:
+    trigger = _trigger(tmp_path, '''
+        def matches(pattern: str, host) -> bool:
+            if "*" not in pattern:
+                return pattern == host.lower()
+            if pattern.count("*") > 1:
+                raise ValueError("too many wildcards")
+            return True
+        ''')
+    assert trigger.verified and trigger.inputs == {"pattern": "**", "host": ""} and not trigger.missing
 
 
 def test_a_required_argument_read_on_the_way_gets_a_value_under_which_the_way_computes(tmp_path) -> None:

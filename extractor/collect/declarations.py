@@ -647,10 +647,14 @@ def pure_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple[as
     names = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}
     pure: list[tuple[set[str], set[str], str]] = []  # (targets, names read, value) of each pure statement
     other: set[str] = set()  # the names anything else reads (a test, a call, a loop)
+    leaving = leaving_ifs(function.body, line)
     work: list[ast.AST] = list(function.body)
     while work:
         node = work.pop()
         if getattr(node, "lineno", 0) >= line:
+            continue
+        if node in leaving:
+            work.extend(_on_the_way(node))
             continue
         statement = _pure_statement(node) if isinstance(node, ast.stmt) else None
         if statement is not None:
@@ -733,6 +737,7 @@ def unread_params(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple
     loop = next((n for n in inner if isinstance(n, (ast.For, ast.AsyncFor, ast.While))), None)
     loop_end = (loop.end_lineno or line) if loop is not None else line
     names = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}
+    leaving = leaving_ifs(function.body, line)
     work: list[ast.AST] = list(function.body)
     while work and names:
         node = work.pop()
@@ -741,6 +746,31 @@ def unread_params(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple
             continue  # the raise itself, or after it (and its loop): cannot run before it
         if isinstance(node, ast.Name):
             names.discard(node.id)
-        work.extend(child_nodes(node))
+        work.extend(_on_the_way(node) if node in leaving else child_nodes(node))
     return tuple(sorted(names))
+
+
+def leaving_ifs(body: list[ast.stmt], line: int) -> set[ast.If]:
+    """The ``if`` statements before the raise at ``line`` whose body ends by leaving the
+    function (``return``, ``raise``), reached through ``if`` statements only (no loop, ``try``
+    or ``with`` around them that could catch, repeat or resume). Where such a body runs, the
+    function leaves before the raise: control that reaches the raise never ran it, so what it
+    reads is not on the way (ssl's ``_dnsname_match`` reads ``hostname`` only in ``if not
+    wildcards: return dn.lower() == hostname.lower()``, before the raise for ``dn='**'``)."""
+    found: set[ast.If] = set()
+    work = [stmt for stmt in body if isinstance(stmt, ast.If)]
+    while work:
+        stmt = work.pop()
+        if stmt.lineno > line:
+            continue
+        in_body = stmt.body[0].lineno <= line <= (stmt.body[-1].end_lineno or line)
+        if not in_body and isinstance(stmt.body[-1], (ast.Return, ast.Raise)):
+            found.add(stmt)  # (the raise may be in its ``else``)
+        work.extend(s for s in (*stmt.body, *stmt.orelse) if isinstance(s, ast.If))
+    return found
+
+
+def _on_the_way(stmt: ast.If) -> list[ast.AST]:
+    """What of a leaving ``if`` (leaving_ifs) runs on the way to the raise: its test and its ``else``."""
+    return [stmt.test, *stmt.orelse]
 

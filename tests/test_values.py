@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from extractor.collect.declarations import leaving_ifs, pure_reads, unread_params
+from extractor.collect.declarations import leaving_ifs, pure_reads, skipped_ifs, unread_params
 from extractor.collect.platforms import platform_imports
 from extractor.model import Reason, TriggerStatus
 from extractor.solve.arrays import array_value, dtype_value, fold_arrays, library_value
@@ -203,6 +203,43 @@ def test_an_if_inside_a_try_or_a_loop_is_on_the_way() -> None:
         ''')
     # the try's handler resumes after a raise in it, and the loop's ``if`` may not return
     assert leaving_ifs(function.body, 10) == set() and unread_params(function, (function,), 10) == ()
+
+
+def test_a_body_whose_test_is_false_reads_nothing_on_the_way() -> None:
+    function = _function('''
+        def f(scale, limit, cache, mode, size):
+            del size
+            if cache is not None:
+                check(scale)
+            if limit > 1:
+                mode = "x"
+            if mode == "fast":
+                return
+            else:
+                raise ValueError(mode)
+        ''')
+    # ``if limit > 1`` rebinds mode: the test of the last ``if`` reads what it bound, so that ``if`` is read as it is
+    assert [stmt.lineno for stmt in sorted(skipped_ifs(function, 12, {"scale", "limit", "cache", "mode", "size"}, set()),
+                                           key=lambda s: s.lineno)] == [4, 6]
+    assert pure_reads(function, (function,), 12) == (("cache", ("not (cache is not None)",)), ("limit", ("not (limit > 1)",)),
+                                                    ("scale", ("not (cache is not None)",)))
+    assert "size" in unread_params(function, (function,), 12)  # (``del``: no read of its value)
+
+
+def test_a_tensor_read_where_a_test_of_another_argument_is_false_gets_a_value(tmp_path) -> None:
+    trigger = _trigger(tmp_path, '''
+        import torch
+
+        def attend(query: torch.Tensor, scale: torch.Tensor | None, max_len: int, mode: str):
+            if scale is not None:
+                query = query * scale
+            if max_len > 1:
+                query.mul_(2)
+            if mode not in ("a", "b"):
+                raise ValueError(f"unknown mode {mode}")
+        ''')
+    assert trigger.verified and not trigger.missing
+    assert trigger.inputs == {"max_len": 1, "mode": "a_x", "query": {"python": "torch.empty(2, 3)"}, "scale": None}
 
 
 def test_a_parameter_read_only_where_an_earlier_if_returns_gets_a_value_of_its_type(tmp_path) -> None:

@@ -648,6 +648,7 @@ def pure_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple[as
     pure: list[tuple[set[str], set[str], str]] = []  # (targets, names read, value) of each pure statement
     other: set[str] = set()  # the names anything else reads (a test, a call, a loop)
     leaving = leaving_ifs(function.body, line)
+    skipped = skipped_ifs(function, line, names, leaving)
     work: list[ast.AST] = list(function.body)
     while work:
         node = work.pop()
@@ -656,6 +657,12 @@ def pure_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple[as
         if node in leaving:
             work.extend(_on_the_way(node))
             continue
+        if node in skipped:  # (a test that is false where its body reads them: they are not read)
+            assert isinstance(node, ast.If)
+            pure.append((set(), {n.id for part in (node.test, *node.body) for n in ast.walk(part) if isinstance(n, ast.Name)},
+                         f"not ({ast.unparse(node.test)})"))
+            work.extend(node.orelse)
+            continue
         statement = _pure_statement(node) if isinstance(node, ast.stmt) else None
         if statement is not None:
             value, test = statement
@@ -663,7 +670,7 @@ def pure_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple[as
             targets = {n.id for t in bound for n in ast.walk(t) if isinstance(n, ast.Name)}
             pure.append((targets, {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}, test))
             continue
-        if isinstance(node, ast.Name):
+        if isinstance(node, ast.Name) and type(node.ctx) is not ast.Del:  # (``del unused``: no read of its value)
             other.add(node.id)
         work.extend(child_nodes(node))
     found = []
@@ -744,7 +751,7 @@ def unread_params(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple
         start = getattr(node, "lineno", 0)
         if start > loop_end or (start == line and isinstance(node, ast.Raise)):
             continue  # the raise itself, or after it (and its loop): cannot run before it
-        if isinstance(node, ast.Name):
+        if isinstance(node, ast.Name) and type(node.ctx) is not ast.Del:  # (``del unused``: no read of its value)
             names.discard(node.id)
         work.extend(_on_the_way(node) if node in leaving else child_nodes(node))
     return tuple(sorted(names))
@@ -767,6 +774,45 @@ def leaving_ifs(body: list[ast.stmt], line: int) -> set[ast.If]:
         if not in_body and isinstance(stmt.body[-1], (ast.Return, ast.Raise)):
             found.add(stmt)  # (the raise may be in its ``else``)
         work.extend(s for s in (*stmt.body, *stmt.orelse) if isinstance(s, ast.If))
+    return found
+
+
+def skipped_ifs(function: ast.FunctionDef | ast.AsyncFunctionDef, line: int, params: set[str], leaving: set[ast.If]) -> set[ast.If]:
+    """The other ``if`` statements before the raise at ``line``, reached through ``if``
+    statements only, whose body does not hold the raise and whose test is a pure expression
+    of parameters no statement before it rebinds (``if max_len > 1:``): where the test is
+    false, the body does not run, and what it reads is no read on the way (pure_reads
+    records the test, negated, for each parameter the ``if`` reads)."""
+    found: set[ast.If] = set()
+    bindings: list[tuple[int, str]] | None = None
+    work = [stmt for stmt in function.body if isinstance(stmt, ast.If)]
+    while work:
+        stmt = work.pop()
+        if stmt.lineno > line:
+            continue
+        work.extend(s for s in (*stmt.body, *stmt.orelse) if isinstance(s, ast.If))
+        in_body = stmt.body[0].lineno <= line <= (stmt.body[-1].end_lineno or line)
+        if in_body or stmt in leaving or not all(_is_pure_node(n) for n in ast.walk(stmt.test)):
+            continue
+        read = {n.id for n in ast.walk(stmt.test) if isinstance(n, ast.Name)}
+        if not read or not read <= params | _PURE_CALLS:
+            continue
+        bindings = _bindings(function) if bindings is None else bindings
+        if not any(name in read for at, name in bindings if at < stmt.lineno):
+            found.add(stmt)
+    return found
+
+
+def _bindings(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[int, str]]:
+    """``(line, name)`` of each name a statement of the function binds or deletes (nested scopes too)."""
+    found = []
+    for node in walk(function):
+        if isinstance(node, ast.Name) and type(node.ctx) is not ast.Load:
+            found.append((node.lineno, node.id))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not function:
+            found.append((node.lineno, node.name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.extend((node.lineno, (a.asname or a.name).split(".")[0]) for a in node.names)
     return found
 
 

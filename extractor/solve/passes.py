@@ -306,22 +306,33 @@ def choose_inputs(draft: Draft) -> Draft:
     for name, value in fold_arrays(env, frame_annotations(frame)).items():
         if name not in env and name in frame.params and problem_holds(draft, {**env, name: value}):
             env[name], inputs[name] = value, to_json_value(value)
-    reads = dict(ctx.signature.pure_reads)
-    for param in ctx.signature.params:
-        if param.default is not None or param.kind in ("star", "starstar") or param.name in env or param.name in ("self", "cls"):
-            continue
-        if param.name in ctx.signature.unread and (value := any_value(param.annotation or param.used_as)) is not NO_VALUE:
-            env[param.name] = value  # (not the object itself: it is built or given, never a value)
-            inputs[param.name] = to_json_value(value)
-        elif param.name in reads and (value := _path_value(param, reads[param.name], env, ctx)) is not NO_VALUE:
-            env[param.name] = value
-            inputs[param.name] = to_json_value(value)
+    _fill_required(ctx, env, inputs)
     missing = _missing(frame.card, ctx, set(inputs), bool(draft.constructed))
     # The object's other required fields, where the trigger builds it: values their own rules accept
     filled = required_stand_ins(ctx, missing)
     env.update(filled)
     inputs.update({name: to_json_value(value) for name, value in filled.items()})
     return replace(draft, env=env, inputs=inputs, missing=tuple(m for m in missing if m not in filled), stand_ins=tuple(filled))
+
+
+def _fill_required(ctx: CardContext, env: dict[str, Any], inputs: dict[str, Any]) -> None:
+    """A value of its type for each required parameter nothing reads before the raise, and
+    for each that pure statements read (their tests true for it). Such a test may read
+    another parameter given a value here (``if scale is not None:`` around what reads
+    ``query``), so the parameters are taken again while one gains a value."""
+    reads = dict(ctx.signature.pure_reads)
+    grew = True
+    while grew:
+        grew = False
+        for param in ctx.signature.params:
+            if param.default is not None or param.kind in ("star", "starstar") or param.name in env or param.name in ("self", "cls"):
+                continue
+            if param.name in ctx.signature.unread:
+                value = any_value(param.annotation or param.used_as)  # (not the object itself: it is built or given, never a value)
+            else:
+                value = _path_value(param, reads[param.name], env, ctx) if param.name in reads else NO_VALUE
+            if value is not NO_VALUE:
+                env[param.name], inputs[param.name], grew = value, to_json_value(value), True
 
 
 def _path_value(param: Param, codes: tuple[str, ...], env: dict[str, Any], ctx: CardContext) -> Any:
@@ -342,13 +353,16 @@ def _path_value(param: Param, codes: tuple[str, ...], env: dict[str, Any], ctx: 
 
 
 def _typical(kind: str) -> list[Any]:
-    """Realistic values of a declared type, the first tried first: a positive int, a word, one element."""
+    """Realistic values of a declared type, the first tried first: a positive int, a word, one
+    element; then the type's plain value, and None where the type takes it."""
     first = any_value(kind)
     head = kind.strip().strip("'\"").split("|", 1)[0].split("[", 1)[0].strip().removeprefix("typing.")
     typical: dict[str, list[Any]] = {"int": [1, 2], "float": [1.0], "str": ["x"], "bytes": [b"x"], "list": [[1], ["x"]],
                                      "List": [[1], ["x"]], "tuple": [(1,), ("x",)], "dict": [{"x": 1}], "Dict": [{"x": 1}]}
     more = typical.get(head, [])
-    return [*more, *([first] if first is not NO_VALUE else [])]
+    # ``Tensor | None``: None too, where a test on the way wants it (``if scale is not None:``)
+    optional = head == "Optional" or any(part.strip() == "None" for part in kind.strip().strip("'\"").split("|")[1:])
+    return [*more, *([first] if first is not NO_VALUE else []), *([None] if optional and first is not None else [])]
 
 
 def problem_holds(draft: Draft, env: dict[str, Any]) -> bool:

@@ -50,7 +50,8 @@ EXPECTED = {
     # Arguments built with their record's constructor (objects.py), nested and with a stand-in.
     "values": {"plan", "pick", "level_name", "Args.__post_init__", "Training.__post_init__", "Eval.__post_init__",
                "Delta.__init__", "repeat", "chunks", "whole", "count", "embed", "project", "check_rows", "normalize", "CacheConfig",
-               "half_only", "at_least_1d", "store", "scales", "spread", "launch", "admit", "Limits", "CacheConfig._check_block_size", "Tool._label_is_text"},
+               "half_only", "at_least_1d", "store", "scales", "spread", "launch", "admit", "Limits", "CacheConfig._check_block_size", "Tool._label_is_text",
+               "check_engine", "Engine.validate"},
     # validate_* run under @strict, which wraps their errors (the runner checks the class the card
     # says the caller gets); positive is called directly, so its ValueError comes unwrapped.
     "strictcfg": {"ModelConfig.__post_init__", "ModelConfig.validate_architecture", "ModelConfig.validate_depth", "positive"},

@@ -5,6 +5,7 @@ values for the arguments a trigger needs."""
 from __future__ import annotations
 
 import ast
+import pickle
 import textwrap
 
 import pytest
@@ -14,7 +15,7 @@ from extractor.collect.platforms import platform_imports
 from extractor.model import Reason, TriggerStatus
 from extractor.solve.arrays import array_value, dtype_value, fold_arrays, library_value
 from extractor.solve.domains import any_value
-from extractor.solve.values import Modelled, python_text
+from extractor.solve.values import Modelled, Present, python_text
 
 from .helpers import extract_snippet, only
 
@@ -252,6 +253,45 @@ def test_a_parameter_read_only_where_an_earlier_if_returns_gets_a_value_of_its_t
             return True
         ''')
     assert trigger.verified and trigger.inputs == {"pattern": "**", "host": ""} and not trigger.missing
+
+
+_OPTIONAL_RECORD = '''
+    from dataclasses import dataclass
+
+    @dataclass
+    class Spec:
+        num_tokens: int | None = None
+
+    @dataclass
+    class Config:
+        spec: Spec | None = None
+
+    def build(config: Config):
+        if {guard}:
+            raise ValueError("too many")
+    '''
+
+
+def test_an_optional_record_tested_for_none_before_its_fields_is_an_object_of_its_class(tmp_path) -> None:
+    card = only(extract_snippet(tmp_path, textwrap.dedent(_OPTIONAL_RECORD.format(
+        guard="config.spec is not None and config.spec.num_tokens > 3"))))
+    trigger = card.solved.trigger
+    assert trigger.verified and trigger.inputs == {"config.spec": {"python": "Spec(...)"}, "config.spec.num_tokens": 4}
+    example = card.solved.example
+    assert example is not None and example.before.endswith("build(config=Config(spec=Spec(num_tokens=4)))")
+    assert example.after is not None and example.after.endswith("build(config=Config(spec=None))")  # (its fields go with it)
+
+
+def test_a_record_whose_fields_the_guard_does_not_read_is_no_object_to_make_up(tmp_path) -> None:
+    # nothing says what a Spec the guard only tests for truth holds: no trigger
+    trigger = only(extract_snippet(tmp_path, textwrap.dedent(_OPTIONAL_RECORD.format(guard="config.spec")))).solved.trigger
+    assert trigger.status == TriggerStatus.UNSOLVED
+
+
+def test_an_object_of_a_class_is_true_equal_to_its_kind_and_pickles() -> None:
+    spec = Present("Spec")
+    assert spec and spec is not None and spec == Present("Spec") != Present("Other") and repr(spec) == "Spec(...)"
+    assert pickle.loads(pickle.dumps(spec)) == spec
 
 
 def test_a_required_argument_read_on_the_way_gets_a_value_under_which_the_way_computes(tmp_path) -> None:

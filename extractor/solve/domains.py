@@ -16,7 +16,7 @@ from ..collect.annotations import read_annotation
 from ..model import Card, Constraint, Domain, DomainSource, FieldDoc, Param
 from .arrays import library_value
 from .declared import fits
-from .values import Modelled, Named, stable
+from .values import Modelled, Named, Present, stable
 
 _FACTORIES = {
     "list": "[]", "dict": "{}", "set": "set()", "tuple": "()", "frozenset": "frozenset()", "str": "''", "int": "0", "float": "0.0",
@@ -159,7 +159,7 @@ def _type_ok(types: tuple[str, ...], value: Any) -> bool:
     """Plain types only: a value of a class the tree defines cannot be built statically."""
     if "object:object" in types:
         return True  # annotated ``object``: any value is one
-    if isinstance(value, Modelled):
+    if isinstance(value, (Modelled, Present)):
         return f"object:{value.kind}" in types
     plain = [t for t in types if not t.startswith("object:")]
     name = type(value).__name__

@@ -34,7 +34,7 @@ from ..model.pytext import repeated_text
 from .domains import NO_VALUE
 from .evaluate import parse_expr, predicate
 from .rules import accepts, kept
-from .values import Modelled, Named, python_text
+from .values import Modelled, Named, Present, python_text
 
 _CLASS_LEVEL = ("classmethod", "staticmethod")
 # Decorators after which a call reaches the body as the signature says; any other (a class
@@ -211,12 +211,23 @@ def _build(owner: str, fields: dict[tuple[str, ...], Any], ctx: CardContext, imp
 def _nested(fields: dict[tuple[str, ...], Any], extra: dict[str, Any] | None = None) -> _Nested | Reason:
     """Constructor keyword paths -> values as the nested keywords of one call (``extra``: more keywords of the outer one)."""
     tree = _Nested(extra or {})
+    # A keyword given None holds no object: the keywords of one under it go (a fix's
+    # ``spec = None`` beside the trigger's ``spec.num_tokens = 5``).
+    absent = {path for path, value in fields.items() if value is None}
     for path, value in fields.items():
+        if any(path[:n] in absent for n in range(1, len(path))):
+            continue
         node = tree
         for part in path[:-1]:
             node = node.setdefault(part, _Nested())
             if not isinstance(node, _Nested):
                 return Reason.SIGNATURE_MISMATCH  # (a keyword given a value and also one of its own keywords)
+        if isinstance(value, Present):  # (an object built from its own keywords, if any)
+            if not isinstance(node.setdefault(path[-1], _Nested()), _Nested):
+                return Reason.SIGNATURE_MISMATCH
+            continue
+        if isinstance(node.get(path[-1]), _Nested):
+            return Reason.SIGNATURE_MISMATCH
         node[path[-1]] = value
     return tree
 
@@ -348,7 +359,7 @@ def _pass_values(call: _Call, values: dict[str, Any]) -> Reason | None:
     for name, value in values.items():
         root = name.split(".", 1)[0]
         argument = built.get(root)
-        if argument is not None and (name in argument.settable or (name == root and value is NO_VALUE)):
+        if argument is not None and (name in argument.settable or (name == root and (value is NO_VALUE or isinstance(value, Present)))):
             keywords = objects.setdefault(root, {})
             if name != root:
                 keywords[argument.settable[name]] = value

@@ -35,7 +35,7 @@ from .evaluate import (
 from .problem import Problem, Variable, classes_of
 from .seeds import LATE, candidates, comparison_seeds, value_key
 from .status import atom_kind
-from .values import Named
+from .values import Named, Present
 
 
 def _is_pure_call(node: ast.Call, classes: AbstractSet[str] = frozenset()) -> bool:
@@ -340,3 +340,17 @@ def _add_candidates(problem: Problem) -> None:
             # never made up from its type: none stated, no trigger (unknown_constant).
             stated = {value_key(v) for v in seeds.get(variable.name, [])}
             variable.candidates = [v for v in variable.candidates if value_key(v) in stated]
+        elif (present := _present(variable, problem)) is not None:
+            variable.candidates.append(present)
+
+
+def _present(variable: Variable, problem: Problem) -> Present | None:
+    """An object of the input's declared class (values.Present), where the guard reads
+    attributes of it that are inputs of their own and nothing the tool models stands for it
+    (a tensor): ``config.spec is not None and config.spec.num_tokens > 3``."""
+    if variable.is_atom or not any(name.startswith(variable.name + ".") for name in problem.variables):
+        return None
+    kinds = [t.removeprefix("object:") for t in variable.domain.types if t.startswith("object:") and t != "object:object"]
+    if len(kinds) != 1 or library_value(variable.domain.annotation) is not None:
+        return None
+    return Present(kinds[0])

@@ -230,6 +230,36 @@ class Modelled:
         return (Modelled, (self.kind, self.code, self.module, self.attributes))
 
 
+@final
+class Present:
+    """An object of a class the tree defines, where the guard reads attributes of it that
+    are inputs of their own (``config.spec is not None and config.spec.num_tokens > 3``):
+    not None and true, its attributes the values of those inputs. The example builds it with
+    its class's constructor from them (``Config(spec=Spec(num_tokens=4))``: solve.examples);
+    the evaluator reads nothing else of it."""
+
+    __slots__ = ("kind",)
+    kind: str
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Present) and self.kind == other.kind
+
+    def __hash__(self) -> int:
+        return hash(("Present", self.kind))
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return f"{self.kind}(...)"
+
+    def __reduce__(self) -> tuple:
+        return (Present, (self.kind,))
+
+
 def unknown_in(a: Any, b: Any) -> bool:
     """Whether ``a == b`` has no known answer: a constant of unknown value against anything
     but itself."""

@@ -288,6 +288,14 @@ def test_a_record_whose_fields_the_guard_does_not_read_is_no_object_to_make_up(t
     assert trigger.status == TriggerStatus.UNSOLVED
 
 
+def test_a_nested_record_with_a_required_field_no_input_gives_is_not_written(tmp_path) -> None:
+    # ``Spec(num_tokens=4)`` would fail on the call: ``method`` is required and nothing gives it
+    card = only(extract_snippet(tmp_path, textwrap.dedent(_OPTIONAL_RECORD.format(guard="config.spec.num_tokens > 3").replace(
+        "class Spec:\n        num_tokens", "class Spec:\n        method: str\n        num_tokens"))))
+    assert card.solved.trigger.verified and card.solved.example is None
+    assert card.solved.example_reason == Reason.CONSTRUCTOR_UNKNOWN
+
+
 def test_an_object_of_a_class_is_true_equal_to_its_kind_and_pickles() -> None:
     spec = Present("Spec")
     assert spec and spec is not None and spec == Present("Spec") != Present("Other") and repr(spec) == "Spec(...)"

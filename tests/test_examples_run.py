@@ -22,7 +22,7 @@ from .helpers import FIXTURES, run_cli
 # (REPRODUCE_ONLY: those whose example has no "after", no fix being shown)
 EXPECTED = {
     "callers": {
-        "take", "run", "lookup", "weigh", "pick", "switch", "weekday", "chunks", "parse_port", "parse_range", "check_all", "connect", "clamp", "scale", "pad", "split_pair", "label", "opened", "Retry.__post_init__", "Basket.reserve", "Basket.from_text", "Shelf.__init__", "Ratio.__new__", "Window.slide",
+        "take", "run", "parse_rule", "lookup", "weigh", "pick", "switch", "weekday", "chunks", "parse_port", "parse_range", "check_all", "connect", "clamp", "scale", "pad", "split_pair", "label", "opened", "Retry.__post_init__", "Basket.reserve", "Basket.from_text", "Shelf.__init__", "Ratio.__new__", "Window.slide",
         "order", "discount", "currency", "check_numbered", "Tally.__init__", "Reader.expect_name", "rejected", "Gift.seal", "price_of", "tags_of", "connect_to", "Checkout.check", "Session.release", "Session.stop", "matches_host", "resize",
         "Session._require_running",  # (stated at Session.fetch, its public caller: solve.entries)
     },

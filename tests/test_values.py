@@ -123,6 +123,19 @@ def test_a_value_a_field_validator_rejects_first_is_no_verified_trigger(tmp_path
     assert not post.solved.trigger.verified and post.solved.example is None
 
 
+@pytest.mark.parametrize(("guard", "value"), [
+    ('s.lower() == "yes"', "yes"), ('s.strip().upper() in ("A", "B")', "A"), ('s.split(":")[0] == "http"', "http"),
+    ('s.split(",")[1] == "b"', "x,b"), ('s.split()[-1] == "end"', "end"), ('s[-1] in ("a", "b")', "xa"),
+])
+def test_a_compared_transform_of_text_is_undone_into_the_text(tmp_path, guard: str, value: str) -> None:
+    trigger = _trigger(tmp_path, f'''
+        def parse(s: str):
+            if {guard}:
+                raise ValueError("bad")
+        ''')
+    assert trigger.verified and trigger.inputs == {"s": value}
+
+
 def test_tensors_and_arrays_are_small_declared_models() -> None:
     tensor = library_value("torch.Tensor | None")
     assert isinstance(tensor, Modelled) and python_text(tensor) == "torch.empty(2, 3)" and tensor.attribute("ndim") == 2

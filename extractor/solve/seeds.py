@@ -198,6 +198,7 @@ def _seed_comparison(node: ast.Compare, problem: Problem, envs: tuple[dict[str, 
                 if name is None:
                     _seed_arithmetic(side, other, problem, env, seeds)
                     _seed_part(side, other, problem, env, seeds, member=is_member and is_left)
+                    seed_text_chain(side, other, problem, env, seeds, member=is_member and is_left)
                     continue
                 for choice in _choices(other):
                     value = constant_value(choice, env)
@@ -268,6 +269,8 @@ def _seed_part(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str,
         items = sorted({v for v in value if isinstance(v, str) and len(v) == 1})[:3]  # (a str: its characters)
         if isinstance(side.slice, ast.Constant) and side.slice.value == 0 and items:
             seeds.setdefault(name, []).extend([item + "x" for item in items] + ["x"])
+        elif _int_index(side.slice) == -1 and items:
+            seeds.setdefault(name, []).extend(["x" + item for item in items] + ["x"])
         numbers = sorted({v for v in value if type(v) is int}) if not isinstance(value, str) else []
         if numbers:  # ``value[0] in (0, 1)``: an item among them, and one just outside
             _seed_item(side, name, problem, seeds, [*numbers[:2], *(n for n in (numbers[-1] + 1, numbers[0] - 1) if n not in numbers)])
@@ -286,6 +289,72 @@ def _seed_part(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str,
     elif isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.USub) and isinstance(part.operand, ast.Constant) \
             and part.operand.value == 1 and len(value) == 1:
         seeds.setdefault(name, []).extend([value, "x" + value])
+
+
+# Methods whose result a comparison writes in the form it has (``s.lower() == "yes"``): the
+# literal itself is text the method gives back unchanged.
+_SAME_TEXT = frozenset({"lower", "upper", "strip", "lstrip", "rstrip", "casefold"})
+
+
+def seed_text_chain(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]],
+                    member: bool = False) -> None:
+    """``s.lower() == "yes"``, ``s.split(":")[0] == "http"``, ``s.strip().upper() in ("A", "B")``:
+    text whose transforms give the compared literal (each of up to three members), undone
+    from the outermost: a literal is its own ``lower()``, and ``split(":")[1] == "b"`` holds
+    for ``"x:b"``."""
+    value = constant_value(other, env)
+    if member:
+        literals = sorted(v for v in value if isinstance(v, str))[:3] if isinstance(value, (tuple, list, set, frozenset)) else []
+    else:
+        literals = [value] if isinstance(value, str) else []
+    steps: list[tuple[int, str | None]] = []  # each split's index and separator, outermost first
+    node = side
+    while literals:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _SAME_TEXT \
+                and not node.args and not node.keywords:
+            node = node.func.value
+        elif isinstance(node, ast.Subscript) and (index := _int_index(node.slice)) is not None and (split := _split_of(node.value, env)):
+            steps.append((index, split[1]))
+            node = split[0]
+        else:
+            break
+    name, is_len = variable_of(node, problem) if node is not side else (None, False)
+    if name is None or is_len or (problem.variables[name].domain.types and "str" not in problem.variables[name].domain.types):
+        return
+    for literal in literals:
+        text: str | None = literal
+        for index, separator in steps:
+            text = _joined(text, index, separator) if text is not None else None
+        if text is not None:
+            seeds.setdefault(name, []).append(text)
+
+
+def _int_index(node: ast.expr) -> int | None:
+    """``0``, ``-1``: a small constant index."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _int_index(node.operand)
+        return -inner if inner is not None and inner > 0 else None
+    return node.value if isinstance(node, ast.Constant) and type(node.value) is int and 0 <= node.value < 8 else None
+
+
+def _split_of(node: ast.expr, env: dict[str, Any]) -> tuple[ast.expr, str | None] | None:
+    """``text.split()`` or ``text.split(":")`` (rsplit too): the text and the separator (None: whitespace)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("split", "rsplit")
+            and not node.keywords and len(node.args) <= 1):
+        return None
+    separator = constant_value(node.args[0], env) if node.args else None
+    if separator is None or (isinstance(separator, str) and separator):
+        return node.func.value, separator
+    return None
+
+
+def _joined(text: str, index: int, separator: str | None) -> str | None:
+    """Text whose split by ``separator`` has ``text`` at ``index`` (the other parts ``x``)."""
+    joiner = separator or " "
+    if not text or (joiner in text if separator else any(c.isspace() for c in text)):
+        return None  # (it would split itself)
+    parts = ["x"] * index + [text] if index >= 0 else [text] + ["x"] * (-index - 1)
+    return joiner.join(parts)
 
 
 def _seed_item(side: ast.Subscript, name: str, problem: Problem, seeds: dict[str, list[Any]], near: list[Any]) -> None:

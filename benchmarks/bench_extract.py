@@ -27,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from extractor.incremental import Shared  # noqa: E402
 from extractor.inputs import select_sources  # noqa: E402
 from extractor.options import Options  # noqa: E402
 from extractor.pipeline import extract_data  # noqa: E402
@@ -97,9 +98,9 @@ def main() -> int:
     def diff_from_snapshot() -> object:
         # Each repetition starts from the cache as the old side's run left it (restored
         # untimed below), so every one analyses the changed files afresh.
-        # As `raisedocs diff REPO@OLD REPO@NEW` does: one process, the shared files decoded once.
-        decoded: dict = {}
-        return diff_catalogs(extract_data(repo, _with_rev(options, old), decoded=decoded), extract_data(repo, _with_rev(options, new), decoded=decoded))
+        # As `raisedocs diff REPO@OLD REPO@NEW` does: one process, the shared files analysed once.
+        shared = Shared()
+        return diff_catalogs(extract_data(repo, _with_rev(options, old), shared=shared), extract_data(repo, _with_rev(options, new), shared=shared))
 
     best = float("inf")
     for _ in range(3):

@@ -6,16 +6,13 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from .errors import OutputError, RaisedocsError
 from .options import EXCERPT_LINES, Options, Pinned, recorded_settings
 from .version import VERSION as __version__
-
-if TYPE_CHECKING:
-    from .cache import Linked
 
 log = logging.getLogger("raisedocs")
 
@@ -212,6 +209,7 @@ def explain(text: str, catalog_path: str, output_format: str, limit: int, valida
 def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, validate: bool, site_dir: str | None,
          include: tuple[str, ...], exclude: tuple[str, ...], exceptions: tuple[str, ...], command: str | None, **run: Any) -> None:
     """Compare the error catalogs OLD and NEW: each a catalog.json, a docs folder, PATH@REV or a source folder."""
+    from .incremental import Shared
     from .model import dumps
     from .pipeline import catalog_data
     from .publish.diff import CATEGORIES, counts, diff_catalogs
@@ -227,8 +225,8 @@ def diff(old: str, new: str, output_format: str, fail_on: str, link_base: str, v
     loaded = [_folder_catalog(side, validate) for side in (old, new)]  # each read once; None: to extract
     recorded = next((recorded_settings(catalog) for catalog in loaded if catalog is not None), {})
     options = Options(**{**recorded, **{k: v for k, v in given.items() if _given(k)}}, **run_settings(run))
-    decoded: dict[str, Linked] = {}  # the files both sides share are decoded from the cache once
-    old_data, new_data = (c if c is not None else catalog_data(s, options, decoded, validate=validate) for s, c in zip((old, new), loaded))
+    shared = Shared()  # the files both sides hold are analysed (or decoded from the cache) once
+    old_data, new_data = (c if c is not None else catalog_data(s, options, shared, validate=validate) for s, c in zip((old, new), loaded))
     result = diff_catalogs(old_data, new_data, (old, new))
     emit(dumps(result) if output_format == "json" else render_diff(result, link_base))
     if site_dir is not None:

@@ -54,10 +54,21 @@ from .version import VERSION as __version__
 Progress = Callable[[str, int, int], None]
 
 
-def extract_selection(root: str, selection: Selection, mapper: Mapper, progress: Progress, decoded: dict[str,
-                                                                                                         Linked] | None) -> SpooledCatalog:
+@dataclasses.dataclass
+class Shared:
+    """What the two sides of a diff share in one process (``cli.diff``): each file's linked
+    entry with its cards, by linked key; and each file's declarations and packed calls, by
+    file key, so that a side run without a cache reads the files the other side analysed
+    without collecting them again. Each run replaces them with its own."""
+
+    linked: dict[str, Linked] = dataclasses.field(default_factory=dict)
+    facts: dict[str, FileFacts] = dataclasses.field(default_factory=dict)
+    calls: dict[str, bytes] = dataclasses.field(default_factory=dict)
+
+
+def extract_selection(root: str, selection: Selection, mapper: Mapper, progress: Progress, shared: Shared | None) -> SpooledCatalog:
     """The catalog of the files ``selection`` found under ``root``, its cards spooled (see
-    ``pipeline.extract_catalog``); ``decoded`` as there. Incremental by construction: a file
+    ``pipeline.extract_catalog``); ``shared`` as there. Incremental by construction: a file
     whose facts, and everything linking its cards read from other files, are as in an
     earlier run takes its cards from the cache; the others are collected (in parallel,
     cached by content), linked and solved.
@@ -65,8 +76,8 @@ def extract_selection(root: str, selection: Selection, mapper: Mapper, progress:
     Raises:
         SourceError: a file changed during the run.
     """
-    files = _Files(root, selection)
-    reused = files.reusable(decoded)
+    files = _Files(root, selection, shared)
+    reused = files.reusable(shared.linked if shared is not None else None)
     failures = [*selection.failures, *files.collect([f for f in selection.files if f.path not in reused], mapper, progress)]
     analysed = sorted(p for p in files.keys if p in files.facts or p in reused)
     linker = _Linker(files, {p: reused[p] if p in reused else files.facts[p] for p in analysed})
@@ -74,7 +85,7 @@ def extract_selection(root: str, selection: Selection, mapper: Mapper, progress:
     # left alone with a big one at the end; each is linked as the pool takes it, so the
     # workers solve while this process links the rest.
     relink = sorted((p for p in analysed if not linker.still_holds(reused.get(p))), key=lambda path: (-files.site_count(path), path))
-    cards = _Cards(files, linker, is_keeping_cards=decoded is not None)
+    cards = _Cards(files, linker, is_keeping_cards=shared is not None)
     entries: dict[str, Linked] = {}
     solving = mapper(tasks.solve_file, map(linker.work, relink), len(relink), tasks.lost_solving)
     for solved, (path, entry) in enumerate(zip(relink, solving), 1):
@@ -85,9 +96,9 @@ def extract_selection(root: str, selection: Selection, mapper: Mapper, progress:
     for path in analysed:
         if path not in entries:
             entries[path] = cards.add(path, reused[path])
-    if decoded is not None:
-        decoded.clear()
-        decoded.update((files.linked_keys[path], entries[path]) for path in analysed)
+    if shared is not None:
+        shared.linked = {files.linked_keys[path]: entries[path] for path in analysed}
+        files.share(shared)
     summaries = [s for path in analysed for s in entries[path].summaries]
     failures.sort(key=lambda f: f.path)
     envelope = _envelope(selection, failures, sum(entries[p].sites for p in analysed), summaries)
@@ -100,8 +111,9 @@ class _Files:
     run (what linking asks about other files); a collected file's raise sites, packed, only
     until it is linked; the rest read again from the cache when needed."""
 
-    def __init__(self, root: str, selection: Selection) -> None:
+    def __init__(self, root: str, selection: Selection, shared: Shared | None = None) -> None:
         self.root = root
+        self.shared = shared  # (the other side's facts and calls, until ``share`` puts this run's)
         self.options = options = selection.options
         self.cache = Cache.for_options(options)
         self.cache.mark_used()
@@ -112,14 +124,15 @@ class _Files:
         self.packed: dict[str, tuple[int, bytes]] = {}
         self.calls: dict[str, bytes] = {}  # a kept file's calls (FileFacts.made), packed until the call graph reads them
 
-    def reusable(self, decoded: dict[str, Linked] | None) -> dict[str, Linked]:
-        """The linked entries an earlier run left, by path: ``decoded`` in this process, or
-        cached. Read from the cache without their cards' texts (most of an entry) unless
-        ``decoded`` keeps them: those go to the spool one file at a time."""
-        known = decoded if decoded is not None else {}
+    def reusable(self, shared: dict[str, Linked] | None) -> dict[str, Linked]:
+        """The linked entries an earlier run left, by path: ``shared`` in this process (the
+        other side of a diff, Shared.linked), or cached. Read from the cache without their
+        cards' texts (most of an entry) unless the run shares them: those go to the spool one
+        file at a time."""
+        known = shared if shared is not None else {}
         found = {}
         for path, key in self.linked_keys.items():
-            entry = known.get(key) or self.cache.get_linked(key, with_cards=decoded is not None)
+            entry = known.get(key) or self.cache.get_linked(key, with_cards=shared is not None)
             if entry is not None:
                 found[path] = entry
         return found
@@ -176,13 +189,27 @@ class _Files:
     def load(self, path: str) -> FileFacts:
         """A parsed file's declarations (its raise sites are ``whole``'s)."""
         if path not in self.facts:
-            self._keep(self._full(path))
+            known = self.shared.facts.get(self.keys[path]) if self.shared is not None else None
+            if known is not None:
+                self.facts[path] = known
+            else:
+                self._keep(self._full(path))
         return self.facts[path]
 
     def calls_made(self, path: str) -> tuple[CallsMade, ...]:
-        """A parsed file's calls (link.callgraph reads each once per run; let go after)."""
-        packed = self.calls.pop(path, None)
+        """A parsed file's calls (link.callgraph reads each once per run; let go after, unless
+        the run shares them with the other side of a diff)."""
+        if self.shared is None:
+            packed = self.calls.pop(path, None)
+        else:
+            packed = self.calls.get(path) or self.shared.calls.get(self.keys[path])
         return _unpack(packed) if packed is not None else self._full(path).made
+
+    def share(self, shared: Shared) -> None:
+        """Put this run's declarations and calls in ``shared``, for the other side of a diff."""
+        shared.facts = {self.keys[path]: facts for path, facts in self.facts.items()}
+        kept = {key: shared.calls[key] for key in self.keys.values() if key in shared.calls}  # (the files this run read from it)
+        shared.calls = {**kept, **{self.keys[path]: packed for path, packed in self.calls.items()}}
 
     def whole(self, path: str) -> FileFacts:
         """A parsed file's declarations and raise sites (its packed sites are let go); its calls
@@ -397,7 +424,7 @@ class _Cards:
     """The run's cards, written to a spool file by file as they are solved or reused."""
 
     def __init__(self, files: _Files, linker: _Linker, *, is_keeping_cards: bool) -> None:
-        """``is_keeping_cards``: whether the entries returned keep their cards' texts (for ``decoded``)."""
+        """``is_keeping_cards``: whether the entries returned keep their cards' texts (for ``Shared``)."""
         self.files = files
         self.linker = linker
         self.is_keeping_cards = is_keeping_cards
@@ -407,7 +434,7 @@ class _Cards:
     def add(self, path: str, entry: Linked) -> Linked:
         """The file's cards written to the spool (with their permalinks); the entry kept without
         them, and without what linking read (cached already: only a later run checks it), unless
-        the run keeps its entries (``decoded``)."""
+        the run keeps its entries (``Shared``)."""
         entry, texts = self._texts(path, entry)
         links = (permalink(self.files.options, path, s["line"], s["end_line"]) for s in entry.summaries)
         self.places[path] = self.spool.add(with_permalink(text, link) for text, link in zip(texts, links))

@@ -16,9 +16,9 @@ from contextlib import contextmanager, nullcontext
 from typing import Any
 
 from . import pool
-from .cache import Cache, Linked
+from .cache import Cache
 from .errors import CatalogError
-from .incremental import Progress, extract_selection
+from .incremental import Progress, Shared, extract_selection
 from .inputs import Selection, select_sources
 from .model import Catalog, from_data
 from .model.spool import SpooledCatalog
@@ -27,15 +27,15 @@ from .pool import Mapper
 
 
 def extract_catalog(root: str, options: Options, progress: Progress | None = None,
-                    decoded: dict[str, Linked] | None = None, selection: Selection | None = None,
+                    shared: Shared | None = None, selection: Selection | None = None,
                     mapper: Mapper | None = None) -> SpooledCatalog:
     """Analyse every Python file under ``root`` (or of commit ``options.rev`` of the git
     repository at ``root``) and build its error catalog, its cards spooled to a temporary
     file as they are solved (``close()`` it when done): memory holds a summary per card,
     not the cards.
 
-    ``decoded``: linked entries an earlier run in this process decoded, by cache key (the
-    two sides of a diff share most files); replaced by this run's. ``selection``: the
+    ``shared``: what an earlier run in this process analysed (the two sides of a diff share
+    most files: incremental.Shared); replaced by this run's. ``selection``: the
     sources ``inputs.select_sources(root, options)`` found, when the caller has them.
     ``mapper``: the pool to run on (``pool.mapper``), when the caller keeps one for more work.
 
@@ -49,16 +49,16 @@ def extract_catalog(root: str, options: Options, progress: Progress | None = Non
         warnings.simplefilter("ignore", DeprecationWarning)
         with nullcontext(mapper) if mapper is not None else pool.mapper(options.jobs) as running, _no_cyclic_gc():
             selection = selection or select_sources(root, options)
-            return extract_selection(root, selection, running, progress or (lambda stage, done, total: None), decoded)
+            return extract_selection(root, selection, running, progress or (lambda stage, done, total: None), shared)
 
 
-def extract_data(root: str, options: Options, progress: Progress | None = None, decoded: dict[str, Linked] | None = None) -> dict[str, Any]:
+def extract_data(root: str, options: Options, progress: Progress | None = None, shared: Shared | None = None) -> dict[str, Any]:
     """``extract_catalog`` as catalog.json data (every card in memory).
 
     Raises:
         SourceError: ``root`` cannot be read, or ``options.rev`` names no commit.
     """
-    catalog = extract_catalog(root, options, progress, decoded)
+    catalog = extract_catalog(root, options, progress, shared)
     try:
         return catalog.data()
     finally:
@@ -157,10 +157,10 @@ def extract(root: str, options: Options, progress: Progress | None = None) -> Ca
     return from_data(Catalog, extract_data(root, options, progress))
 
 
-def catalog_data(spec: str, options: Options, decoded: dict[str, Linked] | None = None, *, validate: bool = False) -> dict[str, Any]:
+def catalog_data(spec: str, options: Options, shared: Shared | None = None, *, validate: bool = False) -> dict[str, Any]:
     """One side of a diff: a catalog.json, a docs folder holding one, ``PATH@REV``, or a
     source folder (one without a catalog.json), the last two extracted in memory (sharing
-    ``decoded`` with the other side, see ``extract_data``).
+    ``shared`` with the other side, see ``extract_data``).
 
     Raises:
         CatalogError: the catalog file is missing or invalid.
@@ -170,7 +170,7 @@ def catalog_data(spec: str, options: Options, decoded: dict[str, Linked] | None 
 
     path, at, rev = spec.rpartition("@")
     if at and os.path.isdir(path):
-        return extract_data(path, dataclasses.replace(options, rev=rev), decoded=decoded)
+        return extract_data(path, dataclasses.replace(options, rev=rev), shared=shared)
     if os.path.isdir(spec) and not os.path.exists(os.path.join(spec, CATALOG_FILE)):
-        return extract_data(spec, dataclasses.replace(options, rev=None), decoded=decoded)
+        return extract_data(spec, dataclasses.replace(options, rev=None), shared=shared)
     return load_catalog(spec, validate=validate)

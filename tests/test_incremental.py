@@ -136,6 +136,33 @@ def _doc(catalog: dict, field: str) -> str:
     return next(f["doc"] for f in _card(catalog, "depth")["docs"]["fields"] if f["input"] == field)
 
 
+def test_the_two_sides_of_a_diff_without_a_cache_analyse_the_files_they_share_once(history, monkeypatch) -> None:
+    from extractor import incremental, tasks
+    from extractor.collect.file import collect_file
+    from extractor.incremental import Shared
+
+    repo, shas = history
+    options = Options(use_cache=False)
+    collected: list[str] = []
+
+    def counted(source, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202 (collect_file's own)
+        collected.append(source.path)
+        return collect_file(source, *args, **kwargs)
+
+    monkeypatch.setattr(tasks, "collect_file", counted)
+    monkeypatch.setattr(incremental, "collect_file", counted)
+    for old, new in zip(shas, shas[1:]):
+        alone = extract_data(str(repo), dataclasses.replace(options, rev=new))
+        every = len(collected)
+        shared = Shared()
+        extract_data(str(repo), dataclasses.replace(options, rev=old), shared=shared)
+        del collected[:]
+        # The new side reads what the old side analysed: its cards are a cold run's, from fewer files collected.
+        assert dumps_data(extract_data(str(repo), dataclasses.replace(options, rev=new), shared=shared)) == dumps_data(alone), new
+        assert len(collected) < every, (new, collected)
+        del collected[:]
+
+
 def test_every_revision_in_any_order_matches_a_cold_run(history, tmp_path) -> None:
     repo, shas = history
     options = Options(use_cache=True, cache_dir=str(tmp_path / "cache"))

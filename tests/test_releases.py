@@ -203,16 +203,17 @@ def test_cache_keeps_lone_surrogates(tmp_path) -> None:
 
 
 def test_a_diffs_two_sides_share_decoded_entries_without_changing_either(repo, tmp_path) -> None:
+    from extractor.incremental import Shared
     from extractor.pipeline import extract_data
 
     path, _ = repo
     options = Options(use_cache=True, cache_dir=str(tmp_path / "cache"))
     alone = {rev: extract_data(str(path), Options(rev=rev, use_cache=False)) for rev in ("v1", "v2")}
-    decoded: dict = {}
+    shared = Shared()
     for rev in ("v1", "v2", "v1"):
-        assert extract_data(str(path), Options(rev=rev, use_cache=True, cache_dir=options.cache_dir), decoded=decoded) == alone[rev]
+        assert extract_data(str(path), Options(rev=rev, use_cache=True, cache_dir=options.cache_dir), shared=shared) == alone[rev]
         stats = alone[rev]["stats"]
-        assert len(decoded) == stats["files"] - stats["files_failed"]  # replaced by this run's entries
+        assert len(shared.linked) == stats["files"] - stats["files_failed"]  # replaced by this run's entries
 
 
 def test_a_lookup_answered_once_is_recorded_as_read_by_every_file_that_asks() -> None:

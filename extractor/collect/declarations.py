@@ -657,8 +657,7 @@ def pure_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple[as
         if node in leaving:
             work.extend(_on_the_way(node))
             continue
-        if node in skipped:  # (a test that is false where its body reads them: they are not read)
-            assert isinstance(node, ast.If)
+        if isinstance(node, ast.If) and node in skipped:  # (a test that is false where its body reads them: they are not read)
             pure.append((set(), {n.id for part in (node.test, *node.body) for n in ast.walk(part) if isinstance(n, ast.Name)},
                          f"not ({ast.unparse(node.test)})"))
             work.extend(node.orelse)

@@ -190,3 +190,26 @@ def test_a_fresh_clone_of_a_release_passes_check(tmp_path: Path, capsys, monkeyp
     for flags in ((), ("--full",)):
         run = run_cli(capsys, "check", "docs", "--path", ".", "--no-cache", *flags)
         assert (run.code, run.err) == (0, "raisedocs: docs is up to date\n")
+
+
+def _readme_fixture_rows() -> dict[str, list[str]]:
+    """README's figures table, the row of each fixture tree: its cells after the first."""
+    rows = {}
+    for line in (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8").splitlines():
+        if line.startswith("| `fixtures/"):
+            cells = [cell.strip() for cell in line.strip("|").split("|")]
+            rows[cells[0].split("`")[1].removeprefix("fixtures/")] = cells[1:]
+    return rows
+
+
+@pytest.mark.parametrize("case", sorted(_readme_fixture_rows()))
+def test_readmes_figures_of_a_fixture_are_its_golden_catalogs(case: str) -> None:
+    data = json.loads((GOLDEN / case / "catalog.json").read_text(encoding="utf-8"))
+    stats, cards = data["stats"], data["errors"]
+    statuses = stats["statuses"]
+    examples = [c for c in cards if c.get("example")]
+    counted = [stats["raise_sites"], stats["templates"], *(statuses.get(s, 0) for s in
+               ("concrete", "environment", "internal", "unconditional", "unreachable", "unsolved")), stats["verified"]]
+    cells = _readme_fixture_rows()[case]
+    assert [int(cells[0]), *(int(c) for c in cells[2:10])] == counted, cells
+    assert int(cells[1].split()[0]) == stats["cards"] and int(cells[10].split()[0]) == len(examples), cells

@@ -240,6 +240,20 @@ def test_a_body_whose_test_is_false_reads_nothing_on_the_way() -> None:
     assert "size" in unread_params(function, (function,), 12)  # (``del``: no read of its value)
 
 
+def test_a_test_of_an_attribute_is_read_as_it_is() -> None:
+    # ``cfg.reset()`` may change ``cfg.mode`` before the test: no value of ``scale`` is implied
+    function = _function('''
+        def f(cfg, scale, mode):
+            cfg.reset()
+            if cfg.mode == "x":
+                check(scale)
+            if mode == "fast":
+                raise ValueError(mode)
+        ''')
+    assert skipped_ifs(function, 7, {"cfg", "scale", "mode"}, set()) == set()
+    assert "scale" not in dict(pure_reads(function, (function,), 7))
+
+
 def test_a_tensor_read_where_a_test_of_another_argument_is_false_gets_a_value(tmp_path) -> None:
     trigger = _trigger(tmp_path, '''
         import torch

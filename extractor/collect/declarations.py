@@ -779,7 +779,8 @@ def leaving_ifs(body: list[ast.stmt], line: int) -> set[ast.If]:
 def skipped_ifs(function: ast.FunctionDef | ast.AsyncFunctionDef, line: int, params: set[str], leaving: set[ast.If]) -> set[ast.If]:
     """The other ``if`` statements before the raise at ``line``, reached through ``if``
     statements only, whose body does not hold the raise and whose test is a pure expression
-    of parameters no statement before it rebinds (``if max_len > 1:``): where the test is
+    of parameters no statement before it rebinds, not of their attributes or items (``if
+    max_len > 1:``, ``if scale is not None:``): where the test is
     false, the body does not run, and what it reads is no read on the way (pure_reads
     records the test, negated, for each parameter the ``if`` reads)."""
     found: set[ast.If] = set()
@@ -791,7 +792,9 @@ def skipped_ifs(function: ast.FunctionDef | ast.AsyncFunctionDef, line: int, par
             continue
         work.extend(s for s in (*stmt.body, *stmt.orelse) if isinstance(s, ast.If))
         in_body = stmt.body[0].lineno <= line <= (stmt.body[-1].end_lineno or line)
-        if in_body or stmt in leaving or not all(_is_pure_node(n) for n in ast.walk(stmt.test)):
+        # (an attribute or item may be stored, or a method may change it, on the way: names only)
+        if in_body or stmt in leaving or not all(_is_pure_node(n) and not isinstance(n, (ast.Attribute, ast.Subscript))
+                                                 for n in ast.walk(stmt.test)):
             continue
         read = {n.id for n in ast.walk(stmt.test) if isinstance(n, ast.Name)}
         if not read or not read <= params | _PURE_CALLS:

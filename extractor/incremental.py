@@ -77,7 +77,7 @@ def extract_selection(root: str, selection: Selection, mapper: Mapper, progress:
         SourceError: a file changed during the run.
     """
     files = _Files(root, selection, shared)
-    reused = files.reusable(shared.linked if shared is not None else None)
+    reused = files.reusable()
     failures = [*selection.failures, *files.collect([f for f in selection.files if f.path not in reused], mapper, progress)]
     analysed = sorted(p for p in files.keys if p in files.facts or p in reused)
     linker = _Linker(files, {p: reused[p] if p in reused else files.facts[p] for p in analysed})
@@ -124,15 +124,14 @@ class _Files:
         self.packed: dict[str, tuple[int, bytes]] = {}
         self.calls: dict[str, bytes] = {}  # a kept file's calls (FileFacts.made), packed until the call graph reads them
 
-    def reusable(self, shared: dict[str, Linked] | None) -> dict[str, Linked]:
-        """The linked entries an earlier run left, by path: ``shared`` in this process (the
-        other side of a diff, Shared.linked), or cached. Read from the cache without their
-        cards' texts (most of an entry) unless the run shares them: those go to the spool one
-        file at a time."""
-        known = shared if shared is not None else {}
+    def reusable(self) -> dict[str, Linked]:
+        """The linked entries an earlier run left, by path: the other side's of a diff in this
+        process (Shared.linked), or cached. Read from the cache without their cards' texts
+        (most of an entry) unless the run shares them: those go to the spool one file at a time."""
+        known = self.shared.linked if self.shared is not None else {}
         found = {}
         for path, key in self.linked_keys.items():
-            entry = known.get(key) or self.cache.get_linked(key, with_cards=shared is not None)
+            entry = known.get(key) or self.cache.get_linked(key, with_cards=self.shared is not None)
             if entry is not None:
                 found[path] = entry
         return found

@@ -763,17 +763,20 @@ def leaving_ifs(body: list[ast.stmt], line: int) -> set[ast.If]:
     function leaves before the raise: control that reaches the raise never ran it, so what it
     reads is not on the way (ssl's ``_dnsname_match`` reads ``hostname`` only in ``if not
     wildcards: return dn.lower() == hostname.lower()``, before the raise for ``dn='**'``)."""
-    found: set[ast.If] = set()
+    # (the raise may be in its ``else``)
+    return {stmt for stmt, in_body in _ifs_before(body, line) if not in_body and isinstance(stmt.body[-1], (ast.Return, ast.Raise))}
+
+
+def _ifs_before(body: list[ast.stmt], line: int) -> Iterator[tuple[ast.If, bool]]:
+    """Each ``if`` statement that starts before ``line``, reached from ``body`` through ``if``
+    statements only, and whether its body holds ``line``."""
     work = [stmt for stmt in body if isinstance(stmt, ast.If)]
     while work:
         stmt = work.pop()
         if stmt.lineno > line:
             continue
-        in_body = stmt.body[0].lineno <= line <= (stmt.body[-1].end_lineno or line)
-        if not in_body and isinstance(stmt.body[-1], (ast.Return, ast.Raise)):
-            found.add(stmt)  # (the raise may be in its ``else``)
         work.extend(s for s in (*stmt.body, *stmt.orelse) if isinstance(s, ast.If))
-    return found
+        yield stmt, stmt.body[0].lineno <= line <= (stmt.body[-1].end_lineno or line)
 
 
 def skipped_ifs(function: ast.FunctionDef | ast.AsyncFunctionDef, line: int, params: set[str], leaving: set[ast.If]) -> set[ast.If]:
@@ -785,13 +788,7 @@ def skipped_ifs(function: ast.FunctionDef | ast.AsyncFunctionDef, line: int, par
     records the test, negated, for each parameter the ``if`` reads)."""
     found: set[ast.If] = set()
     bindings: list[tuple[int, str]] | None = None
-    work = [stmt for stmt in function.body if isinstance(stmt, ast.If)]
-    while work:
-        stmt = work.pop()
-        if stmt.lineno > line:
-            continue
-        work.extend(s for s in (*stmt.body, *stmt.orelse) if isinstance(s, ast.If))
-        in_body = stmt.body[0].lineno <= line <= (stmt.body[-1].end_lineno or line)
+    for stmt, in_body in _ifs_before(function.body, line):
         # (an attribute or item may be stored, or a method may change it, on the way: names only)
         if in_body or stmt in leaving or not all(_is_pure_node(n) and not isinstance(n, (ast.Attribute, ast.Subscript))
                                                  for n in ast.walk(stmt.test)):

@@ -320,7 +320,7 @@ def test_a_nested_record_with_a_required_field_no_input_gives_is_not_written(tmp
     card = only(extract_snippet(tmp_path, textwrap.dedent(_OPTIONAL_RECORD.format(guard="config.spec.num_tokens > 3").replace(
         "class Spec:\n        num_tokens", "class Spec:\n        method: str\n        num_tokens"))))
     assert card.solved.trigger.verified and card.solved.example is None
-    assert card.solved.example_reason == Reason.CONSTRUCTOR_UNKNOWN
+    assert card.solved.example_reason == Reason.CONSTRUCTOR_NEEDS_ARGUMENTS
 
 
 def test_an_object_of_a_class_is_true_equal_to_its_kind_and_pickles() -> None:

@@ -366,8 +366,8 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
         more, nested = settable_inputs(constructors, owner, [doc.input for doc in required])
         settable, classes = {**more, **settable}, {**nested, **classes}
     arguments = built_arguments(constructors, facts, site.signature.params, card.statement.guard.inputs)
-    classes = filled_records(constructors, classes, {*card.statement.guard.inputs, *settable})
-    return Owner(constructor=signature, settable=settable, classes=classes, checks=checks, field_defaults=defaults,
+    classes, unfilled = nested_records(constructors, classes, {*card.statement.guard.inputs, *settable})
+    return Owner(constructor=signature, settable=settable, classes=classes, unfilled=unfilled, checks=checks, field_defaults=defaults,
                  derived=derived, abstract=abstract, undefined=undefined, required=required, arguments=arguments, validated=field)
 
 
@@ -412,23 +412,26 @@ def _built_argument(constructors: Constructors, facts: FileFacts, param: Param, 
             if (place := project.class_fact(nested)) is not None:
                 classes[".".join([param.name, *parts[:n + 1]])] = f"{place[0].module}:{place[1].qualname}"
     rules = tuple(doc for rest in attributes if (doc := field_doc(project, facts, None, f"{param.name}.{rest}", (param,))) is not None)
+    classes, unfilled = nested_records(constructors, classes, set(settable))
     return BuiltArgument(param=param.name, cls=f"{where[0].module}:{where[1].qualname}", constructor=signature, settable=settable,
-                         classes=filled_records(constructors, classes, set(settable)), required=required, rules=rules)
+                         classes=classes, unfilled=unfilled, required=required, rules=rules)
 
 
-def filled_records(constructors: Constructors, classes: dict[str, str], names: set[str]) -> dict[str, str]:
-    """The nested records among ``classes`` ("p.a" -> "module:Qualname") whose constructor's
-    required keywords are all among the inputs under their path (``names``): an example
-    builds only those. ``Spec(num_tokens=4)`` fails on the call where ``Spec`` also requires
-    ``method``, which nothing gives; without the class, no example writes it."""
-    kept = {}
+def nested_records(constructors: Constructors, classes: dict[str, str], names: set[str]) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The nested records among ``classes`` ("p.a" -> "module:Qualname") whose constructor is
+    known, and of those the ones with a required keyword none of the inputs under their path
+    (``names``) gives: an example writes neither kind (``Spec(num_tokens=4)`` fails on the
+    call where ``Spec`` also requires ``method``, which nothing gives)."""
+    known, unfilled = {}, []
     for path, where in classes.items():
         signature = constructors.signature(where.replace(":", ".", 1))
+        if signature is None:
+            continue
+        known[path] = where
         given = {name[len(path) + 1:].split(".", 1)[0] for name in names if name.startswith(path + ".")}
-        if signature is not None and all(p.name in given for p in signature
-                                         if p.default is None and p.kind in ("normal", "keyword", "positional")):
-            kept[path] = where
-    return kept
+        if any(p.name not in given for p in signature if p.default is None and p.kind in ("normal", "keyword", "positional")):
+            unfilled.append(path)
+    return known, tuple(sorted(unfilled))
 
 
 # (msgspec's ``Struct``: its ``__init__`` stores the keywords)

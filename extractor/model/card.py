@@ -410,6 +410,7 @@ class BuiltArgument:
     constructor: tuple[Param, ...]
     settable: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # "p.a.b" -> constructor keywords a, b
     classes: dict[str, str] = dataclasses.field(default_factory=dict)  # "p.a" -> "module:Qualname" of a nested record
+    unfilled: tuple[str, ...] = ()  # the nested records ("p.a") a required keyword of whose constructor no input gives
     required: tuple[FieldDoc, ...] = ()  # its other required fields (inputs "p.f"), which get stand-ins
     rules: tuple[FieldDoc, ...] = ()  # the declarations of the fields the guard reads: their declared rules hold for the values
 
@@ -423,6 +424,8 @@ class Owner:
     settable: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # "self.a.b" -> constructor keywords a, b
     # "self.a" -> "module:Qualname" of the in-tree class its constructor keyword takes
     classes: dict[str, str] = dataclasses.field(default_factory=dict)
+    # the nested records ("self.a") a required keyword of whose constructor no input gives (link.constructors.nested_records)
+    unfilled: tuple[str, ...] = ()
     # The guards of the raises that constructing the owner runs (its __init__, __post_init__,
     # validators), each with its inputs' declared defaults (input, default, default_factory):
     # an example that builds the object must pass them all first.

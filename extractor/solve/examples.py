@@ -250,6 +250,8 @@ def _render(cls: str, node: dict[str, Any], prefix: str, signature: tuple[Param,
             target = writing.ctx.owner.classes.get(f"{prefix}.{key}")
             if target is None:
                 return Reason.CONSTRUCTOR_UNKNOWN
+            if f"{prefix}.{key}" in writing.ctx.owner.unfilled:
+                return Reason.CONSTRUCTOR_NEEDS_ARGUMENTS  # (a required keyword of its constructor no input gives)
             importable = _importable(target)
             if isinstance(importable, Reason):
                 return importable
@@ -402,7 +404,8 @@ def _build_argument(argument: BuiltArgument, keywords: dict[tuple[str, ...], Any
         return tree
     call.imports.add((module, qualname))
     classes = {f"self{key[len(argument.param):]}": where for key, where in argument.classes.items()}
-    writing = _Writing(dataclasses.replace(call.ctx, owner=Owner(classes=classes)), call.imports)
+    unfilled = tuple(f"self{key[len(argument.param):]}" for key in argument.unfilled)
+    writing = _Writing(dataclasses.replace(call.ctx, owner=Owner(classes=classes, unfilled=unfilled)), call.imports)
     return _render(qualname, tree, "self", argument.constructor, module, writing)
 
 

@@ -42,6 +42,7 @@ from .model import (
     Stats,
     TriggerStatus,
     from_data,
+    intern_strings,
     to_data,
 )
 from .model.spool import SpooledCatalog, with_permalink
@@ -169,7 +170,7 @@ class _Files:
         return read_contents(self.root, self.options.rev, wanted)
 
     def _keep(self, result: FileFacts) -> FileFacts:
-        self.facts[result.path] = dataclasses.replace(result, sites=(), made=())
+        self.facts[result.path] = intern_strings(dataclasses.replace(result, sites=(), made=()))
         self.calls[result.path] = _pack(result.made)
         return result
 

@@ -216,11 +216,17 @@ def test_a_diffs_two_sides_share_decoded_entries_without_changing_either(repo, t
         assert len(shared.linked) == stats["files"] - stats["files_failed"]  # replaced by this run's entries
 
 
-def test_a_lookup_answered_once_is_recorded_as_read_by_every_file_that_asks() -> None:
-    # Linking answers `pkg.errors.AppError` once per run; each file's record must still
-    # list the module, or a later change there would not re-link the second file.
+@pytest.mark.parametrize("kept", [None, 1])
+def test_a_lookup_answered_once_is_recorded_as_read_by_every_file_that_asks(kept: int | None, monkeypatch) -> None:
+    # Linking answers `pkg.errors.AppError` once per run (or again, once the table of answers
+    # is full: ``kept``); each file's record must still list the module, or a later change
+    # there would not re-link the second file.
+    from extractor.link import project as linking
     from extractor.link.project import Project
     from extractor.model import ClassFact, FileFacts
+
+    if kept is not None:
+        monkeypatch.setattr(linking, "MAX_ANSWERS", kept)
 
     facts = {
         "pkg/errors.py": FileFacts(path="pkg/errors.py", module="pkg.errors", classes=(ClassFact(qualname="AppError", line=1),)),

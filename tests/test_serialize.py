@@ -131,3 +131,23 @@ def test_a_card_publishes_what_solving_adds_as_its_own_fields() -> None:
         assert to_data(card) == data and "solved" not in data
         assert to_data(card.solved) == {name: data[name] for name in solved_names}
     assert solved_names <= set(build_schema()["$defs"]["Card"]["properties"])
+
+
+def test_interning_a_records_strings_keeps_its_value_and_shares_each_string_across_records() -> None:
+    # The main process keeps every file's declarations for a whole run; each arrives unpickled
+    # with strings of its own, and interning makes equal names one object.
+    import pickle
+
+    from extractor.model import ClassFact, FieldFact, FileFacts, intern_strings
+
+    def facts(path: str) -> FileFacts:
+        cls = ClassFact(qualname="Config", line=1, bases=("pkg.base.Base",),
+                        fields=(FieldFact(name="max_retries", line=2, annotation="int | None"),))
+        return FileFacts(path=path, module=path[:-3].replace("/", "."), imports=(("Base", "pkg.base.Base"),), classes=(cls,))
+
+    first, second = (pickle.loads(pickle.dumps(facts(p))) for p in ("pkg/a.py", "pkg/b.py"))
+    assert first.classes[0].fields[0].annotation is not second.classes[0].fields[0].annotation
+    done = [intern_strings(first), intern_strings(second)]
+    assert done == [facts("pkg/a.py"), facts("pkg/b.py")]
+    assert done[0].classes[0].fields[0].annotation is done[1].classes[0].fields[0].annotation
+    assert done[0].imports[0][1] is done[1].classes[0].bases[0]

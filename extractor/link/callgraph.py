@@ -35,6 +35,7 @@ from __future__ import annotations
 import ast
 from collections import deque
 from dataclasses import dataclass, replace
+from sys import intern
 from typing import Any
 
 from ..model import Argument, CallsMade, Card, Entries, EntryCall, EntryPath, FileFacts, MadeCall, Param, from_data, to_data
@@ -104,7 +105,7 @@ def _graph_part(project: Project, facts: FileFacts) -> Part:
                 if target != caller:
                     if made.function not in shared:
                         shared[made.function] = replace(made, calls=())
-                    items.append((target, (made.function, call)))
+                    items.append((intern(target), (made.function, call)))  # (one string per function called: the graph's keys)
     return Part(items=tuple(items), shared=shared)
 
 

@@ -77,11 +77,13 @@ def _functions(module: _Module) -> dict[str, str | None]:
 
 
 _Entry = TypeVar("_Entry")
-# A question's answer (None: not found), and how many module names it consulted: the key's
-# longest prefixes, kept as a count (a list of the names, per question, would cost the memory of
-# every callee of the tree once link.callgraph has asked about them all).
-# What ``_find`` answered for a key, and the modules it consulted (name, provider) to answer it.
-_Answer = tuple[tuple[FileFacts, _Entry] | None, tuple[tuple[str, str | None], ...]]
+# What ``_find`` answered for a key (None: not found), and how many module names it consulted:
+# the key's longest prefixes, kept as a count (the names, per question, cost the memory of every
+# callee of the tree once link.callgraph has asked about them all: 0.5 KiB a question).
+_Answer = tuple[tuple[FileFacts, _Entry] | None, int]
+# Answers kept per table: past this many the table starts again (memory; a question asked again
+# is answered again, with the same reads).
+MAX_ANSWERS = 100_000
 
 
 def decorator_target(imports: dict[str, str], decorator: str) -> str:
@@ -174,18 +176,19 @@ class Project:
               table: Callable[[_Module], dict[str, _Entry]]) -> tuple[FileFacts, _Entry] | None:
         """``key`` (module.qualname) in the ``table`` (classes or functions) of the most specific
         module that is a prefix of it (``a.b.C`` is class C of module a.b before class b.C of a).
-        Answered once per key (``answers``); a repeated question records the same module reads."""
+        Answered once per key (``answers``, up to MAX_ANSWERS); a repeated question records the same module reads."""
+        parts = key.split(".")
         known = answers.get(key)
         if known is not None:
-            self.reads.modules.update(known[1])
+            for cut in range(len(parts) - 1, len(parts) - 1 - known[1], -1):
+                name = ".".join(parts[:cut])
+                self.reads.modules[name] = self.providers.get(name)
             return known[0]
-        parts = key.split(".")
-        consulted: list[tuple[str, str | None]] = []
         found = None
+        consulted = 0
         for cut in range(len(parts) - 1, 0, -1):
-            name = ".".join(parts[:cut])
-            consulted.append((name, self.providers.get(name)))
-            module = self._module(name)
+            consulted += 1
+            module = self._module(".".join(parts[:cut]))
             if module is None:
                 continue
             entries = table(module)
@@ -193,7 +196,9 @@ class Project:
             if inner in entries:
                 found = (module.facts, entries[inner])
                 break
-        answers[key] = (found, tuple(consulted))
+        if len(answers) >= MAX_ANSWERS:
+            answers.clear()
+        answers[key] = (found, consulted)
         return found
 
     def class_fact(self, qualname: str) -> tuple[FileFacts, ClassFact] | None:

@@ -6,7 +6,7 @@ outcome they carry, each with its description; ``serialize`` turns any of them i
 data and back; ``schema`` derives catalog.schema.json from the records.
 """
 
-from .base import DIFF_SCHEMA_ID, SCHEMA_ID, record
+from .base import DIFF_SCHEMA_ID, SCHEMA_ID, intern_strings, record
 from .card import (
     BuiltArgument,
     Card,
@@ -256,6 +256,7 @@ __all__ = [
     "fingerprint",
     "from_data",
     "from_json",
+    "intern_strings",
     "record",
     "to_data",
     "to_json",

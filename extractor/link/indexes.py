@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import pickle
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -128,7 +129,7 @@ class Indexes:
         self.project = project
         self.store = store
         self._built: dict[str, dict[str, list[tuple[str, str]]]] = {}
-        self._held: dict[tuple[str, str], tuple[Place, dict[str, list[Any]]]] = {}  # (kind, module) -> its place, its items by key
+        self._held: dict[tuple[str, str], bytes] = {}  # (kind, module) -> its part's table and items by key, pickled
         self._decoded: dict[tuple[str, str], list[Any]] = {}
         self._digests: dict[str, str] = {}
         self._kinds: dict[str, IndexKind] = {}
@@ -203,25 +204,30 @@ class Indexes:
             return found
 
     def _hold(self, kind: IndexKind, module: str, part: Part) -> tuple[Place, dict[str, list[Any]]]:
-        """Hold the part's place, and its items by key."""
+        """Hold the part, pickled (a question reads the items of a few keys, and the call
+        graph's parts, as records, were the largest thing a run holds); give its place and its
+        items by key."""
         items: dict[str, list[Any]] = {}
         for key, item in part.items:
             items.setdefault(key, []).append(item)
-        held = self._held[(kind.name, module)] = (Place(module=module, path=self.project.providers[module], shared=part.shared), items)
-        return held
+        self._held[(kind.name, module)] = pickle.dumps((part.shared, items), protocol=pickle.HIGHEST_PROTOCOL)
+        return self._place(module, part.shared), items
+
+    def _place(self, module: str, shared: dict[str, Any]) -> Place:
+        return Place(module=module, path=self.project.providers[module], shared=shared)
 
     def _items(self, kind: IndexKind, module: str) -> tuple[Place, dict[str, list[Any]]]:
         """The module's place and items by key: computed this run, or read from the store
         (computed again where the store no longer has them)."""
-        found = self._held.get((kind.name, module))
-        if found is None:
-            part = self.store.part(kind.name, module) if self.store is not None else None
-            if part is None:
-                self._computed(kind, module)
-                found = self._held[(kind.name, module)]
-            else:
-                found = self._hold(kind, module, part)
-        return found
+        held = self._held.get((kind.name, module))
+        if held is not None:
+            shared, items = pickle.loads(held)
+            return self._place(module, shared), items
+        part = self.store.part(kind.name, module) if self.store is not None else None
+        if part is None:
+            self._computed(kind, module)
+            return self._items(kind, module)
+        return self._hold(kind, module, part)
 
 
 _KINDS: dict[str, IndexKind] = {}

@@ -440,7 +440,8 @@ class _Cards:
         self.places[path] = self.spool.add(with_permalink(text, link) for text, link in zip(texts, links))
         if self.is_keeping_cards:
             return entry
-        return dataclasses.replace(entry, cards=None, modules={}, shapes={}, keys={}, suffixes={}, flag_reads={})
+        return dataclasses.replace(entry, cards=None, modules={}, shapes={}, keys={}, suffixes={}, flag_reads={},
+                                   summaries=intern_strings(entry.summaries))
 
     def _texts(self, path: str, entry: Linked) -> tuple[Linked, list[str]]:
         """The entry and its cards' texts; a reused entry's are read now, one file at a time."""

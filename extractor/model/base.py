@@ -44,11 +44,12 @@ _FIELDS: dict[type, tuple[str, ...]] = {}  # each record class -> its fields' na
 
 
 def intern_strings(value: _T) -> _T:
-    """``value`` with every string in it interned: a record (changed in place: one just
-    unpickled, that nothing else holds yet), a tuple (rebuilt where an item changes), a string.
-    The main process keeps every file's declarations for the whole run, and a name, an
-    annotation or an import's target is unpickled as a new string in each file that holds it
-    (a third of the declarations' memory on a large tree)."""
+    """``value`` with every string in it interned: a record, a list or a dict (changed in
+    place: one just unpickled, that nothing else holds yet), a tuple (rebuilt where an item
+    changes), a string. The main process keeps every file's declarations and every card's
+    summary for the whole run, and a name, an annotation, an import's target or a summary's
+    key is unpickled as a new string in each file that holds it (a third of the declarations'
+    memory on a large tree)."""
     kind = value.__class__
     if kind is str:
         return cast("_T", intern(cast("str", value)))
@@ -56,6 +57,16 @@ def intern_strings(value: _T) -> _T:
         items = cast("tuple[Any, ...]", value)
         done = [intern_strings(item) for item in items]
         return value if all(a is b for a, b in zip(done, items)) else cast("_T", tuple(done))
+    if kind is list:
+        entries = cast("list[Any]", value)
+        entries[:] = [intern_strings(item) for item in entries]
+        return value
+    if kind is dict:
+        table = cast("dict[Any, Any]", value)
+        pairs = [(intern_strings(key), intern_strings(item)) for key, item in table.items()]
+        table.clear()
+        table.update(pairs)
+        return value
     names = _FIELDS.get(kind)
     if names is not None:
         for name in names:

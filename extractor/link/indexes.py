@@ -138,6 +138,11 @@ class Indexes:
         self._digests: dict[str, str] = {}
         self._kinds: dict[str, IndexKind] = {}
 
+    def release(self) -> None:
+        """Let go of every index (at the end of linking)."""
+        for table in (self._built, self._held, self._decoded, self._digests):
+            table.clear()
+
     def get(self, kind: IndexKind, key: str) -> list[Any]:
         """The items of ``key``, in the index's order; the key is recorded as read with its digest."""
         index = self._index(kind)

@@ -159,6 +159,12 @@ class Project:
         self._classes_found.clear()
         self._functions_found.clear()
 
+    def release(self) -> None:
+        """Let go of the loaded modules' tables, the answers and the indexes (at the end of linking)."""
+        self._loaded.clear()
+        self.forget_answers()
+        self.indexes.release()
+
     def suffix_match(self, name: str) -> str | None:
         """The one module whose dotted name ends with ``name`` (not recorded)."""
         if name in self.providers:

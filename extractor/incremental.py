@@ -445,9 +445,9 @@ class _Cards:
         self.packed: dict[str, bytes] = {}  # each file's card summaries, packed until the run has let go of linking (``summaries``)
 
     def add(self, path: str, entry: Linked) -> Linked:
-        """The file's cards written to the spool (with their permalinks); the entry kept without
-        them, and without what linking read (cached already: only a later run checks it), unless
-        the run keeps its entries (``Shared``)."""
+        """The file's cards written to the spool (with their permalinks), and their summaries
+        packed (``summaries``); the entry kept without either, and without what linking read
+        (cached already: only a later run checks it), unless the run keeps its entries (``Shared``)."""
         entry, texts = self._texts(path, entry)
         links = (permalink(self.files.options, path, s["line"], s["end_line"]) for s in entry.summaries)
         self.places[path] = self.spool.add(with_permalink(text, link) for text, link in zip(texts, links))
@@ -498,7 +498,8 @@ def _envelope(selection: Selection, failures: list[FileFailure], sites: int, sum
 
 
 def _pack(records: tuple[Any, ...]) -> bytes:
-    """Raise sites or calls as compressed bytes: a fifth of their size as objects, until used."""
+    """Raise sites, calls or card summaries as compressed bytes (a fifth of their size as objects,
+    or less), until used."""
     return zlib.compress(pickle.dumps(records, protocol=pickle.HIGHEST_PROTOCOL), 1)
 
 

@@ -51,7 +51,9 @@ EXPECTED = {
     "values": {"plan", "pick", "level_name", "Args.__post_init__", "Training.__post_init__", "Eval.__post_init__",
                "Delta.__init__", "repeat", "chunks", "whole", "count", "embed", "project", "check_rows", "normalize", "CacheConfig",
                "half_only", "at_least_1d", "store", "scales", "spread", "launch", "admit", "Limits", "CacheConfig._check_block_size", "Tool._label_is_text",
-               "check_engine", "Engine.validate"},
+               "check_engine", "Engine.validate",
+               # required values of declared types (an Annotated alias, Literal, StrictBool, PositiveInt, Path)
+               "Prompt", "archive", "retry"},
     # validate_* run under @strict, which wraps their errors (the runner checks the class the card
     # says the caller gets); positive is called directly, so its ValueError comes unwrapped.
     "strictcfg": {"ModelConfig.__post_init__", "ModelConfig.validate_architecture", "ModelConfig.validate_depth", "positive"},

@@ -13,8 +13,8 @@ import pytest
 from extractor.collect.declarations import leaving_ifs, pure_reads, skipped_ifs, unread_params
 from extractor.collect.platforms import platform_imports
 from extractor.model import Reason, TriggerStatus
-from extractor.solve.arrays import array_value, dtype_value, fold_arrays, library_value
-from extractor.solve.domains import any_value
+from extractor.solve.arrays import array_value, dtype_value, fold_arrays, library_value, modelled_text
+from extractor.solve.domains import NO_VALUE, any_value
 from extractor.solve.values import Modelled, Present, python_text
 
 from .helpers import extract_snippet, only
@@ -146,6 +146,31 @@ def test_tensors_and_arrays_are_small_declared_models() -> None:
     folded = fold_arrays({"x.shape": [3], "x.ndim": 1, "n": 0}, {"x": "torch.Tensor"})
     assert python_text(folded["x"]) == "torch.empty(3)" and set(folded) == {"x", "n"}
     assert any_value("VllmConfig | None") is None and python_text(any_value("torch.dtype")) == "torch.float32"
+
+
+@pytest.mark.parametrize(("annotation", "written"), [
+    ('Literal["user", "system"]', "'user'"),  # the first choice
+    ("Annotated[StrictStr, Field(max_length=3)]", "''"),  # through Annotated, a strict type
+    ("ShortText | list[str]", "[]"),  # the first member of a union the tool has a value of (an alias it cannot read: the list)
+    ("PositiveInt", "1"), ("NegativeFloat", "-1.0"), ("StrictBool", "False"),  # a constrained type's nearest value
+    ("Optional[int]", "None"), ("int | None", "0"), ("Iterable[str]", "[]"),
+    ("Path", "pathlib.Path('data.txt')"), ("os.PathLike[str] | None", "pathlib.Path('data.txt')"),
+    ("npt.NDArray[np.float32]", "numpy.zeros((2, 3))"),
+])
+def test_a_declared_type_gets_a_realistic_value(annotation: str, written: str) -> None:
+    assert python_text(any_value(annotation)) == written
+
+
+def test_a_class_the_tool_cannot_build_has_no_value() -> None:
+    assert any_value("Config") is NO_VALUE and any_value("Callable[[int], int]") is NO_VALUE and any_value('Literal[Mode.A]') is NO_VALUE
+
+
+def test_a_path_is_read_but_never_touched() -> None:
+    path = library_value("pathlib.Path")
+    assert isinstance(path, Modelled) and path.attribute("suffix") == ".txt" and path.attribute("stem") == "data"
+    assert modelled_text(path, None) == "data.txt" and modelled_text(path, "r") == "PosixPath('data.txt')"
+    with pytest.raises(AttributeError):
+        path.attribute("exists")
 
 
 def test_a_tensor_argument_is_built_in_the_example(tmp_path) -> None:

@@ -18,10 +18,14 @@ from .syntax import walk
 
 _TYPE_NAMES = {"int", "float", "str", "bool", "bytes", "list", "dict", "set", "tuple", "frozenset"}
 _ALIASES = {"List": "list", "Dict": "dict", "Set": "set", "Tuple": "tuple", "FrozenSet": "frozenset",
-            "Sequence": "list", "Mapping": "dict", "PositiveInt": "int", "NonNegativeInt": "int",
-            "PositiveFloat": "float", "NonNegativeFloat": "float", "StrictInt": "int", "StrictStr": "str"}
+            "Sequence": "list", "Mapping": "dict", "PositiveInt": "int", "NonNegativeInt": "int", "NegativeInt": "int",
+            "NonPositiveInt": "int", "PositiveFloat": "float", "NonNegativeFloat": "float", "NegativeFloat": "float",
+            "NonPositiveFloat": "float", "StrictInt": "int", "StrictStr": "str", "StrictFloat": "float", "StrictBool": "bool",
+            "StrictBytes": "bytes"}
 _IMPLIED = {"PositiveInt": (Constraint(name="gt", value="0"),), "NonNegativeInt": (Constraint(name="ge", value="0"),),
-            "PositiveFloat": (Constraint(name="gt", value="0"),), "NonNegativeFloat": (Constraint(name="ge", value="0"),)}
+            "NegativeInt": (Constraint(name="lt", value="0"),), "NonPositiveInt": (Constraint(name="le", value="0"),),
+            "PositiveFloat": (Constraint(name="gt", value="0"),), "NonNegativeFloat": (Constraint(name="ge", value="0"),),
+            "NegativeFloat": (Constraint(name="lt", value="0"),), "NonPositiveFloat": (Constraint(name="le", value="0"),)}
 _WRAPPERS = ("Optional", "Union", "None", "typing.Optional", "Annotated")  # names that are not the annotated type
 
 

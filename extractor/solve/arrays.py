@@ -12,13 +12,16 @@ the evaluator reads (``shape``, ``ndim``, ``dtype``, ``device``, ``is_cuda``, ``
 ``size()``, ``numel()``) and an example builds (``torch.empty(2, 3)``,
 ``numpy.zeros((2, 3))``, with the dtype where it is not the default): a CPU tensor of
 float32, a float64 array. ``fold_arrays`` builds one from the values a trigger gives its
-attributes (``x.shape = [1, 5]`` -> ``torch.empty(1, 5)``).
+attributes (``x.shape = [1, 5]`` -> ``torch.empty(1, 5)``). A parameter annotated ``Path``
+(``os.PathLike``) gets a relative path, ``pathlib.Path('data.txt')``, whose name, suffix and
+stem the evaluator reads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from pathlib import PurePosixPath
 from typing import Any
 
 from ..model import Constraint, Domain
@@ -118,7 +121,11 @@ _TORCH_DTYPES = {
 _FLOATING = frozenset({"float16", "bfloat16", "float32", "float64", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz"})
 _NUMPY_DTYPES = {name: name for name in ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool_",
                                          "complex64", "complex128")}
-_LIBRARIES = {"torch": "torch", "np": "numpy", "numpy": "numpy"}  # (the name code writes -> the module an example imports)
+# (the name code writes -> the module an example imports; ``npt``: ``numpy.typing``, whose ``NDArray`` is an array)
+_LIBRARIES = {"torch": "torch", "np": "numpy", "numpy": "numpy", "npt": "numpy"}
+# The names a path's type goes by (``Path``, ``pathlib.Path``, ``os.PathLike``): a relative path's model.
+_PATH_TYPES = frozenset({"Path", "PurePath", "PosixPath", "PurePosixPath", "pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath",
+                         "pathlib.PurePosixPath", "PathLike", "os.PathLike"})
 TENSOR_SHAPE = (2, 3)  # the shape of a tensor nothing constrains
 
 
@@ -200,13 +207,23 @@ def library_value(annotation: str | None) -> Modelled | None:
         module = _LIBRARIES.get(head)
         if module == "torch" and rest in ("Tensor", "nn.Parameter"):
             return array_value("torch")
-        if module == "numpy" and rest in ("ndarray", "typing.NDArray"):
+        if module == "numpy" and rest in ("ndarray", "typing.NDArray", "NDArray"):
             return array_value("numpy")
         if module == "torch" and rest == "dtype":
             return dtype_value("torch.float32")
         if module == "torch" and rest == "device":
             return device_value()
+        if name in _PATH_TYPES:
+            return path_value()
     return None
+
+
+def path_value(text: str = "data.txt") -> Modelled:
+    """A relative path (``pathlib.Path('data.txt')``): its parts the evaluator reads (``name``,
+    ``suffix``, ``stem``, ``parts``) and ``str``/``repr`` print; nothing of it touches the disk."""
+    pure = PurePosixPath(text)
+    attributes = (("name", pure.name), ("suffix", pure.suffix), ("stem", pure.stem), ("parts", pure.parts))
+    return Modelled("Path", f"pathlib.Path({text!r})", "pathlib", attributes)
 
 
 def _annotation_names(annotation: str | None) -> list[str]:
@@ -226,6 +243,9 @@ def modelled_text(value: Modelled, conversion: str | None) -> str | None:
     if value.kind == "device":
         kind = value.attribute("type")
         return f"device(type={kind!r})" if conversion == "r" else kind
+    if value.kind == "Path":
+        text = "/".join(value.attribute("parts"))
+        return f"PosixPath({text!r})" if conversion == "r" else text
     return None
 
 

@@ -194,28 +194,34 @@ def _constraint_ok(constraint: Constraint, value: Any) -> bool:
     return True
 
 
-_ANY = {**_FACTORIES, "bytes": "b''", "bool": "False", "None": "None"}  # type name -> the source of a value of it
-_ANY_ALIASES = {"List": "list", "Dict": "dict", "Set": "set", "Tuple": "tuple", "FrozenSet": "frozenset", "Optional": "None",
-                "Sequence": "list", "Iterable": "list", "Mapping": "dict"}
+_ANY = {**_FACTORIES, "bytes": "b''", "bool": "False", "NoneType": "None",  # type name -> the source of a value of it
+        # (abstract containers: a list or dict is one)
+        "object:Iterable": "[]", "object:Collection": "[]", "object:MutableSequence": "[]", "object:MutableMapping": "{}"}
+# A bound a constrained type implies (``PositiveInt``: gt 0) -> the value nearest the plain one that keeps it
+_NEAR = {"gt": 1, "ge": 0, "lt": -1, "le": 0}
 
 
 def any_value(annotation: str | None) -> Any:
-    """A value of the annotation's type (the first one of a union; None without one;
-    NO_VALUE for a class), for a parameter whose value does not matter on the way to the
-    raise. Parsed as the default factories' values are, so a fresh copy each call."""
+    """A value of the annotation's type, for a parameter whose value does not matter on the way
+    to the raise (None without an annotation): the first ``Literal`` choice; else the first type
+    of a union (through ``Optional``, ``Union`` and ``Annotated``) the tool has a value of, a
+    plain one (``0``, ``''``, ``[]``; ``1`` for a ``PositiveInt``), a library type's model (a
+    tensor, a path: solve.arrays); NO_VALUE where it has none (a class it cannot build). Parsed
+    as the default factories' values are, so a fresh copy each call."""
     if annotation is None:
         return None
-    head = annotation.strip().strip("'\"").split("|", 1)[0].strip()
-    head = head.removeprefix("typing.").split("[", 1)[0].strip()
-    source = _ANY.get(_ANY_ALIASES.get(head, head))
-    if source is not None:
-        return _literal(source)
-    modelled = library_value(annotation)  # (a tensor, an array, a dtype, a device: solve.arrays)
-    if modelled is not None:
-        return modelled
-    rest = annotation.strip().strip("'\"").split("|")[1:]
-    # ``Config | None``: a class the tool cannot build, but None is a value of the type too
-    return None if any(part.strip() == "None" for part in rest) else NO_VALUE
+    read = read_annotation(annotation)
+    if read.choices:
+        return _literal(read.choices[0])
+    for kind in read.types:
+        source = _ANY.get(kind)
+        if source is not None:
+            value = _literal(source)
+            bound = next((c for c in read.implied if c.name in _NEAR), None) if kind in ("int", "float") else None
+            return value if bound is None else type(value)(_NEAR[bound.name])
+        if kind.startswith("object:") and (modelled := library_value(annotation)) is not None:
+            return modelled  # (a tensor, an array, a dtype, a device, a path: solve.arrays)
+    return NO_VALUE
 
 
 def card_domains(card: Card, params: tuple[Param, ...], names: list[str], param_choices: dict[str, tuple[str, ...]],

@@ -53,7 +53,9 @@ EXPECTED = {
                "half_only", "at_least_1d", "store", "scales", "spread", "launch", "admit", "Limits", "CacheConfig._check_block_size", "Tool._label_is_text",
                "check_engine", "Engine.validate",
                # required values of declared types (an Annotated alias, Literal, StrictBool, PositiveInt, Path)
-               "Prompt", "archive", "retry"},
+               "Prompt", "archive", "retry",
+               # attributes read by name (getattr of a literal name): set through the record's constructor
+               "check_batching", "check_micro", "check_ports"},
     # validate_* run under @strict, which wraps their errors (the runner checks the class the card
     # says the caller gets); positive is called directly, so its ValueError comes unwrapped.
     "strictcfg": {"ModelConfig.__post_init__", "ModelConfig.validate_architecture", "ModelConfig.validate_depth", "positive"},

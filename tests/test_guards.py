@@ -6,6 +6,8 @@ import textwrap
 
 import pytest
 
+from extractor.collect.byname import by_name
+
 from .helpers import extract_snippet, only, run_cli, temp_tree
 
 
@@ -579,3 +581,28 @@ def test_a_literal_true_loop_test_is_no_part_of_the_guard(tmp_path, test: str) -
     """getpass's ``while 1:`` read ``... and 1 and c == '\\003'``."""
     card = only(extract_snippet(tmp_path, f"def f(c):\n    while {test}:\n        if c == 'x':\n            raise ValueError('x')\n        return\n"))
     assert [p.code for p in card.statement.guard.parts] == ["c == 'x'"]
+
+
+@pytest.mark.parametrize(("code", "read", "chains"), [
+    ('getattr(args, "port", None) is not None and args.grpc', "args.port is not None and args.grpc", ["args.port"]),
+    ('getattr(cfg.model, "size") > 2', "cfg.model.size > 2", ["cfg.model.size"]),
+    ('getattr(other, "size", 0) > 2', 'getattr(other, "size", 0) > 2', []),  # (no input of the guard: assumed)
+    ('getattr(args, name) is None', 'getattr(args, name) is None', []),  # (a computed name)
+    ('getattr(args, "__dict__") is None', 'getattr(args, "__dict__") is None', []),  # (no plain attribute)
+    ('getattr(f(args), "a", 1) > 0', 'getattr(f(args), "a", 1) > 0', []),  # (a call's result)
+])
+def test_an_attribute_read_by_a_literal_name_is_the_attribute(code: str, read: str, chains: list[str]) -> None:
+    assert by_name(code, {"args", "cfg"}) == (read, chains)
+
+
+def test_a_getattr_read_lists_the_attribute_among_the_inputs(tmp_path) -> None:
+    card = only(extract_snippet(tmp_path, textwrap.dedent('''
+        def check(args) -> None:
+            if getattr(args, "grpc_port", None) is not None and args.grpc:
+                raise ValueError("--grpc and --grpc-port are mutually exclusive")
+        ''')))
+    guard = card.statement.guard
+    assert guard.code == 'getattr(args, "grpc_port", None) is not None and args.grpc'  # (as written)
+    assert set(guard.inputs) >= {"args.grpc", "args.grpc_port"}
+    trigger = card.solved.trigger
+    assert trigger.verified and trigger.inputs == {"args.grpc": 1, "args.grpc_port": 0}

@@ -26,6 +26,7 @@ import libcst as cst
 
 from ..model import RAISES, And, Compare, Context, ContextKind, Guard, GuardNode, GuardPart, Opaque, PartRole, Reason, Truthy
 from .attributes import waits
+from .byname import by_name
 from .declarations import LOOP_WRAPPERS
 from .exits import catching, handler_types, may_exit, only_leaves
 from .expressions import TAG, ExprModel, resolve, untagged
@@ -466,7 +467,8 @@ def _extract_guard(chain: Sequence[cst.CSTNode], start: int, model: PathModel) -
         code=code,
         tree=tree,
         parts=_parts(conditions),
-        inputs=tuple(refs.inputs),
+        # (``getattr(x, "a", d)`` reads ``x.a``: collect.byname)
+        inputs=tuple(dict.fromkeys([*refs.inputs, *by_name(code, {name.split(".", 1)[0] for name in refs.inputs})[1]])),
         opaque=tuple(refs.opaque),
         booleans=tuple(n for n in model.exprs.boolean_names(shown) if n in refs.opaque),
         versions=tuple((name, base, "stored" if "." in base else "rebound" if model.exprs.is_entry_name(base) else "earlier")

@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from ..collect.annotations import read_annotation
 from ..collect.declarations import dotted_name
 from ..model import BuiltArgument, Card, ClassFact, FieldDoc, FileFacts, Owner, Param, PostInitSet, SiteFact
 from ..model.codes import BUILDING, CONSTRUCTING, EntryKind
@@ -375,7 +376,8 @@ def built_arguments(constructors: Constructors, facts: FileFacts, params: tuple[
                     inputs: Iterable[str]) -> tuple[BuiltArgument, ...]:
     """The parameters whose attributes the guard reads (``p.a.b``) that an example can build:
     annotated with an in-tree class that is plainly built (``plainly_built``), whose constructor
-    sets each of those attributes straight from a keyword (nested records too)."""
+    sets each of those attributes straight from a keyword (nested records too); or annotated
+    ``argparse.Namespace``, parsed arguments, built with those attributes (``_namespace``)."""
     read: dict[str, list[str]] = {}
     for name in inputs:
         root, dot, rest = name.partition(".")
@@ -385,11 +387,38 @@ def built_arguments(constructors: Constructors, facts: FileFacts, params: tuple[
     for param in params:
         if param.name not in read or param.kind in ("star", "starstar") or param.annotation is None:
             continue
+        if _names_namespace(facts, param.annotation):
+            if (namespace := _namespace(param, read[param.name])) is not None:
+                found.append(namespace)
+            continue
         cls = constructors.project.class_of_annotation(facts, param.annotation)
         built = _built_argument(constructors, facts, param, cls, read[param.name]) if cls is not None else None
         if built is not None:
             found.append(built)
     return tuple(found)
+
+
+def _names_namespace(facts: FileFacts, annotation: str) -> bool:
+    """Whether the annotation is ``argparse.Namespace`` (``Namespace`` imported from argparse; ``X | None`` too)."""
+    imports = dict(facts.imports)
+    for name in read_annotation(annotation).names:
+        head, _, rest = name.partition(".")
+        target = imports.get(head)
+        if target is not None and (f"{target}.{rest}" if rest else target) == "argparse.Namespace":
+            return True
+    return False
+
+
+def _namespace(param: Param, attributes: list[str]) -> BuiltArgument | None:
+    """Parsed arguments as an example builds them, ``argparse.Namespace(a=..., b=...)``: each
+    attribute the guard reads a keyword without a default (the example gives it a value, or
+    there is none), none of them one of an attribute (``args.model.name``: no keyword spells it)."""
+    names = sorted(set(attributes))
+    if any("." in name or not name.isidentifier() for name in names):
+        return None
+    constructor = tuple(Param(name=name, kind="keyword") for name in names)
+    return BuiltArgument(param=param.name, cls="argparse:Namespace", constructor=constructor,
+                         settable={f"{param.name}.{name}": (name,) for name in names})
 
 
 def _built_argument(constructors: Constructors, facts: FileFacts, param: Param, cls: str, attributes: list[str]) -> BuiltArgument | None:

@@ -200,3 +200,20 @@ def test_str_and_int_mixin_enum_members_equal_their_values() -> None:
         evaluate("f'{Strategy.NO}'", env)
     with pytest.raises(EvalError):
         evaluate("Color.RED < 1", env)
+
+
+@pytest.mark.parametrize(("code", "env", "value"), [
+    ("callable(f)", {"f": 0}, False), ("callable(f)", {"f": None}, False),
+    ("hasattr(s, 'read')", {"s": ""}, False), ("hasattr(s, 'join')", {"s": ""}, True), ("hasattr(s, '__iter__')", {"s": [1]}, True),
+])
+def test_callable_and_hasattr_of_a_plain_value(code: str, env: dict, value: object) -> None:
+    assert evaluate(code, env) == value
+
+
+def test_callable_and_hasattr_of_another_value_are_refused() -> None:
+    from extractor.solve.arrays import path_value
+    from extractor.solve.values import Named
+    for env in ({"x": path_value()}, {"x": Named("Mode.A", "a")}, {"x": int}):
+        for code in ("callable(x)", "hasattr(x, 'name')"):
+            with pytest.raises(EvalError):
+                evaluate(code, env)

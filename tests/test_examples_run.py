@@ -31,7 +31,7 @@ EXPECTED = {
         "not_in_module_constant", "earlier_raises", "after_assert", "match_cases", "Buffer.reserve", "Buffer.append",
         "reraise_from_exc", "reraise_bound_name", "in_except_handler", "local_reassigned",
         "if_elif_else", "early_return", "loop_continue_break", "missing_path", "month_range", "port_number",
-        "preload", "set_state", "from_digits", "sizes_positive", "start_pool",
+        "preload", "set_state", "from_digits", "sizes_positive", "start_pool", "on_event", "read_all",
     },
     "dateparse": {"split_date", "parse_month", "check_format", "zone_offset", "field_value", "require", "check_tag", "check_pattern"},
     # resolve_backend's trigger builds an OffloadConfig that passes its own validator first
@@ -71,7 +71,7 @@ EXPECTED = {
 # and _owner None): the way out is calling start() or acquire() first, which no argument is.
 # split_date's first two raises have no fix: a text that avoids one reaches the next, and the
 # solver finds no text of three parts for them.
-REPRODUCE_ONLY = {"forms": {"if_elif_else", "match_cases", "set_state"}, "dateparse": {"split_date"}, "callers": {"Shelf.__init__", "currency", "Session.stop", "Session.release",
+REPRODUCE_ONLY = {"forms": {"if_elif_else", "match_cases", "set_state", "on_event", "read_all"}, "dateparse": {"split_date"}, "callers": {"Shelf.__init__", "currency", "Session.stop", "Session.release",
                                                                                                    "Session._require_running"}}
 
 

@@ -53,10 +53,26 @@ def _text_of(function: Callable[[Any], str]) -> Callable[..., str]:
     return text
 
 
+def _callable(value: Any) -> bool:
+    """``callable`` of a plain value (never one: a type is no candidate); refused for any other."""
+    if not is_plain(value):
+        raise EvalError("callable() of a value that is not a plain one")
+    return False
+
+
+def _hasattr(value: Any, name: Any) -> bool:
+    """``hasattr`` of a plain value, whose attributes are its builtin type's; refused for any other
+    (an object's attributes are its class's, which the tree defines and may compute on reading)."""
+    if not is_plain(value) or type(name) is not str:
+        raise EvalError("hasattr() of a value that is not a plain one")
+    return hasattr(value, name)
+
+
 PURE_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "len": len, "abs": abs, "min": min, "max": max, "bool": bool, "int": int, "float": float,
     "str": _text_of(str), "repr": _text_of(repr), "round": round, "sorted": sorted, "sum": sum, "any": any, "all": all,
     "tuple": tuple, "list": list, "set": StableSet, "frozenset": StableFrozenSet, "type": type,
+    "callable": _callable, "hasattr": _hasattr,
     # (by the dotted name a module that imports math writes)
     "math.isfinite": math.isfinite, "math.isinf": math.isinf, "math.isnan": math.isnan, "math.floor": math.floor, "math.ceil": math.ceil,
 }

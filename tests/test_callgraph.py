@@ -45,6 +45,11 @@ def test_each_card_lists_its_public_entries_and_is_stated_at_one_where_the_value
         # pairs tests its text before it calls _split (an early return and an early raise): the trigger keeps both false
         "_split:6": (["tidal.pairs"], None, "tidal.pairs", None),
         "pairs:15": (["tidal.pairs"], None, None, None),
+        # station_of's first test false (its body, which rebinds the argument, not run), its early return not taken
+        "_parse_station:6": (["tidal.readings.station_of"], None, "tidal.readings.station_of", None),
+        # table calls _hourly in the branch its mode selects (the default, "hourly")
+        "_hourly:22": (["tidal.readings.table"], None, "tidal.readings.table", None),
+        "table:32": (["tidal.readings.table"], None, None, None),
     }
     paths = {p["entry"]: p["path"] for p in cards["_decode:8"]["entries"]["paths"]}
     assert paths["tidal.decode"] == ["tidal._impl.codec.decode", "tidal._impl.codec._decode"]
@@ -60,7 +65,7 @@ def test_each_card_lists_its_public_entries_and_is_stated_at_one_where_the_value
 def test_the_examples_at_the_entry_raise_the_cards_error_from_its_line(capsys, tmp_path) -> None:
     cards = _cards(capsys, tmp_path)
     lifted = [c for c in cards.values() if c.get("at_entry")]
-    assert len(lifted) == 7
+    assert len(lifted) == 9
     for card in lifted:
         assert check(card, ROOT) == [], card["id"]
 
@@ -157,3 +162,24 @@ def reads_a_variable_and_a_local(x, y, z: Other):
     exits = {m.function: m.calls[0].exits for m in calls_made(*_parsed(_EXITS))}
     assert exits == {"exits_first": (("len(x) > 3 or y.size is None", "raise", ("x", "y.size")), ("not y.size > 0", "raise", ("y.size",))),
                      "tests_first": (("x", "return", ("x",)),)}
+
+
+def test_a_call_in_a_branch_on_the_parameters_is_first_where_the_branch_is_taken() -> None:
+    code = '''
+def branches(x, mode):
+    if not isinstance(x, dict):
+        x = dict(x)
+    if mode == "fast":
+        return helper(x)
+    elif mode.lower() == "slow":
+        other(x)
+    helper(x, mode)
+'''
+    defs, src, _ = _parsed(code)
+    [made] = calls_made(defs, src, {"helper": "def", "other": "def"})
+    skip = ("not isinstance(x, dict)", "skip", ("x",))  # (past it where the test is false: its body, which rebinds x, does not run)
+    assert [(c.callee, c.is_first, c.exits, c.unread) for c in made.calls] == [
+        ("helper", True, (skip, ("mode == 'fast'", "branch", ("mode",))), ()),
+        ("other", True, (skip, ("mode == 'fast'", "skip", ("mode",)), ("mode.lower() == 'slow'", "branch", ("mode",))), ()),
+        ("helper", False, (), ()),  # (past an if with an else: either block may have run)
+    ]

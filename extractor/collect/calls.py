@@ -16,14 +16,17 @@ arguments are kept for the first call alone, and the parameters, decorators and 
 for the functions that make one. Nested functions and lambdas are not entered: their calls run when
 they are called, not when the function is.
 
-A call is the one the function reaches first (``is_first``) where it is the callee of a
-top-level statement (``f(...)``, ``return f(...)``, ``x = f(...)``, ``a, b = f(...)``) and every
-statement before it is one that can neither leave the function nor fail: the docstring,
+A call is one the function reaches first (``is_first``) where it is the callee of a
+statement (``f(...)``, ``return f(...)``, ``x = f(...)``, ``a, b = f(...)``) and every statement
+before it on the way is one that can neither leave the function nor fail: the docstring,
 ``pass``, ``global``/``nonlocal``, a name bound to a literal, a parameter or an empty container
-(``used = set()``); or an early exit whose test reads the parameters only, ``if size < 1: raise
-ValueError(...)`` (``return``) or ``assert size``, kept with the call (``MadeCall.exits``): the call
-is reached where each such test is false. Anything else (a loop, another call, an attribute
-read outside a test) may raise or return first, so no later call is.
+(``used = set()``); or an ``if`` whose test reads the parameters only (names, attribute chains,
+builtins, a text's or mapping's reading methods: ``_test_reads``), kept with the call
+(``MadeCall.exits``). The call may stand in such an ``if``'s body (``if mode == "fast": return
+_fast(x)``: reached where the test holds) or its ``else``; an ``if`` before it is passed where
+its test is false, its body not run whatever it does (``if size < 1: raise ...``; ``if x is None:
+x = default``), and an ``assert size`` where it holds. Anything else (a loop, another call, an
+attribute read outside a test) may raise or return first, so no later call is.
 """
 
 from __future__ import annotations
@@ -67,8 +70,7 @@ def calls_made(defs: Iterable[tuple[str, Function, str | None]], src: SourceText
 
 def _calls(node: Function, src: SourceText, bound: AbstractSet[str], aliases: AbstractSet[str], *,
            is_method: bool) -> tuple[tuple[MadeCall, ...], bool]:
-    first, exits = _first_call(node, bound | aliases)
-    unread = _unread_before(node, first) if first is not None else ()
+    firsts = _first_calls(node, bound | aliases)
     params = _param_names(node)
     heads = (set(bound) - params) | (set(_SELF) if is_method else set())
     plain = set(aliases) - params
@@ -85,10 +87,10 @@ def _calls(node: Function, src: SourceText, bound: AbstractSet[str], aliases: Ab
             continue
         count += 1
         if count <= MAX_CALLS:
-            is_first = call is first
-            found.append(MadeCall(callee=callee, line=call.lineno, arguments=_arguments(call, src) if is_first else None,
-                                  is_first=is_first, receiver=receiver, exits=exits if is_first else (),
-                                  unread=unread if is_first else ()))
+            first = firsts.get(id(call))
+            found.append(MadeCall(callee=callee, line=call.lineno, arguments=_arguments(call, src) if first is not None else None,
+                                  is_first=first is not None, receiver=receiver, exits=first[0] if first is not None else (),
+                                  unread=first[1] if first is not None else ()))
     return tuple(found), count > MAX_CALLS
 
 
@@ -144,69 +146,105 @@ def _param_names(node: Function) -> set[str]:
     return names
 
 
-def _first_call(node: Function, shadowed: AbstractSet[str]) -> tuple[ast.Call | None, tuple[tuple[str, str, tuple[str, ...]], ...]]:
-    """The call of the first top-level statement the function surely reaches, where that
-    statement is a call (see the module's docstring), and the early exits before it; else None."""
+Exit = tuple[str, str, tuple[str, ...]]  # (a test, how it stands on the way: "raise", "return", "skip" or "branch", what it reads)
+
+
+def _first_calls(node: Function, shadowed: AbstractSet[str]) -> dict[int, tuple[tuple[Exit, ...], tuple[str, ...]]]:
+    """The calls of the statements the function surely reaches first on some way (see the
+    module's docstring), by id: each with the tests on its way and the parameters (but
+    ``self``/``cls``) that nothing before it reads."""
     params = _param_names(node)
-    body: Sequence[ast.stmt] = node.body
-    exits: list[tuple[str, str, tuple[str, ...]]] = []
-    for index, stmt in enumerate(body):
-        if index == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
-            continue  # the docstring
+    body: list[ast.stmt] = list(node.body)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        body = body[1:]  # the docstring
+    found: dict[int, tuple[tuple[Exit, ...], tuple[str, ...]]] = {}
+    _walk_to_calls(_Way(params, shadowed, found), body, [], set())
+    return found
+
+
+class _Way:
+    """What walking a function's body to its first calls reads and adds to (``_walk_to_calls``)."""
+
+    def __init__(self, params: set[str], shadowed: AbstractSet[str], found: dict[int, tuple[tuple[Exit, ...], tuple[str, ...]]]) -> None:
+        self.params = params
+        self.tested = params - set(_SELF)  # (what a test may read)
+        self.shadowed = shadowed
+        self.found = found
+
+
+def _walk_to_calls(way: _Way, body: Sequence[ast.stmt], exits: list[Exit], read: set[str], depth: int = 0) -> None:
+    """Walk ``body`` in order while its statements can only go on, leave under a test of the
+    parameters, or branch on one: a call statement ends the way (``way.found``: with the tests
+    ``exits`` on it, and the parameters nothing on it reads); an ``if`` whose test reads the
+    parameters only is entered ("branch": its call is reached where the test holds), and passed
+    where the test is false ("skip": its body then does not run) or where its body leaves
+    ("raise", "return")."""
+    for stmt in body:
         call = _statement_call(stmt)
         if call is not None:
-            return call, tuple(exits)
-        found = _early_exit(stmt, params - set(_SELF))
-        if found is not None:
-            exits.append(found)
-        elif not _is_harmless(stmt, params, shadowed):
-            return None, ()
-    return None, ()
+            way.found[id(call)] = (tuple(exits), tuple(sorted(way.tested - read)))
+            return
+        test = _branch_test(stmt, way.tested) if depth < _MAX_BRANCHES else None
+        if test is None:
+            found_exit = _early_exit(stmt, way.tested) if isinstance(stmt, ast.Assert) else None  # (an ``if`` past the depth: none)
+            if found_exit is not None:
+                exits.append(found_exit)
+            elif not _is_harmless(stmt, way.params, way.shadowed):
+                return
+            read.update(n.id for n in ast.walk(stmt) if isinstance(n, ast.Name))
+            continue
+        assert isinstance(stmt, ast.If)
+        tested = read | {n.id for n in ast.walk(stmt.test) if isinstance(n, ast.Name)}
+        _walk_to_calls(way, stmt.body, [*exits, (test[0], "branch", test[1])], set(tested), depth + 1)
+        _walk_to_calls(way, stmt.orelse, [*exits, (test[0], "skip", test[1])], set(tested), depth + 1)
+        if stmt.orelse:
+            return  # (past an if with an else, either block may have run)
+        # Past it, its test is false (its body did not run), or its body left: ``if size < 1: raise ...``
+        last = stmt.body[-1]
+        exits.append((test[0], "raise" if isinstance(last, ast.Raise) else "return" if isinstance(last, ast.Return) else "skip", test[1]))
+        read.update(tested)
 
 
-def _unread_before(node: Function, first: ast.Call) -> tuple[str, ...]:
-    """The parameters (but ``self``/``cls``) that no statement before the first call's reads."""
-    read: set[str] = set()
-    for stmt in node.body:
-        if any(n is first for n in ast.walk(stmt)):
-            break
-        read.update(n.id for n in ast.walk(stmt) if isinstance(n, ast.Name))
-    return tuple(sorted(_param_names(node) - read - set(_SELF)))
+_MAX_BRANCHES = 4  # ifs nested on the way to a call
+
+
+def _branch_test(stmt: ast.stmt, params: AbstractSet[str]) -> tuple[str, tuple[str, ...]] | None:
+    """An ``if``'s test that reads the parameters only (``_test_reads``): its code and what it reads."""
+    if not isinstance(stmt, ast.If):
+        return None
+    reads = _test_reads(stmt.test, params)
+    code = ast.unparse(stmt.test)
+    return (code, reads) if reads is not None and len(code) <= _MAX_EXIT else None
 
 
 _MAX_EXIT = 200  # characters of an early exit's test
 
 
-def _early_exit(stmt: ast.stmt, params: AbstractSet[str]) -> tuple[str, str, tuple[str, ...]] | None:
-    """``if test: raise ...`` or ``if test: return ...`` (no ``else``), or ``assert test``, whose
-    test reads only the parameters (names and attribute chains, no call): (the test under which
-    control leaves, "raise" or "return", what it reads); else None."""
-    test: ast.expr
-    if isinstance(stmt, ast.Assert):
-        test, kind = ast.UnaryOp(op=ast.Not(), operand=stmt.test), "raise"
-    elif isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 and isinstance(stmt.body[0], (ast.Raise, ast.Return)):
-        test, kind = stmt.test, "raise" if isinstance(stmt.body[0], ast.Raise) else "return"
-    else:
-        return None
+def _early_exit(stmt: ast.Assert, params: AbstractSet[str]) -> tuple[str, str, tuple[str, ...]] | None:
+    """``assert test`` whose test reads only the parameters (``_test_reads``): (the test under
+    which control leaves, "raise", what it reads); else None."""
+    test = ast.UnaryOp(op=ast.Not(), operand=stmt.test)
     reads = _test_reads(test, params)
     code = ast.unparse(test)
-    return (code, kind, reads) if reads is not None and len(code) <= _MAX_EXIT else None
+    return (code, "raise", reads) if reads is not None and len(code) <= _MAX_EXIT else None
 
 
 def _test_reads(test: ast.expr, params: AbstractSet[str]) -> tuple[str, ...] | None:
     """The parameters' names and attribute chains a test reads (the whole chain: ``p.a.b``, not
     ``p``), where it reads nothing else that is bound (a builtin such as ``len`` or ``isinstance``
-    is fine) and calls no method; else None."""
+    is fine) and calls no method but one that reads a text or mapping (``_TEST_METHODS``); else None."""
     inner = {id(node.value) for node in ast.walk(test) if isinstance(node, ast.Attribute)}  # (a chain's own parts)
+    methods = {id(node.func) for node in ast.walk(test) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)}
     reads: list[str] = []
     for node in ast.walk(test):
         if isinstance(node, (ast.Lambda, *_COMPREHENSIONS, ast.NamedExpr, ast.Await)):
             return None
-        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _TEST_BUILTINS):
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _TEST_BUILTINS) \
+                and not (isinstance(node.func, ast.Attribute) and node.func.attr in _TEST_METHODS):
             return None
         if id(node) in inner or not isinstance(node, (ast.Attribute, ast.Name)):
             continue
-        chain = dotted_name(node)
+        chain = dotted_name(node.value if isinstance(node, ast.Attribute) and id(node) in methods else node)  # (``p.get(...)`` reads ``p``)
         root = chain.split(".", 1)[0] if chain is not None else None
         if chain is not None and root in params:
             reads.append(chain)
@@ -216,7 +254,10 @@ def _test_reads(test: ast.expr, params: AbstractSet[str]) -> tuple[str, ...] | N
 
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-_TEST_BUILTINS = frozenset({"len", "isinstance", "int", "float", "str", "bool", "abs", "min", "max", "tuple", "list"})
+_TEST_BUILTINS = frozenset({"len", "isinstance", "int", "float", "str", "bool", "abs", "min", "max", "tuple", "list", "dict", "set",
+                            "frozenset", "bytes", "callable", "hasattr"})
+# Methods of a text or a mapping that read it only (``mode.lower() == "fast"``, ``options.get("role")``): the evaluator's too
+_TEST_METHODS = frozenset({"get", "keys", "lower", "upper", "strip", "startswith", "endswith", "isdigit", "isidentifier"})
 
 
 def _statement_call(stmt: ast.stmt) -> ast.Call | None:

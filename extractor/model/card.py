@@ -325,7 +325,7 @@ class EntryCall:
     # The guard reads the object (``self.x``) the entry runs on, the card's own class's: the card's
     # Owner and ObjectState hold for it (the entry is a method of that class, or its ``__post_init__``).
     keeps_object: bool = False
-    # The entry's early exits before its call (MadeCall.exits): each test is false where the call is reached.
+    # The tests on the entry's way to its call (MadeCall.exits): each false where the call is reached, but a "branch"'s, true.
     exits: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
     # Its parameters nothing reads on the way to the raise (link.callgraph._unread): any value of their type gets there
     unread: tuple[str, ...] = ()

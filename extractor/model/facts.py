@@ -313,9 +313,10 @@ class MadeCall:
     # The callee of a top-level statement that every path reaches, with nothing before it that may leave or fail
     is_first: bool = False
     receiver: str | None = None  # ``p.name(...)`` of a parameter ``p``: its annotation as written (the class whose method it calls)
-    # The first call's earlier exits: ``if test: raise ...`` / ``return ...`` and ``assert`` statements
-    # before it, each as (the test under which control leaves, "raise" or "return", the parameters'
-    # names and attribute chains it reads); every one is false where the call is reached.
+    # The tests on the way to a first call, each as (its code, how it stands, the parameters' names
+    # and attribute chains it reads): an ``if`` whose body the call stands in ("branch": true where
+    # the call is reached); an earlier ``if`` whose body leaves ("raise", "return"), or that is
+    # passed without running its body ("skip"), and an ``assert`` ("raise"): false there.
     exits: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
     unread: tuple[str, ...] = ()  # the first call's: the parameters no statement before its own reads
 

@@ -46,8 +46,9 @@ def at_entry(card: Card, ctx: CardContext, entry: EntryCall) -> tuple[Card, Card
     guard = card.statement.guard
     guard = replace(guard, inputs=tuple(i for i in guard.inputs if i not in fixed),
                     constants=(*((n, c) for n, c in guard.constants if n not in fixed), *entry.fixed))
-    if entry.exits:  # (the entry's early exits come first on the way: each test is false where its call is reached)
-        parts = tuple(GuardPart(role=PartRole.EXIT if kind == "raise" else PartRole.LEAVE, code=negated(code))
+    if entry.exits:  # (the tests on the entry's way to its call come first: each false where the call is reached, a branch's true)
+        parts = tuple(GuardPart(role=PartRole.OUTER, code=code) if kind == "branch" else
+                      GuardPart(role=PartRole.EXIT if kind == "raise" else PartRole.LEAVE, code=negated(code))
                       for code, kind, _ in entry.exits)
         guard = replace(guard, code=" and ".join([*(p.code for p in parts), f"({guard.code})"]), parts=(*parts, *guard.parts),
                         inputs=tuple(dict.fromkeys([*guard.inputs, *(r for _, _, reads in entry.exits for r in reads)])))

@@ -144,6 +144,19 @@ def assume_classes(draft: Draft) -> Draft:
     return replace(draft, problem=problem, solution=search(problem))
 
 
+def assume_objects(draft: Draft) -> Draft:
+    """Plain values alone do not reach it (``callable(func)`` or ``hasattr(stream, "read")`` true
+    needs an object of some class): those tests become atoms again, values the trigger can only assume."""
+    code = draft.frame.card.statement.guard.code
+    if draft.solution.status == "solved" or ("callable(" not in code and "hasattr(" not in code):
+        return draft
+    frame = draft.frame
+    ctx = frame.ctx
+    problem = build_problem(frame.card.statement.guard, frame.domains, frame.state, ctx.names.named, frozenset(frame.loops),
+                            frame.preferred, ctx.names.instances, objects=True)
+    return replace(draft, problem=problem, solution=search(problem))
+
+
 def assume_atoms(draft: Draft) -> Draft:
     """The atoms the trigger assumes values for (those the guard reads under it), and its status."""
     every_atom = {n for n, v in draft.problem.variables.items() if v.is_atom}

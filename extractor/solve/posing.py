@@ -151,9 +151,10 @@ def _is_literal_node(node: ast.expr) -> bool:
 
 
 def scan_refs(node: ast.expr, inputs: set[str], constants: set[str],
-              classes: AbstractSet[str] = frozenset()) -> tuple[set[str], dict[str, bool]]:
+              classes: AbstractSet[str] = frozenset(), objects: bool = False) -> tuple[set[str], dict[str, bool]]:
     """Input references and opaque atoms (code -> used as a boolean) of a guard expression
-    (``classes``: the names of ``constants`` bound as InstancesOf). A comprehension's
+    (``classes``: the names of ``constants`` bound as InstancesOf; ``objects``: ``callable`` and
+    ``hasattr`` of an input are atoms too, as no plain value makes them true). A comprehension's
     targets are its own names: neither inputs nor atoms inside it."""
     refs: set[str] = set()
     atoms: dict[str, bool] = {}
@@ -171,7 +172,7 @@ def scan_refs(node: ast.expr, inputs: set[str], constants: set[str],
             elif name is None and isinstance(current, ast.Attribute):  # (a name's is its own)
                 stack.append((current.value, False, local))
             continue
-        if isinstance(current, ast.Call) and not _is_pure_call(current, classes):
+        if isinstance(current, ast.Call) and (not _is_pure_call(current, classes) or _of_no_input(current, inputs, objects)):
             if not (local and _mentions(current, local)):  # (one that reads a target is no atom: nothing to assume)
                 atoms.setdefault(ast.unparse(current), boolean)
             continue
@@ -201,19 +202,34 @@ def scan_refs(node: ast.expr, inputs: set[str], constants: set[str],
     return refs, atoms
 
 
+def _of_no_input(node: ast.Call, inputs: set[str], objects: bool = False) -> bool:
+    """``callable(x)`` or ``hasattr(x, "name")`` of what is no input (a module, a constant: ``hasattr(socket,
+    "AF_UNIX")``), or by a computed name: the evaluator decides them of a caller's plain value
+    only, so they stay atoms the trigger assumes; with ``objects``, every one (see scan_refs)."""
+    name = dotted_name(node.func)
+    if name not in ("callable", "hasattr"):
+        return False
+    if objects or not node.args or dotted_name(node.args[0]) not in inputs:
+        return True
+    literal = len(node.args) == 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)
+    return name == "hasattr" and not literal
+
+
 def _mentions(node: ast.AST, names: frozenset[str]) -> bool:
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
 
 
 def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str] = frozenset(),
                   resolved: tuple[tuple[str, str, str], ...] = (), elements: frozenset[str] = frozenset(),
-                  preferred: dict[str, str] | None = None, instances: tuple[tuple[str, tuple[str, ...]], ...] = ()) -> Problem:
+                  preferred: dict[str, str] | None = None, instances: tuple[tuple[str, tuple[str, ...]], ...] = (),
+                  objects: bool = False) -> Problem:
     """Variables, candidates and constants for one guard; the inputs in ``state`` are read
     from state no caller sets (module variables, the object's internal attributes);
     ``resolved``: names of the guard that linking found in other modules (CardContext.names.named);
     ``elements``: loop targets the trigger sets through their iterable (Guard.loops);
     ``preferred``: the evident type of untyped inputs (Param.used_as), tried first;
-    ``instances``: the isinstance classes whose plain instances are known (CardContext.names.instances).
+    ``instances``: the isinstance classes whose plain instances are known (CardContext.names.instances);
+    ``objects``: ``callable``/``hasattr`` of an input are atoms (scan_refs).
 
     Raises:
         EvalError: the guard code is not a Python expression (an unmodelled guard).
@@ -235,7 +251,8 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
         if written not in guard.inputs and written not in guard.opaque:
             constants[written] = InstancesOf(types)
     arrays = array_inputs({name: d.annotation for name, d in domains.items()})
-    refs, atoms = scan_refs(tree, set(guard.inputs) | set(guard.opaque) | set(environ), set(constants), classes_of(constants) | arrays)
+    refs, atoms = scan_refs(tree, set(guard.inputs) | set(guard.opaque) | set(environ), set(constants), classes_of(constants) | arrays,
+                            objects)
     variables: dict[str, Variable] = {}
     for name in [*guard.inputs, *guard.opaque, *environ]:
         if name in refs:

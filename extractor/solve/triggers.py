@@ -25,6 +25,7 @@ from .messages import shown_message
 from .passes import (
     assume_atoms,
     assume_classes,
+    assume_objects,
     avoid_internal,
     choose_inputs,
     complete_values,
@@ -47,7 +48,7 @@ log = logging.getLogger("raisedocs")
 
 # The passes, in order (the order is the behaviour: each reads what the ones before it set).
 # After the first search: a trigger, what it assumes, and the object it builds.
-SEARCH = (widen, assume_classes, assume_atoms, avoid_internal, construct_fresh, construct_past)
+SEARCH = (widen, assume_classes, assume_objects, assume_atoms, avoid_internal, construct_fresh, construct_past)
 # Once a trigger is found: its values, the validator, the loops' inputs, the checks, the fixes and the example.
 SHOW = (complete_values, make_validator, show_message, reproduce, set_loop_elements, check_loops, choose_inputs,
         verify, fix, exemplify)

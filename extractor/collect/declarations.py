@@ -756,6 +756,44 @@ def unread_params(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple
     return tuple(sorted(names))
 
 
+def attribute_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple[ast.AST, ...],
+                    raise_node: ast.stmt) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The parameters that the function reads, on the way to the raise and in the raise itself,
+    only as attributes of a name (``args.port``, ``getattr(args, "port", None)``), each with those
+    names: an object with just those attributes runs the way as the caller's would (an
+    ``argparse.Namespace``). A parameter used any other way (passed on, called, subscripted, a
+    method called on it) is left out; so are all of them inside a loop (a later line of it may run first)."""
+    inner = stack[stack.index(function) + 1:]
+    if any(isinstance(n, (ast.For, ast.AsyncFor, ast.While)) for n in inner):
+        return ()
+    end = raise_node.end_lineno or raise_node.lineno
+    params = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]} - {"self", "cls"}
+    read: dict[str, set[str]] = {name: set() for name in params}
+    parents = {id(child): node for node in walk(function) for child in child_nodes(node)}
+    for node in walk(function):
+        if not (isinstance(node, ast.Name) and node.id in read and node.lineno <= end) or node is function:
+            continue
+        name = _attribute_named(node, parents)
+        if name is None:
+            read.pop(node.id)  # (used some other way)
+        else:
+            read[node.id].add(name)
+    return tuple((param, tuple(sorted(names))) for param, names in sorted(read.items()) if names)
+
+
+def _attribute_named(node: ast.Name, parents: dict[int, ast.AST]) -> str | None:
+    """The attribute a read of ``node`` names (``node.a``, not called; ``getattr(node, "a"[, d])``), else None."""
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.Attribute) and parent.value is node and isinstance(parent.ctx, ast.Load):
+        above = parents.get(id(parent))
+        return None if isinstance(above, ast.Call) and above.func is parent else parent.attr
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "getattr" and parent.args \
+            and parent.args[0] is node and len(parent.args) in (2, 3) and isinstance(parent.args[1], ast.Constant) \
+            and isinstance(parent.args[1].value, str):
+        return parent.args[1].value
+    return None
+
+
 def leaving_ifs(body: list[ast.stmt], line: int) -> set[ast.If]:
     """The ``if`` statements before the raise at ``line`` whose body ends by leaving the
     function (``return``, ``raise``), reached through ``if`` statements only (no loop, ``try``

@@ -519,6 +519,7 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
             params=_params(function, src, per_function), call_style=_call_style(function, per_function, lines),
             unread=decl.unread_params(function, hit.stack, hit.node.lineno),
             pure_reads=decl.pure_reads(function, hit.stack, hit.node.lineno),
+            attribute_reads=decl.attribute_reads(function, hit.stack, hit.node),
         ) if function is not None else Signature(),
     )
 

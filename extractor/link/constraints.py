@@ -250,10 +250,11 @@ def _actual_length(part: Part, x: str) -> list[Part]:
 
 
 def _strict_type(fact: FieldFact, names: tuple[str, ...], base: str | None) -> tuple[str, str] | None:
-    """(the rule, the plain type) of a strict type or ``Field(strict=True)``; else None."""
+    """(the rule, the plain type) of a strict type or ``Field(strict=True)``; else None. The
+    strict type is the field's own (``base``), not its elements' (``tuple[StrictInt, ...]`` is a tuple)."""
     for name in names:
         tail = name.rsplit(".", 1)[-1]
-        if tail in _STRICT_TYPES:
+        if tail in _STRICT_TYPES and base == _STRICT_TYPES[tail]:
             return tail, _STRICT_TYPES[tail]
     if any(c.name == "strict" and c.value == "True" for c in fact.constraints) and base in _STRICT:
         return "strict", base

@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 
 from ..collect.annotations import read_annotation
 from ..collect.declarations import dotted_name
-from ..model import BuiltArgument, Card, ClassFact, FieldDoc, FileFacts, Owner, Param, PostInitSet, SiteFact
+from ..model import BuiltArgument, Card, ClassFact, FieldDoc, FileFacts, Owner, Param, PostInitSet, Signature, SiteFact
 from ..model.codes import BUILDING, CONSTRUCTING, EntryKind
 from ..model.pytext import try_parse_expression
 from .placeholders import abstract_methods, undefined_attributes
@@ -366,13 +366,13 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
     if required:  # (the stand-ins a trigger may give them are set through the constructor too)
         more, nested = settable_inputs(constructors, owner, [doc.input for doc in required])
         settable, classes = {**more, **settable}, {**nested, **classes}
-    arguments = built_arguments(constructors, facts, site.signature.params, card.statement.guard.inputs)
+    arguments = built_arguments(constructors, facts, site.signature, card.statement.guard.inputs)
     classes, unfilled = nested_records(constructors, classes, {*card.statement.guard.inputs, *settable})
     return Owner(constructor=signature, settable=settable, classes=classes, unfilled=unfilled, checks=checks, field_defaults=defaults,
                  derived=derived, abstract=abstract, undefined=undefined, required=required, arguments=arguments, validated=field)
 
 
-def built_arguments(constructors: Constructors, facts: FileFacts, params: tuple[Param, ...],
+def built_arguments(constructors: Constructors, facts: FileFacts, signature: Signature,
                     inputs: Iterable[str]) -> tuple[BuiltArgument, ...]:
     """The parameters whose attributes the guard reads (``p.a.b``) that an example can build:
     annotated with an in-tree class that is plainly built (``plainly_built``), whose constructor
@@ -384,11 +384,12 @@ def built_arguments(constructors: Constructors, facts: FileFacts, params: tuple[
         if dot and root not in ("self", "cls"):
             read.setdefault(root, []).append(rest)
     found = []
-    for param in params:
+    only = dict(signature.attribute_reads)
+    for param in signature.params:
         if param.name not in read or param.kind in ("star", "starstar") or param.annotation is None:
             continue
         if _names_namespace(facts, param.annotation):
-            if (namespace := _namespace(param, read[param.name])) is not None:
+            if (namespace := _namespace(param, read[param.name], only.get(param.name))) is not None:
                 found.append(namespace)
             continue
         cls = constructors.project.class_of_annotation(facts, param.annotation)
@@ -409,12 +410,14 @@ def _names_namespace(facts: FileFacts, annotation: str) -> bool:
     return False
 
 
-def _namespace(param: Param, attributes: list[str]) -> BuiltArgument | None:
+def _namespace(param: Param, attributes: list[str], read: tuple[str, ...] | None) -> BuiltArgument | None:
     """Parsed arguments as an example builds them, ``argparse.Namespace(a=..., b=...)``: each
     attribute the guard reads a keyword without a default (the example gives it a value, or
-    there is none), none of them one of an attribute (``args.model.name``: no keyword spells it)."""
+    there is none), none of them one of an attribute (``args.model.name``: no keyword spells it);
+    where the function reads the parameter on the way only as those attributes (``read``:
+    Signature.attribute_reads; another, ``args.serve_cmd``, would be missing from the object)."""
     names = sorted(set(attributes))
-    if any("." in name or not name.isidentifier() for name in names):
+    if any("." in name or not name.isidentifier() for name in names) or read is None or not set(read) <= set(names):
         return None
     constructor = tuple(Param(name=name, kind="keyword") for name in names)
     return BuiltArgument(param=param.name, cls="argparse:Namespace", constructor=constructor,

@@ -215,6 +215,9 @@ class Signature:
     # expression (``n = len(text)``), with a test per statement, true where it runs without raising
     # (collect.declarations.pure_reads)
     pure_reads: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # (parameter, names): those read on the way and in the raise only as attributes of the name
+    # (``args.port``), with the attributes' names (collect.declarations.attribute_reads)
+    attribute_reads: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @record

@@ -54,7 +54,7 @@ EXPECTED = {
                "half_only", "at_least_1d", "store", "scales", "spread", "launch", "admit", "Limits", "CacheConfig._check_block_size", "Tool._label_is_text",
                "check_engine", "Engine.validate",
                # required values of declared types (an Annotated alias, Literal, StrictBool, PositiveInt, Path)
-               "Prompt", "archive", "retry", "Marker",
+               "Prompt", "archive", "retry", "Marker", "Job",
                # attributes read by name (getattr of a literal name): set through the record's constructor
                "check_batching", "check_micro", "check_ports"},
     # validate_* run under @strict, which wraps their errors (the runner checks the class the card

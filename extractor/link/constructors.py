@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 
 from ..collect.annotations import read_annotation
 from ..collect.declarations import dotted_name
-from ..model import BuiltArgument, Card, ClassFact, FieldDoc, FileFacts, Owner, Param, PostInitSet, Signature, SiteFact
+from ..model import RAW_KEYWORDS, BuiltArgument, Card, ClassFact, FieldDoc, FileFacts, Owner, Param, PostInitSet, Signature, SiteFact
 from ..model.codes import BUILDING, CONSTRUCTING, EntryKind
 from ..model.pytext import try_parse_expression
 from .placeholders import abstract_methods, undefined_attributes
@@ -264,11 +264,23 @@ def construction_checks(cards: list[Card],
             checks.append((code, tuple((name, params.get(name.removeprefix("self.")), None) for name in inputs)))
         if validated_fields(card):
             continue
+        raw = _raw_input(card)
         checks.append((card.statement.guard.code, tuple(
+            (name, RAW_KEYWORDS, None) if name == raw else
             (name, docs[name].declared.default, docs[name].declared.default_factory) if name in docs else (name, params.get(name), None)
             for name in card.statement.guard.inputs
         )))
     return tuple(checks)
+
+
+def _raw_input(card: Card) -> str | None:
+    """The parameter of a pydantic ``model_validator(mode="before")`` that takes the raw input,
+    where the check reads it only (``data.get("background")``): called with keywords, the model
+    hands it the dict of those keywords."""
+    if not any("model_validator" in d and validator_mode(d) == "before" for d in card.at.decorators):
+        return None
+    bare = [name for name in card.statement.guard.inputs if "." not in name and name not in ("cls", "self")]
+    return bare[0] if len(bare) == 1 and card.statement.guard.inputs == (bare[0],) else None
 
 
 _FIELD_VALIDATORS = ("field_validator", "validator")  # (pydantic's: each runs on the fields it names, before __post_init__)

@@ -8,6 +8,7 @@ data and back; ``schema`` derives catalog.schema.json from the records.
 
 from .base import DIFF_SCHEMA_ID, SCHEMA_ID, intern_strings, record
 from .card import (
+    RAW_KEYWORDS,
     BuiltArgument,
     Card,
     CardContext,
@@ -139,6 +140,7 @@ __all__ = [
     "CONSTRUCTING",
     "DIFF_SCHEMA_ID",
     "RAISES",
+    "RAW_KEYWORDS",
     "SCHEMA_ID",
     "And",
     "Argument",

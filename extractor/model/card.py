@@ -415,6 +415,9 @@ class BuiltArgument:
     rules: tuple[FieldDoc, ...] = ()  # the declarations of the fields the guard reads: their declared rules hold for the values
 
 
+RAW_KEYWORDS = "**keywords"  # (Owner.checks: an input that is the constructor's keywords, as a dict)
+
+
 @record
 class Owner:
     """The objects the guard reads (``self``, and a parameter annotated with an in-tree class),
@@ -428,7 +431,8 @@ class Owner:
     unfilled: tuple[str, ...] = ()
     # The guards of the raises that constructing the owner runs (its __init__, __post_init__,
     # validators), each with its inputs' declared defaults (input, default, default_factory):
-    # an example that builds the object must pass them all first.
+    # an example that builds the object must pass them all first. A default of RAW_KEYWORDS: the
+    # input is the dict of the keywords the constructor is called with (a "before" model validator's).
     checks: tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...] = ()
     # The declared default (input, default, default_factory) of each field (``self.a``,
     # ``ctx.a`` of an annotated parameter) that another raise of the function reads: what its

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..model import Card, CardContext, Domain, DomainSource, TriggerStatus
+from ..model import RAW_KEYWORDS, Card, CardContext, Domain, DomainSource, TriggerStatus
 from .domains import NO_VALUE, default_source, literal_value
 from .evaluate import EvalError
 from .posing import build_problem
@@ -54,7 +54,9 @@ def constructs(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> bool:
         scope = problem.env(env)
         for name, default, factory in inputs:
             parameter = "." not in name
-            if parameter and name in through:
+            if default == RAW_KEYWORDS:  # (a "before" model validator's raw input: the keywords given)
+                scope[name] = dict(through)
+            elif parameter and name in through:
                 scope[name] = through[name]
             elif parameter or name not in scope:
                 value = literal_value(default_source(default, factory))

@@ -283,6 +283,31 @@ _ABSTRACT_DECORATORS = frozenset({"abstractmethod", "abstractproperty", "abstrac
 _VALIDATOR_DECORATORS = frozenset({"field_validator", "model_validator", "validator", "root_validator", "validates_schema"})
 
 
+# What a validator may call that the tool reads: a value's type and size, and a text's or mapping's reading methods
+_READ_CALLS = frozenset({"isinstance", "issubclass", "len", "str", "int", "float", "bool", "type", "getattr", "hasattr", "callable",
+                         "list", "tuple", "dict", "set", "frozenset", "super", "any", "all", "sorted", "min", "max", "abs", "repr"})
+_READ_METHODS = frozenset({"get", "keys", "values", "items", "startswith", "endswith", "lower", "upper", "strip", "split", "copy",
+                           "isdigit", "isidentifier", "format", "join", "replace", "setdefault", "pop", "append",
+                           # (a warning or a log line refuses nothing)
+                           "warn", "warning", "info", "debug", "error", "exception", "warning_once", "info_once", "debug_once"})
+
+
+def _calls_unread(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a validator's body calls something the tool does not read (a helper such as
+    ``validate_cache_salt(data.get("cache_salt"))``, which may refuse the value before any check
+    the tree shows): calls in its own ``raise`` statements (the exception it builds) aside."""
+    body = [n for stmt in function.body for n in walk(stmt)]
+    raised = {id(n) for stmt in body if isinstance(stmt, ast.Raise) for n in walk(stmt)}
+    for node in body:
+        if not isinstance(node, ast.Call) or id(node) in raised:
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in _READ_CALLS or isinstance(func, ast.Attribute) and func.attr in _READ_METHODS:
+            continue
+        return True
+    return False
+
+
 def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
     """Bases, docstring, fields and method return annotations of a class."""
     fields: list[FieldFact] = []
@@ -290,6 +315,7 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
     methods: list[tuple[str, str | None]] = []
     abstract: list[str] = []
     validators: list[str] = []
+    unread_validators: list[str] = []
     assigned: list[str] = []
     body = node.body
     for index, stmt in enumerate(body):
@@ -300,6 +326,8 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
                 abstract.append(stmt.name)
             if names & _VALIDATOR_DECORATORS:
                 validators.append(stmt.name)
+                if _calls_unread(stmt):
+                    unread_validators.append(stmt.name)
             continue
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
@@ -330,6 +358,7 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
         stores=attribute_stores(node, src), init_calls=init_calls(node), init_reads=init_reads(node),
         abstract=tuple(abstract),
         validators=tuple(validators),
+        validators_calling=tuple(unread_validators),
         assigned=tuple(sorted(set(assigned))),
         declarations=field_declarations(node, src) if node.bases or node.decorator_list else (),
     )

@@ -39,7 +39,15 @@ from .callgraph import Edge, entry_calls, public_entries
 from .caught import caught_by
 from .commands import link_cli, record_flags
 from .constraints import VALIDATION_ERROR, constraint_cards, constraint_key, field_constraint_ids
-from .constructors import Constructors, construction_checks, link_owner, required_fields, settable_inputs, validator_mode
+from .constructors import (
+    Constructors,
+    construction_checks,
+    link_owner,
+    required_fields,
+    settable_inputs,
+    unread_validators,
+    validator_mode,
+)
 from .docstrings import class_summary, field_entry
 from .helpers import expand_call, helper_site, helper_uses, through_of
 from .ids import assign_ids, id_key
@@ -347,7 +355,8 @@ class ContextLinker:
         checks = construction_checks([c for c in self.constructing[qualname] if c.id != card.id], signature)
         names = [*card.statement.guard.inputs, *(f"self.{doc.declared.name}" for doc in required), *(n for _, i in checks for n, _, _ in i)]
         settable, classes = settable_inputs(self.constructors, qualname, names)
-        owner = Owner(constructor=signature, settable=settable, classes=classes, checks=checks, required=required)
+        owner = Owner(constructor=signature, settable=settable, classes=classes, checks=checks, required=required,
+                      unread_validators=unread_validators(self.project, qualname) if qualname else ())
         cli, reads = link_cli(self.flags, own_flags, self.options.command, self.facts.module, site, card.statement.guard.inputs, owner)
         self.read_flags.update(reads)
         place = Placement(module=self.facts.module, public_module=entry_module(self.project, self.facts.module, card.at.function))

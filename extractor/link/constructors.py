@@ -381,7 +381,19 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
     arguments = built_arguments(constructors, facts, site.signature, card.statement.guard.inputs)
     classes, unfilled = nested_records(constructors, classes, {*card.statement.guard.inputs, *settable})
     return Owner(constructor=signature, settable=settable, classes=classes, unfilled=unfilled, checks=checks, field_defaults=defaults,
-                 derived=derived, abstract=abstract, undefined=undefined, required=required, arguments=arguments, validated=field)
+                 derived=derived, abstract=abstract, undefined=undefined, required=required, arguments=arguments, validated=field,
+                 unread_validators=unread_validators(project, owner) if owner else ())
+
+
+def unread_validators(project: Project, owner: str) -> tuple[str, ...]:
+    """The validators of ``owner`` and of the classes it derives from that call what the tool
+    does not read (ClassFact.validators_calling), as ``Class.method``."""
+    found: list[str] = []
+    for qualname in (owner, *project.ancestors(owner)):
+        fact = project.class_fact(qualname)
+        if fact is not None:
+            found.extend(f"{fact[1].qualname}.{name}" for name in fact[1].validators_calling)
+    return tuple(found)
 
 
 def built_arguments(constructors: Constructors, facts: FileFacts, signature: Signature,

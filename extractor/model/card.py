@@ -442,6 +442,9 @@ class Owner:
     abstract: tuple[str, ...] = ()  # the owner class's abstract methods left undefined (link.placeholders.abstract_methods)
     # the attributes its constructor reads that no class of its chain defines (link.placeholders.undefined_attributes)
     undefined: tuple[str, ...] = ()
+    # the validators of the owner class (and its ancestors') that call what the tool does not read
+    # (link.constructors.unread_validators): constructing it may refuse a value no check shows
+    unread_validators: tuple[str, ...] = ()
     # A field constraint's class: its other required fields (constructor keywords without a
     # default), as declared, which an example passes values of their own (link.cards, solve.constraints)
     required: tuple[FieldDoc, ...] = ()

@@ -121,10 +121,13 @@ def solve_constraint(card: Card, ctx: CardContext) -> Solved:
                                  f"under `{constraint.declared}`"),)
     fixed = {name: good} if good is not None else None
     written, line = constraint_example(card, ctx, {name: bad}, fixed, stand_ins(ctx, fixed))
-    if isinstance(written, Example) and not own_checks_pass(ctx, name, bad):
+    if isinstance(written, Example) and (not own_checks_pass(ctx, name, bad) or ctx.owner.unread_validators):
         written = Reason.CONSTRUCTION_NOT_SHOWN  # (a validator of the field itself, ``mode="before"``, may refuse it first)
     example, example_reason = (written, None) if isinstance(written, Example) else (None, written)
-    trigger = Trigger(status=TriggerStatus.CONCRETE, inputs={name: to_json_value(bad)}, changed=(name,), message=message, verified=True)
+    # (a validator that calls what the tool does not read may refuse the value before pydantic's own check)
+    unread = bool(ctx.owner.unread_validators)
+    trigger = Trigger(status=TriggerStatus.CONCRETE, inputs={name: to_json_value(bad)}, changed=(name,), message=message,
+                      verified=not unread, reason=Reason.CONSTRUCTION_NOT_SHOWN if unread else None)
     also = _required_also(ctx, constraint.field)
     # The one-error text where a call passes the required fields: the example's, with its stand-ins.
     shown = _validation_error(constraint, message, bad) if not also or (example is not None and example.placeholders) else None

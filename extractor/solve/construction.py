@@ -46,9 +46,12 @@ def past_construction(card: Card, ctx: CardContext, domains: dict[str, Domain], 
 
 def constructs(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> bool:
     """Whether constructing the object with ``env``'s attribute values passes every raise its
-    construction runs (each guard false, attributes the trigger leaves at their defaults).
+    construction runs (each guard false, attributes the trigger leaves at their defaults); never
+    where a validator of its class calls what the tool does not read (Owner.unread_validators).
     A constructor's own parameter (a bare name in its guard) takes the value of the attribute
     the trigger sets through it, else its default: never a same-named input of the method."""
+    if ctx.owner.unread_validators:
+        return False  # (a validator calls what the tool does not read: it may refuse the values first)
     through = {keywords[0]: env[attribute] for attribute, keywords in ctx.owner.settable.items() if len(keywords) == 1 and attribute in env}
     for code, inputs in ctx.owner.checks:
         scope = problem.env(env)

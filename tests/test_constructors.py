@@ -7,6 +7,7 @@ import textwrap
 import pytest
 
 from extractor.link.constructors import Constructors
+from extractor.model import Owner
 
 from .helpers import extract_snippet
 from .test_instances import facts_of
@@ -147,3 +148,11 @@ def test_a_keyword_passed_on_to_the_base_constructor_sets_its_attribute(tmp_path
         card = cards[function]
         assert (card.solved.trigger.status, card.solved.trigger.inputs) == ("concrete", {"self.eplb_state": None}), function
         assert card.solved.fixes[0].description.startswith(f"set `{keyword}` to "), card.solved.fixes[0].description
+
+
+def test_a_validator_the_tool_does_not_read_refuses_first_where_it_runs() -> None:
+    owner = Owner(unread_validators=("Request.check_salt:salt,pepper", "Request.check_all"))
+    assert owner.refuses_first([]) and owner.refuses_first(["model"])  # (a model's validator runs on every construction)
+    field_only = Owner(unread_validators=("Request.check_salt:salt,pepper",))
+    assert field_only.refuses_first(["pepper"]) and not field_only.refuses_first(["model"])  # (a field's, where the field is passed)
+    assert not Owner().refuses_first(["salt"])

@@ -292,16 +292,39 @@ _READ_METHODS = frozenset({"get", "keys", "values", "items", "startswith", "ends
                            "warn", "warning", "info", "debug", "error", "exception", "warning_once", "info_once", "debug_once"})
 
 
+def _runs_first(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a validator runs on the raw value, before pydantic's own checks of it: ``mode=``
+    "before", "wrap" or "plain", or ``pre=True`` (an "after" one runs on values those checks
+    passed: a value they refuse never reaches it)."""
+    for decorator in function.decorator_list:
+        for keyword in decorator.keywords if isinstance(decorator, ast.Call) else ():
+            value = keyword.value.value if isinstance(keyword.value, ast.Constant) else None
+            if keyword.arg == "mode" and value in ("before", "wrap", "plain") or keyword.arg == "pre" and value is True:
+                return True
+    return False
+
+
+def _validated_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
+    """The fields a field validator names (``@field_validator("a", "b")``); () for a model's."""
+    for decorator in function.decorator_list:
+        if isinstance(decorator, ast.Call) and (dotted_name(decorator.func) or "").rsplit(".", 1)[-1] in ("field_validator", "validator"):
+            return tuple(a.value for a in decorator.args if isinstance(a, ast.Constant) and isinstance(a.value, str))
+    return ()
+
+
 def _calls_unread(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Whether a validator's body calls something the tool does not read (a helper such as
     ``validate_cache_salt(data.get("cache_salt"))``, which may refuse the value before any check
     the tree shows): calls in its own ``raise`` statements (the exception it builds) aside."""
     body = [n for stmt in function.body for n in walk(stmt)]
     raised = {id(n) for stmt in body if isinstance(stmt, ast.Raise) for n in walk(stmt)}
+    params = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}
     for node in body:
         if not isinstance(node, ast.Call) or id(node) in raised:
             continue
         func = node.func
+        if isinstance(func, ast.Name) and func.id in params:
+            continue  # (a "wrap" validator's ``handler(value)``: pydantic's own checks)
         if isinstance(func, ast.Name) and func.id in _READ_CALLS or isinstance(func, ast.Attribute) and func.attr in _READ_METHODS:
             continue
         return True
@@ -326,8 +349,9 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
                 abstract.append(stmt.name)
             if names & _VALIDATOR_DECORATORS:
                 validators.append(stmt.name)
-                if _calls_unread(stmt):
-                    unread_validators.append(stmt.name)
+                if _runs_first(stmt) and _calls_unread(stmt):
+                    named = _validated_names(stmt)  # (a field's validator runs where its field is passed: pydantic validates no default)
+                    unread_validators.append(f"{stmt.name}:{','.join(named)}" if named else stmt.name)
             continue
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]

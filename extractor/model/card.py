@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from typing import Any
 
 from .base import record
@@ -443,8 +444,15 @@ class Owner:
     # the attributes its constructor reads that no class of its chain defines (link.placeholders.undefined_attributes)
     undefined: tuple[str, ...] = ()
     # the validators of the owner class (and its ancestors') that call what the tool does not read
-    # (link.constructors.unread_validators): constructing it may refuse a value no check shows
+    # (link.constructors.unread_validators: ``Class.method``, or ``Class.method:a,b`` of a field
+    # validator): constructing it with one of those fields (any, for a model's) may refuse a value no check shows
     unread_validators: tuple[str, ...] = ()
+
+    def refuses_first(self, passed: Iterable[str]) -> bool:
+        """Whether a validator the tool does not read may run on a construction that passes the
+        keywords ``passed``: a model's always, a field's where its field is among them."""
+        names = set(passed)
+        return any(":" not in entry or not names.isdisjoint(entry.split(":", 1)[1].split(",")) for entry in self.unread_validators)
     # A field constraint's class: its other required fields (constructor keywords without a
     # default), as declared, which an example passes values of their own (link.cards, solve.constraints)
     required: tuple[FieldDoc, ...] = ()

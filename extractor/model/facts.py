@@ -141,7 +141,9 @@ class ClassFact:
     init_reads: tuple[str, ...] = ()  # the attributes its own ``__init__`` reads on its receiver and never assigns there
     abstract: tuple[str, ...] = ()  # its methods decorated ``@abstractmethod`` (or abstractproperty, ...)
     validators: tuple[str, ...] = ()  # its methods that run while it is constructed (``@field_validator``, ``@model_validator``, ...)
-    # those of them that call what the tool does not read (a helper that may refuse a value first)
+    # those of them that run on the raw value (``mode="before"``, "wrap", "plain", ``pre=True``) and
+    # call what the tool does not read: a helper that may refuse a value before pydantic's own checks
+    # (``method``, or ``method:a,b`` for a field validator, which runs where field a or b is passed)
     validators_calling: tuple[str, ...] = ()
     assigned: tuple[str, ...] = ()  # the other names its body binds (``__add__, __radd__ = ...``, ``x = property(...)``)
     text: ClassText | None = None  # how it takes part in ``str()`` of an exception (collect.class_messages); None: no bases

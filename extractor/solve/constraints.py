@@ -121,11 +121,11 @@ def solve_constraint(card: Card, ctx: CardContext) -> Solved:
                                  f"under `{constraint.declared}`"),)
     fixed = {name: good} if good is not None else None
     written, line = constraint_example(card, ctx, {name: bad}, fixed, stand_ins(ctx, fixed))
-    if isinstance(written, Example) and (not own_checks_pass(ctx, name, bad) or ctx.owner.unread_validators):
+    # (a validator that calls what the tool does not read may refuse the value before pydantic's own check)
+    unread = ctx.owner.refuses_first([constraint.field])
+    if isinstance(written, Example) and (not own_checks_pass(ctx, name, bad) or unread):
         written = Reason.CONSTRUCTION_NOT_SHOWN  # (a validator of the field itself, ``mode="before"``, may refuse it first)
     example, example_reason = (written, None) if isinstance(written, Example) else (None, written)
-    # (a validator that calls what the tool does not read may refuse the value before pydantic's own check)
-    unread = bool(ctx.owner.unread_validators)
     trigger = Trigger(status=TriggerStatus.CONCRETE, inputs={name: to_json_value(bad)}, changed=(name,), message=message,
                       verified=not unread, reason=Reason.CONSTRUCTION_NOT_SHOWN if unread else None)
     also = _required_also(ctx, constraint.field)

@@ -50,9 +50,9 @@ def constructs(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> bool:
     where a validator of its class calls what the tool does not read (Owner.unread_validators).
     A constructor's own parameter (a bare name in its guard) takes the value of the attribute
     the trigger sets through it, else its default: never a same-named input of the method."""
-    if ctx.owner.unread_validators:
-        return False  # (a validator calls what the tool does not read: it may refuse the values first)
     through = {keywords[0]: env[attribute] for attribute, keywords in ctx.owner.settable.items() if len(keywords) == 1 and attribute in env}
+    if ctx.owner.refuses_first(through):
+        return False  # (a validator calls what the tool does not read: it may refuse the values first)
     for code, inputs in ctx.owner.checks:
         scope = problem.env(env)
         for name, default, factory in inputs:

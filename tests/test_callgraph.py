@@ -50,6 +50,8 @@ def test_each_card_lists_its_public_entries_and_is_stated_at_one_where_the_value
         # table calls _hourly in the branch its mode selects (the default, "hourly")
         "_hourly:22": (["tidal.readings.table"], None, "tidal.readings.table", None),
         "table:32": (["tidal.readings.table"], None, None, None),
+        # (the branch's test is an ``or``: at the entry it is one conjunct, ``(mode == 'daily' or mode == 'day')``)
+        "_daily:37": (["tidal.readings.week"], None, "tidal.readings.week", None),
     }
     paths = {p["entry"]: p["path"] for p in cards["_decode:8"]["entries"]["paths"]}
     assert paths["tidal.decode"] == ["tidal._impl.codec.decode", "tidal._impl.codec._decode"]
@@ -65,7 +67,7 @@ def test_each_card_lists_its_public_entries_and_is_stated_at_one_where_the_value
 def test_the_examples_at_the_entry_raise_the_cards_error_from_its_line(capsys, tmp_path) -> None:
     cards = _cards(capsys, tmp_path)
     lifted = [c for c in cards.values() if c.get("at_entry")]
-    assert len(lifted) == 9
+    assert len(lifted) == 10
     for card in lifted:
         assert check(card, ROOT) == [], card["id"]
 

@@ -40,6 +40,12 @@ def negated(code: str) -> str:
     return f"not ({code})"
 
 
+def _conjunct(code: str) -> str:
+    """``code`` as one operand of ``and``: in parentheses where it is an ``or``, ``and``, ``if``-expression or ``:=``."""
+    tree = try_parse_expression(code)
+    return f"({code})" if isinstance(tree, (ast.BoolOp, ast.IfExp, ast.NamedExpr, ast.Lambda)) else code
+
+
 def at_entry(card: Card, ctx: CardContext, entry: EntryCall) -> tuple[Card, CardContext]:
     """The card and its context as the entry's call poses them."""
     fixed = dict(entry.fixed)
@@ -47,7 +53,7 @@ def at_entry(card: Card, ctx: CardContext, entry: EntryCall) -> tuple[Card, Card
     guard = replace(guard, inputs=tuple(i for i in guard.inputs if i not in fixed),
                     constants=(*((n, c) for n, c in guard.constants if n not in fixed), *entry.fixed))
     if entry.exits:  # (the tests on the entry's way to its call come first: each false where the call is reached, a branch's true)
-        parts = tuple(GuardPart(role=PartRole.OUTER, code=code) if kind == "branch" else
+        parts = tuple(GuardPart(role=PartRole.OUTER, code=_conjunct(code)) if kind == "branch" else
                       GuardPart(role=PartRole.EXIT if kind == "raise" else PartRole.LEAVE, code=negated(code))
                       for code, kind, _ in entry.exits)
         guard = replace(guard, code=" and ".join([*(p.code for p in parts), f"({guard.code})"]), parts=(*parts, *guard.parts),

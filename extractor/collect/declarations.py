@@ -814,13 +814,16 @@ def attribute_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tup
     """The parameters that the function reads, on the way to the raise and in the raise itself,
     only as attributes of a name (``args.port``, ``getattr(args, "port", None)``), each with those
     names: an object with just those attributes runs the way as the caller's would (an
-    ``argparse.Namespace``). A parameter used any other way (passed on, called, subscripted, a
-    method called on it) is left out; so are all of them inside a loop (a later line of it may run first)."""
+    ``argparse.Namespace``; only parameters annotated with one are read). A parameter used any
+    other way (passed on, called, subscripted, a method called on it) is left out; so are all of
+    them inside a loop (a later line of it may run first)."""
     inner = stack[stack.index(function) + 1:]
-    if any(isinstance(n, (ast.For, ast.AsyncFor, ast.While)) for n in inner):
+    # (only a parameter annotated with a namespace is built so: link.constructors._namespace)
+    params = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
+              if a.arg not in ("self", "cls") and a.annotation is not None and "Namespace" in ast.unparse(a.annotation)}
+    if not params or any(isinstance(n, (ast.For, ast.AsyncFor, ast.While)) for n in inner):
         return ()
     end = raise_node.end_lineno or raise_node.lineno
-    params = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]} - {"self", "cls"}
     read: dict[str, set[str]] = {name: set() for name in params}
     parents = {id(child): node for node in walk(function) for child in child_nodes(node)}
     for node in walk(function):

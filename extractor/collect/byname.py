@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import ast
 import copy
-import keyword
 
 from ..model.pytext import try_parse_expression
-from .declarations import dotted_name
+from .declarations import dotted_name, getattr_read
 
 
 def by_name(code: str, roots: set[str]) -> tuple[str, list[str]]:
@@ -46,22 +45,9 @@ class _Reads(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
-        attribute = _attribute_read(node)
+        attribute = getattr_read(node)
         chain = dotted_name(attribute[0]) if attribute is not None else None
         if attribute is None or chain is None or chain.split(".", 1)[0] not in self.roots:
             return node
         self.chains.append(f"{chain}.{attribute[1]}")
         return ast.Attribute(value=attribute[0], attr=attribute[1], ctx=ast.Load())
-
-
-def _attribute_read(node: ast.Call) -> tuple[ast.expr, str] | None:
-    """``getattr(x, "a")`` or ``getattr(x, "a", d)`` of a name a plain attribute spells: (x, "a"); else None."""
-    if not (isinstance(node.func, ast.Name) and node.func.id == "getattr") or node.keywords or not 2 <= len(node.args) <= 3:
-        return None
-    base, name = node.args[0], node.args[1]
-    if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
-        return None
-    text = name.value
-    if not text.isidentifier() or keyword.iskeyword(text) or (text.startswith("__") and text.endswith("__")):
-        return None
-    return base, text

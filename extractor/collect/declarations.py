@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import keyword
 import re
 from collections.abc import Iterator
 from typing import overload
@@ -297,9 +298,9 @@ def _runs_first(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     "before", "wrap" or "plain", or ``pre=True`` (an "after" one runs on values those checks
     passed: a value they refuse never reaches it)."""
     for decorator in function.decorator_list:
-        for keyword in decorator.keywords if isinstance(decorator, ast.Call) else ():
-            value = keyword.value.value if isinstance(keyword.value, ast.Constant) else None
-            if keyword.arg == "mode" and value in ("before", "wrap", "plain") or keyword.arg == "pre" and value is True:
+        for given in decorator.keywords if isinstance(decorator, ast.Call) else ():
+            value = given.value.value if isinstance(given.value, ast.Constant) else None
+            if given.arg == "mode" and value in ("before", "wrap", "plain") or given.arg == "pre" and value is True:
                 return True
     return False
 
@@ -843,11 +844,21 @@ def _attribute_named(node: ast.Name, parents: dict[int, ast.AST]) -> str | None:
     if isinstance(parent, ast.Attribute) and parent.value is node and isinstance(parent.ctx, ast.Load):
         above = parents.get(id(parent))
         return None if isinstance(above, ast.Call) and above.func is parent else parent.attr
-    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "getattr" and parent.args \
-            and parent.args[0] is node and len(parent.args) in (2, 3) and isinstance(parent.args[1], ast.Constant) \
-            and isinstance(parent.args[1].value, str):
-        return parent.args[1].value
-    return None
+    read = getattr_read(parent) if isinstance(parent, ast.Call) else None
+    return read[1] if read is not None and read[0] is node else None
+
+
+def getattr_read(node: ast.Call) -> tuple[ast.expr, str] | None:
+    """``getattr(x, "a")`` or ``getattr(x, "a", d)`` of a name a plain attribute spells: (x, "a"); else None."""
+    if not (isinstance(node.func, ast.Name) and node.func.id == "getattr") or node.keywords or not 2 <= len(node.args) <= 3:
+        return None
+    base, name = node.args[0], node.args[1]
+    if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+        return None
+    text = name.value
+    if not text.isidentifier() or keyword.iskeyword(text) or (text.startswith("__") and text.endswith("__")):
+        return None
+    return base, text
 
 
 def leaving_ifs(body: list[ast.stmt], line: int) -> set[ast.If]:

@@ -293,15 +293,25 @@ _READ_METHODS = frozenset({"get", "keys", "values", "items", "startswith", "ends
                            "warn", "warning", "info", "debug", "error", "exception", "warning_once", "info_once", "debug_once"})
 
 
+_VALIDATOR_MODE = re.compile(r"mode\s*=\s*[\"'](\w+)")
+
+
+def validator_mode(decorator: str) -> str:
+    """The ``mode=`` a pydantic validator's decorator gives, as written ("after" where it gives none)."""
+    found = _VALIDATOR_MODE.search(decorator)
+    return found.group(1) if found else "after"
+
+
 def _runs_first(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Whether a validator runs on the raw value, before pydantic's own checks of it: ``mode=``
     "before", "wrap" or "plain", or ``pre=True`` (an "after" one runs on values those checks
     passed: a value they refuse never reaches it)."""
     for decorator in function.decorator_list:
-        for given in decorator.keywords if isinstance(decorator, ast.Call) else ():
-            value = given.value.value if isinstance(given.value, ast.Constant) else None
-            if given.arg == "mode" and value in ("before", "wrap", "plain") or given.arg == "pre" and value is True:
-                return True
+        if validator_mode(ast.unparse(decorator)) in ("before", "wrap", "plain"):
+            return True
+        if any(given.arg == "pre" and isinstance(given.value, ast.Constant) and given.value.value is True
+               for given in (decorator.keywords if isinstance(decorator, ast.Call) else ())):
+            return True
     return False
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any, TypeVar
 
+from ..collect.declarations import validator_mode
 from ..collect.messages import unknown
 from ..model import (
     Card,
@@ -46,7 +47,6 @@ from .constructors import (
     required_fields,
     settable_inputs,
     unread_validators,
-    validator_mode,
 )
 from .docstrings import class_summary, field_entry
 from .helpers import expand_call, helper_site, helper_uses, through_of

@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import ast
 import copy
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from ..collect.annotations import read_annotation
-from ..collect.declarations import dotted_name
+from ..collect.declarations import dotted_name, validator_mode
 from ..model import RAW_KEYWORDS, BuiltArgument, Card, ClassFact, FieldDoc, FileFacts, Owner, Param, PostInitSet, Signature, SiteFact
 from ..model.codes import BUILDING, CONSTRUCTING, EntryKind
 from ..model.pytext import try_parse_expression
@@ -539,15 +538,6 @@ def _validated_value(constructors: Constructors, facts: FileFacts, owner: str | 
     if not raw and doc is None:
         return {}, None  # (its type is not known: the example could not show the value gets there)
     return {values[0]: found[fields[0]]}, doc
-
-
-_VALIDATOR_MODE = re.compile(r"mode\s*=\s*[\"'](\w+)")
-
-
-def validator_mode(decorator: str) -> str:
-    """The ``mode=`` a pydantic validator's decorator gives, as written ("after" where it gives none)."""
-    found = _VALIDATOR_MODE.search(decorator)
-    return found.group(1) if found else "after"
 
 
 def required_fields(constructors: Constructors, facts: FileFacts, owner: str, signature: tuple[Param, ...] | None,

@@ -319,9 +319,11 @@ def site(catalog_path: str, outdir: str, validate: bool) -> None:
 @click.option("--fail-on", default="",
               help="Comma-separated outcome groups that make the exit status 1: wrong, not_runnable, timeout, fix_fails.")
 @click.option("--exclude", multiple=True, help="Leave cards whose path matches this glob unrun (repeatable; e.g. 'asyncio/*').")
+@click.option("--env", "env", multiple=True, callback=lambda _ctx, _param, value: _variables(value), metavar="NAME=VALUE",
+              help="Set a variable in the examples' minimal environment (repeatable; e.g. VLLM_TARGET_DEVICE=cpu).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 def verify(target: str, roots: tuple[str, ...], python: str, timeout: float, jobs: int, fail_on: str, exclude: tuple[str, ...],
-           quiet: bool) -> None:
+           env: tuple[tuple[str, str], ...], quiet: bool) -> None:
     """Run each card's example on the installed code and record what it raised in TARGET
     (a docs folder, rewritten atomically, or a catalog.json).
 
@@ -338,7 +340,8 @@ def verify(target: str, roots: tuple[str, ...], python: str, timeout: float, job
         raise click.BadParameter(f"unknown groups {', '.join(unknown)}; choose from wrong, not_runnable, timeout, fix_fails",
                                  param_hint="--fail-on")
     data = load_catalog(target)
-    settings = Settings(python=python, roots=tuple(os.path.abspath(r) for r in roots), timeout=timeout, jobs=jobs, exclude=exclude)
+    settings = Settings(python=python, roots=tuple(os.path.abspath(r) for r in roots), timeout=timeout, jobs=jobs, exclude=exclude,
+                        env=env)
     verified = verify_catalog(data, settings)
     write_verified(verified, target, locate_catalog(target))
     counts = verified["stats"]["verification"]
@@ -347,6 +350,17 @@ def verify(target: str, roots: tuple[str, ...], python: str, timeout: float, job
         click.echo(f"raisedocs: verified {target}: {summary}", err=True)
     if any(fail_groups(verified).get(group) for group in wanted):
         sys.exit(1)
+
+
+def _variables(given: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """``--env``'s NAME=VALUE words as pairs; a word without a name and ``=`` is a usage error."""
+    pairs = []
+    for word in given:
+        name, equals, value = word.partition("=")
+        if not equals or not name.isidentifier():
+            raise click.BadParameter(f"{word!r} is not NAME=VALUE", param_hint="--env")
+        pairs.append((name, value))
+    return tuple(pairs)
 
 
 # Option field -> the check parameter that gives it

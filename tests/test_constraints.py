@@ -6,6 +6,7 @@ card from that text. The examples run in a child interpreter (the fixture is thi
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -164,6 +165,9 @@ def test_the_fields_flag_gives_the_command_line(catalog: dict) -> None:
     assert {k: v for k, v in lines.items() if v} == {
         ("port", "gt"): "pydconfig serve --port 0", ("port", "le"): "pydconfig serve --port 65536",
         ("workers", "ge"): "pydconfig serve --workers 0",
+        # --cache's type builds CacheConfig from the JSON text (TypeAdapter(...).validate_json)
+        ("backends", "min_length"): """pydconfig serve --cache '{"backends": []}'""",
+        ("ttl", "ge"): """pydconfig serve --cache '{"ttl": -1.0}'""", ("shards", "gt"): """pydconfig serve --cache '{"shards": 0}'""",
     }  # (mode's flag has choices: argparse refuses 'invalid' before pydantic sees it)
 
 
@@ -177,6 +181,8 @@ for argv in json.loads(sys.stdin.read()):
         main(argv)
         out.append(None)
     except BaseException as exc:
+        while not hasattr(exc, "errors") and (exc.__cause__ or exc.__context__) is not None:
+            exc = exc.__cause__ or exc.__context__  # (argparse: SystemExit, from the error a type function raised)
         errors = exc.errors() if hasattr(exc, "errors") else []
         out.append([type(exc).__name__, [[e["type"], [str(x) for x in e["loc"]]] for e in errors]])
 print(json.dumps(out))
@@ -190,7 +196,7 @@ def test_each_command_line_given_raises_the_cards_error_through_the_command(case
     --offload-group-size before the record's ge=0 is met, so that card gives no line)."""
     errors = _extracted(FIXTURES / case, tmp_path / "docs")["errors"]
     cards = [c for c in errors if c.get("command_line")]
-    argvs = [c[key].split()[1:] for key in ("command_line", "command_line_fix") for c in cards]
+    argvs = [shlex.split(c[key])[1:] for key in ("command_line", "command_line_fix") for c in cards]
     run = subprocess.run([sys.executable, "-c", _RUN_COMMAND, str(FIXTURES / case), module], input=json.dumps(argvs),
                          capture_output=True, text=True, check=True)
     raised = json.loads(run.stdout.splitlines()[-1])  # (after what the command prints)

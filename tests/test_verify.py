@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from extractor.publish.catalog_file import load_catalog
-from extractor.verify.runner import Settings, fail_groups, verify_card
+from extractor.verify.runner import Settings, fail_groups, run_child, verify_card
 
 from .helpers import FIXTURES, run_cli
 
@@ -148,3 +148,48 @@ def test_no_example_of_the_fixtures_is_wrong(capsys, tmp_path, fixture: str) -> 
     counts = _catalog(out)["stats"]["verification"]
     # (wrapped: the pydantic dataclass validators of callers, whose ValueError reaches the caller inside a ValidationError)
     assert set(counts) <= {"confirmed", "wrapped", "not_runnable"} and counts.get("confirmed")
+
+
+@pytest.fixture(scope="module")
+def pydconfig_verified(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The pydconfig fixture's docs, extracted and verified (its console script from its pyproject.toml)."""
+    from click.testing import CliRunner
+
+    from extractor.cli import cli
+
+    out = tmp_path_factory.mktemp("pydconfig") / "docs"
+    root = str(FIXTURES / "pydconfig")
+    for argv in (["extract", root, "-o", str(out), "--no-cache"], ["verify", str(out), "--path", root, "-q", "--fail-on", "wrong,fix_fails"]):
+        result = CliRunner().invoke(cli, argv)
+        assert result.exit_code == 0, result.output
+    return out
+
+
+def test_a_constraints_command_lines_run_through_the_command(pydconfig_verified: Path) -> None:
+    """pydconfig's command builds ServerConfig from its flags and lets pydantic's ValidationError
+    out; its --cache flag's type builds CacheConfig from JSON, and argparse turns that error into
+    its usage message and SystemExit(2), whose chain holds it (``wrapped``, vLLM's JSON sub-config
+    flags). Each fix's line runs clean."""
+    cards = [c for c in _catalog(pydconfig_verified)["errors"] if c.get("command_line")]
+    runs = {c["command_line"]: c["verification"]["command_line"] for c in cards}
+    assert {line: (run["outcome"], run["fix"]) for line, run in runs.items()} == {
+        "pydconfig serve --port 0": ("confirmed", "holds"), "pydconfig serve --port 65536": ("confirmed", "holds"),
+        "pydconfig serve --workers 0": ("confirmed", "holds"),
+        """pydconfig serve --cache '{"backends": []}'""": ("wrapped", "holds"),
+        """pydconfig serve --cache '{"ttl": -1.0}'""": ("wrapped", "holds"),
+        """pydconfig serve --cache '{"shards": 0}'""": ("wrapped", "holds"),
+    }
+    assert {run["observed"]["exception"] for run in runs.values() if run["outcome"] == "wrapped"} == {"SystemExit"}
+    port = next(c for c in cards if c["command_line"] == "pydconfig serve --port 0")
+    text = (pydconfig_verified / "errors" / f"{port['id']}.md").read_text(encoding="utf-8")
+    assert "the command line raised `pydantic.ValidationError`, whose `errors()` hold" in text and "the fix's line did not." in text
+    shards = next(c for c in cards if "shards" in c["command_line"])
+    text = (pydconfig_verified / "errors" / f"{shards['id']}.md").read_text(encoding="utf-8")
+    assert "the command line exited with `SystemExit`, which holds `pydantic.ValidationError`" in text
+
+
+def test_env_sets_a_variable_of_the_childs_environment(capsys, docs) -> None:
+    report = run_child("import os\nraise ValueError(os.environ.get('RAISEDOCS_PROBE'))", Settings(env=(("RAISEDOCS_PROBE", "on"),)))
+    assert report["raised"]["message"] == "on"
+    run = run_cli(capsys, "verify", str(docs), "--env", "no-equals")
+    assert run.code == 2 and run.err.count("\n") == 1 and "NAME=VALUE" in run.err

@@ -38,6 +38,11 @@ DATACLASS_PARSER = "**fields:"
 # framework passes to the function's parameter as parsed (no conversion or check of its own
 # but a builtin type's); the function's words after the command follow in PARAMS + qualname
 PARAMS = "**param:"
+# + dest -> the function as written that ``type=`` names in the flag's declaration; + a function's
+# name -> the record class as written that it builds from the JSON text it is given (record_parser):
+# argparse builds the record from the flag's value, so what building it checks fires at parsing
+TYPE_OF = "**type:"
+JSON_RECORD = "**record:"
 _PLAIN_TYPES = ("int", "float", "str", "bool")
 DATACLASS_PARSERS = ("HfArgumentParser",)
 _JSON_CALLS = ("json.loads", "loads", "validate_json")
@@ -195,10 +200,51 @@ def statement_flags(stmt: ast.stmt) -> list[tuple[str, str]]:
     if isinstance(stmt, ast.Assign):
         return [*boolean_kwargs(stmt), *dataclass_parsers(stmt.value)]
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return [*cli_flags(stmt), *kwargs_bindings(stmt)]
+        return [*cli_flags(stmt), *kwargs_bindings(stmt), *record_parser(stmt)]
     if isinstance(stmt, ast.For):
         return loop_flags(stmt)
-    return [*cli_flags(stmt), *(dataclass_parsers(stmt.value) if isinstance(stmt, ast.Expr) else ())]
+    return [*cli_flags(stmt), *(dataclass_parsers(stmt.value) if isinstance(stmt, ast.Expr) else ()), *flag_type(stmt)]
+
+
+def flag_type(stmt: ast.stmt) -> list[tuple[str, str]]:
+    """``(TYPE_OF + dest, "parse_cache")`` for ``add_argument("--cache", type=parse_cache)``: a
+    function named as the type (linking reads whether it builds a record, record_parser)."""
+    call = stmt.value if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) else None
+    if call is None or call_name(call) != "add_argument" or not (flags := _long_flags(call.args)):
+        return []
+    names = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.isidentifier()]
+    written = next((dotted_name(kw.value) for kw in call.keywords if kw.arg == "type"), None)
+    return [(TYPE_OF + _dest_of(flags, names, call.keywords), written)] if written else []
+
+
+def record_parser(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, str]]:
+    """``(JSON_RECORD + name, "Config")`` for a function of one parameter that builds one record
+    class from its JSON text: ``TypeAdapter(Config).validate_json(value)``,
+    ``Config.model_validate_json(value)`` or ``Config(**json.loads(value))`` (the class as
+    written; linking resolves it)."""
+    if len(function.args.args) != 1:
+        return []
+    value = function.args.args[0].arg
+    built = {cls for node in walk(function) if isinstance(node, ast.Call) and (cls := _built_from_json(node, value))}
+    return [(JSON_RECORD + function.name, built.pop())] if len(built) == 1 else []
+
+
+def _built_from_json(call: ast.Call, value: str) -> str | None:
+    """The class as written that ``call`` builds from the JSON text in the name ``value``."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or len(call.args) != 1 or not isinstance(call.args[0], ast.Name) or call.args[0].id != value:
+        unpacked = [kw.value for kw in call.keywords if kw.arg is None]
+        loads = unpacked[0] if len(unpacked) == 1 and not call.args and len(call.keywords) == 1 else None
+        if isinstance(loads, ast.Call) and dotted_name(loads.func) in ("json.loads", "loads") and len(loads.args) == 1 \
+                and isinstance(loads.args[0], ast.Name) and loads.args[0].id == value:
+            return dotted_name(func)
+        return None
+    if func.attr == "model_validate_json":
+        return dotted_name(func.value)
+    adapter = func.value
+    if func.attr == "validate_json" and isinstance(adapter, ast.Call) and call_name(adapter) == "TypeAdapter" and len(adapter.args) == 1:
+        return dotted_name(adapter.args[0])
+    return None
 
 
 def loop_flags(loop: ast.For) -> list[tuple[str, str]]:

@@ -15,7 +15,17 @@ from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
 from ..collect.declarations import module_name
-from ..collect.flags import BOOLEAN_KWARGS, DATACLASS_PARSER, DATACLASS_PARSERS, JSON_FLAG, JSON_KWARGS, KWARGS_OF, PARAMS
+from ..collect.flags import (
+    BOOLEAN_KWARGS,
+    DATACLASS_PARSER,
+    DATACLASS_PARSERS,
+    JSON_FLAG,
+    JSON_KWARGS,
+    JSON_RECORD,
+    KWARGS_OF,
+    PARAMS,
+    TYPE_OF,
+)
 from ..model import CommandLine, FileFacts, Owner, SiteFact
 from .constructors import Constructors
 from .project import Project
@@ -187,14 +197,19 @@ def command_json(declared: dict[str, tuple[tuple[str, str], ...]], flags: dict[s
       dataclass, pydantic model, ...): the parser builds that record from the flag's JSON, so
       what building it checks fires there (``"--flag json-built"``); where the command's code
       also builds ``Config`` passing ``x`` through (``Config(x=self.x)``), the record's later
-      checks read the same values (``"--flag json"``)."""
+      checks read the same values (``"--flag json"``);
+    - or its declaration's ``type=`` is a function of the same module that builds one record
+      class from its JSON text (collect.flags.TYPE_OF, JSON_RECORD: ``TypeAdapter(Config)
+      .validate_json(value)``): ``"--flag json-built"``."""
     module_of = {path: module for module, path in project.providers.items()}
+    found = typed_records(declared, flags, project, module_of)
     marker = any(dest == JSON_KWARGS for pairs in declared.values() for dest, _ in pairs)
     unpacked = {word[2:]: key[len(ROUTE):] for key, route in flags.items() if key.startswith(ROUTE)
                 for site in route.split("|") for word in site.split(" ") if word.startswith("**")}
-    found: dict[str, str] = {}
     for path, pairs in sorted(declared.items()):
         for dest, value in pairs:
+            if dest.startswith((TYPE_OF, JSON_RECORD)):
+                continue
             name = dest.removeprefix(JSON_FLAG) if dest.startswith(JSON_FLAG) else dest.removeprefix(KWARGS_OF)
             if name not in flags or dest == name:
                 continue
@@ -203,6 +218,27 @@ def command_json(declared: dict[str, tuple[tuple[str, str], ...]], flags: dict[s
             if target is not None:
                 found.setdefault(JSON + target, flags[name].partition(" ")[0] + " " + kind)
     return dict(sorted(found.items()))
+
+
+def typed_records(declared: dict[str, tuple[tuple[str, str], ...]], flags: dict[str, str], project: Project,
+                  module_of: dict[str, str]) -> dict[str, str]:
+    """``JSON + "module.Qualname"`` -> ``"--flag json-built"`` for each flag of the command whose
+    ``type=`` is a function of its module that builds that record from the JSON text
+    (collect.flags.record_parser)."""
+    found: dict[str, str] = {}
+    for path, pairs in sorted(declared.items()):
+        builders = {dest.removeprefix(JSON_RECORD): written for dest, written in pairs if dest.startswith(JSON_RECORD)}
+        facts = project.module(module_of.get(path) or module_name(path)) if builders else None
+        if facts is None:
+            continue
+        for dest, function in pairs:
+            name = dest.removeprefix(TYPE_OF)
+            if not dest.startswith(TYPE_OF) or name not in flags or function not in builders:
+                continue
+            symbol = project.resolve(facts, builders[function])
+            if symbol is not None and symbol.kind == "class" and Constructors(project).is_record(symbol.qualname):
+                found.setdefault(JSON + symbol.qualname, flags[name].partition(" ")[0] + " json-built")
+    return found
 
 
 def _json_field(project: Project, module: str, binding: str, dest: str, flags: dict[str, str]) -> tuple[str | None, str]:

@@ -221,6 +221,18 @@ class Observed:
 
 
 @record
+class LineRun:
+    """What ``raisedocs verify`` saw when it ran a field constraint's command lines
+    (``Card.command_line``, then ``Card.command_line_fix``) as the command's console script."""
+
+    outcome: VerifyOutcome
+    reason: Reason | None = None  # why the line was not run (outcome not_runnable)
+    detail: str | None = None
+    observed: Observed | None = None
+    fix: FixOutcome | None = None  # the line with the fix's value
+
+
+@record
 class Verification:
     """What ``raisedocs verify`` saw when it ran the card's example on the installed code."""
 
@@ -232,6 +244,7 @@ class Verification:
     observed: Observed | None = None
     fix: FixOutcome | None = None  # the example's "after"
     fixes: tuple[FixOutcome, ...] = ()  # the same, for each further fix of Example.fixes
+    command_line: LineRun | None = None  # a field constraint's command lines, where the card has them
 
 
 @record

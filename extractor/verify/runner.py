@@ -29,6 +29,14 @@ found in its cause/context chain (``wrapped``) where the parser reported it.
 
 "After" (the example's fix), and the same call with each further fix of the card, holds
 when it does not raise from the site.
+
+A field constraint's card may also hold command lines that pass the refused value, and the
+fix's, through the field's flag (``command_line``, ``command_line_fix``): they run as CLI
+examples do, and their outcome is the verification's ``command_line`` (a ``LineRun``). A
+parser that builds the record from its flag's value reports pydantic's error and exits
+(argparse: status 2): the ValidationError in the chain of that ``SystemExit`` is ``wrapped``.
+``--env NAME=VALUE`` adds to the child's minimal environment what the command needs to start
+(vLLM's CLI: ``VLLM_TARGET_DEVICE=cpu`` on a machine without an accelerator).
 """
 
 from __future__ import annotations
@@ -62,6 +70,7 @@ class Settings:
     timeout: float = 10.0
     jobs: int = 2
     exclude: tuple[str, ...] = ()  # globs of card paths left unrun (no verification block)
+    env: tuple[tuple[str, str], ...] = ()  # variables the child's environment gets besides the minimal one (``--env``)
 
 
 def run_child(code: str, settings: Settings) -> dict[str, Any]:
@@ -75,7 +84,7 @@ def run_child(code: str, settings: Settings) -> dict[str, Any]:
         os.mkdir(work)
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": work, "TMPDIR": work, "LANG": "C.UTF-8",
-            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8",
+            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8", **dict(settings.env),
         }
         seconds = max(1, int(settings.timeout))
         try:
@@ -156,7 +165,7 @@ def judge_before(card: dict[str, Any], report: dict[str, Any]) -> dict[str, Any]
         return {"outcome": VerifyOutcome.DID_NOT_RAISE}
     if report.get("blocked"):
         return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.SANDBOX_REFUSED, "detail": raised["message"]}
-    judged = _judge_constraint(card, raised) if card.get("constraint") else _judge_raise(card, raised, report)
+    judged = _judge_constraint(card, raised, report) if card.get("constraint") else _judge_raise(card, raised, report)
     if judged is not None:
         return judged
     if (missing := missing_dependency(card, report)) is not None:
@@ -199,14 +208,20 @@ def _judge_raise(card: dict[str, Any], raised: dict[str, Any], report: dict[str,
     return None
 
 
-def _judge_constraint(card: dict[str, Any], raised: dict[str, Any]) -> dict[str, Any] | None:
+def _judge_constraint(card: dict[str, Any], raised: dict[str, Any], report: dict[str, Any]) -> dict[str, Any] | None:
     """A field constraint's "before": pydantic's ValidationError holding the card's error for
-    the card's field (where pydantic raises it is pydantic's, never a line of the tree); None
+    the card's field (where pydantic raises it is pydantic's, never a line of the tree), raised
+    or in the chain of what was (``wrapped``: a command's parser reported it and exited); None
     where no ValidationError was raised (raised elsewhere)."""
-    if _holds_error(card, raised):
-        return {"outcome": VerifyOutcome.CONFIRMED}
-    if "ValidationError" in raised["classes"]:
-        return {"outcome": VerifyOutcome.DIFFERENT_MESSAGE, "observed": _observed(raised)}
+    chain = (raised, *report.get("chain", ()))
+    for candidate in chain:
+        if _holds_error(card, candidate):
+            if candidate is not raised:
+                return {"outcome": VerifyOutcome.WRAPPED, "observed": _observed(raised)}
+            return {"outcome": VerifyOutcome.CONFIRMED}
+    refused = next((c for c in chain if "ValidationError" in c["classes"]), None)
+    if refused is not None:
+        return {"outcome": VerifyOutcome.DIFFERENT_MESSAGE, "observed": _observed(refused)}
     return None
 
 
@@ -250,6 +265,20 @@ def verify_card(card: dict[str, Any], settings: Settings) -> dict[str, Any] | No
     result = judge_before(card, _run(code(example["before"]), settings))
     result["fix"] = judge_after(card, _run(code(example["after"]), settings)) if example.get("after") is not None else None
     result["fixes"] = [judge_after(card, _run(code(line), settings)) for line in example.get("fixes", ())]
+    if card.get("command_line"):
+        result["command_line"] = verify_line(card, settings)
+    return result
+
+
+def verify_line(card: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    """The ``LineRun`` of a field constraint's command lines: ``command_line`` run as its
+    console script and judged as the example is, then ``command_line_fix`` (where there is one)."""
+    code = functools.partial(cli_code, settings=settings)
+    if code(card["command_line"]) is None:
+        return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.CLI_EXAMPLE}
+    result = judge_before(card, _run(code(card["command_line"]), settings))
+    fixed = card.get("command_line_fix")
+    result["fix"] = judge_after(card, _run(code(fixed), settings)) if fixed is not None else None
     return result
 
 
@@ -382,14 +411,20 @@ def verify_catalog(data: dict[str, Any], settings: Settings,
     for card, result in zip(cards, results):
         if result is not None:
             package, version = installed.get(top_module(card["path"]), (tree, None))
-            result = {"package": package, "version": version, "reason": None, "detail": None, "observed": None, "fix": None, "fixes": [],
-                      **result}
-            if result["observed"] is not None:
-                result["observed"] = {"exception": None, "message": None, "at": None, **result["observed"]}
+            result = {"package": package, "version": version, **_complete(result), "fixes": result.get("fixes", []),
+                      "command_line": _complete(result["command_line"]) if result.get("command_line") else None}
             counts[result["outcome"]] = counts.get(result["outcome"], 0) + 1
         out.append({**card, "verification": result})
     stats = {**data["stats"], "verification": dict(sorted(counts.items()))}
     return {**data, "errors": out, "stats": stats}
+
+
+def _complete(run: dict[str, Any]) -> dict[str, Any]:
+    """A run's outcome with every field of its record (``Verification``, ``LineRun``) written."""
+    done = {"reason": None, "detail": None, "observed": None, "fix": None, **run}
+    if done["observed"] is not None:
+        done["observed"] = {"exception": None, "message": None, "at": None, **done["observed"]}
+    return done
 
 
 def fail_groups(data: dict[str, Any]) -> dict[str, int]:
@@ -401,12 +436,13 @@ def fail_groups(data: dict[str, Any]) -> dict[str, int]:
         result = card.get("verification")
         if result is None:
             continue
-        outcome = result["outcome"]
-        if outcome in WRONG:
+        runs = [result, *([result["command_line"]] if result.get("command_line") else [])]
+        outcomes = {run["outcome"] for run in runs}
+        if outcomes & set(WRONG):
             groups["wrong"] += 1
-        elif outcome in (VerifyOutcome.NOT_RUNNABLE, VerifyOutcome.TIMEOUT):
-            groups[outcome] += 1
-        if {FixOutcome.STILL_RAISES, FixOutcome.RAISES_OTHER} & {result.get("fix"), *result.get("fixes", ())}:
+        elif (stuck := next((r["outcome"] for r in runs if r["outcome"] in (VerifyOutcome.NOT_RUNNABLE, VerifyOutcome.TIMEOUT)), None)):
+            groups[stuck] += 1
+        if {FixOutcome.STILL_RAISES, FixOutcome.RAISES_OTHER} & {*(run.get("fix") for run in runs), *result.get("fixes", ())}:
             groups["fix_fails"] += 1
     return groups
 

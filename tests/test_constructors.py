@@ -6,10 +6,12 @@ import textwrap
 
 import pytest
 
+from extractor import extract
 from extractor.link.constructors import Constructors
 from extractor.model import Owner
+from extractor.options import Options
 
-from .helpers import extract_snippet
+from .helpers import extract_snippet, temp_tree
 from .test_instances import facts_of
 
 MODULE = textwrap.dedent("""
@@ -156,3 +158,38 @@ def test_a_validator_the_tool_does_not_read_refuses_first_where_it_runs() -> Non
     field_only = Owner(unread_validators=("Request.check_salt:salt,pepper",))
     assert field_only.refuses_first(["pepper"]) and not field_only.refuses_first(["model"])  # (a field's, where the field is passed)
     assert not Owner().refuses_first(["salt"])
+
+
+_SALTED = """
+from typing import Any
+from pydantic import BaseModel, Field, model_validator
+from helpers import check_salt
+
+
+class Request(BaseModel):
+    priority: int = Field(default=0, ge=0)
+    salt: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _salt(cls, data: Any) -> Any:
+        check_salt(data.get("salt"))
+        return data
+"""
+
+
+@pytest.mark.parametrize(("helper", "example"), [
+    # returns at once on None: a construction that passes no salt gets past it
+    ("def check_salt(salt):\n    if salt is None:\n        return\n    if not salt:\n        raise ValueError('empty')\n",
+     "Request(priority=-1)"),
+    ("def check_salt(salt):\n    '''One if.'''\n    if salt is not None and not salt:\n        raise ValueError('empty')\n",
+     "Request(priority=-1)"),
+    # may refuse None (or what it does is not read): it runs on every construction, so no example is claimed
+    ("def check_salt(salt):\n    if not isinstance(salt, str):\n        raise ValueError('no salt')\n", None),
+    ("def check_salt(salt):\n    if salt is None:\n        log(salt)\n    return salt\n", None),
+])
+def test_a_before_validators_helper_that_returns_on_none_lets_other_fields_through(tmp_path, helper: str, example: str | None) -> None:
+    temp_tree(tmp_path, {"mod.py": _SALTED, "helpers.py": helper})
+    card = next(c for c in extract(str(tmp_path), Options()).errors if c.constraint is not None and c.constraint.field == "priority")
+    written = card.solved.example.before.splitlines()[-1] if card.solved.example else None
+    assert (written, card.solved.trigger.verified) == (example, example is not None)

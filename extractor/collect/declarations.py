@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterator
 from typing import overload
 
-from ..model import RAISES, AttributeStore, ClassFact, Constraint, Excerpt, FieldFact, Param, PostInitSet
+from ..model import RAISES, AttributeStore, ClassFact, Constraint, Excerpt, FieldFact, Param, PostInitSet, ValidatorCalls
 from . import purity
 from .syntax import child_nodes, walk
 
@@ -323,13 +323,17 @@ def _validated_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[
     return ()
 
 
-def _calls_unread(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Whether a validator's body calls something the tool does not read (a helper such as
-    ``validate_cache_salt(data.get("cache_salt"))``, which may refuse the value before any check
-    the tree shows): calls in its own ``raise`` statements (the exception it builds) aside."""
+def unread_validator(function: ast.FunctionDef | ast.AsyncFunctionDef) -> ValidatorCalls | None:
+    """A validator that runs first (``_runs_first``) and whose body calls something the tool does
+    not read (a helper such as ``validate_cache_salt(data.get("cache_salt"))``, which may refuse the
+    value before any check the tree shows), calls in its own ``raise`` statements (the exception
+    it builds) aside; with each call's key where every one is ``helper(data.get("key"))``."""
+    if not _runs_first(function):
+        return None
     body = [n for stmt in function.body for n in walk(stmt)]
     raised = {id(n) for stmt in body if isinstance(stmt, ast.Raise) for n in walk(stmt)}
-    params = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}
+    params = [a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]]
+    unread = []
     for node in body:
         if not isinstance(node, ast.Call) or id(node) in raised:
             continue
@@ -338,8 +342,60 @@ def _calls_unread(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
             continue  # (a "wrap" validator's ``handler(value)``: pydantic's own checks)
         if isinstance(func, ast.Name) and func.id in _READ_CALLS or isinstance(func, ast.Attribute) and func.attr in _READ_METHODS:
             continue
+        unread.append(node)
+    if not unread:
+        return None
+    keyed = [_keyed_call(call, params[1:2]) for call in unread]  # (the raw input: the parameter after ``cls``)
+    return ValidatorCalls(method=function.name, fields=_validated_names(function),
+                          keyed=tuple(k for k in keyed if k is not None) if None not in keyed else ())
+
+
+def _keyed_call(call: ast.Call, inputs: list[str]) -> tuple[str, str] | None:
+    """(key, callee as written) for ``helper(data.get("key"))``, ``data`` one of ``inputs``."""
+    callee = dotted_name(call.func)
+    got = call.args[0] if len(call.args) == 1 and not call.keywords else None
+    if callee is None or not isinstance(got, ast.Call) or not isinstance(got.func, ast.Attribute) or got.func.attr != "get" \
+            or not isinstance(got.func.value, ast.Name) or got.func.value.id not in inputs or len(got.args) != 1 or got.keywords:
+        return None
+    key = got.args[0]
+    return (key.value, callee) if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+
+
+def passes_none(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a function returns at once, having done nothing, when its first parameter is None:
+    its first statement (after the docstring) is ``if p is None: return`` (or ``if not p:``), or
+    its whole body is one ``if`` with no ``else`` whose test is ``p is not None and ...`` (or ``p
+    and ...``)."""
+    args = [*function.args.posonlyargs, *function.args.args]
+    body = function.body[1:] if function.body and _is_docstring(function.body[0]) else function.body
+    if not args or not body or not isinstance(body[0], ast.If):
+        return False
+    name, test = args[0].arg, body[0].test
+    only = body[0].body[0] if len(body[0].body) == 1 else None
+    returns = isinstance(only, ast.Return) and (only.value is None or _is_none(only.value))
+    if returns and (_compares_none(test, name, ast.Is) or isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+                    and _is_name(test.operand, name)):
         return True
-    return False
+    first = test.values[0] if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else test
+    return len(body) == 1 and not body[0].orelse and (_compares_none(first, name, ast.IsNot) or _is_name(first, name))
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
+def _is_none(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _is_name(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _compares_none(test: ast.expr, name: str, op: type[ast.cmpop]) -> bool:
+    """``name is None`` (op ``ast.Is``) or ``name is not None`` (``ast.IsNot``)."""
+    return isinstance(test, ast.Compare) and _is_name(test.left, name) and len(test.ops) == 1 and isinstance(test.ops[0], op) \
+        and _is_none(test.comparators[0])
 
 
 def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
@@ -349,7 +405,7 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
     methods: list[tuple[str, str | None]] = []
     abstract: list[str] = []
     validators: list[str] = []
-    unread_validators: list[str] = []
+    unread_validators: list[ValidatorCalls] = []
     assigned: list[str] = []
     body = node.body
     for index, stmt in enumerate(body):
@@ -360,9 +416,8 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
                 abstract.append(stmt.name)
             if names & _VALIDATOR_DECORATORS:
                 validators.append(stmt.name)
-                if _runs_first(stmt) and _calls_unread(stmt):
-                    named = _validated_names(stmt)  # (a field's validator runs where its field is passed: pydantic validates no default)
-                    unread_validators.append(f"{stmt.name}:{','.join(named)}" if named else stmt.name)
+                if (unread := unread_validator(stmt)) is not None:
+                    unread_validators.append(unread)
             continue
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]

@@ -307,12 +307,18 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         callers=in_file_callers(text, tree, scan.defs, raising),
         calls=in_file_calls(text, tree, scan.defs, (c.qualname for c in scan.classes), raising),
         helpers=_helpers(helpers, sites, src),
-        helper_calls=tuple(HelperCall(callee=s.raised.written or "", function=s.at.function, owner=s.owner, line=s.at.line)
-                           for s in sites if s.raised.statement.kind == RaiseKind.HELPER_CALL),
+        none_first=tuple(name for name, stmt, owner in scan.top_defs if owner is None and decl.passes_none(stmt)),
+        helper_calls=_helper_calls(sites),
         made=calls_made(scan.top_defs, src, scan.kinds),
         sites=tuple(sites),
     )
     return dataclasses.replace(found, interface=interface_digest(found))
+
+
+def _helper_calls(sites: list[SiteFact]) -> tuple[HelperCall, ...]:
+    """The sites that are call statements which may call a raising helper (link.helpers resolves them)."""
+    return tuple(HelperCall(callee=s.raised.written or "", function=s.at.function, owner=s.owner, line=s.at.line)
+                 for s in sites if s.raised.statement.kind == RaiseKind.HELPER_CALL)
 
 
 _LINE_FIELDS = frozenset({"line", "end_line", "start_line", "tail", "tail_end"})  # records' fields that hold a line

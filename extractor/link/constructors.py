@@ -386,13 +386,31 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
 
 def unread_validators(project: Project, owner: str) -> tuple[str, ...]:
     """The validators of ``owner`` and of the classes it derives from that call what the tool
-    does not read (ClassFact.validators_calling), as ``Class.method``."""
+    does not read (ClassFact.validators_calling), as ``Class.method``, or ``Class.method:a,b``
+    where it runs on what an example passes only where field or key a or b is passed: a field
+    validator's fields, or the keys of a model validator whose every such call is
+    ``helper(data.get("key"))`` of a helper that returns at once on None (FileFacts.none_first)."""
     found: list[str] = []
     for qualname in (owner, *project.ancestors(owner)):
         fact = project.class_fact(qualname)
-        if fact is not None:
-            found.extend(f"{fact[1].qualname}.{name}" for name in fact[1].validators_calling)
+        if fact is None:
+            continue
+        facts, cls = fact
+        for calls in cls.validators_calling:
+            keys = calls.fields or tuple(key for key, written in calls.keyed if _returns_on_none(project, facts, written))
+            if not calls.fields and len(keys) < len(calls.keyed):
+                keys = ()  # (a helper that may refuse None: it runs on every construction)
+            found.append(f"{cls.qualname}.{calls.method}" + (f":{','.join(keys)}" if keys else ""))
     return tuple(found)
+
+
+def _returns_on_none(project: Project, facts: FileFacts, written: str) -> bool:
+    """Whether the helper ``written`` (in ``facts``' module) is an in-tree function that returns at
+    once when given None (a missing key's ``data.get``: FileFacts.none_first)."""
+    symbol = project.resolve(facts, written)
+    if symbol is None or symbol.kind != "function" or symbol.facts is None:
+        return False
+    return symbol.qualname.removeprefix(symbol.facts.module + ".") in symbol.facts.none_first
 
 
 def built_arguments(constructors: Constructors, facts: FileFacts, signature: Signature,

@@ -112,6 +112,7 @@ from .facts import (
     Signature,
     SiteFact,
     Statement,
+    ValidatorCalls,
 )
 from .serialize import dumps, dumps_compact, dumps_data, fingerprint, from_data, from_json, to_data, to_json
 from .site import (
@@ -252,6 +253,7 @@ __all__ = [
     "TriggerStatus",
     "Truthy",
     "Validator",
+    "ValidatorCalls",
     "Verification",
     "VerifyOutcome",
     "dumps",

@@ -119,6 +119,20 @@ class ClassText:
 
 
 @record
+class ValidatorCalls:
+    """A validator that runs on the raw value (``mode="before"``, "wrap", "plain", ``pre=True``)
+    and calls what the tool does not read: a helper that may refuse a value before pydantic's own
+    checks (collect.declarations.unread_validator)."""
+
+    method: str
+    fields: tuple[str, ...] = ()  # a field validator's fields: it runs where one of them is passed
+    # Where its every such call is ``helper(data.get("key"))`` on its raw input: (key, the helper as
+    # written). Linking reads whether each helper returns at once on None (FileFacts.none_first):
+    # then it runs on what the example passes only where the key is passed.
+    keyed: tuple[tuple[str, str], ...] = ()
+
+
+@record
 class ClassFact:
     qualname: str
     line: int
@@ -141,10 +155,8 @@ class ClassFact:
     init_reads: tuple[str, ...] = ()  # the attributes its own ``__init__`` reads on its receiver and never assigns there
     abstract: tuple[str, ...] = ()  # its methods decorated ``@abstractmethod`` (or abstractproperty, ...)
     validators: tuple[str, ...] = ()  # its methods that run while it is constructed (``@field_validator``, ``@model_validator``, ...)
-    # those of them that run on the raw value (``mode="before"``, "wrap", "plain", ``pre=True``) and
-    # call what the tool does not read: a helper that may refuse a value before pydantic's own checks
-    # (``method``, or ``method:a,b`` for a field validator, which runs where field a or b is passed)
-    validators_calling: tuple[str, ...] = ()
+    # those of them that run on the raw value and call what the tool does not read
+    validators_calling: tuple[ValidatorCalls, ...] = ()
     assigned: tuple[str, ...] = ()  # the other names its body binds (``__add__, __radd__ = ...``, ``x = property(...)``)
     text: ClassText | None = None  # how it takes part in ``str()`` of an exception (collect.class_messages); None: no bases
     # The annotated fields' declarations as written (a class with bases or decorators): the
@@ -382,6 +394,9 @@ class FileFacts:
     # levels up, each with the handlers around it (collect.callers.in_file_calls).
     calls: tuple[FunctionCalls, ...] = ()
     helpers: tuple[Helper, ...] = ()  # its raising helpers (collect.helpers)
+    # Its module-level functions that return at once when their first parameter is None
+    # (collect.declarations.passes_none): a validator's ``helper(data.get("key"))`` accepts a missing key
+    none_first: tuple[str, ...] = ()
     # The call statements that may call a raising helper; each is also a site (kind helper_call)
     # until linking resolves it (kept with the declarations: link.helpers.helper_calls reads every file's).
     helper_calls: tuple[HelperCall, ...] = ()

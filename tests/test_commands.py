@@ -5,7 +5,12 @@ and a flag is written only where the command's code hands its value on to the ra
 
 from __future__ import annotations
 
+import ast
+
+import pytest
+
 from extractor import extract
+from extractor.collect.flags import flag_type, record_parser
 from extractor.options import Options
 
 from .helpers import temp_tree
@@ -322,3 +327,23 @@ def extracted_data(root) -> list[dict]:
     from extractor.pipeline import extract_data
 
     return extract_data(str(root), Options(command="greeter", use_cache=False))["errors"]
+
+
+@pytest.mark.parametrize(("source", "built"), [
+    ("def p(v):\n    try:\n        return TypeAdapter(C).validate_json(v)\n    except E as e:\n        raise ArgumentTypeError(repr(e)) from e\n",
+     [("**record:p", "C")]),
+    ("def p(v):\n    return mod.C.model_validate_json(v)\n", [("**record:p", "mod.C")]),
+    ("def p(v):\n    return C(**json.loads(v))\n", [("**record:p", "C")]),
+    # not the parameter's text, not unpacked, or two records: no record the flag's value becomes
+    ("def p(v):\n    return C(**json.loads(w))\n", []),
+    ("def p(v):\n    return C(json.loads(v))\n", []),
+    ("def p(v):\n    return A.model_validate_json(v) or B.model_validate_json(v)\n", []),
+])
+def test_a_type_function_that_builds_a_record_from_json(source: str, built: list) -> None:
+    assert record_parser(ast.parse(source).body[0]) == built  # type: ignore[arg-type]
+
+
+def test_a_flags_type_function_is_recorded_by_its_destination() -> None:
+    stmt = ast.parse("parser.add_argument('--cache-config', type=parse_cache, default=None)").body[0]
+    assert flag_type(stmt) == [("**type:cache_config", "parse_cache")]
+    assert flag_type(ast.parse("parser.add_argument('--n', type=int)").body[0]) == [("**type:n", "int")]

@@ -232,12 +232,10 @@ def record_parser(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tupl
 def _built_from_json(call: ast.Call, value: str) -> str | None:
     """The class as written that ``call`` builds from the JSON text in the name ``value``."""
     func = call.func
-    if not isinstance(func, ast.Attribute) or len(call.args) != 1 or not isinstance(call.args[0], ast.Name) or call.args[0].id != value:
-        unpacked = [kw.value for kw in call.keywords if kw.arg is None]
-        loads = unpacked[0] if len(unpacked) == 1 and not call.args and len(call.keywords) == 1 else None
-        if isinstance(loads, ast.Call) and dotted_name(loads.func) in ("json.loads", "loads") and len(loads.args) == 1 \
-                and isinstance(loads.args[0], ast.Name) and loads.args[0].id == value:
-            return dotted_name(func)
+    unpacked = call.keywords[0].value if len(call.keywords) == 1 and call.keywords[0].arg is None and not call.args else None
+    if isinstance(unpacked, ast.Call) and dotted_name(unpacked.func) in ("json.loads", "loads") and _passes_only(unpacked, value):
+        return dotted_name(func)  # ``Config(**json.loads(value))``
+    if not isinstance(func, ast.Attribute) or not _passes_only(call, value):
         return None
     if func.attr == "model_validate_json":
         return dotted_name(func.value)
@@ -245,6 +243,11 @@ def _built_from_json(call: ast.Call, value: str) -> str | None:
     if func.attr == "validate_json" and isinstance(adapter, ast.Call) and call_name(adapter) == "TypeAdapter" and len(adapter.args) == 1:
         return dotted_name(adapter.args[0])
     return None
+
+
+def _passes_only(call: ast.Call, name: str) -> bool:
+    """Whether ``call``'s one argument is the name ``name``."""
+    return len(call.args) == 1 and not call.keywords and isinstance(call.args[0], ast.Name) and call.args[0].id == name
 
 
 def loop_flags(loop: ast.For) -> list[tuple[str, str]]:

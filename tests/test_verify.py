@@ -193,3 +193,25 @@ def test_env_sets_a_variable_of_the_childs_environment(capsys, docs) -> None:
     assert report["raised"]["message"] == "on"
     run = run_cli(capsys, "verify", str(docs), "--env", "no-equals")
     assert run.code == 2 and run.err.count("\n") == 1 and "NAME=VALUE" in run.err
+
+
+def test_a_lookup_the_sandbox_cannot_answer_is_no_verdict(docs) -> None:
+    """Inside its network namespace the child reaches nothing: a name lookup fails (vLLM's CLI
+    fetching the model's config), which says nothing of the card, so the run is not judged."""
+    card = _card(docs, "parse_port")
+    card["example"]["before"] = "import socket\nsocket.getaddrinfo('huggingface.co', 443)"
+    card["example"]["after"] = card["example"]["before"]
+    result = verify_card(card, Settings(roots=(CALLERS,), timeout=10, jobs=1))
+    assert result is not None and result["outcome"] == "not_runnable", result
+    assert result["reason"] in ("needs_network", "sandbox_refused") and result["fix"] == "not_run"  # (refused: no namespace of its own)
+
+
+@pytest.mark.parametrize(("code", "blocked"), [
+    # a soft limit of a resource the sandbox leaves alone, within the hard one (vLLM raises its open files)
+    ("import resource\nk = resource.RLIMIT_NOFILE\nresource.setrlimit(k, (resource.getrlimit(k)[1], resource.getrlimit(k)[1]))", False),
+    # one the sandbox set itself, raised again: refused
+    ("import resource\nk = resource.RLIMIT_CPU\nresource.setrlimit(k, (resource.getrlimit(k)[1], resource.getrlimit(k)[1]))", True),
+])
+def test_a_limit_may_rise_only_where_the_sandbox_set_none(code: str, blocked: bool) -> None:
+    report = run_child(code + "\nraise ValueError('ran')", Settings(timeout=10))
+    assert report["blocked"] is blocked and (blocked or report["raised"]["message"] == "ran"), report

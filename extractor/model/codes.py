@@ -264,6 +264,8 @@ class Reason(Code):
                                       "optional part")
     MISSING_DEPENDENCY = "missing_dependency", ("a module the example imports, or one the code it runs imports, is not installed "
                                                 "(Verification.detail names it): install it and verify again")
+    NEEDS_NETWORK = "needs_network", ("the code it runs reached for the network, which the sandbox cuts off (Verification.detail "
+                                      "says what failed): a download, such as a model's files, that a run with the network would make")
 
 
 # How a carrying code and its value are written as one string: ``no_candidate_values:dtype``,
@@ -500,7 +502,8 @@ class FixOutcome(Code):
     STILL_RAISES = "still_raises", "the card's raise still fires"
     RAISES_OTHER = "raises_other", "control stays away from the card's raise, but another error is raised"
     TIMEOUT = "timeout", "it ran past the time limit"
-    NOT_RUN = "not_run", "it was not run (the interpreter failed, or the sandbox refused it)"
+    NOT_RUN = "not_run", ("it was not judged (the interpreter failed, the sandbox refused it, or it reached for the network the "
+                          "sandbox cuts off)")
 
 
 class DomainSource(Code):

@@ -11,8 +11,10 @@ user names with ``--python``. Before the example runs it
   libraries through it; the hook guards against accidents, not against code written to
   escape, which ``ctypes`` or any C extension could), writes to ``/dev/null`` and to a file
   descriptor the process itself opened, the read-only ``uname``, ``lscpu`` and ``file``
-  commands (``platform.uname()``, ``platform.architecture()``), and, inside a network
-  namespace of its own where nothing is reachable, sockets (urllib3 probes IPv6 on import).
+  commands (``platform.uname()``, ``platform.architecture()``), a new limit of a resource it
+  does not limit itself within the hard one (vLLM's CLI raises its soft limit of open files),
+  and, inside a network namespace of its own where nothing is reachable, sockets (urllib3
+  probes IPv6 on import).
 It prints one JSON line: the exception (class names along the MRO, message, the place of
 the frame that raised it, the module a ``ModuleNotFoundError`` could not find), each
 exception of its ``__cause__``/``__context__`` chain and each one a validation error holds
@@ -78,6 +80,25 @@ def _inside(path, folder):
     return real == os.devnull or real.startswith(folder + os.sep)
 
 
+_LIMITED = ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_FSIZE", "RLIMIT_NPROC")  # the limits _limit sets
+
+
+def _harmless_limit(args):
+    """``resource.setrlimit`` of a resource the sandbox does not limit, never above its hard
+    limit: vLLM's CLI raises its soft limit of open files to the hard one."""
+    try:
+        import resource
+
+        kind, (_, hard) = args
+        if kind in {getattr(resource, name, None) for name in _LIMITED}:
+            return False
+        current = resource.getrlimit(kind)[1]
+        infinity = resource.RLIM_INFINITY
+        return current == infinity or (hard != infinity and hard <= current)  # (the OS refuses a soft limit above it)
+    except Exception:  # noqa: BLE001 (arguments of another shape: refused)
+        return False
+
+
 def _information_command(args):
     """``subprocess.Popen``'s executable is one of the read-only information commands."""
     try:
@@ -97,6 +118,8 @@ def _hook(folder, isolated):
             return
         elif event.startswith("socket.") and isolated:
             return  # a network namespace of its own: nothing to reach
+        elif event == "resource.setrlimit" and _harmless_limit(args):
+            return
         elif event.startswith(_REFUSED):
             raise Blocked(f"sandbox: {event}")
 

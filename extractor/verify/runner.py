@@ -16,8 +16,10 @@ simply gone, the next call gets a new one. The outcome of a card:
 - ``raised_elsewhere``: something else raised, or from another place (what, and where);
 - ``did_not_raise``; ``timeout``;
 - ``not_runnable``: no example (values no call can write), a CLI example whose console script
-  is not found, the sandbox refused what it needed, the child failed, or a module outside the
-  card's project is not installed (``missing_dependency``, the module as ``detail``).
+  is not found, the sandbox refused what it needed, the child failed, a module outside the
+  card's project is not installed (``missing_dependency``, the module as ``detail``), or the
+  code reached for the network, which the sandbox cuts off (``needs_network``: a name lookup
+  failed; a model's files to download).
 
 A CLI example runs in the same sandbox: its first word is a console script, found in the
 metadata of what ``settings.python`` has installed (with ``settings.roots`` on its path), else
@@ -170,6 +172,8 @@ def judge_before(card: dict[str, Any], report: dict[str, Any]) -> dict[str, Any]
         return judged
     if (missing := missing_dependency(card, report)) is not None:
         return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.MISSING_DEPENDENCY, "detail": missing}
+    if (offline := network_failure(report)) is not None:
+        return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.NEEDS_NETWORK, "detail": offline}
     if report.get("phase") == "import" and not raised.get("missing"):  # (the card's own raise aside: judged above)
         detail = f"{raised['classes'][0]}: {(raised['message'] or '').partition(chr(10))[0][:200]}"
         return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.IMPORT_FAILED, "detail": detail}
@@ -185,6 +189,22 @@ def missing_dependency(card: dict[str, Any], report: dict[str, Any]) -> str | No
         missing = candidate.get("missing")
         if missing and missing.split(".", 1)[0] != own:
             return str(missing)
+    return None
+
+
+_UNREACHABLE = ("[Errno 101]", "[Errno 113]")  # ENETUNREACH, EHOSTUNREACH
+
+
+def network_failure(report: dict[str, Any]) -> str | None:
+    """What failed for want of the network, where the child ran in a network namespace of its
+    own (nothing is reachable there): a name lookup (``socket.gaierror``) or an unreachable
+    network among what was raised and its chain; None where nothing did."""
+    if not report.get("network_isolated"):
+        return None
+    for candidate in (report["raised"], *report.get("chain", ())):
+        message = candidate.get("message") or ""
+        if "gaierror" in candidate["classes"] or message.startswith(_UNREACHABLE):
+            return f"{candidate['classes'][0]}: {message.partition(chr(10))[0][:200]}"
     return None
 
 
@@ -246,6 +266,8 @@ def judge_after(card: dict[str, Any], report: dict[str, Any]) -> FixOutcome:
     chain = (raised, *report.get("chain", ())) if raised is not None else ()
     if any(_holds_error(card, r) if card.get("constraint") else _at_site(r, card) for r in chain):
         return FixOutcome.STILL_RAISES
+    if raised is not None and network_failure(report) is not None:
+        return FixOutcome.NOT_RUN  # (it went past the site, to a download the sandbox cannot make)
     return FixOutcome.RAISES_OTHER if raised is not None else FixOutcome.HOLDS
 
 

@@ -188,6 +188,15 @@ def test_a_constraints_command_lines_run_through_the_command(pydconfig_verified:
     assert "the command line exited with `SystemExit`, which holds `pydantic.ValidationError`" in text
 
 
+def test_a_post_inits_error_inside_pydantics_inside_argparses_exit_is_found(pydconfig_verified: Path) -> None:
+    """CacheConfig's own ``__post_init__`` raise, reached through --cache's JSON: argparse's exit
+    holds pydantic's ValidationError, whose ``errors()`` hold the ValueError from the card's line."""
+    card = next(c for c in _catalog(pydconfig_verified)["errors"] if c["message"]["template"] == "a sharded cache needs a ttl above 0")
+    assert card["example"]["before"] == """pydconfig serve --cache '{"ttl": 0}'"""
+    assert (card["verification"]["outcome"], card["verification"]["observed"]["exception"], card["verification"]["fix"]) == (
+        "wrapped", "SystemExit", "holds")
+
+
 def test_env_sets_a_variable_of_the_childs_environment(capsys, docs) -> None:
     report = run_child("import os\nraise ValueError(os.environ.get('RAISEDOCS_PROBE'))", Settings(env=(("RAISEDOCS_PROBE", "on"),)))
     assert report["raised"]["message"] == "on"

@@ -17,7 +17,7 @@ user names with ``--python``. Before the example runs it
   probes IPv6 on import).
 It prints one JSON line: the exception (class names along the MRO, message, the place of
 the frame that raised it, the module a ``ModuleNotFoundError`` could not find), each
-exception of its ``__cause__``/``__context__`` chain and each one a validation error holds
+exception of its ``__cause__``/``__context__`` chain and each one a validation error among them holds
 (pydantic's), and where the sandbox refused something.
 """
 
@@ -165,6 +165,19 @@ def _wrapped(exc):
     return found
 
 
+def _chain(exc):
+    """The exceptions of ``exc``'s cause/context chain (at most 8), then those that it and each
+    of them hold as a validation error's (``_wrapped``: argparse's exit over a type function's
+    error over pydantic's, which holds a ``__post_init__``'s ValueError), at most 12 in all."""
+    linked, seen, found = exc.__cause__ or exc.__context__, {id(exc)}, []
+    while linked is not None and id(linked) not in seen and len(found) < 8:
+        seen.add(id(linked))
+        found.append(linked)
+        linked = linked.__cause__ or linked.__context__
+    held = [wrapped for member in (exc, *found) for wrapped in _wrapped(member)]
+    return (found + held)[:12]
+
+
 def _errors(exc):
     """(type, last part of loc) of each error a validation error holds (pydantic's ``errors()``)."""
     errors = getattr(exc, "errors", None)
@@ -221,13 +234,7 @@ def main():
         result["phase"] = phase
         result["raised"] = _describe(exc, roots)
         result["blocked"] = isinstance(exc, Blocked)
-        seen, linked = {id(exc)}, exc.__cause__ or exc.__context__
-        while linked is not None and id(linked) not in seen and len(result["chain"]) < 8:
-            seen.add(id(linked))
-            result["chain"].append(_describe(linked, roots))
-            linked = linked.__cause__ or linked.__context__
-        for wrapped in _wrapped(exc)[: max(0, 8 - len(result["chain"]))]:
-            result["chain"].append(_describe(wrapped, roots))
+        result["chain"] = [_describe(linked, roots) for linked in _chain(exc)]
     sys.stdout.write(json.dumps(result) + "\n")
     sys.stdout.flush()
     os._exit(0)  # no atexit handler or thread of the example runs after the answer

@@ -17,7 +17,10 @@ for the executed-example figures. For each catalog it prints:
   still has ``missing`` required arguments;
 - **executed examples**: of the examples ``verify`` ran, those that behaved as claimed
   (``confirmed`` or ``wrapped``), and of the verified triggers' examples, those that raised
-  exactly the card's error (``confirmed``/``wrapped``).
+  exactly the card's error (``confirmed``/``wrapped``);
+- **command lines**: of the CLI examples and command-line pairs ``verify`` judged, those that
+  raised the card's error as claimed, and every outcome (with its reason: ``needs_network``
+  where the command went on to download a model, which the sandbox cannot).
 
 It reads the catalog only; nothing is extracted or run.
 """
@@ -87,6 +90,21 @@ def figures(cards: list[dict[str, Any]]) -> dict[str, Any]:
         "executed_as_claimed": _share(sum(outcomes[o] for o in AS_CLAIMED), ran),
         "executed_verified_exact": _share(sum(verified_runs[o] for o in AS_CLAIMED), verified_ran),
         "outcomes": dict(sorted((str(k), v) for k, v in outcomes.items())),
+        **_command_lines(cards),
+    }
+
+
+def _command_lines(cards: list[dict[str, Any]]) -> dict[str, Any]:
+    """The command lines ``verify`` ran, CLI examples' and field constraints' pairs (the
+    verification's ``command_line``): those that raised the card's error as claimed, of those
+    judged, and what the others were."""
+    runs = [(card.get("verification") or {}) for card in cards if (card.get("example") or {}).get("style") == "cli"]
+    runs += [(card.get("verification") or {}).get("command_line") or {} for card in cards if card.get("command_line")]
+    seen = Counter((run.get("outcome"), run.get("reason")) for run in runs if run)
+    judged = sum(n for (outcome, _), n in seen.items() if outcome not in ("not_runnable", "timeout"))
+    return {
+        "command_lines_as_claimed": _share(sum(n for (outcome, _), n in seen.items() if outcome in AS_CLAIMED), judged),
+        "command_line_outcomes": {f"{o}{':' + r if r else ''}": n for (o, r), n in sorted(seen.items(), key=str)},
     }
 
 

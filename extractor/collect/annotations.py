@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..model import Constraint
-from .declarations import tail_name
-from .syntax import walk
+from .syntax import tail_name, walk
 
 _TYPE_NAMES = {"int", "float", "str", "bool", "bytes", "list", "dict", "set", "tuple", "frozenset"}
 _ALIASES = {"List": "list", "Dict": "dict", "Set": "set", "Tuple": "tuple", "FrozenSet": "frozenset",

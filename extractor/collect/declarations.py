@@ -30,7 +30,8 @@ from typing import overload
 
 from ..model import RAISES, AttributeStore, ClassFact, Constraint, Excerpt, FieldFact, Param, PostInitSet, ValidatorCalls
 from . import purity
-from .syntax import child_nodes, walk
+from .syntax import call_name, child_nodes, dotted_name, walk
+from .validators import unread_validator
 
 FIELD_CALLS = frozenset({"Field", "field", "attrib", "ib", "PrivateAttr"})
 CONSTRAINT_KEYWORDS = (
@@ -153,35 +154,11 @@ def _string_value(stmt: ast.stmt | None) -> str | None:
     return None
 
 
-def tail_name(node: ast.expr) -> str | None:
-    """The last name of ``a.b.c`` or ``c``; None for anything else."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
-
-
 # A dotted name written as text (``a.b.c``; any identifier characters).
 DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 # Calls a ``for`` loop may iterate that keep the items of their one argument (collect.paths
 # follows them to the input, solve.elements rebuilds the input from an element).
 LOOP_WRAPPERS = frozenset({"sorted", "reversed", "list", "tuple"})
-
-
-def dotted_name(node: ast.AST) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
-
-
-def call_name(node: ast.expr) -> str | None:
-    return tail_name(node.func) if isinstance(node, ast.Call) else None
 
 
 def _field_call_facts(call: ast.Call, src: SourceText) -> tuple[str | None, str | None, list[Constraint]]:
@@ -282,120 +259,6 @@ def is_init_false(stmt: ast.stmt) -> bool:
 _ABSTRACT_DECORATORS = frozenset({"abstractmethod", "abstractproperty", "abstractclassmethod", "abstractstaticmethod"})
 # A method that runs on a value while the class is constructed (pydantic's, attrs' ``@x.validator``)
 _VALIDATOR_DECORATORS = frozenset({"field_validator", "model_validator", "validator", "root_validator", "validates_schema"})
-
-
-# What a validator may call that the tool reads: a value's type and size, and a text's or mapping's reading methods
-_READ_CALLS = frozenset({"isinstance", "issubclass", "len", "str", "int", "float", "bool", "type", "getattr", "hasattr", "callable",
-                         "list", "tuple", "dict", "set", "frozenset", "super", "any", "all", "sorted", "min", "max", "abs", "repr"})
-_READ_METHODS = frozenset({"get", "keys", "values", "items", "startswith", "endswith", "lower", "upper", "strip", "split", "copy",
-                           "isdigit", "isidentifier", "format", "join", "replace", "setdefault", "pop", "append",
-                           # (a warning or a log line refuses nothing)
-                           "warn", "warning", "info", "debug", "error", "exception", "warning_once", "info_once", "debug_once"})
-
-
-_VALIDATOR_MODE = re.compile(r"mode\s*=\s*[\"'](\w+)")
-
-
-def validator_mode(decorator: str) -> str:
-    """The ``mode=`` a pydantic validator's decorator gives, as written ("after" where it gives none)."""
-    found = _VALIDATOR_MODE.search(decorator)
-    return found.group(1) if found else "after"
-
-
-def _runs_first(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Whether a validator runs on the raw value, before pydantic's own checks of it: ``mode=``
-    "before", "wrap" or "plain", or ``pre=True`` (an "after" one runs on values those checks
-    passed: a value they refuse never reaches it)."""
-    for decorator in function.decorator_list:
-        if validator_mode(ast.unparse(decorator)) in ("before", "wrap", "plain"):
-            return True
-        if any(given.arg == "pre" and isinstance(given.value, ast.Constant) and given.value.value is True
-               for given in (decorator.keywords if isinstance(decorator, ast.Call) else ())):
-            return True
-    return False
-
-
-def _validated_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
-    """The fields a field validator names (``@field_validator("a", "b")``); () for a model's."""
-    for decorator in function.decorator_list:
-        if isinstance(decorator, ast.Call) and (dotted_name(decorator.func) or "").rsplit(".", 1)[-1] in ("field_validator", "validator"):
-            return tuple(a.value for a in decorator.args if isinstance(a, ast.Constant) and isinstance(a.value, str))
-    return ()
-
-
-def unread_validator(function: ast.FunctionDef | ast.AsyncFunctionDef) -> ValidatorCalls | None:
-    """A validator that runs first (``_runs_first``) and whose body calls something the tool does
-    not read (a helper such as ``validate_cache_salt(data.get("cache_salt"))``, which may refuse the
-    value before any check the tree shows), calls in its own ``raise`` statements (the exception
-    it builds) aside; with each call's key where every one is ``helper(data.get("key"))``."""
-    if not _runs_first(function):
-        return None
-    body = [n for stmt in function.body for n in walk(stmt)]
-    raised = {id(n) for stmt in body if isinstance(stmt, ast.Raise) for n in walk(stmt)}
-    params = [a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]]
-    unread = []
-    for node in body:
-        if not isinstance(node, ast.Call) or id(node) in raised:
-            continue
-        func = node.func
-        if isinstance(func, ast.Name) and func.id in params:
-            continue  # (a "wrap" validator's ``handler(value)``: pydantic's own checks)
-        if isinstance(func, ast.Name) and func.id in _READ_CALLS or isinstance(func, ast.Attribute) and func.attr in _READ_METHODS:
-            continue
-        unread.append(node)
-    if not unread:
-        return None
-    keyed = [_keyed_call(call, params[1:2]) for call in unread]  # (the raw input: the parameter after ``cls``)
-    return ValidatorCalls(method=function.name, fields=_validated_names(function),
-                          keyed=tuple(k for k in keyed if k is not None) if None not in keyed else ())
-
-
-def _keyed_call(call: ast.Call, inputs: list[str]) -> tuple[str, str] | None:
-    """(key, callee as written) for ``helper(data.get("key"))``, ``data`` one of ``inputs``."""
-    callee = dotted_name(call.func)
-    got = call.args[0] if len(call.args) == 1 and not call.keywords else None
-    if callee is None or not isinstance(got, ast.Call) or not isinstance(got.func, ast.Attribute) or got.func.attr != "get" \
-            or not isinstance(got.func.value, ast.Name) or got.func.value.id not in inputs or len(got.args) != 1 or got.keywords:
-        return None
-    key = got.args[0]
-    return (key.value, callee) if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
-
-
-def passes_none(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Whether a function returns at once, having done nothing, when its first parameter is None:
-    its first statement (after the docstring) is ``if p is None: return`` (or ``if not p:``), or
-    its whole body is one ``if`` with no ``else`` whose test is ``p is not None and ...`` (or ``p
-    and ...``)."""
-    args = [*function.args.posonlyargs, *function.args.args]
-    body = function.body[1:] if function.body and _is_docstring(function.body[0]) else function.body
-    if not args or not body or not isinstance(body[0], ast.If):
-        return False
-    name, test = args[0].arg, body[0].test
-    only = body[0].body[0] if len(body[0].body) == 1 else None
-    returns = isinstance(only, ast.Return) and (only.value is None or _is_none(only.value))
-    if returns and (_compares_none(test, name, ast.Is) or isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
-                    and _is_name(test.operand, name)):
-        return True
-    first = test.values[0] if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else test
-    return len(body) == 1 and not body[0].orelse and (_compares_none(first, name, ast.IsNot) or _is_name(first, name))
-
-
-def _is_docstring(stmt: ast.stmt) -> bool:
-    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
-
-
-def _is_none(node: ast.expr | None) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
-
-
-def _is_name(node: ast.expr, name: str) -> bool:
-    return isinstance(node, ast.Name) and node.id == name
-
-
-def _compares_none(test: ast.expr, name: str, op: type[ast.cmpop]) -> bool:
-    """``name is None`` (op ``ast.Is``) or ``name is not None`` (``ast.IsNot``)."""
-    return isinstance(test, ast.Compare) and _is_name(test.left, name) and len(test.ops) == 1 and isinstance(test.ops[0], op) \
-        and _is_none(test.comparators[0])
 
 
 def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:

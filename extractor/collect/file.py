@@ -18,6 +18,7 @@ import pickle
 import re
 import warnings
 from collections import Counter
+from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass, field
 from functools import cache
@@ -80,6 +81,7 @@ from .units import (
     unit_text,
 )
 from .uses import ModuleFunctions, evident_types
+from .validators import passes_none, refuses_nothing
 
 log = logging.getLogger("raisedocs")
 
@@ -271,8 +273,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         units.setdefault(id(unit), (unit, owner, []))[2].append(hit)
     sites: list[SiteFact] = []
     # (what, id of a function node) -> its call style or parameters, found once for all its raises
-    per_function: dict[tuple[str, int], Any] = {}
-    per_function["module", 0] = ModuleFunctions(tree)  # (what a parameter passed on to another function is used as)
+    per_function: dict[tuple[str, int], Any] = {("module", 0): ModuleFunctions(tree)}  # (what a parameter passed on is used as)
     for unit, owner, hits in units.values():
         # A unit's raises are read from the text they need alone, and its call statements from a
         # text of their own (which reaches them, and keeps them whole): a raise reads the same
@@ -307,12 +308,19 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         callers=in_file_callers(text, tree, scan.defs, raising),
         calls=in_file_calls(text, tree, scan.defs, (c.qualname for c in scan.classes), raising),
         helpers=_helpers(helpers, sites, src),
-        none_first=tuple(name for name, stmt, owner in scan.top_defs if owner is None and decl.passes_none(stmt)),
+        none_first=_lets_through(scan.top_defs, passes_none),
+        refuses_nothing=_lets_through(scan.top_defs, refuses_nothing),
         helper_calls=_helper_calls(sites),
         made=calls_made(scan.top_defs, src, scan.kinds),
         sites=tuple(sites),
     )
     return dataclasses.replace(found, interface=interface_digest(found))
+
+
+def _lets_through(defs: list[tuple[str, Function, str | None]], test: Callable[[Function], bool]) -> tuple[str, ...]:
+    """The module-level functions that a validator's call may be of and that pass ``test``
+    (collect.validators: ``passes_none``, ``refuses_nothing``)."""
+    return tuple(name for name, stmt, owner in defs if owner is None and "." not in name and test(stmt))
 
 
 def _helper_calls(sites: list[SiteFact]) -> tuple[HelperCall, ...]:

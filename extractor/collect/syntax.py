@@ -8,6 +8,7 @@ yields, in its order (breadth first), so any caller may switch.
 
 from __future__ import annotations
 
+import ast
 from ast import AST, AsyncFunctionDef, FunctionDef
 from collections import deque
 from collections.abc import Iterator
@@ -42,3 +43,27 @@ def walk(node: AST) -> Iterator[AST]:
                     if isinstance(item, AST):
                         put(item)
         yield node
+
+
+def tail_name(node: ast.expr) -> str | None:
+    """The last name of ``a.b.c`` or ``c``; None for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def dotted_name(node: ast.AST) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def call_name(node: ast.expr) -> str | None:
+    return tail_name(node.func) if isinstance(node, ast.Call) else None

@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from ..collect.declarations import validator_mode
 from ..collect.messages import unknown
+from ..collect.validators import validator_mode
 from ..model import (
     Card,
     CardContext,

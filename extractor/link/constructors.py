@@ -30,7 +30,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from ..collect.annotations import read_annotation
-from ..collect.declarations import dotted_name, validator_mode
+from ..collect.declarations import dotted_name
+from ..collect.validators import validator_mode
 from ..model import RAW_KEYWORDS, BuiltArgument, Card, ClassFact, FieldDoc, FileFacts, Owner, Param, PostInitSet, Signature, SiteFact
 from ..model.codes import BUILDING, CONSTRUCTING, EntryKind
 from ..model.pytext import try_parse_expression
@@ -388,8 +389,9 @@ def unread_validators(project: Project, owner: str) -> tuple[str, ...]:
     """The validators of ``owner`` and of the classes it derives from that call what the tool
     does not read (ClassFact.validators_calling), as ``Class.method``, or ``Class.method:a,b``
     where it runs on what an example passes only where field or key a or b is passed: a field
-    validator's fields, or the keys of a model validator whose every such call is
-    ``helper(data.get("key"))`` of a helper that returns at once on None (FileFacts.none_first)."""
+    validator's fields, or the keys of a model validator whose every such call is kept from
+    refusing a value the keywords lack (ValidatorCalls.keyed, ``_kept_key``). A validator whose
+    calls all refuse nothing is left out."""
     found: list[str] = []
     for qualname in (owner, *project.ancestors(owner)):
         fact = project.class_fact(qualname)
@@ -397,20 +399,26 @@ def unread_validators(project: Project, owner: str) -> tuple[str, ...]:
             continue
         facts, cls = fact
         for calls in cls.validators_calling:
-            keys = calls.fields or tuple(key for key, written in calls.keyed if _returns_on_none(project, facts, written))
-            if not calls.fields and len(keys) < len(calls.keyed):
-                keys = ()  # (a helper that may refuse None: it runs on every construction)
+            kept = [_kept_key(project, facts, key, helper) for key, helper in calls.keyed]
+            if not calls.fields and kept and None not in kept and not any(kept):
+                continue  # (every call refuses nothing)
+            keys = calls.fields or (tuple(sorted({k for k in kept if k})) if kept and None not in kept else ())
             found.append(f"{cls.qualname}.{calls.method}" + (f":{','.join(keys)}" if keys else ""))
     return tuple(found)
 
 
-def _returns_on_none(project: Project, facts: FileFacts, written: str) -> bool:
-    """Whether the helper ``written`` (in ``facts``' module) is an in-tree function that returns at
-    once when given None (a missing key's ``data.get``: FileFacts.none_first)."""
-    symbol = project.resolve(facts, written)
+def _kept_key(project: Project, facts: FileFacts, key: str, helper: str) -> str | None:
+    """The key without which a validator's call does not run or refuses nothing ("" where it
+    refuses nothing at all); None where the tree does not show that it is kept (ValidatorCalls.keyed)."""
+    if not helper:
+        return key  # (after ``if <key absent>: return``)
+    symbol = project.resolve(facts, helper)
     if symbol is None or symbol.kind != "function" or symbol.facts is None:
-        return False
-    return symbol.qualname.removeprefix(symbol.facts.module + ".") in symbol.facts.none_first
+        return None
+    local = symbol.qualname.removeprefix(symbol.facts.module + ".")
+    if key:
+        return key if local in symbol.facts.none_first else None
+    return "" if local in symbol.facts.refuses_nothing else None
 
 
 def built_arguments(constructors: Constructors, facts: FileFacts, signature: Signature,

@@ -122,13 +122,15 @@ class ClassText:
 class ValidatorCalls:
     """A validator that runs on the raw value (``mode="before"``, "wrap", "plain", ``pre=True``)
     and calls what the tool does not read: a helper that may refuse a value before pydantic's own
-    checks (collect.declarations.unread_validator)."""
+    checks (collect.validators.unread_validator)."""
 
     method: str
     fields: tuple[str, ...] = ()  # a field validator's fields: it runs where one of them is passed
-    # Where its every such call is ``helper(data.get("key"))`` on its raw input: (key, the helper as
-    # written). Linking reads whether each helper returns at once on None (FileFacts.none_first):
-    # then it runs on what the example passes only where the key is passed.
+    # Where every such call is kept from refusing a value the keywords lack (collect.validators):
+    # (key, helper as written) for ``helper(data.get("key"))``, which links where the helper returns
+    # at once on None (FileFacts.none_first); (key, "") for a call after ``if <key absent>: return``;
+    # ("", helper) for ``helper(data)``, which links where the helper refuses nothing
+    # (FileFacts.refuses_nothing). Then it runs on what an example passes only where one of the keys is.
     keyed: tuple[tuple[str, str], ...] = ()
 
 
@@ -395,8 +397,11 @@ class FileFacts:
     calls: tuple[FunctionCalls, ...] = ()
     helpers: tuple[Helper, ...] = ()  # its raising helpers (collect.helpers)
     # Its module-level functions that return at once when their first parameter is None
-    # (collect.declarations.passes_none): a validator's ``helper(data.get("key"))`` accepts a missing key
+    # (collect.validators.passes_none): a validator's ``helper(data.get("key"))`` accepts a missing key
     none_first: tuple[str, ...] = ()
+    # Its module-level functions of one parameter that refuse nothing they are given as a dict
+    # (collect.validators.refuses_nothing): a validator's ``helper(data)`` lets the keywords through
+    refuses_nothing: tuple[str, ...] = ()
     # The call statements that may call a raising helper; each is also a site (kind helper_call)
     # until linking resolves it (kept with the declarations: link.helpers.helper_calls reads every file's).
     helper_calls: tuple[HelperCall, ...] = ()

@@ -120,9 +120,10 @@ def solve_constraint(card: Card, ctx: CardContext) -> Solved:
                      description=f"set `{constraint.field}` to `{good!r}` (the trigger has `{bad!r}`), so that pydantic accepts it "
                                  f"under `{constraint.declared}`"),)
     fixed = {name: good} if good is not None else None
-    written, line = constraint_example(card, ctx, {name: bad}, fixed, stand_ins(ctx, fixed))
-    # (a validator that calls what the tool does not read may refuse the value before pydantic's own check)
-    unread = ctx.owner.refuses_first([constraint.field])
+    passed = stand_ins(ctx, fixed)
+    written, line = constraint_example(card, ctx, {name: bad}, fixed, passed)
+    # (a validator that calls what the tool does not read may refuse the value, or a stand-in, before pydantic's own check)
+    unread = ctx.owner.refuses_first([constraint.field, *(ctx.owner.settable[n][0] for n in passed or () if n in ctx.owner.settable)])
     if isinstance(written, Example) and (not own_checks_pass(ctx, name, bad) or unread):
         written = Reason.CONSTRUCTION_NOT_SHOWN  # (a validator of the field itself, ``mode="before"``, may refuse it first)
     example, example_reason = (written, None) if isinstance(written, Example) else (None, written)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ..collect.declarations import tail_name
+from ..collect.syntax import tail_name
 from ..model.pytext import try_parse_expression
 from .values import StableSet
 

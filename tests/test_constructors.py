@@ -193,3 +193,33 @@ def test_a_before_validators_helper_that_returns_on_none_lets_other_fields_throu
     card = next(c for c in extract(str(tmp_path), Options()).errors if c.constraint is not None and c.constraint.field == "priority")
     written = card.solved.example.before.splitlines()[-1] if card.solved.example else None
     assert (written, card.solved.trigger.verified) == (example, example is not None)
+
+
+def test_a_required_field_another_validator_reads_gets_a_value_of_its_declared_type(tmp_path) -> None:
+    """vLLM's AnthropicMessagesRequest: building it for ``max_tokens``' card must pass
+    ``validate_model``'s ``not v``; a truthy value of ``model: str`` is a text, not ``1``, which
+    pydantic would refuse as a second error."""
+    code = textwrap.dedent('''
+        from pydantic import BaseModel, field_validator
+
+
+        class Request(BaseModel):
+            model: str
+            max_tokens: int
+
+            @field_validator("model")
+            @classmethod
+            def validate_model(cls, v):
+                if not v:
+                    raise ValueError("Model is required")
+                return v
+
+            @field_validator("max_tokens")
+            @classmethod
+            def validate_max_tokens(cls, v):
+                if v <= 0:
+                    raise ValueError("max_tokens must be positive")
+                return v
+    ''')
+    card = next(c for c in extract_snippet(tmp_path, code) if c.solved.trigger.message == "max_tokens must be positive")
+    assert card.solved.example is not None and card.solved.example.before.splitlines()[-1] == "Request(max_tokens=0, model='x')"

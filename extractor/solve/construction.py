@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..model import RAW_KEYWORDS, Card, CardContext, Domain, DomainSource, TriggerStatus
-from .domains import NO_VALUE, default_source, literal_value
+from .domains import NO_VALUE, default_source, field_domain, literal_value
 from .evaluate import EvalError
 from .posing import build_problem
 from .problem import Problem
@@ -29,11 +29,13 @@ def past_construction(card: Card, ctx: CardContext, domains: dict[str, Domain], 
     if not any(n in ctx.owner.settable for n in solution.assignment if n in card.statement.guard.inputs):
         return None
     extra: dict[str, Domain] = {}
+    required = {doc.input: doc for doc in ctx.owner.required}  # (a required field's declared type: ``model: str`` is no 1)
     for _, inputs in ctx.owner.checks:
         for name, default, factory in inputs:
             if name not in domains and name not in extra and name in ctx.owner.settable:
                 source = default_source(default, factory)
-                extra[name] = Domain(input=name, source=DomainSource.FIELD, default=source, has_default=source is not None)
+                extra[name] = field_domain(required[name]) if name in required else Domain(
+                    input=name, source=DomainSource.FIELD, default=source, has_default=source is not None)
     codes = [f"({card.statement.guard.code})", *(f"not ({code})" for code, _ in ctx.owner.checks)]
     guard = replace(card.statement.guard, code=" and ".join(codes), inputs=tuple(dict.fromkeys([*card.statement.guard.inputs, *extra])))
     try:

@@ -224,3 +224,12 @@ def test_a_lookup_the_sandbox_cannot_answer_is_no_verdict(docs) -> None:
 def test_a_limit_may_rise_only_where_the_sandbox_set_none(code: str, blocked: bool) -> None:
     report = run_child(code + "\nraise ValueError('ran')", Settings(timeout=10))
     assert report["blocked"] is blocked and (blocked or report["raised"]["message"] == "ran"), report
+
+
+def test_a_constraints_command_line_runs_where_no_python_call_is_written(pydconfig_verified: Path) -> None:
+    """vLLM's SchedulerConfig needs InitVars no example passes, but its flags' lines need none."""
+    card = next(c for c in _catalog(pydconfig_verified)["errors"] if c.get("command_line") == "pydconfig serve --workers 0")
+    card = {**card, "example": None}
+    result = verify_card(card, Settings(roots=(str(FIXTURES / "pydconfig"),), timeout=10, jobs=1))
+    assert result is not None and (result["outcome"], result["reason"]) == ("not_runnable", "no_example")
+    assert (result["command_line"]["outcome"], result["command_line"]["fix"]) == ("confirmed", "holds")

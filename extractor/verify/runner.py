@@ -277,8 +277,9 @@ def verify_card(card: dict[str, Any], settings: Settings) -> dict[str, Any] | No
     if not trigger.get("verified") or any(fnmatch.fnmatchcase(card["path"], glob) for glob in settings.exclude):
         return None
     example = card.get("example")
-    if example is None:
-        return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.NO_EXAMPLE}
+    if example is None:  # (a field constraint's command lines may still run: a Python call may need arguments no line does)
+        lines = {"command_line": verify_line(card, settings)} if card.get("command_line") else {}
+        return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.NO_EXAMPLE, **lines}
     code: Callable[[str], str | None] = str
     if example["style"] != ExampleStyle.PYTHON:
         code = functools.partial(cli_code, settings=settings)

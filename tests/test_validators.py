@@ -77,3 +77,13 @@ def test_a_helper_that_returns_at_once_on_none(source: str, expected: bool) -> N
 ])
 def test_a_helper_that_refuses_nothing_a_dict_holds(source: str, expected: bool) -> None:
     assert refuses_nothing(_function(source)) is expected
+
+
+@pytest.mark.parametrize("body", [
+    # the alias is rebound on the way, or the input itself is: the key no longer says what the call gets
+    "    salt = data.get('salt')\n    if data.get('legacy'):\n        salt = data.get('legacy')\n    validate_salt(salt)\n    return data\n",
+    "    data = normalize(data)\n    validate_salt(data.get('salt'))\n    return data\n",
+])
+def test_a_rebound_name_keeps_nothing(body: str) -> None:
+    found = unread_validator(_function(_BEFORE + body))
+    assert found is not None and found.keyed == ()

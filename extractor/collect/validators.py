@@ -73,6 +73,8 @@ def unread_validator(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Valida
         return None
     params = [a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]]
     raw = params[1] if len(params) > 1 else None  # (the raw input: the parameter after ``cls``)
+    if raw is not None and raw in _stored(function.body):
+        raw = None  # (``data = ...`` rebinds it: its keys are no longer the keywords')
     aliases: dict[str, str] = {}
     gate: str | None = None
     found: list[tuple[str, str] | None] = []
@@ -132,13 +134,19 @@ def _key_of(node: ast.expr, raw: str, aliases: dict[str, str]) -> str | None:
 
 
 def _alias(stmt: ast.stmt, raw: str, aliases: dict[str, str]) -> None:
-    """Record ``value = data.get("key")``; a name bound otherwise is no alias any more."""
-    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-        key = _key_of(stmt.value, raw, aliases)
-        if key is not None:
-            aliases[stmt.targets[0].id] = key
-        else:
-            aliases.pop(stmt.targets[0].id, None)
+    """Record ``value = data.get("key")``; a name bound otherwise (anywhere in the statement) is
+    no alias any more."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+            and (key := _key_of(stmt.value, raw, aliases)) is not None:
+        aliases[stmt.targets[0].id] = key
+        return
+    for name in _stored([stmt]):
+        aliases.pop(name, None)
+
+
+def _stored(statements: list[ast.stmt]) -> set[str]:
+    """The names the statements bind (assignments, loop targets, ``with ... as``, walrus)."""
+    return {node.id for stmt in statements for node in walk(stmt) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
 
 
 def _gate(stmt: ast.stmt, raw: str, aliases: dict[str, str]) -> str | None:

@@ -223,3 +223,26 @@ def test_a_required_field_another_validator_reads_gets_a_value_of_its_declared_t
     ''')
     card = next(c for c in extract_snippet(tmp_path, code) if c.solved.trigger.message == "max_tokens must be positive")
     assert card.solved.example is not None and card.solved.example.before.splitlines()[-1] == "Request(max_tokens=0, model='x')"
+
+
+def test_a_constraints_fix_skips_a_value_its_class_surely_refuses(tmp_path) -> None:
+    """vLLM's ``ProfilerConfig(profiler='torch')`` raised from ``__post_init__`` (no
+    ``torch_profiler_dir``): the fix takes the next choice; where a check only may fire
+    (a value the tool does not know), the first choice stands."""
+    code = textwrap.dedent('''
+        from typing import Literal
+        from pydantic.dataclasses import dataclass
+
+
+        @dataclass
+        class Profiler:
+            kind: Literal["torch", "cuda"] | None = None
+            folder: str = ""
+
+            def __post_init__(self) -> None:
+                if self.kind == "torch" and not self.folder:
+                    raise ValueError("the torch profiler needs a folder")
+    ''')
+    card = next(c for c in extract_snippet(tmp_path, code) if c.constraint is not None)
+    assert card.solved.fixes[0].inputs == {"self.kind": "cuda"}
+    assert card.solved.example is not None and card.solved.example.after.splitlines()[-1] == "Profiler(kind='cuda')"

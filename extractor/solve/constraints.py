@@ -11,12 +11,13 @@ of the field, in plain Python over our own values (nothing of the analysed tree 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from ..model import Card, CardContext, Example, FieldConstraint, FieldDoc, Fix, FixTarget, Hole, Reason, Solved, Trigger, TriggerStatus
 from ..model.pytext import literal_or
 from .examples import constraint_example
-from .rules import container, length, number, own_checks_pass, satisfies, sized, stand_ins
+from .rules import container, length, number, own_checks_pass, refused_with, satisfies, sized, stand_ins
 from .values import to_json_value
 
 _PATTERN_TRIES = ("", "x", "0", "-", " ", "X", "_", "!", "0x", "a b", "/", ".")
@@ -58,8 +59,10 @@ def _others(card: Card, field: FieldDoc | None) -> list[FieldConstraint]:
     return found
 
 
-def _good(constraint: FieldConstraint, others: list[FieldConstraint], field: FieldDoc | None) -> Any:
-    """A value every constraint of the field accepts: its default, else one near the bound."""
+def _good(constraint: FieldConstraint, others: list[FieldConstraint], field: FieldDoc | None, builds: Callable[[Any], bool]) -> Any:
+    """A value every constraint of the field accepts, and with which the object ``builds`` (no
+    raise of its ``__post_init__`` or validators surely fires: ``ProfilerConfig(profiler='torch')``
+    needs a ``torch_profiler_dir``): its default, else one near the bound, else the next choice."""
     rules = [constraint, *others]
     default = literal_or(field.declared.default) if field is not None else None
     tries = [default] if default is not None else []
@@ -73,7 +76,7 @@ def _good(constraint: FieldConstraint, others: list[FieldConstraint], field: Fie
         tries.append(sized(base, bound, element))
     elif constraint.error_type.endswith("_type"):  # a strict type
         tries.append({"int": 1, "float": 1.0, "str": "x", "bool": True}.get(constraint.value or ""))
-    return next((v for v in tries if v is not None and all(satisfies(r, v) is True for r in rules)), None)
+    return next((v for v in tries if v is not None and all(satisfies(r, v) is True for r in rules) and builds(v)), None)
 
 
 def _shown(card: Card, value: Any) -> str:
@@ -112,7 +115,7 @@ def solve_constraint(card: Card, ctx: CardContext) -> Solved:
     if bad is None:
         return _unsolved(Reason.NO_VIOLATING_VALUE)
     name = card.statement.guard.inputs[0]
-    good = _good(constraint, others, field)
+    good = _good(constraint, others, field, lambda value: not refused_with(ctx, name, value))
     message = _shown(card, bad)
     fixes: tuple[Fix, ...] = ()
     if good is not None:

@@ -4,6 +4,7 @@ searched past them."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -52,11 +53,30 @@ def constructs(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> bool:
     where a validator of its class calls what the tool does not read (Owner.unread_validators).
     A constructor's own parameter (a bare name in its guard) takes the value of the attribute
     the trigger sets through it, else its default: never a same-named input of the method."""
-    through = {keywords[0]: env[attribute] for attribute, keywords in ctx.owner.settable.items() if len(keywords) == 1 and attribute in env}
-    if ctx.owner.refuses_first(through):
+    if ctx.owner.refuses_first(_through(ctx, env)):
         return False  # (a validator calls what the tool does not read: it may refuse the values first)
+    return all(held is False for held in _checks_held(problem, ctx, env))
+
+
+def refuses(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> bool:
+    """Whether a raise construction runs surely fires for ``env``'s values (its guard holds,
+    every value it reads known): ``ProfilerConfig(profiler='torch')`` without a
+    ``torch_profiler_dir``. Unknown values refuse nothing here (``constructs`` is the proof)."""
+    return any(held is True for held in _checks_held(problem, ctx, env))
+
+
+def _through(ctx: CardContext, env: dict[str, Any]) -> dict[str, Any]:
+    """The constructor keywords ``env``'s attribute values are passed as."""
+    return {keywords[0]: env[attribute] for attribute, keywords in ctx.owner.settable.items() if len(keywords) == 1 and attribute in env}
+
+
+def _checks_held(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> Iterator[bool | None]:
+    """Whether each raise construction runs holds for ``env`` (None: unknown, a value the tool
+    does not know)."""
+    through = _through(ctx, env)
     for code, inputs in ctx.owner.checks:
         scope = problem.env(env)
+        known = True
         for name, default, factory in inputs:
             parameter = "." not in name
             if default == RAW_KEYWORDS:  # (a "before" model validator's raw input: the keywords given)
@@ -65,12 +85,9 @@ def constructs(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> bool:
                 scope[name] = through[name]
             elif parameter or name not in scope:
                 value = literal_value(default_source(default, factory))
-                if value is NO_VALUE:
-                    return False  # a value the tool does not know: it cannot show the object builds
+                known = known and value is not NO_VALUE
                 scope[name] = value
-        if problem.holds(scope, code) is not False:
-            return False
-    return True
+        yield problem.holds(scope, code) if known else None
 
 
 def fresh_trigger(card: Card, ctx: CardContext, problem: Problem, atoms: set[str], domains: dict[str, Domain], state: frozenset[str],

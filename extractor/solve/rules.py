@@ -22,7 +22,7 @@ from typing import Any
 from ..collect.annotations import read_annotation
 from ..model import CardContext, FieldConstraint, FieldDoc
 from ..model.pytext import literal_or, try_parse_expression
-from .construction import constructs
+from .construction import constructs, refuses
 from .domains import NO_VALUE, any_value
 from .problem import Problem
 
@@ -111,6 +111,13 @@ def stand_ins(ctx: CardContext, fixed: dict[str, Any] | None) -> dict[str, Any] 
             return None
         found[doc.input] = value
     return found if constructs(_NO_GUARD, ctx, {**found, **fixed}) else None
+
+
+def refused_with(ctx: CardContext, name: str, value: Any) -> bool:
+    """Whether constructing the class with ``name`` at ``value`` (and a stand-in for each other
+    required field that has one) surely fires a raise its construction runs (solve.construction.refuses)."""
+    values = {doc.input: v for doc in ctx.owner.required if doc.input != name and (v := stand_in(doc)) is not NO_VALUE}
+    return refuses(_NO_GUARD, ctx, {**values, name: value})
 
 
 def own_checks_pass(ctx: CardContext, name: str, value: Any) -> bool:

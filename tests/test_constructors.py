@@ -246,3 +246,25 @@ def test_a_constraints_fix_skips_a_value_its_class_surely_refuses(tmp_path) -> N
     card = next(c for c in extract_snippet(tmp_path, code) if c.constraint is not None)
     assert card.solved.fixes[0].inputs == {"self.kind": "cuda"}
     assert card.solved.example is not None and card.solved.example.after.splitlines()[-1] == "Profiler(kind='cuda')"
+
+
+def test_an_after_field_validators_value_has_its_fields_type(tmp_path) -> None:
+    """pydantic checks ``model: str`` before ``validate_model`` runs: its ``not v`` is met by
+    ``''`` (which the example passes), never by ``0``, which pydantic refuses first."""
+    code = textwrap.dedent('''
+        from pydantic import BaseModel, field_validator
+
+
+        class Request(BaseModel):
+            model: str
+
+            @field_validator("model")
+            @classmethod
+            def validate_model(cls, v):
+                if not v:
+                    raise ValueError("Model is required")
+                return v
+    ''')
+    card = next(c for c in extract_snippet(tmp_path, code) if c.solved.trigger.message == "Model is required")
+    assert card.solved.trigger.inputs == {"v": ""}
+    assert card.solved.example is not None and card.solved.example.before.splitlines()[-1] == "Request(model='')"

@@ -16,7 +16,7 @@ from ..model.codes import CLAIMED, DomainSource, Reason, TriggerStatus
 from .arrays import cohere, fold_arrays, frame_annotations
 from .byname import read_by_name
 from .construction import fresh_trigger, past_construction
-from .domains import NO_VALUE, any_value, card_domains, default_value, of_declared_type, type_tested
+from .domains import NO_VALUE, any_value, card_domains, default_value, field_domain, of_declared_type, type_tested
 from .draft import Draft, Form, Frame, param_defaults
 from .elements import index_target, loop_element, loop_input, loop_value
 from .evaluate import EvalError, outcome, parse_expr, run_validator
@@ -45,6 +45,8 @@ def frame_card(card: Card, ctx: CardContext) -> Frame:
     names = list(dict.fromkeys([*card.statement.guard.inputs, *card.statement.guard.opaque, *refs, *raised_with]))
     domains = card_domains(card, ctx.signature.params, names, ctx.place.param_choices, _stored_params(ctx))
     domains.update(state_types(card.solved.state, domains))  # (``self._closed``: False or True, as the class assigns it)
+    if (validated := ctx.owner.validated) is not None:  # (an "after" field validator's value passed the field's type check)
+        domains.update((n, replace(field_domain(validated), input=n)) for n in names if n in params and n in ctx.owner.settable)
     return Frame(card=card, ctx=ctx, params=params, refs=tuple(refs), raised_with=tuple(raised_with), names=tuple(names),
                  domains=domains, published=tuple(domains[n] for n in names))
 

@@ -59,9 +59,9 @@ def _others(card: Card, field: FieldDoc | None) -> list[FieldConstraint]:
     return found
 
 
-def _good(constraint: FieldConstraint, others: list[FieldConstraint], field: FieldDoc | None, builds: Callable[[Any], bool]) -> Any:
-    """A value every constraint of the field accepts, and with which the object ``builds`` (no
-    raise of its ``__post_init__`` or validators surely fires: ``ProfilerConfig(profiler='torch')``
+def _good(constraint: FieldConstraint, others: list[FieldConstraint], field: FieldDoc | None, kept: Callable[[Any], bool]) -> Any:
+    """A value every constraint of the field accepts and that the object ``kept`` (no raise of
+    its ``__post_init__`` or validators surely fires for it: ``ProfilerConfig(profiler='torch')``
     needs a ``torch_profiler_dir``): its default, else one near the bound, else the next choice."""
     rules = [constraint, *others]
     default = literal_or(field.declared.default) if field is not None else None
@@ -76,7 +76,7 @@ def _good(constraint: FieldConstraint, others: list[FieldConstraint], field: Fie
         tries.append(sized(base, bound, element))
     elif constraint.error_type.endswith("_type"):  # a strict type
         tries.append({"int": 1, "float": 1.0, "str": "x", "bool": True}.get(constraint.value or ""))
-    return next((v for v in tries if v is not None and all(satisfies(r, v) is True for r in rules) and builds(v)), None)
+    return next((v for v in tries if v is not None and all(satisfies(r, v) is True for r in rules) and kept(v)), None)
 
 
 def _shown(card: Card, value: Any) -> str:

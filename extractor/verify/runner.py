@@ -53,7 +53,7 @@ import subprocess
 import sys
 import tempfile
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -222,10 +222,17 @@ def _judge_raise(card: dict[str, Any], raised: dict[str, Any], report: dict[str,
         if _at_site(candidate, card) and _class_ok(candidate, card):
             if expected is not None and not same_message(expected, candidate["message"]):
                 return {"outcome": VerifyOutcome.DIFFERENT_MESSAGE, "observed": _observed(candidate)}
-            if candidate is not raised:  # the caller got another exception, which holds this one (a framework wrapped it)
-                return {"outcome": VerifyOutcome.WRAPPED, "observed": _observed(raised)}
-            return {"outcome": VerifyOutcome.CONFIRMED}
+            return _found(candidate, raised)
     return None
+
+
+def _found(candidate: dict[str, Any], raised: dict[str, Any]) -> dict[str, Any]:
+    """The card's error was found as ``candidate``: ``confirmed`` where it is what was raised,
+    else ``wrapped`` (the caller got another exception, which holds it: a framework or a
+    command's parser wrapped it)."""
+    if candidate is not raised:
+        return {"outcome": VerifyOutcome.WRAPPED, "observed": _observed(raised)}
+    return {"outcome": VerifyOutcome.CONFIRMED}
 
 
 def _judge_constraint(card: dict[str, Any], raised: dict[str, Any], report: dict[str, Any]) -> dict[str, Any] | None:
@@ -236,9 +243,7 @@ def _judge_constraint(card: dict[str, Any], raised: dict[str, Any], report: dict
     chain = (raised, *report.get("chain", ()))
     for candidate in chain:
         if _holds_error(card, candidate):
-            if candidate is not raised:
-                return {"outcome": VerifyOutcome.WRAPPED, "observed": _observed(raised)}
-            return {"outcome": VerifyOutcome.CONFIRMED}
+            return _found(candidate, raised)
     refused = next((c for c in chain if "ValidationError" in c["classes"]), None)
     if refused is not None:
         return {"outcome": VerifyOutcome.DIFFERENT_MESSAGE, "observed": _observed(refused)}
@@ -280,14 +285,8 @@ def verify_card(card: dict[str, Any], settings: Settings) -> dict[str, Any] | No
     if example is None:  # (a field constraint's command lines may still run: a Python call may need arguments no line does)
         lines = {"command_line": verify_line(card, settings)} if card.get("command_line") else {}
         return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.NO_EXAMPLE, **lines}
-    code: Callable[[str], str | None] = str
-    if example["style"] != ExampleStyle.PYTHON:
-        code = functools.partial(cli_code, settings=settings)
-        if code(example["before"]) is None:
-            return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.CLI_EXAMPLE}
-    result = judge_before(card, _run(code(example["before"]), settings))
-    result["fix"] = judge_after(card, _run(code(example["after"]), settings)) if example.get("after") is not None else None
-    result["fixes"] = [judge_after(card, _run(code(line), settings)) for line in example.get("fixes", ())]
+    python = example["style"] == ExampleStyle.PYTHON
+    result = _judged(card, settings, example["before"], example.get("after"), example.get("fixes", ()), cli=not python)
     if card.get("command_line"):
         result["command_line"] = verify_line(card, settings)
     return result
@@ -296,12 +295,21 @@ def verify_card(card: dict[str, Any], settings: Settings) -> dict[str, Any] | No
 def verify_line(card: dict[str, Any], settings: Settings) -> dict[str, Any]:
     """The ``LineRun`` of a field constraint's command lines: ``command_line`` run as its
     console script and judged as the example is, then ``command_line_fix`` (where there is one)."""
-    code = functools.partial(cli_code, settings=settings)
-    if code(card["command_line"]) is None:
+    return _judged(card, settings, card["command_line"], card.get("command_line_fix"), None, cli=True)
+
+
+def _judged(card: dict[str, Any], settings: Settings, before: str, after: str | None, fixes: Iterable[str] | None,
+            cli: bool) -> dict[str, Any]:
+    """``before`` run and judged, then ``after`` and each of ``fixes`` (None: no ``fixes`` key, a
+    ``LineRun``'s); Python code, or command lines run as their console script (``cli``)."""
+    code: Callable[[str], str | None] = functools.partial(cli_code, settings=settings) if cli else str
+    first = code(before)
+    if first is None:
         return {"outcome": VerifyOutcome.NOT_RUNNABLE, "reason": Reason.CLI_EXAMPLE}
-    result = judge_before(card, _run(code(card["command_line"]), settings))
-    fixed = card.get("command_line_fix")
-    result["fix"] = judge_after(card, _run(code(fixed), settings)) if fixed is not None else None
+    result = judge_before(card, run_child(first, settings))
+    result["fix"] = judge_after(card, _run(code(after), settings)) if after is not None else None
+    if fixes is not None:
+        result["fixes"] = [judge_after(card, _run(code(line), settings)) for line in fixes]
     return result
 
 

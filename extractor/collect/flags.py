@@ -52,6 +52,11 @@ def _long_flags(args: list[ast.expr]) -> list[str]:
     return [a.value for a in args if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("--")]
 
 
+def _named(call: ast.Call) -> list[str]:
+    """The plain names among a declaration's positional strings (click's parameter name beside its flags)."""
+    return [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.isidentifier()]
+
+
 def _dest_of(flags: list[str], names: list[str], keywords: list[ast.keyword]) -> str:
     for kw in keywords:
         if kw.arg == "dest" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
@@ -75,8 +80,7 @@ def cli_flags(stmt: ast.stmt) -> list[tuple[str, str]]:
         flags, action = _written_flags(call, param, is_bool)
         if not flags:
             continue
-        names = [param] if param else [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value,
-            str) and a.value.isidentifier()]
+        names = [param] if param else _named(call)
         dest = _dest_of(flags, names, call.keywords)
         action = action or _boolean_action(call.keywords)
         if action is None and any(kw.arg is None for kw in call.keywords):
@@ -116,7 +120,7 @@ def command_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef, qualnam
     found = [(PARAMS + qualname, words)]
     for call, param, _ in _option_calls(function):
         flags, action = _written_flags(call, param, param is not None and _plain(params.get(param)) == "bool")
-        names = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.isidentifier()]
+        names = _named(call)
         dest = param or (_dest_of(flags, names, call.keywords) if flags else None)
         if not flags or dest not in params or any(kw.arg == "callback" for kw in call.keywords):
             continue
@@ -212,7 +216,7 @@ def flag_type(stmt: ast.stmt) -> list[tuple[str, str]]:
     call = stmt.value if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) else None
     if call is None or call_name(call) != "add_argument" or not (flags := _long_flags(call.args)):
         return []
-    names = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.isidentifier()]
+    names = _named(call)
     written = next((dotted_name(kw.value) for kw in call.keywords if kw.arg == "type"), None)
     return [(TYPE_OF + _dest_of(flags, names, call.keywords), written)] if written else []
 

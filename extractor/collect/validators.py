@@ -190,7 +190,7 @@ def passes_none(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     (``p is None``, ``not p``, ``not isinstance(p, list)``: ``_absent``), or its whole body is one
     ``if`` with no ``else`` whose test is ``p is not None and ...`` (or ``p and ...``)."""
     args = [*function.args.posonlyargs, *function.args.args]
-    body = function.body[1:] if function.body and _is_docstring(function.body[0]) else function.body
+    body = _statements(function)
     if not args or not body or not isinstance(body[0], ast.If):
         return False
     name, test = args[0].arg, body[0].test
@@ -202,8 +202,11 @@ def passes_none(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return len(body) == 1 and not body[0].orelse and (_compares_none(first, name, ast.IsNot) or _is_name(first, name))
 
 
-def _is_docstring(stmt: ast.stmt) -> bool:
-    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+def _statements(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
+    """The function's body without its docstring."""
+    first = function.body[0] if function.body else None
+    docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+    return function.body[1:] if docstring else function.body
 
 
 def _is_none(node: ast.expr | None) -> bool:
@@ -234,7 +237,7 @@ def refuses_nothing(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     if len(args) != 1 or function.args.vararg or function.args.kwarg or function.args.kwonlyargs:
         return False
     name = args[0].arg
-    body = function.body[1:] if function.body and _is_docstring(function.body[0]) else function.body
+    body = _statements(function)
     return bool(body) and all(_safe(node, name) for stmt in body for node in walk(stmt))
 
 

@@ -400,9 +400,13 @@ def unread_validators(project: Project, owner: str) -> tuple[str, ...]:
         facts, cls = fact
         for calls in cls.validators_calling:
             kept = [_kept_key(project, facts, key, helper) for key, helper in calls.keyed]
-            if not calls.fields and kept and None not in kept and not any(kept):
-                continue  # (every call refuses nothing)
-            keys = calls.fields or (tuple(sorted({k for k in kept if k})) if kept and None not in kept else ())
+            keys: tuple[str, ...] = ()  # (none: it runs on every construction)
+            if calls.fields:
+                keys = calls.fields
+            elif kept and None not in kept:
+                keys = tuple(sorted({key for key in kept if key}))
+                if not keys:
+                    continue  # (every call refuses nothing)
             found.append(f"{cls.qualname}.{calls.method}" + (f":{','.join(keys)}" if keys else ""))
     return tuple(found)
 

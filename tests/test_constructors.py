@@ -227,8 +227,7 @@ def test_a_required_field_another_validator_reads_gets_a_value_of_its_declared_t
 
 def test_a_constraints_fix_skips_a_value_its_class_surely_refuses(tmp_path) -> None:
     """vLLM's ``ProfilerConfig(profiler='torch')`` raised from ``__post_init__`` (no
-    ``torch_profiler_dir``): the fix takes the next choice; where a check only may fire
-    (a value the tool does not know), the first choice stands."""
+    ``torch_profiler_dir``): the fix takes the next choice."""
     code = textwrap.dedent('''
         from typing import Literal
         from pydantic.dataclasses import dataclass

@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from extractor.collect.declarations import leaving_ifs, pure_reads, skipped_ifs, unread_params
+from extractor.collect.reads import leaving_ifs, pure_reads, skipped_ifs, unread_params
 from extractor.collect.platforms import platform_imports
 from extractor.model import Reason, TriggerStatus
 from extractor.solve.arrays import array_value, dtype_value, fold_arrays, library_value, modelled_text

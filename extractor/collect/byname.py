@@ -21,7 +21,8 @@ import ast
 import copy
 
 from ..model.pytext import try_parse_expression
-from .declarations import dotted_name, getattr_read
+from .declarations import dotted_name
+from .reads import getattr_read
 
 
 def by_name(code: str, roots: set[str]) -> tuple[str, list[str]]:

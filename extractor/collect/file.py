@@ -51,6 +51,7 @@ from ..model.codes import RaiseKind, Reason
 from ..options import Options, strict_from_env
 from ..sources import DecodeError, SourceFile, decode_source, split_lines
 from . import declarations as decl
+from . import reads
 from .argerror import parser_receiver
 from .callers import in_file_callers, in_file_calls
 from .calls import calls_made
@@ -531,9 +532,9 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
         function_doc=decl.cut_text(ast.get_docstring(function)) if function is not None else None,
         signature=Signature(
             params=_params(function, src, per_function), call_style=_call_style(function, per_function, lines),
-            unread=decl.unread_params(function, hit.stack, hit.node.lineno),
-            pure_reads=decl.pure_reads(function, hit.stack, hit.node.lineno),
-            attribute_reads=decl.attribute_reads(function, hit.stack, hit.node),
+            unread=reads.unread_params(function, hit.stack, hit.node.lineno),
+            pure_reads=reads.pure_reads(function, hit.stack, hit.node.lineno),
+            attribute_reads=reads.attribute_reads(function, hit.stack, hit.node),
         ) if function is not None else Signature(),
     )
 

@@ -1,0 +1,241 @@
+"""Reads on the way: what a function reads of its parameters before control reaches a raise.
+
+For the raise at a line of a function, which parameters no statement reads before it
+(``unread_params``: any value of theirs reaches the raise the same way), which only simple
+statements of pure expressions read (``pure_reads``: a value under which each statement's
+test holds reaches it the same way), and which are read only as attributes of a name
+(``attribute_reads``). The ``if`` statements that leave the function before the raise
+(``leaving_ifs``) and those whose false test skips their body (``skipped_ifs``) are read as
+control that reaches the raise runs them. Only ``ast`` is read; nothing runs.
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+from collections.abc import Iterator
+
+from ..model import RAISES
+from .syntax import child_nodes, walk
+
+
+def pure_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple[ast.AST, ...],
+               line: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The parameters read before the raise (in a function body without loops, ``try`` or
+    ``with`` around it) only as part of the value of simple statements of pure expressions
+    (``n = len(text)``, ``rows, cols = x.shape``), each with a test per statement that is
+    true where it runs without raising (``_pure_statement``): a value under which they all
+    hold reaches the raise the same way. Any other read (a test, a call, a loop), or one of
+    the locals they bind, leaves the parameter out."""
+    inner = stack[stack.index(function) + 1:]
+    if any(isinstance(n, (ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.AsyncWith)) for n in inner):
+        return ()
+    names = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}
+    pure: list[tuple[set[str], set[str], str]] = []  # (targets, names read, value) of each pure statement
+    other: set[str] = set()  # the names anything else reads (a test, a call, a loop)
+    leaving = leaving_ifs(function.body, line)
+    skipped = skipped_ifs(function, line, names, leaving)
+    work: list[ast.AST] = list(function.body)
+    while work:
+        node = work.pop()
+        if getattr(node, "lineno", 0) >= line:
+            continue
+        if node in leaving:
+            work.extend(_on_the_way(node))
+            continue
+        if isinstance(node, ast.If) and node in skipped:  # (a test that is false where its body reads them: they are not read)
+            pure.append((set(), {n.id for part in (node.test, *node.body) for n in ast.walk(part) if isinstance(n, ast.Name)},
+                         f"not ({ast.unparse(node.test)})"))
+            work.extend(node.orelse)
+            continue
+        statement = _pure_statement(node) if isinstance(node, ast.stmt) else None
+        if statement is not None:
+            value, test = statement
+            bound = getattr(node, "targets", [getattr(node, "target", None)])
+            targets = {n.id for t in bound for n in ast.walk(t) if isinstance(n, ast.Name)}
+            pure.append((targets, {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}, test))
+            continue
+        if isinstance(node, ast.Name) and type(node.ctx) is not ast.Del:  # (``del unused``: no read of its value)
+            other.add(node.id)
+        work.extend(child_nodes(node))
+    found = []
+    for name in sorted(names - other):
+        # What it flows into (the locals pure statements bind from it) must not be read by anything else either.
+        flows, grew = {name}, True
+        while grew:
+            more = {t for targets, read, _ in pure if read & flows for t in targets} - flows
+            flows, grew = flows | more, bool(more)
+        codes = tuple(code for _, read, code in sorted(pure, key=lambda p: p[2]) if name in read)
+        if codes and not flows & other:
+            found.append((name, codes))
+    return tuple(found)
+
+
+def _pure_statement(stmt: ast.stmt) -> tuple[ast.expr, str] | None:
+    """``x = <pure>`` (``x: T = <pure>``, ``m, k = <pure>``) as its value and a test that is
+    true where the statement runs without raising: ``not __raises__(<pure>, (Exception,))``,
+    or ``len(tuple(<pure>)) == 2`` for an unpacking; None for another statement."""
+    targets: list[ast.expr] = list(stmt.targets) if isinstance(stmt, ast.Assign) else \
+        [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+    value = getattr(stmt, "value", None) if targets else None
+    if value is None or len(targets) != 1 or not all(_is_pure_node(n) for n in ast.walk(value)):
+        return None
+    target = targets[0]
+    if isinstance(target, ast.Name):
+        return value, f"not {RAISES}({ast.unparse(value)}, (Exception,))"
+    if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
+        return value, f"len(tuple({ast.unparse(value)})) == {len(target.elts)}"
+    return None
+
+
+_PURE_AST = (ast.Name, ast.Constant, ast.Attribute, ast.Subscript, ast.Slice, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare,
+             ast.IfExp, ast.Tuple, ast.JoinedStr, ast.FormattedValue, ast.Load, ast.operator, ast.unaryop, ast.boolop, ast.cmpop,
+             ast.expr_context)
+_PURE_CALLS = frozenset({"abs", "bool", "float", "int", "len", "max", "min", "repr", "round", "str", "sum", "tuple", "isinstance"})
+_PURE_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "startswith", "endswith", "replace", "count", "find",
+                           "isdigit", "isalpha", "isalnum", "isspace"})
+
+
+def _is_pure_node(node: ast.AST) -> bool:
+    if isinstance(node, ast.Call):
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            return False
+        func = node.func
+        return (isinstance(func, ast.Name) and func.id in _PURE_CALLS) or (isinstance(func, ast.Attribute) and func.attr in _PURE_METHODS)
+    return isinstance(node, _PURE_AST)
+
+
+def unread_params(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple[ast.AST, ...], line: int) -> tuple[str, ...]:
+    """Parameters no statement reads before the raise: whatever value they have, control
+    reaches the raise just the same. Inside a loop a later line of the loop may run first
+    (on an earlier turn); what follows the loop cannot."""
+    inner = stack[stack.index(function) + 1:]
+    loop = next((n for n in inner if isinstance(n, (ast.For, ast.AsyncFor, ast.While))), None)
+    loop_end = (loop.end_lineno or line) if loop is not None else line
+    names = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}
+    leaving = leaving_ifs(function.body, line)
+    work: list[ast.AST] = list(function.body)
+    while work and names:
+        node = work.pop()
+        start = getattr(node, "lineno", 0)
+        if start > loop_end or (start == line and isinstance(node, ast.Raise)):
+            continue  # the raise itself, or after it (and its loop): cannot run before it
+        if isinstance(node, ast.Name) and type(node.ctx) is not ast.Del:  # (``del unused``: no read of its value)
+            names.discard(node.id)
+        work.extend(_on_the_way(node) if node in leaving else child_nodes(node))
+    return tuple(sorted(names))
+
+
+def attribute_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple[ast.AST, ...],
+                    raise_node: ast.stmt) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The parameters that the function reads, on the way to the raise and in the raise itself,
+    only as attributes of a name (``args.port``, ``getattr(args, "port", None)``), each with those
+    names: an object with just those attributes runs the way as the caller's would (an
+    ``argparse.Namespace``; only parameters annotated with one are read). A parameter used any
+    other way (passed on, called, subscripted, a method called on it) is left out; so are all of
+    them inside a loop (a later line of it may run first)."""
+    inner = stack[stack.index(function) + 1:]
+    # (only a parameter annotated with a namespace is built so: link.constructors._namespace)
+    params = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
+              if a.arg not in ("self", "cls") and a.annotation is not None and "Namespace" in ast.unparse(a.annotation)}
+    if not params or any(isinstance(n, (ast.For, ast.AsyncFor, ast.While)) for n in inner):
+        return ()
+    end = raise_node.end_lineno or raise_node.lineno
+    read: dict[str, set[str]] = {name: set() for name in params}
+    parents = {id(child): node for node in walk(function) for child in child_nodes(node)}
+    for node in walk(function):
+        if not (isinstance(node, ast.Name) and node.id in read and node.lineno <= end) or node is function:
+            continue
+        name = _attribute_named(node, parents)
+        if name is None:
+            read.pop(node.id)  # (used some other way)
+        else:
+            read[node.id].add(name)
+    return tuple((param, tuple(sorted(names))) for param, names in sorted(read.items()) if names)
+
+
+def _attribute_named(node: ast.Name, parents: dict[int, ast.AST]) -> str | None:
+    """The attribute a read of ``node`` names (``node.a``, not called; ``getattr(node, "a"[, d])``), else None."""
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.Attribute) and parent.value is node and isinstance(parent.ctx, ast.Load):
+        above = parents.get(id(parent))
+        return None if isinstance(above, ast.Call) and above.func is parent else parent.attr
+    read = getattr_read(parent) if isinstance(parent, ast.Call) else None
+    return read[1] if read is not None and read[0] is node else None
+
+
+def getattr_read(node: ast.Call) -> tuple[ast.expr, str] | None:
+    """``getattr(x, "a")`` or ``getattr(x, "a", d)`` of a name a plain attribute spells: (x, "a"); else None."""
+    if not (isinstance(node.func, ast.Name) and node.func.id == "getattr") or node.keywords or not 2 <= len(node.args) <= 3:
+        return None
+    base, name = node.args[0], node.args[1]
+    if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+        return None
+    text = name.value
+    if not text.isidentifier() or keyword.iskeyword(text) or (text.startswith("__") and text.endswith("__")):
+        return None
+    return base, text
+
+
+def leaving_ifs(body: list[ast.stmt], line: int) -> set[ast.If]:
+    """The ``if`` statements before the raise at ``line`` whose body ends by leaving the
+    function (``return``, ``raise``), reached through ``if`` statements only (no loop, ``try``
+    or ``with`` around them that could catch, repeat or resume). Where such a body runs, the
+    function leaves before the raise: control that reaches the raise never ran it, so what it
+    reads is not on the way (ssl's ``_dnsname_match`` reads ``hostname`` only in ``if not
+    wildcards: return dn.lower() == hostname.lower()``, before the raise for ``dn='**'``)."""
+    # (the raise may be in its ``else``)
+    return {stmt for stmt, in_body in _ifs_before(body, line) if not in_body and isinstance(stmt.body[-1], (ast.Return, ast.Raise))}
+
+
+def _ifs_before(body: list[ast.stmt], line: int) -> Iterator[tuple[ast.If, bool]]:
+    """Each ``if`` statement that starts before ``line``, reached from ``body`` through ``if``
+    statements only, and whether its body holds ``line``."""
+    work = [stmt for stmt in body if isinstance(stmt, ast.If)]
+    while work:
+        stmt = work.pop()
+        if stmt.lineno > line:
+            continue
+        work.extend(s for s in (*stmt.body, *stmt.orelse) if isinstance(s, ast.If))
+        yield stmt, stmt.body[0].lineno <= line <= (stmt.body[-1].end_lineno or line)
+
+
+def skipped_ifs(function: ast.FunctionDef | ast.AsyncFunctionDef, line: int, params: set[str], leaving: set[ast.If]) -> set[ast.If]:
+    """The other ``if`` statements before the raise at ``line``, reached through ``if``
+    statements only, whose body does not hold the raise and whose test is a pure expression
+    of parameters no statement before it rebinds, not of their attributes or items (``if
+    max_len > 1:``, ``if scale is not None:``): where the test is
+    false, the body does not run, and what it reads is no read on the way (pure_reads
+    records the test, negated, for each parameter the ``if`` reads)."""
+    found: set[ast.If] = set()
+    bindings: list[tuple[int, str]] | None = None
+    for stmt, in_body in _ifs_before(function.body, line):
+        # (an attribute or item may be stored, or a method may change it, on the way: names only)
+        if in_body or stmt in leaving or not all(_is_pure_node(n) and not isinstance(n, (ast.Attribute, ast.Subscript))
+                                                 for n in ast.walk(stmt.test)):
+            continue
+        read = {n.id for n in ast.walk(stmt.test) if isinstance(n, ast.Name)}
+        if not read or not read <= params | _PURE_CALLS:
+            continue
+        bindings = _bindings(function) if bindings is None else bindings
+        if not any(name in read for at, name in bindings if at < stmt.lineno):
+            found.add(stmt)
+    return found
+
+
+def _bindings(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[int, str]]:
+    """``(line, name)`` of each name a statement of the function binds or deletes (nested scopes too)."""
+    found = []
+    for node in walk(function):
+        if isinstance(node, ast.Name) and type(node.ctx) is not ast.Load:
+            found.append((node.lineno, node.id))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not function:
+            found.append((node.lineno, node.name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.extend((node.lineno, (a.asname or a.name).split(".")[0]) for a in node.names)
+    return found
+
+
+def _on_the_way(stmt: ast.If) -> list[ast.AST]:
+    """What of a leaving ``if`` (leaving_ifs) runs on the way to the raise: its test and its ``else``."""
+    return [stmt.test, *stmt.orelse]

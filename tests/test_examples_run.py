@@ -60,7 +60,9 @@ EXPECTED = {
                # a "before" validator's helper that returns at once on None lets other fields through
                "Tagged", "Salted", "check_salt", "check_sort", "Query",
                # a Literal's fix skips the choice its class's own __post_init__ refuses
-               "Profiler", "Profiler.__post_init__"},
+               "Profiler", "Profiler.__post_init__",
+               # required arguments nothing reads before the raise, or that __init__ only stores into self
+               "Attention.__init__", "create_weights"},
     # validate_* run under @strict, which wraps their errors (the runner checks the class the card
     # says the caller gets); positive is called directly, so its ValueError comes unwrapped.
     "strictcfg": {"ModelConfig.__post_init__", "ModelConfig.validate_architecture", "ModelConfig.validate_depth", "positive"},

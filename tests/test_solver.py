@@ -546,9 +546,10 @@ def test_membership_in_a_string_and_a_rebound_parameter_followed_through_a_text_
 
 
 def test_a_constructor_card_lists_its_own_arguments_once(tmp_path) -> None:
-    # vLLM's LlamaMLP: `hidden_size` is required and unread; the card listed it twice
-    # (`hidden_size`, `self.hidden_size`). An attribute the constructor assigns from a
-    # keyword is set through that keyword.
+    # vLLM's LlamaMLP: `hidden_size` is required and only stored before the raise; the card
+    # listed it twice (`hidden_size`, `self.hidden_size`), then as missing: a store into `self`
+    # that nothing reads on the way takes a value of its type. An attribute the constructor
+    # assigns from a keyword is set through that keyword.
     code = """
     class MLP:
         def __init__(self, hidden_size: int, hidden_act: str) -> None:
@@ -563,7 +564,7 @@ def test_a_constructor_card_lists_its_own_arguments_once(tmp_path) -> None:
                 raise ValueError("page_size is required")
     """
     mlp, attention = extract_snippet(tmp_path, code)
-    assert mlp.solved.trigger.inputs == {"hidden_act": "silu_x"} and mlp.solved.trigger.missing == ("hidden_size",)
+    assert mlp.solved.trigger.inputs == {"hidden_act": "silu_x", "hidden_size": 1} and mlp.solved.trigger.missing == ()
     assert attention.solved.trigger.missing == () and attention.solved.trigger.verified
     # `self.paged` read after `self.paged = paged` is the argument, typed by its annotation
     # (it was the attribute, set as `paged=1`)

@@ -265,6 +265,62 @@ def test_a_body_whose_test_is_false_reads_nothing_on_the_way() -> None:
     assert "size" in unread_params(function, (function,), 12)  # (``del``: no read of its value)
 
 
+def test_a_store_into_self_is_a_pure_statement_until_something_may_read_it() -> None:
+    function = _function('''
+        def __init__(self, heads, size, width, depth, mode):
+            self.width = width
+            self.reset()
+            self.heads = heads
+            self.size = size
+            self.depth = depth
+            if mode != self.depth:
+                raise ValueError(self.size)
+        ''')
+    # ``heads`` is stored after ``self.reset()`` and never read; ``width`` before it, which may
+    # read it; ``depth``'s attribute is read by the test, ``size``'s by the raise
+    assert pure_reads(function, (function,), 9, 9) == (("heads", ("not __raises__(heads, (Exception,))",)),)
+    # a super() call after a store may read it too (a base's __init__ calling an override)
+    after_super = _function('''
+        def __init__(self, heads, mode):
+            self.heads = heads
+            super().__init__()
+            if mode:
+                raise ValueError(mode)
+        ''')
+    assert pure_reads(after_super, (after_super,), 6) == ()
+
+
+def test_required_arguments_get_enum_members_and_modules_where_nothing_reads_them(tmp_path) -> None:
+    trigger = _trigger(tmp_path, '''
+        import enum
+        import torch
+
+        class Act(enum.Enum):
+            SILU = "silu"
+
+        def create(layer: torch.nn.Module, size: int, act: Act) -> None:
+            if size % 32:
+                raise ValueError(size)
+        ''')
+    assert trigger.verified and not trigger.missing
+    assert {k: v for k, v in trigger.inputs.items() if k != "size"} == {"layer": {"python": "torch.nn.Module()"},
+                                                                         "act": {"python": "Act.SILU"}}
+
+
+def test_an_enum_only_a_type_checking_import_binds_gets_no_member(tmp_path) -> None:
+    trigger = _trigger(tmp_path, '''
+        from typing import TYPE_CHECKING
+
+        if TYPE_CHECKING:
+            from enum import Enum as Act
+
+        def create(size: int, act: "Act") -> None:
+            if size % 32:
+                raise ValueError(size)
+        ''')
+    assert trigger.missing == ("act",)
+
+
 def test_a_test_of_an_attribute_is_read_as_it_is() -> None:
     # ``cfg.reset()`` may change ``cfg.mode`` before the test: no value of ``scale`` is implied
     function = _function('''

@@ -18,7 +18,7 @@ import pickle
 import re
 import warnings
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import closing
 from dataclasses import dataclass, field
 from functools import cache
@@ -112,6 +112,8 @@ class _FileScan:
     transforms: list[str] = field(default_factory=list)
     specifiers: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # (transform, its field specifiers)
     star_imports: list[str] = field(default_factory=list)
+    typing_imports: set[str] = field(default_factory=set)  # names an import under ``if TYPE_CHECKING:`` binds
+    runtime_imports: set[str] = field(default_factory=set)  # names another import binds
     typer_apps: dict[str, int] = field(default_factory=dict)  # (collect.flags.typer_commands)
 
 
@@ -184,7 +186,7 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText,
             for name in stmt.names:
                 scan.assigned.setdefault(name, []).append(None)
         if at_module:
-            _module_binding(stmt, module, is_package, scan)
+            _module_binding(stmt, module, is_package, scan, typing=bool(stack) and _typing_block(stack))
         if has_flag_calls and isinstance(stmt, _MAY_DECLARE_FLAGS):
             scan.flags.extend(_statement_flags(stmt, stack, scan))
         if isinstance(stmt, ast.ClassDef):
@@ -212,9 +214,15 @@ _MAY_DECLARE_FLAGS = (ast.Expr, ast.Assign, ast.For, *DEFS)
 _MAY_IMPORT_PLATFORM = re.compile(rf"\b(?:{'|'.join(sorted(OTHER_PLATFORM_MODULES))})\b")  # (the cheap text test first)
 
 
-def _module_binding(stmt: ast.stmt, module: str, is_package: bool, scan: _FileScan) -> None:
+def _typing_block(stack: tuple[ast.stmt, ...]) -> bool:
+    """Whether a module-level statement stands in an ``if TYPE_CHECKING:`` block (which never runs)."""
+    return any(isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test) for n in stack)
+
+
+def _module_binding(stmt: ast.stmt, module: str, is_package: bool, scan: _FileScan, typing: bool = False) -> None:
     if isinstance(stmt, (ast.Import, ast.ImportFrom)):
         for local, target in decl.import_bindings(stmt, module, is_package):
+            (scan.typing_imports if typing else scan.runtime_imports).add(local)
             scan.imports.append((local, target))
             scan.kinds[local] = "import"
         if isinstance(stmt, ast.ImportFrom) and any(alias.name == "*" for alias in stmt.names):
@@ -268,14 +276,10 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
     scan.hits = sorted([*scan.hits, *calls], key=lambda h: (h.node.lineno, h.node.col_offset))
     declares = bool(scan.flags) or "add_parser" in text  # (a file that may declare a command's flags)
     names, assignments = module_names(scan.kinds, scan.assigned, src.flat, mutated_names(text, scan.assigned))
-    units: dict[int, tuple[ast.stmt, ast.stmt | None, list[_Hit]]] = {}
-    for hit in scan.hits:
-        unit, owner = _unit_of(hit)
-        units.setdefault(id(unit), (unit, owner, []))[2].append(hit)
     sites: list[SiteFact] = []
     # (what, id of a function node) -> its call style or parameters, found once for all its raises
     per_function: dict[tuple[str, int], Any] = {("module", 0): ModuleFunctions(tree)}  # (what a parameter passed on is used as)
-    for unit, owner, hits in units.values():
+    for unit, owner, hits in _units(scan.hits):
         # A unit's raises are read from the text they need alone, and its call statements from a
         # text of their own (which reaches them, and keeps them whole): a raise reads the same
         # whatever calls its function makes.
@@ -290,6 +294,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         module=module,
         imports=tuple(scan.imports),
         star_imports=tuple(scan.star_imports),
+        typing_only=tuple(sorted(scan.typing_imports - scan.runtime_imports - {n for n, kind in scan.kinds.items() if kind != "import"})),
         exports=literal_exports(scan.assigned.get("__all__")),
         classes=tuple(scan.classes),
         functions=tuple(scan.functions),
@@ -316,6 +321,15 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         sites=tuple(sites),
     )
     return dataclasses.replace(found, interface=interface_digest(found))
+
+
+def _units(hits: list[_Hit]) -> Iterable[tuple[ast.stmt, ast.stmt | None, list[_Hit]]]:
+    """The hits grouped by their unit (the outermost definition around them), each with the class that owns it."""
+    units: dict[int, tuple[ast.stmt, ast.stmt | None, list[_Hit]]] = {}
+    for hit in hits:
+        unit, owner = _unit_of(hit)
+        units.setdefault(id(unit), (unit, owner, []))[2].append(hit)
+    return units.values()
 
 
 def _lets_through(defs: list[tuple[str, Function, str | None]], test: Callable[[Function], bool]) -> tuple[str, ...]:
@@ -533,7 +547,7 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
         signature=Signature(
             params=_params(function, src, per_function), call_style=_call_style(function, per_function, lines),
             unread=reads.unread_params(function, hit.stack, hit.node.lineno),
-            pure_reads=reads.pure_reads(function, hit.stack, hit.node.lineno),
+            pure_reads=reads.pure_reads(function, hit.stack, hit.node.lineno, hit.node.end_lineno),
             attribute_reads=reads.attribute_reads(function, hit.stack, hit.node),
         ) if function is not None else Signature(),
     )

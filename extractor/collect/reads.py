@@ -14,25 +14,28 @@ from __future__ import annotations
 import ast
 import keyword
 from collections.abc import Iterator
+from typing import TypeGuard
 
 from ..model import RAISES
 from .syntax import child_nodes, walk
 
 
 def pure_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple[ast.AST, ...],
-               line: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """The parameters read before the raise (in a function body without loops, ``try`` or
+               line: int, end: int | None = None) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The parameters read before the raise at ``line`` (to ``end``) (in a function body without loops, ``try`` or
     ``with`` around it) only as part of the value of simple statements of pure expressions
-    (``n = len(text)``, ``rows, cols = x.shape``), each with a test per statement that is
-    true where it runs without raising (``_pure_statement``): a value under which they all
-    hold reaches the raise the same way. Any other read (a test, a call, a loop), or one of
-    the locals they bind, leaves the parameter out."""
+    (``n = len(text)``, ``rows, cols = x.shape``, ``self.size = size``), each with a test per
+    statement that is true where it runs without raising (``_pure_statement``): a value under
+    which they all hold reaches the raise the same way. Any other read (a test, a call, a
+    loop), or one of the locals they bind, leaves the parameter out; so does a store into an
+    attribute of ``self`` that the function reads before the raise or in it (its message may
+    print it), or that a call after the store may read (a method called on ``self``, ``self``
+    passed on, ``super()``)."""
     inner = stack[stack.index(function) + 1:]
     if any(isinstance(n, (ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.AsyncWith)) for n in inner):
         return ()
     names = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}
-    pure: list[tuple[set[str], set[str], str]] = []  # (targets, names read, value) of each pure statement
-    other: set[str] = set()  # the names anything else reads (a test, a call, a loop)
+    way = _Way(function, end or line)
     leaving = leaving_ifs(function.body, line)
     skipped = skipped_ifs(function, line, names, leaving)
     work: list[ast.AST] = list(function.body)
@@ -42,46 +45,82 @@ def pure_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple[as
             continue
         if node in leaving:
             work.extend(_on_the_way(node))
-            continue
-        if isinstance(node, ast.If) and node in skipped:  # (a test that is false where its body reads them: they are not read)
-            pure.append((set(), {n.id for part in (node.test, *node.body) for n in ast.walk(part) if isinstance(n, ast.Name)},
-                         f"not ({ast.unparse(node.test)})"))
+        elif isinstance(node, ast.If) and node in skipped:  # (a test that is false where its body reads them: they are not read)
+            way.pure.append((set(), {n.id for part in (node.test, *node.body) for n in ast.walk(part) if isinstance(n, ast.Name)},
+                             f"not ({ast.unparse(node.test)})"))
             work.extend(node.orelse)
-            continue
-        statement = _pure_statement(node) if isinstance(node, ast.stmt) else None
-        if statement is not None:
-            value, test = statement
-            bound = getattr(node, "targets", [getattr(node, "target", None)])
-            targets = {n.id for t in bound for n in ast.walk(t) if isinstance(n, ast.Name)}
-            pure.append((targets, {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}, test))
-            continue
+        elif isinstance(node, ast.stmt) and (statement := _pure_statement(node)) is not None:
+            way.note_pure(node, *statement)
+        else:
+            way.note(node)
+            work.extend(child_nodes(node))
+    return tuple((name, codes) for name in sorted(names - way.other) if (codes := way.codes(name)))
+
+
+class _Way:
+    """What the statements on the way to a raise read (pure_reads): each pure statement's
+    targets, the names it reads and its test; the names anything else reads; and, for the
+    stores into ``self.a``, where each is and where the object may be read whole after it."""
+
+    def __init__(self, function: ast.FunctionDef | ast.AsyncFunctionDef, end: int) -> None:
+        self.pure: list[tuple[set[str], set[str], str]] = []  # (targets, names read, test) of each pure statement
+        self.other: set[str] = set()  # the names anything else reads (a test, a call, a loop)
+        self.stored: dict[str, int] = {}  # ``self.a`` -> the line of its (last) store by a pure statement
+        self.escapes: list[int] = []  # the lines where a call may read any attribute of ``self``
+        called = {id(n.func) for n in ast.walk(function) if isinstance(n, ast.Call)}
+        self.read = {f"self.{n.attr}" for n in ast.walk(function) if _on_self(n) and isinstance(n.ctx, ast.Load)
+                     and id(n) not in called and n.lineno <= end}
+        self.whole = {id(n.value) for n in ast.walk(function) if _on_self(n) and id(n) not in called}
+
+    def note_pure(self, node: ast.stmt, value: ast.expr, test: str) -> None:
+        bound = getattr(node, "targets", [getattr(node, "target", None)])
+        targets = {n.id for t in bound if not _on_self(t) for n in ast.walk(t) if isinstance(n, ast.Name)}
+        for target in filter(_on_self, bound):
+            targets.add(key := f"self.{target.attr}")
+            self.stored[key] = max(self.stored.get(key, 0), node.lineno)
+        for inner in ast.walk(value):
+            self._note_self(inner)
+        self.pure.append((targets, {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}, test))
+
+    def note(self, node: ast.AST) -> None:
         if isinstance(node, ast.Name) and type(node.ctx) is not ast.Del:  # (``del unused``: no read of its value)
-            other.add(node.id)
-        work.extend(child_nodes(node))
-    found = []
-    for name in sorted(names - other):
-        # What it flows into (the locals pure statements bind from it) must not be read by anything else either.
+            self.other.add(node.id)
+        self._note_self(node)
+
+    def _note_self(self, node: ast.AST) -> None:
+        """A use of ``self`` other than reading one of its attributes (``self.m()``, ``f(self)``), or a ``super()`` call."""
+        whole = isinstance(node, ast.Name) and node.id == "self" and id(node) not in self.whole
+        if whole or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"):
+            self.escapes.append(getattr(node, "lineno", 0))
+
+    def codes(self, name: str) -> tuple[str, ...]:
+        """The tests of the pure statements that read the parameter, where nothing else reads
+        what it flows into (the locals and attributes of ``self`` pure statements bind from it)."""
         flows, grew = {name}, True
         while grew:
-            more = {t for targets, read, _ in pure if read & flows for t in targets} - flows
+            more = {t for targets, read, _ in self.pure if read & flows for t in targets} - flows
             flows, grew = flows | more, bool(more)
-        codes = tuple(code for _, read, code in sorted(pure, key=lambda p: p[2]) if name in read)
-        if codes and not flows & other:
-            found.append((name, codes))
-    return tuple(found)
+        if flows & self.other or any(t in self.read or any(at >= self.stored[t] for at in self.escapes)
+                                     for t in flows if t in self.stored):
+            return ()
+        return tuple(code for _, read, code in sorted(self.pure, key=lambda p: p[2]) if name in read)
+
+
+def _on_self(node: ast.AST | None) -> TypeGuard[ast.Attribute]:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
 
 
 def _pure_statement(stmt: ast.stmt) -> tuple[ast.expr, str] | None:
-    """``x = <pure>`` (``x: T = <pure>``, ``m, k = <pure>``) as its value and a test that is
-    true where the statement runs without raising: ``not __raises__(<pure>, (Exception,))``,
-    or ``len(tuple(<pure>)) == 2`` for an unpacking; None for another statement."""
+    """``x = <pure>`` (``x: T = <pure>``, ``m, k = <pure>``, ``self.a = <pure>``) as its value
+    and a test that is true where the statement runs without raising: ``not __raises__(<pure>,
+    (Exception,))``, or ``len(tuple(<pure>)) == 2`` for an unpacking; None for another statement."""
     targets: list[ast.expr] = list(stmt.targets) if isinstance(stmt, ast.Assign) else \
         [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
     value = getattr(stmt, "value", None) if targets else None
     if value is None or len(targets) != 1 or not all(_is_pure_node(n) for n in ast.walk(value)):
         return None
     target = targets[0]
-    if isinstance(target, ast.Name):
+    if isinstance(target, ast.Name) or _on_self(target):
         return value, f"not {RAISES}({ast.unparse(value)}, (Exception,))"
     if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
         return value, f"len(tuple({ast.unparse(value)})) == {len(target.elts)}"

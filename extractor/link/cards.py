@@ -397,8 +397,12 @@ class ContextLinker:
         return self.instances[function]
 
     def _enum_members(self, annotation: str) -> tuple[str, ...] | None:
+        """The members of the Enum class of the tree the annotation names, as the module writes
+        them; None where it names none, or a name only an ``if TYPE_CHECKING:`` import binds
+        (an example could not import the class from the module)."""
         if annotation not in self.members:
-            self.members[annotation] = self.project.enum_members(self.facts, annotation)
+            typing = annotation.strip("'\"").split(".", 1)[0] in self.facts.typing_only
+            self.members[annotation] = None if typing else self.project.enum_members(self.facts, annotation)
         return self.members[annotation]
 
 

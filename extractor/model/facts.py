@@ -363,6 +363,7 @@ class FileFacts:
     module: str
     imports: tuple[tuple[str, str], ...] = ()  # (local name, dotted target)
     star_imports: tuple[str, ...] = ()  # the modules ``from M import *`` binds every exported name of, in order
+    typing_only: tuple[str, ...] = ()  # names only an import under ``if TYPE_CHECKING:`` binds: unbound when the module runs
     exports: tuple[str, ...] | None = None  # a literal ``__all__`` (None: none, or one the tree does not give as a literal)
     classes: tuple[ClassFact, ...] = ()
     functions: tuple[tuple[str, str | None], ...] = ()  # (qualname, return annotation)

@@ -218,6 +218,16 @@ def library_value(annotation: str | None) -> Modelled | None:
     return None
 
 
+def instance_value(annotation: str | None) -> Modelled | None:
+    """A plain instance of a library class the annotation names (``torch.nn.Module``:
+    ``torch.nn.Module()``), for a parameter nothing reads before the raise; else None. Only
+    the absolute name counts: ``nn.Module`` may be another library's."""
+    for name in _annotation_names(annotation):
+        if name == "torch.nn.Module":
+            return Modelled("Module", "torch.nn.Module()", "torch")
+    return None
+
+
 def path_value(text: str = "data.txt") -> Modelled:
     """A relative path (``pathlib.Path('data.txt')``): its parts the evaluator reads (``name``,
     ``suffix``, ``stem``, ``parts``) and ``str``/``repr`` print; nothing of it touches the disk."""

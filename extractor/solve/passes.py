@@ -16,15 +16,16 @@ from ..model.codes import CLAIMED, DomainSource, Reason, TriggerStatus
 from .arrays import cohere, fold_arrays, frame_annotations
 from .byname import read_by_name
 from .construction import fresh_trigger, past_construction
-from .domains import NO_VALUE, any_value, card_domains, default_value, field_domain, of_declared_type, type_tested
-from .draft import Draft, Form, Frame, param_defaults
+from .domains import NO_VALUE, card_domains, default_value, field_domain, of_declared_type, type_tested
+from .draft import Draft, Form, Frame
 from .elements import index_target, loop_element, loop_input, loop_value
-from .evaluate import EvalError, outcome, parse_expr, run_validator
+from .evaluate import EvalError, run_validator
 from .examples import is_class_level
 from .messages import message_refs, render_message
 from .passage import first_failing, names_read, unpacked_values
 from .posing import build_problem
 from .problem import Problem, Variable, classes_of
+from .required import fill_required
 from .rules import required_stand_ins
 from .search import search
 from .seeds import candidates
@@ -324,63 +325,13 @@ def choose_inputs(draft: Draft) -> Draft:
     for name, value in fold_arrays(env, frame_annotations(frame)).items():
         if name not in env and name in frame.params and problem_holds(draft, {**env, name: value}):
             env[name], inputs[name] = value, to_json_value(value)
-    _fill_required(ctx, env, inputs)
+    fill_required(ctx, env, inputs)
     missing = _missing(frame.card, ctx, set(inputs), bool(draft.constructed))
     # The object's other required fields, where the trigger builds it: values their own rules accept
     filled = required_stand_ins(ctx, missing)
     env.update(filled)
     inputs.update({name: to_json_value(value) for name, value in filled.items()})
     return replace(draft, env=env, inputs=inputs, missing=tuple(m for m in missing if m not in filled), stand_ins=tuple(filled))
-
-
-def _fill_required(ctx: CardContext, env: dict[str, Any], inputs: dict[str, Any]) -> None:
-    """A value of its type for each required parameter nothing reads before the raise, and
-    for each that pure statements read (their tests true for it). Such a test may read
-    another parameter given a value here (``if scale is not None:`` around what reads
-    ``query``), so the parameters are taken again while one gains a value."""
-    reads = dict(ctx.signature.pure_reads)
-    grew = True
-    while grew:
-        grew = False
-        for param in ctx.signature.params:
-            if param.default is not None or param.kind in ("star", "starstar") or param.name in env or param.name in ("self", "cls"):
-                continue
-            if param.name in ctx.signature.unread:
-                value = any_value(param.annotation or param.used_as)  # (not the object itself: it is built or given, never a value)
-            else:
-                value = _path_value(param, reads[param.name], env, ctx) if param.name in reads else NO_VALUE
-            if value is not NO_VALUE:
-                env[param.name], inputs[param.name], grew = value, to_json_value(value), True
-
-
-def _path_value(param: Param, codes: tuple[str, ...], env: dict[str, Any], ctx: CardContext) -> Any:
-    """A value of the parameter's declared (or evident) type for one that only simple
-    statements of pure expressions read on the way (Signature.pure_reads, ``codes``: a test
-    per statement, true where it runs without raising): one under which the evaluator finds
-    every test true (over the trigger's values and the defaults) leaves the way to the raise
-    as it was; else NO_VALUE."""
-    kind = param.annotation or param.used_as
-    if kind is None:
-        return NO_VALUE  # (no type to take a realistic value of)
-    scope = {**param_defaults(ctx), **env}
-    for value in _typical(kind):
-        trial = {**scope, param.name: value}
-        if all(outcome(parse_expr(code))(trial) is True for code in codes):
-            return value
-    return NO_VALUE
-
-
-def _typical(kind: str) -> list[Any]:
-    """Realistic values of a declared type, the first tried first: a positive int, a word, one
-    element; then the type's plain value, and None where the type takes it."""
-    first = any_value(kind)
-    head = kind.strip().strip("'\"").split("|", 1)[0].split("[", 1)[0].strip().removeprefix("typing.")
-    typical: dict[str, list[Any]] = {"int": [1, 2], "float": [1.0], "str": ["x"], "bytes": [b"x"], "list": [[1], ["x"]],
-                                     "List": [[1], ["x"]], "tuple": [(1,), ("x",)], "dict": [{"x": 1}], "Dict": [{"x": 1}]}
-    more = typical.get(head, [])
-    # ``Tensor | None``: None too, where a test on the way wants it (``if scale is not None:``)
-    optional = head == "Optional" or any(part.strip() == "None" for part in kind.strip().strip("'\"").split("|")[1:])
-    return [*more, *([first] if first is not NO_VALUE else []), *([None] if optional and first is not None else [])]
 
 
 def problem_holds(draft: Draft, env: dict[str, Any]) -> bool:

@@ -1,0 +1,86 @@
+"""Required arguments: a realistic value of its declared type for each required parameter
+a trigger leaves unset, where the way to the raise is the same under it.
+
+A parameter nothing reads before the raise (``Signature.unread``) takes a value of its
+declared (or evident) type: a plain value, a library type's model (a tensor, a dtype, a
+device, a ``torch.nn.Module()``), or the first member of the Enum class of the tree it names
+(``CardContext.place.param_choices``). One that only simple statements of pure expressions
+read (``Signature.pure_reads``: ``n = len(text)``, ``self.size = size``) takes the first
+realistic value under which each statement's test holds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import CardContext, Param
+from .arrays import instance_value
+from .domains import NO_VALUE, any_value, choice_value
+from .draft import param_defaults
+from .evaluate import outcome, parse_expr
+from .values import to_json_value
+
+
+def fill_required(ctx: CardContext, env: dict[str, Any], inputs: dict[str, Any]) -> None:
+    """A value of its type for each required parameter nothing reads before the raise, and
+    for each that pure statements read (their tests true for it). Such a test may read
+    another parameter given a value here (``if scale is not None:`` around what reads
+    ``query``), so the parameters are taken again while one gains a value."""
+    reads = dict(ctx.signature.pure_reads)
+    grew = True
+    while grew:
+        grew = False
+        for param in ctx.signature.params:
+            if param.default is not None or param.kind in ("star", "starstar") or param.name in env or param.name in ("self", "cls"):
+                continue
+            if param.name in ctx.signature.unread:
+                value = _unread_value(param, ctx)
+            else:
+                value = _path_value(param, reads[param.name], env, ctx) if param.name in reads else NO_VALUE
+            if value is not NO_VALUE:
+                env[param.name], inputs[param.name], grew = value, to_json_value(value), True
+
+
+def _path_value(param: Param, codes: tuple[str, ...], env: dict[str, Any], ctx: CardContext) -> Any:
+    """A value of the parameter's declared (or evident) type for one that only simple
+    statements of pure expressions read on the way (Signature.pure_reads, ``codes``: a test
+    per statement, true where it runs without raising): one under which the evaluator finds
+    every test true (over the trigger's values and the defaults) leaves the way to the raise
+    as it was; else NO_VALUE."""
+    kind = param.annotation or param.used_as
+    if kind is None:
+        return NO_VALUE  # (no type to take a realistic value of)
+    scope = {**param_defaults(ctx), **env}
+    for value in [*_typical(kind), *_members(param, ctx)[:1]]:
+        trial = {**scope, param.name: value}
+        if all(outcome(parse_expr(code))(trial) is True for code in codes):
+            return value
+    return NO_VALUE
+
+
+def _typical(kind: str) -> list[Any]:
+    """Realistic values of a declared type, the first tried first: a positive int, a word, one
+    element; then the type's plain value, and None where the type takes it."""
+    first = any_value(kind)
+    head = kind.strip().strip("'\"").split("|", 1)[0].split("[", 1)[0].strip().removeprefix("typing.")
+    typical: dict[str, list[Any]] = {"int": [1, 2], "float": [1.0], "str": ["x"], "bytes": [b"x"], "list": [[1], ["x"]],
+                                     "List": [[1], ["x"]], "tuple": [(1,), ("x",)], "dict": [{"x": 1}], "Dict": [{"x": 1}]}
+    more = typical.get(head, [])
+    # ``Tensor | None``: None too, where a test on the way wants it (``if scale is not None:``)
+    optional = head == "Optional" or any(part.strip() == "None" for part in kind.strip().strip("'\"").split("|")[1:])
+    return [*more, *([first] if first is not NO_VALUE else []), *([None] if optional and first is not None else [])]
+
+
+def _unread_value(param: Param, ctx: CardContext) -> Any:
+    """A value of the declared type of a parameter nothing reads before the raise (never the
+    object itself: it is built or given), else NO_VALUE."""
+    kind = param.annotation or param.used_as
+    value = any_value(kind)
+    if value is NO_VALUE:
+        value = next(iter(_members(param, ctx)), instance_value(kind) or NO_VALUE)
+    return value
+
+
+def _members(param: Param, ctx: CardContext) -> list[Any]:
+    """The members of the Enum class of the tree the parameter's annotation names, in order."""
+    return [choice_value(member) for member in ctx.place.param_choices.get(param.name, ())]

@@ -62,7 +62,9 @@ EXPECTED = {
                # a Literal's fix skips the choice its class's own __post_init__ refuses
                "Profiler", "Profiler.__post_init__",
                # required arguments nothing reads before the raise, or that __init__ only stores into self
-               "Attention.__init__", "create_weights"},
+               "Attention.__init__", "create_weights",
+               # a raw payload over several keys, and a text tested for several letters
+               "check_generation_prompt", "check_tool_usage", "open_mode"},
     # validate_* run under @strict, which wraps their errors (the runner checks the class the card
     # says the caller gets); positive is called directly, so its ValueError comes unwrapped.
     "strictcfg": {"ModelConfig.__post_init__", "ModelConfig.validate_architecture", "ModelConfig.validate_depth", "positive"},

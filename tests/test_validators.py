@@ -40,6 +40,12 @@ _BEFORE = "@model_validator(mode='before')\n@classmethod\ndef check(cls, data):\
     ("    tools = data.get('tools')\n    if not isinstance(tools, (list, type(None))):\n        return data\n    check(tools[0])\n"
      "    return data\n", ()),
     ("    check(data['x'])\n    return data\n", ()),
+    # a call in the body of an ``if``, or in an ``and`` after a test, runs only where the key is given
+    ("    params = data.get('kv_transfer_params')\n    if isinstance(params, dict) and params.get('ids') is not None"
+     " and has_media(data.get('messages')):\n        params.pop('ids')\n    return data\n", (("kv_transfer_params", ""),)),
+    ("    if 'tool_choice' in data:\n        resolve(data['tool_choice'])\n    return data\n", (("tool_choice", ""),)),
+    # (in the ``else``, it runs where the key is absent)
+    ("    if data.get('tools') is not None:\n        pass\n    else:\n        check(data['x'])\n    return data\n", ()),
 ])
 def test_how_a_validators_unread_calls_are_kept(body: str, keyed: tuple) -> None:
     found = unread_validator(_function(_BEFORE + body))

@@ -431,3 +431,31 @@ def test_a_tensor_unpacked_on_the_way_gets_a_shape_that_unpacks(tmp_path) -> Non
                 raise ValueError("block must be positive")
         ''')
     assert trigger.verified and trigger.inputs == {"a": {"python": "torch.empty(2, 3)"}, "block": 0} and not trigger.missing
+
+
+def test_a_raw_payload_over_several_keys_is_one_dict_holding_them_all(tmp_path) -> None:
+    # A "before" validator's data: both keys true at once, or a key at the value it is compared with
+    both, empty = extract_snippet(tmp_path, textwrap.dedent('''
+        def check_prompt(data):
+            if isinstance(data, dict) and data.get("continue_final_message") and data.get("add_generation_prompt"):
+                raise ValueError("Cannot set both")
+
+        def check_tools(data):
+            if isinstance(data, dict) and "tool_choice" in data and data["tool_choice"] not in ["auto", "required"]:
+                if not data.get("tools"):
+                    raise ValueError("tools must be set")
+        '''))
+    assert both.solved.trigger.inputs == {"data": {"continue_final_message": True, "add_generation_prompt": True}}
+    assert both.solved.trigger.verified
+    # (``True`` is outside ["auto", "required"], and "tools" absent is not true)
+    assert empty.solved.trigger.inputs == {"data": {"tool_choice": True}} and empty.solved.trigger.verified
+
+
+def test_a_text_tested_for_several_letters_is_one_text_holding_them(tmp_path) -> None:
+    # ``in`` alone is no mapping read: the text holds both letters, never a dict of them
+    trigger = _trigger(tmp_path, '''
+        def open_mode(mode="rb"):
+            if "t" in mode and "b" in mode:
+                raise ValueError(mode)
+        ''')
+    assert trigger.inputs == {"mode": "bt"} and trigger.verified

@@ -80,7 +80,8 @@ def unread_validator(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Valida
     found: list[tuple[str, str] | None] = []
     for stmt in function.body:
         calls = _unread_calls(stmt, params)
-        found.extend((gate, "") if gate is not None else _kept(call, raw, aliases) for call in calls)
+        found.extend((gate, "") if gate is not None else _guarded(stmt, call, raw, aliases) or _kept(call, raw, aliases)
+                     for call in calls)
         if gate is None and raw is not None:
             _alias(stmt, raw, aliases)
             gate = _gate(stmt, raw, aliases)
@@ -118,6 +119,46 @@ def _kept(call: ast.Call, raw: str | None, aliases: dict[str, str]) -> tuple[str
         return "", callee
     key = _key_of(argument, raw, aliases)
     return (key, callee) if key is not None else None
+
+
+def _guarded(stmt: ast.stmt, call: ast.Call, raw: str | None, aliases: dict[str, str]) -> tuple[str, str] | None:
+    """``(key, "")`` where the call runs only if the keywords hold the key: it stands in the body
+    of an ``if`` (or a conditional expression) whose test is false without the key, or after
+    such a test in an ``and`` (``isinstance(params, dict) and helper(data.get("messages"))`` of
+    ``params = data.get("kv_transfer_params")``); None otherwise."""
+    if raw is None:
+        return None
+    parents = {id(child): node for node in walk(stmt) for child in ast.iter_child_nodes(node)}
+    node: ast.AST = call
+    while id(node) in parents:
+        parent = parents[id(node)]
+        tests: list[ast.expr] = []
+        if (isinstance(parent, ast.If) and node in parent.body) or (isinstance(parent, ast.IfExp) and node is parent.body):
+            tests = [parent.test]
+        elif isinstance(parent, ast.BoolOp) and isinstance(parent.op, ast.And) and isinstance(node, ast.expr):
+            tests = parent.values[:parent.values.index(node)]
+        key = next((k for test in tests if (k := _present(test, raw, aliases)) is not None), None)
+        if key is not None:
+            return key, ""
+        node = parent
+    return None
+
+
+def _present(test: ast.expr, raw: str, aliases: dict[str, str]) -> str | None:
+    """A key without which ``test`` is false: ``v``, ``v is not None``, ``isinstance(v, T)`` (``v``
+    the key's value, None where it is absent), ``"key" in data``, or an ``and`` holding one."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return next((key for value in test.values if (key := _present(value, raw, aliases)) is not None), None)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        op, right = test.ops[0], test.comparators[0]
+        if isinstance(op, ast.IsNot) and _is_none(right):
+            return _key_of(test.left, raw, aliases)
+        if isinstance(op, ast.In) and _is_name(right, raw) and isinstance(test.left, ast.Constant):
+            return test.left.value if isinstance(test.left.value, str) else None
+        return None
+    if isinstance(test, ast.Call) and dotted_name(test.func) == "isinstance" and len(test.args) == 2 and not _names_none(test.args[1]):
+        return _key_of(test.args[0], raw, aliases)
+    return _key_of(test, raw, aliases)
 
 
 def _key_of(node: ast.expr, raw: str, aliases: dict[str, str]) -> str | None:

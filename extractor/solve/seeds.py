@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Callable
-from itertools import pairwise
+from itertools import pairwise, product
 from typing import Any, TypeGuard
 
 from ..collect.declarations import dotted_name
@@ -44,6 +44,7 @@ def comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
             seeds.setdefault(name, []).extend(_SHAPES)
     _merge_items(seeds)
     _add_sized_tuples(seeds)
+    _merge_keys(seeds)
     return seeds
 
 
@@ -73,6 +74,62 @@ def _seed_mapping(mapping: ast.expr, key: str, problem: Problem, seeds: dict[str
     name, _ = variable_of(mapping, problem)
     if name is not None and (not problem.variables[name].domain.types or "dict" in problem.variables[name].domain.types):
         seeds.setdefault(name, []).extend([{}, {key: 0}, {key: "x"}])
+        seeds.setdefault(_KEYS + name, []).append((key, NO_VALUE))
+
+
+def _mapping_read(node: ast.expr, problem: Problem) -> tuple[str, str] | None:
+    """``config.get("mode")`` or ``config["mode"]`` of a mapping variable: (the variable, the key); else None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
+        mapping, key = node.func.value, node.args[0]
+    elif isinstance(node, ast.Subscript):
+        mapping, key = node.value, node.slice
+    else:
+        return None
+    if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+        return None
+    name, _ = variable_of(mapping, problem)
+    return (name, key.value) if name is not None else None
+
+
+def _seed_key(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]],
+              is_member: bool, is_left: bool) -> None:
+    """The keys a comparison reads of a mapping variable, each with the values it is compared
+    with: ``data.get("k") == []``, ``data["k"] not in ["auto", "required"]``, ``"k" in data``."""
+    value = constant_value(other, env)
+    read = _mapping_read(side, problem)
+    if read is not None and value is not NO_VALUE:
+        items = list(value) if is_member and is_left and isinstance(value, (tuple, list)) else [value] if not is_member else []
+        seeds.setdefault(_KEYS + read[0], []).extend((read[1], item) for item in items)
+    elif is_member and not is_left and isinstance(value, str):
+        name, _ = variable_of(side, problem)
+        if name is not None and (not problem.variables[name].domain.types or "dict" in problem.variables[name].domain.types):
+            seeds.setdefault(_KEYS + name, []).append((value, _TESTED))
+
+
+def _merge_keys(seeds: dict[str, list[Any]]) -> None:
+    """Mappings over every key the guard reads of one (``data.get("a") and not data.get("b")``):
+    each key absent, true, or at a value it is compared with (``data.get("tools") == []``), in
+    every combination (fewest keys first, at most ``_MAX_KEYED``); one key alone is seeded already.
+    A variable only tested with ``in`` gets none: ``"b" in mode`` may test a text."""
+    for marker in [k for k in seeds if k.startswith(_KEYS)]:
+        reads, name = seeds.pop(marker), marker.removeprefix(_KEYS)
+        if all(value is _TESTED for _, value in reads):
+            continue
+        options: dict[str, list[Any]] = {}
+        for key, value in reads:
+            known = options.setdefault(key, [NO_VALUE, True])
+            if value is not NO_VALUE and value is not _TESTED and all(type(v) is not type(value) or v != value for v in known[1:]):
+                known.append(value)
+        keys = list(options)[:_MAX_KEYS]
+        if len(keys) < 2 and not any(len(v) > 2 for v in options.values()):
+            continue
+        combos = sorted(product(*(range(len(options[k])) for k in keys)), key=lambda c: (sum(1 for i in c if i), c))
+        seeds.setdefault(name, []).extend({k: options[k][i] for k, i in zip(keys, combo) if i} for combo in combos[:_MAX_KEYED])
+
+
+_MAX_KEYS = 6  # keys of one mapping combined
+_TESTED = object()  # a key only tested with ``in``
+_MAX_KEYED = 64  # mappings over them tried
 
 
 def _seed_subscript(node: ast.Subscript, problem: Problem, envs: _Envs, seeds: dict[str, list[Any]]) -> None:
@@ -82,6 +139,8 @@ def _seed_subscript(node: ast.Subscript, problem: Problem, envs: _Envs, seeds: d
     name, _ = variable_of(node.value, problem)
     if name is not None and not problem.variables[name].domain.types:
         seeds.setdefault(name, []).extend([{}, {"x": 0}])
+    if (read := _mapping_read(node, problem)) is not None:
+        seeds.setdefault(_KEYS + read[0], []).append((read[1], NO_VALUE))
 
 
 def _seed_compare(node: ast.Compare, problem: Problem, envs: _Envs, seeds: dict[str, list[Any]]) -> None:
@@ -115,6 +174,7 @@ _ARGUMENT_SEEDS: dict[str, list[Any]] = {"int": ["10", "x"], "float": ["0.5", "x
 _SHAPES = [[1, 1], [1, 2], [1, 1, 1], [1, 1, 2]]
 LATE = "\0late:"  # a key of ``seeds`` for a variable's values tried after its typical ones (``candidates``)
 _KINDS = "\0kinds:"  # a key of ``seeds`` for the builtin types ``isinstance`` tests one variable against
+_KEYS = "\0keys:"  # a key of ``seeds`` for the keys a mapping variable is read at, each with a value compared with or NO_VALUE
 _ITEMS = "\0items:"  # a key of ``seeds`` for one variable's compared items, while they are collected
 
 
@@ -194,6 +254,7 @@ def _seed_comparison(node: ast.Compare, problem: Problem, envs: tuple[dict[str, 
         is_member = isinstance(op, (ast.In, ast.NotIn))
         for side_of, other, is_left in ((left, right, True), (right, left, False)):
             for side in _choices(side_of):
+                _seed_key(side, other, problem, env, seeds, is_member, is_left)
                 name, is_len = variable_of(side, problem)
                 if name is None:
                     _seed_arithmetic(side, other, problem, env, seeds)
@@ -470,8 +531,8 @@ def _text_root(node: ast.expr, problem: Problem) -> str | None:
 def seed_text_mixes(tree: ast.expr, problem: Problem, seeds: dict[str, list[Any]]) -> None:
     """Texts that mix a variable's separators with the characters its tests look for: for
     ``dn.count('*')`` beside ``'*' in dn.partition('.')[2]``, ``"a.*"``, ``"*.a"``, ``".*"``,
-    ``"*.*"``, ``"a*.a"`` and ``"a."`` (a search tries one value per variable, so each mix
-    must be one text)."""
+    ``"*.*"``, ``"a*.a"`` and ``"a."``; for ``"t" in mode and "b" in mode``, ``"bt"`` (a search
+    tries one value per variable, so each mix must be one text)."""
     seps: dict[str, set[str]] = {}
     chars: dict[str, set[str]] = {}
     for node in ast.walk(tree):
@@ -492,6 +553,9 @@ def seed_text_mixes(tree: ast.expr, problem: Problem, seeds: dict[str, list[Any]
             for char in sorted(chars.get(name, ())):
                 mixes.extend([f"a{sep}{char}", f"{char}{sep}a", f"{sep}{char}", f"{char}{sep}{char}", f"a{char}{sep}a"])
             seeds.setdefault(name, []).extend(mixes)
+    for name, tested in sorted(chars.items()):
+        if len(tested) > 1:  # (``"t" in mode and "b" in mode``: one text holding them all)
+            seeds.setdefault(name, []).append("".join(sorted(tested)))
 
 
 

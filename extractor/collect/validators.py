@@ -29,7 +29,7 @@ from .syntax import dotted_name, walk
 _READ_CALLS = frozenset({"isinstance", "issubclass", "len", "str", "int", "float", "bool", "type", "getattr", "hasattr", "callable",
                          "list", "tuple", "dict", "set", "frozenset", "super", "any", "all", "sorted", "min", "max", "abs", "repr"})
 _READ_METHODS = frozenset({"get", "keys", "values", "items", "startswith", "endswith", "lower", "upper", "strip", "split", "copy",
-                           "isdigit", "isidentifier", "format", "join", "replace", "setdefault", "pop", "append",
+                           "isdigit", "isidentifier", "format", "join", "replace", "setdefault", "pop", "append", "add",
                            # (a warning or a log line refuses nothing)
                            "warn", "warning", "info", "debug", "error", "exception", "warning_once", "info_once", "debug_once"})
 
@@ -144,23 +144,6 @@ def _guarded(stmt: ast.stmt, call: ast.Call, raw: str | None, aliases: dict[str,
     return None
 
 
-def _present(test: ast.expr, raw: str, aliases: dict[str, str]) -> str | None:
-    """A key without which ``test`` is false: ``v``, ``v is not None``, ``isinstance(v, T)`` (``v``
-    the key's value, None where it is absent), ``"key" in data``, or an ``and`` holding one."""
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        return next((key for value in test.values if (key := _present(value, raw, aliases)) is not None), None)
-    if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        op, right = test.ops[0], test.comparators[0]
-        if isinstance(op, ast.IsNot) and _is_none(right):
-            return _key_of(test.left, raw, aliases)
-        if isinstance(op, ast.In) and _is_name(right, raw) and isinstance(test.left, ast.Constant):
-            return test.left.value if isinstance(test.left.value, str) else None
-        return None
-    if isinstance(test, ast.Call) and dotted_name(test.func) == "isinstance" and len(test.args) == 2 and not _names_none(test.args[1]):
-        return _key_of(test.args[0], raw, aliases)
-    return _key_of(test, raw, aliases)
-
-
 def _key_of(node: ast.expr, raw: str, aliases: dict[str, str]) -> str | None:
     """The key of ``data.get("key")`` (``data.get("key", None)``), or of a name bound to it."""
     if isinstance(node, ast.Name):
@@ -201,22 +184,35 @@ def _gate(stmt: ast.stmt, raw: str, aliases: dict[str, str]) -> str | None:
 def _absent(test: ast.expr, raw: str, aliases: dict[str, str]) -> str | None:
     """A key whose absence makes ``test`` true: ``v is None``, ``not v``, ``not isinstance(v, T)``
     (``v`` the key's value, None where it is absent), ``"key" not in data``, or an ``or`` of one."""
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
-        return next((key for value in test.values if (key := _absent(value, raw, aliases)) is not None), None)
+    return _without(test, raw, aliases, True)
+
+
+def _present(test: ast.expr, raw: str, aliases: dict[str, str]) -> str | None:
+    """A key without which ``test`` is false: ``v``, ``v is not None``, ``isinstance(v, T)``,
+    ``"key" in data``, or an ``and`` holding one."""
+    return _without(test, raw, aliases, False)
+
+
+def _without(test: ast.expr, raw: str, aliases: dict[str, str], makes: bool) -> str | None:
+    """A key whose absence makes ``test`` evaluate to ``makes``: an ``or`` (``and`` for false) of
+    one, its negation, ``v is None`` or ``"key" not in data`` (true), ``v``, ``isinstance(v, T)``
+    (T not letting None through), ``v is not None`` or ``"key" in data`` (false)."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or if makes else ast.And):
+        return next((key for value in test.values if (key := _without(value, raw, aliases, makes)) is not None), None)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _without(test.operand, raw, aliases, not makes)
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         op, right = test.ops[0], test.comparators[0]
-        if isinstance(op, ast.Is) and _is_none(right):
+        if isinstance(op, ast.Is if makes else ast.IsNot) and _is_none(right):
             return _key_of(test.left, raw, aliases)
-        if isinstance(op, ast.NotIn) and isinstance(right, ast.Name) and right.id == raw and isinstance(test.left, ast.Constant):
+        if isinstance(op, ast.NotIn if makes else ast.In) and _is_name(right, raw) and isinstance(test.left, ast.Constant):
             return test.left.value if isinstance(test.left.value, str) else None
         return None
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        operand = test.operand
-        if isinstance(operand, ast.Call) and dotted_name(operand.func) == "isinstance" and len(operand.args) == 2 \
-                and not _names_none(operand.args[1]):
-            return _key_of(operand.args[0], raw, aliases)
-        return _key_of(operand, raw, aliases)
-    return None
+    if makes:
+        return None  # (a key's value or a type test: false where it is absent)
+    if isinstance(test, ast.Call) and dotted_name(test.func) == "isinstance" and len(test.args) == 2 and not _names_none(test.args[1]):
+        return _key_of(test.args[0], raw, aliases)
+    return _key_of(test, raw, aliases)
 
 
 def _names_none(types: ast.expr) -> bool:

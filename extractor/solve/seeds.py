@@ -43,8 +43,8 @@ def comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
         if name.endswith(".shape"):  # (solve.arrays) shapes whose slices and sizes differ
             seeds.setdefault(name, []).extend(_SHAPES)
     _merge_items(seeds)
+    _merge_keys(seeds, problem)
     _add_sized_tuples(seeds)
-    _merge_keys(seeds)
     return seeds
 
 
@@ -106,14 +106,16 @@ def _seed_key(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, 
             seeds.setdefault(_KEYS + name, []).append((value, _TESTED))
 
 
-def _merge_keys(seeds: dict[str, list[Any]]) -> None:
+def _merge_keys(seeds: dict[str, list[Any]], problem: Problem) -> None:
     """Mappings over every key the guard reads of one (``data.get("a") and not data.get("b")``):
     each key absent, true, or at a value it is compared with (``data.get("tools") == []``), in
     every combination (fewest keys first, at most ``_MAX_KEYED``); one key alone is seeded already.
-    A variable only tested with ``in`` gets none: ``"b" in mode`` may test a text."""
+    A variable only tested with ``in`` gets none unless it is declared or tested to be a dict:
+    ``"b" in mode`` may test a text."""
     for marker in [k for k in seeds if k.startswith(_KEYS)]:
         reads, name = seeds.pop(marker), marker.removeprefix(_KEYS)
-        if all(value is _TESTED for _, value in reads):
+        is_dict = any(t in _MAPPINGS for t in problem.variables[name].domain.types) or "dict" in seeds.get(_KINDS + name, [])
+        if not is_dict and all(value is _TESTED for _, value in reads):
             continue
         options: dict[str, list[Any]] = {}
         for key, value in reads:
@@ -129,6 +131,7 @@ def _merge_keys(seeds: dict[str, list[Any]]) -> None:
 
 _MAX_KEYS = 6  # keys of one mapping combined
 _TESTED = object()  # a key only tested with ``in``
+_MAPPINGS = frozenset({"dict", "Dict", "Mapping", "MutableMapping"})
 _MAX_KEYED = 64  # mappings over them tried
 
 

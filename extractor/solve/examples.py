@@ -29,11 +29,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..model import CONSTRUCTING, BuiltArgument, Card, CardContext, Example, ExampleStyle, FieldDoc, NoFix, Owner, Param
-from ..model.codes import Detailed, Reason, ReasonCode
+from ..model.codes import Detailed, EntryKind, Reason, ReasonCode
 from ..model.pytext import repeated_text
 from .domains import NO_VALUE
 from .evaluate import parse_expr, predicate
-from .rules import accepts, kept
+from .rules import accepts, fits, kept
 from .values import Modelled, Named, Present, python_text
 
 _CLASS_LEVEL = ("classmethod", "staticmethod")
@@ -299,14 +299,15 @@ def is_class_level(card: Card) -> bool:
     return not decorator_names(card).isdisjoint(_CLASS_LEVEL)
 
 
-def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any]) -> str | ReasonCode:
-    """Code that imports the entry and calls it with ``values`` (input -> value), or why it cannot be written."""
+def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any], passing: bool = False) -> str | ReasonCode:
+    """Code that imports the entry and calls it with ``values`` (input -> value), or why it cannot
+    be written; ``passing``: the values of a fix, which the whole construction must accept."""
     function, module = card.at.function, ctx.place.public_module  # (``httpx``, not ``httpx._client``: link.project.entry_module)
     refused = uncallable(card, ctx)
     if refused is not None or not function or module is None:
         return refused or Reason.NOT_PUBLIC
     decorators = decorator_names(card)
-    call = _Call(ctx=ctx, args={}, fields={}, written=ctx.place.module or module)
+    call = _Call(ctx=ctx, args={}, fields={}, written=ctx.place.module or module, passing=passing)
     refused = _pass_values(call, values)
     if refused is not None:
         return refused
@@ -327,6 +328,7 @@ class _Call:
     fields: dict[tuple[str, ...], Any]
     written: str
     imports: set[tuple[str, str]] = dataclasses.field(default_factory=set)
+    passing: bool = False  # (a fix's values: the whole construction must accept them)
 
 
 def uncallable(card: Card, ctx: CardContext) -> ReasonCode | None:
@@ -418,6 +420,8 @@ def _entry_call(call: _Call, card: Card, decorators: set[str], module: str, func
         return call_args if isinstance(call_args, Reason) else f"{name}({call_args})"
     call.imports.add((module, owner))
     if set(card.entry) & CONSTRUCTING:
+        if EntryKind.PYDANTIC_MODEL_VALIDATOR_BEFORE in card.entry and (refused := _raw_keywords(call)) is not None:
+            return refused
         return _constructor_call(call, owner, name)
     if decorators & set(_CLASS_LEVEL):
         signature = call.ctx.signature.params[1:] if "classmethod" in decorators else call.ctx.signature.params
@@ -430,6 +434,27 @@ def _entry_call(call: _Call, card: Card, decorators: set[str], module: str, func
         return obj
     call_args = _arguments(call.ctx.signature.params[1:], call.args, call.imports, call.written)
     return call_args if isinstance(call_args, Reason) else f"{obj}.{name}({call_args})"
+
+
+def _raw_keywords(call: _Call) -> Reason | None:
+    """A "before" model validator's raw input (``data``, its one argument) given as the dict of
+    the constructor's keywords (``{"tools": []}``: ``Request(..., tools=[])``), as pydantic hands
+    it on; why not where a key is no keyword of the constructor, or a validator the tool does not
+    read may refuse them first."""
+    if len(call.args) != 1 or call.ctx.owner.constructor is None:
+        return None
+    (raw, value), = call.args.items()
+    keywords = {p.name: p for p in call.ctx.owner.constructor if p.kind not in ("star", "starstar")}
+    if not isinstance(value, dict) or not all(isinstance(k, str) and k in keywords and (k,) not in call.fields for k in value):
+        return Reason.VALUE_NOT_PASSED
+    # (a fix's value its field's declared type may refuse once the validator lets it through; a
+    # trigger's raises in the validator, before pydantic checks the fields)
+    if call.ctx.owner.refuses_first([*value, *(path[0] for path in call.fields)]) \
+            or call.passing and not all(fits(keywords[k].annotation, item) for k, item in value.items()):
+        return Reason.CONSTRUCTION_NOT_SHOWN
+    del call.args[raw]
+    call.fields.update({(key,): item for key, item in value.items()})
+    return None
 
 
 def _constructor_call(call: _Call, owner: str, name: str) -> str | Reason:
@@ -545,7 +570,7 @@ def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: d
     if any(value is NO_VALUE for name, value in required.items() if name not in built):
         return Reason.ARGUMENT_WITHOUT_VALUE
     first = python_snippet(card, ctx, {**required, **before})
-    second = python_snippet(card, ctx, {**required, **after}) if after is not None else None
+    second = python_snippet(card, ctx, {**required, **after}, passing=True) if after is not None else None
     if isinstance(first, (Reason, Detailed)):
         return first
     if isinstance(second, (Reason, Detailed)):

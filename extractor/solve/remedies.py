@@ -145,17 +145,20 @@ def _example(draft: Draft) -> Example | ReasonCode:
     no_fix = NoFix.NONE_FOUND if not draft.found else NoFix.MAY_RAISE_ELSEWHERE if not fixes else NoFix.NOT_WRITABLE
     writable = [(fix, value) for fix, value in fixes if fix.changed[0] in _settable(draft)]  # (not the state the trigger assumes)
     writable.sort(key=lambda pair: pair[0].stand_in)  # (the "after" shows a value of a known type first: a stand-in may fail further on)
-    after = None  # no fix the example can show: it reproduces the error only
-    if writable and (class_level or constructs(problem, ctx, {**env, writable[0][0].changed[0]: writable[0][1]})):
-        after = {**before, writable[0][0].changed[0]: writable[0][1]}
     # A tensor's attributes as the tensor (``x.shape = [3]``: ``x=torch.empty(3)``; solve.arrays)
     annotations = frame_annotations(frame)
     before = fold_arrays(before, annotations)
-    after = fold_arrays(after, annotations) if after is not None else None
     required = {name: before.get(name, value) for name, value in required.items()}
-    example = build_example(card, ctx, before, after, required, setup)
-    if not isinstance(example, Example) and after is not None:
-        example = build_example(card, ctx, before, None, required, setup)  # the fix cannot be written as a call
+    example: Example | ReasonCode | None = None
+    # The "after": the first fix that builds the object and can be written as a call (else none: it reproduces the error only)
+    for index, (fix, value) in enumerate(writable):
+        if class_level or constructs(problem, ctx, {**env, fix.changed[0]: value}):
+            example = build_example(card, ctx, before, fold_arrays({**before, fix.changed[0]: value}, annotations), required, setup)
+            if isinstance(example, Example):
+                writable = writable[index:]
+                break
+    if not isinstance(example, Example):
+        example = build_example(card, ctx, before, None, required, setup)
     if not isinstance(example, Example):
         return example
     placeholders = sorted([*(n for n in required if n in ctx.signature.unread and n not in card.statement.guard.inputs),

@@ -108,7 +108,7 @@ def _seed_key(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, 
 
 def _merge_keys(seeds: dict[str, list[Any]], problem: Problem) -> None:
     """Mappings over every key the guard reads of one (``data.get("a") and not data.get("b")``):
-    each key absent, true, or at a value it is compared with (``data.get("tools") == []``), in
+    each key absent, true, false, or at a value it is compared with (``data.get("tools") == []``), in
     every combination (fewest keys first, at most ``_MAX_KEYED``); one key alone is seeded already.
     A variable only tested with ``in`` gets none unless it is declared or tested to be a dict:
     ``"b" in mode`` may test a text."""
@@ -119,7 +119,7 @@ def _merge_keys(seeds: dict[str, list[Any]], problem: Problem) -> None:
             continue
         options: dict[str, list[Any]] = {}
         for key, value in reads:
-            known = options.setdefault(key, [NO_VALUE, True])
+            known = options.setdefault(key, [NO_VALUE, True, False])
             if value is not NO_VALUE and value is not _TESTED and all(type(v) is not type(value) or v != value for v in known[1:]):
                 known.append(value)
         keys = list(options)[:_MAX_KEYS]

@@ -66,7 +66,7 @@ EXPECTED = {
                # a raw payload over several keys, and a text tested for several letters
                "check_generation_prompt", "check_tool_usage", "open_mode", "parse_weight_config", "parse_prompt",
                # a "before" model validator's raw dict written as the constructor's keywords
-               "ChatPayload.check_stream_options"},
+               "ChatPayload.check_stream_options", "CompletionPayload.validate_prompt"},
     # validate_* run under @strict, which wraps their errors (the runner checks the class the card
     # says the caller gets); positive is called directly, so its ValueError comes unwrapped.
     "strictcfg": {"ModelConfig.__post_init__", "ModelConfig.validate_architecture", "ModelConfig.validate_depth", "positive"},

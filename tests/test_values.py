@@ -10,14 +10,15 @@ import textwrap
 
 import pytest
 
-from extractor.collect.reads import leaving_ifs, pure_reads, skipped_ifs, unread_params
 from extractor.collect.platforms import platform_imports
+from extractor.collect.reads import leaving_ifs, pure_reads, skipped_ifs, unread_params
 from extractor.model import Reason, TriggerStatus
+from extractor.publish.catalog_file import load_catalog
 from extractor.solve.arrays import array_value, dtype_value, fold_arrays, library_value, modelled_text
 from extractor.solve.domains import NO_VALUE, any_value
 from extractor.solve.values import Modelled, Present, python_text
 
-from .helpers import extract_snippet, only
+from .helpers import FIXTURES, extract_snippet, only, run_cli
 
 
 def _trigger(tmp_path, code: str):  # (pytest's tmp_path; a Trigger)
@@ -459,3 +460,16 @@ def test_a_text_tested_for_several_letters_is_one_text_holding_them(tmp_path) ->
                 raise ValueError(mode)
         ''')
     assert trigger.inputs == {"mode": "bt"} and trigger.verified
+
+
+def test_a_construction_a_before_model_validator_refuses_first_is_no_example(tmp_path, capsys) -> None:
+    out = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(FIXTURES / "values"), "-o", str(out), "--no-cache").code == 0
+    cards = {(c["function"], c["kind"]): c for c in load_catalog(str(out / "catalog.json"))["errors"] if c["path"].endswith("payloads.py")}
+    # ``CompletionPayload(seed=-1)`` and ``CompletionPayload(logprobs=True, use_beam_search=True)``
+    # would raise "prompt must be provided" first
+    seed = cards["CompletionPayload", "field_constraint"]
+    assert seed["example"] is None and seed["trigger"]["reason"] == "construction_not_shown" and not seed["trigger"].get("verified")
+    logprobs = cards["CompletionPayload.check_logprobs", "call"]
+    assert logprobs["example"] is None and logprobs["example_reason"] == "construction_not_shown"
+    assert cards["CompletionPayload.validate_prompt", "call"]["example"]["before"].endswith("CompletionPayload()")

@@ -448,6 +448,9 @@ class Owner:
     # an example that builds the object must pass them all first. A default of RAW_KEYWORDS: the
     # input is the dict of the keywords the constructor is called with (a "before" model validator's).
     checks: tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...] = ()
+    # The class's "before" model validators' checks (as ``checks``, their raw input RAW_KEYWORDS):
+    # pydantic runs them on the keywords given before it checks any field (solve.rules.raw_refused)
+    before: tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...] = ()
     # The declared default (input, default, default_factory) of each field (``self.a``,
     # ``ctx.a`` of an annotated parameter) that another raise of the function reads: what its
     # test sees where a fix leaves the field alone (link.constructors.field_defaults).

@@ -17,7 +17,7 @@ from typing import Any
 from ..model import Card, CardContext, Example, FieldConstraint, FieldDoc, Fix, FixTarget, Hole, Reason, Solved, Trigger, TriggerStatus
 from ..model.pytext import literal_or
 from .examples import constraint_example
-from .rules import container, length, number, own_checks_pass, refused_with, satisfies, sized, stand_ins
+from .rules import container, length, number, own_checks_pass, raw_refused, refused_with, satisfies, sized, stand_ins
 from .values import to_json_value
 
 _PATTERN_TRIES = ("", "x", "0", "-", " ", "X", "_", "!", "0x", "a b", "/", ".")
@@ -125,8 +125,10 @@ def solve_constraint(card: Card, ctx: CardContext) -> Solved:
     fixed = {name: good} if good is not None else None
     passed = stand_ins(ctx, fixed)
     written, line = constraint_example(card, ctx, {name: bad}, fixed, passed)
-    # (a validator that calls what the tool does not read may refuse the value, or a stand-in, before pydantic's own check)
-    unread = ctx.owner.refuses_first([constraint.field, *(ctx.owner.settable[n][0] for n in passed or () if n in ctx.owner.settable)])
+    # (a validator that calls what the tool does not read, or a "before" model validator, may
+    # refuse the value, or a stand-in, before pydantic's own check)
+    keywords = {constraint.field: bad, **{ctx.owner.settable[n][0]: v for n, v in (passed or {}).items() if n in ctx.owner.settable}}
+    unread = ctx.owner.refuses_first(list(keywords)) or raw_refused(ctx, keywords)
     if isinstance(written, Example) and (not own_checks_pass(ctx, name, bad) or unread):
         written = Reason.CONSTRUCTION_NOT_SHOWN  # (a validator of the field itself, ``mode="before"``, may refuse it first)
     example, example_reason = (written, None) if isinstance(written, Example) else (None, written)

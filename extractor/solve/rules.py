@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..collect.annotations import read_annotation
-from ..model import CardContext, FieldConstraint, FieldDoc
+from ..model import RAW_KEYWORDS, CardContext, FieldConstraint, FieldDoc
 from ..model.pytext import literal_or, try_parse_expression
 from .construction import constructs, refuses
 from .domains import NO_VALUE, any_value
@@ -126,6 +126,16 @@ def own_checks_pass(ctx: CardContext, name: str, value: Any) -> bool:
     ``value``: else the example's error may be the validator's, not the constraint's."""
     own = tuple((code, inputs) for code, inputs in ctx.owner.checks if [n for n, _, _ in inputs] == [name])
     return not own or constructs(_NO_GUARD, replace(ctx, owner=replace(ctx.owner, checks=own, settable={})), {name: value})
+
+
+def raw_refused(ctx: CardContext, keywords: dict[str, Any]) -> bool:
+    """Whether a "before" model validator of the class (its check reading the constructor's
+    keywords as its raw input dict: Owner.before) surely refuses ``keywords``: its guard true
+    over them. Pydantic runs those before it checks any field, so their error would come first.
+    A check the evaluator cannot decide (it reads a loop's element) refuses nothing here."""
+    raw = [(code, inputs) for code, inputs in (*ctx.owner.checks, *ctx.owner.before)
+           if inputs and all(default == RAW_KEYWORDS for _, default, _ in inputs)]
+    return any(_NO_GUARD.holds({name: dict(keywords) for name, _, _ in inputs}, code) is True for code, inputs in raw)
 
 
 _NO_GUARD = Problem(code="False", tree=ast.Constant(value=False), variables={}, constants={})

@@ -174,3 +174,61 @@ def test_a_constructor_reading_what_only_subclasses_define_is_no_verified_trigge
     assert "AttributeError" in run.stderr and "executables" in run.stderr
     run = subprocess.run([sys.executable, "-c", "import mod; mod.Unix().build('x')"], cwd=tmp_path, capture_output=True, text=True)
     assert "ValueError: unknown kind to build" in run.stderr
+
+
+_ANNOTATED = '''
+from dataclasses import dataclass
+
+
+class Engine:
+    model_config: dict  # (set by the class that mixes this in)
+
+
+class Pooling(Engine):
+    def __init__(self):
+        self.task = self.model_config.get("task")
+
+    def encode(self, prompts):
+        if isinstance(prompts, dict) and "data" in prompts:
+            raise ValueError("'data' is only for the plugin task")
+        return prompts
+
+
+@dataclass
+class Record:
+    size: int
+
+    def check(self, kind):
+        if kind not in ("a", "b"):
+            raise ValueError("unknown kind")
+
+
+class Made:
+    count: int
+
+    def __new__(cls):
+        self = super().__new__(cls)
+        self.count = 0
+        return self
+
+    def __init__(self):
+        self.total = self.count + 1
+
+    def check(self, kind):
+        if kind not in ("a", "b"):
+            raise ValueError("unknown kind to make")
+'''
+
+
+def test_an_annotation_without_a_value_defines_nothing_in_a_plain_class(tmp_path) -> None:  # noqa: ANN001
+    """``model_config: dict`` in a plain class body binds no attribute: ``Pooling()`` fails with
+    AttributeError, so ``Pooling.encode`` claims no verified trigger; a dataclass's field is
+    set by its generated ``__init__``, and ``Made``'s by its ``__new__``."""
+    cards = {card.at.function: card for card in extract_snippet(tmp_path, _ANNOTATED)}
+    encode, check = cards["Pooling.encode"].solved.trigger, cards["Record.check"].solved.trigger
+    assert encode is not None and not encode.verified and encode.reason == "undefined_attributes"
+    assert check is not None and check.verified
+    made = cards["Made.check"].solved.trigger
+    assert made is not None and made.verified
+    run = subprocess.run([sys.executable, "-c", "import mod; mod.Pooling()"], cwd=tmp_path, capture_output=True, text=True)
+    assert "AttributeError" in run.stderr and "model_config" in run.stderr

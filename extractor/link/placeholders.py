@@ -107,24 +107,36 @@ def abstract_methods(project: Project, owner: str) -> tuple[str, ...]:
     return left if left and _abstract_check(project, owner) is EntryKind.ABSTRACT_ENFORCED else ()
 
 
+_RECORD_MARKS = ("dataclass", "attr.s", "attrs", "define", "frozen")  # decorators whose class gets a generated __init__
+
+
 def undefined_attributes(project: Project, owner: str) -> tuple[str, ...]:
     """The attributes the constructor of ``owner`` reads on the new object (its own
     ``__init__``, or the one it inherits along single bases) that neither it nor any class it
     derives from defines: a base class whose subclasses give them (``CCompiler.executables``).
+    An annotation without a value (``model_config: ModelConfig``) defines nothing, but where a
+    class on the way is a record whose generated ``__init__`` sets its fields, or defines
+    ``__new__`` (which may store it on the object it makes).
     Creating an instance of ``owner`` itself then fails with ``AttributeError``, so only a
     subclass runs its methods. () where a class on the way is outside the tree (but for the
     builtins), has another metaclass than ABCMeta, or defines ``__getattr__``."""
     defined: set[str] = set()
     builtin: list[object] = []
     reads: tuple[str, ...] | None = None
-    for qualname, found in lineage(project, owner):
+    classes = list(lineage(project, owner))
+    # (``x: T`` without a value defines nothing in a plain class body: only a generated __init__
+    # sets it, or a ``__new__`` that may store it on the object it makes)
+    records = any(any(mark in d for mark in _RECORD_MARKS) for _, found in classes if found is not None for d in found[1].decorators) \
+        or any(name == "__new__" for _, found in classes if found is not None for name, _ in found[1].methods)
+    for qualname, found in classes:
         if found is None:
             if qualname is None or not (qualname in _PLAIN or qualname in _ABC_BASES):
                 return ()  # (a base the tree does not show may define them)
             builtin.append(getattr(builtins, qualname, None))
             continue
         cls = found[1]
-        names = {*(name for name, _ in cls.methods), *cls.assigned, *(f.name for f in cls.fields), *(a for a, _ in cls.stores),
+        fields = (f.name for f in cls.fields if records or f.default is not None or f.default_factory is not None)
+        names = {*(name for name, _ in cls.methods), *cls.assigned, *fields, *(a for a, _ in cls.stores),
                  *(a for a, _ in cls.init_sets), *(s.attribute for s in cls.post_init_sets)}
         meta = _resolved(project, found[0], cls.metaclass) if cls.metaclass is not None else None
         if names & {"__getattr__", "__getattribute__"} or (meta is not None and meta not in _ABC_METAS):

@@ -44,6 +44,9 @@ _BEFORE = "@model_validator(mode='before')\n@classmethod\ndef check(cls, data):\
     ("    params = data.get('kv_transfer_params')\n    if isinstance(params, dict) and params.get('ids') is not None"
      " and has_media(data.get('messages')):\n        params.pop('ids')\n    return data\n", (("kv_transfer_params", ""),)),
     ("    if 'tool_choice' in data:\n        resolve(data['tool_choice'])\n    return data\n", (("tool_choice", ""),)),
+    # (a name bound again in the statement no longer holds the key's value)
+    ("    params = data.get('a')\n    if data:\n        params = data\n        if params:\n            check(params['x'])\n    return data\n",
+     ()),
     # (in the ``else``, it runs where the key is absent)
     ("    if data.get('tools') is not None:\n        pass\n    else:\n        check(data['x'])\n    return data\n", ()),
 ])

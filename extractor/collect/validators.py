@@ -128,6 +128,8 @@ def _guarded(stmt: ast.stmt, call: ast.Call, raw: str | None, aliases: dict[str,
     ``params = data.get("kv_transfer_params")``); None otherwise."""
     if raw is None:
         return None
+    rebound = _stored([stmt])  # (a name the statement binds again may no longer hold the key's value)
+    aliases = {name: key for name, key in aliases.items() if name not in rebound}
     parents = {id(child): node for node in walk(stmt) for child in ast.iter_child_nodes(node)}
     node: ast.AST = call
     while id(node) in parents:

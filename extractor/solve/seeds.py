@@ -109,9 +109,9 @@ def _seed_key(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, 
 def _merge_keys(seeds: dict[str, list[Any]], problem: Problem) -> None:
     """Mappings over every key the guard reads of one (``data.get("a") and not data.get("b")``):
     each key absent, true, false, or at a value it is compared with (``data.get("tools") == []``), in
-    every combination (fewest keys first, at most ``_MAX_KEYED``); one key alone is seeded already.
-    A variable only tested with ``in`` gets none unless it is declared or tested to be a dict:
-    ``"b" in mode`` may test a text."""
+    every combination (fewest keys first, at most ``_MAX_KEYED``), after the one-key mappings
+    ``_seed_mapping`` gives. A variable only tested with ``in`` gets none unless it is declared
+    or tested to be a dict: ``"b" in mode`` may test a text."""
     for marker in [k for k in seeds if k.startswith(_KEYS)]:
         reads, name = seeds.pop(marker), marker.removeprefix(_KEYS)
         is_dict = any(t in _MAPPINGS for t in problem.variables[name].domain.types) or "dict" in seeds.get(_KINDS + name, [])
@@ -123,8 +123,6 @@ def _merge_keys(seeds: dict[str, list[Any]], problem: Problem) -> None:
             if value is not NO_VALUE and value is not _TESTED and all(type(v) is not type(value) or v != value for v in known[1:]):
                 known.append(value)
         keys = list(options)[:_MAX_KEYS]
-        if len(keys) < 2 and not any(len(v) > 2 for v in options.values()):
-            continue
         combos = sorted(product(*(range(len(options[k])) for k in keys)), key=lambda c: (sum(1 for i in c if i), c))
         seeds.setdefault(name, []).extend({k: options[k][i] for k, i in zip(keys, combo) if i} for combo in combos[:_MAX_KEYED])
 

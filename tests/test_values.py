@@ -309,17 +309,19 @@ def test_required_arguments_get_enum_members_and_modules_where_nothing_reads_the
 
 
 def test_an_enum_only_a_type_checking_import_binds_gets_no_member(tmp_path) -> None:
-    trigger = _trigger(tmp_path, '''
-        from typing import TYPE_CHECKING
-
-        if TYPE_CHECKING:
-            from enum import Enum as Act
-
-        def create(size: int, act: "Act") -> None:
+    # ``Act`` is the tree's Enum: imported at run time it gives ``Act.SILU``; under
+    # ``if TYPE_CHECKING:`` the module never binds it, so an example could not import it
+    (tmp_path / "acts.py").write_text("import enum\n\n\nclass Act(enum.Enum):\n    SILU = 'silu'\n")
+    body = textwrap.dedent('''
+        def create(size: int, act: ACT) -> None:
             if size % 32:
                 raise ValueError(size)
         ''')
-    assert trigger.missing == ("act",)
+    runtime = extract_snippet(tmp_path, "from acts import Act\n" + body.replace("ACT", "Act"))
+    assert [c.solved.trigger.inputs["act"] for c in runtime if c.path == "mod.py"] == [{"python": "Act.SILU"}]
+    typing = extract_snippet(tmp_path, "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from acts import Act\n"
+                             + body.replace("ACT", '"Act"'))
+    assert [c.solved.trigger.missing for c in typing if c.path == "mod.py"] == [("act",)]
 
 
 def test_a_test_of_an_attribute_is_read_as_it_is() -> None:

@@ -186,7 +186,7 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText,
             for name in stmt.names:
                 scan.assigned.setdefault(name, []).append(None)
         if at_module:
-            _module_binding(stmt, module, is_package, scan, typing=bool(stack) and _typing_block(stack))
+            _module_binding(stmt, module, is_package, scan, typing=isinstance(stmt, _IMPORTS) and _typing_block(stack))
         if has_flag_calls and isinstance(stmt, _MAY_DECLARE_FLAGS):
             scan.flags.extend(_statement_flags(stmt, stack, scan))
         if isinstance(stmt, ast.ClassDef):
@@ -211,6 +211,7 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText,
 
 
 _MAY_DECLARE_FLAGS = (ast.Expr, ast.Assign, ast.For, *DEFS)
+_IMPORTS = (ast.Import, ast.ImportFrom)
 _MAY_IMPORT_PLATFORM = re.compile(rf"\b(?:{'|'.join(sorted(OTHER_PLATFORM_MODULES))})\b")  # (the cheap text test first)
 
 

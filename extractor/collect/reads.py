@@ -67,10 +67,11 @@ class _Way:
         self.other: set[str] = set()  # the names anything else reads (a test, a call, a loop)
         self.stored: dict[str, int] = {}  # ``self.a`` -> the line of its (last) store by a pure statement
         self.escapes: list[int] = []  # the lines where a call may read any attribute of ``self``
-        called = {id(n.func) for n in ast.walk(function) if isinstance(n, ast.Call)}
-        self.read = {f"self.{n.attr}" for n in ast.walk(function) if _on_self(n) and isinstance(n.ctx, ast.Load)
-                     and id(n) not in called and n.lineno <= end}
-        self.whole = {id(n.value) for n in ast.walk(function) if _on_self(n) and id(n) not in called}
+        nodes = list(ast.walk(function))
+        called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+        attributes = [n for n in nodes if _on_self(n) and id(n) not in called]  # (``self.a`` read or stored, not called)
+        self.read = {f"self.{n.attr}" for n in attributes if isinstance(n.ctx, ast.Load) and n.lineno <= end}
+        self.whole = {id(n.value) for n in attributes}
 
     def note_pure(self, node: ast.stmt, value: ast.expr, test: str) -> None:
         bound = getattr(node, "targets", [getattr(node, "target", None)])

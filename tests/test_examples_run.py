@@ -55,6 +55,8 @@ EXPECTED = {
                "check_engine", "Engine.validate",
                # required values of declared types (an Annotated alias, Literal, StrictBool, PositiveInt, Path)
                "Prompt", "archive", "retry", "Marker", "Job",
+               # a parameter declared without None that the guard tests against None: given one
+               "caption",
                # attributes read by name (getattr of a literal name): set through the record's constructor
                "check_batching", "check_micro", "check_ports",
                # a "before" validator's helper that returns at once on None lets other fields through

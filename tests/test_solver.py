@@ -107,6 +107,18 @@ def test_opaque_calls_become_assumed_atoms(tmp_path) -> None:
     assert (card.solved.validator, card.solved.validator_reason) == (None, "needs_value_no_caller_sets")  # inputs only
 
 
+def test_a_parameter_tested_against_none_takes_one_outside_its_declared_type(tmp_path) -> None:
+    # Python does not keep a None out of ``prompt: str``: one input is given it, the other a value of its type.
+    card = solved(tmp_path, "def f(prompt: str, images: list[str]):\n    if prompt is None or images is None:\n"
+                            "        raise ValueError('both')\n")
+    assert card.solved.trigger.status == "concrete" and card.solved.trigger.verified
+    assert card.solved.trigger.inputs == {"prompt": None, "images": []} and card.solved.trigger.outside == ("prompt",)
+    # A decorator that may check the types first: nothing is given outside them
+    checked = solved(tmp_path, "from pydantic import validate_call\n@validate_call\ndef f(prompt: str):\n"
+                               "    if prompt is None:\n        raise ValueError('none')\n")
+    assert checked.solved.trigger.status == "unsolved"
+
+
 def test_an_assumed_value_beside_its_own_attribute_is_not_shown(tmp_path) -> None:
     # ``self._conf = 0`` with ``self._conf.mode = None``: no value is both, so only the attribute is said.
     card = solved(tmp_path, "def load():\n    return None\nclass Job:\n    def __init__(self):\n        self._conf = load()\n"

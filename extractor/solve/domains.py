@@ -263,6 +263,28 @@ def type_tested(domains: dict[str, Domain], code: str) -> dict[str, Domain]:
             if domain.types and re.search(rf"\bisinstance\(\s*{re.escape(name)}\s*,", code)}
 
 
+def none_tested(domains: dict[str, Domain], code: str) -> dict[str, Domain]:
+    """The parameters declared without None that the guard compares with None (``prompt is
+    None`` of ``prompt: str``), each with None added to its domain: Python does not keep a
+    None out of a parameter, and the test is there for the callers that pass one."""
+    return {name: dataclasses.replace(domain, types=(*domain.types, "NoneType"), annotation=_or_none(domain.annotation))
+            for name, domain in domains.items()
+            if domain.source is DomainSource.PARAMETER and domain.types and "NoneType" not in domain.types
+            and re.search(_NONE_TEST.format(name=re.escape(name)), code)}
+
+
+_NONE_TEST = r"(?<![\w.]){name}\s+is\s+(?:not\s+)?None\b|(?<![\w.]){name}\s*[!=]=\s*None\b"
+
+
+def _or_none(annotation: str | None) -> str | None:
+    if annotation is None:
+        return None
+    text = annotation.strip()
+    if len(text) > 1 and text[0] in "\"'" and text[-1] == text[0]:
+        text = text[1:-1]
+    return f"{text} | None"
+
+
 def of_declared_type(value: Any, domain: Domain) -> bool:
     """Whether ``value`` is of one of the domain's declared types (True where one of them is a
     class the tool does not know the instances of: no claim is made)."""

@@ -8,6 +8,7 @@ choose the inputs a caller passes. Each takes a Draft (or the Frame) and returns
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -16,7 +17,7 @@ from ..model.codes import CLAIMED, DomainSource, Reason, TriggerStatus
 from .arrays import cohere, fold_arrays, frame_annotations
 from .byname import read_by_name
 from .construction import fresh_trigger, past_construction
-from .domains import NO_VALUE, card_domains, default_value, field_domain, of_declared_type, type_tested
+from .domains import NO_VALUE, card_domains, default_value, field_domain, none_tested, of_declared_type, type_tested
 from .draft import Draft, Form, Frame
 from .elements import index_target, loop_element, loop_input, loop_value
 from .evaluate import EvalError, run_validator
@@ -122,18 +123,36 @@ def search_guard(frame: Frame, problem: Problem) -> Draft:
 
 def widen(draft: Draft) -> Draft:
     """``if not isinstance(records, list): raise TypeError(...)`` of ``records: list``: no value
-    of the declared type reaches it, and the test is there for the others. Searched again with
-    the types the guard tests; the inputs given a value outside their declared type are noted."""
+    of the declared type reaches it, and the test is there for the others (so is ``if prompt is
+    None`` of ``prompt: str``). Searched again with the types the guard tests, None added where it
+    tests for None; the inputs given a value outside their declared type are noted."""
     frame = draft.frame
-    if draft.solution.status == "solved" or not (widened := type_tested(frame.domains, frame.card.statement.guard.code)):
+    if draft.solution.status == "solved" or not (widened := _widened(frame)):
         return draft
     ctx = frame.ctx
-    wide = build_problem(frame.card.statement.guard, {**frame.domains, **widened}, frame.state, ctx.names.named, frozenset(frame.loops),
-                         frame.preferred, ctx.names.instances)
-    if (wider := search(wide)).status != "solved":
-        return draft
-    outside = tuple(n for n in widened if n in wider.changed and not of_declared_type(wider.assignment[n], frame.domains[n]))
-    return replace(draft, problem=wide, typed=wide, solution=wider, outside=outside)
+    # One input widened at a time first (``prompt is None or images is None``: prompt alone), then all
+    tries = [{name: domain} for name, domain in widened.items()][:_MAX_SINGLE_WIDENINGS]
+    for chosen in tries + [widened] if len(widened) > 1 else tries:
+        wide = build_problem(frame.card.statement.guard, {**frame.domains, **chosen}, frame.state, ctx.names.named,
+                             frozenset(frame.loops), frame.preferred, ctx.names.instances)
+        if (wider := search(wide)).status == "solved":
+            outside = tuple(n for n in chosen if n in wider.changed and not of_declared_type(wider.assignment[n], frame.domains[n]))
+            return replace(draft, problem=wide, typed=wide, solution=wider, outside=outside)
+    return draft
+
+
+_MAX_SINGLE_WIDENINGS = 4
+
+
+def _widened(frame: Frame) -> dict[str, Domain]:
+    """The inputs whose declared type the guard tests (``isinstance``), or tests against None;
+    not where a decorator may check the arguments' types first (``@validate_call``, ``@beartype``)."""
+    code = frame.card.statement.guard.code
+    checked = any(_TYPE_CHECKING_DECORATOR.search(d) for d in frame.card.at.decorators)
+    return {**({} if checked else none_tested(frame.domains, code)), **type_tested(frame.domains, code)}
+
+
+_TYPE_CHECKING_DECORATOR = re.compile(r"validate|strict|beartype|typechecked|check_type", re.IGNORECASE)
 
 
 def assume_classes(draft: Draft) -> Draft:

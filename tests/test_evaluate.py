@@ -40,6 +40,8 @@ def test_outside_the_allow_list_is_refused(code: str) -> None:
         ("not (0 <= x < 10)", {"x": 10}, True),
         ("len(self.items) >= self.max", {"self.items": [0, 0], "self.max": 2}, True),
         ("isinstance(x, (int, float)) and x % 2 == 1", {"x": 3}, True),
+        # no plain value is an instance of a builtin exception class (a wrap validator's ``isinstance(data, ValueError)``)
+        ("isinstance(data, ValueError) or isinstance(data, (KeyError, dict))", {"data": {}}, True),
         ("type(x).__name__", {"x": 1.5}, "float"),
         ("os.path.exists(p)", {"os.path.exists(p)": False}, False),
         ("f'{x!r:>5}|{y:.2f}'", {"x": "a", "y": 1}, "  'a'|1.00"),

@@ -47,6 +47,7 @@ from .constructors import (
     required_fields,
     settable_inputs,
     unread_validators,
+    with_records,
 )
 from .docstrings import class_summary, field_entry
 from .helpers import expand_call, helper_site, helper_uses, through_of
@@ -350,11 +351,14 @@ class ContextLinker:
         signature = self.constructors.signature(qualname)
         field = card.constraint.field if card.constraint is not None else None
         required = required_fields(self.constructors, self.facts, site.owner, signature, leave=field) if site.owner is not None else ()
+        required, records = with_records(self.constructors, qualname, required)
         # What constructing the class runs besides pydantic's own checks (its validators,
         # ``__post_init__``): an example that fills the other required fields must pass them.
         checks = construction_checks([c for c in self.constructing[qualname] if c.id != card.id], signature)
-        names = [*card.statement.guard.inputs, *(f"self.{doc.declared.name}" for doc in required), *(n for _, i in checks for n, _, _ in i)]
+        fields = (doc.input if doc.input.count(".") > 1 else f"self.{doc.declared.name}" for doc in required)  # (nested: with_records)
+        names = [*card.statement.guard.inputs, *fields, *(n for _, i in checks for n, _, _ in i)]
         settable, classes = settable_inputs(self.constructors, qualname, names)
+        classes.update(records)
         owner = Owner(constructor=signature, settable=settable, classes=classes, checks=checks, required=required,
                       unread_validators=unread_validators(self.project, qualname) if qualname else ())
         cli, reads = link_cli(self.flags, own_flags, self.options.command, self.facts.module, site, card.statement.guard.inputs, owner)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -375,9 +376,10 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
     settable.update(validated)
     in_post_init = (card.at.function or "").endswith(".__post_init__")
     required = required_fields(constructors, facts, site.owner, signature, in_post_init=in_post_init) if site.owner is not None else ()
-    if required:  # (the stand-ins a trigger may give them are set through the constructor too)
+    if required and owner is not None:  # (the stand-ins a trigger may give them are set through the constructor too)
+        required, records = with_records(constructors, owner, required)
         more, nested = settable_inputs(constructors, owner, [doc.input for doc in required])
-        settable, classes = {**more, **settable}, {**nested, **classes}
+        settable, classes = {**more, **settable}, {**nested, **records, **classes}
     arguments = built_arguments(constructors, facts, site.signature, card.statement.guard.inputs)
     classes, unfilled = nested_records(constructors, classes, {*card.statement.guard.inputs, *settable})
     before = construction_checks([c for c in constructing if c.id != card.id and _raw_input(c)], signature) if card.docs.owner else ()
@@ -588,6 +590,30 @@ def required_fields(constructors: Constructors, facts: FileFacts, owner: str, si
         return ()
     return tuple(doc for p in signature or () if p.default is None and p.kind in ("normal", "keyword", "positional") and p.name != leave
                  and (doc := field_doc(constructors.project, facts, owner, f"self.{p.name}")) is not None)
+
+
+_DOTTED = re.compile(r"[A-Za-z_][\w.]*")  # an annotation that is a class's name (not ``list[Choice]``)
+
+
+def with_records(constructors: Constructors, owner: str, required: tuple[FieldDoc, ...]) -> tuple[tuple[FieldDoc, ...], dict[str, str]]:
+    """``required`` (Owner.required of class ``owner``) and, for each field whose declared type is
+    an in-tree record class that is plainly built (``usage: Usage``, ``failure: Failure``), that
+    class's own required fields as inputs under it (``self.failure.message``); and those fields'
+    classes (``self.failure`` -> "module:Qualname"), which an example builds from the stand-ins
+    of theirs (``failure=Failure(type='', message='')``, ``usage=Usage()``). One level deep."""
+    project = constructors.project
+    docs, classes = list(required), {}
+    for doc in required:
+        found = constructors.keyword(owner, doc.input.removeprefix("self."))
+        named = found is not None and found.annotation is not None and _DOTTED.fullmatch(found.annotation.strip("'\" ")) is not None
+        cls = project.class_of_annotation(found.facts, found.annotation) if named and found is not None and found.annotation else None
+        if cls is None or (place := project.class_fact(cls)) is None or (signature := constructors.signature(cls)) is None \
+                or not plainly_built(constructors, cls):
+            continue
+        classes[doc.input] = f"{place[0].module}:{place[1].qualname}"
+        docs.extend(replace(inner, input=f"{doc.input}.{inner.input.removeprefix('self.')}")
+                    for inner in required_fields(constructors, place[0], place[1].qualname, signature))
+    return tuple(docs), classes
 
 
 def _post_init_in_chain(constructors: Constructors, qualname: str) -> bool:

@@ -25,6 +25,7 @@ from ..model.pytext import literal_or, try_parse_expression
 from .construction import constructs, refuses
 from .domains import NO_VALUE, any_value
 from .problem import Problem
+from .values import Present
 
 _ELEMENTS = {"int": 0, "str": "x", "float": 0.0, "bool": False}  # an element of a container's element type
 
@@ -106,17 +107,26 @@ def stand_ins(ctx: CardContext, fixed: dict[str, Any] | None) -> dict[str, Any] 
         return None  # (no value of the field itself is known to pass)
     found = {}
     for doc in ctx.owner.required:
-        value = stand_in(doc)
+        value = owner_stand_in(ctx, doc)
         if value is NO_VALUE:
             return None
         found[doc.input] = value
     return found if constructs(_NO_GUARD, ctx, {**found, **fixed}) else None
 
 
+def owner_stand_in(ctx: CardContext, doc: FieldDoc) -> Any:
+    """``stand_in``; for a field of an in-tree record class an example builds from its own
+    required fields' stand-ins (link.constructors.with_records), an object of it (``Usage()``)."""
+    value = stand_in(doc)
+    if value is NO_VALUE and doc.input in ctx.owner.classes and doc.input in ctx.owner.settable:
+        return Present(ctx.owner.classes[doc.input].rsplit(":", 1)[-1])
+    return value
+
+
 def refused_with(ctx: CardContext, name: str, value: Any) -> bool:
     """Whether constructing the class with ``name`` at ``value`` (and a stand-in for each other
     required field that has one) surely fires a raise its construction runs (solve.construction.refuses)."""
-    values = {doc.input: v for doc in ctx.owner.required if doc.input != name and (v := stand_in(doc)) is not NO_VALUE}
+    values = {doc.input: v for doc in ctx.owner.required if doc.input != name and (v := owner_stand_in(ctx, doc)) is not NO_VALUE}
     return refuses(_NO_GUARD, ctx, {**values, name: value})
 
 
@@ -147,7 +157,7 @@ def required_stand_ins(ctx: CardContext, missing: Iterable[str]) -> dict[str, An
     docs = {doc.input: doc for doc in ctx.owner.required}
     found = {}
     for name in missing:
-        if name in docs and name in ctx.owner.settable and (value := stand_in(docs[name])) is not NO_VALUE:
+        if name in docs and name in ctx.owner.settable and (value := owner_stand_in(ctx, docs[name])) is not NO_VALUE:
             found[name] = value
     return found
 

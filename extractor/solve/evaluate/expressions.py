@@ -356,8 +356,9 @@ def _isinstance(value: Fn, classes: ast.expr) -> Fn:
 
 
 def _bound_types(node: ast.expr, env: Mapping[str, Any], tested: Any) -> tuple[type, ...]:
-    """The classes of ``isinstance(tested, node)`` where some are bound as InstancesOf: only
-    for a plain ``tested`` (whether another value is an instance is not known)."""
+    """The classes of ``isinstance(tested, node)`` where some are bound as InstancesOf, or are
+    builtin exception classes (of which no plain value is an instance): only for a plain
+    ``tested`` (whether another value is an instance is not known)."""
     names = node.elts if isinstance(node, ast.Tuple) else [node]
     types: list[type] = []
     for name in names:
@@ -367,6 +368,8 @@ def _bound_types(node: ast.expr, env: Mapping[str, Any], tested: Any) -> tuple[t
             types.append(BUILTIN_TYPES[key])
         elif isinstance(bound, InstancesOf) and is_plain(tested):
             types.extend(bound.types)
+        elif key in EXCEPTIONS and bound is None and is_plain(tested):
+            continue  # (``isinstance(data, ValueError)`` of a dict: false)
         else:
             raise EvalError(f"isinstance with a class outside the allow-list: {key}")
     return tuple(types)

@@ -37,13 +37,19 @@ CASES = [
     ("def f(x: str = 'a'):\n    if not x:\n        raise ValueError('x')\n", {"x": ""}, {"x": "a"}),
     ("def f(x=0):\n    if not isinstance(x, int):\n        raise TypeError('x')\n", {"x": ""}, {"x": 0}),
     ("def f(items: list = ()):\n    if len(items) > 2:\n        raise ValueError('x')\n", {"items": [0, 0, 0]}, {"items": {"python": "()"}}),
-    ("def f(a: int = 4, b: int = 2):\n    if a % b != 0:\n        raise ValueError('x')\n", {"a": 1, "b": 2}, {"a": 0}),
+    ("def f(a: int = 4, b: int = 2):\n    if a % b != 0:\n        raise ValueError('x')\n", {"a": 3, "b": 2}, {"a": 4}),
     ("def f(a: int = 0, b: int = 0):\n    if a + b > 3:\n        raise ValueError('x')\n", {"a": 4, "b": 0}, {"a": 3}),
     ("def f(a: int = 1, b: int = 1):\n    if a * b < 0:\n        raise ValueError('x')\n", {"a": -1, "b": 1}, {"a": 0}),
     ("def f(a: bool = False, b: bool = False):\n    if a and not b or b and not a:\n        raise ValueError('x')\n", {"a": True, "b": False}, {"a": False}),
     ("def f(url: str = ''):\n    if url[:2] == '//':\n        raise ValueError('x')\n", {"url": "//"}, {"url": ""}),
     ("def f(s: str = 'a'):\n    if s[-1] == 'Z':\n        raise ValueError('x')\n", {"s": "Z"}, {"s": "a"}),
     ("ENDS = set(',;') | set(')')\ndef f(s: str = 'a'):\n    if s[0] in ENDS:\n        raise ValueError('x')\n", {"s": ")x"}, {"s": "a"}),
+    # remainders that 0, 1 and 2 never leave: a non-divisor of a constant dividend, one past a constant divisor
+    ("N = 128\ndef f(k: int = 2):\n    if N % k != 0:\n        raise ValueError('x')\n", {"k": 3}, {"k": 2}),
+    ("def f(a: int = 128):\n    if a % 64 != 0:\n        raise ValueError('x')\n", {"a": 65}, {"a": 128}),
+    # a list of dicts with one in it
+    ("from typing import Any\ndef f(xs: list[dict[str, Any]] = ()):\n    if len(xs) == 1:\n        raise ValueError('x')\n",
+     {"xs": [{"x": 0}]}, {"xs": {"python": "()"}}),
 ]
 
 

@@ -84,7 +84,9 @@ def _fits(node: ast.expr, value: Any, depth: int) -> bool:
     return True
 
 
-_SAMPLES: dict[str, Any] = {"int": 1, "float": 1.0, "complex": 1.0, "str": "x", "bytes": b"x", "bool": True}
+# An element of a container sample (``list[dict]``: ``[{}]``; ``dict[str, Any]``: ``{'x': 0}``)
+_SAMPLES: dict[str, Any] = {"int": 1, "float": 1.0, "complex": 1.0, "str": "x", "bytes": b"x", "bool": True, "Any": 0, "object": 0,
+                            "dict": {}, "Dict": {}, "list": [], "List": []}
 
 
 def samples(annotation: str | None) -> list[Any]:

@@ -39,6 +39,7 @@ def comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
             seed(node, problem, envs, seeds)
     seed_text_mixes(problem.tree, problem, seeds)
     _seed_integrality(problem, seeds)
+    _seed_remainders(problem, envs[0], seeds)
     for name in problem.variables:
         if name.endswith(".shape"):  # (solve.arrays) shapes whose slices and sizes differ
             seeds.setdefault(name, []).extend(_SHAPES)
@@ -576,6 +577,31 @@ def _seed_integrality(problem: Problem, seeds: dict[str, list[Any]]) -> None:
             name, is_len = variable_of(node, problem)
             if name is not None and not is_len:
                 seeds.setdefault(name, []).extend([1.5, 0.5])
+
+
+def _seed_remainders(problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
+    """``a % b``, where 0, 1 and 2 divide everything the other side is tried at: ``3 % 2`` for two
+    inputs (``local_tp_size % remote_tp_size != 0``); for a constant dividend, the least whole
+    number above 1 that does not divide it (``_FAB_N % split_n``); for a constant divisor, one
+    past it (``size % 64``: 65). Tried after the typical values (LATE)."""
+    for node in walk(problem.tree):
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)):
+            continue
+        (left, _), (right, _) = variable_of(node.left, problem), variable_of(node.right, problem)
+        if left is not None and right is not None:
+            seeds.setdefault(LATE + left, []).append(3)
+            seeds.setdefault(LATE + right, []).append(2)
+        elif right is not None and _whole(dividend := constant_value(node.left, env)) and dividend:
+            seeds.setdefault(LATE + right, []).append(next(n for n in range(2, abs(dividend) + 2) if dividend % n))
+        elif left is not None and _whole(divisor := constant_value(node.right, env)) and divisor > 1:
+            seeds.setdefault(LATE + left, []).append(divisor + 1)
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) <= _MAX_REMAINDER_OPERAND
+
+
+_MAX_REMAINDER_OPERAND = 1 << 20
 
 
 _WHOLE = ("int", "round", "math.floor", "math.ceil", "math.trunc")

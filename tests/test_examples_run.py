@@ -61,6 +61,8 @@ EXPECTED = {
                "Reply",
                # a remainder that 0, 1 and 2 never leave (3 % 2, 128 % 3), and a list of dicts with one in it
                "split_block", "remote_rank", "render_turn",
+               # an argument compared with None only: the example builds an object of its one class
+               "attach",
                # attributes read by name (getattr of a literal name): set through the record's constructor
                "check_batching", "check_micro", "check_ports",
                # a "before" validator's helper that returns at once on None lets other fields through

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import extractor
-from extractor.model.pytext import REPEATED_FROM, parse_expression, repeated_text, try_parse_expression
+from extractor.model.pytext import REPEATED_FROM, compares_with_none, one_class, parse_expression, repeated_text, try_parse_expression
 
 
 @given(st.one_of(st.text(max_size=60), st.lists(st.one_of(st.integers(-3, 3), st.sampled_from(["", "a"]), st.none(), st.booleans()), max_size=60)))
@@ -79,3 +79,19 @@ def test_link_solve_and_publish_parse_expressions_through_the_shared_cache() -> 
                 if not (mode is None and ast.unparse(node.func) == "ast.parse") and not (isinstance(mode, ast.Constant) and mode.value == "exec"):
                     found.append(f"{path.relative_to(root)}:{node.lineno}: {ast.unparse(node)}")
     assert found == []
+
+
+@pytest.mark.parametrize(("annotation", "cls"), [
+    ("Cache", "Cache"), ("Cache | None", "Cache"), ("None | cfg.Cache", "cfg.Cache"), ("Optional[Cache]", "Cache"), ("'Cache | None'", "Cache"),
+    ("list[Choice] | None", None), ("SkipValidation[Config]", None), ("A | B", None), ("Any | None", None), ("object", None), (None, None),
+])
+def test_one_class_is_a_name_alone_or_with_none(annotation, cls) -> None:
+    assert one_class(annotation) == cls
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    ("cache is not None and strict", True), ("cache is None", True), ("cache != None", True), ("x or cache == None", True),
+    ("self.cache is None", False), ("my_cache is None", False), ("cache.size is None", False), ("cache", False),
+])
+def test_a_none_comparison_is_of_the_name_itself(code, expected) -> None:
+    assert compares_with_none("cache", code) is expected

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -35,7 +34,7 @@ from ..collect.declarations import dotted_name
 from ..collect.validators import validator_mode
 from ..model import RAW_KEYWORDS, BuiltArgument, Card, ClassFact, FieldDoc, FileFacts, Owner, Param, PostInitSet, Signature, SiteFact
 from ..model.codes import BUILDING, CONSTRUCTING, EntryKind
-from ..model.pytext import try_parse_expression
+from ..model.pytext import compares_with_none, one_class, try_parse_expression
 from .placeholders import abstract_methods, undefined_attributes
 from .project import Project, field_doc
 
@@ -380,7 +379,7 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
         required, records = with_records(constructors, owner, required)
         more, nested = settable_inputs(constructors, owner, [doc.input for doc in required])
         settable, classes = {**more, **settable}, {**nested, **records, **classes}
-    arguments = built_arguments(constructors, facts, site.signature, card.statement.guard.inputs)
+    arguments = built_arguments(constructors, facts, site.signature, card.statement.guard.inputs, card.statement.guard.code)
     classes, unfilled = nested_records(constructors, classes, {*card.statement.guard.inputs, *settable})
     before = construction_checks([c for c in constructing if c.id != card.id and _raw_input(c)], signature) if card.docs.owner else ()
     return Owner(constructor=signature, settable=settable, classes=classes, unfilled=unfilled, checks=checks, before=before,
@@ -430,23 +429,28 @@ def _kept_key(project: Project, facts: FileFacts, key: str, helper: str) -> str 
 
 
 def built_arguments(constructors: Constructors, facts: FileFacts, signature: Signature,
-                    inputs: Iterable[str]) -> tuple[BuiltArgument, ...]:
-    """The parameters whose attributes the guard reads (``p.a.b``) that an example can build:
-    annotated with an in-tree class that is plainly built (``plainly_built``), whose constructor
-    sets each of those attributes straight from a keyword (nested records too); or annotated
-    ``argparse.Namespace``, parsed arguments, built with those attributes (``_namespace``)."""
+                    inputs: Iterable[str], code: str = "") -> tuple[BuiltArgument, ...]:
+    """The parameters whose attributes the guard reads (``p.a.b``), or that it compares with
+    None (``cache is not None``), that an example can build: annotated with an in-tree class
+    that is plainly built (``plainly_built``), whose constructor sets each of those attributes
+    straight from a keyword (nested records too); or annotated ``argparse.Namespace``, parsed
+    arguments, built with those attributes (``_namespace``)."""
     read: dict[str, list[str]] = {}
     for name in inputs:
         root, dot, rest = name.partition(".")
         if dot and root not in ("self", "cls"):
             read.setdefault(root, []).append(rest)
+        elif not dot and root not in ("self", "cls") and compares_with_none(root, code):
+            read.setdefault(root, [])
     found = []
     only = dict(signature.attribute_reads)
     for param in signature.params:
         if param.name not in read or param.kind in ("star", "starstar") or param.annotation is None:
             continue
+        if not read[param.name] and one_class(param.annotation) is None:
+            continue  # (compared with None only: an object of its one class, not ``list[Choice] | None``)
         if _names_namespace(facts, param.annotation):
-            if (namespace := _namespace(param, read[param.name], only.get(param.name))) is not None:
+            if read[param.name] and (namespace := _namespace(param, read[param.name], only.get(param.name))) is not None:
                 found.append(namespace)
             continue
         cls = constructors.project.class_of_annotation(facts, param.annotation)
@@ -592,9 +596,6 @@ def required_fields(constructors: Constructors, facts: FileFacts, owner: str, si
                  and (doc := field_doc(constructors.project, facts, owner, f"self.{p.name}")) is not None)
 
 
-_DOTTED = re.compile(r"[A-Za-z_][\w.]*")  # an annotation that is a class's name (not ``list[Choice]``)
-
-
 def with_records(constructors: Constructors, owner: str, required: tuple[FieldDoc, ...]) -> tuple[tuple[FieldDoc, ...], dict[str, str]]:
     """``required`` (Owner.required of class ``owner``) and, for each field whose declared type is
     an in-tree record class that is plainly built (``usage: Usage``, ``failure: Failure``), that
@@ -605,7 +606,7 @@ def with_records(constructors: Constructors, owner: str, required: tuple[FieldDo
     docs, classes = list(required), {}
     for doc in required:
         found = constructors.keyword(owner, doc.input.removeprefix("self."))
-        named = found is not None and found.annotation is not None and _DOTTED.fullmatch(found.annotation.strip("'\" ")) is not None
+        named = found is not None and one_class(found.annotation) is not None  # (not ``list[Choice]``)
         cls = project.class_of_annotation(found.facts, found.annotation) if named and found is not None and found.annotation else None
         if cls is None or (place := project.class_fact(cls)) is None or (signature := constructors.signature(cls)) is None \
                 or not plainly_built(constructors, cls):

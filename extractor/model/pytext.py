@@ -5,6 +5,7 @@ for it; an expression's text (a guard, a guard part, a placeholder, an argument'
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from functools import lru_cache
 from typing import Any
@@ -75,3 +76,30 @@ def literal_or(code: str | None, default: Any = None) -> Any:
         return ast.literal_eval(code)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return default
+
+
+def compares_with_none(name: str, code: str) -> bool:
+    """Whether the guard ``code`` compares the input ``name`` itself with None (``prompt is None``,
+    ``cache is not None``, ``x != None``), not an attribute of it or a name ending in it."""
+    return re.search(_NONE_TEST.format(name=re.escape(name)), code) is not None
+
+
+_NONE_TEST = r"(?<![\w.]){name}\s+is\s+(?:not\s+)?None\b|(?<![\w.]){name}\s*[!=]=\s*None\b"
+
+
+def one_class(annotation: str | None) -> str | None:
+    """The class an annotation names, alone or or None (``Cache | None``, ``Optional[Cache]``:
+    ``Cache``); None for ``list[Choice]``, ``SkipValidation[Config]``, a union of classes, ``Any``."""
+    text = (annotation or "").strip().strip("'\"")
+    optional = re.fullmatch(r"Optional\[(.+)\]", text)
+    sides = [optional.group(1)] if optional else [side.strip().strip("'\"") for side in text.split("|")]
+    named = [side for side in sides if side != "None"]
+    if len(named) != 1 or _DOTTED.fullmatch(named[0]) is None or named[0] in _NOT_CLASSES:
+        return None
+    return named[0]
+
+
+_NOT_CLASSES = frozenset({"Any", "typing.Any", "object"})
+
+
+_DOTTED = re.compile(r"[A-Za-z_][\w.]*")

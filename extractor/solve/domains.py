@@ -14,6 +14,7 @@ from typing import Any
 
 from ..collect.annotations import read_annotation
 from ..model import Card, Constraint, Domain, DomainSource, FieldDoc, Param
+from ..model.pytext import compares_with_none
 from .arrays import library_value
 from .declared import fits
 from .values import Modelled, Named, Present, stable
@@ -270,10 +271,7 @@ def none_tested(domains: dict[str, Domain], code: str) -> dict[str, Domain]:
     return {name: dataclasses.replace(domain, types=(*domain.types, "NoneType"), annotation=_or_none(domain.annotation))
             for name, domain in domains.items()
             if domain.source is DomainSource.PARAMETER and domain.types and "NoneType" not in domain.types
-            and re.search(_NONE_TEST.format(name=re.escape(name)), code)}
-
-
-_NONE_TEST = r"(?<![\w.]){name}\s+is\s+(?:not\s+)?None\b|(?<![\w.]){name}\s*[!=]=\s*None\b"
+            and compares_with_none(name, code)}
 
 
 def _or_none(annotation: str | None) -> str | None:

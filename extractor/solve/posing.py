@@ -16,6 +16,7 @@ from typing import Any
 from ..collect.declarations import dotted_name
 from ..collect.syntax import child_nodes, walk
 from ..model import RAISES, Domain, DomainSource, Guard, TriggerStatus
+from ..model.pytext import compares_with_none, one_class
 from .arrays import ARRAY_METHODS, conventional_domain, dtype_value, library_value
 from .domains import NO_VALUE, choice_value, default_value, literal_value
 from .environ import ENVIRON, environ_candidates, read_guard
@@ -361,11 +362,20 @@ def _add_candidates(problem: Problem) -> None:
             variable.candidates.append(present)
 
 
+def _none_compared(variable: Variable, problem: Problem) -> bool:
+    """A parameter the guard compares with None, declared as one class or None (``cache: Cache | None``)."""
+    domain = variable.domain
+    return domain.source is DomainSource.PARAMETER and compares_with_none(variable.name, problem.code) \
+        and one_class(domain.annotation) is not None
+
+
 def _present(variable: Variable, problem: Problem) -> Present | None:
     """An object of the input's declared class (values.Present), where the guard reads
     attributes of it that are inputs of their own and nothing the tool models stands for it
-    (a tensor): ``config.spec is not None and config.spec.num_tokens > 3``."""
-    if variable.is_atom or not any(name.startswith(variable.name + ".") for name in problem.variables):
+    (a tensor): ``config.spec is not None and config.spec.num_tokens > 3``; or that it compares
+    with None (``cache is not None``), where the example can build one (link.constructors.built_arguments)."""
+    attributes = any(name.startswith(variable.name + ".") for name in problem.variables)
+    if variable.is_atom or not (attributes or _none_compared(variable, problem)):
         return None
     kinds = [t.removeprefix("object:") for t in variable.domain.types if t.startswith("object:") and t != "object:object"]
     if len(kinds) != 1 or library_value(variable.domain.annotation) is not None:

@@ -26,7 +26,7 @@ from .problem import Variable
 from .rules import stand_in
 from .seeds import candidates
 from .status import Reads
-from .values import to_json_value
+from .values import Present, to_json_value
 
 Found = tuple[Fix, Any, bool]  # a fix, the Python value it sets, and whether no other raise may fire under it
 
@@ -183,7 +183,7 @@ def _argument_stand_ins(draft: Draft) -> dict[str, Any]:
     env = draft.env
     found = {}
     for argument in draft.frame.ctx.owner.arguments:
-        if argument.param in env:
+        if argument.param in env and not isinstance(env[argument.param], Present):
             continue  # (the trigger passes the argument itself: the example does not build it)
         for doc in argument.required:
             if doc.input not in env and (value := stand_in(doc)) is not NO_VALUE:

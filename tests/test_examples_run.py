@@ -63,6 +63,8 @@ EXPECTED = {
                "split_block", "remote_rank", "render_turn",
                # an argument compared with None only: the example builds an object of its one class
                "attach",
+               # texts read on the way (digits of a length, a leading zero, a number's text, parts, lines) and a sorted list
+               "parse_part", "host_and_mask", "header_value", "middle",
                # attributes read by name (getattr of a literal name): set through the record's constructor
                "check_batching", "check_micro", "check_ports",
                # a "before" validator's helper that returns at once on None lets other fields through
@@ -77,7 +79,8 @@ EXPECTED = {
                "ChatPayload.check_stream_options", "CompletionPayload.validate_prompt"},
     # validate_* run under @strict, which wraps their errors (the runner checks the class the card
     # says the caller gets); positive is called directly, so its ValueError comes unwrapped.
-    "strictcfg": {"ModelConfig.__post_init__", "ModelConfig.validate_architecture", "ModelConfig.validate_depth", "positive"},
+    "strictcfg": {"ModelConfig.__post_init__", "ModelConfig.validate_architecture", "ModelConfig.validate_depth", "positive",
+                  "ratio"},  # (an argument type: the text of a number past its bound, "1.5")
 }
 # Every value raises somewhere (if_elif_else's else branch, match_cases's ``case _``): those
 # examples reproduce the error only. (early_return's and loop_continue_break's fixes take the

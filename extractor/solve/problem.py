@@ -91,15 +91,21 @@ def conjuncts(tree: ast.expr) -> Iterator[ast.expr]:
 
 # Text methods that keep the length of the seeds' texts (``"a" * n``): ``len(s.strip()) > 3``
 # is seeded as ``len(s) > 3`` is.
+_SAME_LENGTH_CALLS = frozenset({"sorted", "list", "tuple", "reversed"})
 _SAME_LENGTH = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "casefold", "title", "removeprefix", "removesuffix"})
 
 
 def variable_of(node: ast.expr, problem: Problem) -> tuple[str | None, bool]:
     if isinstance(node, ast.Call) and dotted_name(node.func) == "len" and len(node.args) == 1:
         inner = node.args[0]
-        while isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in _SAME_LENGTH \
-                and all(isinstance(a, ast.Constant) and isinstance(a.value, str) and "a" not in a.value.lower() for a in inner.args):
-            inner = inner.func.value
+        while isinstance(inner, ast.Call):
+            if isinstance(inner.func, ast.Attribute) and inner.func.attr in _SAME_LENGTH \
+                    and all(isinstance(a, ast.Constant) and isinstance(a.value, str) and "a" not in a.value.lower() for a in inner.args):
+                inner = inner.func.value
+            elif dotted_name(inner.func) in _SAME_LENGTH_CALLS and len(inner.args) == 1 and not inner.keywords:
+                inner = inner.args[0]  # (``len(sorted(data))``: as many items as ``data``)
+            else:
+                break
         found, _ = variable_of(inner, problem)
         return found, True
     if isinstance(node, ast.Constant):

@@ -56,7 +56,7 @@ _Envs = tuple[dict[str, Any], dict[str, Any]]
 def _seed_call(node: ast.Call, problem: Problem, envs: _Envs, seeds: dict[str, list[Any]]) -> None:
     """``int(text)``, ``config.get("mode")``, ``isinstance(m, Mapping)``, ``text.isdigit()``."""
     parses = _ARGUMENT_SEEDS.get(dotted_name(node.func) or "")
-    if parses is not None and len(node.args) == 1:
+    if parses is not None and (len(node.args) == 1 or dotted_name(node.func) == "int" and len(node.args) == 2):  # (``int(text, 10)``)
         name, _ = variable_of(node.args[0], problem)
         if name is not None:
             seeds.setdefault(name, []).extend(parses)
@@ -259,6 +259,7 @@ def _seed_comparison(node: ast.Compare, problem: Problem, envs: tuple[dict[str, 
                 _seed_key(side, other, problem, env, seeds, is_member, is_left)
                 name, is_len = variable_of(side, problem)
                 if name is None:
+                    _seed_parsed(side, other, problem, env, seeds)
                     _seed_arithmetic(side, other, problem, env, seeds)
                     _seed_part(side, other, problem, env, seeds, member=is_member and is_left)
                     seed_text_chain(side, other, problem, env, seeds, member=is_member and is_left)
@@ -307,6 +308,17 @@ def _seed_compared(seeds: dict[str, list[Any]], problem: Problem, name: str, val
                 seeds[name][:0 if is_plain else len(seeds[name])] = plain
 
 
+def _seed_parsed(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
+    """``int(text, 10) > 255``, ``float(text) < 0``: the text of the bound and of its neighbours
+    (``"256"``), tried after the typical values (``int(code)`` of a number stays a number)."""
+    if not (isinstance(side, ast.Call) and dotted_name(side.func) in ("int", "float") and 1 <= len(side.args) <= 2 and not side.keywords):
+        return
+    value = constant_value(other, env)
+    name, is_len = variable_of(side.args[0], problem)
+    if name is not None and not is_len and isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        seeds.setdefault(LATE + name, []).extend(str(v) for v in _neighbours(value))
+
+
 def _seed_arithmetic(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
     """``a + b > 3``: each variable of an arithmetic side gets the bound's neighbours too."""
     if not isinstance(side, ast.BinOp):
@@ -348,10 +360,10 @@ def _seed_part(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str,
             and type(part.upper.value) is int and 0 < len(value) <= part.upper.value:
         seeds.setdefault(name, []).extend([value, value + "x"] if len(value) == part.upper.value else [value])
     elif isinstance(part, ast.Constant) and part.value == 0 and len(value) == 1:
-        seeds.setdefault(name, []).extend([value, value + "x"])
+        seeds.setdefault(name, []).extend([value, value + "x", value * 2])  # (``"00"``: a leading zero, all digits)
     elif isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.USub) and isinstance(part.operand, ast.Constant) \
             and part.operand.value == 1 and len(value) == 1:
-        seeds.setdefault(name, []).extend([value, "x" + value])
+        seeds.setdefault(name, []).extend([value, "x" + value, value * 2])
 
 
 # Methods whose result a comparison writes in the form it has (``s.lower() == "yes"``): the
@@ -462,8 +474,8 @@ def seed_str_test(node: ast.Call, problem: Problem, env: dict[str, Any], seeds: 
         return
     method = func.attr
     known = STR_TESTS[method]
-    if known is not None:
-        seeds.setdefault(name, []).extend(known)
+    if known is not None:  # (and the true one longer: ``"1111"`` for ``isdigit() and len(text) > 3``)
+        seeds.setdefault(name, []).extend([*known, known[0] * 2, known[0] * 4])
         return
     value = constant_value(node.args[0], env) if len(node.args) == 1 else NO_VALUE
     affixes: list[str] = []
@@ -497,11 +509,15 @@ def seed_split_count(node: ast.Compare, problem: Problem, env: dict[str, Any], s
             if not (isinstance(side, ast.Call) and dotted_name(side.func) == "len" and len(side.args) == 1):
                 continue
             split = side.args[0]
-            if not (isinstance(split, ast.Call) and isinstance(split.func, ast.Attribute) and split.func.attr in _SPLITS
+            if not (isinstance(split, ast.Call) and isinstance(split.func, ast.Attribute) and split.func.attr in (*_SPLITS, "splitlines")
                     and not split.keywords and len(split.args) <= 2):  # (``split(":", 1)``: at most 2 parts)
                 continue
-            sep = split.args[0].value if split.args and isinstance(split.args[0], ast.Constant) else " " if not split.args else None
-            name, _ = variable_of(split.func.value, problem)
+            sep = "\n" if split.func.attr == "splitlines" else \
+                split.args[0].value if split.args and isinstance(split.args[0], ast.Constant) else " " if not split.args else None
+            cut = split.func.value  # (``str(address).split("/")``: the address's text)
+            if isinstance(cut, ast.Call) and dotted_name(cut.func) == "str" and len(cut.args) == 1 and not cut.keywords:
+                cut = cut.args[0]
+            name, _ = variable_of(cut, problem)
             if name is None or not isinstance(sep, str) or not sep:
                 continue
             if split.func.attr in ("partition", "rpartition"):

@@ -123,6 +123,13 @@ def test_a_parameter_tested_against_none_takes_one_outside_its_declared_type(tmp
     checked = solved(tmp_path, "from pydantic import validate_call\n@validate_call\ndef f(prompt: str):\n"
                                "    if prompt is None:\n        raise ValueError('none')\n")
     assert checked.solved.trigger.status == "unsolved"
+    # A field validator's value passed pydantic's check of the field's type first
+    validated = [c for c in extract_snippet(tmp_path, "from pydantic import BaseModel, field_validator\nclass M(BaseModel):\n"
+                                                      "    n: int\n    @field_validator('n')\n    @classmethod\n"
+                                                      "    def check(cls, n: int) -> int:\n        if n is None:\n"
+                                                      "            raise ValueError('none')\n        return n\n")
+                 if c.at.function == "M.check"]
+    assert validated and all(not c.solved.trigger.outside for c in validated)
 
 
 def test_an_assumed_value_beside_its_own_attribute_is_not_shown(tmp_path) -> None:

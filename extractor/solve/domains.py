@@ -275,12 +275,10 @@ def none_tested(domains: dict[str, Domain], code: str) -> dict[str, Domain]:
 
 
 def _or_none(annotation: str | None) -> str | None:
-    if annotation is None:
-        return None
-    text = annotation.strip()
-    if len(text) > 1 and text[0] in "\"'" and text[-1] == text[0]:
-        text = text[1:-1]
-    return f"{text} | None"
+    return None if annotation is None else f"{annotation.strip().strip(QUOTES)} | None"
+
+
+QUOTES = "'\""
 
 
 def of_declared_type(value: Any, domain: Domain) -> bool:

@@ -146,13 +146,15 @@ _MAX_SINGLE_WIDENINGS = 4
 
 def _widened(frame: Frame) -> dict[str, Domain]:
     """The inputs whose declared type the guard tests (``isinstance``), or tests against None;
-    not where a decorator may check the arguments' types first (``@validate_call``, ``@beartype``)."""
+    not where a decorator may check the arguments' types first (``@validate_call``, ``@beartype``,
+    a pydantic ``@field_validator``'s value)."""
     code = frame.card.statement.guard.code
     checked = any(_TYPE_CHECKING_DECORATOR.search(d) for d in frame.card.at.decorators)
     return {**({} if checked else none_tested(frame.domains, code)), **type_tested(frame.domains, code)}
 
 
-_TYPE_CHECKING_DECORATOR = re.compile(r"validate|strict|beartype|typechecked|check_type", re.IGNORECASE)
+# (``validate_call``, pydantic's ``field_validator``: the value passed pydantic's type check first)
+_TYPE_CHECKING_DECORATOR = re.compile(r"validat|strict|beartype|typecheck|check_type", re.IGNORECASE)
 
 
 def assume_classes(draft: Draft) -> Draft:

@@ -603,7 +603,9 @@ def _seed_remainders(problem: Problem, env: dict[str, Any], seeds: dict[str, lis
     for node in walk(problem.tree):
         if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)):
             continue
-        (left, _), (right, _) = variable_of(node.left, problem), variable_of(node.right, problem)
+        (left, left_len), (right, right_len) = variable_of(node.left, problem), variable_of(node.right, problem)
+        if left_len or right_len:
+            continue  # (``len(xs) % 2``: a length, no value of ``xs``)
         if left is not None and right is not None:
             seeds.setdefault(LATE + left, []).append(3)
             seeds.setdefault(LATE + right, []).append(2)

@@ -269,3 +269,38 @@ def test_a_union_with_another_type_gets_no_card(tmp_path: Path) -> None:
                                       "    kept: Optional[Mode] = None\n"
                                       "    n: int | str = Field(1, ge=1)\n")
     assert [(c.constraint.field, c.message.template) for c in cards if c.constraint is not None] == [("kept", "Input should be 'a' or 'b'")]
+
+
+_NESTED = """from typing import Any
+
+from pydantic import BaseModel, Field, model_validator
+
+
+class Failure(BaseModel):
+    type: str
+    message: str
+
+
+class Reply(BaseModel):
+    failure: Failure
+    retries: int = Field(default=1, ge=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def check_failure(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("failure"), str):
+            raise ValueError("failure must be a record, not its text")
+        return data
+"""
+
+
+def test_a_before_validator_reads_a_nested_record_as_its_object(tmp_path) -> None:
+    # The raw keywords hold the record the example builds (``failure=Failure(...)``), not a stand-in
+    # of one of its own fields: the "before" validator is not taken to refuse them, and the example runs.
+    [card] = [c for c in extract_snippet(tmp_path, _NESTED) if c.constraint is not None and c.constraint.field == "retries"]
+    example = card.solved.example
+    assert example is not None and "failure=Failure(type='', message='')" in example.before
+    run = subprocess.run([sys.executable, "-c", _CHILD, str(tmp_path)], input=json.dumps([example.before, example.after]),
+                         capture_output=True, text=True, check=True)
+    raised, fixed = json.loads(run.stdout)
+    assert raised["errors"] == [["greater_than_equal", ["retries"], card.solved.trigger.message]] and fixed is None

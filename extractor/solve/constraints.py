@@ -16,6 +16,7 @@ from typing import Any
 
 from ..model import Card, CardContext, Example, FieldConstraint, FieldDoc, Fix, FixTarget, Hole, Reason, Solved, Trigger, TriggerStatus
 from ..model.pytext import literal_or
+from .construction import keywords_through
 from .examples import constraint_example
 from .rules import container, length, number, own_checks_pass, raw_refused, refused_with, satisfies, sized, stand_ins
 from .values import to_json_value
@@ -127,7 +128,7 @@ def solve_constraint(card: Card, ctx: CardContext) -> Solved:
     written, line = constraint_example(card, ctx, {name: bad}, fixed, passed)
     # (a validator that calls what the tool does not read, or a "before" model validator, may
     # refuse the value, or a stand-in, before pydantic's own check)
-    keywords = {constraint.field: bad, **{ctx.owner.settable[n][0]: v for n, v in (passed or {}).items() if n in ctx.owner.settable}}
+    keywords = {constraint.field: bad, **keywords_through(ctx, passed or {})}
     unread = ctx.owner.refuses_first(list(keywords)) or raw_refused(ctx, keywords)
     if isinstance(written, Example) and (not own_checks_pass(ctx, name, bad) or unread):
         written = Reason.CONSTRUCTION_NOT_SHOWN  # (a validator of the field itself, ``mode="before"``, may refuse it first)

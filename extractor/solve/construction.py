@@ -53,7 +53,7 @@ def constructs(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> bool:
     where a validator of its class calls what the tool does not read (Owner.unread_validators).
     A constructor's own parameter (a bare name in its guard) takes the value of the attribute
     the trigger sets through it, else its default: never a same-named input of the method."""
-    if ctx.owner.refuses_first(_through(ctx, env)):
+    if ctx.owner.refuses_first(keywords_through(ctx, env)):
         return False  # (a validator calls what the tool does not read: it may refuse the values first)
     return all(held is False for held in _checks_held(problem, ctx, env))
 
@@ -65,7 +65,7 @@ def refuses(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> bool:
     return any(held is True for held in _checks_held(problem, ctx, env))
 
 
-def _through(ctx: CardContext, env: dict[str, Any]) -> dict[str, Any]:
+def keywords_through(ctx: CardContext, env: dict[str, Any]) -> dict[str, Any]:
     """The constructor keywords ``env``'s attribute values are passed as."""
     return {keywords[0]: env[attribute] for attribute, keywords in ctx.owner.settable.items() if len(keywords) == 1 and attribute in env}
 
@@ -73,7 +73,7 @@ def _through(ctx: CardContext, env: dict[str, Any]) -> dict[str, Any]:
 def _checks_held(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> Iterator[bool | None]:
     """Whether each raise construction runs holds for ``env`` (None: unknown, a value the tool
     does not know)."""
-    through = _through(ctx, env)
+    through = keywords_through(ctx, env)
     for code, inputs in ctx.owner.checks:
         scope = problem.env(env)
         known = True

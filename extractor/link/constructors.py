@@ -606,8 +606,9 @@ def with_records(constructors: Constructors, owner: str, required: tuple[FieldDo
     docs, classes = list(required), {}
     for doc in required:
         found = constructors.keyword(owner, doc.input.removeprefix("self."))
-        named = found is not None and one_class(found.annotation) is not None  # (not ``list[Choice]``)
-        cls = project.class_of_annotation(found.facts, found.annotation) if named and found is not None and found.annotation else None
+        if found is None or found.annotation is None or one_class(found.annotation) is None:
+            continue  # (one class, not ``list[Choice]``)
+        cls = project.class_of_annotation(found.facts, found.annotation)
         if cls is None or (place := project.class_fact(cls)) is None or (signature := constructors.signature(cls)) is None \
                 or not plainly_built(constructors, cls):
             continue

@@ -33,7 +33,7 @@ from ..model.codes import Detailed, EntryKind, Reason, ReasonCode
 from ..model.pytext import repeated_text
 from .domains import NO_VALUE
 from .evaluate import parse_expr, predicate
-from .rules import accepts, fits, kept, raw_refused
+from .rules import accepts, kept, raw_refused, surely_fits
 from .values import Modelled, Named, Present, python_text
 
 _CLASS_LEVEL = ("classmethod", "staticmethod")
@@ -451,7 +451,7 @@ def _raw_keywords(call: _Call) -> Reason | None:
     # trigger's raises in the validator, before pydantic checks the fields)
     given = {**{path[0]: item for path, item in call.fields.items() if len(path) == 1}, **value}
     if call.ctx.owner.refuses_first(list(given)) or raw_refused(call.ctx, given) \
-            or call.passing and not all(fits(keywords[k].annotation, item) for k, item in value.items()):
+            or call.passing and not all(surely_fits(keywords[k].annotation, item) for k, item in value.items()):
         return Reason.CONSTRUCTION_NOT_SHOWN
     del call.args[raw]
     call.fields.update({(key,): item for key, item in value.items()})

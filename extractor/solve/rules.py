@@ -170,12 +170,13 @@ def kept(doc: FieldDoc, value: Any) -> bool:
     """Whether pydantic's check of the field's declared type surely passes ``value`` on as it
     is: its type is one the annotation names (``int | None``; ``Any`` takes anything), and
     its declared rules accept it. Anything else (a class, a coercion) counts as not."""
-    return fits(doc.declared.annotation, value) and accepts(doc, value)
+    return surely_fits(doc.declared.annotation, value) and accepts(doc, value)
 
 
-def fits(annotation: str | None, value: Any) -> bool:
+def surely_fits(annotation: str | None, value: Any) -> bool:
     """Whether ``value``'s type is one the annotation names (``Any`` takes anything); never
-    without an annotation, nor for a class or a coercion."""
+    without an annotation, nor for a class or a coercion (declared.fits, which reads the whole
+    type, says True where it cannot tell)."""
     types = read_annotation(unwrapped(annotation)).types if annotation is not None else ()
     return bool(types) and ("object:Any" in types or any(type(value) in _KEPT.get(name, ()) for name in types))
 

@@ -73,9 +73,15 @@ def _seed_call(node: ast.Call, problem: Problem, envs: _Envs, seeds: dict[str, l
 def _seed_mapping(mapping: ast.expr, key: str, problem: Problem, seeds: dict[str, list[Any]]) -> None:
     """``config.get("mode")``: a mapping without the key, and with it."""
     name, _ = variable_of(mapping, problem)
-    if name is not None and (not problem.variables[name].domain.types or "dict" in problem.variables[name].domain.types):
+    if name is not None and _may_be_dict(problem, name):
         seeds.setdefault(name, []).extend([{}, {key: 0}, {key: "x"}])
         seeds.setdefault(_KEYS + name, []).append((key, NO_VALUE))
+
+
+def _may_be_dict(problem: Problem, name: str) -> bool:
+    """Whether the variable's declared types, if any, take a dict."""
+    types = problem.variables[name].domain.types
+    return not types or "dict" in types
 
 
 def _mapping_read(node: ast.expr, problem: Problem) -> tuple[str, str] | None:
@@ -103,7 +109,7 @@ def _seed_key(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, 
         seeds.setdefault(_KEYS + read[0], []).extend((read[1], item) for item in items)
     elif is_member and not is_left and isinstance(value, str):
         name, _ = variable_of(side, problem)
-        if name is not None and (not problem.variables[name].domain.types or "dict" in problem.variables[name].domain.types):
+        if name is not None and _may_be_dict(problem, name):
             seeds.setdefault(_KEYS + name, []).append((value, _TESTED))
 
 

@@ -25,6 +25,7 @@ EXPECTED = {
         "take", "run", "parse_rule", "lookup", "weigh", "pick", "switch", "weekday", "chunks", "parse_port", "parse_range", "check_all", "connect", "clamp", "scale", "pad", "split_pair", "label", "opened", "Retry.__post_init__", "Basket.reserve", "Basket.from_text", "Shelf.__init__", "Ratio.__new__", "Window.slide",
         "order", "discount", "currency", "check_numbered", "Tally.__init__", "Reader.expect_name", "rejected", "Gift.seal", "price_of", "tags_of", "connect_to", "Checkout.check", "Session.release", "Session.stop", "matches_host", "resize",
         "Session._require_running",  # (stated at Session.fetch, its public caller: solve.entries)
+        "Session.send", "Archive.add", "Ticket.result", "Ticket.report",  # (after close(), cancel(), seal(): solve.steps)
     },
     "forms": {
         "not_isinstance", "is_none", "is_not_none_and_len", "modulo", "chained_comparison", "in_literal_tuple",
@@ -96,7 +97,8 @@ EXPECTED = {
 # parse_weight_config's first raise has no fix: a config with "group_size" alone reaches the next.
 # ChatPayload.check_stream_options's fixes give `data` values its fields' types refuse ('x', a text): none is shown.
 REPRODUCE_ONLY = {"forms": {"if_elif_else", "match_cases", "set_state", "on_event", "read_all"}, "dateparse": {"split_date"}, "callers": {"Shelf.__init__", "currency", "Session.stop", "Session.release",
-                                                                                                   "Session._require_running"},
+                                                                                                   "Session._require_running", "Session.send",
+                                                                                                   "Archive.add", "Ticket.result", "Ticket.report"},
                   "values": {"parse_weight_config", "ChatPayload.check_stream_options"}}
 
 

@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 from extractor.collect.declarations import SourceText, attribute_stores
+from extractor.collect.effects import method_effects
 from extractor.publish.catalog_file import load_catalog
 
 from .helpers import FIXTURES, extract_snippet, run_cli
@@ -185,6 +186,89 @@ def test_state_the_class_assigns_only_bools_is_a_bool(tmp_path, capsys) -> None:
     cards = _cards(tmp_path, capsys)
     send = cards["Session.send"]
     assert [d["types"] for d in send["domains"] if d["input"] == "self._closed"] == [["bool"]]
-    assert send["trigger"]["assumes"] == {"self._closed": True}
-    assert [f["description"] for f in send["fixes"]] == ["`self._closed` is `False` (rather than `True`)"]
+    # (a new object after close(): solve.steps)
+    assert (send["trigger"]["constructed"], send["trigger"]["steps"]) == ({"self._closed": True}, ["close"])
+    assert send["trigger"]["constructed"]["self._closed"] is True
     assert [d["types"] for d in cards["Session.release"]["domains"] if d["input"] == "self._owner"] == [[]]
+
+
+def _effects(source: str) -> dict[str, list[tuple]]:
+    node = ast.parse(source).body[0]
+    assert isinstance(node, ast.ClassDef)
+    return {e.method: [(p.tests, p.stores, p.calls, p.is_raise) for p in e.paths] for e in method_effects(node)}
+
+
+def test_method_effects_are_the_ways_through_a_method_a_caller_calls_bare() -> None:
+    source = (
+        "class C:\n"
+        "    def close(self, force=False):\n"
+        "        if self.fp is None:\n"
+        "            return\n"
+        "        assert not self.busy, 'busy'\n"
+        "        try:\n"
+        "            self._flush()\n"
+        "        finally:\n"
+        "            self.fp = None\n"
+        "            self.count += 1\n"
+        "    def hand_on(self):\n"
+        "        register(self)\n"  # (the object passed on whole: anything may change it)
+        "    def early(self):\n"
+        "        try:\n"
+        "            return 1\n"  # (a return that runs the finally block first)
+        "        finally:\n"
+        "            self.done = True\n"
+        "    def needs(self, x):\n"  # (a required argument)
+        "        self.x = x\n"
+        "    def _private(self):\n"
+        "        self.y = 1\n"
+        "    @property\n"
+        "    def z(self):\n"
+        "        return 1\n"
+    )
+    assert _effects(source) == {"close": [
+        (("self.fp is None",), (), (), False),
+        (("not (self.fp is None)", "not (not self.busy)"), (), (), True),
+        (("not (self.fp is None)", "not self.busy"), (("fp", "None"), ("count", None)), ("_flush",), False),
+    ]}
+
+
+def test_a_trigger_after_a_method_a_caller_calls_on_a_new_object(tmp_path) -> None:
+    """A step (solve.steps): the state a method leaves on every way a new object takes through
+    it; none where a way may raise, it calls a method that sets the state, or the card's
+    function sets the state again on the way to the raise."""
+    code = (
+        "class Conn:\n"
+        "    def __init__(self) -> None:\n"
+        "        self._closed = False\n"
+        "        self._busy = False\n"
+        "    def close(self) -> None:\n"
+        "        if self._busy:\n"
+        "            raise RuntimeError('busy')\n"  # (not taken: a new object is not busy)
+        "        self._closed = True\n"
+        "    def send(self) -> None:\n"
+        "        if self._closed:\n"
+        "            raise ValueError('closed')\n"
+        "    def read(self) -> None:\n"
+        "        self._reopen()\n"
+        "        if self._closed:\n"
+        "            raise EOFError('closed')\n"
+        "    def _reopen(self) -> None:\n"
+        "        self._closed = False\n"
+        "class Risky:\n"
+        "    def __init__(self) -> None:\n"
+        "        self.n = 0\n"
+        "    def stop(self, log=None) -> None:\n"
+        "        if log:\n"  # (undecided: both ways, one of which raises)
+        "            raise ValueError('log')\n"
+        "        self.n = 1\n"
+        "    def run(self) -> None:\n"
+        "        if self.n == 1:\n"
+        "            raise RuntimeError('stopped')\n"
+    )
+    cards = {c.at.function: c for c in extract_snippet(tmp_path, code)}
+    send = cards["Conn.send"].solved
+    assert (send.trigger.status, send.trigger.verified, send.trigger.steps, send.trigger.constructed) == \
+        ("concrete", True, ("close",), {"self._closed": True})
+    assert send.example.before == "from mod import Conn\nconn = Conn()\nconn.close()\nconn.send()"
+    assert (cards["Conn.read"].solved.trigger.status, cards["Conn.read"].solved.trigger.steps) == ("internal", ())
+    assert (cards["Risky.run"].solved.trigger.status, cards["Risky.run"].solved.trigger.steps) == ("internal", ())

@@ -29,6 +29,7 @@ from typing import overload
 
 from ..model import AttributeStore, ClassFact, Constraint, Excerpt, FieldFact, Param, PostInitSet, ValidatorCalls
 from . import purity
+from .effects import method_effects
 from .syntax import call_name, child_nodes, dotted_name, walk
 from .validators import unread_validator
 
@@ -307,7 +308,7 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
         post_init_sets=post_init_sets(node, src),
         new=new_facts(node, src),
         metaclass=next((src.flat(k.value) for k in node.keywords if k.arg == "metaclass"), None),
-        stores=attribute_stores(node, src), init_calls=init_calls(node), init_reads=init_reads(node),
+        stores=attribute_stores(node, src), init_calls=init_calls(node), init_reads=init_reads(node), effects=method_effects(node),
         abstract=tuple(abstract),
         validators=tuple(validators),
         validators_calling=tuple(unread_validators),

@@ -550,6 +550,7 @@ def _site(hit: _Hit, facts: RaiseFacts, lines: list[str], src: decl.SourceText, 
             unread=reads.unread_params(function, hit.stack, hit.node.lineno),
             pure_reads=reads.pure_reads(function, hit.stack, hit.node.lineno, hit.node.end_lineno),
             attribute_reads=reads.attribute_reads(function, hit.stack, hit.node),
+            receiver_calls=reads.receiver_calls(function, hit.stack, hit.node),
         ) if function is not None else Signature(),
     )
 

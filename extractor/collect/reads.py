@@ -194,6 +194,35 @@ def attribute_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tup
     return tuple((param, tuple(sorted(names))) for param, names in sorted(read.items()) if names)
 
 
+def receiver_calls(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple[ast.AST, ...], raise_node: ast.stmt) -> tuple[str, ...]:
+    """The methods a method calls on its receiver before the raise (``self.fill()``,
+    ``super().fill()``: by name), and "*" where it passes the receiver on whole (``f(self)``):
+    on a line before the raise, or anywhere in a loop around it (a later line may run first).
+    () for a function without a receiver."""
+    positional = [*function.args.posonlyargs, *function.args.args]
+    if not positional or any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list):
+        return ()
+    this = positional[0].arg
+    inner = stack[stack.index(function) + 1:]
+    loop = next((n for n in inner if isinstance(n, (ast.For, ast.AsyncFor, ast.While))), None)
+    end = max(raise_node.lineno, (loop.end_lineno or 0) if loop is not None else 0)
+    found: set[str] = set()
+    nodes = [n for n in walk(function) if (at := getattr(n, "lineno", 0)) < raise_node.lineno or (loop is not None and at <= end)]
+    owned = {id(n.value) for n in nodes if isinstance(n, ast.Attribute)}
+    for node in nodes:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _on_receiver(node.func.value, this):
+            found.add(node.func.attr)
+        elif isinstance(node, ast.Name) and node.id == this and id(node) not in owned:
+            found.add("*")
+    return tuple(sorted(found))
+
+
+def _on_receiver(node: ast.expr, this: str) -> bool:
+    """``self`` or ``super()``."""
+    return (isinstance(node, ast.Name) and node.id == this) or (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super")
+
+
 def _attribute_named(node: ast.Name, parents: dict[int, ast.AST]) -> str | None:
     """The attribute a read of ``node`` names (``node.a``, not called; ``getattr(node, "a"[, d])``), else None."""
     parent = parents.get(id(node))

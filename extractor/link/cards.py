@@ -57,7 +57,7 @@ from .messages import compose
 from .oserrors import errno_subclass
 from .placeholders import placeholder_entries
 from .project import BUILTIN_EXCEPTIONS, Project, Symbol, decorator_target, entry_module, field_doc
-from .state import constructed_state, receiver, state_writes
+from .state import constructed_state, method_steps, receiver, state_writes, step_reads
 from .wrapping import shown_for
 
 RELATED_LIMIT = 12
@@ -373,7 +373,10 @@ class ContextLinker:
             return card, ObjectState()
         qualname = f"{self.facts.module}.{site.owner}"
         card = replace(card, solved=Solved(state=state_writes(self.project, qualname, this, card.statement.guard.inputs, owner.settable)))
-        return card, constructed_state(self.project, qualname, card.solved.state)
+        steps = method_steps(self.project, qualname, this, card.solved.state)
+        # (a new object's values of what the steps' tests read too: which ways through them it takes)
+        read = state_writes(self.project, qualname, this, set(step_reads(steps, this)) - set(card.statement.guard.inputs), owner.settable)
+        return card, replace(constructed_state(self.project, qualname, (*card.solved.state, *read)), steps=steps)
 
     def link_placement(self, card: Card, site: SiteFact, others: list[Card]) -> Placement:
         """Where the card sits in the project (``others``: the other raises of its function)."""

@@ -16,7 +16,8 @@ import ast
 import re
 from collections.abc import Iterable, Mapping
 
-from ..model import FileFacts, ObjectState, SiteFact, StateWrite
+from ..model import EffectPath, FileFacts, MethodEffect, MethodStep, ObjectState, SiteFact, StateWrite
+from ..model.pytext import own_expression, try_parse_expression
 from .placeholders import lineage
 from .project import Project
 
@@ -76,6 +77,67 @@ def constructed_state(project: Project, owner: str, writes: tuple[StateWrite, ..
                 and _is_literal(source) and not others & {*init_class.init_calls, "__post_init__", "__new__"}):
             found.append((name, source))
     return ObjectState(constructed=tuple(found))
+
+
+def method_steps(project: Project, owner: str, this: str, writes: tuple[StateWrite, ...]) -> tuple[MethodStep, ...]:
+    """The methods a caller may call without arguments on an object of ``owner`` (collect.effects)
+    that assign one of the attributes ``writes`` lists, by name: each as the class ``owner`` defines
+    it, else as the one class of its lineage that does (none where two do, whose order the walk
+    does not know, or where a class outside the tree may), its tests and stores written in the
+    card's receiver ``this`` and with module constants' literal sources in place of their names."""
+    wanted = {write.input.removeprefix(this + ".") for write in writes}
+    definers: dict[str, list[str]] = {}
+    effects: dict[tuple[str, str], tuple[FileFacts, MethodEffect]] = {}
+    whole = True  # (every class of the lineage in the tree)
+    for qualname, known in lineage(project, owner):
+        if known is None or qualname is None:
+            whole = False
+            break
+        facts, cls = known
+        for name, _ in cls.methods:
+            definers.setdefault(name, []).append(qualname)
+        effects.update({(qualname, effect.method): (facts, effect) for effect in cls.effects})
+    steps = []
+    for method, owners in sorted(definers.items()):
+        if (owners[0] != owner and (len(owners) > 1 or not whole)) or (owners[0], method) not in effects:
+            continue
+        facts, effect = effects[owners[0], method]
+        if any(name in wanted for path in effect.paths for name, _ in path.stores):
+            steps.append(MethodStep(method=method, owner=owners[0],
+                                    paths=tuple(_renamed(project, facts, effect, this, path) for path in effect.paths)))
+    return tuple(steps)
+
+
+def step_reads(steps: tuple[MethodStep, ...], this: str) -> tuple[str, ...]:
+    """The attributes of the receiver ``this`` the steps' tests read (``this._writing``): a new
+    object's values of them decide which ways through a step it takes."""
+    found: set[str] = set()
+    trees = (try_parse_expression(test) for step in steps for path in step.paths for test in path.tests)
+    for tree in filter(None, trees):
+        found.update(ast.unparse(node) for node in ast.walk(tree)
+                     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == this)
+    return tuple(sorted(found))
+
+
+def _renamed(project: Project, facts: FileFacts, effect: MethodEffect, this: str, path: EffectPath) -> EffectPath:
+    """``path`` in the card's names: ``this.attribute``, a constant's literal source for its name."""
+    constants = dict(facts.constants)
+    stores = tuple((f"{this}.{name}", _constant(project, facts, constants, source) or source) for name, source in path.stores)
+    tests = tuple(_put_in(project, facts, constants, test, effect.receiver, this) for test in path.tests)
+    return EffectPath(tests=tests, stores=stores, calls=path.calls, is_raise=path.is_raise)
+
+
+def _put_in(project: Project, facts: FileFacts, constants: Mapping[str, str], code: str, receiver: str, this: str) -> str:
+    """``code`` with the receiver renamed ``this`` and each name of a constant with a literal source replaced by it."""
+    tree = own_expression(code)
+    if tree is None:
+        return code
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == receiver:
+            node.id = this
+        elif isinstance(node, ast.Name) and (source := _constant(project, facts, constants, node.id)) is not None and _is_literal(source):
+            node.id = f"({source})"
+    return ast.unparse(tree)
 
 
 def _is_literal(source: str) -> bool:

@@ -23,7 +23,7 @@ from .codes import (
     TriggerStatus,
     VerifyOutcome,
 )
-from .facts import AttributeStore, CallSite, Constraint, FieldFact, Location, Param, Passage, Signature, Statement
+from .facts import AttributeStore, CallSite, Constraint, EffectPath, FieldFact, Location, Param, Passage, Signature, Statement
 from .serialize import DESCRIPTION, FLAT
 from .site import MessageTemplate
 
@@ -143,6 +143,9 @@ class Trigger:
     outside: tuple[str, ...] = ()  # inputs whose value is outside their declared type, which an isinstance test of the guard refuses
     # attributes the trigger reads as a new object has them (CardContext.state): it builds the object
     constructed: dict[str, Any] = dataclasses.field(default_factory=dict)
+    # the methods called, without arguments and in order, on the new object before the card's call
+    # (solve.steps): ``constructed`` then holds what they leave
+    steps: tuple[str, ...] = ()
 
 
 @record
@@ -479,11 +482,24 @@ class Owner:
 
 
 @record
-class ObjectState:
-    """The object's own state as constructing it leaves it (link.state.constructed_state)."""
+class MethodStep:
+    """A method a caller may call on a new object, without arguments, before the card's call
+    (link.state.method_steps): every way through it, its tests and stores in the card's names
+    (``self._closed``), a module constant's literal source put in for its name."""
 
-    # The attributes a new object has at one known value: (input, value source).
+    method: str
+    owner: str  # the class that defines it (module-qualified)
+    paths: tuple[EffectPath, ...] = ()
+
+
+@record
+class ObjectState:
+    """The object's own state as constructing it leaves it (link.state.constructed_state), and
+    the methods that may change it before the card's call (link.state.method_steps)."""
+
+    # The attributes a new object has at one known value, of those the guard and the steps' tests read: (input, value source).
     constructed: tuple[tuple[str, str], ...] = ()
+    steps: tuple[MethodStep, ...] = ()
 
 
 @record

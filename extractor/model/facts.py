@@ -89,6 +89,29 @@ class AttributeStore:
 
 
 @record
+class EffectPath:
+    """One way through a method a caller calls without arguments (collect.effects): the tests
+    that hold along it, as written in the method (its receiver by its own name), the attributes
+    of the receiver it assigns in order (the value's source; None: not one value), the methods
+    it calls on the receiver, and whether it ends in a raise."""
+
+    tests: tuple[str, ...] = ()
+    stores: tuple[tuple[str, str | None], ...] = ()
+    calls: tuple[str, ...] = ()
+    is_raise: bool = False
+
+
+@record
+class MethodEffect:
+    """What calling a method without arguments may leave on its object: every way through it
+    (collect.effects; solve.steps puts a new object's values through them)."""
+
+    method: str
+    receiver: str  # its first parameter's name, as the tests and stores spell it
+    paths: tuple[EffectPath, ...] = ()
+
+
+@record
 class ClassText:
     """How an exception class of the tree takes part in ``str(exc)`` (collect.class_messages;
     link.messages renders a raise's arguments through the chain of classes)."""
@@ -155,6 +178,7 @@ class ClassFact:
     stores: tuple[tuple[str, AttributeStore], ...] = ()  # (attribute, where it is assigned): ``self.x`` in its methods, class attributes
     init_calls: tuple[str, ...] = ()  # the methods its own ``__init__`` calls on its receiver (collect.declarations.init_calls)
     init_reads: tuple[str, ...] = ()  # the attributes its own ``__init__`` reads on its receiver and never assigns there
+    effects: tuple[MethodEffect, ...] = ()  # its methods a caller calls without arguments, what each leaves (collect.effects)
     abstract: tuple[str, ...] = ()  # its methods decorated ``@abstractmethod`` (or abstractproperty, ...)
     validators: tuple[str, ...] = ()  # its methods that run while it is constructed (``@field_validator``, ``@model_validator``, ...)
     # those of them that run on the raw value and call what the tool does not read
@@ -236,6 +260,10 @@ class Signature:
     # (parameter, names): those read on the way and in the raise only as attributes of the name
     # (``args.port``), with the attributes' names (collect.declarations.attribute_reads)
     attribute_reads: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # The methods the function calls on its receiver before the raise (``self.fill()``,
+    # ``super().fill()``; "*" where it passes the receiver on whole): they may change the state its
+    # guard reads (collect.reads.receiver_calls)
+    receiver_calls: tuple[str, ...] = ()
 
 
 @record

@@ -90,20 +90,33 @@ def _checks_held(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> Ite
         yield problem.holds(scope, code) if known else None
 
 
-def fresh_trigger(card: Card, ctx: CardContext, problem: Problem, atoms: set[str], domains: dict[str, Domain], state: frozenset[str],
+def fresh_trigger(card: Card, ctx: CardContext, atoms: set[str], domains: dict[str, Domain], state: frozenset[str],
                   loops: frozenset[str], preferred: dict[str, str]) -> tuple[Problem, Solution, dict[str, Any]] | None:
     """A trigger that reads the object's internal attributes as a new object has them, where
     every internal value the trigger assumed is one (``self.loaded`` of ``Config.__init__``'s
     ``self.loaded = False``): the problem solved with those values fixed, its solution, and
     the values. None where another internal value remains, or the fixed ones reach no raise."""
-    fresh = {name: literal_value(source) for name, source in ctx.state.constructed}
+    fresh = dict(ctx.state.constructed)
     internal = {a for a in atoms if atom_kind(a) == TriggerStatus.INTERNAL}
     if not internal or not internal <= fresh.keys():
         return None
+    return pinned_trigger(card, ctx, {name: fresh[name] for name in internal}, domains, state, loops, preferred)
+
+
+def pinned_trigger(card: Card, ctx: CardContext, sources: dict[str, str], domains: dict[str, Domain], state: frozenset[str],
+                   loops: frozenset[str], preferred: dict[str, str]) -> tuple[Problem, Solution, dict[str, Any]] | None:
+    """The guard solved with the internal attributes ``sources`` names fixed at those values'
+    sources: the problem, its solution and the values; None where no trigger is found, or one
+    still assumes an internal value, or where the function calls on its object, before the raise,
+    a method that assigns one of them (``self.fill()`` before ``if self.eof:``: the value there
+    is the one that method leaves; a method it calls in turn is not followed)."""
+    called = set(ctx.signature.receiver_calls)
+    if "*" in called or any(write.store.method in called for write in card.solved.state if write.input in sources):
+        return None
     pinned = {name: Domain(input=name, source=DomainSource.FIELD, choices=(source,), default=source, has_default=True)
-              for name, source in ctx.state.constructed if name in internal}
+              for name, source in sources.items()}
     try:
-        again = build_problem(card.statement.guard, {**domains, **pinned}, state - internal, ctx.names.named, loops, preferred,
+        again = build_problem(card.statement.guard, {**domains, **pinned}, state - sources.keys(), ctx.names.named, loops, preferred,
                               ctx.names.instances)
     except EvalError:
         return None
@@ -111,4 +124,4 @@ def fresh_trigger(card: Card, ctx: CardContext, problem: Problem, atoms: set[str
     if found.status != "solved" or any(v.is_atom and atom_kind(n) == TriggerStatus.INTERNAL
                                        for n, v in again.variables.items() if n in found.assignment):
         return None
-    return again, found, {name: fresh[name] for name in sorted(internal)}
+    return again, found, {name: literal_value(source) for name, source in sorted(sources.items())}

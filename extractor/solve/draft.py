@@ -53,6 +53,7 @@ class Draft:
     status: TriggerStatus = TriggerStatus.UNSOLVED
     reason: ReasonCode | None = None
     constructed: dict[str, Any] = field(default_factory=dict)  # attributes read as a new object has them
+    steps: tuple[str, ...] = ()  # the methods called on the new object first (solve.steps): ``constructed`` is what they leave
     env: dict[str, Any] = field(default_factory=dict)  # the trigger's values
     inputs: dict[str, Any] = field(default_factory=dict)  # those a caller passes, as JSON values
     validator: Validator | None = None

@@ -23,6 +23,7 @@ import dataclasses
 import json
 import keyword
 import math
+import re
 import shlex
 import sys
 from collections.abc import Iterable
@@ -299,15 +300,17 @@ def is_class_level(card: Card) -> bool:
     return not decorator_names(card).isdisjoint(_CLASS_LEVEL)
 
 
-def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any], passing: bool = False) -> str | ReasonCode:
+def python_snippet(card: Card, ctx: CardContext, values: dict[str, Any], passing: bool = False,
+                   steps: tuple[str, ...] = ()) -> str | ReasonCode:
     """Code that imports the entry and calls it with ``values`` (input -> value), or why it cannot
-    be written; ``passing``: the values of a fix, which the whole construction must accept."""
+    be written; ``passing``: the values of a fix, which the whole construction must accept;
+    ``steps``: the methods called on the built object first (Trigger.steps)."""
     function, module = card.at.function, ctx.place.public_module  # (``httpx``, not ``httpx._client``: link.project.entry_module)
     refused = uncallable(card, ctx)
     if refused is not None or not function or module is None:
         return refused or Reason.NOT_PUBLIC
     decorators = decorator_names(card)
-    call = _Call(ctx=ctx, args={}, fields={}, written=ctx.place.module or module, passing=passing)
+    call = _Call(ctx=ctx, args={}, fields={}, written=ctx.place.module or module, passing=passing, steps=steps)
     refused = _pass_values(call, values)
     if refused is not None:
         return refused
@@ -329,6 +332,7 @@ class _Call:
     written: str
     imports: set[tuple[str, str]] = dataclasses.field(default_factory=set)
     passing: bool = False  # (a fix's values: the whole construction must accept them)
+    steps: tuple[str, ...] = ()  # the methods called on the built object before the entry (Trigger.steps)
 
 
 def uncallable(card: Card, ctx: CardContext) -> ReasonCode | None:
@@ -433,7 +437,18 @@ def _entry_call(call: _Call, card: Card, decorators: set[str], module: str, func
     if isinstance(obj, Reason):
         return obj
     call_args = _arguments(call.ctx.signature.params[1:], call.args, call.imports, call.written)
-    return call_args if isinstance(call_args, Reason) else f"{obj}.{name}({call_args})"
+    if isinstance(call_args, Reason) or not call.steps:
+        return call_args if isinstance(call_args, Reason) else f"{obj}.{name}({call_args})"
+    named = _object_name(owner, call.imports)
+    return "\n".join([f"{named} = {obj}", *(f"{named}.{step}()" for step in call.steps), f"{named}.{name}({call_args})"])
+
+
+def _object_name(owner: str, imports: set[tuple[str, str]]) -> str:
+    """The name an example binds the object of class ``owner`` to: ``zip_file`` for ``ZipFile``
+    (``obj`` where that is a keyword or a name the example imports)."""
+    named = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", owner.rpartition(".")[2]).lower()
+    taken = {name for pair in imports for name in pair}
+    return "obj" if keyword.iskeyword(named) or named in taken or not named.isidentifier() else named
 
 
 def _raw_keywords(call: _Call) -> Reason | None:
@@ -472,7 +487,14 @@ def _constructor_call(call: _Call, owner: str, name: str) -> str | Reason:
 
 
 def _body_run(code: str, card: Card, ctx: CardContext, decorators: set[str], imports: set[tuple[str, str]]) -> str:
-    """``code`` as a statement that runs the entry's body."""
+    """``code`` (its last line: the entry's call) as statements that run the entry's body."""
+    head, _, code = code.rpartition("\n")
+    return f"{head}\n{_body_statement(code, card, ctx, decorators, imports)}" if head else \
+        _body_statement(code, card, ctx, decorators, imports)
+
+
+def _body_statement(code: str, card: Card, ctx: CardContext, decorators: set[str], imports: set[tuple[str, str]]) -> str:
+    """The call ``code`` as a statement that runs the entry's body."""
     if "contextmanager" in decorators:
         return f"with {code}:\n    pass"  # the body runs as the block is entered
     if ctx.signature.call_style == "generator" and not set(card.entry) & CONSTRUCTING:
@@ -542,14 +564,15 @@ def clears_checks(card: Card, ctx: CardContext, values: dict[str, Any]) -> bool:
 
 
 def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: dict[str, Any] | None,
-                  required: dict[str, Any], setup: str = "") -> Example | ReasonCode:
+                  required: dict[str, Any], setup: str = "", steps: tuple[str, ...] = ()) -> Example | ReasonCode:
     """Before (the trigger's changes) and after (the first fix's changes on top; None where
     no fix is proven: the example then only reproduces the error), or why no example can be written.
 
     ``required`` holds the function's parameters without a default, with the trigger's
     value where it has one; a Python call is written only when all have a value. ``setup``:
     Python run first, which gives the process the environment the trigger assumes
-    (solve.environ); such an example is Python only.
+    (solve.environ), and ``steps`` the methods called on the object first (Trigger.steps); such
+    an example is Python only.
     """
     # The flags are those of the command's own parser (link.commands); a flag is named only for
     # a declared field of a record the command configures or an attribute of a parsed-arguments
@@ -557,7 +580,7 @@ def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: d
     # a flag's name (``vllm serve --version`` is not pynvml's ``version``), and never with a
     # value outside the field's declared choices (the command's parser would refuse it first).
     fields = {f.input: f for f in card.docs.fields}
-    if ctx.cli.command and before and not setup \
+    if ctx.cli.command and before and not setup and not steps \
             and all(_flag_fits(name, value, fields, ctx) for name, value in (*before.items(), *(after or {}).items())) \
             and clears_checks(card, ctx, before) and (after is None or clears_checks(card, ctx, after)):
         line = cli_line(ctx.cli.command, before, ctx.cli.flags)
@@ -570,8 +593,8 @@ def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: d
     built = {argument.param for argument in ctx.owner.arguments}  # (the example builds them: Owner.arguments)
     if any(value is NO_VALUE for name, value in required.items() if name not in built):
         return Reason.ARGUMENT_WITHOUT_VALUE
-    first = python_snippet(card, ctx, {**required, **before})
-    second = python_snippet(card, ctx, {**required, **after}, passing=True) if after is not None else None
+    first = python_snippet(card, ctx, {**required, **before}, steps=steps)
+    second = python_snippet(card, ctx, {**required, **after}, passing=True, steps=steps) if after is not None else None
     if isinstance(first, (Reason, Detailed)):
         return first
     if isinstance(second, (Reason, Detailed)):

@@ -32,6 +32,7 @@ from .search import search
 from .seeds import candidates
 from .state import state_types
 from .status import Reads, atom_kind, caller_sets, missing_arguments, read_atoms, trigger_status, unread_attributes
+from .steps import stepped_trigger
 from .validator import card_validator
 from .values import to_json_value
 
@@ -202,17 +203,25 @@ def avoid_internal(draft: Draft) -> Draft:
 
 def construct_fresh(draft: Draft) -> Draft:
     """A trigger that reads the object's internal attributes as a new object has them
-    (solve.construction.fresh_trigger), where every internal value it assumes is one."""
+    (solve.construction.fresh_trigger), where every internal value it assumes is one; else as a
+    method a caller calls on a new object leaves them (solve.steps)."""
     frame = draft.frame
-    if draft.reason != "assumes_internal_values" or not frame.ctx.state.constructed or is_class_level(frame.card):
+    state = frame.ctx.state
+    if draft.reason != "assumes_internal_values" or not (state.constructed or state.steps) or is_class_level(frame.card):
         return draft
-    fresh = fresh_trigger(frame.card, frame.ctx, draft.problem, draft.atoms, frame.domains, frame.state, frozenset(frame.loops),
-                          frame.preferred)
-    if fresh is None:
+    loops = frozenset(frame.loops)
+    fresh = fresh_trigger(frame.card, frame.ctx, draft.atoms, frame.domains, frame.state, loops, frame.preferred)
+    steps: tuple[str, ...] = ()
+    if fresh is not None:
+        problem, solution, constructed = fresh
+    elif (stepped := stepped_trigger(frame.card, frame.ctx, draft.problem, draft.atoms, frame.domains, frame.state, loops,
+                                     frame.preferred)) is not None:
+        problem, solution, constructed, method = stepped
+        steps = (method,)
+    else:
         return draft
-    problem, solution, constructed = fresh
     every_atom = {n for n, v in problem.variables.items() if v.is_atom}
-    return _assumed(replace(draft, problem=problem, solution=solution, constructed=constructed, every_atom=every_atom))
+    return _assumed(replace(draft, problem=problem, solution=solution, constructed=constructed, steps=steps, every_atom=every_atom))
 
 
 def construct_past(draft: Draft) -> Draft:

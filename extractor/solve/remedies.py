@@ -153,12 +153,13 @@ def _example(draft: Draft) -> Example | ReasonCode:
     # The "after": the first fix that builds the object and can be written as a call (else none: it reproduces the error only)
     for index, (fix, value) in enumerate(writable):
         if class_level or constructs(problem, ctx, {**env, fix.changed[0]: value}):
-            example = build_example(card, ctx, before, fold_arrays({**before, fix.changed[0]: value}, annotations), required, setup)
+            example = build_example(card, ctx, before, fold_arrays({**before, fix.changed[0]: value}, annotations), required, setup,
+                                    draft.steps)
             if isinstance(example, Example):
                 writable = writable[index:]
                 break
     if not isinstance(example, Example):
-        example = build_example(card, ctx, before, None, required, setup)
+        example = build_example(card, ctx, before, None, required, setup, draft.steps)
     if not isinstance(example, Example):
         return example
     placeholders = sorted([*(n for n in required if n in ctx.signature.unread and n not in card.statement.guard.inputs),
@@ -170,7 +171,8 @@ def _example(draft: Draft) -> Example | ReasonCode:
     requires = set(example.requires)
     for other, value in writable[1:]:
         if class_level or constructs(problem, ctx, {**env, other.changed[0]: value}):
-            built = build_example(card, ctx, before, fold_arrays({**before, other.changed[0]: value}, annotations), required, setup)
+            built = build_example(card, ctx, before, fold_arrays({**before, other.changed[0]: value}, annotations), required, setup,
+                                  draft.steps)
             if isinstance(built, Example) and built.style == example.style and built.after is not None:  # (never None: it has a fix)
                 further.append(built.after)
                 requires.update(built.requires)

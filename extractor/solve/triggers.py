@@ -117,6 +117,7 @@ def _solved(draft: Draft) -> Solved:
         missing=draft.missing,
         outside=tuple(n for n in draft.outside if n in draft.inputs),
         constructed={n: to_json_value(v) for n, v in sorted(draft.constructed.items())},
+        steps=draft.steps,
     )
     return Solved(domains=frame.published, trigger=trigger, fixes=tuple(f for f, _, _ in draft.found), validator=draft.validator,
                   validator_reason=draft.validator_reason, example=draft.example, example_reason=draft.example_reason,

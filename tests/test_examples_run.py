@@ -62,6 +62,8 @@ EXPECTED = {
                "Reply",
                # a remainder that 0, 1 and 2 never leave (3 % 2, 128 % 3), and a list of dicts with one in it
                "split_block", "remote_rank", "render_turn",
+               # a list with a repeated element; required arguments a statement on the way reads together
+               "pin_devices", "Experts.__init__",
                # an argument compared with None only: the example builds an object of its one class
                "attach",
                # texts read on the way (digits of a length, a leading zero, a number's text, parts, lines) and a sorted list

@@ -12,6 +12,7 @@ import sys
 
 from extractor.collect.declarations import SourceText, attribute_stores
 from extractor.collect.effects import method_effects
+from extractor.collect.reads import receiver_calls
 from extractor.publish.catalog_file import load_catalog
 
 from .helpers import FIXTURES, extract_snippet, run_cli
@@ -272,3 +273,25 @@ def test_a_trigger_after_a_method_a_caller_calls_on_a_new_object(tmp_path) -> No
     assert send.example.before == "from mod import Conn\nconn = Conn()\nconn.close()\nconn.send()"
     assert (cards["Conn.read"].solved.trigger.status, cards["Conn.read"].solved.trigger.steps) == ("internal", ())
     assert (cards["Risky.run"].solved.trigger.status, cards["Risky.run"].solved.trigger.steps) == ("internal", ())
+
+
+def test_receiver_calls_are_the_methods_called_on_the_object_before_the_raise() -> None:
+    source = (
+        "class C:\n"
+        "    def f(self, x):\n"
+        "        if x is None:\n"
+        "            return self\n"  # (handed to no one)
+        "        self.fill()\n"
+        "        super().reset()\n"
+        "        if x:\n"
+        "            raise ValueError('x')\n"
+        "        self.after()\n"
+        "    def g(self):\n"
+        "        register(self)\n"
+        "        raise ValueError('g')\n"
+    )
+    cls = ast.parse(source).body[0]
+    f, g = cls.body
+    raise_f = f.body[3].body[0]
+    assert receiver_calls(f, (cls, f, f.body[3], raise_f), raise_f) == ("fill", "reset")
+    assert receiver_calls(g, (cls, g, g.body[1]), g.body[1]) == ("*",)

@@ -208,13 +208,27 @@ def receiver_calls(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tupl
     end = max(raise_node.lineno, (loop.end_lineno or 0) if loop is not None else 0)
     found: set[str] = set()
     nodes = [n for n in walk(function) if (at := getattr(n, "lineno", 0)) < raise_node.lineno or (loop is not None and at <= end)]
-    owned = {id(n.value) for n in nodes if isinstance(n, ast.Attribute)}
+    # (the receiver as a call's argument or a bound value: what receives it may change it; ``return self`` does not)
+    handed = {id(value) for n in nodes for value in _handed_values(n)}
     for node in nodes:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _on_receiver(node.func.value, this):
             found.add(node.func.attr)
-        elif isinstance(node, ast.Name) and node.id == this and id(node) not in owned:
+        elif isinstance(node, ast.Name) and node.id == this and id(node) in handed:
             found.add("*")
     return tuple(sorted(found))
+
+
+def _handed_values(node: ast.AST) -> list[ast.AST]:
+    """The values ``node`` hands on: a call's arguments, an assignment's value, a container's elements."""
+    if isinstance(node, ast.Call):
+        return [*(a.value if isinstance(a, ast.Starred) else a for a in node.args), *(k.value for k in node.keywords)]
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
+        return [node.value] if node.value is not None else []
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return list(node.elts)
+    if isinstance(node, ast.Dict):
+        return list(node.values)
+    return []
 
 
 def _on_receiver(node: ast.expr, this: str) -> bool:

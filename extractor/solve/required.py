@@ -39,6 +39,22 @@ def fill_required(ctx: CardContext, env: dict[str, Any], inputs: dict[str, Any])
                 value = _path_value(param, reads[param.name], env, ctx) if param.name in reads else NO_VALUE
             if value is not NO_VALUE:
                 env[param.name], inputs[param.name], grew = value, to_json_value(value), True
+    _fill_together(ctx, reads, env, inputs)
+
+
+def _fill_together(ctx: CardContext, reads: dict[str, tuple[str, ...]], env: dict[str, Any], inputs: dict[str, Any]) -> None:
+    """The required parameters pure statements read that are still without a value, each given
+    its first realistic value at once, where every such statement's test then holds: one
+    statement may read several of them (``end = start + count``), which no one value alone passes."""
+    pending = [p for p in ctx.signature.params if p.name in reads and p.name not in env and p.default is None
+               and p.kind not in ("star", "starstar") and (p.annotation or p.used_as)]
+    values = {p.name: typical[0] for p in pending if (typical := _typical(p.annotation or p.used_as or ""))}
+    if len(values) < 2:
+        return
+    trial = {**param_defaults(ctx), **env, **values}
+    if all(outcome(parse_expr(code))(trial) is True for name in values for code in reads[name]):
+        env.update(values)
+        inputs.update({name: to_json_value(value) for name, value in values.items()})
 
 
 def _path_value(param: Param, codes: tuple[str, ...], env: dict[str, Any], ctx: CardContext) -> Any:

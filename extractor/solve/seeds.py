@@ -269,6 +269,7 @@ def _seed_comparison(node: ast.Compare, problem: Problem, envs: tuple[dict[str, 
                     _seed_arithmetic(side, other, problem, env, seeds)
                     _seed_part(side, other, problem, env, seeds, member=is_member and is_left)
                     seed_text_chain(side, other, problem, env, seeds, member=is_member and is_left)
+                    _seed_repeats(side, problem, seeds)
                     continue
                 for choice in _choices(other):
                     value = constant_value(choice, env)
@@ -279,6 +280,16 @@ def _seed_comparison(node: ast.Compare, problem: Problem, envs: tuple[dict[str, 
                         value = constant_value(choice, at_defaults)
                     if value is not NO_VALUE:
                         _seed_compared(seeds, problem, name, value, is_len=is_len, is_member=is_member and is_left)
+
+
+def _seed_repeats(side: ast.expr, problem: Problem, seeds: dict[str, list[Any]]) -> None:
+    """``len(set(xs))`` (compared with ``len(xs)``): ``xs`` with a repeated element, ``[0, 0]``."""
+    if not (isinstance(side, ast.Call) and dotted_name(side.func) == "len" and len(side.args) == 1
+            and isinstance(inner := side.args[0], ast.Call) and dotted_name(inner.func) in ("set", "frozenset") and len(inner.args) == 1):
+        return
+    name, _ = variable_of(inner.args[0], problem)
+    if name is not None:
+        seeds.setdefault(name, []).extend([[0, 0], ["x", "x"]])
 
 
 def _choices(node: ast.expr) -> list[ast.expr]:

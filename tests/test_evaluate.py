@@ -219,3 +219,21 @@ def test_callable_and_hasattr_of_another_value_are_refused() -> None:
         for code in ("callable(x)", "hasattr(x, 'name')"):
             with pytest.raises(EvalError):
                 evaluate(code, env)
+
+
+@pytest.mark.parametrize(("code", "env", "value"), [
+    ("__raises__(operator.index(x), (TypeError,))", {"x": ""}, True),
+    ("__raises__(operator.index(x), (TypeError,))", {"x": 3}, False),
+    ("__raises__(struct.unpack('>l', data)[0], (struct.error,))", {"data": b""}, True),
+    ("struct.unpack('>l', data)[0]", {"data": b"\x00\x00\x00\x01"}, 1),
+    ("__raises__(label.encode('ascii'), (UnicodeEncodeError,))", {"label": "\u00e9"}, True),
+    ("label.encode('utf-8')", {"label": "a"}, b"a"),
+])
+def test_operator_index_struct_unpack_and_encode_evaluate(code: str, env: dict, value: object) -> None:
+    assert evaluate(code, env) == value
+
+
+@pytest.mark.parametrize("code", ["label.encode('rot13')", "label.encode(codec)", "label.encode('ascii', 'custom')"])
+def test_encode_takes_the_standard_text_codecs_only(code: str) -> None:
+    with pytest.raises(EvalError):
+        evaluate(code, {"label": "a", "codec": "hex"})

@@ -64,6 +64,8 @@ EXPECTED = {
                "split_block", "remote_rank", "render_turn",
                # a list with a repeated element; required arguments a statement on the way reads together
                "pin_devices", "Experts.__init__",
+               # calls of functions imported under other names, struct.unpack and str.encode
+               "step_count", "read_length", "ascii_label",
                # an argument compared with None only: the example builds an object of its one class
                "attach",
                # texts read on the way (digits of a length, a leading zero, a number's text, parts, lines) and a sorted list

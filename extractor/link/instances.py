@@ -78,7 +78,22 @@ def link_names(project: Project, facts: FileFacts, guard: Guard,
                   if kind != "builtin" and (found := project.named_constant(facts, chain)) is not None)
     instances = tuple(instance_types(project, facts, guard.code).items())
     return GuardNames(named=named + _enum_values(project, facts, named, annotations), instances=instances,
-                      function_instances=function_instances)
+                      function_instances=function_instances, imported=imported_names(facts, guard.code))
+
+
+def imported_names(facts: FileFacts, code: str) -> tuple[tuple[str, str], ...]:
+    """Each dotted name of ``code`` whose head the module binds by an import under another name
+    (``from operator import index as _index``: ``_index`` -> ``operator.index``), with that name."""
+    tree = try_parse_expression(code) if "(" in code else None
+    imports = dict(facts.imports)
+    found: dict[str, str] = {}
+    for node in walk(tree) if tree is not None else ():
+        written = dotted_name(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        head, _, rest = (written or "").partition(".")
+        target = imports.get(head)
+        if written and target and target != head:
+            found[written] = target + ("." + rest if rest else "")
+    return tuple(sorted(found.items()))
 
 
 def _enum_values(project: Project, facts: FileFacts, named: tuple[tuple[str, str, str], ...],

@@ -527,6 +527,10 @@ class GuardNames:
     # type names of those instances (link.instances; ``()``: no plain value is one).
     instances: tuple[tuple[str, tuple[str, ...]], ...] = ()
     function_instances: tuple[tuple[str, tuple[str, ...]], ...] = ()  # the same for all the function's guards
+    # The guard's dotted names whose head is an import (``_index``, ``_struct.error``), as written
+    # and as the module they come from names them (``operator.index``, ``struct.error``): the
+    # solver reads those it models by the latter (solve.aliases)
+    imported: tuple[tuple[str, str], ...] = ()
 
 
 @record

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..model import CONSTRUCTING, Card, CardContext, Domain, Param, Validator
 from ..model.codes import CLAIMED, DomainSource, Reason, TriggerStatus
+from .aliases import read_imported
 from .arrays import cohere, fold_arrays, frame_annotations
 from .byname import read_by_name
 from .construction import fresh_trigger, past_construction
@@ -41,7 +42,7 @@ def frame_card(card: Card, ctx: CardContext) -> Frame:
     """The names a trigger may set (the guard's inputs and opaque names, and what the message
     and the raise's arguments read) and their domains; the guard as the solver reads it
     (``getattr(x, "a", d)`` as ``x.a``: solve.byname)."""
-    card = read_by_name(card)
+    card = read_imported(read_by_name(card), ctx)
     params = {p.name for p in ctx.signature.params}
     refs = message_refs(card.message, params)
     raised_with = [n for n in names_read(ctx.passage.evaluates, params) if n in ctx.signature.unread and n not in refs]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import math
+import struct
 from collections.abc import Callable
 from itertools import pairwise, product
 from typing import Any, TypeGuard
@@ -68,6 +69,21 @@ def _seed_call(node: ast.Call, problem: Problem, envs: _Envs, seeds: dict[str, l
         _seed_instances(node, problem, envs[0], seeds)
     if isinstance(func, ast.Attribute) and func.attr in STR_TESTS:
         seed_str_test(node, problem, envs[0], seeds)
+    if dotted_name(func) == "struct.unpack" and len(node.args) == 2:
+        _seed_packed(node.args[0], node.args[1], problem, seeds)
+
+
+def _seed_packed(fmt: ast.expr, data: ast.expr, problem: Problem, seeds: dict[str, list[Any]]) -> None:
+    """``struct.unpack(">l", data)``: ``data`` of the format's size, in zero bytes (b'\\x00\\x00\\x00\\x00')."""
+    name, _ = variable_of(data, problem)
+    if name is None or not (isinstance(fmt, ast.Constant) and isinstance(fmt.value, str)):
+        return
+    try:
+        size = struct.calcsize(fmt.value)
+    except struct.error:
+        return
+    if size <= MAX_WITNESS_LENGTH:
+        seeds.setdefault(name, []).append(b"\x00" * size)
 
 
 def _seed_mapping(mapping: ast.expr, key: str, problem: Problem, seeds: dict[str, list[Any]]) -> None:
@@ -478,6 +494,7 @@ STR_TESTS: dict[str, list[str] | None] = {
     "startswith": None, "endswith": None, "isdigit": ["1", "x"], "isdecimal": ["1", "x"], "isnumeric": ["1", "x"],
     "isalpha": ["a", "1"], "isalnum": ["a1", "-"], "isidentifier": ["a", "1"], "isascii": ["a", "\u00e9"],
     "isupper": ["A", "a"], "islower": ["a", "A"], "isspace": [" ", "a"],
+    "encode": ["a", "\u00e9"],  # (what ASCII and Latin-1 refuse; a surrogate, which UTF-8 refuses, could not be written out)
 }
 
 

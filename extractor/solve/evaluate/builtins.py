@@ -6,6 +6,7 @@ import ast
 import builtins
 import math
 import operator
+import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +17,7 @@ from .limits import check_format_spec, check_size, check_text, size_of
 
 # Exception classes ``__raises__`` may test for: the builtin ones (of this interpreter, never the analysed code's).
 EXCEPTIONS: dict[str, type] = {n: c for n, c in vars(builtins).items() if isinstance(c, type) and issubclass(c, BaseException)}
+EXCEPTIONS["struct.error"] = struct.error  # (of the pure functions below)
 BUILTIN_TYPES: dict[str, type] = {
     "int": int, "float": float, "str": str, "bool": bool, "list": list, "dict": dict,
     "tuple": tuple, "set": set, "frozenset": frozenset, "bytes": bytes, "type(None)": type(None),
@@ -75,6 +77,9 @@ PURE_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "callable": _callable, "hasattr": _hasattr,
     # (by the dotted name a module that imports math writes)
     "math.isfinite": math.isfinite, "math.isinf": math.isinf, "math.isnan": math.isnan, "math.floor": math.floor, "math.ceil": math.ceil,
+    "operator.index": operator.index,
+    # (a result no larger than the bytes given; a format's size is computed, never allocated)
+    "struct.unpack": struct.unpack, "struct.calcsize": struct.calcsize,
 }
 # Python's own constants a guard may compare with, as a 64-bit CPython 3 has them (``n > sys.maxsize``:
 # assuming another value gave "on a machine where sys.maxsize is 0"), by the dotted name the code writes.
@@ -85,7 +90,9 @@ STR_METHODS = frozenset({"join", "upper", "lower", "strip", "lstrip", "rstrip", 
                          "isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum", "isidentifier", "isascii", "isupper",
                          "islower", "isspace", "istitle", "isprintable", "find", "rfind", "count",
                          # a sequence of texts no larger than the text
-                         "partition", "rpartition", "rsplit", "splitlines"})
+                         "partition", "rpartition", "rsplit", "splitlines",
+                         # bytes at most 4 times as long, with a codec of limits.TEXT_CODECS
+                         "encode"})
 # A mapping's reading methods, evaluated on a dict only: ``config.get("mode") is None``.
 DICT_METHODS = frozenset({"get", "keys", "values", "items"})
 BINOPS: dict[type, Callable[[Any, Any], Any]] = {

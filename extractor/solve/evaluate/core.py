@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import struct
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -13,7 +14,8 @@ from ..values import UnknownValue
 from .errors import EvalError, TooLarge, Unknown, ValueFailure
 from .limits import start_evaluation
 
-VALUE_ERRORS = (TypeError, ValueError, ArithmeticError, LookupError, AttributeError)
+# What the evaluated code may raise of its own (``struct.error``: of ``struct.unpack``, which the allow-list holds)
+VALUE_ERRORS = (TypeError, ValueError, ArithmeticError, LookupError, AttributeError, struct.error)
 
 
 def parse_expr(code: str) -> ast.expr:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import struct
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
@@ -243,7 +244,7 @@ def _pure_call(name: str, args: list[Fn]) -> Fn:
         check_call(name, None, values)
         try:
             return function(*values)
-        except (TypeError, ValueError, OverflowError) as exc:
+        except (TypeError, ValueError, OverflowError, struct.error) as exc:
             raise ValueFailure(str(exc)) from exc
 
     return pure

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .errors import TooLarge
+from .errors import EvalError, TooLarge
 
 MAX_SIZE = 100_000  # units of one value: characters, bytes, elements (nested ones included)
 MAX_INT_BITS = 4_096  # bits of an integer the evaluator computes (about 1,233 digits)
@@ -143,6 +143,10 @@ def check_format_spec(spec: str) -> None:
         raise TooLarge("format width too large to evaluate")
 
 
+# The text codecs ``str.encode`` may be evaluated with (the standard library's own, by their usual names)
+TEXT_CODECS = frozenset({"ascii", "us-ascii", "utf-8", "utf8", "latin-1", "latin1", "iso-8859-1", "utf-16", "utf-32", "idna", "cp1252"})
+
+
 def check_call(name: str, target: Any, args: list[Any]) -> None:
     """Refuse a builtin call or ``str`` method call whose result would be past the limits."""
     if name in ("str", "repr", "sorted", "list", "tuple", "set", "frozenset"):  # they build a value as large as their argument
@@ -168,5 +172,10 @@ def check_call(name: str, target: Any, args: list[Any]) -> None:
         if len(args) > 2 and isinstance(args[2], int) and args[2] >= 0:
             hits = min(hits, args[2])
         check_size(len(target) + hits * max(len(new) - len(old), 0), "replaced text")
+    elif name == "encode" and isinstance(target, str):
+        if args[:1] and (not isinstance(args[0], str) or args[0].lower().replace("_", "-") not in TEXT_CODECS) \
+                or args[1:2] and args[1] not in ("strict", "ignore", "replace"):
+            raise EvalError("encode() with a codec or error handler outside the allow-list")
+        check_size(4 * len(target), "encoded text")
     elif isinstance(target, str):
         check_size(len(target), "text")

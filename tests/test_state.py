@@ -226,6 +226,8 @@ def test_method_effects_are_the_ways_through_a_method_a_caller_calls_bare() -> N
         "    def z(self):\n"
         "        return 1\n"
     )
+    [close] = method_effects(ast.parse(source).body[0])  # type: ignore[arg-type]
+    assert close.bound == ("force", "self")  # (names no module constant's literal is put in for in its tests)
     assert _effects(source) == {"close": [
         (("self.fp is None",), (), (), False),
         (("not (self.fp is None)", "not (not self.busy)"), (), (), True),

@@ -57,7 +57,11 @@ def method_effects(node: ast.ClassDef) -> tuple[MethodEffect, ...]:
                 paths = _Reader(receiver).paths(stmt.body)
             except _Unmodelled:
                 continue
-            found.append(MethodEffect(method=stmt.name, receiver=receiver, paths=paths))
+            bound = {a.arg for a in ast.walk(stmt.args) if isinstance(a, ast.arg)}
+            bound.update(n.id for n in walk(stmt) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load))
+            bound.update((a.asname or a.name).split(".")[0] for n in walk(stmt) if isinstance(n, (ast.Import, ast.ImportFrom))
+                         for a in n.names)
+            found.append(MethodEffect(method=stmt.name, receiver=receiver, paths=paths, bound=tuple(sorted(bound))))
     return tuple(found)
 
 

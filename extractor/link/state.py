@@ -123,19 +123,22 @@ def _renamed(project: Project, facts: FileFacts, effect: MethodEffect, this: str
     """``path`` in the card's names: ``this.attribute``, a constant's literal source for its name."""
     constants = dict(facts.constants)
     stores = tuple((f"{this}.{name}", _constant(project, facts, constants, source) or source) for name, source in path.stores)
-    tests = tuple(_put_in(project, facts, constants, test, effect.receiver, this) for test in path.tests)
+    tests = tuple(_put_in(project, facts, constants, test, effect, this) for test in path.tests)
     return EffectPath(tests=tests, stores=stores, calls=path.calls, is_raise=path.is_raise)
 
 
-def _put_in(project: Project, facts: FileFacts, constants: Mapping[str, str], code: str, receiver: str, this: str) -> str:
-    """``code`` with the receiver renamed ``this`` and each name of a constant with a literal source replaced by it."""
+def _put_in(project: Project, facts: FileFacts, constants: Mapping[str, str], code: str, effect: MethodEffect, this: str) -> str:
+    """``code`` with the method's receiver renamed ``this`` and each name of a module constant
+    with a literal source replaced by it (not a name the method binds itself)."""
+    receiver, bound = effect.receiver, set(effect.bound)
     tree = own_expression(code)
     if tree is None:
         return code
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id == receiver:
             node.id = this
-        elif isinstance(node, ast.Name) and (source := _constant(project, facts, constants, node.id)) is not None and _is_literal(source):
+        elif isinstance(node, ast.Name) and node.id not in bound and (source := _constant(project, facts, constants, node.id)) is not None \
+                and _is_literal(source):
             node.id = f"({source})"
     return ast.unparse(tree)
 

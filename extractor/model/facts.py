@@ -109,6 +109,7 @@ class MethodEffect:
     method: str
     receiver: str  # its first parameter's name, as the tests and stores spell it
     paths: tuple[EffectPath, ...] = ()
+    bound: tuple[str, ...] = ()  # the names it binds (its parameters, locals): no module constant's in its tests
 
 
 @record

@@ -4,7 +4,9 @@
 and ``import struct as _struct`` makes ``_struct.error`` the class ``struct.error``. Where the
 evaluator models what such a name denotes (a pure function of its allow-list, an exception
 class ``__raises__`` tests for), the solver's own copy of the card's guard writes it as the
-module names it (link.instances.imported_names); the card keeps the code as written.
+module names it (link.instances.imported_names). The card's guard keeps the code as written;
+its fixes, which quote the parts of the solver's copy, name the function as its module does
+(``operator.index(start)``).
 """
 
 from __future__ import annotations

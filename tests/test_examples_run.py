@@ -51,7 +51,7 @@ EXPECTED = {
     # Tensors and arrays (TENSORS: their examples run where torch and numpy are installed).
     # Arguments built with their record's constructor (objects.py), nested and with a stand-in.
     "values": {"plan", "pick", "level_name", "Args.__post_init__", "Training.__post_init__", "Eval.__post_init__",
-               "Delta.__init__", "repeat", "chunks", "whole", "count", "embed", "project", "check_rows", "normalize", "CacheConfig",
+               "Delta.__init__", "repeat", "chunks", "whole", "count", "embed", "project", "check_queries", "check_rows", "normalize", "CacheConfig",
                "half_only", "at_least_1d", "store", "scales", "spread", "launch", "admit", "Limits", "CacheConfig._check_block_size", "Tool._label_is_text",
                "check_engine", "Engine.validate",
                # required values of declared types (an Annotated alias, Literal, StrictBool, PositiveInt, Path)

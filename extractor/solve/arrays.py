@@ -19,6 +19,7 @@ stem the evaluator reads.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import PurePosixPath
@@ -287,6 +288,16 @@ def frame_annotations(frame: Any) -> dict[str, str | None]:
     return {**{p.name: p.annotation for p in frame.ctx.signature.params}, **{n: d.annotation for n, d in frame.domains.items()}}
 
 
+MAX_FOLDED_ELEMENTS = 1 << 16  # a tensor an example builds holds at most this many elements (256 KiB of float32)
+
+
+def _small(shape: list[Any] | tuple[Any, ...]) -> bool:
+    """Sizes of a tensor small enough to build in an example: ``[0, 0, 128]``, ``[1, 4096]``."""
+    if not all(type(n) is int and n >= 0 for n in shape):
+        return False
+    return math.prod(shape) <= MAX_FOLDED_ELEMENTS and max(shape, default=0) <= MAX_FOLDED_ELEMENTS
+
+
 def fold_arrays(values: dict[str, Any], annotations: Mapping[str, str | None]) -> dict[str, Any]:
     """``values`` where a modelled tensor or array ``x`` is built with the ``x.shape``,
     ``x.ndim`` and ``x.dtype`` the values give (``x.shape = [1, 5]``: ``torch.empty(1, 5)``),
@@ -302,7 +313,7 @@ def fold_arrays(values: dict[str, Any], annotations: Mapping[str, str | None]) -
         shape = values.get(f"{name}.shape", value.attribute("shape") if ndim is None else (1,) * ndim if type(ndim) is int else None)
         ndim = len(shape) if ndim is None and isinstance(shape, (list, tuple)) else ndim
         dtype = values.get(f"{name}.dtype", value.attribute("dtype"))
-        if not (isinstance(shape, (list, tuple)) and all(type(n) is int and 0 <= n <= 64 for n in shape) and ndim == len(shape)
+        if not (isinstance(shape, (list, tuple)) and _small(shape) and ndim == len(shape)
                 and isinstance(dtype, Modelled) and dtype.kind == "dtype" and dtype.module == value.module):
             continue
         contiguous = not value.code.endswith(".t()")

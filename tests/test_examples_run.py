@@ -26,6 +26,7 @@ EXPECTED = {
         "order", "discount", "currency", "check_numbered", "Tally.__init__", "Reader.expect_name", "rejected", "Gift.seal", "price_of", "tags_of", "connect_to", "Checkout.check", "Session.release", "Session.stop", "matches_host", "resize",
         "Session._require_running",  # (stated at Session.fetch, its public caller: solve.entries)
         "Session.send", "Archive.add", "Ticket.result", "Ticket.report",  # (after close(), cancel(), seal(): solve.steps)
+        "Session.retry",  # (a class attribute a new object reads)
     },
     "forms": {
         "not_isinstance", "is_none", "is_not_none_and_len", "modulo", "chained_comparison", "in_literal_tuple",
@@ -102,7 +103,8 @@ EXPECTED = {
 # ChatPayload.check_stream_options's fixes give `data` values its fields' types refuse ('x', a text): none is shown.
 REPRODUCE_ONLY = {"forms": {"if_elif_else", "match_cases", "set_state", "on_event", "read_all"}, "dateparse": {"split_date"}, "callers": {"Shelf.__init__", "currency", "Session.stop", "Session.release",
                                                                                                    "Session._require_running", "Session.send",
-                                                                                                   "Archive.add", "Ticket.result", "Ticket.report"},
+                                                                                                   "Archive.add", "Ticket.result", "Ticket.report",
+                                                                                                   "Session.retry"},
                   "values": {"parse_weight_config", "ChatPayload.check_stream_options"}}
 
 

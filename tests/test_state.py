@@ -199,7 +199,7 @@ def _effects(source: str) -> dict[str, list[tuple]]:
     return {e.method: [(p.tests, p.stores, p.calls, p.is_raise) for p in e.paths] for e in method_effects(node)}
 
 
-def test_method_effects_are_the_ways_through_a_method_a_caller_calls_bare() -> None:
+def test_method_effects_are_the_ways_through_a_method() -> None:
     source = (
         "class C:\n"
         "    def close(self, force=False):\n"
@@ -226,9 +226,11 @@ def test_method_effects_are_the_ways_through_a_method_a_caller_calls_bare() -> N
         "    def z(self):\n"
         "        return 1\n"
     )
-    [close] = method_effects(ast.parse(source).body[0])  # type: ignore[arg-type]
-    assert close.bound == ("force", "self")  # (names no module constant's literal is put in for in its tests)
-    assert _effects(source) == {"close": [
+    effects = {e.method: e for e in method_effects(ast.parse(source).body[0])}  # type: ignore[arg-type]
+    # (read where a step calls them, but no step themselves: a required argument, a private name)
+    assert {name: e.is_bare for name, e in effects.items()} == {"close": True, "needs": False, "_private": False}
+    assert effects["close"].bound == ("force", "self")  # (names no module constant's literal is put in for in its tests)
+    assert _effects(source) == {"needs": [((), (("x", "x"),), (), False)], "_private": [((), (("y", "1"),), (), False)], "close": [
         (("self.fp is None",), (), (), False),
         (("not (self.fp is None)", "not (not self.busy)"), (), (), True),
         (("not (self.fp is None)", "not self.busy"), (("fp", "None"), ("count", None)), ("_flush",), False),
@@ -297,3 +299,24 @@ def test_receiver_calls_are_the_methods_called_on_the_object_before_the_raise() 
     raise_f = f.body[3].body[0]
     assert receiver_calls(f, (cls, f, f.body[3], raise_f), raise_f) == ("fill", "reset")
     assert receiver_calls(g, (cls, g, g.body[1]), g.body[1]) == ("*",)
+
+
+def test_a_new_object_reads_a_class_attribute_no_init_assigns(tmp_path) -> None:
+    """A class body's literal is a new object's value where no ``__init__`` assigns the
+    attribute (and none where one does, or a method ``__init__`` calls may)."""
+    code = (
+        "class Quota:\n"
+        "    left = 0\n"
+        "    def take(self) -> None:\n"
+        "        if self.left <= 0:\n"
+        "            raise ValueError('no quota left')\n"
+        "class Filled(Quota):\n"
+        "    def __init__(self) -> None:\n"
+        "        self._fill()\n"
+        "    def _fill(self) -> None:\n"
+        "        self.left = 3\n"
+    )
+    cards = {c.at.function: c for c in extract_snippet(tmp_path, code)}
+    take = cards["Quota.take"].solved
+    assert (take.trigger.status, take.trigger.verified, take.trigger.constructed) == ("concrete", True, {"self.left": 0})
+    assert take.example.before == "from mod import Quota\nQuota().take()"

@@ -1,4 +1,4 @@
-"""Method effects: what a public method a caller calls without arguments leaves on its object.
+"""Method effects: what a method leaves on its object, for a public one a caller calls without arguments.
 
 A card's guard often reads state that only the class's own methods set: ``send`` raises once
 ``close()`` has set ``self._closed = True``. For each such method (public, undecorated, not
@@ -48,32 +48,40 @@ class _Way:
 
 
 def method_effects(node: ast.ClassDef) -> tuple[MethodEffect, ...]:
-    """The effect of each method of the class a caller may call without arguments, in source order."""
+    """The effect of each method of the class that runs its body when called (undecorated, not
+    ``async``, not a generator), in source order; ``is_bare`` where a caller may call it without
+    arguments (public, every parameter after the receiver with a default): a step's candidate.
+    The others are read where a step calls them on its object (``self._flush()``)."""
     found = []
     for stmt in node.body:
-        if isinstance(stmt, ast.FunctionDef) and _callable_bare(stmt):
-            receiver = stmt.args.posonlyargs[0].arg if stmt.args.posonlyargs else stmt.args.args[0].arg
-            try:
-                paths = _Reader(receiver).paths(stmt.body)
-            except _Unmodelled:
-                continue
-            bound = {a.arg for a in ast.walk(stmt.args) if isinstance(a, ast.arg)}
-            bound.update(n.id for n in walk(stmt) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load))
-            bound.update((a.asname or a.name).split(".")[0] for n in walk(stmt) if isinstance(n, (ast.Import, ast.ImportFrom))
-                         for a in n.names)
-            found.append(MethodEffect(method=stmt.name, receiver=receiver, paths=paths, bound=tuple(sorted(bound))))
+        if not (isinstance(stmt, ast.FunctionDef) and _runs_body(stmt)):
+            continue
+        receiver = stmt.args.posonlyargs[0].arg if stmt.args.posonlyargs else stmt.args.args[0].arg
+        try:
+            paths = _Reader(receiver).paths(stmt.body)
+        except _Unmodelled:
+            continue
+        bound = {a.arg for a in ast.walk(stmt.args) if isinstance(a, ast.arg)}
+        bound.update(n.id for n in walk(stmt) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load))
+        bound.update((a.asname or a.name).split(".")[0] for n in walk(stmt) if isinstance(n, (ast.Import, ast.ImportFrom))
+                     for a in n.names)
+        found.append(MethodEffect(method=stmt.name, receiver=receiver, paths=paths, bound=tuple(sorted(bound)),
+                                  is_bare=_callable_bare(stmt)))
     return tuple(found)
 
 
-def _callable_bare(function: ast.FunctionDef) -> bool:
-    """Public, undecorated, not a generator, with a receiver and a default for every other parameter."""
-    args = function.args
-    positional = [*args.posonlyargs, *args.args]
-    if function.name.startswith("_") or function.decorator_list or not positional:
-        return False
-    if len(args.defaults) < len(positional) - 1 or any(d is None for d in args.kw_defaults):
+def _runs_body(function: ast.FunctionDef) -> bool:
+    """Undecorated, with a receiver, not a generator: a call runs its body."""
+    if function.decorator_list or not [*function.args.posonlyargs, *function.args.args]:
         return False
     return not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in walk(function))
+
+
+def _callable_bare(function: ast.FunctionDef) -> bool:
+    """Public, with a default for every parameter after the receiver."""
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    return not function.name.startswith("_") and len(args.defaults) >= len(positional) - 1 and all(d is not None for d in args.kw_defaults)
 
 
 class _Reader:

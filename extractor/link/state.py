@@ -15,8 +15,9 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 
-from ..model import EffectPath, FileFacts, MethodEffect, MethodStep, ObjectState, SiteFact, StateWrite
+from ..model import STEP_DEPTH, ClassFact, EffectPath, FileFacts, MethodEffect, MethodStep, ObjectState, SiteFact, StateWrite
 from ..model.pytext import own_expression, try_parse_expression
 from .placeholders import lineage
 from .project import Project
@@ -55,7 +56,8 @@ def constructed_state(project: Project, owner: str, writes: tuple[StateWrite, ..
     tree) assigns it once, outside any block, a literal or a module constant's literal; no
     other ``__init__`` of the lineage assigns it, nor a method that ``__init__`` calls, nor
     ``__post_init__`` or ``__new__`` (``Config.__init__``'s ``self.loaded = False``: a new
-    Config is not loaded)."""
+    Config is not loaded). Where no ``__init__`` assigns it, a class body's literal is the
+    value (``retries = 0``; no ``__init__`` in the lineage at all: ``object``'s runs)."""
     init_class = None
     for qualname, known in lineage(project, owner):
         if known is None:
@@ -63,20 +65,35 @@ def constructed_state(project: Project, owner: str, writes: tuple[StateWrite, ..
         if "__init__" in dict(known[1].methods):
             init_class = known[1]
             break
-    if init_class is None:
-        return ObjectState()
+    running = {*(init_class.init_calls if init_class is not None else ()), "__post_init__", "__new__"}  # (what construction runs)
     by_input: dict[str, list[StateWrite]] = {}
     for write in writes:
         by_input.setdefault(write.input, []).append(write)
     found = []
     for name, assigned in sorted(by_input.items()):
         inits = [w for w in assigned if w.store.method == "__init__"]
-        others = {w.store.method for w in assigned if w.store.method not in (None, "__init__")}
-        source = inits[0].constant or inits[0].store.value if len(inits) == 1 else None
-        if (len(inits) == 1 and inits[0].owner == init_class.qualname and not inits[0].store.conditional and source is not None
-                and _is_literal(source) and not others & {*init_class.init_calls, "__post_init__", "__new__"}):
+        if any(w.store.method in running for w in assigned):
+            continue
+        source = _init_value(inits, init_class) if inits else _class_value(assigned)
+        if source is not None:
             found.append((name, source))
     return ObjectState(constructed=tuple(found))
+
+
+def _init_value(inits: list[StateWrite], init_class: ClassFact | None) -> str | None:
+    """The literal the ``__init__`` that runs assigns the attribute once, outside any block."""
+    if init_class is None or len(inits) != 1 or inits[0].owner != init_class.qualname or inits[0].store.conditional:
+        return None
+    source = inits[0].constant or inits[0].store.value
+    return source if source is not None and _is_literal(source) else None
+
+
+def _class_value(assigned: list[StateWrite]) -> str | None:
+    """The literal one class body of the lineage assigns the attribute, where no ``__init__``
+    does: what a new object reads until a method assigns its own (``retries = 0``)."""
+    body = [write for write in assigned if write.store.method is None]
+    source = body[0].constant or body[0].store.value if len(body) == 1 else None
+    return source if source is not None and _is_literal(source) else None
 
 
 def method_steps(project: Project, owner: str, this: str, writes: tuple[StateWrite, ...]) -> tuple[MethodStep, ...]:
@@ -84,8 +101,20 @@ def method_steps(project: Project, owner: str, this: str, writes: tuple[StateWri
     that assign one of the attributes ``writes`` lists, by name: each as the class ``owner`` defines
     it, else as the one class of its lineage that does (none where two do, whose order the walk
     does not know, or where a class outside the tree may), its tests and stores written in the
-    card's receiver ``this`` and with module constants' literal sources in place of their names."""
+    card's receiver ``this`` and with module constants' literal sources in place of their names;
+    with the methods it calls on its object, read the same way."""
     wanted = {write.input.removeprefix(this + ".") for write in writes}
+    effects = _lineage_effects(project, owner)
+    steps = []
+    for method, (facts, effect, defining) in sorted(effects.items()):
+        if effect.is_bare and any(name in wanted for path in effect.paths for name, _ in path.stores):
+            step = _step(project, facts, effect, defining, this)
+            steps.append(replace(step, called=_called(project, effects, step, this)))
+    return tuple(steps)
+
+
+def _lineage_effects(project: Project, owner: str) -> dict[str, tuple[FileFacts, MethodEffect, str]]:
+    """Each method of ``owner``'s lineage whose effect is read, as the class that runs it has it (see method_steps)."""
     definers: dict[str, list[str]] = {}
     effects: dict[tuple[str, str], tuple[FileFacts, MethodEffect]] = {}
     whole = True  # (every class of the lineage in the tree)
@@ -97,22 +126,36 @@ def method_steps(project: Project, owner: str, this: str, writes: tuple[StateWri
         for name, _ in cls.methods:
             definers.setdefault(name, []).append(qualname)
         effects.update({(qualname, effect.method): (facts, effect) for effect in cls.effects})
-    steps = []
-    for method, owners in sorted(definers.items()):
-        if (owners[0] != owner and (len(owners) > 1 or not whole)) or (owners[0], method) not in effects:
-            continue
-        facts, effect = effects[owners[0], method]
-        if any(name in wanted for path in effect.paths for name, _ in path.stores):
-            steps.append(MethodStep(method=method, owner=owners[0],
-                                    paths=tuple(_renamed(project, facts, effect, this, path) for path in effect.paths)))
-    return tuple(steps)
+    return {method: (*effects[owners[0], method], owners[0]) for method, owners in definers.items()
+            if (owners[0] == owner or (len(owners) == 1 and whole)) and (owners[0], method) in effects}
+
+
+def _step(project: Project, facts: FileFacts, effect: MethodEffect, defining: str, this: str) -> MethodStep:
+    return MethodStep(method=effect.method, owner=defining, paths=tuple(_renamed(project, facts, effect, this, p) for p in effect.paths))
+
+
+def _called(project: Project, effects: dict[str, tuple[FileFacts, MethodEffect, str]], step: MethodStep,
+            this: str) -> tuple[MethodStep, ...]:
+    """The methods ``step`` calls on its object that the lineage defines and whose ways are read,
+    and those they call, ``STEP_DEPTH`` deep, by name."""
+    found: dict[str, MethodStep] = {}
+    work = [(step, 0)]
+    while work:
+        current, depth = work.pop()
+        for name in sorted({call for path in current.paths for call in path.calls} - found.keys() - {step.method}):
+            if name in effects and depth < STEP_DEPTH:
+                facts, effect, defining = effects[name]
+                found[name] = _step(project, facts, effect, defining, this)
+                work.append((found[name], depth + 1))
+    return tuple(found[name] for name in sorted(found))
 
 
 def step_reads(steps: tuple[MethodStep, ...], this: str) -> tuple[str, ...]:
-    """The attributes of the receiver ``this`` the steps' tests read (``this._writing``): a new
-    object's values of them decide which ways through a step it takes."""
+    """The attributes of the receiver ``this`` the steps' tests read, and those of the methods they
+    call (``this._writing``): a new object's values of them decide which ways through a step it takes."""
     found: set[str] = set()
-    trees = (try_parse_expression(test) for step in steps for path in step.paths for test in path.tests)
+    every = [*steps, *(called for step in steps for called in step.called)]
+    trees = (try_parse_expression(test) for step in every for path in step.paths for test in path.tests)
     for tree in filter(None, trees):
         found.update(ast.unparse(node) for node in ast.walk(tree)
                      if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == this)

@@ -9,6 +9,7 @@ data and back; ``schema`` derives catalog.schema.json from the records.
 from .base import DIFF_SCHEMA_ID, SCHEMA_ID, intern_strings, record
 from .card import (
     RAW_KEYWORDS,
+    STEP_DEPTH,
     BuiltArgument,
     Card,
     CardContext,
@@ -147,6 +148,7 @@ __all__ = [
     "RAISES",
     "RAW_KEYWORDS",
     "SCHEMA_ID",
+    "STEP_DEPTH",
     "And",
     "Argument",
     "AttributeStore",

@@ -481,6 +481,9 @@ class Owner:
     validated: FieldDoc | None = None
 
 
+STEP_DEPTH = 3  # calls a step makes on its object, followed this deep (MethodStep.called)
+
+
 @record
 class MethodStep:
     """A method a caller may call on a new object, without arguments, before the card's call
@@ -490,6 +493,9 @@ class MethodStep:
     method: str
     owner: str  # the class that defines it (module-qualified)
     paths: tuple[EffectPath, ...] = ()
+    # The methods it calls on its object, and those they call in turn (STEP_DEPTH deep), where
+    # their ways are read, in the same names (a method not among them is taken to return)
+    called: tuple[MethodStep, ...] = ()
 
 
 @record

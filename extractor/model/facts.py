@@ -103,13 +103,14 @@ class EffectPath:
 
 @record
 class MethodEffect:
-    """What calling a method without arguments may leave on its object: every way through it
-    (collect.effects; solve.steps puts a new object's values through them)."""
+    """What calling a method may leave on its object: every way through it (collect.effects;
+    solve.steps puts a new object's values through them)."""
 
     method: str
     receiver: str  # its first parameter's name, as the tests and stores spell it
     paths: tuple[EffectPath, ...] = ()
     bound: tuple[str, ...] = ()  # the names it binds (its parameters, locals): no module constant's in its tests
+    is_bare: bool = False  # public, and callable without arguments: a step's candidate (else read where a step calls it)
 
 
 @record
@@ -179,7 +180,7 @@ class ClassFact:
     stores: tuple[tuple[str, AttributeStore], ...] = ()  # (attribute, where it is assigned): ``self.x`` in its methods, class attributes
     init_calls: tuple[str, ...] = ()  # the methods its own ``__init__`` calls on its receiver (collect.declarations.init_calls)
     init_reads: tuple[str, ...] = ()  # the attributes its own ``__init__`` reads on its receiver and never assigns there
-    effects: tuple[MethodEffect, ...] = ()  # its methods a caller calls without arguments, what each leaves (collect.effects)
+    effects: tuple[MethodEffect, ...] = ()  # what each of its methods leaves on its object (collect.effects)
     abstract: tuple[str, ...] = ()  # its methods decorated ``@abstractmethod`` (or abstractproperty, ...)
     validators: tuple[str, ...] = ()  # its methods that run while it is constructed (``@field_validator``, ``@model_validator``, ...)
     # those of them that run on the raw value and call what the tool does not read

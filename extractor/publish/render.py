@@ -86,6 +86,7 @@ def template_environment(*, autoescape: bool) -> jinja2.Environment:
                        PYDANTIC=wording(PydanticError), STANDINGS=wording(Standing), FAILURES=wording(BuildFailure),
                        reason_words=reason_words)
     env.tests["claimed"] = lambda status: status in CLAIMED
+    env.tests["private"] = lambda name: isinstance(name, str) and name.startswith("_") and not name.endswith("__")
     return env
 
 

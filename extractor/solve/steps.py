@@ -20,11 +20,12 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ..model import CONSTRUCTING, Card, CardContext, Domain, MethodStep
+from ..model import CONSTRUCTING, STEP_DEPTH, Card, CardContext, Domain, MethodStep
 from ..model.codes import TriggerStatus
 from ..model.pytext import try_parse_expression
 from .construction import pinned_trigger
 from .domains import NO_VALUE, literal_value
+from .evaluate import FAILS, outcome, parse_expr
 from .problem import Problem
 from .search import Solution
 from .status import atom_kind
@@ -50,14 +51,18 @@ def stepped_trigger(card: Card, ctx: CardContext, problem: Problem, atoms: set[s
 def left_by(step: MethodStep, fresh: dict[str, str], problem: Problem, wanted: set[str], writers: set[str],
             others: set[str]) -> dict[str, str] | None:
     """The sources of the values of ``wanted`` once a new object (``fresh``: attribute -> source)
-    has run ``step``; None where a way it may take raises, calls one of ``writers``, assigns one
-    of ``others``, leaves one of ``wanted`` unknown, or two ways leave different values."""
+    has run ``step``; None where a way it may take raises (a raise, a test these values make fail,
+    a method it calls that may, MethodStep.called), calls one of ``writers``, assigns one of
+    ``others``, leaves one of ``wanted`` unknown, or two ways leave different values."""
+    called = {method.method: method for method in step.called}
     found: dict[str, str] | None = None
     for path in step.paths:
         values = dict(fresh)
-        if not _taken(path.tests, values, problem):
+        taken = _taken(path.tests, values, problem)
+        if taken is False:
             continue
-        if path.is_raise or writers.intersection(path.calls) or any(name in others for name, _ in path.stores):
+        if taken == FAILS or path.is_raise or writers.intersection(path.calls) or any(name in others for name, _ in path.stores) \
+                or not _calls_return(path.calls, values, called, problem, writers):
             return None
         for name, source in path.stores:
             if source is not None and literal_value(source) is not NO_VALUE:
@@ -71,14 +76,35 @@ def left_by(step: MethodStep, fresh: dict[str, str], problem: Problem, wanted: s
     return found
 
 
-def _taken(tests: tuple[str, ...], values: dict[str, str], problem: Problem) -> bool:
+def _calls_return(names: tuple[str, ...], values: dict[str, str], called: dict[str, MethodStep], problem: Problem,
+                  writers: set[str], depth: int = 0) -> bool:
+    """Whether each of the methods ``names`` whose ways are read returns from ``values`` on every
+    way it may take (none raises, makes a test fail, or calls one of ``writers``), and the methods
+    they call in turn; one not read is taken to return."""
+    for name in names:
+        for path in called[name].paths if name in called and depth < STEP_DEPTH else ():
+            trial = dict(values)
+            taken = _taken(path.tests, trial, problem)
+            if taken is False:
+                continue
+            if taken == FAILS or path.is_raise or writers.intersection(path.calls) \
+                    or not _calls_return(path.calls, trial, called, problem, writers, depth + 1):
+                return False
+    return True
+
+
+def _taken(tests: tuple[str, ...], values: dict[str, str], problem: Problem) -> bool | str:
     """Whether a way with ``tests`` may be taken from ``values`` (updated with what an undecided
-    test of one attribute's value gives it)."""
+    test of one attribute's value gives it), or ``FAILS`` where these values make a test raise
+    (``'x' in None``)."""
     for test in tests:
-        held = problem.holds({**problem.constants, **{n: literal_value(s) for n, s in values.items()}}, test)
+        env = {**problem.constants, **{n: literal_value(s) for n, s in values.items()}}
+        held = problem.holds(env, test)
         if held is False:
             return False
         if held is None:
+            if outcome(parse_expr(test))(env) == FAILS:
+                return FAILS
             values.update(_pinned(test))
     return True
 

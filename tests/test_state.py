@@ -41,6 +41,11 @@ else:
 """
 
 
+def _by_function(tmp_path, code: str) -> dict:
+    """The cards of a snippet module, by their function."""
+    return {c.at.function: c for c in extract_snippet(tmp_path, code)}
+
+
 def _stores(source: str) -> list[tuple]:
     node = ast.parse(source).body[0]
     return [(attribute, s.method, s.line, s.value, s.conditional) for attribute, s in attribute_stores(node, SourceText(source.splitlines()))]
@@ -153,7 +158,7 @@ def test_a_new_object_s_state_is_read_only_where_construction_leaves_one_value(t
         "        if not self.open:\n"
         "            raise RuntimeError('not open')\n"
     )
-    cards = {c.at.function: c for c in extract_snippet(tmp_path, code)}
+    cards = _by_function(tmp_path, code)
     plain, resets = cards["Plain.read"].solved.trigger, cards["Resets.read"].solved.trigger
     assert (plain.status, plain.verified, plain.constructed) == ("concrete", True, {"self.open": False})
     assert cards["Plain.read"].solved.example.before == "from mod import Plain\nPlain().read()"
@@ -270,7 +275,7 @@ def test_a_trigger_after_a_method_a_caller_calls_on_a_new_object(tmp_path) -> No
         "        if self.n == 1:\n"
         "            raise RuntimeError('stopped')\n"
     )
-    cards = {c.at.function: c for c in extract_snippet(tmp_path, code)}
+    cards = _by_function(tmp_path, code)
     send = cards["Conn.send"].solved
     assert (send.trigger.status, send.trigger.verified, send.trigger.steps, send.trigger.constructed) == \
         ("concrete", True, ("close",), {"self._closed": True})
@@ -316,7 +321,7 @@ def test_a_new_object_reads_a_class_attribute_no_init_assigns(tmp_path) -> None:
         "    def _fill(self) -> None:\n"
         "        self.left = 3\n"
     )
-    cards = {c.at.function: c for c in extract_snippet(tmp_path, code)}
+    cards = _by_function(tmp_path, code)
     take = cards["Quota.take"].solved
     assert (take.trigger.status, take.trigger.verified, take.trigger.constructed) == ("concrete", True, {"self.left": 0})
     assert take.example.before == "from mod import Quota\nQuota().take()"

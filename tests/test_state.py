@@ -325,3 +325,24 @@ def test_a_new_object_reads_a_class_attribute_no_init_assigns(tmp_path) -> None:
     take = cards["Quota.take"].solved
     assert (take.trigger.status, take.trigger.verified, take.trigger.constructed) == ("concrete", True, {"self.left": 0})
     assert take.example.before == "from mod import Quota\nQuota().take()"
+
+
+def test_a_raise_in_the_constructor_reads_only_what_the_class_body_gives(tmp_path) -> None:
+    """While ``__init__`` runs, what it assigns later is not set yet (``self.flag`` raises
+    AttributeError there): only a class body's literal is the object's value."""
+    code = (
+        "class Heads:\n"
+        "    supported = (2, 4)\n"
+        "    def __init__(self, heads: int) -> None:\n"
+        "        if heads not in self.supported:\n"
+        "            raise ValueError('unsupported heads')\n"
+        "class Flagged:\n"
+        "    def __init__(self) -> None:\n"
+        "        if self.flag:\n"
+        "            raise ValueError('flag set')\n"
+        "        self.flag = True\n"
+    )
+    cards = _by_function(tmp_path, code)
+    heads, flagged = cards["Heads.__init__"].solved, cards["Flagged.__init__"].solved
+    assert (heads.trigger.status, heads.trigger.verified, heads.example.before) == ("concrete", True, "from mod import Heads\nHeads(heads=0)")
+    assert (flagged.trigger.status, flagged.trigger.constructed) == ("internal", {})

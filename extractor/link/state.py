@@ -70,6 +70,7 @@ def constructed_state(project: Project, owner: str, writes: tuple[StateWrite, ..
     for write in writes:
         by_input.setdefault(write.input, []).append(write)
     found = []
+    from_class = []
     for name, assigned in sorted(by_input.items()):
         inits = [w for w in assigned if w.store.method == "__init__"]
         if any(w.store.method in running for w in assigned):
@@ -77,7 +78,8 @@ def constructed_state(project: Project, owner: str, writes: tuple[StateWrite, ..
         source = _init_value(inits, init_class) if inits else _class_value(assigned)
         if source is not None:
             found.append((name, source))
-    return ObjectState(constructed=tuple(found))
+            from_class.extend([] if inits else [name])
+    return ObjectState(constructed=tuple(found), from_class=tuple(from_class))
 
 
 def _init_value(inits: list[StateWrite], init_class: ClassFact | None) -> str | None:

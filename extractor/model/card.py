@@ -505,6 +505,8 @@ class ObjectState:
 
     # The attributes a new object has at one known value, of those the guard and the steps' tests read: (input, value source).
     constructed: tuple[tuple[str, str], ...] = ()
+    # Those of them a class body gives (no ``__init__`` assigns them): the only ones known while it runs
+    from_class: tuple[str, ...] = ()
     steps: tuple[MethodStep, ...] = ()
 
 

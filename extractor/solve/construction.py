@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from ..model import RAW_KEYWORDS, Card, CardContext, Domain, DomainSource, TriggerStatus
+from ..model import CONSTRUCTING, RAW_KEYWORDS, Card, CardContext, Domain, DomainSource, TriggerStatus
 from .domains import NO_VALUE, default_source, field_domain, literal_value
 from .evaluate import EvalError
 from .posing import build_problem
@@ -97,6 +97,8 @@ def fresh_trigger(card: Card, ctx: CardContext, atoms: set[str], domains: dict[s
     ``self.loaded = False``): the problem solved with those values fixed, its solution, and
     the values. None where another internal value remains, or the fixed ones reach no raise."""
     fresh = dict(ctx.state.constructed)
+    if set(card.entry) & CONSTRUCTING:  # (a raise while the object is built: only what its class body gives is set yet)
+        fresh = {name: source for name, source in fresh.items() if name in ctx.state.from_class}
     internal = {a for a in atoms if atom_kind(a) == TriggerStatus.INTERNAL}
     if not internal or not internal <= fresh.keys():
         return None

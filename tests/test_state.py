@@ -346,3 +346,13 @@ def test_a_raise_in_the_constructor_reads_only_what_the_class_body_gives(tmp_pat
     heads, flagged = cards["Heads.__init__"].solved, cards["Flagged.__init__"].solved
     assert (heads.trigger.status, heads.trigger.verified, heads.example.before) == ("concrete", True, "from mod import Heads\nHeads(heads=0)")
     assert (flagged.trigger.status, flagged.trigger.constructed) == ("internal", {})
+
+
+def test_a_with_statement_s_target_on_the_object_is_a_store() -> None:
+    source = (
+        "class C:\n"
+        "    def open(self):\n"
+        "        with open('x') as self.f:\n"
+        "            self.n = 1\n"
+    )
+    assert _effects(source) == {"open": [((), (("f", None), ("n", "1")), (), False)]}

@@ -126,6 +126,10 @@ class _Reader:
         if isinstance(stmt, ast.With):
             for item in stmt.items:
                 self._calls(item.context_expr, live)
+                bound = [(name, None) for n in walk(item.optional_vars) if (name := self._stored(n)) is not None] \
+                    if item.optional_vars is not None else []  # (``with open(p) as self.f``: not one value)
+                for way in live:
+                    way.stores.extend(bound)
             return self._block(stmt.body, live)
         if isinstance(stmt, ast.Try):
             self.finally_after += bool(stmt.finalbody)

@@ -356,3 +356,25 @@ def test_a_with_statement_s_target_on_the_object_is_a_store() -> None:
         "            self.n = 1\n"
     )
     assert _effects(source) == {"open": [((), (("f", None), ("n", "1")), (), False)]}
+
+
+def test_a_constructor_argument_the_trigger_lacks_is_named_as_the_constructor_s(tmp_path, capsys) -> None:
+    """``missing`` lists ``self.file`` for the object's constructor's ``file``: the card names it so."""
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "__init__.py").write_text("")
+    (tree / "pkg" / "reader.py").write_text(
+        "class Reader:\n"
+        "    def __init__(self, file, size: int = 0) -> None:\n"
+        "        self.file = file\n"
+        "        self.size = size\n"
+        "    def read(self) -> None:\n"
+        "        if self.size < 0:\n"
+        "            raise ValueError('negative size')\n"
+    )
+    out = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(tree), "-o", str(out), "--no-cache").code == 0
+    [card] = load_catalog(str(out / "catalog.json"))["errors"]
+    assert card["trigger"]["missing"] == ["self.file"]
+    text = (out / "errors" / f"{card['id']}.md").read_text(encoding="utf-8")
+    assert "Not verified: the trigger has no value for the object's constructor's required argument `file`.\n" in text

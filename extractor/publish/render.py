@@ -87,6 +87,7 @@ def template_environment(*, autoescape: bool) -> jinja2.Environment:
                        reason_words=reason_words)
     env.tests["claimed"] = lambda status: status in CLAIMED
     env.tests["private"] = lambda name: isinstance(name, str) and name.startswith("_") and not name.endswith("__")
+    env.tests["startingwith"] = lambda text, prefix: isinstance(text, str) and text.startswith(prefix)
     return env
 
 

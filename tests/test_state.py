@@ -378,3 +378,29 @@ def test_a_constructor_argument_the_trigger_lacks_is_named_as_the_constructor_s(
     assert card["trigger"]["missing"] == ["self.file"]
     text = (out / "errors" / f"{card['id']}.md").read_text(encoding="utf-8")
     assert "Not verified: the trigger has no value for the object's constructor's required argument `file`.\n" in text
+
+
+def test_a_card_lacking_an_argument_also_says_why_else_it_is_not_verified(tmp_path, capsys) -> None:
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "__init__.py").write_text("")
+    (tree / "pkg" / "pipes.py").write_text(
+        "import winreg\n"
+        "class Pipe:\n"
+        "    def __init__(self, handle) -> None:\n"
+        "        self.handle = handle\n"
+        "        self.closed = False\n"
+        "    def close(self) -> None:\n"
+        "        self.closed = True\n"
+        "    def fileno(self) -> int:\n"
+        "        if self.closed:\n"
+        "            raise ValueError('I/O operation on closed pipe')\n"
+        "        return 0\n"
+    )
+    out = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(tree), "-o", str(out), "--no-cache").code == 0
+    [card] = load_catalog(str(out / "catalog.json"))["errors"]
+    assert (card["trigger"]["reason"], card["trigger"]["missing"], card["trigger"]["steps"]) == ("other_platform", ["self.handle"], ["close"])
+    text = (out / "errors" / f"{card['id']}.md").read_text(encoding="utf-8")
+    assert "Not verified: the trigger has no value for the object's constructor's required argument `handle`.\n" in text
+    assert "\nAlso not verified: the raise is reached on another platform only" in text

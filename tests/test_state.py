@@ -46,6 +46,18 @@ def _by_function(tmp_path, code: str) -> dict:
     return {c.at.function: c for c in extract_snippet(tmp_path, code)}
 
 
+def _one_card(tmp_path, capsys, source: str) -> tuple[dict, str]:
+    """The one card of a package module ``source``, extracted by the CLI, and its Markdown."""
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "__init__.py").write_text("")
+    (tree / "pkg" / "mod.py").write_text(source)
+    out = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(tree), "-o", str(out), "--no-cache").code == 0
+    [card] = load_catalog(str(out / "catalog.json"))["errors"]
+    return card, (out / "errors" / f"{card['id']}.md").read_text(encoding="utf-8")
+
+
 def _stores(source: str) -> list[tuple]:
     node = ast.parse(source).body[0]
     return [(attribute, s.method, s.line, s.value, s.conditional) for attribute, s in attribute_stores(node, SourceText(source.splitlines()))]
@@ -360,10 +372,7 @@ def test_a_with_statement_s_target_on_the_object_is_a_store() -> None:
 
 def test_a_constructor_argument_the_trigger_lacks_is_named_as_the_constructor_s(tmp_path, capsys) -> None:
     """``missing`` lists ``self.file`` for the object's constructor's ``file``: the card names it so."""
-    tree = tmp_path / "tree"
-    (tree / "pkg").mkdir(parents=True)
-    (tree / "pkg" / "__init__.py").write_text("")
-    (tree / "pkg" / "reader.py").write_text(
+    card, text = _one_card(tmp_path, capsys, (
         "class Reader:\n"
         "    def __init__(self, file, size: int = 0) -> None:\n"
         "        self.file = file\n"
@@ -371,20 +380,13 @@ def test_a_constructor_argument_the_trigger_lacks_is_named_as_the_constructor_s(
         "    def read(self) -> None:\n"
         "        if self.size < 0:\n"
         "            raise ValueError('negative size')\n"
-    )
-    out = tmp_path / "docs"
-    assert run_cli(capsys, "extract", str(tree), "-o", str(out), "--no-cache").code == 0
-    [card] = load_catalog(str(out / "catalog.json"))["errors"]
+    ))
     assert card["trigger"]["missing"] == ["self.file"]
-    text = (out / "errors" / f"{card['id']}.md").read_text(encoding="utf-8")
     assert "Not verified: the trigger has no value for the object's constructor's required argument `file`.\n" in text
 
 
 def test_a_card_lacking_an_argument_also_says_why_else_it_is_not_verified(tmp_path, capsys) -> None:
-    tree = tmp_path / "tree"
-    (tree / "pkg").mkdir(parents=True)
-    (tree / "pkg" / "__init__.py").write_text("")
-    (tree / "pkg" / "pipes.py").write_text(
+    card, text = _one_card(tmp_path, capsys, (
         "import winreg\n"
         "class Pipe:\n"
         "    def __init__(self, handle) -> None:\n"
@@ -396,11 +398,7 @@ def test_a_card_lacking_an_argument_also_says_why_else_it_is_not_verified(tmp_pa
         "        if self.closed:\n"
         "            raise ValueError('I/O operation on closed pipe')\n"
         "        return 0\n"
-    )
-    out = tmp_path / "docs"
-    assert run_cli(capsys, "extract", str(tree), "-o", str(out), "--no-cache").code == 0
-    [card] = load_catalog(str(out / "catalog.json"))["errors"]
+    ))
     assert (card["trigger"]["reason"], card["trigger"]["missing"], card["trigger"]["steps"]) == ("other_platform", ["self.handle"], ["close"])
-    text = (out / "errors" / f"{card['id']}.md").read_text(encoding="utf-8")
     assert "Not verified: the trigger has no value for the object's constructor's required argument `handle`.\n" in text
     assert "\nAlso not verified: the raise is reached on another platform only" in text

@@ -8,11 +8,15 @@ method (collect.effects): a way whose tests the evaluator finds false is not tak
 test cannot be decided both ways are taken, a test of the form ``x is None`` or ``x == 3``
 giving ``x`` that value on its way. The method leaves an attribute at one value where every
 way taken assigns it (or leaves it at) that same literal value. It is no step where a way
-taken may raise, calls a method that assigns one of the attributes, or leaves one unknown.
+taken may raise (a raise, an ``assert``, a test the values make fail: ``'x' in None``), calls
+a method that assigns one of the attributes, or leaves one unknown; the methods it calls on
+its object (MethodStep.called, ``STEP_DEPTH`` deep) are put through the same way, and none of
+theirs may raise either.
 
-The guard is then solved with those values fixed (solve.construction.pinned_trigger). What
-the method's calls do is not modelled: they are taken to return normally, as the calls on
-the way to any raise are.
+The guard is then solved with those values fixed (solve.construction.pinned_trigger). Other
+calls are not modelled: they are taken to return normally, as the calls on the way to any
+raise are; what a called method assigns is not applied (one that assigns the attributes the
+guard reads is refused).
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ from typing import overload
 from ..model import AttributeStore, ClassFact, Constraint, Excerpt, FieldFact, Param, PostInitSet, ValidatorCalls
 from . import purity
 from .effects import method_effects
-from .syntax import call_name, child_nodes, dotted_name, walk
+from .syntax import call_name, child_nodes, dotted_name, receiver_name, walk
 from .validators import unread_validator
 
 FIELD_CALLS = frozenset({"Field", "field", "attrib", "ib", "PrivateAttr"})
@@ -447,7 +447,7 @@ def attribute_stores(node: ast.ClassDef, src: SourceText) -> tuple[tuple[str, At
     found: list[tuple[str, AttributeStore]] = []
     for stmt in node.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            receiver = _receiver(stmt)
+            receiver = receiver_name(stmt)
             if receiver is not None:
                 for inner, nested in _statements(stmt.body, False):
                     found.extend(_stores(inner, receiver, stmt.name, nested, src))
@@ -457,15 +457,6 @@ def attribute_stores(node: ast.ClassDef, src: SourceText) -> tuple[tuple[str, At
                 if isinstance(target, ast.Name):
                     found.append((target.id, AttributeStore(method=None, line=stmt.lineno, value=_value(stmt.value, src))))
     return tuple(found)
-
-
-def _receiver(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
-    """The first parameter of a method (``self``, or ``cls`` of a classmethod), None for a
-    staticmethod or a method without one."""
-    if any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list):
-        return None
-    positional = [*function.args.posonlyargs, *function.args.args]
-    return positional[0].arg if positional else None
 
 
 def _statements(body: list[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, bool]]:
@@ -509,7 +500,7 @@ def _init_nodes(node: ast.ClassDef) -> tuple[str, list[ast.AST]] | None:
     """The receiver of the class's own ``__init__`` and every node of its body outside nested
     scopes, else None (no ``__init__``, or one without a receiver)."""
     init = next((s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
-    receiver = _receiver(init) if init is not None else None
+    receiver = receiver_name(init) if init is not None else None
     if init is None or receiver is None:
         return None
     found: list[ast.AST] = []

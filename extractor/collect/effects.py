@@ -24,7 +24,7 @@ import ast
 import dataclasses
 
 from ..model import EffectPath, MethodEffect
-from .syntax import walk
+from .syntax import on_receiver, receiver_name, walk
 
 MAX_PATHS = 8  # ways through one method: past that its effect is not recorded
 
@@ -56,7 +56,9 @@ def method_effects(node: ast.ClassDef) -> tuple[MethodEffect, ...]:
     for stmt in node.body:
         if not (isinstance(stmt, ast.FunctionDef) and _runs_body(stmt)):
             continue
-        receiver = stmt.args.posonlyargs[0].arg if stmt.args.posonlyargs else stmt.args.args[0].arg
+        receiver = receiver_name(stmt)
+        if receiver is None:
+            continue
         try:
             paths = _Reader(receiver).paths(stmt.body)
         except _Unmodelled:
@@ -71,10 +73,8 @@ def method_effects(node: ast.ClassDef) -> tuple[MethodEffect, ...]:
 
 
 def _runs_body(function: ast.FunctionDef) -> bool:
-    """Undecorated, with a receiver, not a generator: a call runs its body."""
-    if function.decorator_list or not [*function.args.posonlyargs, *function.args.args]:
-        return False
-    return not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in walk(function))
+    """Undecorated, not a generator: a call runs its body."""
+    return not function.decorator_list and not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in walk(function))
 
 
 def _callable_bare(function: ast.FunctionDef) -> bool:
@@ -186,10 +186,7 @@ class _Reader:
                 raise _Unmodelled
             if isinstance(inner, ast.Name) and inner.id == self.receiver and id(inner) not in owned:
                 raise _Unmodelled  # (``f(self)``, ``x = self``: anything may change it)
-            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute):
-                value = inner.func.value
-                if (isinstance(value, ast.Name) and value.id == self.receiver) or \
-                        (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super"):
-                    called.append(inner.func.attr)
+            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and on_receiver(inner.func.value, self.receiver):
+                called.append(inner.func.attr)
         for way in live:
             way.calls.extend(called)

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import TypeGuard
 
 from ..model import RAISES
-from .syntax import child_nodes, walk
+from .syntax import child_nodes, on_receiver, receiver_name, walk
 
 
 def pure_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple[ast.AST, ...],
@@ -199,10 +199,9 @@ def receiver_calls(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tupl
     ``super().fill()``: by name), and "*" where it passes the receiver on whole (``f(self)``):
     on a line before the raise, or anywhere in a loop around it (a later line may run first).
     () for a function without a receiver."""
-    positional = [*function.args.posonlyargs, *function.args.args]
-    if not positional or any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list):
+    this = receiver_name(function)
+    if this is None:
         return ()
-    this = positional[0].arg
     inner = stack[stack.index(function) + 1:]
     loop = next((n for n in inner if isinstance(n, (ast.For, ast.AsyncFor, ast.While))), None)
     end = max(raise_node.lineno, (loop.end_lineno or 0) if loop is not None else 0)
@@ -211,7 +210,7 @@ def receiver_calls(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tupl
     # (the receiver as a call's argument or a bound value: what receives it may change it; ``return self`` does not)
     handed = {id(value) for n in nodes for value in _handed_values(n)}
     for node in nodes:
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _on_receiver(node.func.value, this):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and on_receiver(node.func.value, this):
             found.add(node.func.attr)
         elif isinstance(node, ast.Name) and node.id == this and id(node) in handed:
             found.add("*")
@@ -229,12 +228,6 @@ def _handed_values(node: ast.AST) -> list[ast.AST]:
     if isinstance(node, ast.Dict):
         return list(node.values)
     return []
-
-
-def _on_receiver(node: ast.expr, this: str) -> bool:
-    """``self`` or ``super()``."""
-    return (isinstance(node, ast.Name) and node.id == this) or (
-        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super")
 
 
 def _attribute_named(node: ast.Name, parents: dict[int, ast.AST]) -> str | None:

@@ -67,3 +67,19 @@ def dotted_name(node: ast.AST) -> str | None:
 
 def call_name(node: ast.expr) -> str | None:
     return tail_name(node.func) if isinstance(node, ast.Call) else None
+
+
+def receiver_name(function: Function) -> str | None:
+    """The first parameter of a method (``self``, or ``cls`` of a classmethod), None for a
+    staticmethod or a function without one."""
+    if any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list):
+        return None
+    positional = [*function.args.posonlyargs, *function.args.args]
+    return positional[0].arg if positional else None
+
+
+def on_receiver(node: ast.expr, receiver: str) -> bool:
+    """Whether ``node`` is the receiver itself or ``super()``: what a method call on it (``self.m()``,
+    ``super().m()``) runs a method of the object's class on."""
+    return (isinstance(node, ast.Name) and node.id == receiver) or (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super")

@@ -494,7 +494,7 @@ STR_TESTS: dict[str, list[str] | None] = {
     "startswith": None, "endswith": None, "isdigit": ["1", "x"], "isdecimal": ["1", "x"], "isnumeric": ["1", "x"],
     "isalpha": ["a", "1"], "isalnum": ["a1", "-"], "isidentifier": ["a", "1"], "isascii": ["a", "\u00e9"],
     "isupper": ["A", "a"], "islower": ["a", "A"], "isspace": [" ", "a"],
-    "encode": ["a", "\u00e9"],  # (what ASCII and Latin-1 refuse; a surrogate, which UTF-8 refuses, could not be written out)
+    "encode": ["a", "\u00e9"],  # (what ASCII refuses; a surrogate, which UTF-8 refuses, could not be written out)
 }
 
 

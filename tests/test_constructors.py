@@ -152,6 +152,28 @@ def test_a_keyword_passed_on_to_the_base_constructor_sets_its_attribute(tmp_path
         assert card.solved.fixes[0].description.startswith(f"set `{keyword}` to "), card.solved.fixes[0].description
 
 
+def test_a_private_attribute_init_stores_from_a_public_argument_is_the_caller_s(tmp_path) -> None:
+    """``self._items = items`` is set by ``items`` (a private attribute, a public keyword); one
+    ``__init__`` also stores under a test is not; two attributes stored from one argument are
+    tied: a fix never gives them different values, and the validator reads that argument."""
+    code = (
+        "class Catalog:\n    def __init__(self, items):\n        self._items = items\n\n"
+        "    def price(self, name):\n        if name not in self._items:\n            raise KeyError(name)\n\n"
+        "class Counter:\n    def __init__(self, start=0):\n        self._count = start\n        if start is None:\n            self._count = 0\n\n"
+        "    def next(self):\n        if self._count is None:\n            raise RuntimeError('no start')\n\n"
+        "class Tokens:\n    def __init__(self, limit=1):\n        self._limit = limit\n        self._free = limit\n\n"
+        "    def give_back(self):\n        if self._free >= self._limit:\n            raise ValueError('all back')\n"
+    )
+    cards = {c.at.function: c.solved for c in extract_snippet(tmp_path, code)}
+    assert (cards["Catalog.price"].trigger.status, cards["Catalog.price"].trigger.verified) == ("concrete", True)
+    assert cards["Catalog.price"].example.before.startswith("from mod import Catalog\nCatalog(items=")
+    assert cards["Counter.next"].trigger.status == "internal"
+    tokens = cards["Tokens.give_back"]
+    assert (tokens.trigger.status, tokens.trigger.verified, tokens.fixes) == ("concrete", True, ())
+    assert tokens.example.before == "from mod import Tokens\nTokens().give_back()"
+    assert "if free >= limit:" in tokens.validator.code  # (the guard as written: each attribute a parameter)
+
+
 def test_a_validator_the_tool_does_not_read_refuses_first_where_it_runs() -> None:
     owner = Owner(unread_validators=("Request.check_salt:salt,pepper", "Request.check_all"))
     assert owner.refuses_first([]) and owner.refuses_first(["model"])  # (a model's validator runs on every construction)

@@ -27,6 +27,7 @@ EXPECTED = {
         "Session._require_running",  # (stated at Session.fetch, its public caller: solve.entries)
         "Session.send", "Archive.add", "Ticket.result", "Ticket.report",  # (after close(), cancel(), seal(): solve.steps)
         "Session.retry",  # (a class attribute a new object reads)
+        "Catalog.price", "Tokens.give_back",  # (private attributes __init__ stores; two from one argument)
     },
     "forms": {
         "not_isinstance", "is_none", "is_not_none_and_len", "modulo", "chained_comparison", "in_literal_tuple",
@@ -104,7 +105,7 @@ EXPECTED = {
 REPRODUCE_ONLY = {"forms": {"if_elif_else", "match_cases", "set_state", "on_event", "read_all"}, "dateparse": {"split_date"}, "callers": {"Shelf.__init__", "currency", "Session.stop", "Session.release",
                                                                                                    "Session._require_running", "Session.send",
                                                                                                    "Archive.add", "Ticket.result", "Ticket.report",
-                                                                                                   "Session.retry"},
+                                                                                                   "Session.retry", "Catalog.price", "Tokens.give_back"},
                   "values": {"parse_weight_config", "ChatPayload.check_stream_options"}}
 
 

@@ -46,6 +46,7 @@ from .constructors import (
     link_owner,
     required_fields,
     settable_inputs,
+    tied_inputs,
     unread_validators,
     with_records,
 )
@@ -324,6 +325,8 @@ class ContextLinker:
         owner = link_owner(self.constructors, self.facts, card, site, others, self.constructing[card.docs.owner])
         names = link_names(self.project, self.facts, card.statement.guard, self._function_instances(card.at.function),
                            tuple(sorted({p.annotation for p in site.signature.params if p.annotation})))
+        if tied := tied_inputs(owner.settable, card.statement.guard.inputs):
+            names = replace(names, named=(*names.named, *tied))
         cli, reads = link_cli(self.flags, own_flags, self.options.command, self.facts.module, site, card.statement.guard.inputs, owner)
         self.read_flags.update(reads)
         card, state = self._link_state(card, site, owner)

@@ -115,19 +115,23 @@ class Constructors:
         """How a caller sets ``attribute`` when constructing class ``qualname``, or None;
         ``built``: as read once the object is built (after its ``__post_init__``)."""
         found = self.project.class_fact(qualname)
-        if found is None or depth > _MAX_DEPTH or attribute.startswith("_"):
+        if found is None or depth > _MAX_DEPTH:
             return None
         if built and any(s.test is None for s in self.post_init_sets(qualname, attribute)):
             return None
         facts, cls = found
         if cls.init is not None:  # an explicit __init__ wins over a generated one
             param = dict(cls.init_sets).get(attribute)
+            if built and param is not None and _stored_again(cls, attribute):
+                return None  # (once built: maybe what ``if start is None: self._count = 0`` made of it)
             if param is None and cls.super_init:
                 param = self._passed_on(facts, cls, attribute, depth, built)
             declared = next((p for p in cls.init if p.name == param), None)
             if declared is None or declared.kind not in ("normal", "keyword") or declared.name.startswith("_"):
                 return None
             return Keyword(declared.name, facts, declared.annotation)
+        if attribute.startswith("_"):
+            return None  # (a record's private field: no keyword a user is meant to pass)
         if self.is_record(qualname):
             field = self.project.field(qualname, attribute)
             if field is None:
@@ -228,6 +232,12 @@ class Constructors:
                 classes.append(nested)
                 current = nested
         return tuple(keywords), tuple(classes)
+
+
+def _stored_again(cls: ClassFact, attribute: str) -> bool:
+    """Whether ``cls.__init__`` stores ``attribute`` more than once (ClassFact.stores): besides
+    the plain ``self.x = x``, under a test, in a loop, or by an augmented assignment."""
+    return sum(1 for name, store in cls.stores if name == attribute and store.method == "__init__") > 1
 
 
 def post_init_checks(project: Project, constructors: Constructors, owner: str,
@@ -643,6 +653,25 @@ def settable_inputs(constructors: Constructors, owner: str | None, names: Iterab
                 if where is not None:  # "module:Qualname", for the example's import line
                     classes[".".join(parts[:n + 2])] = f"{where[0].module}:{where[1].qualname}"
     return settable, classes
+
+
+def tied_inputs(settable: dict[str, tuple[str, ...]], inputs: Iterable[str]) -> tuple[tuple[str, str, str], ...]:
+    """The guard's inputs that constructing sets through the same keyword as an earlier one
+    (``BoundedSemaphore(value)`` stores ``value`` as both ``self._bound_value`` and, through
+    its base, ``self._value``): each with that one, as (input, "tied", earlier input) of
+    CardContext.names.named, whose value the solver gives it: a trigger or fix never
+    gives them different values (solve.problem.Problem.ties)."""
+    first: dict[tuple[str, ...], str] = {}
+    tied = []
+    for name in inputs:
+        keywords = settable.get(name)
+        if keywords is None:
+            continue
+        if keywords in first:
+            tied.append((name, "tied", first[keywords]))
+        else:
+            first[keywords] = name
+    return tuple(tied)
 
 
 def derived_inputs(project: Project, facts: FileFacts, owner: str | None, params: tuple[Param, ...],

@@ -529,7 +529,8 @@ class GuardNames:
     """What the guard's names denote beyond its module (link.instances.link_names)."""
 
     # Names of the guard (Guard.named) that linking resolved across modules: (dotted name,
-    # kind, code) with kind "value" (code: the constant's source), "enum" or "sentinel".
+    # kind, code) with kind "value" (code: the constant's source), "enum" or "sentinel"; and the
+    # guard's inputs tied to another (kind "tied", code: that input; link.constructors.tied_inputs).
     named: tuple[tuple[str, str, str], ...] = ()
     # The guard's isinstance classes (as written) whose plain instances are known: the plain
     # type names of those instances (link.instances; ``()``: no plain value is one).

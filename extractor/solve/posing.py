@@ -254,9 +254,10 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
     arrays = array_inputs({name: d.annotation for name, d in domains.items()})
     refs, atoms = scan_refs(tree, set(guard.inputs) | set(guard.opaque) | set(environ), set(constants), classes_of(constants) | arrays,
                             objects)
+    ties = tuple((chain, code) for chain, kind, code in resolved if kind == "tied")
     variables: dict[str, Variable] = {}
     for name in [*guard.inputs, *guard.opaque, *environ]:
-        if name in refs:
+        if name in refs and name not in dict(ties):
             # An opaque name (a local bound several times, a loop variable) or state is not
             # an input: the trigger can only assume a value for it.
             is_atom = (name in guard.opaque and name not in elements) or name in state
@@ -267,7 +268,8 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
         domain = Domain(input=code, source=DomainSource.OPAQUE, types=("bool",) if boolean else ())
         is_constant = code in named and atom_kind(code) != TriggerStatus.ENVIRONMENT  # (the machine: a user can change it)
         variables[code] = Variable(name=code, domain=domain, is_atom=True, is_boolean=boolean, is_constant=is_constant)
-    problem = Problem(code=guard.code, tree=tree, variables=variables, constants=constants, members=members, imported=imported, lazy=lazy)
+    problem = Problem(code=guard.code, tree=tree, variables=variables, constants=constants, members=members, imported=imported, lazy=lazy,
+                      ties=ties)
     _add_candidates(problem)
     for variable in variables.values() if valued else ():
         variable.candidates = [_valued(v, valued) for v in variable.candidates]

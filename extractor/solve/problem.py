@@ -50,13 +50,22 @@ class Problem:
     imported: set[str] = field(default_factory=set)  # constants read from another module: it may be rebound from outside
     refusals: set[Reason] = field(default_factory=set)  # why evaluations failed that were not plain false (limits)
     lazy: tuple[tuple[str, str], ...] = ()  # attributes computed on reading, and their code (solve.environ.reading)
+    # Inputs that take another input's value, never a variable of their own (link.constructors.tied_inputs:
+    # set through the same constructor keyword): (input, the input whose value it has).
+    ties: tuple[tuple[str, str], ...] = ()
     _base: dict[str, Any] | None = field(default=None, repr=False, compare=False)  # built once, on first use
 
     def env(self, assignment: dict[str, Any]) -> dict[str, Any]:
         """The constants and defaults, with ``assignment`` on top."""
         if self._base is None:
             self._base = {**self.constants, **{n: v.default for n, v in self.variables.items() if v.has_default}}
-        return {**self._base, **assignment}
+        return self.tied({**self._base, **assignment})
+
+    def tied(self, env: dict[str, Any]) -> dict[str, Any]:
+        """``env`` with each tied input at its fellow's value (``ties``; a copy where any is)."""
+        if not any(same in env for _, same in self.ties):
+            return env
+        return {**env, **{name: env[same] for name, same in self.ties if same in env}}
 
     def holds(self, env: dict[str, Any], code: str | None = None) -> bool | None:
         """True/False when the guard (or ``code``) evaluates, None when it cannot."""
@@ -68,7 +77,7 @@ class Problem:
 
     def holds_tree(self, env: dict[str, Any], tree: ast.AST | None) -> bool | None:
         try:
-            return bool(evaluate_tree(tree, env))
+            return bool(evaluate_tree(tree, self.tied(env)))
         except (TooLarge, Unknown, UnknownValue) as exc:  # (UnknownValue: bool() here of a constant of unknown value)
             self.refusals.add(exc.code)
             return None

@@ -391,6 +391,7 @@ def card_validator(card: Card, ctx: CardContext, problem: Problem, keys: list[st
     if any(v.is_atom for v in problem.variables.values()):
         return None, Reason.NEEDS_VALUE_NO_CALLER_SETS  # a validator takes the entry's inputs only
     name = exc.classes[0].rsplit(".", 1)[-1]
+    keys = [*keys, *(tied for tied, same in problem.ties if same in keys and tied not in keys)]  # (a parameter each: Problem.ties)
     own = [p.code for p in card.statement.guard.parts if p.role == PartRole.OWN]
     own_inputs = [k for k in keys if any(k in code for code in own)]
     try:

@@ -25,7 +25,7 @@ import functools
 import inspect
 import re
 from collections.abc import Iterator
-from typing import overload
+from typing import NamedTuple, overload
 
 from ..model import AttributeStore, ClassFact, Constraint, Excerpt, FieldFact, Param, PostInitSet, ValidatorCalls
 from . import purity
@@ -292,19 +292,18 @@ def class_fact(node: ast.ClassDef, qualname: str, src: SourceText) -> ClassFact:
             if is_init_false(stmt):
                 no_init.append(fact.name)
     inits = [s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"]
-    init, init_sets, super_init = init_facts(inits[-1], function_params(inits[-1], src)) if inits else (None, (), ())
+    bases = tuple(src.flat(base) for base in node.bases)
+    constructing = init_facts(inits[-1], function_params(inits[-1], src), qualname, bases) if inits else InitFacts()
     return ClassFact(
         qualname=qualname,
         line=node.lineno,
-        bases=tuple(src.flat(base) for base in node.bases),
+        bases=bases,
         doc=cut_text(ast.get_docstring(node)),
         fields=tuple(fields),
         no_init=tuple(no_init),
         methods=tuple(methods),
         decorators=tuple(src.flat(d) for d in node.decorator_list),
-        init=init,
-        init_sets=init_sets,
-        super_init=super_init,
+        **constructing._asdict(),
         post_init_sets=post_init_sets(node, src),
         new=new_facts(node, src),
         metaclass=next((src.flat(k.value) for k in node.keywords if k.arg == "metaclass"), None),
@@ -356,17 +355,25 @@ def new_facts(node: ast.ClassDef, src: SourceText) -> tuple[Param, ...] | None:
     return params[1:]
 
 
-def init_facts(init: ast.FunctionDef | ast.AsyncFunctionDef | None,
-               params: tuple[Param, ...]) -> tuple[tuple[Param, ...] | None, tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
-    """The explicit ``__init__``'s (``init``, whose parameters are ``params``) parameters after self, the attributes it sets straight
+class InitFacts(NamedTuple):
+    """What an explicit ``__init__`` tells of constructing its class (ClassFact's fields of the same names)."""
+
+    init: tuple[Param, ...] | None = None
+    init_sets: tuple[tuple[str, str], ...] = ()
+    super_init: tuple[tuple[str, str], ...] = ()
+    super_base: int = 0
+
+
+def init_facts(init: ast.FunctionDef | ast.AsyncFunctionDef | None, params: tuple[Param, ...], owner: str = "",
+               bases: tuple[str, ...] = ()) -> InitFacts:
+    """The explicit ``__init__``'s (``init``, whose parameters are ``params``, of class ``owner``
+    whose bases are ``bases`` as written) parameters after self, the attributes it sets straight
     from one of them (``self.size = size`` at the top of its body, the parameter never
-    rebound): what a caller sets by constructing the object; and what it passes on
-    straight from one to the base constructor (``super().__init__(size=size)``: ("size",
-    "size"); a positional one: ("#0", "size"))."""
-    if init is None:
-        return None, (), ()
-    if not params or params[0].kind in ("star", "starstar", "keyword"):
-        return None, (), ()  # no self to set attributes on
+    rebound): what a caller sets by constructing the object; what it passes on
+    straight from one to a base constructor (``super().__init__(size=size)``: ("size",
+    "size"); a positional one: ("#0", "size")), and which base that is."""
+    if init is None or not params or params[0].kind in ("star", "starstar", "keyword"):
+        return InitFacts()  # (none, or no self to set attributes on)
     this, params = params[0].name, params[1:]
     names = {p.name for p in params}
     # The names the body binds or deletes, walked for on first need.
@@ -381,24 +388,40 @@ def init_facts(init: ast.FunctionDef | ast.AsyncFunctionDef | None,
                     sets[target.attr] = value.id
                 else:
                     sets.pop(target.attr, None)  # set from something else (last binding wins)
+    calls = (stmt.value for stmt in init.body if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call))
+    name = owner.rsplit(".", 1)[-1]
+    found = next(((call, passing) for call in calls if (passing := base_init(call, this, name, bases)) is not None), None)
+    if found is None:
+        return InitFacts(params, tuple(sorted(sets.items())))
+    call, (base, args) = found
+    straight = lambda value: value.id if isinstance(value, ast.Name) and value.id in names and value.id not in rebound() else None
     passed: dict[str, str] = {}
-    for stmt in init.body:
-        call = stmt.value if isinstance(stmt, ast.Expr) else None
-        if isinstance(call, ast.Call) and _is_super_init(call.func):
-            straight = lambda value: value.id if isinstance(value, ast.Name) and value.id in names and value.id not in rebound() else None
-            for index, arg in enumerate(call.args):
-                if isinstance(arg, ast.Starred):
-                    break
-                if (param := straight(arg)) is not None:
-                    passed[f"#{index}"] = param
-            passed.update((k.arg, param) for k in call.keywords if k.arg is not None and (param := straight(k.value)) is not None)
-    return params, tuple(sorted(sets.items())), tuple(sorted(passed.items()))
+    for index, arg in enumerate(args):
+        if isinstance(arg, ast.Starred):
+            break
+        if (param := straight(arg)) is not None:
+            passed[f"#{index}"] = param
+    passed.update((k.arg, param) for k in call.keywords if k.arg is not None and (param := straight(k.value)) is not None)
+    return InitFacts(params, tuple(sorted(sets.items())), tuple(sorted(passed.items())), base)
 
 
-def _is_super_init(func: ast.expr) -> bool:
-    """``super().__init__`` (no arguments to super)."""
-    return (isinstance(func, ast.Attribute) and func.attr == "__init__" and isinstance(func.value, ast.Call)
-            and isinstance(func.value.func, ast.Name) and func.value.func.id == "super" and not func.value.args)
+def base_init(call: ast.Call, this: str, owner: str, bases: tuple[str, ...]) -> tuple[int, list[ast.expr]] | None:
+    """Which base's constructor ``call`` (a statement of class ``owner``'s ``__init__``, whose
+    receiver is ``this``) runs, as an index into ``bases``, and the arguments it passes after
+    the object; None where it runs none: ``super().__init__(a)`` and ``super(Owner, self).__init__(a)``
+    (the first base), ``Base.__init__(self, a)`` (that base, as written among ``bases``)."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr != "__init__":
+        return None
+    head = func.value
+    if isinstance(head, ast.Call) and isinstance(head.func, ast.Name) and head.func.id == "super":
+        plain = not head.args
+        named = [dotted_name(a) for a in head.args] == [owner, this]
+        return (0, list(call.args)) if bases and (plain or named) else None
+    written = dotted_name(head)
+    if written is None or written not in bases or not call.args or dotted_name(call.args[0]) != this:
+        return None
+    return bases.index(written), list(call.args[1:])
 
 
 def post_init_sets(node: ast.ClassDef, src: SourceText) -> tuple[PostInitSet, ...]:

@@ -124,7 +124,7 @@ class Constructors:
             param = dict(cls.init_sets).get(attribute)
             if built and param is not None and _stored_again(cls, attribute):
                 return None  # (once built: maybe what ``if start is None: self._count = 0`` made of it)
-            if param is None and cls.super_init:
+            if param is None and cls.super_init and not _stored_in_init(cls, attribute):
                 param = self._passed_on(facts, cls, attribute, depth, built)
             declared = next((p for p in cls.init if p.name == param), None)
             if declared is None or declared.kind not in ("normal", "keyword") or declared.name.startswith("_"):
@@ -146,17 +146,19 @@ class Constructors:
 
     def _passed_on(self, facts: FileFacts, cls: ClassFact, attribute: str, depth: int, built: bool) -> str | None:
         """The parameter of ``cls.__init__`` that it passes on to the base constructor which
-        sets ``attribute`` from it (vLLM's routers: ``super().__init__(eplb_state=eplb_state)``)."""
+        sets ``attribute`` from it (vLLM's routers: ``super().__init__(eplb_state=eplb_state)``;
+        ``Semaphore.__init__(self, value)``)."""
         bases = self._base_classes(facts, cls.bases)
         if len(bases) != len(cls.bases) or not bases:
             return None  # (``super()`` is the first base where the tree shows them all)
-        inherited = self.keyword(bases[0], attribute, depth + 1, built)
+        base = bases[cls.super_base]  # (``Base.__init__(self, ...)``: the one it names)
+        inherited = self.keyword(base, attribute, depth + 1, built)
         if inherited is None:
             return None
         passed = dict(cls.super_init)
         if inherited.name in passed:
             return passed[inherited.name]
-        signature = self.signature(bases[0], depth + 1) or ()
+        signature = self.signature(base, depth + 1) or ()
         index = next((i for i, p in enumerate(signature) if p.name == inherited.name and p.kind == "normal"), None)
         return passed.get(f"#{index}") if index is not None else None
 
@@ -237,7 +239,16 @@ class Constructors:
 def _stored_again(cls: ClassFact, attribute: str) -> bool:
     """Whether ``cls.__init__`` stores ``attribute`` more than once (ClassFact.stores): besides
     the plain ``self.x = x``, under a test, in a loop, or by an augmented assignment."""
-    return sum(1 for name, store in cls.stores if name == attribute and store.method == "__init__") > 1
+    return _init_stores(cls, attribute) > 1
+
+
+def _stored_in_init(cls: ClassFact, attribute: str) -> bool:
+    """Whether ``cls.__init__`` stores ``attribute`` itself (then not what its base constructor made of it)."""
+    return _init_stores(cls, attribute) > 0
+
+
+def _init_stores(cls: ClassFact, attribute: str) -> int:
+    return sum(1 for name, store in cls.stores if name == attribute and store.method == "__init__")
 
 
 def post_init_checks(project: Project, constructors: Constructors, owner: str,
@@ -361,7 +372,9 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
     that constructing the card's owner class runs (checks a trigger that builds it must pass)."""
     project = constructors.project
     owner = f"{facts.module}.{site.owner}" if site.owner else None
-    settable, classes = settable_inputs(constructors, owner, card.statement.guard.inputs, built=not set(card.entry) & BUILDING)
+    # (and the attributes only the message reads: ``self.name``'s default is what it shows)
+    shown = [name for name in card.message.placeholders if name.startswith("self.") and name not in card.statement.guard.inputs]
+    settable, classes = settable_inputs(constructors, owner, [*card.statement.guard.inputs, *shown], built=not set(card.entry) & BUILDING)
     derived = derived_inputs(project, facts, owner, site.signature.params, card.statement.guard.inputs)
     signature = constructors.signature(owner) if owner else None
     abstract = abstract_methods(project, owner) if owner else ()

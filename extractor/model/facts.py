@@ -174,6 +174,7 @@ class ClassFact:
     # (the base constructor's keyword, or "#i" for its i-th positional, parameter): what its
     # ``__init__`` passes on straight from a parameter, ``super().__init__(size=size)``
     super_init: tuple[tuple[str, str], ...] = ()
+    super_base: int = 0  # the base (an index into ``bases``) whose constructor ``super_init`` passes to
     post_init_sets: tuple[PostInitSet, ...] = ()  # what its own ``__post_init__`` assigns (collect.declarations.post_init_sets)
     new: tuple[Param, ...] | None = None  # the explicit ``__new__``'s parameters after cls
     metaclass: str | None = None  # ``metaclass=`` as written

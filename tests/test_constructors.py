@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 import textwrap
 
 import pytest
 
 from extractor import extract
+from extractor.collect.declarations import base_init
 from extractor.link.constructors import Constructors
 from extractor.model import Owner
 from extractor.options import Options
@@ -172,6 +174,22 @@ def test_a_private_attribute_init_stores_from_a_public_argument_is_the_caller_s(
     assert (tokens.trigger.status, tokens.trigger.verified, tokens.fixes) == ("concrete", True, ())
     assert tokens.example.before == "from mod import Tokens\nTokens().give_back()"
     assert "if free >= limit:" in tokens.validator.code  # (the guard as written: each attribute a parameter)
+
+
+@pytest.mark.parametrize(("call", "expected"), [
+    ("super().__init__(a, b=b)", (0, ["a"])),
+    ("super(Child, self).__init__(a)", (0, ["a"])),  # (the class itself: the next class is its first base)
+    ("Second.__init__(self, a)", (1, ["a"])),  # (a base by name: that one, the object passed first)
+    ("super(Other, self).__init__(a)", None),  # (past another class: not the first base)
+    ("Unrelated.__init__(self, a)", None),  # (no base of the class)
+    ("Second.__init__(other, a)", None),  # (another object's)
+    ("self.setup(a)", None),
+])
+def test_a_base_constructor_is_what_init_runs_by_super_or_by_name(call: str, expected: tuple[int, list[str]] | None) -> None:
+    node = ast.parse(call, mode="eval").body
+    assert isinstance(node, ast.Call)
+    found = base_init(node, "self", "Child", ("First", "Second"))
+    assert (None if found is None else (found[0], [ast.unparse(a) for a in found[1]])) == expected
 
 
 def test_a_validator_the_tool_does_not_read_refuses_first_where_it_runs() -> None:

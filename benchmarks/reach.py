@@ -9,7 +9,9 @@ for the executed-example figures. For each catalog it prints:
 - **caller-terms trigger**: cards whose trigger is ``concrete`` or ``environment`` (values a
   caller passes, and facts of the machine), and of those, the cards whose trigger is stated at
   a public entry (``at_entry``: the entry whose call the trigger, fixes and example are stated as);
-- **with an example**, and **CLI examples** (``style: cli``) with the ``--flags`` they name;
+- **with an example** (and of those, the **examples of any call**: raises no test guards,
+  whose trigger is any call of the function, a placeholder's ``NotImplementedError`` most
+  often), and **CLI examples** (``style: cli``) with the ``--flags`` they name;
   then the field constraints' **command-line pairs** (``command_line`` and ``command_line_fix``:
   the trigger's value and the fix's passed through the field's flag, beside the card's Python
   example), and the flags of both kinds;
@@ -37,6 +39,7 @@ from collections.abc import Iterable
 from typing import Any
 
 CLAIMED = ("concrete", "environment")
+UNCONDITIONAL = "unconditional"
 AS_CLAIMED = ("confirmed", "wrapped")
 
 
@@ -64,6 +67,10 @@ def _cli_flags(example: dict[str, Any]) -> Iterable[str]:
         yield from (word.split("=", 1)[0] for word in words if word.startswith("--"))
 
 
+def _status(card: dict[str, Any]) -> str | None:
+    return (card.get("trigger") or {}).get("status")
+
+
 def figures(cards: list[dict[str, Any]]) -> dict[str, Any]:
     """The reach figures of one catalog's cards."""
     total = len(cards)
@@ -83,6 +90,8 @@ def figures(cards: list[dict[str, Any]]) -> dict[str, Any]:
         "reached_from_a_public_entry": _share(sum(1 for card in cards if ((card.get("entries") or {}).get("paths"))), total),
         "at_an_entry": _share(sum(1 for card in cards if card.get("at_entry")), total),
         "with_an_example": _share(len(examples), total),
+        # (of those, raises no test guards: any call reaches them, a placeholder's ``NotImplementedError`` most often)
+        "examples_of_any_call": sum(1 for card in cards if card.get("example") and _status(card) == UNCONDITIONAL),
         "cli_examples": len(cli),
         "command_line_pairs": len(pairs),
         "cli_flags": len({flag for example in [*cli, *pairs] for flag in _cli_flags(example)}),

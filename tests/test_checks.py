@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from extractor.model import Trigger
-from extractor.model.codes import CLAIMED
+from extractor.model.codes import CALLED
 from extractor.solve import checks
 from extractor.solve.checks import CHECKS, INSIDE_FOR_LOOP, RULES, Check, Snippet
 
@@ -36,13 +36,13 @@ def _examples(valid: bool) -> list:
 @pytest.mark.parametrize(("rule", "snippet"), _examples(valid=True))
 def test_a_check_passes_on_its_valid_examples(tmp_path, rule: Check, snippet: Snippet) -> None:
     trigger = _trigger(tmp_path, snippet)
-    assert trigger.status in CLAIMED and trigger.verified and trigger.reason != rule.code
+    assert trigger.status in CALLED and trigger.verified and trigger.reason != rule.code
 
 
 @pytest.mark.parametrize(("rule", "snippet"), _examples(valid=False))
 def test_a_check_fires_on_its_invalid_examples(tmp_path, monkeypatch, rule: Check, snippet: Snippet) -> None:
     trigger = _trigger(tmp_path / "on", snippet)
-    assert (trigger.status in CLAIMED if rule.status is None else trigger.status == rule.status)
+    assert (trigger.status in CALLED if rule.status is None else trigger.status == rule.status)
     assert (trigger.reason, trigger.verified) == (rule.code, False)
     # The code is this check's doing: switched off, it gives no such reason.
     off = replace(rule, fires=lambda draft: False)

@@ -18,6 +18,17 @@ from extractor.publish.catalog_file import load_catalog
 from .examples_runner import check
 from .helpers import FIXTURES, run_cli
 
+# Raises no test guards (any call reaches them, the message's placeholders given stand-ins): an
+# example each, reproducing the error only (no argument keeps control from the raise).
+ANY_CALL = {
+    "forms": {"aliased_relative_import", "bare_class", "empty_call", "forgotten_f_prefix", "format_keyword", "format_numbered",
+              "format_positional", "fstring_conversion_and_format_spec", "fstring_implicit_concat_multiline", "literal_braces_fstring",
+              "literal_braces_plain", "message_in_local", "percent_dict", "percent_single", "percent_tuple", "plain_string",
+              "plus_concatenation", "qualified_through_module", "raise_from_none", "two_args", "unconditional"},
+    "callers": {"Legacy.run", "Source.load", "Tally.fromkeys"},  # (placeholders a subclass replaces: run on the class itself)
+    "families": {"close"},
+}
+
 # fixture -> the cards (function names) whose Python example must exist and run
 # (REPRODUCE_ONLY: those whose example has no "after", no fix being shown)
 EXPECTED = {
@@ -120,8 +131,8 @@ def test_every_example_raises_what_its_card_says(tmp_path, capsys, case: str) ->
     assert run_cli(capsys, "extract", str(FIXTURES / case), "-o", str(out), "--no-cache").code == 0
     cards = load_catalog(str(out / "catalog.json"))["errors"]
     with_example = [c for c in cards if c["example"] and c["example"]["style"] == "python"]
-    assert {c["function"] for c in with_example} == EXPECTED[case]
-    assert {c["function"] for c in with_example if c["example"]["after"] is None} == REPRODUCE_ONLY.get(case, set())
+    assert {c["function"] for c in with_example} == EXPECTED[case] | ANY_CALL.get(case, set())
+    assert {c["function"] for c in with_example if c["example"]["after"] is None} == REPRODUCE_ONLY.get(case, set()) | ANY_CALL.get(case, set())
     runnable = [c for c in with_example if not (set(c["example"].get("requires") or ()) - _INSTALLED)]
     problems = {f"{c['path']}:{c['line']}": found for c in runnable if (found := check(c, str(FIXTURES / case)))}
     assert problems == {}

@@ -251,7 +251,22 @@ def test_loop_and_try_exits_are_flagged_as_approximations(tmp_path) -> None:
     """
     [card] = extract_snippet(tmp_path, code)
     assert card.statement.guard.code == "True"
-    assert card.statement.guard.approximations == ("loop_exit_ignored", "try_exit_ignored")
+    assert card.statement.guard.approximations == ("loop_exit_ignored", "try_exit_ignored", "statements_on_the_way")
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ("    raise ValueError('x')\n", ()),
+    ('    """Doc."""\n    n = len(x)\n    raise ValueError(n)\n', ()),  # (a pure statement: evaluated on the way)
+    ("    with x:\n        raise ValueError('x')\n", ("raised_in_with",)),  # (its manager may swallow it)
+    ("    try:\n        raise ValueError('x')\n    except x.Error:\n        pass\n", ("raised_in_try",)),  # (a class not resolved)
+    ("    x.close()\n    raise ValueError('x')\n", ("statements_on_the_way",)),  # (a call: it may fail first)
+    ("    if x:\n        raise ValueError('x')\n", ()),  # (a test: not a raise any call reaches)
+])
+def test_what_keeps_a_raise_no_test_guards_from_every_call(tmp_path, body: str, expected: tuple[str, ...]) -> None:
+    """A raise no test guards is reached by any call only where nothing before it or around it
+    may fail, swallow or catch it: each such construct is an approximation (no verified trigger)."""
+    [card] = extract_snippet(tmp_path, "def f(x):\n" + body)
+    assert card.statement.guard.approximations == expected
 
 
 def test_nested_function_and_module_level(tmp_path) -> None:

@@ -96,7 +96,7 @@ def _read_whole(monkeypatch) -> None:
 
 
 def test_libcst_reads_no_statement_it_would_not_use(monkeypatch) -> None:
-    # Left out: the docstring, the logging call, comments and blank lines between
+    # Left out: the docstring (as `pass`: it does nothing), the logging call, comments and blank lines between
     # statements, `unused = ...` (bound, never read), the loop over `item`, the `with`
     # (binds `fh`, read only inside). Kept: the exit call, `seen` and `total` (read
     # later), the `;` line, and the expression statement holding `:=`.
@@ -112,7 +112,7 @@ def test_libcst_reads_no_statement_it_would_not_use(monkeypatch) -> None:
     method = tree.body[1].body[0]
     assert units.unit_text(method, lines) == '''if 1:
     def m(self, a, b):
-        ...
+        pass
         ...
         ...
         seen = [v for v in a]

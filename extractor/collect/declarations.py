@@ -362,6 +362,7 @@ class InitFacts(NamedTuple):
     init_sets: tuple[tuple[str, str], ...] = ()
     super_init: tuple[tuple[str, str], ...] = ()
     super_base: int = 0
+    init_plain: bool = True
 
 
 def init_facts(init: ast.FunctionDef | ast.AsyncFunctionDef | None, params: tuple[Param, ...], owner: str = "",
@@ -391,8 +392,9 @@ def init_facts(init: ast.FunctionDef | ast.AsyncFunctionDef | None, params: tupl
     calls = (stmt.value for stmt in init.body if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call))
     name = owner.rsplit(".", 1)[-1]
     found = next(((call, passing) for call in calls if (passing := base_init(call, this, name, bases)) is not None), None)
+    plain = all(_plain_init_statement(stmt, this, name, bases) for stmt in init.body)
     if found is None:
-        return InitFacts(params, tuple(sorted(sets.items())))
+        return InitFacts(params, tuple(sorted(sets.items())), init_plain=plain)
     call, (base, args) = found
     straight = lambda value: value.id if isinstance(value, ast.Name) and value.id in names and value.id not in rebound() else None
     passed: dict[str, str] = {}
@@ -402,7 +404,30 @@ def init_facts(init: ast.FunctionDef | ast.AsyncFunctionDef | None, params: tupl
         if (param := straight(arg)) is not None:
             passed[f"#{index}"] = param
     passed.update((k.arg, param) for k in call.keywords if k.arg is not None and (param := straight(k.value)) is not None)
-    return InitFacts(params, tuple(sorted(sets.items())), tuple(sorted(passed.items())), base)
+    return InitFacts(params, tuple(sorted(sets.items())), tuple(sorted(passed.items())), base, plain)
+
+
+def _plain_init_statement(stmt: ast.stmt, this: str, owner: str, bases: tuple[str, ...]) -> bool:
+    """Whether a statement of ``__init__`` surely runs through: a docstring, ``pass``, a store of
+    a name or a literal into the object, or a base constructor's call passing those (ClassFact.init_plain)."""
+    if isinstance(stmt, ast.Pass) or isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+        return True
+    call = stmt.value if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) else None
+    if call is not None and (passing := base_init(call, this, owner, bases)) is not None:
+        return all(_plain_value(arg) for arg in [*passing[1], *(k.value for k in call.keywords)])
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else None
+    value = getattr(stmt, "value", None)
+    return bool(targets) and value is not None and _plain_value(value) and all(
+        isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == this for t in targets or ())
+
+
+def _plain_value(node: ast.expr) -> bool:
+    """A name, a literal, or an empty or literal display: evaluating it cannot fail."""
+    if isinstance(node, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return all(_plain_value(e) for e in node.elts)
+    return isinstance(node, ast.Dict) and all(k is not None and _plain_value(k) and _plain_value(v) for k, v in zip(node.keys, node.values))
 
 
 def base_init(call: ast.Call, this: str, owner: str, bases: tuple[str, ...]) -> tuple[int, list[ast.expr]] | None:

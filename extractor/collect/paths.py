@@ -74,6 +74,7 @@ class PathModel:
         self.loops: list[tuple[str, str]] = []  # (targets "x" or "k, v", iterable input) of the loops the current raise is in
         self.evaluates: list[str] = []  # values the statements before the current raise compute (evaluated_values)
         self.evaluated: dict[int, tuple[str, ...]] = {}  # per statement
+        self.unmodelled = False  # a statement before the current raise that may fail in ways nothing models (plain_statement)
 
     def loop_element(self, loop: cst.For) -> tuple[str, str] | None:
         """``(x, xs)`` for ``for x in xs`` where ``xs`` is an input (a parameter or an attribute
@@ -264,6 +265,7 @@ class PathModel:
                     break
                 out.append((PartRole.LEAVE if only_leaves(sibling, self.name) else PartRole.EXIT, self.fallthrough(sibling)))
                 self.evaluates.extend(evaluated_values(self, sibling))
+                self.unmodelled = self.unmodelled or not plain_statement(sibling)
         elif isinstance(parent, cst.If):
             test = self.test(parent.test, parent)
             out.append(("test", test if child is parent.body else negate(test)))
@@ -324,6 +326,20 @@ def evaluated_values(model: PathModel, stmt: cst.CSTNode) -> tuple[str, ...]:
                 found = (code,)
         model.evaluated[id(stmt)] = found
     return found
+
+
+def plain_statement(stmt: cst.CSTNode) -> bool:
+    """Whether what ``stmt`` does on the way is modelled: ``pass``, a docstring, a simple
+    statement of one pure expression (evaluated_values reads it) or a test that leaves
+    (its negation is in the guard). A call, a store into an object or a loop is not."""
+    if isinstance(stmt, cst.If):
+        return all(plain_statement(s) for s in stmt.body.body) and (stmt.orelse is None or plain_statement(stmt.orelse))
+    if isinstance(stmt, cst.Else):
+        return all(plain_statement(s) for s in stmt.body.body)
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], (cst.Pass, cst.Return, cst.Raise)):
+        return True
+    value = sole_value(stmt)
+    return value is not None and is_pure(value, fresh=True)
 
 
 def _reads_a_name(node: cst.CSTNode) -> bool:
@@ -441,6 +457,7 @@ def _extract_guard(chain: Sequence[cst.CSTNode], start: int, model: PathModel) -
     model.approximations = {}
     model.loops = []
     model.evaluates = []
+    model.unmodelled = False
     conditions: list[tuple[str, GuardNode]] = []
     context: list[Context] = []
     for parent, child in zip(chain[start:], chain[start + 1 :]):
@@ -449,6 +466,14 @@ def _extract_guard(chain: Sequence[cst.CSTNode], start: int, model: PathModel) -
             context.append(Context(kind=ContextKind.CAUGHT, code=_handler_code(handler)))
             model.approximations["caught_in_function"] = None  # the error may never reach the caller
     tree = conj([node for _, node in conditions])
+    if tree == TRUE and any(isinstance(parent, cst.With) for parent in chain[start:-1]):
+        # (no test guards it, but its with block's manager may swallow it: contextlib.suppress, assertRaises)
+        model.approximations["raised_in_with"] = None
+    if tree == TRUE and any(isinstance(parent, (cst.Try, cst.TryStar)) and parent.handlers and child is parent.body
+                            for parent, child in zip(chain[start:], chain[start + 1:])):
+        model.approximations["raised_in_try"] = None  # (and a handler of its try may catch it, where its class is not resolved)
+    if tree == TRUE and model.unmodelled:
+        model.approximations["statements_on_the_way"] = None  # (a call before it may fail or change what it raises)
     size = guard_size(tree)
     model.spent_nodes += size
     code = render_guard(tree) if size <= MAX_GUARD_NODES and model.spent_nodes <= MAX_FUNCTION_GUARD_NODES else ""

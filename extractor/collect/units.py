@@ -58,7 +58,8 @@ def unit_text(unit: ast.stmt, lines: list[str], end: int | None = None, keep: fr
 def _unread_left_out(unit: ast.stmt, lines: list[str], first: int, end: int, keep: frozenset[int] = frozenset()) -> list[str]:
     """Lines ``first..end`` without what the libcst pass never reads.
 
-    A statement that has its lines to itself becomes ``...`` when the pass could read
+    A statement that has its lines to itself becomes ``...`` (a literal's, a docstring's:
+    ``pass``, which does nothing) when the pass could read
     nothing in it: it holds no raise and nothing that leaves or narrows the path (return,
     break, continue, assert, match, a call of an exit function, global, nonlocal; see
     ``paths.PathModel``), so it falls through, and no name it may bind is mentioned
@@ -95,7 +96,8 @@ def _unread_left_out(unit: ast.stmt, lines: list[str], first: int, end: int, kee
                     indent = None
             if indent is not None:
                 out.update(dict.fromkeys(range(start + 1, stop + 1)))
-                out[start] = indent + "..."
+                # (a docstring or other literal does nothing: ``pass``; ``...`` stands for a statement left out, paths.plain_statement)
+                out[start] = indent + ("pass" if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) else "...")
             elif isinstance(stmt, COMPOUND):
                 blocks.extend(_thinned_blocks(stmt))
     if not out:

@@ -35,7 +35,7 @@ from ..collect.validators import validator_mode
 from ..model import RAW_KEYWORDS, BuiltArgument, Card, ClassFact, FieldDoc, FileFacts, Owner, Param, PostInitSet, Signature, SiteFact
 from ..model.codes import BUILDING, CONSTRUCTING, EntryKind
 from ..model.pytext import compares_with_none, one_class, try_parse_expression
-from .placeholders import abstract_methods, undefined_attributes
+from .placeholders import abstract_methods, constructed_plainly, undefined_attributes
 from .project import Project, field_doc
 
 _RECORD_DECORATORS = frozenset({
@@ -408,7 +408,8 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
     return Owner(constructor=signature, settable=settable, classes=classes, unfilled=unfilled, checks=checks, before=before,
                  field_defaults=defaults,
                  derived=derived, abstract=abstract, undefined=undefined, required=required, arguments=arguments, validated=field,
-                 unread_validators=unread_validators(project, owner) if owner else ())
+                 unread_validators=unread_validators(project, owner) if owner else (),
+                 plain_construction=owner is not None and constructed_plainly(project, owner))
 
 
 def unread_validators(project: Project, owner: str) -> tuple[str, ...]:

@@ -162,6 +162,23 @@ def _inherits(project: Project, owner: str, method: str) -> bool:
     return False
 
 
+def constructed_plainly(project: Project, owner: str) -> bool:
+    """Whether ``owner()`` surely runs through (Owner.plain_construction): each class of its
+    chain is a builtin class, ``ABC`` or a ``collections.abc`` one, or in the tree with a plain
+    ``__init__`` or none (ClassFact.init_plain), no ``__new__``, ``__post_init__`` or metaclass
+    other than ``ABCMeta``."""
+    for qualname, found in lineage(project, owner):
+        if found is None:
+            if qualname is None or not (qualname in _PLAIN or qualname in _ABC_BASES or qualname.startswith(_ABC_PREFIXES)):
+                return False
+            continue
+        fact = found[1]
+        if not fact.init_plain or fact.new is not None or any(name == "__post_init__" for name, _ in fact.methods) \
+                or fact.metaclass not in (None, "ABCMeta", "abc.ABCMeta"):
+            return False
+    return True
+
+
 def lineage(project: Project, owner: str) -> Iterator[tuple[str | None, tuple[FileFacts, ClassFact] | None]]:
     """The owner, then each class it derives from, as ``(qualname, its facts or None)``: a
     base outside the tree by the name it resolves to. ``(None, None)`` last where there are

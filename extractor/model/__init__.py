@@ -58,6 +58,7 @@ from .catalog import (
     Stats,
 )
 from .codes import (
+    CALLED,
     CLAIMED,
     CODES,
     CONSTRUCTING,
@@ -141,6 +142,7 @@ from .site import (
 )
 
 __all__ = [
+    "CALLED",
     "CLAIMED",
     "CODES",
     "CONSTRUCTING",

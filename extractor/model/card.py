@@ -462,6 +462,9 @@ class Owner:
     abstract: tuple[str, ...] = ()  # the owner class's abstract methods left undefined (link.placeholders.abstract_methods)
     # the attributes its constructor reads that no class of its chain defines (link.placeholders.undefined_attributes)
     undefined: tuple[str, ...] = ()
+    # constructing it surely runs through: every class of its chain is in the tree with a plain ``__init__``
+    # (ClassFact.init_plain), no ``__new__`` or ``__post_init__``, or is a builtin or ABC (link.placeholders.constructed_plainly)
+    plain_construction: bool = False
     # the validators of the owner class (and its ancestors') that call what the tool does not read
     # (link.constructors.unread_validators: ``Class.method``, or ``Class.method:a,b`` of a field
     # validator): constructing it with one of those fields (any, for a model's) may refuse a value no check shows

@@ -42,8 +42,11 @@ class TriggerStatus(Code):
     UNSOLVED = "unsolved", "no trigger found, with a reason"
 
 
-# The statuses whose trigger a caller can act on (only their triggers are verified).
+# The statuses whose trigger a caller can act on (values the caller passes, facts of the machine).
 CLAIMED = frozenset({TriggerStatus.CONCRETE, TriggerStatus.ENVIRONMENT})
+# The statuses whose trigger is verified and shown as a call: those, and a raise any call reaches
+# (``XMLReader().getFeature(name='')``): its call needs only the required arguments.
+CALLED = CLAIMED | {TriggerStatus.UNCONDITIONAL}
 
 
 class Reason(Code):
@@ -167,6 +170,9 @@ class Reason(Code):
     INCOHERENT_ARRAYS = "incoherent_arrays", ("the trigger gives an array (a tensor) a `shape` and an `ndim`, a shape or a `dtype` that "
                                               "no array has (its sizes are ints of at least 0, `ndim` is their count, and a dtype is no "
                                               "number)")
+    RAISED_NOT_SHOWN = "raised_not_shown", ("any call reaches the raise, but the tool cannot show what it raises (a re-raise, a "
+                                            "factory, a message it cannot compute, a class named through the object) or that the "
+                                            "object's state read on the way lets control get there: another error may come first")
     RAISES_AN_INPUT = "raises_an_input", ("what is raised is a value the caller passes (`raise err`), which must be an exception of "
                                           "theirs: the plain value the trigger shows stands for it, and `raise` refuses anything else "
                                           "with a `TypeError`")
@@ -314,6 +320,7 @@ class NoFix(Code):
 
     NOT_WRITABLE = "not_writable", "none of the solutions can be written as this call"
     MAY_RAISE_ELSEWHERE = "may_raise_elsewhere", "under each of the solutions another raise of the function may fire"
+    EVERY_CALL = "every_call", "every call of the function reaches this raise: no value of an argument keeps control from it"
     NONE_FOUND = "none_found", ("the tool found no change of one input that it can show keeps control from this raise: the condition "
                                 "may read values it does not know, or each value it tried reaches another raise of the function")
 

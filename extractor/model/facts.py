@@ -175,6 +175,9 @@ class ClassFact:
     # ``__init__`` passes on straight from a parameter, ``super().__init__(size=size)``
     super_init: tuple[tuple[str, str], ...] = ()
     super_base: int = 0  # the base (an index into ``bases``) whose constructor ``super_init`` passes to
+    # no explicit ``__init__``, or one that only stores names and literals into the object and passes
+    # them to a base constructor: it surely runs through (collect.declarations.init_facts)
+    init_plain: bool = True
     post_init_sets: tuple[PostInitSet, ...] = ()  # what its own ``__post_init__`` assigns (collect.declarations.post_init_sets)
     new: tuple[Param, ...] | None = None  # the explicit ``__new__``'s parameters after cls
     metaclass: str | None = None  # ``metaclass=`` as written

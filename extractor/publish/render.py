@@ -17,6 +17,7 @@ from urllib.parse import quote
 import jinja2
 
 from ..model import (
+    CALLED,
     CLAIMED,
     BuildFailure,
     Card,
@@ -86,6 +87,7 @@ def template_environment(*, autoescape: bool) -> jinja2.Environment:
                        PYDANTIC=wording(PydanticError), STANDINGS=wording(Standing), FAILURES=wording(BuildFailure),
                        reason_words=reason_words)
     env.tests["claimed"] = lambda status: status in CLAIMED
+    env.tests["called"] = lambda status: status in CALLED  # (claimed, or any call reaches the raise)
     env.tests["private"] = lambda name: isinstance(name, str) and name.startswith("_") and not name.endswith("__")
     env.tests["startingwith"] = lambda text, prefix: isinstance(text, str) and text.startswith(prefix)
     return env

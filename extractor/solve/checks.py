@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ..model.codes import CLAIMED, Reason, TriggerStatus
+from ..model.codes import CALLED, CLAIMED, EntryKind, RaiseKind, Reason, TriggerStatus
 from .arrays import incoherent_arrays
 from .construction import constructs
 from .draft import Draft, param_defaults
 from .evaluate import Raised
 from .examples import decorator_names, is_class_level
-from .passage import first_failing, loop_reads
+from .passage import first_failing, loop_reads, names_read
 from .status import PLAIN
 from .validator import built_by_class
 
@@ -75,6 +75,27 @@ def _undefined(draft: Draft) -> bool:
 def _raises_input(draft: Draft) -> bool:
     exception = draft.frame.card.exception
     return exception.reason == "raised_variable" and exception.written in draft.inputs
+
+
+def _raised_not_shown(draft: Draft) -> bool:
+    """A raise any call reaches whose exception or message the tool does not compute (a concrete
+    trigger's message is reproduced by its validator instead: NOT_REPRODUCED), or whose way
+    reads the object's state that the trigger does not give (``"".join(self.subset)`` of a new
+    object's None), that raises a class the object names (``raise self.Unsupported(...)``), or
+    whose object may fail to build (Owner.plain_construction; an abstract class)."""
+    card, ctx = draft.frame.card, draft.frame.ctx
+    if draft.status != TriggerStatus.UNCONDITIONAL:
+        return False
+    unknown = card.statement.kind == RaiseKind.RERAISE or bool(card.exception.factory) or len(card.exception.classes) != 1
+    if unknown or card.message.parts is None or draft.message is None:
+        return True
+    this = ctx.signature.params[0].name if card.docs.owner and ctx.signature.params else None
+    if this is None or is_class_level(card):
+        return False
+    if not ctx.owner.plain_construction or EntryKind.ABSTRACT_ENFORCED in card.entry:
+        return True  # (building the object may fail first: a constructor that calls anything, an abstract class)
+    read = names_read(ctx.passage.evaluates, draft.frame.params)
+    return (card.exception.written or "").startswith(this + ".") or any(n.startswith(this + ".") and n not in draft.env for n in read)
 
 
 def _fails_on_the_way(draft: Draft) -> bool:
@@ -298,6 +319,26 @@ RAISES_AN_INPUT = Check(
         '''),),
 )
 
+RAISED_NOT_SHOWN = Check(
+    code=Reason.RAISED_NOT_SHOWN,
+    fires=_raised_not_shown,
+    valid=(Snippet('''
+        def f(name):
+            raise NotImplementedError(f"{name} is not supported")
+        '''),),
+    invalid=(Snippet('''
+        def f(obj):
+            raise ValueError("{0.name} is not supported".format(obj))  # (obj = 0 has no name: AttributeError first)
+        '''), Snippet('''
+        class Extractor:
+            subset = None
+
+            def end(self):
+                text = "".join(self.subset)  # (a new object's None: TypeError first)
+                raise ValueError(text)
+        ''', "Extractor.end")),
+)
+
 FAILS_ON_THE_WAY = Check(
     code=Reason.FAILS_ON_THE_WAY,
     fires=_fails_on_the_way,
@@ -432,7 +473,8 @@ NOT_REPRODUCED = Check(
 
 # In order: the first that fires gives the reason.
 CHECKS = (OTHER_PLATFORM, REPLACED_BY_COMPILED_MODULE, VALUE_AND_ITS_ATTRIBUTE, ABSTRACT_CLASS, UNDEFINED_ATTRIBUTES, INCOHERENT_ARRAYS,
-          RAISES_AN_INPUT, CACHED_UNHASHABLE, FAILS_ON_THE_WAY, HELPER_ON_THE_WAY, LOOP_ON_THE_WAY, CONSTRUCTION_NOT_SHOWN,
+          RAISES_AN_INPUT, RAISED_NOT_SHOWN, CACHED_UNHASHABLE, FAILS_ON_THE_WAY, HELPER_ON_THE_WAY, LOOP_ON_THE_WAY,
+          CONSTRUCTION_NOT_SHOWN,
           NOT_REPRODUCED)
 RULES = (INSIDE_FOR_LOOP, *CHECKS)  # every check, with its examples
 
@@ -443,15 +485,15 @@ def check_loops(draft: Draft) -> Draft:
 
 
 def verify(draft: Draft) -> Draft:
-    """The trigger is verified when the guard holds under it, it is claimed, the whole path to
-    the raise was modelled, it gives every required argument, and no check fires. A claimed
-    trigger with no reason of its own takes the first check that fires (one that ``overrides``
+    """The trigger is verified when the guard holds under it, it is claimed or any call reaches
+    the raise (CALLED), the whole path to the raise was modelled, it gives every required
+    argument, and no check fires. Such a trigger with no reason of its own takes the first check that fires (one that ``overrides``
     replaces its own reason too: an environment trigger's ``assumes_environment``)."""
     fired = [check for check in CHECKS if check.fires(draft)]  # (the verdict needs every one)
-    if draft.status in CLAIMED:
+    if draft.status in CALLED:
         first = next((check for check in fired if draft.reason is None or check.overrides), None)
         draft = _demoted(draft, first) if first is not None else draft
-    verified = (draft.problem.holds(draft.env) is True and draft.status in CLAIMED and not draft.frame.card.statement.guard.approximations
+    verified = (draft.problem.holds(draft.env) is True and draft.status in CALLED and not draft.frame.card.statement.guard.approximations
                 and not draft.missing and not fired)
     return replace(draft, verified=verified, parents=value_parents(draft))  # (a parent is no assumption the trigger shows)
 

@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..model import CONSTRUCTING, Card, CardContext, Domain, Param, Validator
-from ..model.codes import CLAIMED, DomainSource, Reason, TriggerStatus
+from ..model.codes import CALLED, CLAIMED, DomainSource, Reason, TriggerStatus
 from .aliases import read_imported
 from .arrays import cohere, fold_arrays, frame_annotations
 from .byname import read_by_name
@@ -350,7 +350,7 @@ def choose_inputs(draft: Draft) -> Draft:
     ctx = frame.ctx
     inputs = {n: to_json_value(env[n]) for n in [*draft.names, *frame.loops.values()] if n in env and n not in draft.every_atom
               and n not in draft.problem.constants and caller_sets(n, frame.params, ctx.owner.settable)}
-    if draft.status not in CLAIMED:
+    if draft.status not in CALLED:
         return replace(draft, env=env, inputs=inputs)
     # A tensor parameter whose attributes the trigger gives (``x.shape = [3]``): one of those (``torch.empty(3)``)
     for name, value in fold_arrays(env, frame_annotations(frame)).items():

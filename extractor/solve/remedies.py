@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..model import CardContext, Example, Fix
-from ..model.codes import NoFix, Reason, ReasonCode
+from ..model.codes import NoFix, Reason, ReasonCode, TriggerStatus
 from .arrays import fold_arrays, frame_annotations, incoherent_arrays
 from .construction import constructs
 from .domains import NO_VALUE, default_source, literal_value, param_domain
@@ -142,7 +142,8 @@ def _example(draft: Draft) -> Example | ReasonCode:
     required = {p.name: env.get(p.name, NO_VALUE) for p in ctx.signature.params if p.default is None and p.name not in ("self", "cls")}
     # The example's fixes: those under which no other raise of the function may fire.
     fixes = [(fix, value) for fix, value, sure in draft.found if sure]
-    no_fix = NoFix.NONE_FOUND if not draft.found else NoFix.MAY_RAISE_ELSEWHERE if not fixes else NoFix.NOT_WRITABLE
+    no_fix = NoFix.EVERY_CALL if draft.status == TriggerStatus.UNCONDITIONAL else NoFix.NONE_FOUND if not draft.found \
+        else NoFix.MAY_RAISE_ELSEWHERE if not fixes else NoFix.NOT_WRITABLE
     writable = [(fix, value) for fix, value in fixes if fix.changed[0] in _settable(draft)]  # (not the state the trigger assumes)
     writable.sort(key=lambda pair: pair[0].stand_in)  # (the "after" shows a value of a known type first: a stand-in may fail further on)
     # A tensor's attributes as the tensor (``x.shape = [3]``: ``x=torch.empty(3)``; solve.arrays)

@@ -508,6 +508,15 @@ def test_a_fallback_for_a_build_whose_compiled_module_lacks_the_name_may_not_run
     assert card.compiled_override and not card.solved.trigger.verified
 
 
+def test_a_method_defined_under_a_test_of_its_class_body_is_defined_conditionally(tmp_path) -> None:
+    # socket.socket._sendfile_use_sendfile: the raising fallback exists only where os has no sendfile
+    code = ("import os\nclass Sock:\n    if hasattr(os, 'sendfile'):\n        def send(self):\n            return 0\n    else:\n"
+            "        def send(self):\n            raise RuntimeError('no sendfile')\n")
+    [card] = extract_snippet(tmp_path, code)
+    assert [(c.kind, c.code) for c in card.statement.guard.context] == [("defined_if", "if not (hasattr(os, 'sendfile'))")]
+    assert (card.solved.trigger.status, card.solved.trigger.reason, card.solved.trigger.verified) == ("internal", "defined_conditionally", False)
+
+
 @pytest.mark.parametrize(("code", "kind"), [
     ("has_triton()", "environment"),
     ("is_torch_available()", "environment"),

@@ -75,6 +75,7 @@ class PathModel:
         self.evaluates: list[str] = []  # values the statements before the current raise compute (evaluated_values)
         self.evaluated: dict[int, tuple[str, ...]] = {}  # per statement
         self.unmodelled = False  # a statement before the current raise that may fail in ways nothing models (plain_statement)
+        self._plain: dict[int, bool] = {}  # per statement
 
     def loop_element(self, loop: cst.For) -> tuple[str, str] | None:
         """``(x, xs)`` for ``for x in xs`` where ``xs`` is an input (a parameter or an attribute
@@ -96,6 +97,13 @@ class PathModel:
         if any(len(scope.bindings.get(t, ())) != 1 for t in targets):
             return None  # bound elsewhere too: at the raise it may not be the element
         return ", ".join(targets), iterable
+
+    def is_plain(self, stmt: cst.CSTNode) -> bool:
+        """``plain_statement(stmt)``, decided once per statement (the function's raises share it)."""
+        found = self._plain.get(id(stmt))
+        if found is None:
+            found = self._plain[id(stmt)] = plain_statement(stmt)
+        return found
 
     # --- how control enters an except handler --------------------------------------
     def handler_reached(self, stmt: cst.Try | cst.TryStar, handler: cst.ExceptHandler) -> GuardNode | None:
@@ -265,7 +273,7 @@ class PathModel:
                     break
                 out.append((PartRole.LEAVE if only_leaves(sibling, self.name) else PartRole.EXIT, self.fallthrough(sibling)))
                 self.evaluates.extend(evaluated_values(self, sibling))
-                self.unmodelled = self.unmodelled or not plain_statement(sibling)
+                self.unmodelled = self.unmodelled or not self.is_plain(sibling)
         elif isinstance(parent, cst.If):
             test = self.test(parent.test, parent)
             out.append(("test", test if child is parent.body else negate(test)))

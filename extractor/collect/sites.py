@@ -23,16 +23,17 @@ from .units import first_line
 
 
 def defined_under(guard: Guard, stack: tuple[ast.stmt, ...], holder: ast.stmt | None) -> Guard:
-    """``guard`` with a context entry for each module-level ``if`` branch, ``except`` handler
-    or try ``else`` the raise's definition stands in (``if _os.name == "nt": def WINFUNCTYPE``):
-    the definition exists only where that ran when the module was imported, which the guard
-    of a call does not model (solve.status: no trigger is claimed)."""
+    """``guard`` with a context entry for each ``if`` branch, ``except`` handler or try ``else``
+    of the module or a class body the raise's function stands in (``if _os.name == "nt": def
+    WINFUNCTYPE``; a method under ``if hasattr(os, 'sendfile'):`` in its class): the definition
+    exists only where that ran when the module was imported, which the guard of a call does not
+    model (solve.status: no trigger is claimed)."""
     if holder is None:
         return guard  # (a module-level raise: its unit's own tests are the guard)
     found: list[Context] = []
     for node, inner in pairwise(stack):
-        if node is holder:
-            break
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            break  # (what the function itself tests is the guard's)
         if isinstance(node, ast.If) and "TYPE_CHECKING" not in (test := ast.unparse(node.test)):
             found.append(Context(kind=ContextKind.DEFINED_IF, code=f"if {test}" if inner in node.body else f"if not ({test})"))
         elif isinstance(node, (ast.Try, ast.TryStar)) and inner in node.orelse:

@@ -213,6 +213,8 @@ def _passed_through(project: Project, constructors: Constructors, card: Card, pa
                     edges: list[Edge], unread: tuple[str, ...]) -> EntryCall | Reason:
     guard = card.statement.guard
     state = {i for i in guard.inputs if i.split(".", 1)[0] in _SELF}
+    if guard.code == "True":
+        return Reason.ENTRY_READS_NOTHING
     if not guard.inputs or guard.opaque or (state and not _keeps_object(card, edges)):
         return Reason.ENTRY_READS_STATE
     # The parameters the guard reads (``p`` of ``p.dtype`` too, which only an unchanged argument passes on)

@@ -230,6 +230,8 @@ class Reason(Code):
                                                     "passed on unchanged from the entry's parameter of the same name or fixed to a "
                                                     "literal or module constant")
     ENTRY_READS_STATE = "entry_reads_state", "the condition reads more than the function's parameters (an object's or module's state)"
+    ENTRY_READS_NOTHING = "entry_reads_nothing", ("no test guards the raise: whether an entry's call gets there is decided by the code "
+                                                  "on the way, which is not followed")
     ENTRY_NOT_PLAIN_CALL = "entry_not_plain_call", ("the public entry is not called plainly (a decorator, generator, property or "
                                                     "special method stands in the way, or a framework that wraps what it raises, "
                                                     "such as a pydantic dataclass's `__post_init__`)")

@@ -346,7 +346,7 @@ def uncallable(card: Card, ctx: CardContext) -> ReasonCode | None:
         return Reason.NOT_IMPORTABLE
     owner, _, name = function.rpartition(".")
     private_class = "." in owner or bool(owner) and not _public(owner)
-    if private_class or (not _public(name) and not (owner and set(card.entry) & CONSTRUCTING)):
+    if private_class or (not _public(name) and name != "__call__" and not (owner and set(card.entry) & CONSTRUCTING)):
         return Reason.NOT_PUBLIC  # (a nested or private class; a constructor's own check runs as the class is called, whatever its name)
     decorators = decorator_names(card)
     if not decorators <= _TRANSPARENT:
@@ -438,9 +438,14 @@ def _entry_call(call: _Call, card: Card, decorators: set[str], module: str, func
         return obj
     call_args = _arguments(call.ctx.signature.params[1:], call.args, call.imports, call.written)
     if isinstance(call_args, Reason) or not call.steps:
-        return call_args if isinstance(call_args, Reason) else f"{obj}.{name}({call_args})"
+        return call_args if isinstance(call_args, Reason) else _method_call(obj, name, call_args)
     named = _object_name(owner, call.imports)
-    return "\n".join([f"{named} = {obj}", *(f"{named}.{step}()" for step in call.steps), f"{named}.{name}({call_args})"])
+    return "\n".join([f"{named} = {obj}", *(f"{named}.{step}()" for step in call.steps), _method_call(named, name, call_args)])
+
+
+def _method_call(receiver: str, name: str, arguments: str) -> str:
+    """``receiver.name(arguments)``; ``receiver(arguments)`` for ``__call__``, which calling the object runs."""
+    return f"{receiver}({arguments})" if name == "__call__" else f"{receiver}.{name}({arguments})"
 
 
 def _object_name(owner: str, imports: set[tuple[str, str]]) -> str:

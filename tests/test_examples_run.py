@@ -38,7 +38,7 @@ EXPECTED = {
         "Session._require_running",  # (stated at Session.fetch, its public caller: solve.entries)
         "Session.send", "Archive.add", "Ticket.result", "Ticket.report",  # (after close(), cancel(), seal(): solve.steps)
         "Session.retry",  # (a class attribute a new object reads)
-        "Catalog.price", "Tokens.give_back", "NamedTokens.take", "Scale.__call__",  # (private attributes __init__ stores; two from one argument)
+        "Catalog.price", "Tokens.give_back", "NamedTokens.take", "Scale.__call__", "Account.owner",  # (private attributes __init__ stores; two from one argument)
     },
     "forms": {
         "not_isinstance", "is_none", "is_not_none_and_len", "modulo", "chained_comparison", "in_literal_tuple",

@@ -164,13 +164,14 @@ def _inherits(project: Project, owner: str, method: str) -> bool:
 
 def constructed_plainly(project: Project, owner: str) -> bool:
     """Whether ``owner()`` surely runs through (Owner.plain_construction): each class of its
-    chain is a builtin class, ``ABC`` or a ``collections.abc`` one, or in the tree with a plain
+    chain is a builtin class, ``ABC`` or a ``collections.abc`` one (not a ``Protocol``), or in the tree with a plain
     ``__init__`` or none (ClassFact.init_plain), no ``__new__``, ``__post_init__`` or metaclass
     other than ``ABCMeta``."""
     for qualname, found in lineage(project, owner):
         if found is None:
-            if qualname is None or not (qualname in _PLAIN or qualname in _ABC_BASES or qualname.startswith(_ABC_PREFIXES)):
-                return False
+            if qualname is None or qualname.endswith(".Protocol") or not (qualname in _PLAIN or qualname in _ABC_BASES
+                                                                          or qualname.startswith(_ABC_PREFIXES)):
+                return False  # (a Protocol is never instantiated: only a class deriving from it is)
             continue
         fact = found[1]
         if not fact.init_plain or fact.new is not None or any(name == "__post_init__" for name, _ in fact.methods) \

@@ -38,6 +38,9 @@ from .rules import accepts, kept, raw_refused, surely_fits
 from .values import Modelled, Named, Present, python_text
 
 _CLASS_LEVEL = ("classmethod", "staticmethod")
+# Decorators that make the method an attribute: reading it on the object runs the body (not
+# ``cached_property``, which first needs the object's ``__dict__``: a class with ``__slots__`` has none).
+_PROPERTY = frozenset({"property"})
 # Decorators after which a call reaches the body as the signature says; any other (a class
 # such as typing's ``_SpecialForm``, a registry, a wrapper of unknown shape) gets no example.
 _TRANSPARENT = frozenset({
@@ -349,8 +352,8 @@ def uncallable(card: Card, ctx: CardContext) -> ReasonCode | None:
     if private_class or (not _public(name) and name != "__call__" and not (owner and set(card.entry) & CONSTRUCTING)):
         return Reason.NOT_PUBLIC  # (a nested or private class; a constructor's own check runs as the class is called, whatever its name)
     decorators = decorator_names(card)
-    if not decorators <= _TRANSPARENT:
-        return Detailed(code=Reason.UNKNOWN_DECORATOR, value=min(decorators - _TRANSPARENT))
+    if not decorators <= _TRANSPARENT | _PROPERTY:
+        return Detailed(code=Reason.UNKNOWN_DECORATOR, value=min(decorators - _TRANSPARENT - _PROPERTY))
     if ctx.signature.call_style == "async_generator":
         return Reason.ASYNC_GENERATOR
     return None
@@ -437,14 +440,20 @@ def _entry_call(call: _Call, card: Card, decorators: set[str], module: str, func
     if isinstance(obj, Reason):
         return obj
     call_args = _arguments(call.ctx.signature.params[1:], call.args, call.imports, call.written)
-    if isinstance(call_args, Reason) or not call.steps:
-        return call_args if isinstance(call_args, Reason) else _method_call(obj, name, call_args)
+    if isinstance(call_args, Reason):
+        return call_args
+    read = bool(decorators & _PROPERTY)
+    if not call.steps:
+        return _method_call(obj, name, call_args, read)
     named = _object_name(owner, call.imports)
-    return "\n".join([f"{named} = {obj}", *(f"{named}.{step}()" for step in call.steps), _method_call(named, name, call_args)])
+    return "\n".join([f"{named} = {obj}", *(f"{named}.{step}()" for step in call.steps), _method_call(named, name, call_args, read)])
 
 
-def _method_call(receiver: str, name: str, arguments: str) -> str:
-    """``receiver.name(arguments)``; ``receiver(arguments)`` for ``__call__``, which calling the object runs."""
+def _method_call(receiver: str, name: str, arguments: str, read: bool = False) -> str:
+    """``receiver.name(arguments)``; ``receiver(arguments)`` for ``__call__``, which calling the
+    object runs; ``receiver.name`` for a property (``read``), which reading the attribute runs."""
+    if read:
+        return f"{receiver}.{name}"
     return f"{receiver}({arguments})" if name == "__call__" else f"{receiver}.{name}({arguments})"
 
 

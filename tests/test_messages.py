@@ -37,6 +37,8 @@ CASES = [
     # As str() renders each class's arguments (link.messages)
     ("raise ValueError", "", ()),
     ("raise ValueError()", "", ()),
+    ("raise SyntaxError", "None", ()),  # (its own __str__: str(SyntaxError()) == "None")
+    ("raise IndentationError()", "None", ()),
     ('raise OSError(2, "missing", x)', "[Errno 2] missing: {x!r}", ("x",)),
     ('raise FileNotFoundError(2, f"no {x}")', "[Errno 2] no {x}", ("x",)),
     ('raise ValueError("bad pair", x, 3)', "('bad pair', {x!r}, 3)", ("x",)),

@@ -410,6 +410,8 @@ def _builtin(mro: Sequence[str], args: list[Argument], message: MessageTemplate)
     if any(a.keyword is not None for a in args):
         return message  # builtin exceptions take no keywords (the call itself fails)
     if not args:
+        if "SyntaxError" in mro:
+            return make_template("none", [Text(text="None")])  # (its own __str__: str(SyntaxError()) == "None")
         return make_template("none", [])  # str(ValueError()) == ""
     if "KeyError" in mro and len(args) == 1:
         key = _repr_parts(args[0])

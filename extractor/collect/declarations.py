@@ -373,8 +373,10 @@ def init_facts(init: ast.FunctionDef | ast.AsyncFunctionDef | None, params: tupl
     rebound): what a caller sets by constructing the object; what it passes on
     straight from one to a base constructor (``super().__init__(size=size)``: ("size",
     "size"); a positional one: ("#0", "size")), and which base that is."""
-    if init is None or not params or params[0].kind in ("star", "starstar", "keyword"):
-        return InitFacts()  # (none, or no self to set attributes on)
+    if init is None:
+        return InitFacts()
+    if not params or params[0].kind in ("star", "starstar", "keyword"):
+        return InitFacts(init_plain=False)  # (no self to set attributes on: ``__init__(*args)`` may do anything)
     this, params = params[0].name, params[1:]
     names = {p.name for p in params}
     # The names the body binds or deletes, walked for on first need.

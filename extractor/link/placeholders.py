@@ -164,9 +164,9 @@ def _inherits(project: Project, owner: str, method: str) -> bool:
 
 def constructed_plainly(project: Project, owner: str) -> bool:
     """Whether ``owner()`` surely runs through (Owner.plain_construction): each class of its
-    chain is a builtin class, ``ABC`` or a ``collections.abc`` one (not a ``Protocol``), or in the tree with a plain
-    ``__init__`` or none (ClassFact.init_plain), no ``__new__``, ``__post_init__`` or metaclass
-    other than ``ABCMeta``."""
+    chain is a builtin class, ``ABC`` or a ``collections.abc`` one (not a ``Protocol``), or in
+    the tree with a plain ``__init__`` or none (ClassFact.init_plain), no ``__new__``,
+    ``__post_init__`` or metaclass other than ``ABCMeta``."""
     for qualname, found in lineage(project, owner):
         if found is None:
             if qualname is None or qualname.endswith(".Protocol") or not (qualname in _PLAIN or qualname in _ABC_BASES

@@ -474,8 +474,7 @@ NOT_REPRODUCED = Check(
 # In order: the first that fires gives the reason.
 CHECKS = (OTHER_PLATFORM, REPLACED_BY_COMPILED_MODULE, VALUE_AND_ITS_ATTRIBUTE, ABSTRACT_CLASS, UNDEFINED_ATTRIBUTES, INCOHERENT_ARRAYS,
           RAISES_AN_INPUT, RAISED_NOT_SHOWN, CACHED_UNHASHABLE, FAILS_ON_THE_WAY, HELPER_ON_THE_WAY, LOOP_ON_THE_WAY,
-          CONSTRUCTION_NOT_SHOWN,
-          NOT_REPRODUCED)
+          CONSTRUCTION_NOT_SHOWN, NOT_REPRODUCED)
 RULES = (INSIDE_FOR_LOOP, *CHECKS)  # every check, with its examples
 
 
@@ -487,8 +486,9 @@ def check_loops(draft: Draft) -> Draft:
 def verify(draft: Draft) -> Draft:
     """The trigger is verified when the guard holds under it, it is claimed or any call reaches
     the raise (CALLED), the whole path to the raise was modelled, it gives every required
-    argument, and no check fires. Such a trigger with no reason of its own takes the first check that fires (one that ``overrides``
-    replaces its own reason too: an environment trigger's ``assumes_environment``)."""
+    argument, and no check fires. Such a trigger with no reason of its own takes the first
+    check that fires (one that ``overrides`` replaces its own reason too: an environment
+    trigger's ``assumes_environment``)."""
     fired = [check for check in CHECKS if check.fires(draft)]  # (the verdict needs every one)
     if draft.status in CALLED:
         first = next((check for check in fired if draft.reason is None or check.overrides), None)

@@ -255,9 +255,10 @@ def build_problem(guard: Guard, domains: dict[str, Domain], state: frozenset[str
     refs, atoms = scan_refs(tree, set(guard.inputs) | set(guard.opaque) | set(environ), set(constants), classes_of(constants) | arrays,
                             objects)
     ties = tuple((chain, code) for chain, kind, code in resolved if kind == "tied")
+    tied = {chain for chain, _ in ties}
     variables: dict[str, Variable] = {}
     for name in [*guard.inputs, *guard.opaque, *environ]:
-        if name in refs and name not in dict(ties):
+        if name in refs and name not in tied:
             # An opaque name (a local bound several times, a loop variable) or state is not
             # an input: the trigger can only assume a value for it.
             is_atom = (name in guard.opaque and name not in elements) or name in state

@@ -3,10 +3,21 @@
 
 from __future__ import annotations
 
+import ast
+
 from extractor.model import Domain
 from extractor.solve.arrays import cohere, conventional_domain, incoherent_arrays
 
 from .helpers import extract_snippet
+
+
+def _values(inputs: dict) -> dict:
+    """A trigger's JSON inputs with the shapes JSON cannot carry (``{"python": "torch.Size([1, 1])"}``, a tuple) as tuples."""
+    def value(v):
+        if isinstance(v, dict) and "python" in v and v["python"].startswith(("(", "torch.Size(")):
+            return tuple(ast.literal_eval(v["python"].removeprefix("torch.Size(").removesuffix(")") if v["python"].startswith("torch.") else v["python"]))
+        return v
+    return {name: value(v) for name, v in inputs.items()}
 
 
 def test_conventional_domains_only_where_the_tree_declares_nothing() -> None:
@@ -41,9 +52,9 @@ def test_a_trigger_no_array_has_is_not_verified(tmp_path) -> None:
             raise ValueError("out shape does not match partial")
     """
     splits, mismatch = extract_snippet(tmp_path, code)
-    assert splits.solved.trigger.verified and not incoherent_arrays(splits.solved.trigger.inputs)
+    assert splits.solved.trigger.verified and not incoherent_arrays(_values(splits.solved.trigger.inputs))
     assert len(splits.solved.trigger.inputs["partial.shape"]) == 3 and splits.solved.trigger.inputs["partial.shape"][0] > 4
-    inputs = mismatch.solved.trigger.inputs
+    inputs = _values(mismatch.solved.trigger.inputs)
     assert mismatch.solved.trigger.verified and not incoherent_arrays(inputs)  # (a shape as long as partial.ndim, past the first test)
     assert inputs["partial.shape"][0] <= 4 and inputs["out.shape"][1:] != inputs["partial.shape"][1:]
 
@@ -64,6 +75,6 @@ def test_a_fix_gives_no_shape_its_ndim_refuses(tmp_path) -> None:
         return key_page_size
     """
     card = extract_snippet(tmp_path, code)[1]
-    assert card.solved.trigger.verified and not incoherent_arrays(card.solved.trigger.inputs)
+    assert card.solved.trigger.verified and not incoherent_arrays(_values(card.solved.trigger.inputs))
     shapes = [fix for fix in card.solved.fixes if fix.changed[0].endswith(".shape")]
-    assert shapes and all(not incoherent_arrays({**card.solved.trigger.inputs, **fix.inputs}) for fix in shapes)
+    assert shapes and all(not incoherent_arrays(_values({**card.solved.trigger.inputs, **fix.inputs})) for fix in shapes)

@@ -67,6 +67,9 @@ EXPECTED = {
                "Delta.__init__", "repeat", "chunks", "whole", "count", "embed", "project", "check_queries", "check_rows", "normalize", "CacheConfig",
                "half_only", "at_least_1d", "store", "scales", "spread", "launch", "admit", "Limits", "CacheConfig._check_block_size", "Tool._label_is_text",
                "check_engine", "Engine.validate",
+               # a constant table's .get, lists of a given length (items out of range, items that differ), a shape against a tuple
+               "activation_class", "check_sections", "agree", "pack",
+               "on_gpu",  # (isinstance(x, torch.Tensor) of an unannotated value)
                # required values of declared types (an Annotated alias, Literal, StrictBool, PositiveInt, Path)
                "Prompt", "archive", "retry", "Marker", "Job",
                # a parameter declared without None that the guard tests against None: given one

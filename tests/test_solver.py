@@ -50,6 +50,10 @@ CASES = [
     # a list of dicts with one in it
     ("from typing import Any\ndef f(xs: list[dict[str, Any]] = ()):\n    if len(xs) == 1:\n        raise ValueError('x')\n",
      {"xs": [{"x": 0}]}, {"xs": {"python": "()"}}),
+    # a constant table's .get: a name next to its keys; a list of the length the guard gives, its items differing
+    ("NAMES = {'a': 1}\ndef f(mode: str = 'a'):\n    if NAMES.get(mode) is None:\n        raise ValueError('x')\n", {"mode": ""}, {"mode": "a"}),
+    ("def f(xs: list[int] = (0, 0, 0)):\n    if len(xs) == 3 and xs[1] != xs[2]:\n        raise ValueError('x')\n",
+     {"xs": [0, 1, 2]}, {"xs": [0, 0, 0, 0]}),
 ]
 
 

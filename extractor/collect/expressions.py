@@ -438,6 +438,8 @@ class ExprModel:
         refs.calls[raw_code(call)] = None
         if "." in chain and category in ("input", "opaque"):
             self._ref(root, held.rsplit(".", 1)[0] if held == chain else held, refs)
+        elif "." in chain and category == "constant":  # (``_NAMES.get(name)``: the dict is known)
+            self._ref(root, root, refs)
 
     def _ref(self, root: str, chain: str, refs: Refs) -> None:
         category = "opaque" if TAG in root else self.scope.classify(root)

@@ -19,12 +19,14 @@ stem the evaluator reads.
 
 from __future__ import annotations
 
+import ast
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Any
 
+from ..collect.declarations import dotted_name
 from ..model import Constraint, Domain
 from .values import Modelled
 
@@ -138,6 +140,10 @@ class TorchSize(tuple):
     def __repr__(self) -> str:
         return f"torch.Size({list(self)})"
 
+    def __getitem__(self, index: Any) -> Any:  # (a slice of one is one too: ``x.shape[:-1]``)
+        item = tuple.__getitem__(self, index)
+        return TorchSize(item) if isinstance(index, slice) else item
+
     __str__ = __repr__
 
     def __reduce__(self) -> tuple:
@@ -158,6 +164,20 @@ def dtype_value(chain: str) -> Modelled | None:
 
 def device_value(kind: str = "cpu") -> Modelled:
     return Modelled("device", f"torch.device({kind!r})", "torch", (("type", kind), ("index", None)))
+
+
+def is_array_class(name: str | None) -> bool:
+    """``torch.Tensor``, ``np.ndarray``: a class whose instances the evaluator models."""
+    value = library_value(name)
+    return value is not None and value.is_array
+
+
+def tests_array_class(tree: ast.expr) -> bool:
+    """Whether an ``isinstance`` of ``tree`` names such a class (``isinstance(x, torch.Tensor)``)."""
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+             and node.func.id == "isinstance" and len(node.args) == 2]
+    classes = [c for call in calls for c in (call.args[1].elts if isinstance(call.args[1], ast.Tuple) else [call.args[1]])]
+    return any(is_array_class(dotted_name(c)) for c in classes)
 
 
 def array_value(module: str, shape: tuple[int, ...] = TENSOR_SHAPE, dtype: Modelled | None = None, contiguous: bool = True) -> Modelled:
@@ -288,6 +308,18 @@ def frame_annotations(frame: Any) -> dict[str, str | None]:
     return {**{p.name: p.annotation for p in frame.ctx.signature.params}, **{n: d.annotation for n, d in frame.domains.items()}}
 
 
+def own_shapes(variables: Iterable[Any], annotations: Mapping[str, str | None]) -> None:
+    """Each declared tensor's shape candidates (``Variable``s named ``x.shape``) as ``torch.Size``:
+    ``x.shape == (n, 2)`` holds for one, ``x.shape == [n, 2]`` never does, and a message shows it as
+    torch prints it; a numpy array's as tuples."""
+    for variable in variables:
+        base = variable.name.removesuffix(".shape")
+        model = library_value(annotations.get(base)) if base != variable.name else None
+        if model is not None and model.is_array:
+            kind = TorchSize if model.module == "torch" else tuple
+            variable.candidates = [kind(v) if isinstance(v, (list, tuple)) else v for v in variable.candidates]
+
+
 MAX_FOLDED_ELEMENTS = 1 << 16  # a tensor an example builds holds at most this many elements (256 KiB of float32)
 
 
@@ -322,4 +354,15 @@ def fold_arrays(values: dict[str, Any], annotations: Mapping[str, str | None]) -
         out[name] = array_value(value.module, tuple(shape), dtype, contiguous)
         for attribute in ("shape", "ndim", "dtype"):
             out.pop(f"{name}.{attribute}", None)
+        for flag in _FLAGS:  # (``x.is_cuda = False``: what the CPU tensor built has)
+            if f"{name}{flag}" in out and _has(out[name], flag[1:], out[f"{name}{flag}"]):
+                out.pop(f"{name}{flag}")
     return out
+
+
+def _has(model: Modelled, attribute: str, value: Any) -> bool:
+    """Whether the model's own ``attribute`` is ``value``."""
+    try:
+        return bool(model.attribute(attribute) is value)
+    except AttributeError:
+        return False

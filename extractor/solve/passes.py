@@ -15,7 +15,7 @@ from typing import Any
 from ..model import CONSTRUCTING, Card, CardContext, Domain, Param, Validator
 from ..model.codes import CALLED, CLAIMED, DomainSource, Reason, TriggerStatus
 from .aliases import read_imported
-from .arrays import cohere, fold_arrays, frame_annotations
+from .arrays import cohere, fold_arrays, frame_annotations, own_shapes
 from .byname import read_by_name
 from .construction import fresh_trigger, past_construction
 from .domains import NO_VALUE, card_domains, default_value, field_domain, none_tested, of_declared_type, type_tested
@@ -66,7 +66,9 @@ def pose(frame: Frame) -> tuple[Frame, Problem]:
     domains, forms, turns = _loop_forms(frame)
     loops = {x: base for x, (xs, _) in forms.items() if (base := loop_input(xs)) is not None}  # target -> the input set through it
     frame = replace(frame, domains=domains, state=state, forms=forms, turns=frozenset(turns), loops=loops, preferred=_preferred(card, ctx))
-    return frame, build_problem(guard, domains, state, ctx.names.named, frozenset(loops), frame.preferred, ctx.names.instances)
+    problem = build_problem(guard, domains, state, ctx.names.named, frozenset(loops), frame.preferred, ctx.names.instances)
+    own_shapes(problem.variables.values(), frame_annotations(frame))
+    return frame, problem
 
 
 def _loop_forms(frame: Frame) -> tuple[dict[str, Domain], dict[str, Form], set[str]]:

@@ -17,7 +17,7 @@ from ..collect.declarations import dotted_name
 from ..collect.syntax import child_nodes, walk
 from ..model import RAISES, Domain, DomainSource, Guard, TriggerStatus
 from ..model.pytext import compares_with_none, one_class
-from .arrays import ARRAY_METHODS, conventional_domain, dtype_value, library_value
+from .arrays import ARRAY_METHODS, conventional_domain, dtype_value, is_array_class, library_value
 from .domains import NO_VALUE, choice_value, default_value, literal_value
 from .environ import ENVIRON, environ_candidates, read_guard
 from .evaluate import (
@@ -45,7 +45,7 @@ def _is_pure_call(node: ast.Call, classes: AbstractSet[str] = frozenset()) -> bo
     name = dotted_name(node.func)
     if name == "isinstance" and len(node.args) == 2:
         types = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
-        return all((dotted_name(t) or "") in BUILTIN_TYPES or dotted_name(t) in classes for t in types)
+        return all((dotted_name(t) or "") in BUILTIN_TYPES or dotted_name(t) in classes or is_array_class(dotted_name(t)) for t in types)
     if name in PURE_FUNCTIONS:
         return True
     if name == RAISES and len(node.args) == 2:

@@ -45,6 +45,7 @@ def comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
         if name.endswith(".shape"):  # (solve.arrays) shapes whose slices and sizes differ
             seeds.setdefault(name, []).extend(_SHAPES)
     _merge_items(seeds)
+    _fit_lengths(seeds, problem)
     _merge_keys(seeds, problem)
     _add_sized_tuples(seeds)
     return seeds
@@ -65,6 +66,8 @@ def _seed_call(node: ast.Call, problem: Problem, envs: _Envs, seeds: dict[str, l
     if isinstance(func, ast.Attribute) and func.attr == "get" and node.args \
             and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
         _seed_mapping(func.value, node.args[0].value, problem, seeds)
+    if isinstance(func, ast.Attribute) and func.attr == "get" and node.args:
+        _seed_lookup(func.value, node.args[0], problem, envs[0], seeds)
     if dotted_name(func) == "isinstance" and len(node.args) == 2:
         _seed_instances(node, problem, envs[0], seeds)
     if isinstance(func, ast.Attribute) and func.attr in STR_TESTS:
@@ -92,6 +95,14 @@ def _seed_mapping(mapping: ast.expr, key: str, problem: Problem, seeds: dict[str
     if name is not None and _may_be_dict(problem, name):
         seeds.setdefault(name, []).extend([{}, {key: 0}, {key: "x"}])
         seeds.setdefault(_KEYS + name, []).append((key, NO_VALUE))
+
+
+def _seed_lookup(mapping: ast.expr, key: ast.expr, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
+    """``NAMES.get(name)`` of a constant mapping: ``name`` at its keys and next to them, as for ``name in NAMES``."""
+    name, _ = variable_of(key, problem)
+    value = constant_value(mapping, env)
+    if name is not None and isinstance(value, dict):
+        _seed_compared(seeds, problem, name, value, is_len=False, is_member=True)
 
 
 def _may_be_dict(problem: Problem, name: str) -> bool:
@@ -184,6 +195,15 @@ def _merge_items(seeds: dict[str, list[Any]]) -> None:
             seeds[key.removeprefix(_ITEMS)].append(merged)
 
 
+def _fit_lengths(seeds: dict[str, list[Any]], problem: Problem) -> None:
+    """``len(xs) == 3 and any(x < 0 for x in xs)``: each one-element seed of a variable the
+    guard gives a length (``[-1]``) also at that length, the element repeated (``[-1, -1, -1]``)."""
+    for name in [k for k in seeds if k in problem.variables]:
+        length = _declared_length(problem, name)
+        if length > 1:
+            seeds[name].extend(type(v)(v * length) for v in list(seeds[name]) if type(v) in (list, tuple) and len(v) == 1)
+
+
 def _add_sized_tuples(seeds: dict[str, list[Any]]) -> None:
     """``isinstance(state, tuple) and len(state) != 4``: the sized lists as tuples too."""
     for key in [k for k in seeds if k.startswith(_KINDS)]:
@@ -195,7 +215,7 @@ def _add_sized_tuples(seeds: dict[str, list[Any]]) -> None:
 # ``int(text)``: text that parses, and text that does not; ``math.isfinite(x)``: a number it is false for, and true
 _ARGUMENT_SEEDS: dict[str, list[Any]] = {"int": ["10", "x"], "float": ["0.5", "x"], "complex": ["1j", "x"],
                                          **{f"math.{test}": [math.inf, math.nan, 1.0] for test in ("isfinite", "isinf", "isnan")}}
-_SHAPES = [[1, 1], [1, 2], [1, 1, 1], [1, 1, 2]]
+_SHAPES = [(1, 1), (1, 2), (1, 1, 1), (1, 1, 2)]  # (tuples: a shape compares equal to a tuple of sizes, as torch.Size does)
 LATE = "\0late:"  # a key of ``seeds`` for a variable's values tried after its typical ones (``candidates``)
 _KINDS = "\0kinds:"  # a key of ``seeds`` for the builtin types ``isinstance`` tests one variable against
 _KEYS = "\0keys:"  # a key of ``seeds`` for the keys a mapping variable is read at, each with a value compared with or NO_VALUE
@@ -215,6 +235,8 @@ def _seed_instances(node: ast.Call, problem: Problem, env: dict[str, Any], seeds
             seeds.setdefault(_KINDS + name, []).append(cls.id)
         if isinstance(bound, InstancesOf):
             seeds.setdefault(name, []).extend(stable(kind()) for kind in bound.types)  # (fresh: 0, "", [], {}, ...)
+        elif bound is None and (arrays := library_values(dotted_name(cls))) and arrays[0].is_array:
+            seeds.setdefault(name, []).extend(arrays)  # (``isinstance(x, torch.Tensor)``: ``torch.empty(2, 3)``)
 
 
 _FRESH = {"int": 0, "float": 0.0, "str": "", "bytes": b"", "bool": False, "list": [], "tuple": (), "dict": {}}
@@ -231,9 +253,11 @@ def _seed_elements(node: ast.GeneratorExp | ast.ListComp | ast.SetComp, problem:
         return
     target, env = generator.target.id, envs[0]
     elements: list[Any] = []
+    pairs = False  # (an element compared with another: ``any(r != results[0] for r in results)``)
     for inner in walk(node):
         if isinstance(inner, ast.Compare) and len(inner.ops) == 1:
             for side, other in ((inner.left, inner.comparators[0]), (inner.comparators[0], inner.left)):
+                pairs = pairs or isinstance(side, ast.Name) and side.id == target and variable_of(_subscripted(other), problem)[0] == name
                 if isinstance(side, ast.Name) and side.id == target and (value := constant_value(other, env)) is not NO_VALUE:
                     elements.extend(_neighbours(value))
                 elif _is_call_of(side, ("type",), target) and isinstance(other, ast.Name) and other.id in _FRESH:
@@ -250,7 +274,14 @@ def _seed_elements(node: ast.GeneratorExp | ast.ListComp | ast.SetComp, problem:
         if value_key(element) not in seen and len(seen) < _MAX_ELEMENTS:
             seen.add(value_key(element))
             out.append(make([element]))
+    if pairs:  # (two that differ)
+        out.extend(make(pair) for pair in ([out[1][0], out[2][0]], [0, 1], ["", "x"]))
     seeds.setdefault(name, []).extend(out)
+
+
+def _subscripted(node: ast.expr) -> ast.expr:
+    """``xs`` of ``xs[0]``; any other node as it is."""
+    return node.value if isinstance(node, ast.Subscript) else node
 
 
 _MAX_ELEMENTS = 8  # one-element values of a comprehension's iterable tried
@@ -702,9 +733,10 @@ def _sized(variable: Variable, n: int) -> list[Any]:
     types = variable.domain.types
     if "str" in types and "list" not in types:
         return ["a" * m for m in lengths]
-    if "tuple" in types and "list" not in types:
-        return [(0,) * m for m in lengths]
-    return [[0] * m for m in lengths] + (["a" * m for m in lengths] if not types else [])
+    make = tuple if "tuple" in types and "list" not in types else list
+    # (of each length, also one of distinct elements: ``xs[1] != xs[2]``, ``len(set(xs)) == len(xs)``)
+    sized = [make(v) for m in lengths for v in ([0] * m, range(m)) if m > 1 or v == [0] * m]
+    return sized + (["a" * m for m in lengths] if not types else [])
 
 
 def _generic(variable: Variable) -> list[Any]:

@@ -24,6 +24,7 @@ from ..collect.purity import BUILTIN_NAMES
 from ..collect.syntax import child_nodes
 from ..model import RAISES, Argument, Card, CardContext, Domain, Hole, MessageTemplate, PartRole, RaiseKind, Reason, Text, Validator
 from ..model.pytext import parse_expression, try_parse_expression
+from .arrays import tests_array_class
 from .evaluate import PINNED, PURE_FUNCTIONS
 from .problem import Problem, classes_of
 from .status import unmodelled_path
@@ -386,7 +387,7 @@ def card_validator(card: Card, ctx: CardContext, problem: Problem, keys: list[st
            for value in problem.constants.values()):
         # a standalone function would have to import the Enum member or constant (a table's values: keyed_dict; a dtype)
         return None, Reason.NEEDS_NAMED_CONSTANT
-    if classes_of(problem.constants):
+    if classes_of(problem.constants) or tests_array_class(problem.tree):
         return None, Reason.NEEDS_CLASS  # a standalone function would have to import the classes its isinstance tests name
     if any(v.is_atom for v in problem.variables.values()):
         return None, Reason.NEEDS_VALUE_NO_CALLER_SETS  # a validator takes the entry's inputs only

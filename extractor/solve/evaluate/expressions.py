@@ -9,7 +9,7 @@ from typing import Any, cast
 
 from ...collect.declarations import dotted_name
 from ...model import RAISES
-from ..arrays import ARRAY_METHODS, array_method
+from ..arrays import ARRAY_METHODS, array_method, library_value
 from ..values import Modelled, Named, StableSet, UnknownValue
 from .builtins import (
     BINOPS,
@@ -371,6 +371,10 @@ def _bound_types(node: ast.expr, env: Mapping[str, Any], tested: Any) -> tuple[t
             types.extend(bound.types)
         elif key in EXCEPTIONS and bound is None and is_plain(tested):
             continue  # (``isinstance(data, ValueError)`` of a dict: false)
+        elif bound is None and (model := library_value(key)) is not None and model.is_array \
+                and (is_plain(tested) or isinstance(tested, Modelled)):
+            # (``isinstance(x, torch.Tensor)``: true of a tensor's model, false of a plain value)
+            types.extend([Modelled] if isinstance(tested, Modelled) and (tested.kind, tested.module) == (model.kind, model.module) else [])
         else:
             raise EvalError(f"isinstance with a class outside the allow-list: {key}")
     return tuple(types)

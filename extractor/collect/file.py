@@ -9,6 +9,7 @@ guards. A unit libcst cannot parse still yields all its raise sites, marked as s
 from __future__ import annotations
 
 import ast
+import builtins
 import dataclasses
 import hashlib
 import io
@@ -114,6 +115,7 @@ class _FileScan:
     star_imports: list[str] = field(default_factory=list)
     typing_imports: set[str] = field(default_factory=set)  # names an import under ``if TYPE_CHECKING:`` binds
     runtime_imports: set[str] = field(default_factory=set)  # names another import binds
+    conditional_imports: set[str] = field(default_factory=set)  # names an import under an ``if`` or ``try`` binds
     typer_apps: dict[str, int] = field(default_factory=dict)  # (collect.flags.typer_commands)
 
 
@@ -186,7 +188,8 @@ def _scan(tree: ast.Module, module: str, is_package: bool, src: decl.SourceText,
             for name in stmt.names:
                 scan.assigned.setdefault(name, []).append(None)
         if at_module:
-            _module_binding(stmt, module, is_package, scan, typing=isinstance(stmt, _IMPORTS) and _typing_block(stack))
+            _module_binding(stmt, module, is_package, scan, typing=isinstance(stmt, _IMPORTS) and _typing_block(stack),
+                            conditional=any(isinstance(n, (ast.If, ast.Try)) for n in stack))
         if has_flag_calls and isinstance(stmt, _MAY_DECLARE_FLAGS):
             scan.flags.extend(_statement_flags(stmt, stack, scan))
         if isinstance(stmt, ast.ClassDef):
@@ -215,14 +218,32 @@ _IMPORTS = (ast.Import, ast.ImportFrom)
 _MAY_IMPORT_PLATFORM = re.compile(rf"\b(?:{'|'.join(sorted(OTHER_PLATFORM_MODULES))})\b")  # (the cheap text test first)
 
 
+def _certain_imports(scan: _FileScan) -> tuple[tuple[str, str], ...]:
+    """The module's imports, but a name that imports under an ``if`` or ``try`` bind to different
+    modules (``os.path``: ``posixpath`` or ``ntpath`` by platform): which one it is, is not known."""
+    targets: dict[str, set[str]] = {}
+    for local, target in scan.imports:
+        targets.setdefault(local, set()).add(target)
+    return tuple((local, target) for local, target in scan.imports
+                 if len(targets[local]) == 1 or local not in scan.conditional_imports)
+
+
+_BUILTIN_CLASSES = frozenset(name for name, value in vars(builtins).items() if isinstance(value, type))
+
+
 def _typing_block(stack: tuple[ast.stmt, ...]) -> bool:
     """Whether a module-level statement stands in an ``if TYPE_CHECKING:`` block (which never runs)."""
     return any(isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test) for n in stack)
 
 
-def _module_binding(stmt: ast.stmt, module: str, is_package: bool, scan: _FileScan, typing: bool = False) -> None:
+def _module_binding(stmt: ast.stmt, module: str, is_package: bool, scan: _FileScan, typing: bool = False,
+                    conditional: bool = False) -> None:
     if isinstance(stmt, (ast.Import, ast.ImportFrom)):
         for local, target in decl.import_bindings(stmt, module, is_package):
+            if conditional and local in _BUILTIN_CLASSES:
+                continue  # (``if sys.platform[:4] == "java": from java.lang import Exception``: the builtin may stand)
+            if conditional:
+                scan.conditional_imports.add(local)
             (scan.typing_imports if typing else scan.runtime_imports).add(local)
             scan.imports.append((local, target))
             scan.kinds[local] = "import"
@@ -293,7 +314,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
     found = FileFacts(
         path=path,
         module=module,
-        imports=tuple(scan.imports),
+        imports=_certain_imports(scan),
         star_imports=tuple(scan.star_imports),
         typing_only=tuple(sorted(scan.typing_imports - scan.runtime_imports - {n for n, kind in scan.kinds.items() if kind != "import"})),
         exports=literal_exports(scan.assigned.get("__all__")),

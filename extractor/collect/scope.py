@@ -382,6 +382,9 @@ def _nonlocal_names(node: cst.CSTNode) -> set[str]:
 
 
 
+_LITERAL_TEXT_METHODS = frozenset({"format", "join"})  # methods pure on a literal text
+
+
 def is_pure(node: cst.BaseExpression, fresh: bool = False) -> bool:
     """Whether evaluating ``node`` again gives the same value: names, attributes, literals,
     operators, tuples, calls to pure builtins and text methods only. ``fresh``: also a call
@@ -395,7 +398,10 @@ def is_pure(node: cst.BaseExpression, fresh: bool = False) -> bool:
             if any(arg.star for arg in current.args):
                 return False
             func = current.func
-            if isinstance(func, cst.Attribute) and (func.attr.value in TEXT_METHODS or func.attr.value in FRESH_METHODS):
+            if isinstance(func, cst.Attribute) and func.attr.value in _LITERAL_TEXT_METHODS \
+                    and isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString)):
+                pass  # (``"... {!r}".format(name)``, ``", ".join(names)``: a text built from the arguments)
+            elif isinstance(func, cst.Attribute) and (func.attr.value in TEXT_METHODS or func.attr.value in FRESH_METHODS):
                 if func.attr.value in FRESH_METHODS and not fresh:
                     return False
                 stack.append(func.value)

@@ -402,10 +402,23 @@ class Project:
     def member_of(self, facts: FileFacts, chain: str) -> tuple[str, str]:
         """A dotted name as ``(owner, member)``: the qualified class or module it is read from, and the name."""
         head, _, rest = chain.partition(".")
-        imports = self._imports(facts)
-        target = imports[head] + ("." + rest if rest else "") if head in imports else f"{facts.module}.{chain}"
+        bound = self._bound_elsewhere(facts, head)
+        target = bound + ("." + rest if rest else "") if bound is not None else f"{facts.module}.{chain}"
         owner, _, member = target.rpartition(".")
         return owner, member
+
+    def _bound_elsewhere(self, facts: FileFacts, head: str) -> str | None:
+        """What an import binds ``head`` to in the module: a plain import's target, or the name a
+        star import of the tree binds (``from ._constants import *``: ``pkg._constants.FLAG``)
+        where every star import of the module is of the tree (one from outside may rebind it)."""
+        imports = self._imports(facts)
+        if head in imports:
+            return imports[head]
+        if not facts.star_imports or head in facts.module_names:
+            return None
+        if any((module := self.module(star)) is None or module.module != star for star in facts.star_imports):
+            return None
+        return star_target(self, facts, head)
 
     def named_constant(self, facts: FileFacts, chain: str) -> tuple[str, str] | None:
         """What a dotted name that no caller sets denotes, where the tree says: ``("value",
@@ -413,7 +426,6 @@ class Project:
         class of the tree (``members``: all of the class's, as the guard would write them,
         comma-separated), ``("sentinel", "")`` for a sentinel; else None."""
         head = chain.partition(".")[0]
-        imports = self._imports(facts)
         owner, member = self.member_of(facts, chain)
         if not owner or member.startswith("__"):
             return None
@@ -423,7 +435,7 @@ class Project:
             members = [f.name for f in found[1].fields if f.annotation is None and not f.name.startswith("_")]
             prefix = chain[: -len(member)]
             return ("enum", ",".join(prefix + m for m in members)) if is_enum and member in members else None
-        facts_there = self.module(owner) if head in imports else None
+        facts_there = self.module(owner) if self._bound_elsewhere(facts, head) is not None else None
         module = self._module(facts_there.module) if facts_there is not None else None
         if module is None:
             return None

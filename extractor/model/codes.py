@@ -350,15 +350,16 @@ class EntryKind(Code):
     POST_INIT = "post_init", ("It runs at the end of the dataclass-generated `__init__` (`__post_init__`); where the class is a "
                               "pydantic dataclass, pydantic reports a ValueError or AssertionError raised here inside a "
                               "`ValidationError`.")
-    PLACEHOLDER = "placeholder", ("Every call of this definition raises: the class does not implement the method (Python's "
+    PLACEHOLDER = "placeholder", ("This definition raises whenever it runs: the class does not implement the method (Python's "
                                   "documentation gives `NotImplementedError` to abstract methods that subclasses must override, and to "
-                                  "code not written yet). It runs when the method is called (a property: read) on an object whose class "
-                                  "neither defines it nor inherits a definition from a class in between.")
+                                  "code not written yet). It runs when the method is called on an object whose class neither defines "
+                                  "it nor inherits a definition from a class in between (a coroutine method's body, when the call is "
+                                  "awaited; a property's, when it is read).")
     ABSTRACT_ENFORCED = "abstract_enforced", ("It is abstract, and Python checks that: the class's metaclass is `ABCMeta` (or derives "
                                               "from it), so creating an instance of a class that does not define the method fails "
                                               "first, with `TypeError` (\"Can't instantiate abstract class ...\"). This raise runs only "
                                               "where this definition is reached explicitly, as `super()` does in an override.")
-    REFUSES = "refuses", ("Every call of this definition raises `NotImplementedError`, and it overrides a method of the same name that "
+    REFUSES = "refuses", ("This definition raises `NotImplementedError` whenever it runs, and it overrides a method of the same name that "
                           "the class inherits (from a class of the tree, a builtin type or `object`): the class refuses that operation "
                           "on purpose, as its message may say. Objects of this class, and of subclasses that do not define the method "
                           "again, refuse it.")

@@ -11,7 +11,9 @@ true and false for.
 from __future__ import annotations
 
 import ast
+import functools
 import math
+import operator
 import struct
 from collections.abc import Callable
 from itertools import pairwise, product
@@ -45,6 +47,7 @@ def comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
         if name.endswith(".shape"):  # (solve.arrays) shapes whose slices and sizes differ
             seeds.setdefault(name, []).extend(_SHAPES)
     _merge_items(seeds)
+    _merge_bits(seeds)
     _fit_lengths(seeds, problem)
     _merge_keys(seeds, problem)
     _add_sized_tuples(seeds)
@@ -195,6 +198,26 @@ def _merge_items(seeds: dict[str, list[Any]]) -> None:
             seeds[key.removeprefix(_ITEMS)].append(merged)
 
 
+def _seed_bits(node: ast.BinOp, problem: Problem, envs: _Envs, seeds: dict[str, list[Any]]) -> None:
+    """``flags & GIFT``: ``flags`` with that bit set (and, at the end, with every bit the guard tests: ``_merge_bits``)."""
+    if not isinstance(node.op, ast.BitAnd):
+        return
+    for side, other in ((node.left, node.right), (node.right, node.left)):
+        name, _ = variable_of(side, problem)
+        value = constant_value(other, envs[0])
+        if name is not None and type(value) is int and value > 0:
+            seeds.setdefault(name, []).append(value)
+            seeds.setdefault(_BITS + name, []).append(value)
+
+
+def _merge_bits(seeds: dict[str, list[Any]]) -> None:
+    """Each variable's tested bits (``_BITS``), all set at once: ``flags & GIFT and flags & RUSH`` -> ``GIFT | RUSH``."""
+    for key in [k for k in seeds if k.startswith(_BITS)]:
+        bits = seeds.pop(key)
+        if len(bits) > 1:
+            seeds[key.removeprefix(_BITS)].append(functools.reduce(operator.or_, bits))
+
+
 def _fit_lengths(seeds: dict[str, list[Any]], problem: Problem) -> None:
     """``len(xs) == 3 and any(x < 0 for x in xs)``: each one-element seed of a variable the
     guard gives a length (``[-1]``) also at that length, the element repeated (``[-1, -1, -1]``)."""
@@ -219,6 +242,7 @@ _SHAPES = [(1, 1), (1, 2), (1, 1, 1), (1, 1, 2)]  # (tuples: a shape compares eq
 LATE = "\0late:"  # a key of ``seeds`` for a variable's values tried after its typical ones (``candidates``)
 _KINDS = "\0kinds:"  # a key of ``seeds`` for the builtin types ``isinstance`` tests one variable against
 _KEYS = "\0keys:"  # a key of ``seeds`` for the keys a mapping variable is read at, each with a value compared with or NO_VALUE
+_BITS = "\0bits:"  # a key of ``seeds`` for the bits a guard tests of one variable (``flags & GIFT``)
 _ITEMS = "\0items:"  # a key of ``seeds`` for one variable's compared items, while they are collected
 
 
@@ -288,7 +312,7 @@ _MAX_ELEMENTS = 8  # one-element values of a comprehension's iterable tried
 
 # What each kind of node of the guard seeds (a node of any other kind: nothing).
 _SEEDERS: dict[type[ast.AST], Callable[[Any, Problem, _Envs, dict[str, list[Any]]], None]] = {
-    ast.Call: _seed_call, ast.Subscript: _seed_subscript, ast.Compare: _seed_compare,
+    ast.Call: _seed_call, ast.Subscript: _seed_subscript, ast.Compare: _seed_compare, ast.BinOp: _seed_bits,
     ast.GeneratorExp: _seed_elements, ast.ListComp: _seed_elements, ast.SetComp: _seed_elements,
 }
 

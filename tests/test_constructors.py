@@ -267,7 +267,8 @@ def test_a_required_field_another_validator_reads_gets_a_value_of_its_declared_t
 
 def test_a_constraints_fix_skips_a_value_its_class_surely_refuses(tmp_path) -> None:
     """vLLM's ``ProfilerConfig(profiler='torch')`` raised from ``__post_init__`` (no
-    ``torch_profiler_dir``): the fix takes the next choice."""
+    ``torch_profiler_dir``): the fix leaves the field at its default, None (which pydantic
+    passes through unchecked), not a choice the class may refuse."""
     code = textwrap.dedent('''
         from typing import Literal
         from pydantic.dataclasses import dataclass
@@ -283,8 +284,8 @@ def test_a_constraints_fix_skips_a_value_its_class_surely_refuses(tmp_path) -> N
                     raise ValueError("the torch profiler needs a folder")
     ''')
     card = next(c for c in extract_snippet(tmp_path, code) if c.constraint is not None)
-    assert card.solved.fixes[0].inputs == {"self.kind": "cuda"}
-    assert card.solved.example is not None and card.solved.example.after.splitlines()[-1] == "Profiler(kind='cuda')"
+    assert card.solved.fixes[0].inputs == {"self.kind": None}
+    assert card.solved.example is not None and card.solved.example.after.splitlines()[-1] == "Profiler(kind=None)"
 
 
 def test_an_after_field_validators_value_has_its_fields_type(tmp_path) -> None:

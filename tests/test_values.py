@@ -310,7 +310,8 @@ def test_required_arguments_get_enum_members_and_modules_where_nothing_reads_the
 
 def test_an_enum_only_a_type_checking_import_binds_gets_no_member(tmp_path) -> None:
     # ``Act`` is the tree's Enum: imported at run time it gives ``Act.SILU``; under
-    # ``if TYPE_CHECKING:`` the module never binds it, so an example could not import it
+    # ``if TYPE_CHECKING:`` the module never binds it, so an example could not import it: as
+    # nothing reads ``act`` before the raise, the example passes None, a stand-in
     (tmp_path / "acts.py").write_text("import enum\n\n\nclass Act(enum.Enum):\n    SILU = 'silu'\n")
     body = textwrap.dedent('''
         def create(size: int, act: ACT) -> None:
@@ -321,7 +322,7 @@ def test_an_enum_only_a_type_checking_import_binds_gets_no_member(tmp_path) -> N
     assert [c.solved.trigger.inputs["act"] for c in runtime if c.path == "mod.py"] == [{"python": "Act.SILU"}]
     typing = extract_snippet(tmp_path, "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from acts import Act\n"
                              + body.replace("ACT", '"Act"'))
-    assert [c.solved.trigger.missing for c in typing if c.path == "mod.py"] == [("act",)]
+    assert [(c.solved.trigger.missing, c.solved.trigger.inputs["act"]) for c in typing if c.path == "mod.py"] == [((), None)]
 
 
 def test_a_test_of_an_attribute_is_read_as_it_is() -> None:

@@ -239,7 +239,8 @@ class Reason(Code):
                                             "with an example was found (a value may not be writable as the entry's argument)")
     # Why a verified trigger has no example (Solved.example_reason; solve.examples, solve.remedies).
     NOT_PUBLIC = "not_public", ("the function is private, nested in another function, or a method of a private or nested class, so a "
-                                "caller cannot call it by name; and no public entry passes the trigger's values straight through to it")
+                                "caller cannot call it by name; and its trigger is not restated as a call of a public entry (where "
+                                "one reaches it, the card says why)")
     NO_PUBLIC_MODULE = "no_public_module", ("the function, or a name the example would import, is defined in a private module that no "
                                             "public module is seen to re-export")
     NOT_IMPORTABLE = "not_importable", "the function's file has no name an import statement can write (`audit-tests.py`)"

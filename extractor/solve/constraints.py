@@ -11,6 +11,7 @@ of the field, in plain Python over our own values (nothing of the analysed tree 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -63,9 +64,15 @@ def _others(card: Card, field: FieldDoc | None) -> list[FieldConstraint]:
 def _good(constraint: FieldConstraint, others: list[FieldConstraint], field: FieldDoc | None, kept: Callable[[Any], bool]) -> Any:
     """A value every constraint of the field accepts and that the object ``kept`` (no raise of
     its ``__post_init__`` or validators surely fires for it: ``ProfilerConfig(profiler='torch')``
-    needs a ``torch_profiler_dir``): its default, else one near the bound, else the next choice."""
+    needs a ``torch_profiler_dir``): its default, else one near the bound, else the next choice;
+    ``NO_GOOD`` where none is. A choice field whose default is None keeps it."""
     rules = [constraint, *others]
     default = literal_or(field.declared.default) if field is not None else None
+    if constraint.rule in ("literal", "enum") and field is not None and field.declared.default == "None" \
+            and _takes_none(field.declared.annotation) and kept(None):
+        # (its default, which pydantic passes through unchecked: another choice selects another
+        # behaviour, which a check of the class the tool cannot decide may refuse)
+        return None
     tries = [default] if default is not None else []
     bound = literal_or(constraint.value)
     if constraint.rule in ("gt", "ge", "lt", "le", "multiple_of") and number(bound):
@@ -77,7 +84,15 @@ def _good(constraint: FieldConstraint, others: list[FieldConstraint], field: Fie
         tries.append(sized(base, bound, element))
     elif constraint.error_type.endswith("_type"):  # a strict type
         tries.append({"int": 1, "float": 1.0, "str": "x", "bool": True}.get(constraint.value or ""))
-    return next((v for v in tries if v is not None and all(satisfies(r, v) is True for r in rules) and kept(v)), None)
+    return next((v for v in tries if v is not None and all(satisfies(r, v) is True for r in rules) and kept(v)), NO_GOOD)
+
+
+NO_GOOD: Any = object()  # (``_good`` found no value: None is one)
+
+
+def _takes_none(annotation: str | None) -> bool:
+    """Whether the declared type takes None (``X | None``, ``Optional[X]``)."""
+    return annotation is not None and ("None" in re.split(r"[^\w]+", annotation) or "Optional[" in annotation)
 
 
 def _shown(card: Card, value: Any) -> str:
@@ -119,11 +134,12 @@ def solve_constraint(card: Card, ctx: CardContext) -> Solved:
     good = _good(constraint, others, field, lambda value: not refused_with(ctx, name, value))
     message = _shown(card, bad)
     fixes: tuple[Fix, ...] = ()
-    if good is not None:
+    if good is not NO_GOOD:
         fixes = (Fix(inputs={name: to_json_value(good)}, changed=(name,), target=FixTarget.OWN_TEST, verified=True,
-                     description=f"set `{constraint.field}` to `{good!r}` (the trigger has `{bad!r}`), so that pydantic accepts it "
-                                 f"under `{constraint.declared}`"),)
-    fixed = {name: good} if good is not None else None
+                     description=f"leave `{constraint.field}` at its default, `None` (the trigger has `{bad!r}`)" if good is None else
+                     f"set `{constraint.field}` to `{good!r}` (the trigger has `{bad!r}`), so that pydantic accepts it "
+                     f"under `{constraint.declared}`"),)
+    fixed = {name: good} if good is not NO_GOOD else None
     passed = stand_ins(ctx, fixed)
     written, line = constraint_example(card, ctx, {name: bad}, fixed, passed)
     # (a validator that calls what the tool does not read, or a "before" model validator, may

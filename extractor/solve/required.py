@@ -89,12 +89,14 @@ def _typical(kind: str) -> list[Any]:
 
 def _unread_value(param: Param, ctx: CardContext) -> Any:
     """A value of the declared type of a parameter nothing reads before the raise (never the
-    object itself: it is built or given), else NO_VALUE."""
+    object itself: it is built or given); where the tool builds none of that type (a class it
+    cannot construct: ``vllm_config: VllmConfig``), None: nothing on the way reads it, so the
+    call reaches the raise with it (a stand-in the card names, which may fail further on)."""
     kind = param.annotation or param.used_as
     value = any_value(kind)
     if value is NO_VALUE:
         value = next(iter(_members(param, ctx)), instance_value(kind) or NO_VALUE)
-    return value
+    return None if value is NO_VALUE else value
 
 
 def _members(param: Param, ctx: CardContext) -> list[Any]:

@@ -401,11 +401,7 @@ class Project:
 
     def member_of(self, facts: FileFacts, chain: str) -> tuple[str, str]:
         """A dotted name as ``(owner, member)``: the qualified class or module it is read from, and the name."""
-        head, _, rest = chain.partition(".")
-        bound = self._bound_elsewhere(facts, head)
-        target = bound + ("." + rest if rest else "") if bound is not None else f"{facts.module}.{chain}"
-        owner, _, member = target.rpartition(".")
-        return owner, member
+        return _member(facts, chain, self._bound_elsewhere(facts, chain.partition(".")[0]))
 
     def _bound_elsewhere(self, facts: FileFacts, head: str) -> str | None:
         """What an import binds ``head`` to in the module: a plain import's target, or the name a
@@ -425,8 +421,8 @@ class Project:
         source)`` for a constant of another module, ``("enum", members)`` for a member of an Enum
         class of the tree (``members``: all of the class's, as the guard would write them,
         comma-separated), ``("sentinel", "")`` for a sentinel; else None."""
-        head = chain.partition(".")[0]
-        owner, member = self.member_of(facts, chain)
+        bound = self._bound_elsewhere(facts, chain.partition(".")[0])
+        owner, member = _member(facts, chain, bound)
         if not owner or member.startswith("__"):
             return None
         found = self.class_fact(owner)
@@ -435,7 +431,7 @@ class Project:
             members = [f.name for f in found[1].fields if f.annotation is None and not f.name.startswith("_")]
             prefix = chain[: -len(member)]
             return ("enum", ",".join(prefix + m for m in members)) if is_enum and member in members else None
-        facts_there = self.module(owner) if self._bound_elsewhere(facts, head) is not None else None
+        facts_there = self.module(owner) if bound is not None else None
         module = self._module(facts_there.module) if facts_there is not None else None
         if module is None:
             return None
@@ -446,6 +442,14 @@ class Project:
             return ("sentinel", "")
         value = module.constants.get(member)
         return ("value", value) if value is not None else None
+
+
+def _member(facts: FileFacts, chain: str, bound: str | None) -> tuple[str, str]:
+    """``(owner, member)`` of a dotted name whose head an import binds to ``bound`` (None: the module's own)."""
+    rest = chain.partition(".")[2]
+    target = bound + ("." + rest if rest else "") if bound is not None else f"{facts.module}.{chain}"
+    owner, _, member = target.rpartition(".")
+    return owner, member
 
 
 def method_class(project: Project, cls: str, name: str) -> tuple[FileFacts, ClassFact] | None:

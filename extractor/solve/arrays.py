@@ -167,7 +167,7 @@ def device_value(kind: str = "cpu") -> Modelled:
 
 
 def is_array_class(name: str | None) -> bool:
-    """``torch.Tensor``, ``np.ndarray``: a class whose instances the evaluator models."""
+    """``torch.Tensor``, ``np.ndarray`` (a name or an annotation naming it first): a class whose instances the evaluator models."""
     value = library_value(name)
     return value is not None and value.is_array
 

@@ -11,10 +11,10 @@ of the field, in plain Python over our own values (nothing of the analysed tree 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from typing import Any
 
+from ..collect.annotations import read_annotation
 from ..model import Card, CardContext, Example, FieldConstraint, FieldDoc, Fix, FixTarget, Hole, Reason, Solved, Trigger, TriggerStatus
 from ..model.pytext import literal_or
 from .construction import keywords_through
@@ -92,7 +92,7 @@ NO_GOOD: Any = object()  # (``_good`` found no value: None is one)
 
 def _takes_none(annotation: str | None) -> bool:
     """Whether the declared type takes None (``X | None``, ``Optional[X]``)."""
-    return annotation is not None and ("None" in re.split(r"[^\w]+", annotation) or "Optional[" in annotation)
+    return annotation is not None and "NoneType" in read_annotation(annotation).types
 
 
 def _shown(card: Card, value: Any) -> str:

@@ -61,7 +61,7 @@ def _is_pure_call(node: ast.Call, classes: AbstractSet[str] = frozenset()) -> bo
 
 def array_inputs(annotations: dict[str, str | None]) -> set[str]:
     """The inputs declared a tensor or an array (solve.arrays): the evaluator computes their ``dim()``."""
-    return {name for name, annotation in annotations.items() if (value := library_value(annotation)) is not None and value.is_array}
+    return {name for name, annotation in annotations.items() if is_array_class(annotation)}
 
 
 def constant_of(source: str) -> Any:

@@ -476,3 +476,24 @@ def test_a_construction_a_before_model_validator_refuses_first_is_no_example(tmp
     logprobs = cards["CompletionPayload.check_logprobs", "call"]
     assert logprobs["example"] is None and logprobs["example_reason"] == "construction_not_shown"
     assert cards["CompletionPayload.validate_prompt", "call"]["example"]["before"].endswith("CompletionPayload()")
+
+
+def test_an_unread_argument_of_an_unbuilt_class_is_none_unless_a_decorator_checks_types(tmp_path) -> None:
+    # nothing reads ``config`` before the raise: None gets the call there (a stand-in the card
+    # names); ``@validate_call`` would refuse None for ``Config`` first, so it stays missing
+    body = textwrap.dedent('''
+        class Config:
+            def __init__(self, model: str):
+                self.model = model
+
+        DECORATOR
+        def pick(kv_cache_dtype: str, config: Config) -> str:
+            if kv_cache_dtype not in ("auto", "fp8"):
+                raise ValueError(kv_cache_dtype)
+            return config.model
+        ''')
+    plain = only(extract_snippet(tmp_path, body.replace("DECORATOR", "")))
+    assert (plain.solved.trigger.inputs["config"], plain.solved.trigger.missing, plain.solved.trigger.verified) == (None, (), True)
+    assert plain.solved.example is not None and plain.solved.example.placeholders == ("config",)
+    checked = only(extract_snippet(tmp_path, "from pydantic import validate_call\n" + body.replace("DECORATOR", "@validate_call")))
+    assert "config" not in checked.solved.trigger.inputs and checked.solved.trigger.missing == ("config",)

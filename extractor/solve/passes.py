@@ -153,8 +153,12 @@ def _widened(frame: Frame) -> dict[str, Domain]:
     not where a decorator may check the arguments' types first (``@validate_call``, ``@beartype``,
     a pydantic ``@field_validator``'s value)."""
     code = frame.card.statement.guard.code
-    checked = any(_TYPE_CHECKING_DECORATOR.search(d) for d in frame.card.at.decorators)
-    return {**({} if checked else none_tested(frame.domains, code)), **type_tested(frame.domains, code)}
+    return {**({} if type_checked(frame.card) else none_tested(frame.domains, code)), **type_tested(frame.domains, code)}
+
+
+def type_checked(card: Card) -> bool:
+    """Whether a decorator of the card's function may check its arguments' types first."""
+    return any(_TYPE_CHECKING_DECORATOR.search(d) for d in card.at.decorators)
 
 
 # (``validate_call``, pydantic's ``field_validator``: the value passed pydantic's type check first)
@@ -358,7 +362,7 @@ def choose_inputs(draft: Draft) -> Draft:
     for name, value in fold_arrays(env, frame_annotations(frame)).items():
         if name not in env and name in frame.params and problem_holds(draft, {**env, name: value}):
             env[name], inputs[name] = value, to_json_value(value)
-    fill_required(ctx, env, inputs)
+    fill_required(ctx, env, inputs, type_checked(frame.card))
     missing = _missing(frame.card, ctx, set(inputs), bool(draft.constructed))
     # The object's other required fields, where the trigger builds it: values their own rules accept
     filled = required_stand_ins(ctx, missing)

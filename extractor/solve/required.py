@@ -21,11 +21,12 @@ from .evaluate import outcome, parse_expr
 from .values import to_json_value
 
 
-def fill_required(ctx: CardContext, env: dict[str, Any], inputs: dict[str, Any]) -> None:
+def fill_required(ctx: CardContext, env: dict[str, Any], inputs: dict[str, Any], type_checked: bool = False) -> None:
     """A value of its type for each required parameter nothing reads before the raise, and
     for each that pure statements read (their tests true for it). Such a test may read
     another parameter given a value here (``if scale is not None:`` around what reads
-    ``query``), so the parameters are taken again while one gains a value."""
+    ``query``), so the parameters are taken again while one gains a value. ``type_checked``:
+    a decorator may check the arguments' types (``@validate_call``), so no None stand-in."""
     reads = dict(ctx.signature.pure_reads)
     grew = True
     while grew:
@@ -34,7 +35,7 @@ def fill_required(ctx: CardContext, env: dict[str, Any], inputs: dict[str, Any])
             if param.default is not None or param.kind in ("star", "starstar") or param.name in env or param.name in ("self", "cls"):
                 continue
             if param.name in ctx.signature.unread:
-                value = _unread_value(param, ctx)
+                value = _unread_value(param, ctx, type_checked)
             else:
                 value = _path_value(param, reads[param.name], env, ctx) if param.name in reads else NO_VALUE
             if value is not NO_VALUE:
@@ -87,16 +88,17 @@ def _typical(kind: str) -> list[Any]:
     return [*more, *([first] if first is not NO_VALUE else []), *([None] if optional and first is not None else [])]
 
 
-def _unread_value(param: Param, ctx: CardContext) -> Any:
+def _unread_value(param: Param, ctx: CardContext, type_checked: bool = False) -> Any:
     """A value of the declared type of a parameter nothing reads before the raise (never the
     object itself: it is built or given); where the tool builds none of that type (a class it
     cannot construct: ``vllm_config: VllmConfig``), None: nothing on the way reads it, so the
-    call reaches the raise with it (a stand-in the card names, which may fail further on)."""
+    call reaches the raise with it (a stand-in the card names, which may fail further on); not
+    where a decorator may check the types first (``type_checked``)."""
     kind = param.annotation or param.used_as
     value = any_value(kind)
     if value is NO_VALUE:
         value = next(iter(_members(param, ctx)), instance_value(kind) or NO_VALUE)
-    return None if value is NO_VALUE else value
+    return None if value is NO_VALUE and not type_checked else value
 
 
 def _members(param: Param, ctx: CardContext) -> list[Any]:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 from extractor.collect.lazy import lazy_attributes
+from extractor.collect.optional import optional_names
 from extractor.solve.environ import environ_candidates, environ_setup, with_environ_reads, with_lazy_reads
 
 from .helpers import FIXTURES, extract_snippet, extracted, only, run_cli
@@ -101,3 +102,50 @@ def test_a_parenthesized_handler_of_an_import_is_its_class(tmp_path) -> None:
     card = only(extract_snippet(tmp_path, code))
     assert card.statement.guard.code == "importlib.util.find_spec('_no_such_module') is None"
     assert card.solved.trigger.status == "environment"
+
+
+def test_a_module_level_fallback_of_an_optional_import_reads_the_machine(capsys, tmp_path) -> None:
+    """``try: import m`` / ``except ImportError: m = None`` at the module's top (zipfile's zlib),
+    and a flag both branches set (imaplib's ``HAVE_SSL``): a guard reading the name tests
+    whether ``m`` is installed; a raise that needs it present says so too. Running the
+    fixture, where ``shop_snappy`` is missing, raises the card's error."""
+    root = FIXTURES / "callers"
+    cards = {c["function"]: c for c in extracted(run_cli(capsys, "extract", str(root), "--no-cache", "-q").out)["errors"]
+             if c["path"] == "shop/optional.py"}
+    spec, tls = "importlib.util.find_spec('shop_snappy')", "importlib.util.find_spec('shop_tls')"
+    assert cards["compress"]["guard"]["code"] == f"{spec} is None"
+    assert cards["connect"]["guard"]["code"] == f"secure and not ({tls} is not None)"
+    assert cards["level_of"]["guard"]["code"] == f"{spec} and level > 9"
+    assumed = {name: (c["trigger"]["status"], c["trigger"]["assumes"]) for name, c in cards.items()}
+    assert assumed == {"compress": ("environment", {spec: None}), "connect": ("environment", {tls: None}),
+                       "level_of": ("environment", {spec: True})}
+    docs = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(root), "-o", str(docs), "--no-cache", "-q").code == 0
+    text = (docs / "errors" / f"{cards['level_of']['id']}.md").read_text(encoding="utf-8")
+    assert f"on a machine where the module `shop_snappy` is installed (`{spec}` finds it)" in text
+    probe = ("import sys\nsys.path.insert(0, sys.argv[1])\nfrom shop.optional import compress\n"
+             "try:\n    compress(b'')\nexcept RuntimeError as exc:\n    print(exc.__traceback__.tb_next.tb_lineno, exc)\n")
+    run = subprocess.run([sys.executable, "-I", "-c", probe, str(root)], capture_output=True, text=True, timeout=60, check=False)
+    assert run.stdout.strip() == f"{cards['compress']['line']} compression requires the shop_snappy module"
+
+
+def test_only_a_certain_fallback_is_read_as_the_machine() -> None:
+    """The name's value must be certain: a ``try`` whose handler catches more than an import
+    error, whose body calls something, binds two imports, or whose name is bound again
+    elsewhere (or made ``global`` by a function) is left alone."""
+    def names(code: str) -> dict[str, str]:
+        return optional_names(ast.parse(code).body, code)
+
+    assert names("try:\n    import zlib\nexcept ImportError:\n    zlib = None\n") == {"zlib": "importlib.util.find_spec('zlib')"}
+    assert names("try:\n    import a.b as c\n    OK = 1\nexcept ModuleNotFoundError:\n    c = False\n    OK = 0\n") == {
+        "c": "(importlib.util.find_spec('a.b') or False)", "OK": "(1 if importlib.util.find_spec('a.b') is not None else 0)"}
+    refused = [
+        "try:\n    import zlib\nexcept Exception:\n    zlib = None\n",
+        "try:\n    import zlib\n    setup()\nexcept ImportError:\n    zlib = None\n",
+        "try:\n    import zlib\n    import bz2\nexcept ImportError:\n    zlib = None\n",
+        "try:\n    import zlib\nexcept ImportError:\n    zlib = None\nzlib = 0\n",
+        "try:\n    import zlib\nexcept ImportError:\n    zlib = None\ndef f():\n    global zlib\n    zlib = 1\n",
+        "try:\n    from . import zlib\nexcept ImportError:\n    zlib = None\n",
+        "try:\n    import zlib\nexcept ImportError:\n    zlib = None\nelse:\n    pass\n",
+    ]
+    assert [names(code) for code in refused] == [{}] * len(refused)

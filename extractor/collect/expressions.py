@@ -79,6 +79,7 @@ class Inliner(cst.CSTTransformer):
         self.model = model
         self.bound = bound
         self.skip: set[int] = set()
+        self.held: set[int] = set()  # names read for an attribute or called: never an optional import's value
         self.quotes: list[str] = []  # the quote of each f-string the node stands in, outermost first
 
     def visit_FormattedString(self, node: cst.FormattedString) -> bool:
@@ -99,6 +100,11 @@ class Inliner(cst.CSTTransformer):
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         self.skip.add(id(node.attr))
+        self.held.add(id(node.value))
+        return True
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        self.held.add(id(node.func))
         return True
 
     def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
@@ -126,6 +132,8 @@ class Inliner(cst.CSTTransformer):
         name = original_node.value
         if id(original_node) in self.skip or name in self.bound:
             return updated_node
+        if id(original_node) not in self.held and (optional := self.model.optional_value(name)) is not None:
+            return parenthesize(cst.parse_expression(optional))
         value = self.model.reaching_value(name)
         if value is not None and not self.fits(value):
             return updated_node.with_changes(value=self.model.opaque(name))  # (one opaque name per binding)
@@ -174,6 +182,12 @@ class ExprModel:
     def inline_at(self, node: cst.BaseExpression, at: cst.CSTNode) -> cst.BaseExpression:
         with self.located(at):
             return self.inline(node)
+
+    def optional_value(self, name: str) -> str | None:
+        """The value of a module name an optional import binds, over ``importlib.util.find_spec``
+        (collect.optional); None for any other name."""
+        optional = self.scope.module.optional.get(name)
+        return optional if optional is not None and self.scope.classify(name) == "named" else None
 
     def reaching_value(self, name: str) -> cst.BaseExpression | None:
         """What local ``name`` holds at ``self.at``; None to keep the name (a parameter's argument,
@@ -366,7 +380,8 @@ class ExprModel:
         stack = [node]
         while stack:
             current = stack.pop()
-            if isinstance(current, cst.Name) and current.value in self.scope.bindings or isinstance(current, cst.NamedExpr):
+            if isinstance(current, cst.Name) and (current.value in self.scope.bindings or current.value in self.scope.module.optional) \
+                    or isinstance(current, cst.NamedExpr):
                 return True
             if self.attributes and isinstance(current, cst.Attribute) and dotted(current) in self.attributes:
                 return True

@@ -63,6 +63,7 @@ from .flags import command_parameters, may_declare_flags, statement_flags, typer
 from .helpers import Callees, HelperDef, callee_of, candidate_callees, helper_defs, is_branch_end, own_package_imports
 from .lazy import lazy_attributes
 from .messages import render_template, unknown
+from .optional import optional_names
 from .overrides import compiled_overrides
 from .parsers import parser_functions
 from .platforms import OTHER_PLATFORM_MODULES, platform_imports
@@ -298,6 +299,8 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
     scan.hits = sorted([*scan.hits, *calls], key=lambda h: (h.node.lineno, h.node.col_offset))
     declares = bool(scan.flags) or "add_parser" in text  # (a file that may declare a command's flags)
     names, assignments = module_names(scan.kinds, scan.assigned, src.flat, mutated_names(text, scan.assigned))
+    if "ImportError" in text or "ModuleNotFoundError" in text:
+        names = dataclasses.replace(names, optional=optional_names(tree.body, text))
     sites: list[SiteFact] = []
     # (what, id of a function node) -> its call style or parameters, found once for all its raises
     per_function: dict[tuple[str, int], Any] = {("module", 0): ModuleFunctions(tree)}  # (what a parameter passed on is used as)
@@ -467,7 +470,8 @@ def _memo_unit_facts(unit: ast.stmt, hits: list[_Hit], lines: list[str], names: 
     # changes the list.
     used = sorted(n for n in set(WORD.findall(text)) if n in names.kinds or n in names.values or n in names.aliases)
     material = json.dumps([text, isinstance(unit, DEFS), [(h.callee, h.branch_end) for h in hits],
-                           [[n, names.kinds.get(n), names.values.get(n), n in names.sentinels, names.aliases.get(n)] for n in used],
+                           [[n, names.kinds.get(n), names.values.get(n), n in names.sentinels, names.aliases.get(n), names.optional.get(n)]
+                            for n in used],
                            methods and [methods[0], {m: sorted(a) for m, a in methods[1].items()}], sorted(changed)])
     key = hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
     known = memo.known.get(key)

@@ -66,6 +66,9 @@ class ModuleNames:
     sentinels: frozenset[str] = frozenset()  # ``MISSING = object()``, ``DEFAULT = _Sentinel()``
     # ``Role = Literal["a", "b"]`` -> ``('a', 'b')``: what ``get_args(Role)`` returns
     aliases: dict[str, str] = field(default_factory=dict)
+    # ``zlib`` of ``try: import zlib`` / ``except ImportError: zlib = None`` -> its value's code
+    # over ``importlib.util.find_spec`` (collect.optional)
+    optional: dict[str, str] = field(default_factory=dict)
 
 
 def target_names(target: cst.BaseExpression) -> Iterator[str]:

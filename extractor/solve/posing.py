@@ -35,7 +35,7 @@ from .evaluate import (
 )
 from .problem import Problem, Variable, classes_of
 from .seeds import LATE, candidates, comparison_seeds, value_key
-from .status import atom_kind
+from .status import atom_kind, spec_module
 from .values import Named, Present
 
 
@@ -354,6 +354,11 @@ def _add_candidates(problem: Problem) -> None:
     for variable in problem.variables.values():
         if variable.name == ENVIRON:  # the machine's: assumed, with str values only (solve.environ)
             variable.is_atom, variable.candidates = True, environ_candidates(problem.tree)
+            continue
+        if variable.is_atom and spec_module(variable.name) is not None:
+            # ``importlib.util.find_spec("m")``: None where the module is missing, else a spec
+            # (true, not None), which True stands for in the evaluator
+            variable.is_boolean, variable.candidates = False, [None, True]
             continue
         variable.candidates = candidates(variable, seeds.get(variable.name, []), seeds.get(LATE + variable.name))
         if variable.is_constant and not variable.is_boolean:

@@ -39,6 +39,8 @@ EXPECTED = [
     ("LimitsConfig", "max_body_kb", "le", "less_than_equal", "Input should be less than or equal to 65536"),
     ("LimitsConfig", "tags", "max_length", "too_long", "List should have at most 4 items after validation, not {len(self.tags)}"),
     ("Marker", "release", "literal", "literal_error", "Input should be True"),
+    ("MessagesRequest", "top_p", "gt", "greater_than", "Input should be greater than 0"),
+    ("MessagesRequest", "top_p", "le", "less_than_equal", "Input should be less than or equal to 1"),
     ("ReplyRequest", "count", "ge", "greater_than_equal", "Input should be greater than or equal to 1"),
     ("ServerConfig", "batch_size", "multiple_of", "multiple_of", "Input should be a multiple of 8"),
     ("ServerConfig", "host", "max_length", "string_too_long", "String should have at most 253 characters"),
@@ -120,7 +122,8 @@ def test_the_examples_raise_what_the_cards_say_and_pydantic_prints_it(catalog: d
     cards = [c for c in _constraints(catalog) if c["function"] not in ("Window", "Marker")]
     assert all(c["example"] and c["example"]["style"] == "python" for c in cards)
     assert {c["function"]: c["example"]["placeholders"] for c in cards if c["required_also"]} == {
-        "GenerateRequest": ["prompt"], "ChatRequest": ["messages"], "ReplyRequest": ["message", "message.text"]}
+        "GenerateRequest": ["prompt"], "ChatRequest": ["messages"], "ReplyRequest": ["message", "message.text"],
+        "MessagesRequest": ["max_tokens", "model"]}  # (model='x', max_tokens=1: its validator refuses '' and 0)
     [reply] = [c for c in _constraints(catalog) if c["function"] == "ReplyRequest"]
     assert "ReplyRequest(message=Message(text=''), count=0)" in reply["example"]["before"]
     # Window's __post_init__ hands its init-only model_len to a check no card's guard shows: no stand-in for it

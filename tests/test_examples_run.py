@@ -54,7 +54,9 @@ EXPECTED = {
     # (and the field constraints of its pydantic classes: their examples construct the class)
     "offload": {"OffloadConfig.resolve_backend", "OffloadConfig", "PrefetchOffloadConfig", "UVAOffloadConfig"},
     "pydconfig": {"CacheConfig", "ChatRequest", "ChatRequest._few_tokens_when_hot", "GenerateRequest", "LimitsConfig", "ServerConfig",
-                  "Span.__post_init__", "Marker._exactly_true", "ReplyRequest"},
+                  "Span.__post_init__", "Marker._exactly_true", "ReplyRequest",
+                  # required fields whose plain stand-ins ('', 0) the model's own validator refuses: 'x', 1
+                  "MessagesRequest", "MessagesRequest._named_and_positive"},
     # every model's embed (a family of three, and ant's own), the public feed, hoot, a test's check and the pen's admit
     "families": {"embed", "feed", "hoot", "test_count", "Pen.admit", "_weigh"},
     # raises in private helpers, each example a call of the public entry that passes its arguments on (solve.entries)
@@ -70,6 +72,7 @@ EXPECTED = {
                "check_engine", "Engine.validate",
                # a constant table's .get, lists of a given length (items out of range, items that differ), a shape against a tuple
                "activation_class", "check_sections", "agree", "pack",
+               "unique_prefix",  # (a local a comprehension builds from the arguments, read as written)
                "on_gpu",  # (isinstance(x, torch.Tensor) of an unannotated value)
                "route",  # (a parameter nothing reads before the raise, of a type no value is built of: None, a stand-in)
                # required values of declared types (an Annotated alias, Literal, StrictBool, PositiveInt, Path)
@@ -118,11 +121,13 @@ EXPECTED = {
 # solver finds no text of three parts for them.
 # parse_weight_config's first raise has no fix: a config with "group_size" alone reaches the next.
 # ChatPayload.check_stream_options's fixes give `data` values its fields' types refuse ('x', a text): none is shown.
+# MessagesRequest's `not self.model` has no fix: `model='x'` with the stand-in `max_tokens=0` reaches the next raise.
 REPRODUCE_ONLY = {"forms": {"if_elif_else", "match_cases", "set_state", "on_event", "read_all"}, "dateparse": {"split_date"}, "callers": {"Shelf.__init__", "currency", "Session.stop", "Session.release",
                                                                                                    "Session._require_running", "Session.send",
                                                                                                    "Archive.add", "Ticket.result", "Ticket.report",
                                                                                                    "Session.retry", "Catalog.price", "Tokens.give_back"},
-                  "values": {"parse_weight_config", "ChatPayload.check_stream_options"}}
+                  "values": {"parse_weight_config", "ChatPayload.check_stream_options"},
+                  "pydconfig": {"MessagesRequest._named_and_positive"}}
 
 
 # The outside libraries examples may need (Example.requires) that are installed here: an

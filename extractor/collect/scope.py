@@ -341,6 +341,7 @@ class Scope:
         return "named"
 
 
+_FRESH_NODES = (cst.List, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp)
 _PURE_NODES = (
     cst.Name, cst.Attribute, cst.Subscript, cst.Comparison, cst.BooleanOperation, cst.UnaryOperation,
     cst.BinaryOperation, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
@@ -393,7 +394,8 @@ def is_pure(node: cst.BaseExpression, fresh: bool = False) -> bool:
     operators, tuples, calls to pure builtins and text methods only. ``fresh``: also a call
     that returns a new mutable object (``sorted(xs)``, ``text.split()``), which is the same
     value again only where nothing changes it in between (the caller's check), and so is a
-    list, set or dict display of such values."""
+    list, set or dict display or comprehension of such values (``[w for w in words if
+    w.startswith(prefix)]``)."""
     stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
@@ -415,7 +417,7 @@ def is_pure(node: cst.BaseExpression, fresh: bool = False) -> bool:
             stack.extend(arg.value for arg in current.args)
             continue
         if isinstance(current, cst.BaseExpression) and not isinstance(current, _PURE_NODES) \
-                and not (fresh and isinstance(current, (cst.List, cst.Set, cst.Dict))):
+                and not (fresh and isinstance(current, _FRESH_NODES)):
             return False
         if isinstance(current, cst.Attribute):
             stack.append(current.value)

@@ -58,6 +58,11 @@ def constructs(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> bool:
     return all(held is False for held in _checks_held(problem, ctx, env))
 
 
+def unpassed_checks(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> int:
+    """How many raises construction runs ``env``'s values do not surely pass (held, or unknown)."""
+    return sum(held is not False for held in _checks_held(problem, ctx, env))
+
+
 def refuses(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> bool:
     """Whether a raise construction runs surely fires for ``env``'s values (its guard holds,
     every value it reads known): ``ProfilerConfig(profiler='torch')`` without a

@@ -115,6 +115,8 @@ def variable_of(node: ast.expr, problem: Problem) -> tuple[str | None, bool]:
                 inner = inner.args[0]  # (``len(sorted(data))``: as many items as ``data``)
             else:
                 break
+        if isinstance(inner, (ast.ListComp, ast.SetComp)) and len(inner.generators) == 1:
+            inner = inner.generators[0].iter  # (``len([w for w in words if ...])``: at most as many as ``words``; seeds only)
         found, _ = variable_of(inner, problem)
         return found, True
     if isinstance(node, ast.Constant):

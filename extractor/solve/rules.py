@@ -13,6 +13,7 @@ check of the field alone (a validator that may run before pydantic's own) lets a
 from __future__ import annotations
 
 import ast
+import itertools
 import math
 import re
 from collections.abc import Callable, Iterable
@@ -22,7 +23,7 @@ from typing import Any
 from ..collect.annotations import read_annotation
 from ..model import RAW_KEYWORDS, CardContext, FieldConstraint, FieldDoc
 from ..model.pytext import literal_or, try_parse_expression
-from .construction import constructs, refuses
+from .construction import constructs, refuses, unpassed_checks
 from .domains import NO_VALUE, any_value
 from .problem import Problem
 from .values import Present
@@ -105,29 +106,53 @@ def stand_ins(ctx: CardContext, fixed: dict[str, Any] | None) -> dict[str, Any] 
         return {}
     if fixed is None:
         return None  # (no value of the field itself is known to pass)
-    found = {}
-    for doc in ctx.owner.required:
-        value = owner_stand_in(ctx, doc)
-        if value is NO_VALUE:
-            return None
-        found[doc.input] = value
+    options = {doc.input: _owner_stand_ins(ctx, doc) for doc in ctx.owner.required}
+    if not all(options.values()):
+        return None
+    found = _refitted(ctx, options, {name: values[0] for name, values in options.items()}, fixed)
     return found if constructs(_NO_GUARD, ctx, {**found, **fixed}) else None
+
+
+def _refitted(ctx: CardContext, options: dict[str, list[Any]], found: dict[str, Any], fixed: dict[str, Any]) -> dict[str, Any]:
+    """``found`` (each field's first stand-in) where construction passes it with ``fixed``; else
+    the first choice of stand-ins, in their order, that leaves the fewest of construction's checks
+    not surely passed: ``model='x', max_tokens=1`` where ``if not self.model`` refuses ``''`` and
+    ``if self.max_tokens <= 0`` refuses ``0``. Every choice where there are at most
+    MAX_STAND_IN_CHOICES; else each field in turn, the earlier fields' choices kept."""
+    def unpassed(values: dict[str, Any]) -> int:
+        return unpassed_checks(_NO_GUARD, ctx, {**values, **fixed})
+
+    if not any(len(values) > 1 for values in options.values()) or not unpassed(found):
+        return found
+    if math.prod(len(values) for values in options.values()) <= MAX_STAND_IN_CHOICES:
+        return min((dict(zip(options, choice)) for choice in itertools.product(*options.values())), key=unpassed)
+    found = dict(found)
+    for name, values in options.items():
+        found[name] = min(values, key=lambda value: unpassed({**found, name: value}))
+    return found
 
 
 def owner_stand_in(ctx: CardContext, doc: FieldDoc) -> Any:
     """``stand_in``; for a field of an in-tree record class an example builds from its own
     required fields' stand-ins (link.constructors.with_records), an object of it (``Usage()``)."""
-    value = stand_in(doc)
-    if value is NO_VALUE and doc.input in ctx.owner.classes and doc.input in ctx.owner.settable:
-        return Present(ctx.owner.classes[doc.input].rsplit(":", 1)[-1])
-    return value
+    values = _owner_stand_ins(ctx, doc)
+    return values[0] if values else NO_VALUE
+
+
+def _owner_stand_ins(ctx: CardContext, doc: FieldDoc) -> list[Any]:
+    """``stand_ins_of`` the field; else, for a field of an in-tree record class (owner_stand_in), an object of it."""
+    values = stand_ins_of(doc)
+    if not values and doc.input in ctx.owner.classes and doc.input in ctx.owner.settable:
+        return [Present(ctx.owner.classes[doc.input].rsplit(":", 1)[-1])]
+    return values
 
 
 def refused_with(ctx: CardContext, name: str, value: Any) -> bool:
     """Whether constructing the class with ``name`` at ``value`` (and a stand-in for each other
     required field that has one) surely fires a raise its construction runs (solve.construction.refuses)."""
-    values = {doc.input: v for doc in ctx.owner.required if doc.input != name and (v := owner_stand_in(ctx, doc)) is not NO_VALUE}
-    return refuses(_NO_GUARD, ctx, {**values, name: value})
+    options = {doc.input: values for doc in ctx.owner.required if doc.input != name and (values := _owner_stand_ins(ctx, doc))}
+    fitted = _refitted(ctx, options, {n: values[0] for n, values in options.items()}, {name: value})
+    return refuses(_NO_GUARD, ctx, {**fitted, name: value})
 
 
 def own_checks_pass(ctx: CardContext, name: str, value: Any) -> bool:
@@ -199,6 +224,18 @@ def stand_in(doc: FieldDoc) -> Any:
     """A value of the field's declared type that each of its declared rules (bounds, lengths,
     choices) accepts, else NO_VALUE: a choice, a bound, a container of the least length, then
     the type's plain value (``0``, ``''``, ``[]``)."""
+    values = stand_ins_of(doc)
+    return values[0] if values else NO_VALUE
+
+
+MAX_STAND_IN_CHOICES = 64  # combinations of the required fields' stand-ins tried together
+# A plain value's next stand-in, where construction refuses the first (``if not self.model``)
+_NEXT_PLAIN: dict[type, Any] = {str: "x", int: 1, float: 1.0, bool: True}
+
+
+def stand_ins_of(doc: FieldDoc) -> list[Any]:
+    """The values ``stand_in`` would try that the field's rules accept, in its order, the
+    first its choice; then the plain value's next one (``'x'`` after ``''``, ``1`` after ``0``)."""
     declared = doc.declared
     rules = declared_rules(doc)
     choices = next((rule.choices for rule in rules if rule.rule == "literal"), ())
@@ -214,8 +251,18 @@ def stand_in(doc: FieldDoc) -> Any:
         elif rule.rule == "min_length" and isinstance(bound, int):
             tries.append(sized(base, bound, element))
     if annotation is not None:
-        tries.append(any_value(annotation))  # (None where the type takes it: ``Config | None``)
-    return next((v for v in tries if v is not NO_VALUE and all(satisfies(r, v) is True for r in rules)), NO_VALUE)
+        tries.append(plain := any_value(annotation))  # (None where the type takes it: ``Config | None``)
+        if type(plain) in _NEXT_PLAIN:
+            tries.append(_NEXT_PLAIN[type(plain)])
+    found: list[Any] = []
+    for value in tries:
+        if value is not NO_VALUE and all(satisfies(r, value) is True for r in rules) and not any(_same(value, f) for f in found):
+            found.append(value)
+    return found
+
+
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
 
 
 def unwrapped(annotation: str) -> str:

@@ -21,10 +21,12 @@ from typing import Any, TypeGuard
 
 from ..collect.declarations import dotted_name
 from ..collect.syntax import walk
+from ..model import Domain
+from ..model.pytext import try_parse_expression
 from .arrays import library_values, near_dtypes
 from .declared import refilled, samples
 from .domains import NO_VALUE, admits, choice_value
-from .evaluate import InstancesOf
+from .evaluate import STR_METHODS, InstancesOf
 from .problem import Problem, Variable, constant_value, variable_of
 from .values import Modelled, Named, StableSet, stable
 
@@ -335,6 +337,7 @@ def _seed_comparison(node: ast.Compare, problem: Problem, envs: tuple[dict[str, 
             for side in _choices(side_of):
                 _seed_key(side, other, problem, env, seeds, is_member, is_left)
                 name, is_len = variable_of(side, problem)
+                texts = is_len and _text_items(side)
                 if name is None:
                     _seed_parsed(side, other, problem, env, seeds)
                     _seed_arithmetic(side, other, problem, env, seeds)
@@ -350,7 +353,20 @@ def _seed_comparison(node: ast.Compare, problem: Problem, envs: tuple[dict[str, 
                             seeds.setdefault(name, []).extend(_generic(problem.variables[other_name]))
                         value = constant_value(choice, at_defaults)
                     if value is not NO_VALUE:
+                        if texts and isinstance(value, int) and not isinstance(value, bool):  # (first: the items are texts)
+                            seeds.setdefault(name, []).extend(_sized_texts(problem.variables[name], value))
                         _seed_compared(seeds, problem, name, value, is_len=is_len, is_member=is_member and is_left)
+
+
+def _text_items(side: ast.expr) -> bool:
+    """``len([w for w in words if w.startswith(p)])``: a comprehension that calls a text's method
+    on its element (the iterable holds texts)."""
+    inner = side.args[0] if isinstance(side, ast.Call) and side.args else None
+    if not isinstance(inner, (ast.ListComp, ast.SetComp)) or len(inner.generators) != 1 \
+            or not isinstance(target := inner.generators[0].target, ast.Name):
+        return False
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in STR_METHODS
+               and isinstance(node.func.value, ast.Name) and node.func.value.id == target.id for node in walk(inner))
 
 
 def _seed_repeats(side: ast.expr, problem: Problem, seeds: dict[str, list[Any]]) -> None:
@@ -761,6 +777,30 @@ def _sized(variable: Variable, n: int) -> list[Any]:
     # (of each length, also one of distinct elements: ``xs[1] != xs[2]``, ``len(set(xs)) == len(xs)``)
     sized = [make(v) for m in lengths for v in ([0] * m, range(m)) if m > 1 or v == [0] * m]
     return sized + (["a" * m for m in lengths] if not types else [])
+
+
+def _sized_texts(variable: Variable, n: int) -> list[Any]:
+    """Lists (or tuples) of ``n`` distinct texts, and one more and one fewer, where the input's
+    declared type may hold texts: ``len([w for w in words if w.startswith(p)]) > 1``."""
+    if not _may_hold_texts(variable.domain):
+        return []
+    make = tuple if "tuple" in variable.domain.types and "list" not in variable.domain.types else list
+    return [make("abcdefghijklmnopqrstuvwxyz"[:m]) for m in (n, n - 1, n + 1) if 1 <= m <= min(26, MAX_WITNESS_LENGTH)]
+
+
+def _may_hold_texts(domain: Domain) -> bool:
+    """Whether a list or tuple of texts is of the input's declared type: none declared, a bare
+    ``list``/``tuple``, or one whose items are ``str``."""
+    if not domain.types:
+        return True
+    if "list" not in domain.types and "tuple" not in domain.types:
+        return False
+    node = try_parse_expression(domain.annotation or "")
+    if not isinstance(node, ast.Subscript):
+        return True
+    items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    return all(isinstance(item, ast.Name) and item.id == "str" or isinstance(item, ast.Constant) and item.value is Ellipsis
+               for item in items)
 
 
 def _generic(variable: Variable) -> list[Any]:

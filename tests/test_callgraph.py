@@ -185,3 +185,18 @@ def branches(x, mode):
         ("other", True, (skip, ("mode == 'fast'", "skip", ("mode",)), ("mode.lower() == 'slow'", "branch", ("mode",))), ()),
         ("helper", False, (), ()),  # (past an if with an else: either block may have run)
     ]
+
+
+def test_calling_an_object_of_a_public_class_is_an_entry(capsys, tmp_path) -> None:
+    """``FileType('r')(path)``: a public class's ``__call__`` is an entry a user calls, and so reaches
+    a helper it calls first; the trigger is not restated there (no plain call of the method's name)."""
+    from .helpers import temp_tree
+
+    root = temp_tree(tmp_path / "src", {"kit/__init__.py": "", "kit/scale.py": (
+        "class Scale:\n    def __call__(self, amount: int) -> int:\n        return _check(amount)\n\n\n"
+        "def _check(amount: int) -> int:\n    if amount < 0:\n        raise ValueError(amount)\n    return amount\n")})
+    out = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(root), "-o", str(out), "--no-cache", "-q").code == 0
+    [card] = load_catalog(str(out / "catalog.json"))["errors"]
+    assert [p["entry"] for p in card["entries"]["paths"]] == ["kit.scale.Scale.__call__"]
+    assert card["entry_reason"] == "entry_not_plain_call"

@@ -121,7 +121,8 @@ def test_every_example_runs_and_a_missing_package_is_not_runnable(capsys, tmp_pa
     assert check(cards["_check_hour:70"], ROOT) == []
     result = verify_card(cards["read_zone:11"], Settings(roots=(ROOT,), timeout=20, jobs=1))
     assert (result["outcome"], result["reason"], result["detail"]) == ("not_runnable", "missing_dependency", "fancy_yaml_optional")
-    assert cards["read_zone:11"]["example"]["requires"] == []  # the example imports the project only; its module needs the package
+    # (the example imports the project only, but its module imports the package at its top: the card says to install it)
+    assert cards["read_zone:11"]["example"]["requires"] == ["fancy_yaml_optional"]
 
 
 def test_a_missing_module_of_the_project_itself_is_the_cards_concern() -> None:

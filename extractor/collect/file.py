@@ -66,7 +66,7 @@ from .messages import render_template, unknown
 from .optional import optional_names
 from .overrides import compiled_overrides
 from .parsers import parser_functions
-from .platforms import OTHER_PLATFORM_MODULES, platform_imports
+from .platforms import OTHER_PLATFORM_MODULES, platform_imports, required_packages
 from .purity import changed_names
 from .routes import call_checks, call_routes
 from .scope import ModuleNames
@@ -329,6 +329,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         sentinels=tuple(sorted(names.sentinels)),
         overridden=compiled_overrides(tree),
         platform_imports=platform_imports(tree) if _MAY_IMPORT_PLATFORM.search(text) else (),
+        packages=required_packages(tree),
         parsers=parser_functions(tree) if declares else (),
         routes=call_routes(tree) if declares else (),
         checks=call_checks(tree) if declares else (),

@@ -1,4 +1,6 @@
-"""Modules of another platform that a module or a function imports unconditionally.
+"""Modules of another platform that a module or a function imports unconditionally, and the
+packages a module's own top-level statements import (``required_packages``: importing the
+module needs them installed).
 
 ``import winreg`` at the top of a module (or first thing in a function) makes the code below
 it run only where that module exists: on Windows. A raise there is reached on another
@@ -43,3 +45,17 @@ def _imported(body: list[ast.stmt]) -> list[tuple[int, str]]:
         elif isinstance(stmt, ast.ImportFrom) and not stmt.level and stmt.module:
             modules.append((stmt.lineno, stmt.module.split(".", 1)[0]))
     return [(line, m) for line, m in modules if m in OTHER_PLATFORM_MODULES]
+
+
+def required_packages(tree: ast.Module) -> tuple[str, ...]:
+    """The top-level packages the module's own top-level statements import (absolute imports
+    outside any ``if``, ``try`` or definition): ``import cutlass``, ``from torch import nn``
+    -> ``cutlass``, ``torch``. Which of them lie outside the tree and the standard library is
+    the link stage's question."""
+    found: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            found.update(alias.name.split(".", 1)[0] for alias in stmt.names)
+        elif isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module and stmt.module != "__future__":
+            found.add(stmt.module.split(".", 1)[0])
+    return tuple(sorted(found))

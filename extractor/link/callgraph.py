@@ -146,7 +146,8 @@ CALLERS = register(IndexKind(name="callers", part=_graph_part, decode=_edge, vie
 
 def entry_name(project: Project, module: str, function: str, owner: str | None) -> str | None:
     """The function as a user writes it, where it is a public entry: ``pkg.f``, ``pkg.C.m``,
-    ``pkg.C(...)`` (a constructor); None where it is none."""
+    ``pkg.C(...)`` (a constructor), ``pkg.C.__call__`` (an object of a public class, called:
+    ``argparse.FileType('r')(path)``); None where it is none."""
     if "<locals>" in function or is_test_path(module.replace(".", "/") + ".py"):
         return None  # (a test is no entry users call)
     head, _, name = function.rpartition(".")
@@ -156,7 +157,7 @@ def entry_name(project: Project, module: str, function: str, owner: str | None) 
         return None
     if name in _CONSTRUCTORS:
         return f"{public}.{owner}(...)"
-    return f"{public}.{function}" if _public(name) else None
+    return f"{public}.{function}" if _public(name) or name == "__call__" else None
 
 
 def _public(name: str) -> bool:

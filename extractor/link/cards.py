@@ -7,6 +7,7 @@ could not be resolved about it.
 
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -399,6 +400,7 @@ class ContextLinker:
             param_choices={p.name: members for p in site.signature.params
                            if p.annotation and (members := self._enum_members(p.annotation))},
             platform_module=_platform_module(self.facts, card),
+            requires=outside_packages(self.project, self.facts.module),
         )
 
     def _function_instances(self, function: str | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -414,6 +416,24 @@ class ContextLinker:
             typing = annotation.strip("'\"").split(".", 1)[0] in self.facts.typing_only
             self.members[annotation] = None if typing else self.project.enum_members(self.facts, annotation)
         return self.members[annotation]
+
+
+def outside_packages(project: Project, module: str) -> tuple[str, ...]:
+    """The packages outside the tree and the standard library that importing ``module`` needs:
+    what its own top-level statements import, and its packages' ``__init__``'s (run first)."""
+    parts = module.split(".")
+    found: set[str] = set()
+    for n in range(1, len(parts) + 1):
+        facts = _exact_module(project, ".".join(parts[:n]))
+        if facts is not None:
+            found.update(p for p in facts.packages if p not in sys.stdlib_module_names and _exact_module(project, p) is None)
+    return tuple(sorted(found))
+
+
+def _exact_module(project: Project, name: str) -> FileFacts | None:
+    """The module of the tree named ``name`` itself (never one whose name merely ends so)."""
+    facts = project.module(name)
+    return facts if facts is not None and facts.module == name else None
 
 
 def _platform_module(facts: FileFacts, card: Card) -> str | None:

@@ -414,6 +414,9 @@ class Placement:
     param_choices: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # Enum-typed parameters
     # A module of another platform that the module or the function imports unconditionally (collect.platforms)
     platform_module: str | None = None
+    # The packages outside the tree and the standard library that importing the card's module
+    # needs (its own top-level imports and its packages' ``__init__``'s): an example's too
+    requires: tuple[str, ...] = ()
 
 
 @record

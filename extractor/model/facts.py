@@ -408,6 +408,7 @@ class FileFacts:
     overridden: tuple[str, ...] = ()  # module-level functions and classes a compiled module may replace (collect.overrides)
     # (scope, line, module): modules of another platform imported unconditionally by the module ("") or a function (collect.platforms)
     platform_imports: tuple[tuple[str, int, str], ...] = ()
+    packages: tuple[str, ...] = ()  # the top-level packages its own top-level statements import (collect.platforms.required_packages)
     # (function qualname, subcommands it creates, callees it passes a name to, CLI destinations
     # it declares), for the files that may declare flags (collect.parsers)
     parsers: tuple[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] = ()

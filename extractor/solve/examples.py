@@ -617,7 +617,8 @@ def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: d
         first, second = f"{setup}\n{first}", f"{setup}\n{second}" if second else None
     own = {m.split(".", 1)[0] for m in (ctx.place.module, ctx.place.public_module, ctx.place.exception_module) if m}
     return Example(style=ExampleStyle.PYTHON, before=first, after=second,
-                   requires=example_requires((first, second or ""), own or {card.path.split("/", 1)[0].removesuffix(".py")}))
+                   requires=tuple(sorted({*example_requires((first, second or ""), own or {card.path.split("/", 1)[0].removesuffix(".py")}),
+                                          *ctx.place.requires})))
 
 
 def example_requires(codes: Iterable[str], own: set[str]) -> tuple[str, ...]:

@@ -52,6 +52,8 @@ def test_each_card_lists_its_public_entries_and_is_stated_at_one_where_the_value
         "table:32": (["tidal.readings.table"], None, None, None),
         # (the branch's test is an ``or``: at the entry it is one conjunct, ``(mode == 'daily' or mode == 'day')``)
         "_daily:37": (["tidal.readings.week"], None, "tidal.readings.week", None),
+        # a private class's method, as the public subclass that runs it (Gate runs _Shadow's own)
+        "_Meter.read:8": (["tidal.meters.TideMeter.read"], None, None, None),
     }
     paths = {p["entry"]: p["path"] for p in cards["_decode:8"]["entries"]["paths"]}
     assert paths["tidal.decode"] == ["tidal._impl.codec.decode", "tidal._impl.codec._decode"]

@@ -43,6 +43,7 @@ from ..model.codes import Reason
 from ..model.pytext import try_parse_expression
 from ..options import is_test_path
 from .constructors import Constructors
+from .helpers import SUBCLASSES
 from .indexes import IndexKind, Part, Place, register
 from .messages import bind_arguments
 from .project import Project, decorator_target, entry_module, method_class
@@ -52,6 +53,7 @@ MAX_DEPTH = 8  # calls up from the card's function
 MAX_SEEN = 400  # functions looked at per card's function
 _SELF = ("self", "cls")
 _CONSTRUCTORS = ("__init__", "__new__", "__post_init__")
+_MAX_SUBCLASSES = 64  # subclasses of a private class searched for a public one
 _TRANSPARENT = frozenset({"staticmethod", "classmethod", "cache", "lru_cache", "functools.cache", "functools.lru_cache"})
 
 
@@ -153,11 +155,34 @@ def entry_name(project: Project, module: str, function: str, owner: str | None) 
     head, _, name = function.rpartition(".")
     if owner is None or head != owner:
         return f"{public}.{function}" if not head and _public(name) and (public := entry_module(project, module, function)) else None
-    if "." in owner or not _public(owner) or (public := entry_module(project, module, function)) is None:
+    if not (_public(name) or name in _CONSTRUCTORS or name == "__call__") or "." in owner:
         return None
-    if name in _CONSTRUCTORS:
-        return f"{public}.{owner}(...)"
-    return f"{public}.{function}" if _public(name) or name == "__call__" else None
+    if not _public(owner):
+        return _inherited_entry(project, module, owner, name)
+    if (public := entry_module(project, module, function)) is None:
+        return None
+    return f"{public}.{owner}(...)" if name in _CONSTRUCTORS else f"{public}.{function}"
+
+
+def _inherited_entry(project: Project, module: str, owner: str, name: str) -> str | None:
+    """A method of a private class as the first public subclass (by name, nearest first) runs
+    it as its own: ``ipaddress.IPv4Network.address_exclude`` for ``_BaseNetwork``'s (the
+    subclass's methods, nearest first, lead to this one); None where none does."""
+    start = f"{module}.{owner}"
+    seen: set[str] = set()
+    work = sorted(project.indexes.get(SUBCLASSES, start))
+    while work and len(seen) < _MAX_SUBCLASSES:
+        sub = work.pop(0)
+        if sub in seen or (found := project.class_fact(sub)) is None:
+            continue
+        seen.add(sub)
+        facts, cls = found
+        runs = method_class(project, sub, name)
+        if "." not in cls.qualname and _public(cls.qualname) and runs is not None and f"{runs[0].module}.{runs[1].qualname}" == start \
+                and (public := entry_module(project, facts.module, cls.qualname)) is not None:
+            return f"{public}.{cls.qualname}(...)" if name in _CONSTRUCTORS else f"{public}.{cls.qualname}.{name}"
+        work.extend(sorted(project.indexes.get(SUBCLASSES, sub)))
+    return None
 
 
 def _public(name: str) -> bool:

@@ -78,3 +78,17 @@ def test_a_fix_gives_no_shape_its_ndim_refuses(tmp_path) -> None:
     assert card.solved.trigger.verified and not incoherent_arrays(_values(card.solved.trigger.inputs))
     shapes = [fix for fix in card.solved.fixes if fix.changed[0].endswith(".shape")]
     assert shapes and all(not incoherent_arrays(_values({**card.solved.trigger.inputs, **fix.inputs})) for fix in shapes)
+
+
+def test_a_shape_only_the_message_reads_is_the_tensors_torch_size(tmp_path) -> None:
+    """``f"(A shape: {A.shape})"`` of ``A: torch.Tensor``, which no test reads: the message shows
+    ``torch.Size([2, 3])``, as torch prints it, and the example builds that tensor (vLLM's
+    ``patched_fused_scaled_matmul_reduce_scatter_fake`` had shown ``(A shape: ())``)."""
+    code = ("import torch\n\n\ndef scaled(A: torch.Tensor, A_scale: torch.Tensor) -> torch.Tensor:\n"
+            "    if A_scale.numel() != 1:\n"
+            "        raise ValueError(f\"Invalid A_scale shape (A shape: {A.shape}, A_scale shape: {A_scale.shape})\")\n"
+            "    return A\n")
+    [card] = extract_snippet(tmp_path, code)
+    trigger = card.solved.trigger
+    assert trigger.message.startswith("Invalid A_scale shape (A shape: torch.Size([2, 3]), A_scale shape: torch.Size([")
+    assert trigger.verified and "A=torch.empty(2, 3)" in card.solved.example.before

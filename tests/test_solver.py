@@ -1086,3 +1086,17 @@ def test_no_example_builds_an_object_through_varargs_or_by_a_required_alias(tmp_
     assert (cards["Impl.alter"].solved.example, cards["Impl.alter"].solved.example_reason) == (None, "constructor_unknown")
     assert (cards["Param.check"].solved.example, cards["Param.check"].solved.example_reason) == (None, "constructor_unknown")
     assert cards["Schema.check"].solved.example.before.endswith("Schema().check(size=-1)")
+
+
+def test_a_test_the_evaluator_cannot_decide_is_no_proof_of_unreachability(tmp_path) -> None:
+    """functools.total_ordering's ``roots = {op for op in _convert if getattr(cls, op, None) is not
+    getattr(object, op, None)}`` / ``if not roots: raise``: the comprehension's ``getattr`` of its
+    own target is nothing the evaluator computes, so no value is known to reach the raise, and
+    none is known not to (the card had said "unreachable")."""
+    from .helpers import extract_snippet, only
+
+    code = ("_convert = {'__lt__': 1, '__le__': 2}\n\n\ndef total_ordering(cls):\n"
+            "    roots = {op for op in _convert if getattr(cls, op, None) is not getattr(object, op, None)}\n"
+            "    if not roots:\n        raise ValueError('must define at least one ordering operation')\n    return cls\n")
+    card = only(extract_snippet(tmp_path, code))
+    assert (card.solved.trigger.status, card.solved.trigger.reason) == ("unsolved", "no_candidate_satisfies")

@@ -9,13 +9,14 @@ choose the inputs a caller passes. Each takes a Draft (or the Frame) and returns
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from ..model import CONSTRUCTING, Card, CardContext, Domain, Param, Validator
 from ..model.codes import CALLED, CLAIMED, DomainSource, Reason, TriggerStatus
 from .aliases import read_imported
-from .arrays import cohere, fold_arrays, frame_annotations, own_shapes
+from .arrays import cohere, fold_arrays, frame_annotations, library_value, own_shapes
 from .byname import read_by_name
 from .construction import fresh_trigger, past_construction
 from .domains import NO_VALUE, card_domains, default_value, field_domain, none_tested, of_declared_type, type_tested
@@ -265,7 +266,7 @@ def complete_values(draft: Draft) -> Draft:
     frame, problem, solution = draft.frame, draft.problem, draft.solution
     ctx = frame.ctx
     refs = [r for r in [*frame.refs, *frame.raised_with] if caller_sets(r, frame.params, ctx.owner.settable)]
-    env = _complete_env(solution.assignment, refs, frame.domains, ctx.passage.evaluates)
+    env = _complete_env(solution.assignment, refs, frame.domains, ctx.passage.evaluates, frame_annotations(frame))
     env.update(dict.fromkeys(sorted(frame.turns - env.keys()), 0))  # (the message may name the count)
     unread = unread_attributes(problem, env)  # (``model_config = None``: its attributes are no input)
     if unread:
@@ -274,13 +275,23 @@ def complete_values(draft: Draft) -> Draft:
     return replace(draft, env=cohere(env, problem.holds), solution=solution)
 
 
-def _complete_env(env: dict[str, Any], refs: list[str], domains: dict[str, Domain], evaluates: tuple[str, ...]) -> dict[str, Any]:
+def _complete_env(env: dict[str, Any], refs: list[str], domains: dict[str, Domain], evaluates: tuple[str, ...],
+                  annotations: Mapping[str, str | None]) -> dict[str, Any]:
     """Values for names only the message (or the raise's arguments) reads: their default, else
-    the first value of their type under which nothing on the way fails (``evaluates``)."""
+    the first value of their type under which nothing on the way fails (``evaluates``); an
+    attribute of a declared tensor or array through the tensor's model (``{A.shape}`` of ``A:
+    torch.Tensor``: a ``torch.Size``, as torch prints it, never a plain tuple)."""
     full = dict(env)
     for name in refs:
         if name in full or any(name.startswith(k + ".") for k in full):
             continue
+        base, _, attribute = name.partition(".")
+        if attribute and "." not in attribute and (model := library_value(annotations.get(base))) is not None and model.is_array:
+            try:
+                full[name] = model.attribute(attribute)  # (the example builds the tensor from it: arrays.fold_arrays)
+                continue
+            except AttributeError:
+                pass
         domain = domains.get(name)
         if domain is not None and domain.has_default and default_value(domain) is not NO_VALUE:
             full[name] = default_value(domain)

@@ -80,7 +80,11 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET, max_changed: int = MAX
             # A conjunct that reads none of the changed variables keeps its value under the
             # defaults: if that is not true, no value of this subset helps; if it is, only
             # the other conjuncts need evaluating. Exact: the same solutions, found sooner.
-            if any(status is not True and not names & changing for _, names, status in parts):
+            blocked = [status for _, names, status in parts if status is not True and not names & changing]
+            if blocked:
+                # (a conjunct the evaluator cannot decide, ``getattr(cls, op)`` in a comprehension,
+                # is no proof that nothing reaches the raise)
+                exhausted = exhausted and all(status is False for status in blocked)
                 continue
             pools = [_options(v, True) for v in subset] + [_options(v, False) for v in required]
             changed = tuple(v.name for v in [*subset, *required])

@@ -81,3 +81,15 @@ def test_a_loop_on_the_way_that_reads_the_trigger_s_value_leaves_it_unverified(t
     assert (looped.status, looped.verified, looped.reason) == ("concrete", False, "loop_on_the_way")
     assert "attrs" in cards["O.set_attrs"].statement.guard.looped
     assert cards["O.count"].solved.trigger.verified
+
+
+def test_what_an_unknown_call_is_given_is_evaluated_first() -> None:
+    """``"\\n".join(difflib.ndiff([str(x) for x in expected], ...))`` iterates ``expected`` before
+    difflib runs (the evaluator makes no ``difflib`` call, but Python fails on its argument): a
+    trigger with ``expected=0`` raises TypeError there, not the card's error (test_sys_settrace's
+    ``compare_events`` under ``self.fail``). What a test may skip is no evidence."""
+    code = '"mismatch:\\n" + "\\n".join(difflib.ndiff([str(x) for x in expected], [str(x) for x in events]))'
+    assert fails(code, {"expected": 0, "events": []})
+    assert not fails(code, {"expected": [1], "events": []})
+    assert not fails("difflib.ndiff(a if ok else [x for x in a], [])", {"a": 0, "ok": True})
+    assert not fails("difflib.ndiff(ok and [x for x in a], [])", {"a": 0, "ok": False})

@@ -426,8 +426,11 @@ def outside_packages(project: Project, module: str) -> tuple[str, ...]:
     for n in range(1, len(parts) + 1):
         facts = _exact_module(project, ".".join(parts[:n]))
         if facts is not None:
-            found.update(p for p in facts.packages if p not in sys.stdlib_module_names and _exact_module(project, p) is None)
+            found.update(p for p in facts.packages if p not in _PYTHONS_OWN and _exact_module(project, p) is None)
     return tuple(sorted(found))
+
+
+_PYTHONS_OWN = frozenset({*sys.stdlib_module_names, *sys.builtin_module_names, "__main__"})  # (``import __main__``: rlcompleter)
 
 
 def _exact_module(project: Project, name: str) -> FileFacts | None:

@@ -12,7 +12,8 @@ evidence either way.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import ast
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from .evaluate import FAILS, EvalError, evaluate, outcome, parse_expr
@@ -37,7 +38,7 @@ def fails(code: str, env: Mapping[str, Any]) -> bool:
     except EvalError:
         return False
     if not star:
-        return outcome(tree)(env) == FAILS
+        return outcome(tree)(env) == FAILS or any(outcome(part)(env) == FAILS for part in _surely_evaluated(tree))
     try:
         value = evaluate(expr, env)
     except EvalError:
@@ -45,6 +46,28 @@ def fails(code: str, env: Mapping[str, Any]) -> bool:
     if star == "**":
         return isinstance(value, (*_NOT_ITERABLE, str, bytes, list, tuple, set, frozenset))  # ``**`` takes a mapping
     return isinstance(value, _NOT_ITERABLE)
+
+
+def _surely_evaluated(tree: ast.expr) -> Iterator[ast.expr]:
+    """The sub-expressions of ``tree`` that Python evaluates whenever it evaluates ``tree`` (the
+    arguments of a call the evaluator cannot make among them: ``"\\n".join(difflib.ndiff([str(x)
+    for x in expected], ...))`` iterates ``expected`` first), not those a test may skip (an
+    ``if``-expression's branches, an ``and``'s later operands, a comprehension's body, a lambda's)."""
+    work: list[ast.AST] = list(ast.iter_child_nodes(tree))
+    while work:
+        node = work.pop()
+        if isinstance(node, ast.expr) and not isinstance(node, (ast.Name, ast.Constant)):
+            yield node
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.IfExp):
+            work.append(node.test)
+        elif isinstance(node, ast.BoolOp):
+            work.append(node.values[0])
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            work.append(node.generators[0].iter)
+        else:
+            work.extend(ast.iter_child_nodes(node))
 
 
 def unpacked_values(name: str, codes: Iterable[str]) -> list[Any]:

@@ -93,3 +93,6 @@ def test_what_an_unknown_call_is_given_is_evaluated_first() -> None:
     assert not fails(code, {"expected": [1], "events": []})
     assert not fails("difflib.ndiff(a if ok else [x for x in a], [])", {"a": 0, "ok": True})
     assert not fails("difflib.ndiff(ok and [x for x in a], [])", {"a": 0, "ok": False})
+    # (the whole value an if-expression or an ``and`` is, too: ``None if x is None else len(x)``)
+    assert not fails("None if prompt is None else len(prompt)", {"prompt": None})
+    assert not fails("prompt is not None and len(prompt)", {"prompt": None})

@@ -53,10 +53,10 @@ def _surely_evaluated(tree: ast.expr) -> Iterator[ast.expr]:
     arguments of a call the evaluator cannot make among them: ``"\\n".join(difflib.ndiff([str(x)
     for x in expected], ...))`` iterates ``expected`` first), not those a test may skip (an
     ``if``-expression's branches, an ``and``'s later operands, a comprehension's body, a lambda's)."""
-    work: list[ast.AST] = list(ast.iter_child_nodes(tree))
+    work: list[ast.AST] = [tree]
     while work:
         node = work.pop()
-        if isinstance(node, ast.expr) and not isinstance(node, (ast.Name, ast.Constant)):
+        if node is not tree and isinstance(node, ast.expr) and not isinstance(node, (ast.Name, ast.Constant)):
             yield node
         if isinstance(node, ast.Lambda):
             continue

@@ -30,6 +30,14 @@ MODULE = textwrap.dedent("""
     class Abstract(ABC):
         pass
 
+    class Registered(ABC):
+        pass
+
+    class Below(Registered):
+        pass
+
+    Registered.register(int)
+
     class Meta(metaclass=type):
         pass
 
@@ -60,7 +68,9 @@ def facts_of(code: str) -> tuple[Project, FileFacts]:
     ("Plain", ()),
     ("Child", ()),  # in-tree bases and a builtin one
     ("FromOutside", ()),  # a plain outside base
-    ("Abstract", None),  # an ABC may register int
+    ("Abstract", ()),  # an ABC nothing in the tree registers a virtual subclass with
+    ("Registered", None),  # one whose ``register`` the tree reads: int is one
+    ("Below", ()),  # (a class deriving from it: int is no instance of it)
     ("Meta", None),  # a metaclass may answer isinstance itself
     ("Hook", None),
     ("Unknown", None),  # a base outside the tree, not known

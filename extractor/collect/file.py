@@ -230,6 +230,12 @@ def _certain_imports(scan: _FileScan) -> tuple[tuple[str, str], ...]:
 
 
 _BUILTIN_CLASSES = frozenset(name for name, value in vars(builtins).items() if isinstance(value, type))
+_REGISTERS = re.compile(r"(\w+)\s*\.\s*register\b")
+
+
+def _registers(text: str) -> tuple[str, ...]:
+    """The names ``.register`` is read on (``Sized.register(Bag)``, ``@Base.register``: a virtual subclass of an ABC)."""
+    return tuple(sorted(set(_REGISTERS.findall(text)))) if ".register" in text else ()
 
 
 def _typing_block(stack: tuple[ast.stmt, ...]) -> bool:
@@ -329,7 +335,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         sentinels=tuple(sorted(names.sentinels)),
         overridden=compiled_overrides(tree),
         platform_imports=platform_imports(tree) if _MAY_IMPORT_PLATFORM.search(text) else (),
-        packages=required_packages(tree),
+        packages=required_packages(tree), registers=_registers(text),
         parsers=parser_functions(tree) if declares else (),
         routes=call_routes(tree) if declares else (),
         checks=call_checks(tree) if declares else (),

@@ -27,6 +27,8 @@ from ..collect.declarations import dotted_name
 from ..collect.syntax import walk
 from ..model import Card, FileFacts, Guard, GuardNames
 from ..model.pytext import try_parse_expression
+from .helpers import SUBCLASSES
+from .indexes import IndexKind, Part, register
 from .project import BUILTIN_EXCEPTIONS, Project
 
 _NUMBERS = ("int", "float", "complex", "bool")
@@ -57,7 +59,7 @@ KNOWN: dict[str, tuple[str, ...]] = {
 _PLAIN_BASES = frozenset({
     "object", "int", "float", "str", "bytes", "list", "tuple", "dict", "set", "frozenset", "typing.Generic", "Generic",
 })
-_UNKNOWN_MARKS = ("ABC", "ABCMeta", "Protocol", "TypedDict", "NamedTuple")
+_UNKNOWN_MARKS = ("Protocol", "TypedDict", "NamedTuple")
 # Builtin classes beside the evaluator's own and the exceptions -> the plain types whose values
 # are their instances: none for most (the solver proposes no bytearray or class), every one for object.
 _BUILTIN_CLASSES: dict[str, tuple[str, ...]] = {
@@ -154,15 +156,54 @@ def _instances(project: Project, facts: FileFacts, written: str) -> tuple[str, .
 
 
 def _plain_class(project: Project, qualname: str) -> bool:
-    """Whether the in-tree class and all its ancestors are plain classes (see the module doc)."""
+    """Whether the in-tree class and all its ancestors are plain classes (see the module doc);
+    an abstract base (``abc.ABC``, ``metaclass=ABCMeta``) counts where nothing in the tree
+    registers a virtual subclass with the class or a class deriving from it (``X.register``):
+    ``isinstance(0, X)`` then asks only the lineage, which defines no ``__subclasshook__``."""
+    abstract = False
     for written in (qualname, *project.ancestors(qualname)):
         name = written.split("[", 1)[0]  # ``Generic[T]``
         if name in BUILTIN_EXCEPTIONS or name in _PLAIN_BASES or KNOWN.get(name) == ():
             continue
+        if name in _ABSTRACT_BASES:
+            abstract = True
+            continue
         found = project.class_fact(name)
         if found is None or name.rsplit(".", 1)[-1] in _UNKNOWN_MARKS:
-            return False  # outside the tree and not known to be plain, or an ABC, a Protocol
+            return False  # outside the tree and not known to be plain, or a Protocol
         cls = found[1]
-        if cls.metaclass is not None or any(m in ("__instancecheck__", "__subclasshook__") for m, _ in cls.methods):
+        if cls.metaclass is not None and cls.metaclass not in _ABSTRACT_BASES \
+                or any(m in ("__instancecheck__", "__subclasshook__") for m, _ in cls.methods):
             return False
-    return True
+        abstract = abstract or cls.metaclass is not None
+    return not abstract or not _registered(project, qualname)
+
+
+_ABSTRACT_BASES = frozenset({"abc.ABC", "abc.ABCMeta", "ABCMeta"})
+_MAX_DESCENDANTS = 256  # classes deriving from an abstract base searched for a registration
+
+
+def _registered(project: Project, qualname: str) -> bool:
+    """Whether the tree reads ``.register`` on the class or one deriving from it, by its name
+    (a virtual subclass of either makes builtins instances of it; where not sure, it does)."""
+    seen: set[str] = set()
+    work = [qualname]
+    while work:
+        current = work.pop()
+        if current in seen:
+            continue
+        if len(seen) >= _MAX_DESCENDANTS:
+            return True
+        seen.add(current)
+        if project.indexes.get(REGISTERED, current.rsplit(".", 1)[-1]):
+            return True
+        work.extend(sorted(project.indexes.get(SUBCLASSES, current)))
+    return False
+
+
+def _registered_part(project: Project, facts: FileFacts) -> Part:
+    """A module's ``X.register`` reads, under ``X``."""
+    return Part(items=tuple((name, facts.module) for name in facts.registers))
+
+
+REGISTERED = register(IndexKind(name="registered", part=_registered_part, decode=lambda place, item: item))

@@ -409,6 +409,7 @@ class FileFacts:
     # (scope, line, module): modules of another platform imported unconditionally by the module ("") or a function (collect.platforms)
     platform_imports: tuple[tuple[str, int, str], ...] = ()
     packages: tuple[str, ...] = ()  # the top-level packages its own top-level statements import (collect.platforms.required_packages)
+    registers: tuple[str, ...] = ()  # the names ``X.register`` is read on anywhere in its text (ABC registrations; link.instances)
     # (function qualname, subcommands it creates, callees it passes a name to, CLI destinations
     # it declares), for the files that may declare flags (collect.parsers)
     parsers: tuple[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] = ()

@@ -43,7 +43,7 @@ from ..model.codes import Reason
 from ..model.pytext import try_parse_expression
 from ..options import is_test_path
 from .constructors import Constructors
-from .helpers import SUBCLASSES
+from .helpers import descendants
 from .indexes import IndexKind, Part, Place, register
 from .messages import bind_arguments
 from .project import Project, decorator_target, entry_module, method_class
@@ -169,19 +169,14 @@ def _inherited_entry(project: Project, module: str, owner: str, name: str) -> st
     it as its own: ``ipaddress.IPv4Network.address_exclude`` for ``_BaseNetwork``'s (the
     subclass's methods, nearest first, lead to this one); None where none does."""
     start = f"{module}.{owner}"
-    seen: set[str] = set()
-    work = sorted(project.indexes.get(SUBCLASSES, start))
-    while work and len(seen) < _MAX_SUBCLASSES:
-        sub = work.pop(0)
-        if sub in seen or (found := project.class_fact(sub)) is None:
+    for sub in descendants(project, start, _MAX_SUBCLASSES):
+        if sub is None or (found := project.class_fact(sub)) is None:
             continue
-        seen.add(sub)
         facts, cls = found
         runs = method_class(project, sub, name)
         if "." not in cls.qualname and _public(cls.qualname) and runs is not None and f"{runs[0].module}.{runs[1].qualname}" == start \
                 and (public := entry_module(project, facts.module, cls.qualname)) is not None:
             return f"{public}.{cls.qualname}(...)" if name in _CONSTRUCTORS else f"{public}.{cls.qualname}.{name}"
-        work.extend(sorted(project.indexes.get(SUBCLASSES, sub)))
     return None
 
 

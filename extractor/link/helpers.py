@@ -23,6 +23,8 @@ composed through the class as any raise's is (link.messages.compose).
 from __future__ import annotations
 
 import ast
+from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -91,6 +93,23 @@ def _overridden(project: Project, cls: str, name: str) -> bool:
             return True
         work.extend(project.indexes.get(SUBCLASSES, current))
     return False
+
+
+def descendants(project: Project, cls: str, limit: int = 256) -> Iterator[str | None]:
+    """The classes of the tree deriving from ``cls``, breadth first (each level by name); None
+    after ``limit`` of them, where the walk stops."""
+    seen: set[str] = set()
+    work = deque(sorted(project.indexes.get(SUBCLASSES, cls)))
+    while work:
+        current = work.popleft()
+        if current in seen:
+            continue
+        if len(seen) >= limit:
+            yield None
+            return
+        seen.add(current)
+        yield current
+        work.extend(sorted(project.indexes.get(SUBCLASSES, current)))
 
 
 def _subclasses_part(project: Project, facts: FileFacts) -> Part:

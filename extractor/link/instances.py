@@ -27,7 +27,7 @@ from ..collect.declarations import dotted_name
 from ..collect.syntax import walk
 from ..model import Card, FileFacts, Guard, GuardNames
 from ..model.pytext import try_parse_expression
-from .helpers import SUBCLASSES
+from .helpers import descendants
 from .indexes import IndexKind, Part, register
 from .project import BUILTIN_EXCEPTIONS, Project
 
@@ -186,19 +186,8 @@ _MAX_DESCENDANTS = 256  # classes deriving from an abstract base searched for a 
 def _registered(project: Project, qualname: str) -> bool:
     """Whether the tree reads ``.register`` on the class or one deriving from it, by its name
     (a virtual subclass of either makes builtins instances of it; where not sure, it does)."""
-    seen: set[str] = set()
-    work = [qualname]
-    while work:
-        current = work.pop()
-        if current in seen:
-            continue
-        if len(seen) >= _MAX_DESCENDANTS:
-            return True
-        seen.add(current)
-        if project.indexes.get(REGISTERED, current.rsplit(".", 1)[-1]):
-            return True
-        work.extend(sorted(project.indexes.get(SUBCLASSES, current)))
-    return False
+    return any(current is None or project.indexes.get(REGISTERED, current.rsplit(".", 1)[-1])
+               for current in (qualname, *descendants(project, qualname, _MAX_DESCENDANTS)))
 
 
 def _registered_part(project: Project, facts: FileFacts) -> Part:

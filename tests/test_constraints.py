@@ -307,3 +307,25 @@ def test_a_before_validator_reads_a_nested_record_as_its_object(tmp_path) -> Non
                          capture_output=True, text=True, check=True)
     raised, fixed = json.loads(run.stdout)
     assert raised["errors"] == [["greater_than_equal", ["retries"], card.solved.trigger.message]] and fixed is None
+
+
+def test_a_paste_naming_another_model_ranks_that_models_card_first(catalog: dict) -> None:
+    """Two models with the same field and bound: the pasted title picks one (1.0), the other
+    stays a candidate below it (OTHER_MODEL); a title no card's model has (a subclass of the
+    declaring class) leaves both at FIELD_FITS."""
+    import copy
+
+    from extractor.publish.paste import FIELD_FITS, OTHER_MODEL
+
+    [chat] = [c for c in _constraints(catalog) if c["function"] == "ChatRequest" and c["constraint"]["field"] == "temperature"
+              and c["constraint"]["rule"] == "ge"]
+    other = copy.deepcopy(chat)
+    other["id"], other["function"] = "f" * 16, "OtherRequest"
+    other["constraint"]["owner"] = chat["constraint"]["owner"].replace("ChatRequest", "OtherRequest")
+    both = {**catalog, "errors": [*catalog["errors"], other]}
+    paste = ("1 validation error for {}\ntemperature\n  Input should be greater than or equal to 0 "
+             "[type=greater_than_equal, input_value=-1.0, input_type=float]")
+    matches, _ = match_paste(paste.format("ChatRequest"), both, 3)
+    assert [(m.card["function"], m.score) for m in matches[:2]] == [("ChatRequest", 1.0), ("OtherRequest", OTHER_MODEL)]
+    matches, _ = match_paste(paste.format("SubRequest"), both, 3)
+    assert sorted((m.card["function"], m.score) for m in matches[:2]) == [("ChatRequest", FIELD_FITS), ("OtherRequest", FIELD_FITS)]

@@ -110,33 +110,47 @@ def match_paste(text: str, index: dict[str, Any], limit: int) -> tuple[list[Matc
 _PYDANTIC_TITLE = re.compile(r"\b\d+ validation errors? for ([A-Za-z_][\w.]*)")
 _PYDANTIC_TYPE = " [type="
 FIELD_FITS = 0.95  # a field constraint's match whose pasted ValidationError names its field and error type
+# ... and another model: pydantic's title may differ from the class name (a configured title, a
+# generic's parameters), so it stays a candidate, below a card of the model it names
+OTHER_MODEL = 0.6
 
 
 def _pydantic_fits(text: str, matches: list[Match]) -> list[Match]:
     """Field constraint cards ranked by what a pasted ValidationError says: the field (the
     last part of the loc line right before the message) and the error type must be the
-    card's (many fields share ``ge=1``'s message), the model's name lifts it to certain."""
+    card's (many fields share ``ge=1``'s message), the model's name lifts it to certain; where
+    a card of the model it names fits, the others' models are other models (``ChatRequest``'s
+    ``temperature`` pasted: not ``MessagesRequest``'s; a subclass's name, with no card of its
+    own, leaves its base's card at FIELD_FITS)."""
     if _PYDANTIC_TYPE not in text:
         return matches
     flat = " ".join(text.split())
     title = _PYDANTIC_TITLE.search(flat)
+    named = title.group(1).strip() if title is not None else None
+    fits = {id(m): _fits_field(m.card, flat) for m in matches}
+    some_named = any(fits[id(m)] and m.card["constraint"]["owner"].rsplit(".", 1)[-1] == named for m in matches)
     out = []
     for m in matches:
         constraint = m.card.get("constraint")
         if constraint is None:
             out.append(m)
-            continue
-        message = m.card["message"].get("template") or ""
-        head = message.split("{", 1)[0].strip()
-        place = re.search(r"(?:^|[\s.])" + re.escape(constraint["field"]) + r" " + re.escape(head) + r".{0,200}?\[type="
-                          + re.escape(constraint["error_type"]) + r"\b", flat)
-        if place is None:
+        elif not fits[id(m)]:
             out.append(replace(m, score=round(m.score * DOUBTFUL, 4)))
-            continue
-        named = title is not None and title.group(1).strip() == constraint["owner"].rsplit(".", 1)[-1]
-        # (ValidationError is always pydantic's, outside the tree: the field and type are the evidence)
-        out.append(replace(m, score=1.0 if named else max(m.score, FIELD_FITS), note=None))
+        elif constraint["owner"].rsplit(".", 1)[-1] == named:
+            out.append(replace(m, score=1.0, note=None))
+        else:  # (ValidationError is always pydantic's, outside the tree: the field and type are the evidence)
+            out.append(replace(m, score=OTHER_MODEL if some_named else max(m.score, FIELD_FITS), note=None))
     return out
+
+
+def _fits_field(card: dict[str, Any], flat: str) -> bool:
+    """Whether a field constraint card's field, message and error type stand together in the pasted text."""
+    constraint = card.get("constraint")
+    if constraint is None:
+        return False
+    head = (card["message"].get("template") or "").split("{", 1)[0].strip()
+    return re.search(r"(?:^|[\s.])" + re.escape(constraint["field"]) + r" " + re.escape(head) + r".{0,200}?\[type="
+                     + re.escape(constraint["error_type"]) + r"\b", flat) is not None
 
 
 def _module_of(path: str) -> str:

@@ -96,3 +96,4 @@ def test_what_an_unknown_call_is_given_is_evaluated_first() -> None:
     # (the whole value an if-expression or an ``and`` is, too: ``None if x is None else len(x)``)
     assert not fails("None if prompt is None else len(prompt)", {"prompt": None})
     assert not fails("prompt is not None and len(prompt)", {"prompt": None})
+    assert not fails("difflib.ndiff(0 < n < len(xs), [])", {"n": 0, "xs": None})  # (``len(xs)`` only where ``0 < n``)

@@ -52,7 +52,8 @@ def _surely_evaluated(tree: ast.expr) -> Iterator[ast.expr]:
     """The sub-expressions of ``tree`` that Python evaluates whenever it evaluates ``tree`` (the
     arguments of a call the evaluator cannot make among them: ``"\\n".join(difflib.ndiff([str(x)
     for x in expected], ...))`` iterates ``expected`` first), not those a test may skip (an
-    ``if``-expression's branches, an ``and``'s later operands, a comprehension's body, a lambda's)."""
+    ``if``-expression's branches, an ``and``'s later operands, a chained comparison's later ones,
+    a comprehension's body, a lambda's)."""
     work: list[ast.AST] = [tree]
     while work:
         node = work.pop()
@@ -66,6 +67,8 @@ def _surely_evaluated(tree: ast.expr) -> Iterator[ast.expr]:
             work.append(node.values[0])
         elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             work.append(node.generators[0].iter)
+        elif isinstance(node, ast.Compare):
+            work.extend([node.left, node.comparators[0]])  # (``a < b < c``: ``c`` only where ``a < b``)
         else:
             work.extend(ast.iter_child_nodes(node))
 

@@ -300,6 +300,7 @@ class ContextLinker:
         self.instances: dict[str | None, tuple[tuple[str, tuple[str, ...]], ...]] = {}
         self.read_flags: dict[str, str | None] = {}  # the CLI flags the cards may name (link_file)
         self.entries: dict[str, tuple[Entries, list[list[Edge]]]] = {}  # function -> its public entries (link.callgraph)
+        self.requires: tuple[str, ...] | None = None  # the outside packages importing the module needs (once per file)
 
     def link(self, card: Card, site: SiteFact) -> tuple[Card, CardContext]:
         """The card (with its state writes) and its context; a bare one where linking it fails."""
@@ -400,8 +401,13 @@ class ContextLinker:
             param_choices={p.name: members for p in site.signature.params
                            if p.annotation and (members := self._enum_members(p.annotation))},
             platform_module=_platform_module(self.facts, card),
-            requires=outside_packages(self.project, self.facts.module),
+            requires=self._requires(),
         )
+
+    def _requires(self) -> tuple[str, ...]:
+        if self.requires is None:
+            self.requires = outside_packages(self.project, self.facts.module)
+        return self.requires
 
     def _function_instances(self, function: str | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
         if function not in self.instances:

@@ -81,30 +81,20 @@ def _method_helper(project: Project, cls: str, name: str) -> tuple[FileFacts, He
 
 def _overridden(project: Project, cls: str, name: str) -> bool:
     """Whether a class of the tree that derives from ``cls`` defines ``name``."""
-    seen: set[str] = set()
-    work = list(project.indexes.get(SUBCLASSES, cls))
-    while work:
-        current = work.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        found = project.class_fact(current)
-        if found is not None and (name in found[1].assigned or any(method == name for method, _ in found[1].methods)):
-            return True
-        work.extend(project.indexes.get(SUBCLASSES, current))
-    return False
+    return any(found is not None and (name in found[1].assigned or any(method == name for method, _ in found[1].methods))
+               for found in map(project.class_fact, filter(None, descendants(project, cls))))
 
 
-def descendants(project: Project, cls: str, limit: int = 256) -> Iterator[str | None]:
+def descendants(project: Project, cls: str, limit: int | None = None) -> Iterator[str | None]:
     """The classes of the tree deriving from ``cls``, breadth first (each level by name); None
-    after ``limit`` of them, where the walk stops."""
+    after ``limit`` of them, where the walk stops (no limit: every one)."""
     seen: set[str] = set()
     work = deque(sorted(project.indexes.get(SUBCLASSES, cls)))
     while work:
         current = work.popleft()
         if current in seen:
             continue
-        if len(seen) >= limit:
+        if limit is not None and len(seen) >= limit:
             yield None
             return
         seen.add(current)

@@ -46,7 +46,7 @@ CASES = [
     ("ENDS = set(',;') | set(')')\ndef f(s: str = 'a'):\n    if s[0] in ENDS:\n        raise ValueError('x')\n", {"s": ")x"}, {"s": "a"}),
     # remainders that 0, 1 and 2 never leave: a non-divisor of a constant dividend, one past a constant divisor
     ("N = 128\ndef f(k: int = 2):\n    if N % k != 0:\n        raise ValueError('x')\n", {"k": 3}, {"k": 2}),
-    ("def f(a: int = 128):\n    if a % 64 != 0:\n        raise ValueError('x')\n", {"a": 65}, {"a": 128}),
+    ("def f(a: int = 128):\n    if a % 64 != 0:\n        raise ValueError('x')\n", {"a": 65}, {"a": 64}),  # (the divisor itself, nearer the trigger than the default)
     # a list of dicts with one in it
     ("from typing import Any\ndef f(xs: list[dict[str, Any]] = ()):\n    if len(xs) == 1:\n        raise ValueError('x')\n",
      {"xs": [{"x": 0}]}, {"xs": {"python": "()"}}),

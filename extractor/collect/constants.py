@@ -7,6 +7,8 @@ A name bound once at module level gets its value when the tree gives it:
   evaluator computes (``WHITESPACE = frozenset(" \\t\\n")``, ``BOTH = READ | WRITE``),
   kept as source with the earlier constants written in;
 - one element of an unpacking (``MONDAY, TUESDAY = range(2)``, ``A, B = 1, 2``);
+- an expression that names dtypes of an imported library among them (``SUPPORTED =
+  (torch.float16, torch.bfloat16)``: model.libraries), which the solver models;
 - a dict display whose keys are literals, its values whatever they are (``DTYPES =
   {"half": torch.half}``): membership and iteration need the keys only, and the solver
   holds each value it cannot compute as a constant of unknown value (``keyed_dict``).
@@ -22,6 +24,7 @@ import ast
 import re
 from collections.abc import Callable, Iterator
 
+from ..model.libraries import dtype_of
 from .scope import ModuleNames
 from .syntax import walk
 
@@ -106,6 +109,7 @@ def module_names(kinds: dict[str, str], assigned: dict[str, list[ast.expr | str 
     sentinels: set[str] = set()
     aliases: dict[str, tuple[object, ...]] = {}
     assignments: list[tuple[str, str]] = []
+    modules = frozenset(name for name, kind in kinds.items() if kind == "import")
     for name, nodes in assigned.items():
         if len(nodes) != 1 or nodes[0] is None:
             continue
@@ -125,7 +129,7 @@ def module_names(kinds: dict[str, str], assigned: dict[str, list[ast.expr | str 
             values[name] = flat(node)
         elif _is_sentinel(node, kinds):
             sentinels.add(name)
-        elif (code := _computed(node, values, keyed)) is not None:
+        elif (code := _computed(node, values, keyed, modules)) is not None:
             values[name] = code
         elif _keyed(node) and len(source := flat(node)) <= MAX_CODE:
             values[name] = source
@@ -187,10 +191,16 @@ def _is_sentinel(node: ast.expr, kinds: dict[str, str]) -> bool:
 
 
 class _WriteIn(ast.NodeTransformer):
-    def __init__(self, values: dict[str, str], keyed: set[str]) -> None:
+    def __init__(self, values: dict[str, str], keyed: set[str], modules: frozenset[str]) -> None:
         self.values = values
         self.keyed = keyed
+        self.modules = modules
         self.failed = False
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        if _module_chain(node, self.modules):
+            return node  # (``torch.float16``: kept as written, the solver models it)
+        return self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
         code = None if node.id in self.keyed else self.values.get(node.id)
@@ -205,21 +215,30 @@ class _WriteIn(ast.NodeTransformer):
             return node
 
 
-def _computed(node: ast.expr, values: dict[str, str], keyed: set[str]) -> str | None:
-    """The source of an expression over literals and earlier constants (not ``keyed``
-    dicts, whose values are not all known), with those written in, when every node is one
-    the solver's evaluator may compute; else None."""
+def _computed(node: ast.expr, values: dict[str, str], keyed: set[str], modules: frozenset[str] = frozenset()) -> str | None:
+    """The source of an expression over literals, earlier constants (not ``keyed`` dicts,
+    whose values are not all known) and the dtypes of imported modules (``modules``:
+    ``(torch.float16, torch.bfloat16)``, which the solver models), with the
+    constants written in, when every node is one the solver's evaluator may compute; else None."""
     for inner in walk(node):
+        if isinstance(inner, ast.Attribute) and _module_chain(inner, modules):
+            continue
         if not isinstance(inner, _NODES):
             return None
         if isinstance(inner, ast.Call) and (not isinstance(inner.func, ast.Name) or inner.func.id not in _CALLS or inner.keywords):
             return None
     try:
-        writer = _WriteIn(values, keyed)
+        writer = _WriteIn(values, keyed, modules)
         code = ast.unparse(writer.visit(_copy(node)))
     except (RecursionError, ValueError, MemoryError):
         return None
     return None if writer.failed or len(code) > MAX_CODE else code
+
+
+def _module_chain(node: ast.Attribute, modules: frozenset[str]) -> bool:
+    """Whether ``node`` is a dtype read on an imported module (``torch.float16``, ``np.int8``:
+    model.libraries), which the solver models; any other attribute keeps the constant unknown."""
+    return isinstance(node.value, ast.Name) and node.value.id in modules and dtype_of(f"{node.value.id}.{node.attr}") is not None
 
 
 def _copy(node: ast.expr) -> ast.expr:

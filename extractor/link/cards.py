@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any, TypeVar
 
+from ..collect.annotations import read_annotation
 from ..collect.messages import unknown
 from ..collect.validators import validator_mode
 from ..model import (
@@ -400,6 +401,9 @@ class ContextLinker:
                                   if c.statement.kind == RaiseKind.HELPER_CALL and c.at.line < card.at.line),
             param_choices={p.name: members for p in site.signature.params
                            if p.annotation and (members := self._enum_members(p.annotation))},
+            param_literals={p.name: values for p in site.signature.params
+                            if p.annotation and not read_annotation(p.annotation).choices
+                            and (values := self.project.literal_values(self.facts, p.annotation))},
             platform_module=_platform_module(self.facts, card),
             requires=self._requires(),
         )

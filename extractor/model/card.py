@@ -412,6 +412,9 @@ class Placement:
     siblings: tuple[str, ...] = ()  # guards of the other raises in the same function
     earlier_helpers: tuple[str, ...] = ()  # guards of the calls of raising helpers before it in the same function
     param_choices: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # Enum-typed parameters
+    # Parameters annotated with a ``Literal`` alias of the module or one it imports (``mode:
+    # PauseMode``, ``PauseMode = Literal["abort", "wait"]``): the values, as the alias writes them
+    param_literals: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     # A module of another platform that the module or the function imports unconditionally (collect.platforms)
     platform_module: str | None = None
     # The packages outside the tree and the standard library that importing the card's module

@@ -28,6 +28,7 @@ from typing import Any
 
 from ..collect.declarations import dotted_name
 from ..model import Constraint, Domain
+from ..model.libraries import LIBRARIES, dtype_of
 from .values import Modelled
 
 _FLAGS = (".is_cuda", ".is_cpu", ".is_sparse", ".is_meta", ".is_quantized", ".requires_grad")
@@ -115,17 +116,7 @@ def _coherent(values: Mapping[str, Any], name: str) -> list[Any]:
 
 
 # The dtypes a guard may name, by every name the library gives them -> the canonical one.
-_TORCH_DTYPES = {
-    **{name: name for name in ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool",
-                               "complex64", "complex128", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")},
-    "half": "float16", "float": "float32", "double": "float64", "short": "int16", "int": "int32", "long": "int64",
-    "cfloat": "complex64", "cdouble": "complex128",
-}
 _FLOATING = frozenset({"float16", "bfloat16", "float32", "float64", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz"})
-_NUMPY_DTYPES = {name: name for name in ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool_",
-                                         "complex64", "complex128")}
-# (the name code writes -> the module an example imports; ``npt``: ``numpy.typing``, whose ``NDArray`` is an array)
-_LIBRARIES = {"torch": "torch", "np": "numpy", "numpy": "numpy", "npt": "numpy"}
 # The names a path's type goes by (``Path``, ``pathlib.Path``, ``os.PathLike``): a relative path's model.
 _PATH_TYPES = frozenset({"Path", "PurePath", "PosixPath", "PurePosixPath", "pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath",
                          "pathlib.PurePosixPath", "PathLike", "os.PathLike"})
@@ -152,12 +143,10 @@ class TorchSize(tuple):
 
 def dtype_value(chain: str) -> Modelled | None:
     """``torch.float16``, ``torch.half`` (the same dtype), ``np.float32``: the dtype a guard names, or None."""
-    head, _, name = chain.partition(".")
-    module = _LIBRARIES.get(head)
-    table = _TORCH_DTYPES if module == "torch" else _NUMPY_DTYPES if module == "numpy" else {}
-    canonical = table.get(name)
-    if module is None or canonical is None:
+    found = dtype_of(chain)
+    if found is None:
         return None
+    module, canonical = found
     attributes = (("is_floating_point", canonical in _FLOATING),) if module == "torch" else ()
     return Modelled("dtype", f"{module}.{canonical}", module, attributes)
 
@@ -225,7 +214,7 @@ def library_value(annotation: str | None) -> Modelled | None:
     tensor), or None: a tensor, a numpy array, a dtype, a device."""
     for name in _annotation_names(annotation):
         head, _, rest = name.partition(".")
-        module = _LIBRARIES.get(head)
+        module = LIBRARIES.get(head)
         if module == "torch" and rest in ("Tensor", "nn.Parameter"):
             return array_value("torch")
         if module == "numpy" and rest in ("ndarray", "typing.NDArray", "NDArray"):

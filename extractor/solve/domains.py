@@ -80,9 +80,7 @@ def field_domain(doc: FieldDoc) -> Domain:
     types, choices, implied = annotation.types, annotation.choices, annotation.implied
     if doc.literal_values is not None:
         # The annotation names an alias; the values say what the type really is.
-        choices = doc.literal_values
-        kinds = ["EnumMember" if isinstance(v := choice_value(c), Named) else type(v).__name__ for c in choices]
-        types = tuple(dict.fromkeys([*kinds, *(t for t in types if t == "NoneType")]))
+        choices, types = doc.literal_values, _literal_types(doc.literal_values, types)
     default = declared.default if choices and declared.default in choices else default_source(declared.default, declared.default_factory)
     return Domain(
         input=doc.input, source=DomainSource.FIELD, types=types, choices=choices,
@@ -225,10 +223,17 @@ def any_value(annotation: str | None) -> Any:
     return NO_VALUE
 
 
+def _literal_types(choices: tuple[str, ...], declared: tuple[str, ...]) -> tuple[str, ...]:
+    """The types of a Literal alias's values (and None, where the annotation allows it)."""
+    kinds = ["EnumMember" if isinstance(v := choice_value(c), Named) else type(v).__name__ for c in choices]
+    return tuple(dict.fromkeys([*kinds, *(t for t in declared if t == "NoneType")]))
+
+
 def card_domains(card: Card, params: tuple[Param, ...], names: list[str], param_choices: dict[str, tuple[str, ...]],
-                 stored: dict[str, Param] | None = None) -> dict[str, Domain]:
+                 stored: dict[str, Param] | None = None, literals: dict[str, tuple[str, ...]] | None = None) -> dict[str, Domain]:
     """The domain of each input a card's trigger may set: a documented field's, a parameter's
-    (its choices where callers pass only those), an attribute's that the constructor stores
+    (its choices where callers pass only those; the values of the ``Literal`` alias it is
+    annotated with, ``literals``), an attribute's that the constructor stores
     straight from its parameter (``stored``: ``self.http2 = http2`` of ``http2: bool = False``
     is a bool that defaults to False), else an opaque or unknown name's."""
     by_param = {p.name: p for p in params}
@@ -243,6 +248,11 @@ def card_domains(card: Card, params: tuple[Param, ...], names: list[str], param_
             default = param.default if param.default in param_choices[name] else None
             domains[name] = dataclasses.replace(param_domain(name, param), choices=param_choices[name], types=("EnumMember",),
                                                 default=default)
+        elif name in by_param and name in (literals or {}):
+            domain = param_domain(name, by_param[name])
+            choices = (literals or {})[name]
+            default = domain.default if domain.default in choices else None
+            domains[name] = dataclasses.replace(domain, choices=choices, types=_literal_types(choices, domain.types), default=default)
         elif name in by_param:
             domains[name] = param_domain(name, by_param[name])
         elif name in stored:
@@ -274,6 +284,18 @@ def none_tested(domains: dict[str, Domain], code: str) -> dict[str, Domain]:
             and compares_with_none(name, code)}
 
 
+def literal_tested(domains: dict[str, Domain], code: str) -> dict[str, Domain]:
+    """The parameters annotated with a ``Literal`` (or an alias of one) that the guard reads,
+    each without its choices: Python does not keep another value out of a parameter, and a
+    test that no listed value passes (``if kind != "a" and kind != "b": raise``) is there for
+    the callers that pass one. Not an Enum's members, nor a field's (pydantic checks those)."""
+    # (its annotation as the values' types: ``Literal["a", "b"]`` itself refuses "c": solve.declared)
+    return {name: dataclasses.replace(domain, choices=None, annotation=" | ".join("None" if t == "NoneType" else t for t in domain.types))
+            for name, domain in domains.items()
+            if domain.source is DomainSource.PARAMETER and domain.choices is not None and domain.types
+            and "EnumMember" not in domain.types and re.search(rf"\b{re.escape(name)}\b", code)}
+
+
 def _or_none(annotation: str | None) -> str | None:
     return None if annotation is None else f"{annotation.strip().strip(QUOTES)} | None"
 
@@ -286,4 +308,6 @@ def of_declared_type(value: Any, domain: Domain) -> bool:
     class the tool does not know the instances of: no claim is made)."""
     if any(t not in _BUILTIN_TYPES for t in domain.types):
         return True
+    if domain.choices is not None and not any(type(value) is type(v := choice_value(c)) and value == v for c in domain.choices):
+        return False  # (a Literal's other values)
     return any(type(value) is _BUILTIN_TYPES[t] or (t == "float" and type(value) is int) for t in domain.types)

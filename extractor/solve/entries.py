@@ -65,7 +65,8 @@ def at_entry(card: Card, ctx: CardContext, entry: EntryCall) -> tuple[Card, Card
     names = {p.name for p in entry.params}
     signature = Signature(params=entry.params, call_style=entry.call_style, unread=entry.unread)
     place = replace(ctx.place, module=entry.module, public_module=entry.public_module,
-                    param_choices={k: v for k, v in ctx.place.param_choices.items() if k not in fixed})
+                    param_choices={k: v for k, v in ctx.place.param_choices.items() if k not in fixed},
+                    param_literals={k: v for k, v in ctx.place.param_literals.items() if k not in fixed})
     if entry.keeps_object:  # (the card's object: its constructor, settable fields and state hold)
         return lifted, replace(ctx, signature=signature, place=place, cli=CommandLine(), entries=(), entry_reason=None)
     # A parameter passed on unchanged is the same object: how its constructor sets ``p.a.b`` still holds.

@@ -19,7 +19,7 @@ from .aliases import read_imported
 from .arrays import cohere, fold_arrays, frame_annotations, library_value, own_shapes
 from .byname import read_by_name
 from .construction import fresh_trigger, past_construction
-from .domains import NO_VALUE, card_domains, default_value, field_domain, none_tested, of_declared_type, type_tested
+from .domains import NO_VALUE, card_domains, default_value, field_domain, literal_tested, none_tested, of_declared_type, type_tested
 from .draft import Draft, Form, Frame
 from .elements import index_target, loop_element, loop_input, loop_value
 from .evaluate import EvalError, run_validator
@@ -48,7 +48,7 @@ def frame_card(card: Card, ctx: CardContext) -> Frame:
     refs = message_refs(card.message, params)
     raised_with = [n for n in names_read(ctx.passage.evaluates, params) if n in ctx.signature.unread and n not in refs]
     names = list(dict.fromkeys([*card.statement.guard.inputs, *card.statement.guard.opaque, *refs, *raised_with]))
-    domains = card_domains(card, ctx.signature.params, names, ctx.place.param_choices, _stored_params(ctx))
+    domains = card_domains(card, ctx.signature.params, names, ctx.place.param_choices, _stored_params(ctx), ctx.place.param_literals)
     domains.update(state_types(card.solved.state, domains))  # (``self._closed``: False or True, as the class assigns it)
     if (validated := ctx.owner.validated) is not None:  # (an "after" field validator's value passed the field's type check)
         domains.update((n, replace(field_domain(validated), input=n)) for n in names if n in params and n in ctx.owner.settable)
@@ -105,7 +105,8 @@ def _preferred(card: Card, ctx: CardContext) -> dict[str, str]:
     value.strip()`` is still a str, ``args = parser.parse_args(args)`` is not a list)."""
     preferred = {p.name: p.used_as for p in ctx.signature.params if p.used_as is not None}
     rebound = {base for _, base, kind in card.statement.guard.versions if kind == "rebound"}
-    declared = card_domains(card, ctx.signature.params, sorted(rebound), ctx.place.param_choices) if rebound else {}
+    declared = card_domains(card, ctx.signature.params, sorted(rebound), ctx.place.param_choices, literals=ctx.place.param_literals) \
+        if rebound else {}
     for shown, base, kind in card.statement.guard.versions:
         types = [t for t in declared[base].types if ":" not in t and t != "NoneType"] if base in declared else []
         guess = preferred.get(base) or (types[0] if len(types) == 1 else None)
@@ -150,11 +151,14 @@ _MAX_SINGLE_WIDENINGS = 4
 
 
 def _widened(frame: Frame) -> dict[str, Domain]:
-    """The inputs whose declared type the guard tests (``isinstance``), or tests against None;
-    not where a decorator may check the arguments' types first (``@validate_call``, ``@beartype``,
-    a pydantic ``@field_validator``'s value)."""
+    """The inputs whose declared type the guard tests (``isinstance``), tests against None, or
+    reads where it is a ``Literal``'s values; not where a decorator may check the arguments'
+    types first (``@validate_call``, ``@beartype``, a pydantic ``@field_validator``'s value)."""
     code = frame.card.statement.guard.code
-    return {**({} if type_checked(frame.card) else none_tested(frame.domains, code)), **type_tested(frame.domains, code)}
+    if type_checked(frame.card):
+        return type_tested(frame.domains, code)
+    literal = literal_tested(frame.domains, code)
+    return {**literal, **none_tested({**frame.domains, **literal}, code), **type_tested(frame.domains, code)}
 
 
 def type_checked(card: Card) -> bool:

@@ -77,9 +77,21 @@ def _plain_constant(source: str) -> Any:
     if value is not NO_VALUE:
         return value
     try:
-        return evaluate(source, {})
+        return evaluate(source, _library_names(source))
     except EvalError:
         return NO_VALUE
+
+
+def _library_names(source: str) -> dict[str, Any]:
+    """The dtypes a constant's source names (``(torch.float16, torch.bfloat16)``, collect.constants), by their chains."""
+    if "." not in source:
+        return {}
+    try:
+        tree = parse_expr(source)
+    except EvalError:
+        return {}
+    chains = {dotted_name(node) for node in walk(tree) if isinstance(node, ast.Attribute)}
+    return {chain: dtype for chain in sorted(filter(None, chains)) if (dtype := dtype_value(chain)) is not None}
 
 
 def keyed_dict(source: str) -> Any:

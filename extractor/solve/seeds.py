@@ -703,8 +703,9 @@ def _seed_integrality(problem: Problem, seeds: dict[str, list[Any]]) -> None:
 def _seed_remainders(problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
     """``a % b``, where 0, 1 and 2 divide everything the other side is tried at: ``3 % 2`` for two
     inputs (``local_tp_size % remote_tp_size != 0``); for a constant dividend, the least whole
-    number above 1 that does not divide it (``_FAB_N % split_n``); for a constant divisor, one
-    past it (``size % 64``: 65). Tried after the typical values (LATE)."""
+    number above 1 that does not divide it (``_FAB_N % split_n``); for a constant divisor, itself
+    and one past it (``size % 64``: 64, which it divides, and 65, which it does not; ``x <= 0 or x
+    % 8`` holds for no typical value). Tried after the typical values (LATE)."""
     for node in walk(problem.tree):
         if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)):
             continue
@@ -717,7 +718,7 @@ def _seed_remainders(problem: Problem, env: dict[str, Any], seeds: dict[str, lis
         elif right is not None and _whole(dividend := constant_value(node.left, env)) and dividend:
             seeds.setdefault(LATE + right, []).append(next(n for n in range(2, abs(dividend) + 2) if dividend % n))
         elif left is not None and _whole(divisor := constant_value(node.right, env)) and divisor > 1:
-            seeds.setdefault(LATE + left, []).append(divisor + 1)
+            seeds.setdefault(LATE + left, []).extend([divisor, divisor + 1])
 
 
 def _whole(value: Any) -> bool:

@@ -18,6 +18,7 @@ import ast
 import re
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 from ..collect.declarations import DOTTED, dotted_name
 from ..collect.purity import BUILTIN_NAMES
@@ -361,6 +362,16 @@ def _in_signature_order(keys: list[str], ctx: CardContext) -> list[str]:
     return sorted(keys, key=lambda key: order.get(re.split(r"[.\[]", key, maxsplit=1)[0], len(order)))
 
 
+def _holds_named(value: Any) -> bool:
+    """Whether a constant is, or holds, a value only its library or module can write (an Enum
+    member, a dtype: ``(torch.float16, torch.bfloat16)``; a table's values: keyed_dict)."""
+    if isinstance(value, (Named, Modelled)):
+        return True
+    if isinstance(value, dict):
+        return any(map(_holds_named, value.values()))
+    return isinstance(value, (tuple, list, set, frozenset)) and any(map(_holds_named, value))
+
+
 def card_validator(card: Card, ctx: CardContext, problem: Problem, keys: list[str],
                    domains: dict[str, Domain]) -> tuple[Validator | None, Reason | None]:
     """The card's validator, or None and the reason code why it has none."""
@@ -383,8 +394,7 @@ def card_validator(card: Card, ctx: CardContext, problem: Problem, keys: list[st
         # the guard is not the whole condition (a handler's try body must raise first, a loop
         # must give an element): restating it alone would refuse calls that never raise
         return None, path
-    if any(isinstance(value, (Named, Modelled)) or isinstance(value, dict) and any(isinstance(v, Named) for v in value.values())
-           for value in problem.constants.values()):
+    if any(map(_holds_named, problem.constants.values())):
         # a standalone function would have to import the Enum member or constant (a table's values: keyed_dict; a dtype)
         return None, Reason.NEEDS_NAMED_CONSTANT
     if classes_of(problem.constants) or tests_array_class(problem.tree):

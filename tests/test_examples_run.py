@@ -106,7 +106,7 @@ EXPECTED = {
                # required arguments nothing reads before the raise, or that __init__ only stores into self
                "Attention.__init__", "create_weights",
                # a raw payload over several keys, and a text tested for several letters
-               "check_generation_prompt", "check_tool_usage", "open_mode", "parse_weight_config", "parse_prompt",
+               "check_generation_prompt", "check_tool_usage", "check_echo", "check_usage_options", "open_mode", "parse_weight_config", "parse_prompt",
                # a "before" model validator's raw dict written as the constructor's keywords
                "ChatPayload.check_stream_options", "CompletionPayload.validate_prompt"},
     # validate_* run under @strict, which wraps their errors (the runner checks the class the card

@@ -43,6 +43,7 @@ def comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
         if seed is not None:
             seed(node, problem, envs, seeds)
     seed_text_mixes(problem.tree, problem, seeds)
+    _seed_looped_keys(problem, seeds)
     _seed_integrality(problem, seeds)
     _seed_remainders(problem, envs[0], seeds)
     for name in problem.variables:
@@ -102,6 +103,23 @@ def _seed_mapping(mapping: ast.expr, key: str, problem: Problem, seeds: dict[str
         seeds.setdefault(_KEYS + name, []).append((key, NO_VALUE))
 
 
+def _seed_looped_keys(problem: Problem, seeds: dict[str, list[Any]]) -> None:
+    """``any(data.get(k) for k in ["a", "b"])``: each literal key of the loop, as ``data.get("a")`` would."""
+    for node in walk(problem.tree):
+        if not isinstance(node, (ast.GeneratorExp, ast.ListComp, ast.SetComp)) or len(node.generators) != 1:
+            continue
+        generator = node.generators[0]
+        keys = generator.iter.elts if isinstance(generator.iter, (ast.List, ast.Tuple, ast.Set)) else []
+        texts = [k.value for k in keys if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+        if not (isinstance(generator.target, ast.Name) and texts and len(texts) == len(keys)):
+            continue
+        for read in walk(node.elt):
+            if isinstance(read, ast.Call) and isinstance(read.func, ast.Attribute) and read.func.attr == "get" and read.args \
+                    and isinstance(read.args[0], ast.Name) and read.args[0].id == generator.target.id:
+                for text in texts:
+                    _seed_mapping(read.func.value, text, problem, seeds)
+
+
 def _seed_lookup(mapping: ast.expr, key: ast.expr, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
     """``NAMES.get(name)`` of a constant mapping: ``name`` at its keys and next to them, as for ``name in NAMES``."""
     name, _ = variable_of(key, problem)
@@ -147,8 +165,8 @@ def _seed_key(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, 
 
 def _merge_keys(seeds: dict[str, list[Any]], problem: Problem) -> None:
     """Mappings over every key the guard reads of one (``data.get("a") and not data.get("b")``):
-    each key absent, true, false, or at a value it is compared with (``data.get("tools") == []``), in
-    every combination (fewest keys first, at most ``_MAX_KEYED``), after the one-key mappings
+    each key absent, at a value it is compared with (``data.get("max_tokens") == 0``: 0, not False),
+    true or false, in every combination (fewest keys first, at most ``_MAX_KEYED``), after the one-key mappings
     ``_seed_mapping`` gives. A variable only tested with ``in`` gets none unless it is declared
     or tested to be a dict: ``"b" in mode`` may test a text."""
     for marker in [k for k in seeds if k.startswith(_KEYS)]:
@@ -158,9 +176,11 @@ def _merge_keys(seeds: dict[str, list[Any]], problem: Problem) -> None:
             continue
         options: dict[str, list[Any]] = {}
         for key, value in reads:
-            known = options.setdefault(key, [NO_VALUE, True, False])
+            known = options.setdefault(key, [NO_VALUE])
             if value is not NO_VALUE and value is not _TESTED and all(type(v) is not type(value) or v != value for v in known[1:]):
                 known.append(value)
+        for known in options.values():
+            known.extend(v for v in (True, False) if all(type(k) is not bool or k != v for k in known[1:]))
         keys = list(options)[:_MAX_KEYS]
         combos = sorted(product(*(range(len(options[k])) for k in keys)), key=lambda c: (sum(1 for i in c if i), c))
         seeds.setdefault(name, []).extend({k: options[k][i] for k, i in zip(keys, combo) if i} for combo in combos[:_MAX_KEYED])
@@ -169,7 +189,7 @@ def _merge_keys(seeds: dict[str, list[Any]], problem: Problem) -> None:
 _MAX_KEYS = 6  # keys of one mapping combined
 _TESTED = object()  # a key only tested with ``in``
 _MAPPINGS = frozenset({"dict", "Dict", "Mapping", "MutableMapping"})
-_MAX_KEYED = 64  # mappings over them tried
+_MAX_KEYED = 256  # mappings over them tried
 
 
 def _seed_subscript(node: ast.Subscript, problem: Problem, envs: _Envs, seeds: dict[str, list[Any]]) -> None:

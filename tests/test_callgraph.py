@@ -52,6 +52,8 @@ def test_each_card_lists_its_public_entries_and_is_stated_at_one_where_the_value
         "table:32": (["tidal.readings.table"], None, None, None),
         # (the branch's test is an ``or``: at the entry it is one conjunct, ``(mode == 'daily' or mode == 'day')``)
         "_daily:37": (["tidal.readings.week"], None, "tidal.readings.week", None),
+        # (an annotated empty list is bound before the call: it cannot fail)
+        "_check_quarters:50": (["tidal.readings.spans"], None, "tidal.readings.spans", None),
         # a private class's method, as the public subclass that runs it (Gate runs _Shadow's own)
         "_Meter.read:8": (["tidal.meters.TideMeter.read"], None, None, None),
     }
@@ -69,7 +71,7 @@ def test_each_card_lists_its_public_entries_and_is_stated_at_one_where_the_value
 def test_the_examples_at_the_entry_raise_the_cards_error_from_its_line(capsys, tmp_path) -> None:
     cards = _cards(capsys, tmp_path)
     lifted = [c for c in cards.values() if c.get("at_entry")]
-    assert len(lifted) == 10
+    assert len(lifted) == 11
     for card in lifted:
         assert check(card, ROOT) == [], card["id"]
 
@@ -143,6 +145,16 @@ def set_is_the_modules(x):
     found = set()
     helper(x)
 
+def annotated_locals(x):
+    out: list[int] = []
+    count: int
+    total: int = x
+    helper(x, out)
+
+def annotates_a_parameter(x):
+    x: int = 3
+    helper(x)
+
 def reads_a_variable_and_a_local(x, y, z: Other):
     y.helper(x)
     z.run(x)
@@ -159,6 +171,9 @@ def reads_a_variable_and_a_local(x, y, z: Other):
         "second_call": [("other", True, ["x"]), ("helper", False, None)],
         "empty_containers_and_a_tuple_target": [("helper", True, ["x", "used"])],
         "set_is_the_modules": [("set", True, []), ("helper", False, None)],  # (the module's own set: a call)
+        # (a local's annotation is never evaluated; one without a value binds nothing)
+        "annotated_locals": [("helper", True, ["x", "out"])],
+        "annotates_a_parameter": [("helper", False, None)],
         # a call on a parameter is not followed; a module variable is called by its name alone (a class alias)
         # and one on an annotated parameter is looked for on the class it names
         "reads_a_variable_and_a_local": [("z.run", False, None), ("TABLE", False, None)],

@@ -20,8 +20,9 @@ A call is one the function reaches first (``is_first``) where it is the callee o
 statement (``f(...)``, ``return f(...)``, ``x = f(...)``, ``a, b = f(...)``) and every statement
 before it on the way is one that can neither leave the function nor fail: the docstring,
 ``pass``, ``global``/``nonlocal``, a name bound to a literal, a parameter or an empty container
-(``used = set()``); or an ``if`` whose test reads the parameters only (names, attribute chains,
-builtins, a text's or mapping's reading methods: ``_test_reads``), kept with the call
+(``used = set()``, ``out: list[int] = []``), or only annotated (``count: int``); or an ``if``
+whose test reads the parameters only (names, attribute chains, builtins, a text's or mapping's
+reading methods: ``_test_reads``), kept with the call
 (``MadeCall.exits``). The call may stand in such an ``if``'s body (``if mode == "fast": return
 _fast(x)``: reached where the test holds) or its ``else``; an ``if`` before it is passed where
 its test is false, its body not run whatever it does (``if size < 1: raise ...``; ``if x is None:
@@ -277,14 +278,20 @@ _EMPTY = frozenset({"set", "list", "dict", "tuple", "frozenset"})
 def _is_harmless(stmt: ast.stmt, params: set[str], shadowed: AbstractSet[str]) -> bool:
     """Whether a statement can neither leave the function nor raise: ``pass``, ``global``, a
     name (not a parameter) bound to a literal, a parameter or an empty container (``set()``,
-    where neither the module nor a parameter binds ``set``)."""
+    where neither the module nor a parameter binds ``set``), annotated or not (``out: list[int]
+    = []``: a local's annotation is never evaluated)."""
     if isinstance(stmt, (ast.Pass, ast.Global, ast.Nonlocal)):
         return True
     if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) and t.id not in params for t in stmt.targets):
-        value = stmt.value  # (a parameter rebound no longer holds the caller's value)
-        is_param = isinstance(value, ast.Name) and value.id in params
-        return isinstance(value, ast.Constant) or is_param or _is_empty(value, shadowed | params)
-    return False
+        value: ast.expr | None = stmt.value  # (a parameter rebound no longer holds the caller's value)
+    elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id not in params:
+        value = stmt.value
+    else:
+        return False
+    if value is None:
+        return True  # (``count: int`` binds nothing)
+    is_param = isinstance(value, ast.Name) and value.id in params
+    return isinstance(value, ast.Constant) or is_param or _is_empty(value, shadowed | params)
 
 
 def _is_empty(value: ast.expr, shadowed: AbstractSet[str]) -> bool:

@@ -69,7 +69,7 @@ EXPECTED = {
     "values": {"plan", "pick", "level_name", "Args.__post_init__", "Training.__post_init__", "Eval.__post_init__",
                "Delta.__init__", "repeat", "chunks", "whole", "count", "embed", "project", "check_queries", "check_rows", "normalize", "CacheConfig",
                "half_only", "at_least_1d", "store", "scales", "spread", "launch", "admit", "Limits", "CacheConfig._check_block_size", "Tool._label_is_text",
-               "check_engine", "Engine.validate",
+               "check_engine", "Engine.validate", "Engine.check_watermark",
                # a constant table's .get, lists of a given length (items out of range, items that differ), a shape against a tuple
                "activation_class", "check_sections", "agree", "pack",
                "unique_prefix",  # (a local a comprehension builds from the arguments, read as written)
@@ -85,7 +85,7 @@ EXPECTED = {
                # a remainder that 0, 1 and 2 never leave (3 % 2, 128 % 3), and a list of dicts with one in it
                "split_block", "remote_rank", "render_turn",
                # a multiple of the divisor a remainder test asks for (width=8), and a dtype outside a constant of dtypes
-               "tile", "gather",
+               "tile", "gather", "pick_level",
                # a parameter annotated with a Literal alias, imported or the module's own
                "Pauser.pause", "set_level",
                "pick_backend",  # (a value outside the Literal: annotations are not checked)

@@ -662,11 +662,26 @@ def settable_inputs(constructors: Constructors, owner: str | None, names: Iterab
         found = constructors.along(owner, parts[1:], built)
         if found is not None:
             settable[name] = found[0]
-            for n, nested in enumerate(found[1]):
-                where = constructors.project.class_fact(nested)
+            for n, nested in enumerate([*found[1], _record_class(constructors, found[1][-1] if found[1] else owner, parts, built)]):
+                where = constructors.project.class_fact(nested) if nested is not None else None
                 if where is not None:  # "module:Qualname", for the example's import line
                     classes[".".join(parts[:n + 2])] = f"{where[0].module}:{where[1].qualname}"
     return settable, classes
+
+
+def _record_class(constructors: Constructors, owner: str, parts: list[str], built: bool) -> str | None:
+    """The one in-tree class the last field of ``self.a.b`` is declared as (``watermark:
+    Watermark | None``), which an example builds without arguments (``Watermark()``) where the
+    guard only compares it with None: plainly built, and every keyword of its constructor
+    defaulted; else None."""
+    found = constructors.keyword(owner, parts[-1], built=built or len(parts) > 2)
+    if found is None or found.annotation is None or one_class(found.annotation) is None:
+        return None
+    cls = constructors.project.class_of_annotation(found.facts, found.annotation)
+    signature = constructors.signature(cls) if cls is not None else None
+    if cls is None or signature is None or any(p.default is None and p.kind != "starstar" and p.kind != "star" for p in signature):
+        return None
+    return cls if plainly_built(constructors, cls) else None
 
 
 def tied_inputs(settable: dict[str, tuple[str, ...]], inputs: Iterable[str]) -> tuple[tuple[str, str, str], ...]:

@@ -383,9 +383,10 @@ def _add_candidates(problem: Problem) -> None:
 
 
 def _none_compared(variable: Variable, problem: Problem) -> bool:
-    """A parameter the guard compares with None, declared as one class or None (``cache: Cache | None``)."""
+    """A parameter or a record's field the guard compares with None, declared as one class or
+    None (``cache: Cache | None``; ``self.watermark_config is not None``)."""
     domain = variable.domain
-    return domain.source is DomainSource.PARAMETER and compares_with_none(variable.name, problem.code) \
+    return domain.source in (DomainSource.PARAMETER, DomainSource.FIELD) and compares_with_none(variable.name, problem.code) \
         and one_class(domain.annotation) is not None
 
 

@@ -41,6 +41,21 @@ class _StableOrder:
         return "{" + body + "}" if self._display == "set" else f"frozenset({{{body}}})"
 
 
+def unordered(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` holds a set of two or more items whose order CPython does not fix
+    (texts, whose hashes change with PYTHONHASHSEED; a dtype's, by its address): the text it
+    prints, and a list made of it, are not knowable (``f"one of {MODES}"``)."""
+    if isinstance(value, (StableSet, StableFrozenSet)):
+        return len(value) > 1 and not all(_hash_is_stable(v) for v in value) or any(unordered(v, depth + 1) for v in value)
+    if depth > 4:
+        return False
+    if isinstance(value, (tuple, list)):
+        return any(unordered(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return any(unordered(v, depth + 1) for v in (*value.keys(), *value.values()))
+    return False
+
+
 def _stable_operator(name: str) -> Callable[..., Any]:
     def method(self: Any, other: Any) -> Any:
         result = getattr(self._base, name)(self, other)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..arrays import modelled_text
-from ..values import Modelled, Named, StableFrozenSet, StableSet, UnknownValue, unknown_in
+from ..values import Modelled, Named, StableFrozenSet, StableSet, UnknownValue, unknown_in, unordered
 from .errors import EvalError, ValueFailure
 from .limits import check_format_spec, check_size, check_text, size_of
 
@@ -144,6 +144,8 @@ COMPARISONS: dict[type, Callable[[Any, Any], Any]] = {
 def format_value(value: Any, conversion: str | None, spec: str) -> str:
     """``format`` after ``!r``/``!s``/``!a``, on plain values only (bounded widths and sizes)."""
     check_format_spec(spec)
+    if unordered(value):
+        raise EvalError("the order a set of texts or dtypes prints in differs from run to run")
     if isinstance(value, Modelled):
         value = modelled_text(value, conversion)
         if value is None:

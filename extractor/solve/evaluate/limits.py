@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..values import unordered
 from .errors import EvalError, TooLarge
 
 MAX_SIZE = 100_000  # units of one value: characters, bytes, elements (nested ones included)
@@ -147,8 +148,14 @@ def check_format_spec(spec: str) -> None:
 TEXT_CODECS = frozenset({"ascii", "us-ascii", "utf-8", "utf8", "latin-1", "latin1", "iso-8859-1", "utf-16", "utf-32", "idna", "cp1252"})
 
 
+_ORDERED_RESULTS = frozenset({"str", "repr", "ascii", "list", "tuple", "join", "next", "iter", "enumerate", "zip"})
+
+
 def check_call(name: str, target: Any, args: list[Any]) -> None:
-    """Refuse a builtin call or ``str`` method call whose result would be past the limits."""
+    """Refuse a builtin call or ``str`` method call whose result would be past the limits, or
+    whose result depends on the order of a set CPython does not fix (``", ".join(MODES)``)."""
+    if name in _ORDERED_RESULTS and any(unordered(arg) for arg in args):
+        raise EvalError(f"{name}() of a set of texts or dtypes: its order differs from run to run")
     if name in ("str", "repr", "sorted", "list", "tuple", "set", "frozenset"):  # they build a value as large as their argument
         for arg in args:
             if isinstance(arg, (str, bytes)) and name not in ("str", "repr"):

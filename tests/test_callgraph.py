@@ -54,6 +54,9 @@ def test_each_card_lists_its_public_entries_and_is_stated_at_one_where_the_value
         "_daily:37": (["tidal.readings.week"], None, "tidal.readings.week", None),
         # (an annotated empty list is bound before the call: it cannot fail)
         "_check_quarters:50": (["tidal.readings.spans"], None, "tidal.readings.spans", None),
+        # (a test of a module constant on the way: its value comes with it)
+        "_check_rows:66": (["tidal.readings.rows_of"], None, "tidal.readings.rows_of", None),
+        "rows_of:73": (["tidal.readings.rows_of"], None, None, None),
         # a private class's method, as the public subclass that runs it (Gate runs _Shadow's own)
         "_Meter.read:8": (["tidal.meters.TideMeter.read"], None, None, None),
     }
@@ -71,7 +74,7 @@ def test_each_card_lists_its_public_entries_and_is_stated_at_one_where_the_value
 def test_the_examples_at_the_entry_raise_the_cards_error_from_its_line(capsys, tmp_path) -> None:
     cards = _cards(capsys, tmp_path)
     lifted = [c for c in cards.values() if c.get("at_entry")]
-    assert len(lifted) == 11
+    assert len(lifted) == 12
     for card in lifted:
         assert check(card, ROOT) == [], card["id"]
 

@@ -159,17 +159,23 @@ def _first_calls(node: Function, shadowed: AbstractSet[str]) -> dict[int, tuple[
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
         body = body[1:]  # the docstring
     found: dict[int, tuple[tuple[Exit, ...], tuple[str, ...]]] = {}
-    _walk_to_calls(_Way(params, shadowed, found), body, [], set())
+    stored = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    stored.update(name for n in ast.walk(node) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names)
+    _walk_to_calls(_Way(params, shadowed, found, stored), body, [], set())
     return found
 
 
 class _Way:
     """What walking a function's body to its first calls reads and adds to (``_walk_to_calls``)."""
 
-    def __init__(self, params: set[str], shadowed: AbstractSet[str], found: dict[int, tuple[tuple[Exit, ...], tuple[str, ...]]]) -> None:
+    def __init__(self, params: set[str], shadowed: AbstractSet[str], found: dict[int, tuple[tuple[Exit, ...], tuple[str, ...]]],
+                 stored: AbstractSet[str] = frozenset()) -> None:
         self.params = params
         self.tested = params - set(_SELF)  # (what a test may read)
         self.shadowed = shadowed
+        # The module's names a test may read too (``GROUP_SIZE``, ``torch.bfloat16``): those the
+        # function never binds (``stored``); linking gives their values, or keeps the call unreached.
+        self.module = frozenset(shadowed) - params - stored
         self.found = found
 
 
@@ -185,9 +191,9 @@ def _walk_to_calls(way: _Way, body: Sequence[ast.stmt], exits: list[Exit], read:
         if call is not None:
             way.found[id(call)] = (tuple(exits), tuple(sorted(way.tested - read)))
             return
-        test = _branch_test(stmt, way.tested) if depth < _MAX_BRANCHES else None
+        test = _branch_test(stmt, way.tested, way.module) if depth < _MAX_BRANCHES else None
         if test is None:
-            found_exit = _early_exit(stmt, way.tested) if isinstance(stmt, ast.Assert) else None  # (an ``if`` past the depth: none)
+            found_exit = _early_exit(stmt, way.tested, way.module) if isinstance(stmt, ast.Assert) else None  # (an ``if`` past the depth)
             if found_exit is not None:
                 exits.append(found_exit)
             elif not _is_harmless(stmt, way.params, way.shadowed):
@@ -209,11 +215,11 @@ def _walk_to_calls(way: _Way, body: Sequence[ast.stmt], exits: list[Exit], read:
 _MAX_BRANCHES = 4  # ifs nested on the way to a call
 
 
-def _branch_test(stmt: ast.stmt, params: AbstractSet[str]) -> tuple[str, tuple[str, ...]] | None:
+def _branch_test(stmt: ast.stmt, params: AbstractSet[str], module: AbstractSet[str] = frozenset()) -> tuple[str, tuple[str, ...]] | None:
     """An ``if``'s test that reads the parameters only (``_test_reads``): its code and what it reads."""
     if not isinstance(stmt, ast.If):
         return None
-    reads = _test_reads(stmt.test, params)
+    reads = _test_reads(stmt.test, params, module)
     code = ast.unparse(stmt.test)
     return (code, reads) if reads is not None and len(code) <= _MAX_EXIT else None
 
@@ -221,19 +227,21 @@ def _branch_test(stmt: ast.stmt, params: AbstractSet[str]) -> tuple[str, tuple[s
 _MAX_EXIT = 200  # characters of an early exit's test
 
 
-def _early_exit(stmt: ast.Assert, params: AbstractSet[str]) -> tuple[str, str, tuple[str, ...]] | None:
+def _early_exit(stmt: ast.Assert, params: AbstractSet[str],
+                module: AbstractSet[str] = frozenset()) -> tuple[str, str, tuple[str, ...]] | None:
     """``assert test`` whose test reads only the parameters (``_test_reads``): (the test under
     which control leaves, "raise", what it reads); else None."""
     test = ast.UnaryOp(op=ast.Not(), operand=stmt.test)
-    reads = _test_reads(test, params)
+    reads = _test_reads(test, params, module)
     code = ast.unparse(test)
     return (code, "raise", reads) if reads is not None and len(code) <= _MAX_EXIT else None
 
 
-def _test_reads(test: ast.expr, params: AbstractSet[str]) -> tuple[str, ...] | None:
+def _test_reads(test: ast.expr, params: AbstractSet[str], module: AbstractSet[str] = frozenset()) -> tuple[str, ...] | None:
     """The parameters' names and attribute chains a test reads (the whole chain: ``p.a.b``, not
     ``p``), where it reads nothing else that is bound (a builtin such as ``len`` or ``isinstance``
-    is fine) and calls no method but one that reads a text or mapping (``_TEST_METHODS``); else None."""
+    is fine, and so are the ``module``'s names, whose values linking gives) and calls no method
+    but one that reads a text or mapping (``_TEST_METHODS``); else None."""
     inner = {id(node.value) for node in ast.walk(test) if isinstance(node, ast.Attribute)}  # (a chain's own parts)
     methods = {id(node.func) for node in ast.walk(test) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)}
     reads: list[str] = []
@@ -249,7 +257,7 @@ def _test_reads(test: ast.expr, params: AbstractSet[str]) -> tuple[str, ...] | N
         root = chain.split(".", 1)[0] if chain is not None else None
         if chain is not None and root in params:
             reads.append(chain)
-        elif root not in _TEST_BUILTINS and root not in ("None", "True", "False"):
+        elif root not in _TEST_BUILTINS and root not in ("None", "True", "False") and root not in module:
             return None  # (a module name, a local: its value is not the caller's)
     return tuple(sorted(set(reads)))
 

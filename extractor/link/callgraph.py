@@ -33,13 +33,16 @@ object is the one the entry's example builds (``_keeps_object``).
 from __future__ import annotations
 
 import ast
+import builtins
 from collections import deque
 from dataclasses import dataclass, replace
 from sys import intern
 from typing import Any
 
+from ..collect.declarations import dotted_name
 from ..model import Argument, CallsMade, Card, Entries, EntryCall, EntryPath, FileFacts, MadeCall, Param, from_data, to_data
 from ..model.codes import Reason
+from ..model.libraries import dtype_of
 from ..model.pytext import try_parse_expression
 from ..options import is_test_path
 from .constructors import Constructors
@@ -265,7 +268,54 @@ def _passed_through(project: Project, constructors: Constructors, card: Card, pa
         callee_params = edge.made.params
     if any(read.split(".", 1)[0] in fixed for _, _, reads in edges[0].call.exits for read in reads):
         return Reason.ENTRY_NOT_FIRST  # (a name the path fixes for the card's function, which the entry's test reads as its own)
+    constants = _exit_constants(project, edges[0], card)
+    if constants is None:
+        return Reason.ENTRY_NOT_FIRST  # (a test on the way reads a name of the entry's module whose value the tree does not give)
+    fixed.update(constants)
     return _entry_record(project, constructors, path, edges[0], fixed, keeps_object=bool(state), unread=unread)
+
+
+def _exit_constants(project: Project, top: Edge, card: Card) -> dict[str, str] | None:
+    """The values of the entry module's names its tests on the way read (``x % GROUP_SIZE``,
+    ``x.dtype != torch.bfloat16``; collect.calls): a constant's source or a dtype as written;
+    None where one has no value the tree gives, or the card's own guard names it for another."""
+    params = {p.name for p in top.made.params}
+    chains = {chain for code, _, _ in top.call.exits for chain in _free_chains(code, params)}
+    if not chains:
+        return {}
+    facts = project.module(top.module)
+    if facts is None:
+        return None
+    values, own = dict(facts.constants), dict(card.statement.guard.constants)
+    found: dict[str, str] = {}
+    for chain in sorted(chains):
+        named = project.named_constant(facts, chain) if chain not in values else None  # (another module's)
+        imported = named[1] if named is not None and named[0] == "value" else None
+        code = chain if dtype_of(chain) is not None else values.get(chain) or imported
+        if code is None or own.get(chain, code) != code:
+            return None
+        found[chain] = code
+    return found
+
+
+def _free_chains(code: str, params: set[str]) -> list[str]:
+    """The dotted names a test reads that are no parameter's (``GROUP_SIZE``; ``MODES`` of ``MODES.get(x)``)."""
+    tree = try_parse_expression(code)
+    if tree is None:
+        return []
+    inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    methods = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    chains = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Name, ast.Attribute)) or id(node) in inner or isinstance(node, ast.Name) and id(node) in methods:
+            continue
+        chain = dotted_name(node.value if isinstance(node, ast.Attribute) and id(node) in methods else node)
+        if chain is not None and chain.split(".", 1)[0] not in params and chain.split(".", 1)[0] not in _NOT_FREE:
+            chains.append(chain)
+    return chains
+
+
+_NOT_FREE = frozenset({*dir(builtins), "self", "cls"})
 
 
 def _keeps_object(card: Card, edges: list[Edge]) -> bool:

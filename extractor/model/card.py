@@ -338,6 +338,7 @@ class EntryCall:
     constructor: tuple[Param, ...] | None = None  # a method's: its class's constructor parameters (without self), where known
     # The card's function's parameters the path fixes: (parameter, the value's code), a literal
     # or a module constant's value; every other parameter the guard reads is the entry's own, by name.
+    # Also the entry module's names its tests on the way read (``GROUP_SIZE``, ``torch.bfloat16``), with their values.
     fixed: tuple[tuple[str, str], ...] = ()
     # The guard reads the object (``self.x``) the entry runs on, the card's own class's: the card's
     # Owner and ObjectState hold for it (the entry is a method of that class, or its ``__post_init__``).

@@ -341,16 +341,29 @@ def quiet_stand_ins(problem: Problem, envs: list[dict[str, Any]], siblings: list
     ``envs`` (the trigger under each fix) makes another raise of the function true, or its
     test raise on the value (``'' < 0``): the fixed call then runs past them
     (``WatermarkDetector(context_width=1, p_value_threshold=0.5)``, not ``0.0``, which the
-    next raise refuses). A stand-in no value quiets keeps its first."""
+    next raise refuses). Stand-ins no value quiets alone, where a test reads them together
+    (``tokens < 1 or dim < 1``: neither at ``1`` with the other at ``0``), are tried at the same
+    position of their values (both ``1``); one still not quieted keeps its first."""
     index = sibling_guards(tuple(sorted({*siblings, problem.code})), problem.lazy)
     known = Known.of({**defaults, **problem.constants})
+
+    def quiet(values: dict[str, Any], changed: str | None = None) -> bool:
+        return not any(_trips(siblings, {**env, **values}, index, changed, known=known) for env in envs)
+
     chosen: dict[str, Any] = {}
     for name, values in sorted(choices.items()):
-        for value in values:
-            if not any(_trips(siblings, {**env, **chosen, name: value}, index, name, known=known) for env in envs):
-                chosen[name] = value
-                break
+        value = next((v for v in values if quiet({**chosen, name: v}, name)), NO_VALUE)
+        if value is not NO_VALUE:
+            chosen[name] = value
+    rest = {name: values for name, values in choices.items() if name not in chosen and len(values) > 1}
+    for position in range(1, _MAX_TOGETHER) if len(rest) > 1 else ():
+        together = {name: values[position] for name, values in rest.items() if position < len(values)}
+        if len(together) == len(rest) and quiet({**chosen, **together}):
+            return {**chosen, **together}
     return chosen
+
+
+_MAX_TOGETHER = 4  # positions of the stand-ins' values tried together
 
 
 def _parsed(code: str) -> ast.expr | None:

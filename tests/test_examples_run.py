@@ -85,7 +85,7 @@ EXPECTED = {
                # a remainder that 0, 1 and 2 never leave (3 % 2, 128 % 3), and a list of dicts with one in it
                "split_block", "remote_rank", "render_turn",
                # a multiple of the divisor a remainder test asks for (width=8), and a dtype outside a constant of dtypes
-               "tile", "gather", "pick_level", "workspace",
+               "tile", "gather", "pick_level", "workspace", "to_tiles",
                # a parameter annotated with a Literal alias, imported or the module's own
                "Pauser.pause", "set_level",
                "pick_backend",  # (a value outside the Literal: annotations are not checked)

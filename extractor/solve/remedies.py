@@ -72,6 +72,18 @@ def _fixes(draft: Draft) -> tuple[list[Found], dict[str, Any]]:
     return fixes, quiet_stand_ins(problem, sure, list(ctx.place.siblings), stand_ins, defaults) if stand_ins and sure else {}
 
 
+_ARRAY_PARTS = (".shape", ".ndim", ".dtype")
+
+
+def _array_parts(values: dict[str, Any], env: dict[str, Any]) -> dict[str, Any]:
+    """The trigger's other values of a tensor ``values`` gives an attribute of (``x.ndim = 1``
+    changed, ``x.shape = torch.Size([2])`` only the message reads, and ``x`` itself): the example
+    builds the tensor the message shows (``torch.empty(2)``, not a 1-d one of its own)."""
+    arrays = {name.rpartition(".")[0] for name in values if name.endswith(_ARRAY_PARTS)}
+    return {name: value for name, value in env.items() if name not in values
+            and (name in arrays or name.endswith(_ARRAY_PARTS) and name.rpartition(".")[0] in arrays)}
+
+
 def _sibling_defaults(ctx: CardContext) -> dict[str, Any]:
     """What the other raises' tests see besides the fix's values: the parameters' defaults,
     the declared defaults of the fields they read (``type='image_url'`` meets
@@ -138,6 +150,7 @@ def _example(draft: Draft) -> Example | ReasonCode:
     class_level = is_class_level(card)  # (called on the class: no object is built)
     filled = _argument_stand_ins(draft)  # (the other required fields of the arguments the example builds)
     before = {**{n: env[n] for n in [*_changed(draft), *draft.stand_ins]}, **filled}
+    before.update(_array_parts(before, env))
     # A Python call needs its required parameters too; they take the trigger's values.
     required = {p.name: env.get(p.name, NO_VALUE) for p in ctx.signature.params if p.default is None and p.name not in ("self", "cls")}
     # The example's fixes: those under which no other raise of the function may fire.

@@ -33,7 +33,7 @@ attribute read outside a test) may raise or return first, so no later call is.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
 from ..model import Argument, CallsMade, MadeCall
@@ -242,24 +242,31 @@ def _test_reads(test: ast.expr, params: AbstractSet[str], module: AbstractSet[st
     ``p``), where it reads nothing else that is bound (a builtin such as ``len`` or ``isinstance``
     is fine, and so are the ``module``'s names, whose values linking gives) and calls no method
     but one that reads a text or mapping (``_TEST_METHODS``); else None."""
-    inner = {id(node.value) for node in ast.walk(test) if isinstance(node, ast.Attribute)}  # (a chain's own parts)
-    methods = {id(node.func) for node in ast.walk(test) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)}
-    reads: list[str] = []
     for node in ast.walk(test):
         if isinstance(node, (ast.Lambda, *_COMPREHENSIONS, ast.NamedExpr, ast.Await)):
             return None
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _TEST_BUILTINS) \
                 and not (isinstance(node.func, ast.Attribute) and node.func.attr in _TEST_METHODS):
             return None
-        if id(node) in inner or not isinstance(node, (ast.Attribute, ast.Name)):
-            continue
-        chain = dotted_name(node.value if isinstance(node, ast.Attribute) and id(node) in methods else node)  # (``p.get(...)`` reads ``p``)
+    reads: list[str] = []
+    for chain in read_chains(test):
         root = chain.split(".", 1)[0] if chain is not None else None
         if chain is not None and root in params:
             reads.append(chain)
         elif root not in _TEST_BUILTINS and root not in ("None", "True", "False") and root not in module:
             return None  # (a module name, a local: its value is not the caller's)
     return tuple(sorted(set(reads)))
+
+
+def read_chains(test: ast.expr) -> Iterator[str | None]:
+    """Each name or attribute chain an expression reads, whole (``p.a.b``, not ``p``), a method's
+    receiver for its call (``p`` of ``p.get(...)``); None for a chain that is no dotted name
+    (``x[0].a``). A called plain name is one too (``len``)."""
+    inner = {id(node.value) for node in ast.walk(test) if isinstance(node, ast.Attribute)}  # (a chain's own parts)
+    methods = {id(node.func) for node in ast.walk(test) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)}
+    for node in ast.walk(test):
+        if isinstance(node, (ast.Attribute, ast.Name)) and id(node) not in inner:
+            yield dotted_name(node.value if isinstance(node, ast.Attribute) and id(node) in methods else node)
 
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)

@@ -39,7 +39,7 @@ from dataclasses import dataclass, replace
 from sys import intern
 from typing import Any
 
-from ..collect.declarations import dotted_name
+from ..collect.calls import read_chains
 from ..model import Argument, CallsMade, Card, Entries, EntryCall, EntryPath, FileFacts, MadeCall, Param, from_data, to_data
 from ..model.codes import Reason
 from ..model.libraries import dtype_of
@@ -299,20 +299,11 @@ def _exit_constants(project: Project, top: Edge, card: Card) -> dict[str, str] |
 
 
 def _free_chains(code: str, params: set[str]) -> list[str]:
-    """The dotted names a test reads that are no parameter's (``GROUP_SIZE``; ``MODES`` of ``MODES.get(x)``)."""
+    """The dotted names a test reads that are no parameter's nor a builtin's (``GROUP_SIZE``;
+    ``MODES`` of ``MODES.get(x)``), as collecting read them (collect.calls.read_chains)."""
     tree = try_parse_expression(code)
-    if tree is None:
-        return []
-    inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-    methods = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
-    chains = []
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.Name, ast.Attribute)) or id(node) in inner or isinstance(node, ast.Name) and id(node) in methods:
-            continue
-        chain = dotted_name(node.value if isinstance(node, ast.Attribute) and id(node) in methods else node)
-        if chain is not None and chain.split(".", 1)[0] not in params and chain.split(".", 1)[0] not in _NOT_FREE:
-            chains.append(chain)
-    return chains
+    return [chain for chain in read_chains(tree) if chain is not None and chain.split(".", 1)[0] not in params | _NOT_FREE] \
+        if tree is not None else []
 
 
 _NOT_FREE = frozenset({*dir(builtins), "self", "cls"})

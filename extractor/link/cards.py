@@ -296,6 +296,7 @@ class ContextLinker:
         # The cards of one function share its parameters: each annotation is resolved once per
         # file (what it reads is recorded for the whole file either way).
         self.members: dict[str, tuple[str, ...] | None] = {}
+        self.literals: dict[str, tuple[str, ...] | None] = {}  # annotation -> its Literal alias's values (param_literals)
         # The isinstance classes of all the function's guards: a fix must not make another
         # raise's isinstance test true either (one answer per function).
         self.instances: dict[str | None, tuple[tuple[str, tuple[str, ...]], ...]] = {}
@@ -402,8 +403,7 @@ class ContextLinker:
             param_choices={p.name: members for p in site.signature.params
                            if p.annotation and (members := self._enum_members(p.annotation))},
             param_literals={p.name: values for p in site.signature.params
-                            if p.annotation and not read_annotation(p.annotation).choices
-                            and (values := self.project.literal_values(self.facts, p.annotation))},
+                            if p.annotation and (values := self._literal_values(p.annotation))},
             platform_module=_platform_module(self.facts, card),
             requires=self._requires(),
         )
@@ -412,6 +412,13 @@ class ContextLinker:
         if self.requires is None:
             self.requires = outside_packages(self.project, self.facts.module)
         return self.requires
+
+    def _literal_values(self, annotation: str) -> tuple[str, ...] | None:
+        """The values of the ``Literal`` alias the annotation names, once per annotation (not of a
+        ``Literal[...]`` written out: the parameter's domain reads those itself)."""
+        if annotation not in self.literals:
+            self.literals[annotation] = None if read_annotation(annotation).choices else self.project.literal_values(self.facts, annotation)
+        return self.literals[annotation]
 
     def _function_instances(self, function: str | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
         if function not in self.instances:

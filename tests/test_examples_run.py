@@ -89,6 +89,8 @@ EXPECTED = {
                # a parameter annotated with a Literal alias, imported or the module's own
                "Pauser.pause", "set_level",
                "pick_backend",  # (a value outside the Literal: annotations are not checked)
+               "is_skipped",  # (parameters only helpers defined inside read, as their own: any value)
+               "as_list",  # (a tensor whose ndim the search sets apart: built with it)
                # a list with a repeated element; required arguments a statement on the way reads together
                "pin_devices", "Experts.__init__",
                # calls of functions imported under other names, struct.unpack and str.encode

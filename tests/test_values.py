@@ -228,6 +228,18 @@ def test_what_an_earlier_if_reads_before_it_leaves_is_not_on_the_way() -> None:
     assert unread_params(function, (function,), 10) == ("host",)
 
 
+def test_a_nested_definition_reads_only_its_free_names() -> None:
+    function = _function('''
+        def f(prefix, ignored, limit, mode):
+            def full(prefix, ignored=limit):
+                return prefix in ignored
+            check = lambda ignored: ignored or mode
+            raise ValueError(mode)
+        ''')
+    # ``full`` reads its own ``prefix`` and ``ignored``; its default reads ``limit``, and the lambda ``mode``
+    assert unread_params(function, (function,), 7) == ("ignored", "prefix")
+
+
 def test_an_if_inside_a_try_or_a_loop_is_on_the_way() -> None:
     function = _function('''
         def f(items, host):

@@ -160,10 +160,42 @@ def unread_params(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple
         start = getattr(node, "lineno", 0)
         if start > loop_end or (start == line and isinstance(node, ast.Raise)):
             continue  # the raise itself, or after it (and its loop): cannot run before it
+        if isinstance(node, _NESTED):
+            names -= free_names(node)
+            continue
         if isinstance(node, ast.Name) and type(node.ctx) is not ast.Del:  # (``del unused``: no read of its value)
             names.discard(node.id)
         work.extend(_on_the_way(node) if node in leaving else child_nodes(node))
     return tuple(sorted(names))
+
+
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def free_names(definition: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+    """The names a nested definition may read of the scope around it: those its decorators,
+    defaults and annotations read, and those its body reads that are not its own parameters
+    (``def match(prefix): return prefix in layers`` reads ``layers``, not ``prefix``)."""
+    args = definition.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, *filter(None, [args.vararg, args.kwarg])]
+    outer: list[ast.AST] = [*getattr(definition, "decorator_list", []), *args.defaults, *filter(None, args.kw_defaults),
+                            *filter(None, [a.annotation for a in every]), *filter(None, [getattr(definition, "returns", None)])]
+    body: list[ast.AST] = list(definition.body) if isinstance(definition.body, list) else [definition.body]
+    return _names_read(outer) | (_names_read(body) - {a.arg for a in every})
+
+
+def _names_read(nodes: list[ast.AST]) -> set[str]:
+    found: set[str] = set()
+    work = list(nodes)
+    while work:
+        node = work.pop()
+        if isinstance(node, _NESTED):
+            found |= free_names(node)
+        elif isinstance(node, ast.Name) and type(node.ctx) is not ast.Del:
+            found.add(node.id)
+        else:
+            work.extend(child_nodes(node))
+    return found
 
 
 def attribute_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple[ast.AST, ...],

@@ -373,9 +373,11 @@ def choose_inputs(draft: Draft) -> Draft:
               and n not in draft.problem.constants and caller_sets(n, frame.params, ctx.owner.settable)}
     if draft.status not in CALLED:
         return replace(draft, env=env, inputs=inputs)
-    # A tensor parameter whose attributes the trigger gives (``x.shape = [3]``): one of those (``torch.empty(3)``)
+    # A tensor parameter whose attributes the trigger gives (``x.shape = [3]``): one of those
+    # (``torch.empty(3)``); or, where the search gave it a tensor of other attributes beside them
+    # (``x = torch.empty(2, 3)`` with ``x.ndim = 1``), one that has them
     for name, value in fold_arrays(env, frame_annotations(frame)).items():
-        if name not in env and name in frame.params and problem_holds(draft, {**env, name: value}):
+        if value is not env.get(name) and (name in frame.params or name in inputs) and problem_holds(draft, {**env, name: value}):
             env[name], inputs[name] = value, to_json_value(value)
     fill_required(ctx, env, inputs, type_checked(frame.card))
     missing = _missing(frame.card, ctx, set(inputs), bool(draft.constructed))

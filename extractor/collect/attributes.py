@@ -63,7 +63,7 @@ class Stores:
     def __init__(self, attributes: frozenset[str], owner: str | None = None, methods: Mapping[str, frozenset[str]] | None = None,
                  changed: frozenset[str] = frozenset()) -> None:
         self.attributes = attributes
-        self.changed = changed  # plain names whose object the unit may change in place (purity.changed_names)
+        self.changed = changed  # plain names whose object the unit may change in place (purity.first_changes)
         self.roots = frozenset(chain.split(".", 1)[0] for chain in attributes)
         self.owner = owner
         self.methods = methods or {}

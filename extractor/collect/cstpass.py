@@ -105,7 +105,7 @@ class UnitAnalysis:
                  changed: frozenset[str] = frozenset()) -> None:
         self.module_names = module_names
         self.methods = methods  # the unit's object parameter, and what its class's methods store (units.method_stores)
-        self.changed = changed  # names whose object the unit may change in place (purity.changed_names)
+        self.changed = changed  # names whose object the unit may change in place (purity.first_changes)
         self._scopes: dict[int, Scope] = {}
         self._paths: dict[int, PathModel] = {}  # per scope
 

@@ -20,7 +20,6 @@ import re
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable
-from contextlib import closing
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -67,7 +66,7 @@ from .optional import optional_names
 from .overrides import compiled_overrides
 from .parsers import parser_functions
 from .platforms import OTHER_PLATFORM_MODULES, platform_imports, required_packages
-from .purity import changed_names
+from .purity import changed_by, first_changes
 from .routes import call_checks, call_routes
 from .scope import ModuleNames
 from .sites import defined_under, excerpt_of, loops_read
@@ -466,8 +465,9 @@ def _memo_unit_facts(unit: ast.stmt, hits: list[_Hit], lines: list[str], names: 
     calls = frozenset(h.node.lineno for h in hits if h.callee is not None)  # (call statements are kept whole: units.unit_text)
     text = unit_text(unit, lines, needed_end(unit, max(hit.node.lineno for hit in hits), lines), calls)
     methods = method_stores(unit, owner, text)  # what the class's methods it calls store (attributes.Stores)
-    # (read on the whole unit, the text leaves out ``xs.append(x)``; up to its last raise)
-    changed = changed_names(unit, text, max(hit.node.end_lineno or hit.node.lineno for hit in hits))
+    # (read on the whole unit, the text leaves out ``xs.append(x)``; for each raise, up to it)
+    changes = first_changes(unit, text)
+    changed = [changed_by(changes, hit.node.end_lineno or hit.node.lineno) for hit in hits]
     if memo is None:
         return _unit_facts(unit, hits, text, names, methods, changed)
     # What the pass reads besides the text: whether the unit is a definition, and how the
@@ -479,7 +479,7 @@ def _memo_unit_facts(unit: ast.stmt, hits: list[_Hit], lines: list[str], names: 
     material = json.dumps([text, isinstance(unit, DEFS), [(h.callee, h.branch_end) for h in hits],
                            [[n, names.kinds.get(n), names.values.get(n), n in names.sentinels, names.aliases.get(n), names.optional.get(n)]
                             for n in used],
-                           methods and [methods[0], {m: sorted(a) for m, a in methods[1].items()}], sorted(changed)])
+                           methods and [methods[0], {m: sorted(a) for m, a in methods[1].items()}], [sorted(c) for c in changed]])
     key = hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
     known = memo.known.get(key)
     if isinstance(known, list) and len(known) == len(hits):
@@ -496,8 +496,9 @@ def _memo_unit_facts(unit: ast.stmt, hits: list[_Hit], lines: list[str], names: 
 
 
 def _unit_facts(unit: ast.AST, hits: list[_Hit], text: str, names: ModuleNames, methods: tuple[str, dict[str, frozenset[str]]] | None,
-                changed: frozenset[str]) -> list[RaiseFacts]:
-    """The libcst pass over one unit (its ``units.unit_text``)."""
+                changed: list[frozenset[str]]) -> list[RaiseFacts]:
+    """The libcst pass over one unit (its ``units.unit_text``); ``changed``: per hit, the
+    names whose object the unit may have changed in place by then (one analysis per set)."""
     if too_deep_for_libcst(unit, text):
         return [_fallback(hit, Reason.TOO_DEEP_FOR_LIBCST) for hit in hits]
     try:
@@ -514,14 +515,19 @@ def _unit_facts(unit: ast.AST, hits: list[_Hit], text: str, names: ModuleNames, 
     if len(found) != len(hits) or any(isinstance(node, cst.Raise) != (hit.callee is None) for hit, (node, _) in zip(hits, found)):
         return [_fallback(hit, Reason.UNIT_MISMATCH) for hit in hits]
     out: list[RaiseFacts] = []
-    with closing(UnitAnalysis(names, methods, changed)) as analysis:  # (close: see UnitAnalysis.close)
-        for hit, (node, chain) in zip(hits, found):
+    analyses: dict[frozenset[str], UnitAnalysis] = {}
+    try:
+        for hit, changed_here, (node, chain) in zip(hits, changed, found):
+            analysis = analyses.get(changed_here) or analyses.setdefault(changed_here, UnitAnalysis(names, methods, changed_here))
             try:
                 out.append(analysis.analyse(node, chain))
             except RecursionError:
                 out.append(_fallback(hit, Reason.TOO_DEEP))
             except cst.CSTValidationError:  # a node libcst accepts when parsing but refuses to rebuild
                 out.append(_fallback(hit, Reason.LIBCST_VALIDATION_ERROR))
+    finally:
+        for analysis in analyses.values():
+            analysis.close()  # (see UnitAnalysis.close)
     return out
 
 

@@ -3,8 +3,9 @@ the function may change in place (so that a fresh object bound to one, ``xs = so
 is not the same value by the time the raise reads it).
 
 Shared by the libcst pass (``scope.is_pure``, ``reaching``) and the ``ast`` side
-(``changed_names``, computed on the whole unit: the text libcst parses is thinned, and
-``xs.append(x)``, a statement that binds nothing, is left out of it).
+(``first_changes``, computed on the whole unit: the text libcst parses is thinned, and
+``xs.append(x)``, a statement that binds nothing, is left out of it; each raise sees
+the changes before it, ``changed_by``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ PURE_BUILTINS = frozenset(
     }
 )
 # Builtins whose result is a fresh mutable object: re-reading the local is not re-calling them,
-# unless nothing changes that object in between (``changed_names``).
+# unless nothing changes that object in between (``first_changes``).
 MUTABLE_RESULTS = frozenset({"list", "dict", "set", "sorted"})
 # Methods that leave their receiver as it was and take nothing they could change (``str``'s,
 # which no common mutable type has under another meaning); ``split`` and its kin return a
@@ -71,30 +72,36 @@ def _is_setattr(func: ast.expr) -> bool:
     return isinstance(func, ast.Attribute) and func.attr == "__setattr__" and isinstance(func.value, ast.Name) and func.value.id == "object"
 
 
-def changed_names(unit: ast.AST, text: str, until: int | None = None) -> frozenset[str]:
-    """The plain names whose object some code of ``unit`` may change in place: anything but
-    reading it, testing it, and passing it to a pure builtin (``len(xs)``) or a method that
-    reads (``xs.count(x)``); a nested function or lambda that names it may do anything.
-    Code after line ``until`` (the end of the unit's last raise) counts only inside a loop
-    that starts by then: it runs after every raise of the unit otherwise. Empty where
-    ``text`` (the unit's) makes no fresh object to follow (the common case)."""
+def first_changes(unit: ast.AST, text: str) -> dict[str, int]:
+    """The plain names whose object some code of ``unit`` may change in place, each with the
+    first line from which a change can have happened: a change's own line, or the first line
+    of the outermost loop around it (a later turn runs it before an earlier line of the loop).
+    A change is anything but reading the object, testing it, and passing it to a pure builtin
+    (``len(xs)``) or a method that reads (``xs.count(x)``); a nested function or lambda that
+    names it may do anything. A raise at line R sees the changes whose line is at most R
+    (``changed_by``): code after it runs after it. Empty where ``text`` (the unit's) makes no
+    fresh object to follow (the common case)."""
     if not any(mark in text for mark in _FRESH_MARKS) and not _DISPLAY_BOUND.search(text):
-        return frozenset()
-    found: set[str] = set()
-    limit = until if until is not None else float("inf")
+        return {}
+    found: dict[str, int] = {}
     # (node, parent, grandparent, inside a nested scope, the first line of the outermost loop around it)
     stack: list[tuple[ast.AST, ast.AST | None, ast.AST | None, bool, float]] = [(unit, None, None, False, float("inf"))]
     while stack:
         node, parent, grand, nested, loop = stack.pop()
         if isinstance(node, ast.Name):
-            if (node.lineno <= limit or loop <= limit) and (nested or _changes(node, parent, grand)):
-                found.add(node.id)
+            if nested or _changes(node, parent, grand):
+                found[node.id] = int(min(found.get(node.id, node.lineno), node.lineno, loop))
             continue
         inner = nested or (node is not unit and isinstance(node, _SCOPES))
         if isinstance(node, _LOOPS):
             loop = min(loop, node.lineno)
         stack.extend((child, node, parent, inner, loop) for child in ast.iter_child_nodes(node))
-    return frozenset(found)
+    return found
+
+
+def changed_by(changes: dict[str, int], line: int) -> frozenset[str]:
+    """The names ``first_changes`` found changed by the time a raise ending at ``line`` runs."""
+    return frozenset(name for name, first in changes.items() if first <= line)
 
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)

@@ -167,7 +167,7 @@ class Reaching(StatementIndex):
         return UNKNOWN
 
     def may_change(self, name: str) -> bool:
-        """Whether the unit may change the object a local holds in place (purity.changed_names)."""
+        """Whether the unit may change the object a local holds in place (purity.first_changes)."""
         return "." in name or name in self.stores.changed
 
     def _joined(self, name: str, stmt: cst.If) -> Value:

@@ -91,6 +91,7 @@ EXPECTED = {
                "pick_backend",  # (a value outside the Literal: annotations are not checked)
                "is_skipped",  # (parameters only helpers defined inside read, as their own: any value)
                "as_list",  # (a tensor whose ndim the search sets apart: built with it)
+               "paged_attention",  # (a tensor the trigger gives only is_cuda = False: the typical CPU one)
                # a list with a repeated element; required arguments a statement on the way reads together
                "pin_devices", "Experts.__init__",
                # calls of functions imported under other names, struct.unpack and str.encode
@@ -135,7 +136,8 @@ REPRODUCE_ONLY = {"forms": {"if_elif_else", "match_cases", "set_state", "on_even
                                                                                                    "Session._require_running", "Session.send",
                                                                                                    "Archive.add", "Ticket.result", "Ticket.report",
                                                                                                    "Session.retry", "Catalog.price", "Tokens.give_back"},
-                  "values": {"parse_weight_config", "ChatPayload.check_stream_options", "choose_quant"},
+                  "values": {"parse_weight_config", "ChatPayload.check_stream_options", "choose_quant",
+                             "paged_attention"},  # (no CPU tensor is on a GPU: no fix runs here)
                   "pydconfig": {"MessagesRequest._named_and_positive"}}
 
 

@@ -323,10 +323,19 @@ def fold_arrays(values: dict[str, Any], annotations: Mapping[str, str | None]) -
     """``values`` where a modelled tensor or array ``x`` is built with the ``x.shape``,
     ``x.ndim`` and ``x.dtype`` the values give (``x.shape = [1, 5]``: ``torch.empty(1, 5)``),
     those entries left out; unchanged where they are no sizes, or disagree. ``x`` need not be
-    in ``values`` where ``annotations`` (input -> its annotation) declares it a tensor."""
+    in ``values`` where ``annotations`` (input -> its annotation) declares it a tensor; nor
+    need its shape, where the values give it flags only, each the CPU tensor's own
+    (``x.is_cuda = False``: the typical tensor)."""
     out = dict(values)
     bases = {n.rpartition(".")[0] for n in values if n.endswith((".shape", ".ndim", ".dtype"))}
     found = {base: modelled for base in bases if base not in values and (modelled := library_value(annotations.get(base))) is not None}
+    # (one the trigger gives flags only, each the CPU tensor's own: ``x.is_cuda = False``)
+    flagged = {n.rpartition(".")[0] for n in values if n.endswith(_FLAGS)} - bases - set(values)
+    for base in sorted(flagged):
+        modelled = library_value(annotations.get(base))
+        if modelled is not None and modelled.is_array and all(_has(modelled, flag[1:], values[f"{base}{flag}"])
+                                                               for flag in _FLAGS if f"{base}{flag}" in values):
+            found[base] = modelled
     for name, value in {**values, **found}.items():
         if not (isinstance(value, Modelled) and value.is_array):
             continue

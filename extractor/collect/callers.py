@@ -18,7 +18,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
-from ..model import Call, CallSite, FunctionCalls, Handler, HandlerOutcome
+from ..model import Argument, Call, CallSite, FunctionCalls, Handler, HandlerOutcome
 from .declarations import dotted_name
 from .noreturn import EXIT, NoReturns
 from .syntax import Function, walk
@@ -37,7 +37,7 @@ def in_file_callers(text: str, tree: ast.Module, defs: Sequence[tuple[str, Funct
     it (None: module-level code), each with the line of its first call, by line."""
     found: dict[str, dict[str | None, int]] = {}
     for target, calls in _find_calls(text, tree, defs, wanted).items():
-        for caller, line, _ in calls:
+        for caller, line, _, _ in calls:
             if caller != target and len(callers := found.setdefault(target, {})) < MAX_CALLERS:
                 callers.setdefault(caller, line)
     return tuple((target, tuple(CallSite(function=caller, line=line)
@@ -65,12 +65,13 @@ def in_file_calls(text: str, tree: ast.Module, defs: Sequence[tuple[str, Functio
             mentions = words[target.rsplit(".", 1)[-1]]
             node = nodes.get(target)
             done[target] = FunctionCalls(
-                function=target, calls=tuple(Call(caller=caller, line=line, handlers=_handlers(scope, line, lines, caller, never))
-                                             for caller, line, scope in calls[:MAX_CALLS]),
+                function=target, calls=tuple(Call(caller=caller, line=line, handlers=_handlers(scope, line, lines, caller, never),
+                                                  arguments=call_arguments(node), surely=_surely_run(scope, node))
+                                             for caller, line, scope, node in calls[:MAX_CALLS]),
                 is_complete=len(calls) <= MAX_CALLS and mentions == 1 + len(found.get(target, ())),
                 is_decorated=node is not None and any(_registers(d) for d in node.decorator_list),
             )
-            for caller, _, _ in calls[:MAX_CALLS]:
+            for caller, _, _, _ in calls[:MAX_CALLS]:
                 if caller is not None and caller not in done and _is_private(caller):
                     head = caller.rpartition(".")[0]
                     upward.add((caller, head if head in owners else None))
@@ -81,10 +82,10 @@ def in_file_calls(text: str, tree: ast.Module, defs: Sequence[tuple[str, Functio
 
 
 def _find_calls(text: str, tree: ast.Module, defs: Sequence[tuple[str, Function]],
-                wanted: Iterable[tuple[str, str | None]]) -> dict[str, list[tuple[str | None, int, ast.AST]]]:
+                wanted: Iterable[tuple[str, str | None]]) -> dict[str, list[tuple[str | None, int, ast.AST, ast.Call]]]:
     """Each function of ``wanted`` -> its calls confirmed on the ``ast``, in text order: the
     qualname of the definition holding the call (None: module-level code), the call's line,
-    and that definition's node (or the module-level statement)."""
+    that definition's node (or the module-level statement), and the call (the first of the line)."""
     methods: dict[str, list[tuple[str, str]]] = {}
     functions: dict[str, str] = {}
     for qualname, owner in wanted:
@@ -102,8 +103,8 @@ def _find_calls(text: str, tree: ast.Module, defs: Sequence[tuple[str, Function]
         alternatives.append(rf"(?<![\w.])(?P<function>{'|'.join(map(re.escape, sorted(functions)))})\s*\(")
     defs = sorted(defs, key=lambda d: d[1].lineno)
     starts = [d.lineno for _, d in defs]
-    confirmed: dict[int, set[tuple[int, str]]] = {}  # id of a definition (or statement) -> its (line, called name)
-    found: dict[str, list[tuple[str | None, int, ast.AST]]] = {}
+    confirmed: dict[int, dict[tuple[int, str], ast.Call]] = {}  # id of a definition (or statement) -> its (line, called name) -> call
+    found: dict[str, list[tuple[str | None, int, ast.AST, ast.Call]]] = {}
     line, offset = 1, 0
     for match in re.finditer("|".join(alternatives), text):
         line += text.count("\n", offset, match.start())
@@ -111,12 +112,12 @@ def _find_calls(text: str, tree: ast.Module, defs: Sequence[tuple[str, Function]
         method = match.groupdict().get("method")
         name = method or match.group("function")
         caller, scope = _enclosing(defs, starts, tree, line)
-        if scope is None or (line, name) not in _calls(scope, confirmed):
+        if scope is None or (node := _calls(scope, confirmed).get((line, name))) is None:
             continue
         targets = [q for q, owner in methods.get(name, ()) if caller is not None and caller.startswith(owner + ".")] \
             if method else [functions[name]]
         for target in targets:
-            found.setdefault(target, []).append((caller, line, scope))
+            found.setdefault(target, []).append((caller, line, scope, node))
     return found
 
 
@@ -287,19 +288,45 @@ def _enclosing(defs: Sequence[tuple[str, Function]], starts: list[int], tree: as
     return None, None
 
 
-def _calls(scope: ast.AST, confirmed: dict[int, set[tuple[int, str]]]) -> set[tuple[int, str]]:
+def _calls(scope: ast.AST, confirmed: dict[int, dict[tuple[int, str], ast.Call]]) -> dict[tuple[int, str], ast.Call]:
     """The calls of ``self.name``/``cls.name`` and of plain names in a definition or statement,
-    by line and name (those of nested definitions too: the innermost one is found first)."""
+    by line and name, each the first of its line (those of nested definitions too: the
+    innermost one is found first)."""
     key = id(scope)
     if key not in confirmed:
-        calls = set()
+        calls: dict[tuple[int, str], ast.Call] = {}
         for node in walk(scope):
             if isinstance(node, ast.Call):
                 func = node.func
                 if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
-                    calls.add((func.value.lineno, func.attr))
+                    at = (func.value.lineno, func.attr)
                 elif isinstance(func, ast.Name):
-                    calls.add((func.lineno, func.id))
+                    at = (func.lineno, func.id)
+                else:
+                    continue
+                if at not in calls or node.col_offset < calls[at].col_offset:
+                    calls[at] = node
         confirmed[key] = calls
     return confirmed[key]
+
+
+def _surely_run(scope: ast.AST, call: ast.Call) -> bool:
+    """Whether the call is a whole statement, or a whole assigned value, directly in the body of
+    its definition (``scope``): anything later in that definition runs after it."""
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    return any(isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) and stmt.value is call for stmt in scope.body)
+
+
+MAX_ARGUMENT = 200  # characters of one argument's code kept with a call
+
+
+def call_arguments(call: ast.Call) -> tuple[Argument, ...] | None:
+    """The call's arguments as code (keyword None: positional), in order; None where one is
+    starred or longer than MAX_ARGUMENT."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    found = [Argument(code=ast.unparse(value), keyword=keyword)
+             for keyword, value in [*((None, a) for a in call.args), *((k.arg, k.value) for k in call.keywords)]]
+    return tuple(found) if all(len(a.code) <= MAX_ARGUMENT for a in found) else None
 

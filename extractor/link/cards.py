@@ -46,6 +46,7 @@ from .constructors import (
     Constructors,
     construction_checks,
     link_owner,
+    post_init_in_chain,
     required_fields,
     settable_inputs,
     tied_inputs,
@@ -57,6 +58,7 @@ from .helpers import expand_call, helper_site, helper_uses, through_of
 from .ids import assign_ids, id_key
 from .instances import function_instances, link_names
 from .messages import compose
+from .onway import earlier_checks
 from .oserrors import errno_subclass
 from .placeholders import placeholder_entries
 from .project import BUILTIN_EXCEPTIONS, Project, Symbol, decorator_target, entry_module, field_doc
@@ -293,6 +295,8 @@ class ContextLinker:
                 self.by_function[card.at.function].append(card)
                 if set(card.entry) & CONSTRUCTING:
                     self.constructing[card.docs.owner].append(card)
+        self.params = {site.at.function: site.signature.params for site in facts.sites if site.at.function}  # (earlier_checks)
+        self.calls = {calls.function: calls for calls in facts.calls}
         # The cards of one function share its parameters: each annotation is resolved once per
         # file (what it reads is recorded for the whole file either way).
         self.members: dict[str, tuple[str, ...] | None] = {}
@@ -357,7 +361,10 @@ class ContextLinker:
         qualname = card.docs.owner or ""
         signature = self.constructors.signature(qualname)
         field = card.constraint.field if card.constraint is not None else None
-        required = required_fields(self.constructors, self.facts, site.owner, signature, leave=field) if site.owner is not None else ()
+        # (pydantic checks the fields before ``__post_init__`` runs: with the trigger's value a stand-in never reaches it)
+        required = required_fields(self.constructors, self.facts, site.owner, signature, leave=field, in_post_init=True) \
+            if site.owner is not None else ()
+        unseen = bool(required) and post_init_in_chain(self.constructors, qualname)
         required, records = with_records(self.constructors, qualname, required)
         # What constructing the class runs besides pydantic's own checks (its validators,
         # ``__post_init__``): an example that fills the other required fields must pass them.
@@ -366,7 +373,7 @@ class ContextLinker:
         names = [*card.statement.guard.inputs, *fields, *(n for _, i in checks for n, _, _ in i)]
         settable, classes = settable_inputs(self.constructors, qualname, names)
         classes.update(records)
-        owner = Owner(constructor=signature, settable=settable, classes=classes, checks=checks, required=required,
+        owner = Owner(constructor=signature, settable=settable, classes=classes, checks=checks, required=required, required_unseen=unseen,
                       unread_validators=unread_validators(self.project, qualname) if qualname else ())
         cli, reads = link_cli(self.flags, own_flags, self.options.command, self.facts.module, site, card.statement.guard.inputs, owner)
         self.read_flags.update(reads)
@@ -400,6 +407,7 @@ class ContextLinker:
             # A helper call before it ends the path where its own guard holds (the raise's guard leaves it out).
             earlier_helpers=tuple(c.statement.guard.code for c in others
                                   if c.statement.kind == RaiseKind.HELPER_CALL and c.at.line < card.at.line),
+            earlier_checks=earlier_checks(card, self.calls, self.by_function, self.params),
             param_choices={p.name: members for p in site.signature.params
                            if p.annotation and (members := self._enum_members(p.annotation))},
             param_literals={p.name: values for p in site.signature.params

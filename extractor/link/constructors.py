@@ -609,12 +609,13 @@ def required_fields(constructors: Constructors, facts: FileFacts, owner: str, si
     a pydantic model: no ``__init__`` of its own that may do more with them) and that has no
     ``__post_init__`` in its chain (which may hand them to code no check shows, as vLLM's
     ``SchedulerConfig`` does its ``InitVar``s), but for a raise in that ``__post_init__``
-    (``in_post_init``), whose way there the card's guard models: what an example may give
+    (``in_post_init``), whose way there the card's guard models, or for a field's constraint
+    (pydantic refuses the value before ``__post_init__`` runs): what an example may give
     stand-ins (Owner.required)."""
     qualname = f"{facts.module}.{owner}"
     found = constructors.project.class_fact(qualname)
     if found is None or found[1].init is not None or not constructors.is_record(qualname) \
-            or (not in_post_init and _post_init_in_chain(constructors, qualname)):
+            or (not in_post_init and post_init_in_chain(constructors, qualname)):
         return ()
     return tuple(doc for p in signature or () if p.default is None and p.kind in ("normal", "keyword", "positional") and p.name != leave
                  and (doc := field_doc(constructors.project, facts, owner, f"self.{p.name}")) is not None)
@@ -642,7 +643,7 @@ def with_records(constructors: Constructors, owner: str, required: tuple[FieldDo
     return tuple(docs), classes
 
 
-def _post_init_in_chain(constructors: Constructors, qualname: str) -> bool:
+def post_init_in_chain(constructors: Constructors, qualname: str) -> bool:
     project = constructors.project
     return any(name == "__post_init__" for q in (qualname, *project.ancestors(qualname)) if (f := project.class_fact(q)) is not None
                for name, _ in f[1].methods)

@@ -412,6 +412,8 @@ class Placement:
     own_str: bool = False  # the exception class (or an in-tree base) defines __str__: str(exc) is its own text
     siblings: tuple[str, ...] = ()  # guards of the other raises in the same function
     earlier_helpers: tuple[str, ...] = ()  # guards of the calls of raising helpers before it in the same function
+    # The raises of the file's functions it calls before, over its values ("": not writable so; link.onway)
+    earlier_checks: tuple[str, ...] = ()
     param_choices: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # Enum-typed parameters
     # Parameters annotated with a ``Literal`` alias of the module or one it imports (``mode:
     # PauseMode``, ``PauseMode = Literal["abort", "wait"]``): the values, as the alias writes them
@@ -485,6 +487,9 @@ class Owner:
     # A field constraint's class: its other required fields (constructor keywords without a
     # default), as declared, which an example passes values of their own (link.cards, solve.constraints)
     required: tuple[FieldDoc, ...] = ()
+    # Those fields reach a ``__post_init__`` of the class's chain, which may refuse a stand-in where
+    # no check shows it: an example passing stand-ins shows the error only, which pydantic raises first
+    required_unseen: bool = False
     # The parameters an example builds with their class's constructor (link.constructors.built_arguments)
     arguments: tuple[BuiltArgument, ...] = ()
     # A field validator pydantic runs after the field's type check: the field, whose declared type a value must have to get there

@@ -181,6 +181,9 @@ class Reason(Code):
                                                         "read a value the tool does not know)")
     HELPER_ON_THE_WAY = "helper_on_the_way", ("an earlier call of a raising helper in the function (such as `self.fail(...)`) may be "
                                               "reached first under the trigger's values: its condition is not shown to be false")
+    CHECK_ON_THE_WAY = "check_on_the_way", ("a function of the file that is called on the way, before the raise, checks the values "
+                                            "it is passed and may raise first under the trigger's values: its condition is not "
+                                            "shown to be false")
     LOOP_ON_THE_WAY = "loop_on_the_way", ("a loop on the way to the raise reads a value the trigger sets, and the tool does not run "
                                           "loops: it may fail first on that value, or change it")
     FAILS_ON_THE_WAY = "fails_on_the_way", ("under the trigger's values, a statement on the way to the raise, or the exception's own "
@@ -324,6 +327,9 @@ class NoFix(Code):
     NOT_WRITABLE = "not_writable", "none of the solutions can be written as this call"
     MAY_RAISE_ELSEWHERE = "may_raise_elsewhere", "under each of the solutions another raise of the function may fire"
     EVERY_CALL = "every_call", "every call of the function reaches this raise: no value of an argument keeps control from it"
+    STAND_INS_UNSEEN = "stand_ins_unseen", ("the example passes stand-ins for the class's other required fields, which its "
+                                            "`__post_init__` reads where the tool cannot follow: built with the fix, it may "
+                                            "refuse them (with this value, pydantic refuses the field before `__post_init__` runs)")
     NONE_FOUND = "none_found", ("the tool found no change of one input that it can show keeps control from this raise: the condition "
                                 "may read values it does not know, or each value it tried reaches another raise of the function")
 

@@ -315,6 +315,11 @@ class Call:
     caller: str | None  # the qualname of the definition that holds the call; None: module-level code
     line: int
     handlers: tuple[Handler, ...] = ()  # of the try statements whose body holds the call, innermost first, each try's in order
+    # Its arguments as code (keyword None: positional); None where one is starred or too long
+    arguments: tuple[Argument, ...] | None = None
+    # It is a whole statement directly in its definition's body (``check(x)``, ``y = check(x)``):
+    # every later line of the definition runs after it
+    surely: bool = False
 
 
 @record

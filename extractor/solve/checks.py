@@ -68,6 +68,10 @@ def _helper_on_the_way(draft: Draft) -> bool:
     return any(draft.problem.holds(draft.env, code) is not False for code in draft.frame.ctx.place.earlier_helpers)
 
 
+def _check_on_the_way(draft: Draft) -> bool:
+    return any(not code or draft.problem.holds(draft.env, code) is not False for code in draft.frame.ctx.place.earlier_checks)
+
+
 def _undefined(draft: Draft) -> bool:
     return bool(draft.frame.ctx.owner.undefined) and not is_class_level(draft.frame.card)
 
@@ -381,6 +385,31 @@ HELPER_ON_THE_WAY = Check(
         ''', "f"),),
 )
 
+CHECK_ON_THE_WAY = Check(
+    code=Reason.CHECK_ON_THE_WAY,
+    fires=_check_on_the_way,
+    valid=(Snippet('''
+        def _validate(rows: int) -> None:
+            if rows > 1000:
+                raise ValueError("too many rows")
+
+        def f(rows: int, cols: int) -> None:
+            _validate(rows)
+            if cols > rows:
+                raise ValueError("more columns than rows")
+        ''', "f"),),
+    invalid=(Snippet('''
+        def _validate(rows: int, limit: int) -> None:
+            if rows > limit:
+                raise ValueError("too many rows")
+
+        def f(rows: int, cols: int) -> None:
+            _validate(rows, 10 * cols)
+            if cols < 0:
+                raise ValueError("negative columns")
+        ''', "f"),),
+)
+
 CACHED_UNHASHABLE = Check(
     code=Reason.CACHED_UNHASHABLE,
     fires=_cached_unhashable,
@@ -473,7 +502,7 @@ NOT_REPRODUCED = Check(
 
 # In order: the first that fires gives the reason.
 CHECKS = (OTHER_PLATFORM, REPLACED_BY_COMPILED_MODULE, VALUE_AND_ITS_ATTRIBUTE, ABSTRACT_CLASS, UNDEFINED_ATTRIBUTES, INCOHERENT_ARRAYS,
-          RAISES_AN_INPUT, RAISED_NOT_SHOWN, CACHED_UNHASHABLE, FAILS_ON_THE_WAY, HELPER_ON_THE_WAY, LOOP_ON_THE_WAY,
+          RAISES_AN_INPUT, RAISED_NOT_SHOWN, CACHED_UNHASHABLE, FAILS_ON_THE_WAY, HELPER_ON_THE_WAY, CHECK_ON_THE_WAY, LOOP_ON_THE_WAY,
           CONSTRUCTION_NOT_SHOWN, NOT_REPRODUCED)
 RULES = (INSIDE_FOR_LOOP, *CHECKS)  # every check, with its examples
 

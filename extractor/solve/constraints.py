@@ -19,7 +19,7 @@ from ..model import Card, CardContext, Example, FieldConstraint, FieldDoc, Fix, 
 from ..model.pytext import literal_or
 from .construction import keywords_through
 from .examples import constraint_example
-from .rules import container, length, number, own_checks_pass, raw_refused, refused_with, satisfies, sized, stand_ins
+from .rules import container, first_stand_ins, length, number, own_checks_pass, raw_refused, refused_with, satisfies, sized, stand_ins
 from .values import to_json_value
 
 _PATTERN_TRIES = ("", "x", "0", "-", " ", "X", "_", "!", "0x", "a b", "/", ".")
@@ -140,8 +140,9 @@ def solve_constraint(card: Card, ctx: CardContext) -> Solved:
                      f"set `{constraint.field}` to `{good!r}` (the trigger has `{bad!r}`), so that pydantic accepts it "
                      f"under `{constraint.declared}`"),)
     fixed = {name: good} if good is not NO_GOOD else None
-    passed = stand_ins(ctx, fixed)
-    written, line = constraint_example(card, ctx, {name: bad}, fixed, passed)
+    unseen = ctx.owner.required_unseen  # (the example is then the trigger's only: link.cards)
+    passed = first_stand_ins(ctx) if unseen else stand_ins(ctx, fixed)
+    written, line = constraint_example(card, ctx, {name: bad}, fixed, passed, python_fix=not unseen)
     # (a validator that calls what the tool does not read, or a "before" model validator, may
     # refuse the value, or a stand-in, before pydantic's own check)
     keywords = {constraint.field: bad, **keywords_through(ctx, passed or {})}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+from ..collect.calls import read_chains
 from ..model import Card, CardContext, CommandLine, EntryCall, ObjectState, Owner, Signature
 from ..model.codes import EntryKind, PartRole
 from ..model.pytext import try_parse_expression
@@ -44,6 +45,33 @@ def _conjunct(code: str) -> str:
     """``code`` as one operand of ``and``: in parentheses where it is an ``or``, ``and``, ``if``-expression or ``:=``."""
     tree = try_parse_expression(code)
     return f"({code})" if isinstance(tree, (ast.BoolOp, ast.IfExp, ast.NamedExpr, ast.Lambda)) else code
+
+
+def past_checks(card: Card, ctx: CardContext) -> Card | None:
+    """The card with the checks of the calls on the way (Placement.earlier_checks) in its guard,
+    each false where the raise is reached (an exit's part), so that a search finds values that
+    pass them (``q.ndim == 3`` for ``_validate(q)``); None where one is not written over the
+    card's values, or reads what the card's function does not name."""
+    checks = ctx.place.earlier_checks
+    params = {p.name for p in ctx.signature.params}
+    trees = [try_parse_expression(code) if code else None for code in checks]
+    if not checks or any(tree is None for tree in trees):
+        return None
+    reads = [chain for tree in trees if tree is not None for chain in read_chains(tree)]
+    if any(chain is None or (chain.split(".", 1)[0] not in params and chain not in _BUILTIN_CALLS
+                             and chain.split(".", 1)[0] not in _MODULES_READ) for chain in reads):
+        return None
+    guard = card.statement.guard
+    parts = tuple(GuardPart(role=PartRole.EXIT, code=negated(code)) for code in checks)
+    inputs = [chain for chain in reads if chain is not None and chain.split(".", 1)[0] in params]
+    guard = replace(guard, code=" and ".join([*(p.code for p in parts), f"({guard.code})"]), parts=(*parts, *guard.parts),
+                    inputs=tuple(dict.fromkeys([*guard.inputs, *inputs])))
+    return replace(card, statement=replace(card.statement, guard=guard))
+
+
+_BUILTIN_CALLS = frozenset({"len", "isinstance", "int", "float", "str", "bool", "abs", "min", "max", "tuple", "list", "dict", "set",
+                            "callable", "hasattr", "getattr", "any", "all", "sorted", "type", "repr"})
+_MODULES_READ = frozenset({"torch", "numpy", "np", "math"})  # (``torch.Tensor`` in an isinstance, ``torch.float16``: modelled)
 
 
 def at_entry(card: Card, ctx: CardContext, entry: EntryCall) -> tuple[Card, CardContext]:

@@ -113,6 +113,15 @@ def stand_ins(ctx: CardContext, fixed: dict[str, Any] | None) -> dict[str, Any] 
     return found if constructs(_NO_GUARD, ctx, {**found, **fixed}) else None
 
 
+def first_stand_ins(ctx: CardContext) -> dict[str, Any] | None:
+    """Each other required field's first stand-in (Owner.required), checks aside: where the
+    class's ``__post_init__`` reads them unseen (Owner.required_unseen), an example shows only the
+    trigger's value, which pydantic refuses before any check of construction runs. None where
+    one has none."""
+    options = {doc.input: _owner_stand_ins(ctx, doc) for doc in ctx.owner.required}
+    return {name: values[0] for name, values in options.items()} if all(options.values()) else None
+
+
 def _refitted(ctx: CardContext, options: dict[str, list[Any]], found: dict[str, Any], fixed: dict[str, Any]) -> dict[str, Any]:
     """``found`` (each field's first stand-in) where construction passes it with ``fixed``; else
     the first choice of stand-ins, in their order, that leaves the fewest of construction's checks

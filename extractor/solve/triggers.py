@@ -19,7 +19,7 @@ from ..model.codes import CLAIMED, Detailed, Reason, TriggerStatus
 from .checks import check_loops, verify
 from .constraints import solve_constraint
 from .draft import Draft, Frame
-from .entries import at_entry
+from .entries import at_entry, past_checks
 from .evaluate import EvalError
 from .messages import shown_message
 from .passes import (
@@ -59,6 +59,10 @@ def solve_card(card: Card, ctx: CardContext) -> Solved:
     reach; stated as a call of its public entry where one passes its inputs through (solve.entries)
     and a verified trigger with an example is found there, else with why not."""
     solved = solve_here(card, ctx)
+    if solved.trigger is not None and solved.trigger.reason == Reason.CHECK_ON_THE_WAY and (passing := past_checks(card, ctx)) is not None:
+        again = solve_here(passing, ctx)  # (values that the checks of the calls on the way let through)
+        if again.trigger is not None and again.trigger.status in CLAIMED and again.trigger.verified:
+            solved = again
     if not ctx.entries:
         return replace(solved, entry_reason=ctx.entry_reason) if ctx.entry_reason is not None else solved
     for entry in ctx.entries:

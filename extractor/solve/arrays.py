@@ -328,7 +328,8 @@ def fold_arrays(values: dict[str, Any], annotations: Mapping[str, str | None]) -
     (``x.is_cuda = False``: the typical tensor)."""
     out = dict(values)
     bases = {n.rpartition(".")[0] for n in values if n.endswith((".shape", ".ndim", ".dtype"))}
-    found = {base: modelled for base in bases if base not in values and (modelled := library_value(annotations.get(base))) is not None}
+    found = {base: modelled for base in sorted(bases)
+             if base not in values and (modelled := library_value(annotations.get(base))) is not None}
     # (one the trigger gives flags only, each the CPU tensor's own: ``x.is_cuda = False``)
     flagged = {n.rpartition(".")[0] for n in values if n.endswith(_FLAGS)} - bases - set(values)
     for base in sorted(flagged):

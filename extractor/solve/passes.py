@@ -376,7 +376,7 @@ def choose_inputs(draft: Draft) -> Draft:
     # A tensor parameter whose attributes the trigger gives (``x.shape = [3]``): one of those
     # (``torch.empty(3)``); or, where the search gave it a tensor of other attributes beside them
     # (``x = torch.empty(2, 3)`` with ``x.ndim = 1``), one that has them
-    for name, value in fold_arrays(env, frame_annotations(frame)).items():
+    for name, value in sorted(fold_arrays(env, frame_annotations(frame)).items(), key=lambda item: item[0]):  # (one at a time: in order)
         if value is not env.get(name) and (name in frame.params or name in inputs) and problem_holds(draft, {**env, name: value}):
             env[name], inputs[name] = value, to_json_value(value)
     fill_required(ctx, env, inputs, type_checked(frame.card))

@@ -37,17 +37,18 @@ def earlier_checks(card: Card, calls: Mapping[str, FunctionCalls], cards: Mappin
     file's calls of each function; ``cards``, the file's cards by function; ``params``, the
     functions' parameters."""
     function = card.at.function
+    own = {p.name for p in params.get(function or "", ())}
     found: list[str] = []
     for target in sorted(calls):
         if target == function or target not in params:
             continue
+        callee = {p.name for p in params[target]}
         for call in calls[target].calls:
             if call.caller != function or call.line >= card.at.line or call.handlers or not call.surely:
                 continue
             bound = _bound(params[target], call.arguments, is_method="." in target)
-            own = {p.name for p in params.get(function or "", ())}
             found.extend(code for other in cards.get(target, ()) if all(c.kind != ContextKind.EXCEPT for c in other.statement.guard.context)
-                         and (code := restated(other, bound, {p.name for p in params[target]}, own)) is not None)
+                         and (code := restated(other, bound, callee, own)) is not None)
     return tuple(dict.fromkeys(found))[:MAX_CHECKS]
 
 
@@ -55,16 +56,17 @@ def _bound(params: tuple[Param, ...], arguments: tuple[Argument, ...] | None,
            is_method: bool) -> tuple[dict[str, str], dict[str, str]] | None:
     """The callee's parameters the call passes -> the code it passes (``self`` of
     ``self.check(...)`` too: the same object), and those it leaves -> their declared defaults;
-    None where the arguments are not known (a starred one) or do not fit."""
-    if arguments is None:
+    None where the arguments are not known (a starred one), the callee takes ``*args`` or
+    ``**kwargs``, or the call passes more positional arguments than it takes."""
+    if arguments is None or any(p.kind in ("star", "starstar") for p in params):
         return None
-    own = [p for p in params if p.kind not in ("star", "starstar")]
+    own = list(params)
     passed: dict[str, str] = {}
     if is_method and own and own[0].name in ("self", "cls"):
         passed[own[0].name] = own[0].name
         own = own[1:]
     positional = [a.code for a in arguments if a.keyword is None]
-    if len(positional) > len(own) or len(own) + len(passed) != len(params):
+    if len(positional) > len(own):
         return None
     passed.update((p.name, code) for p, code in zip(own, positional))
     passed.update((a.keyword, a.code) for a in arguments if a.keyword is not None)

@@ -16,8 +16,10 @@ import ast
 from dataclasses import replace
 
 from ..collect.calls import read_chains
+from ..collect.purity import PURE_BUILTINS
 from ..model import Card, CardContext, CommandLine, EntryCall, ObjectState, Owner, Signature
 from ..model.codes import EntryKind, PartRole
+from ..model.libraries import LIBRARIES
 from ..model.pytext import try_parse_expression
 from ..model.site import GuardPart
 
@@ -58,8 +60,7 @@ def past_checks(card: Card, ctx: CardContext) -> Card | None:
     if not checks or any(tree is None for tree in trees):
         return None
     reads = [chain for tree in trees if tree is not None for chain in read_chains(tree)]
-    if any(chain is None or (chain.split(".", 1)[0] not in params and chain not in _BUILTIN_CALLS
-                             and chain.split(".", 1)[0] not in _MODULES_READ) for chain in reads):
+    if any(chain is None or (chain.split(".", 1)[0] not in params | _MODULES_READ and chain not in PURE_BUILTINS) for chain in reads):
         return None
     guard = card.statement.guard
     parts = tuple(GuardPart(role=PartRole.EXIT, code=negated(code)) for code in checks)
@@ -69,9 +70,7 @@ def past_checks(card: Card, ctx: CardContext) -> Card | None:
     return replace(card, statement=replace(card.statement, guard=guard))
 
 
-_BUILTIN_CALLS = frozenset({"len", "isinstance", "int", "float", "str", "bool", "abs", "min", "max", "tuple", "list", "dict", "set",
-                            "callable", "hasattr", "getattr", "any", "all", "sorted", "type", "repr"})
-_MODULES_READ = frozenset({"torch", "numpy", "np", "math"})  # (``torch.Tensor`` in an isinstance, ``torch.float16``: modelled)
+_MODULES_READ = frozenset({*LIBRARIES, "math"})  # (``torch.Tensor`` in an isinstance, ``torch.float16``: modelled)
 
 
 def at_entry(card: Card, ctx: CardContext, entry: EntryCall) -> tuple[Card, CardContext]:

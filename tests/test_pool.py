@@ -90,8 +90,17 @@ def test_workers_die_with_the_run_that_started_them(tmp_path) -> None:
     os.kill(run.pid, signal.SIGKILL)
     run.wait()
     time.sleep(1.0)
-    alive = [pid for pid in children if os.path.exists(f"/proc/{pid}") and "zombie" not in open(f"/proc/{pid}/status").read()]
+    alive = [pid for pid in children if _running(pid)]
     assert alive == []
+
+
+def _running(pid: int) -> bool:
+    """Whether the process is there and no zombie (one that ends while it is read is not)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as handle:
+            return "zombie" not in handle.read()
+    except OSError:  # (gone: FileNotFoundError, or ProcessLookupError mid-read)
+        return False
 
 
 def test_a_bug_linking_one_site_costs_that_card_its_details_only(tmp_path, monkeypatch) -> None:

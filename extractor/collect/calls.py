@@ -38,7 +38,7 @@ from collections.abc import Set as AbstractSet
 
 from ..model import Argument, CallsMade, MadeCall
 from .declarations import SourceText, call_style, dotted_name, function_params
-from .syntax import Function, child_nodes
+from .syntax import Function, child_nodes, walk
 
 MAX_CALLS = 48  # per function
 MAX_ARGUMENT = 160  # characters of one argument's code
@@ -71,21 +71,23 @@ def calls_made(defs: Iterable[tuple[str, Function, str | None]], src: SourceText
 
 def _calls(node: Function, src: SourceText, bound: AbstractSet[str], aliases: AbstractSet[str], *,
            is_method: bool) -> tuple[tuple[MadeCall, ...], bool]:
-    firsts = _first_calls(node, bound | aliases)
     params = _param_names(node)
     heads = (set(bound) - params) | (set(_SELF) if is_method else set())
     plain = set(aliases) - params
     typed = _annotated(node, src)
-    found: list[MadeCall] = []
-    count = 0
+    kept: list[tuple[ast.Call, str, str | None]] = []
     for call in sorted(_own_calls(node), key=lambda c: (c.lineno, c.col_offset)):
         callee = dotted_name(call.func)
         if callee is None:
             continue
         head, _, rest = callee.partition(".")
         receiver = typed.get(head) if rest and "." not in rest else None
-        if head not in heads and callee not in plain and receiver is None:
-            continue
+        if head in heads or callee in plain or receiver is not None:
+            kept.append((call, callee, receiver))
+    firsts = _first_calls(node, bound | aliases) if kept else {}  # (no call linking resolves: no way to walk)
+    found: list[MadeCall] = []
+    count = 0
+    for call, callee, receiver in kept:
         count += 1
         if count <= MAX_CALLS:
             first = firsts.get(id(call))
@@ -159,8 +161,13 @@ def _first_calls(node: Function, shadowed: AbstractSet[str]) -> dict[int, tuple[
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
         body = body[1:]  # the docstring
     found: dict[int, tuple[tuple[Exit, ...], tuple[str, ...]]] = {}
-    stored = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-    stored.update(name for n in ast.walk(node) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names)
+    stored: set[str] = set()
+    for n in walk(node):
+        if isinstance(n, ast.Name):
+            if not isinstance(n.ctx, ast.Load):
+                stored.add(n.id)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            stored.update(n.names)
     _walk_to_calls(_Way(params, shadowed, found, stored), body, [], set())
     return found
 
@@ -198,10 +205,10 @@ def _walk_to_calls(way: _Way, body: Sequence[ast.stmt], exits: list[Exit], read:
                 exits.append(found_exit)
             elif not _is_harmless(stmt, way.params, way.shadowed):
                 return
-            read.update(n.id for n in ast.walk(stmt) if isinstance(n, ast.Name))
+            read.update(n.id for n in walk(stmt) if isinstance(n, ast.Name))
             continue
         assert isinstance(stmt, ast.If)
-        tested = read | {n.id for n in ast.walk(stmt.test) if isinstance(n, ast.Name)}
+        tested = read | {n.id for n in walk(stmt.test) if isinstance(n, ast.Name)}
         _walk_to_calls(way, stmt.body, [*exits, (test[0], "branch", test[1])], set(tested), depth + 1)
         _walk_to_calls(way, stmt.orelse, [*exits, (test[0], "skip", test[1])], set(tested), depth + 1)
         if stmt.orelse:
@@ -242,7 +249,7 @@ def _test_reads(test: ast.expr, params: AbstractSet[str], module: AbstractSet[st
     ``p``), where it reads nothing else that is bound (a builtin such as ``len`` or ``isinstance``
     is fine, and so are the ``module``'s names, whose values linking gives) and calls no method
     but one that reads a text or mapping (``_TEST_METHODS``); else None."""
-    for node in ast.walk(test):
+    for node in walk(test):
         if isinstance(node, (ast.Lambda, *_COMPREHENSIONS, ast.NamedExpr, ast.Await)):
             return None
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _TEST_BUILTINS) \
@@ -262,9 +269,9 @@ def read_chains(test: ast.expr) -> Iterator[str | None]:
     """Each name or attribute chain an expression reads, whole (``p.a.b``, not ``p``), a method's
     receiver for its call (``p`` of ``p.get(...)``); None for a chain that is no dotted name
     (``x[0].a``). A called plain name is one too (``len``)."""
-    inner = {id(node.value) for node in ast.walk(test) if isinstance(node, ast.Attribute)}  # (a chain's own parts)
-    methods = {id(node.func) for node in ast.walk(test) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)}
-    for node in ast.walk(test):
+    inner = {id(node.value) for node in walk(test) if isinstance(node, ast.Attribute)}  # (a chain's own parts)
+    methods = {id(node.func) for node in walk(test) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)}
+    for node in walk(test):
         if isinstance(node, (ast.Attribute, ast.Name)) and id(node) not in inner:
             yield dotted_name(node.value if isinstance(node, ast.Attribute) and id(node) in methods else node)
 

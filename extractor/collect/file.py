@@ -229,7 +229,7 @@ def _certain_imports(scan: _FileScan) -> tuple[tuple[str, str], ...]:
 
 
 _BUILTIN_CLASSES = frozenset(name for name, value in vars(builtins).items() if isinstance(value, type))
-_REGISTERS = re.compile(r"(\w+)\s*\.\s*register\b")
+_REGISTERS = re.compile(r"\b(\w+)\s*\.\s*register\b")  # (``\b``: a match starts where a word does, tried there only)
 
 
 def _registers(text: str) -> tuple[str, ...]:

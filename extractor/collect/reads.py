@@ -46,7 +46,7 @@ def pure_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple[as
         if node in leaving:
             work.extend(_on_the_way(node))
         elif isinstance(node, ast.If) and node in skipped:  # (a test that is false where its body reads them: they are not read)
-            way.pure.append((set(), {n.id for part in (node.test, *node.body) for n in ast.walk(part) if isinstance(n, ast.Name)},
+            way.pure.append((set(), {n.id for part in (node.test, *node.body) for n in walk(part) if isinstance(n, ast.Name)},
                              f"not ({ast.unparse(node.test)})"))
             work.extend(node.orelse)
         elif isinstance(node, ast.stmt) and (statement := _pure_statement(node)) is not None:
@@ -67,7 +67,7 @@ class _Way:
         self.other: set[str] = set()  # the names anything else reads (a test, a call, a loop)
         self.stored: dict[str, int] = {}  # ``self.a`` -> the line of its (last) store by a pure statement
         self.escapes: list[int] = []  # the lines where a call may read any attribute of ``self``
-        nodes = list(ast.walk(function))
+        nodes = list(walk(function))
         called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
         attributes = [n for n in nodes if _on_self(n) and id(n) not in called]  # (``self.a`` read or stored, not called)
         self.read = {f"self.{n.attr}" for n in attributes if isinstance(n.ctx, ast.Load) and n.lineno <= end}
@@ -75,13 +75,13 @@ class _Way:
 
     def note_pure(self, node: ast.stmt, value: ast.expr, test: str) -> None:
         bound = getattr(node, "targets", [getattr(node, "target", None)])
-        targets = {n.id for t in bound if not _on_self(t) for n in ast.walk(t) if isinstance(n, ast.Name)}
+        targets = {n.id for t in bound if not _on_self(t) for n in walk(t) if isinstance(n, ast.Name)}
         for target in filter(_on_self, bound):
             targets.add(key := f"self.{target.attr}")
             self.stored[key] = max(self.stored.get(key, 0), node.lineno)
-        for inner in ast.walk(value):
+        for inner in walk(value):
             self._note_self(inner)
-        self.pure.append((targets, {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}, test))
+        self.pure.append((targets, {n.id for n in walk(value) if isinstance(n, ast.Name)}, test))
 
     def note(self, node: ast.AST) -> None:
         if isinstance(node, ast.Name) and type(node.ctx) is not ast.Del:  # (``del unused``: no read of its value)
@@ -118,7 +118,7 @@ def _pure_statement(stmt: ast.stmt) -> tuple[ast.expr, str] | None:
     targets: list[ast.expr] = list(stmt.targets) if isinstance(stmt, ast.Assign) else \
         [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
     value = getattr(stmt, "value", None) if targets else None
-    if value is None or len(targets) != 1 or not all(_is_pure_node(n) for n in ast.walk(value)):
+    if value is None or len(targets) != 1 or not all(_is_pure_node(n) for n in walk(value)):
         return None
     target = targets[0]
     if isinstance(target, ast.Name) or _on_self(target):
@@ -320,9 +320,9 @@ def skipped_ifs(function: ast.FunctionDef | ast.AsyncFunctionDef, line: int, par
     for stmt, in_body in _ifs_before(function.body, line):
         # (an attribute or item may be stored, or a method may change it, on the way: names only)
         if in_body or stmt in leaving or not all(_is_pure_node(n) and not isinstance(n, (ast.Attribute, ast.Subscript))
-                                                 for n in ast.walk(stmt.test)):
+                                                 for n in walk(stmt.test)):
             continue
-        read = {n.id for n in ast.walk(stmt.test) if isinstance(n, ast.Name)}
+        read = {n.id for n in walk(stmt.test) if isinstance(n, ast.Name)}
         if not read or not read <= params | _PURE_CALLS:
             continue
         bindings = _bindings(function) if bindings is None else bindings

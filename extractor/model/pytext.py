@@ -81,6 +81,8 @@ def literal_or(code: str | None, default: Any = None) -> Any:
 def compares_with_none(name: str, code: str) -> bool:
     """Whether the guard ``code`` compares the input ``name`` itself with None (``prompt is None``,
     ``cache is not None``, ``x != None``), not an attribute of it or a name ending in it."""
+    if "None" not in code or name not in code:
+        return False  # (the test names both; most guards neither: no pattern built)
     return re.search(_NONE_TEST.format(name=re.escape(name)), code) is not None
 
 

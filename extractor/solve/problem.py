@@ -54,6 +54,7 @@ class Problem:
     # set through the same constructor keyword): (input, the input whose value it has).
     ties: tuple[tuple[str, str], ...] = ()
     _base: dict[str, Any] | None = field(default=None, repr=False, compare=False)  # built once, on first use
+    lengths: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)  # (solve.seeds: ``len(x) == n``)
 
     def env(self, assignment: dict[str, Any]) -> dict[str, Any]:
         """The constants and defaults, with ``assignment`` on top."""

@@ -74,13 +74,14 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET, max_changed: int = MAX
     parts = _conjunct_parts(problem)
     required_names = {v.name for v in required}
     base = problem.env({})
+    # A conjunct that reads none of the changed variables keeps its value under the
+    # defaults: if that is not true, no value of this subset helps; if it is, only
+    # the other conjuncts need evaluating. Exact: the same solutions, found sooner.
+    untrue = [(names, status) for _, names, status in parts if status is not True]
     for size in range(min(len(optional), max_changed) + 1):
         for subset in itertools.combinations(optional, size):
             changing = {v.name for v in subset} | required_names
-            # A conjunct that reads none of the changed variables keeps its value under the
-            # defaults: if that is not true, no value of this subset helps; if it is, only
-            # the other conjuncts need evaluating. Exact: the same solutions, found sooner.
-            blocked = [status for _, names, status in parts if status is not True and not names & changing]
+            blocked = [status for names, status in untrue if not names & changing]
             if blocked:
                 # (a conjunct the evaluator cannot decide, ``getattr(cls, op)`` in a comprehension,
                 # is no proof that nothing reaches the raise)

@@ -569,13 +569,22 @@ def _seed_item(side: ast.Subscript, name: str, problem: Problem, seeds: dict[str
 
 def _declared_length(problem: Problem, name: str) -> int:
     """``n`` where the guard says ``len(name) == n`` (an unpacking's: reaching.unpacked_length), else 0."""
+    if problem.lengths is None:
+        problem.lengths = _declared_lengths(problem)
+    return problem.lengths.get(name, 0)
+
+
+def _declared_lengths(problem: Problem) -> dict[str, int]:
+    """Each variable's first ``len(name) == n`` of the guard (small ``n``), in one walk."""
+    found: dict[str, int] = {}
     for node in walk(problem.tree):
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq) \
                 and isinstance(node.comparators[0], ast.Constant):
-            found, is_len = variable_of(node.left, problem)
-            if found == name and is_len and type(node.comparators[0].value) is int and node.comparators[0].value < 16:
-                return node.comparators[0].value
-    return 0
+            name, is_len = variable_of(node.left, problem)
+            if name is not None and is_len and name not in found and type(node.comparators[0].value) is int \
+                    and node.comparators[0].value < 16:
+                found[name] = node.comparators[0].value
+    return found
 
 
 # Seeds for text tests (``str`` tests, splits and counts).

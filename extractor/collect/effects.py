@@ -54,27 +54,33 @@ def method_effects(node: ast.ClassDef) -> tuple[MethodEffect, ...]:
     The others are read where a step calls them on its object (``self._flush()``)."""
     found = []
     for stmt in node.body:
-        if not (isinstance(stmt, ast.FunctionDef) and _runs_body(stmt)):
+        if not isinstance(stmt, ast.FunctionDef) or stmt.decorator_list:
             continue
         receiver = receiver_name(stmt)
-        if receiver is None:
+        if receiver is None or (bound := _bound_unless_generator(stmt)) is None:
             continue
         try:
             paths = _Reader(receiver).paths(stmt.body)
         except _Unmodelled:
             continue
-        bound = {a.arg for a in ast.walk(stmt.args) if isinstance(a, ast.arg)}
-        bound.update(n.id for n in walk(stmt) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load))
-        bound.update((a.asname or a.name).split(".")[0] for n in walk(stmt) if isinstance(n, (ast.Import, ast.ImportFrom))
-                     for a in n.names)
         found.append(MethodEffect(method=stmt.name, receiver=receiver, paths=paths, bound=tuple(sorted(bound)),
                                   is_bare=_callable_bare(stmt)))
     return tuple(found)
 
 
-def _runs_body(function: ast.FunctionDef) -> bool:
-    """Undecorated, not a generator: a call runs its body."""
-    return not function.decorator_list and not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in walk(function))
+def _bound_unless_generator(function: ast.FunctionDef) -> set[str] | None:
+    """The names the method binds (its parameters, stores, imports), in one walk; None for a
+    generator, whose call does not run its body."""
+    bound = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+    for n in walk(function):
+        if isinstance(n, ast.Name):
+            if not isinstance(n.ctx, ast.Load):
+                bound.add(n.id)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in n.names)
+        elif isinstance(n, (ast.Yield, ast.YieldFrom)):
+            return None
+    return bound
 
 
 def _callable_bare(function: ast.FunctionDef) -> bool:

@@ -78,6 +78,7 @@ EXPECTED = {
                "choose_quant",  # (isinstance of an abstract base nothing registers a virtual subclass with)
                "on_gpu",  # (isinstance(x, torch.Tensor) of an unannotated value)
                "route",  # (a parameter nothing reads before the raise, of a type no value is built of: None, a stand-in)
+               "Router.__init__",  # (one only stored before the raise, of such a type: None too)
                # required values of declared types (an Annotated alias, Literal, StrictBool, PositiveInt, Path)
                "Prompt", "archive", "retry", "Marker", "Job",
                # a parameter declared without None that the guard tests against None: given one

@@ -379,13 +379,14 @@ def choose_inputs(draft: Draft) -> Draft:
     for name, value in sorted(fold_arrays(env, frame_annotations(frame)).items(), key=lambda item: item[0]):  # (one at a time: in order)
         if value is not env.get(name) and (name in frame.params or name in inputs) and problem_holds(draft, {**env, name: value}):
             env[name], inputs[name] = value, to_json_value(value)
-    fill_required(ctx, env, inputs, type_checked(frame.card))
+    placeholders = fill_required(ctx, env, inputs, type_checked(frame.card))
     missing = _missing(frame.card, ctx, set(inputs), bool(draft.constructed))
     # The object's other required fields, where the trigger builds it: values their own rules accept
     filled = required_stand_ins(ctx, missing)
     env.update(filled)
     inputs.update({name: to_json_value(value) for name, value in filled.items()})
-    return replace(draft, env=env, inputs=inputs, missing=tuple(m for m in missing if m not in filled), stand_ins=tuple(filled))
+    return replace(draft, env=env, inputs=inputs, missing=tuple(m for m in missing if m not in filled), stand_ins=tuple(filled),
+                   placeholders=placeholders)
 
 
 def problem_holds(draft: Draft, env: dict[str, Any]) -> bool:

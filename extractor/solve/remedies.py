@@ -177,6 +177,7 @@ def _example(draft: Draft) -> Example | ReasonCode:
     if not isinstance(example, Example):
         return example
     placeholders = sorted([*(n for n in required if n in ctx.signature.unread and n not in card.statement.guard.inputs),
+                           *draft.placeholders,
                            *(".".join(ctx.owner.settable[n]) for n in draft.stand_ins), *filled])
     example = replace(example, placeholders=tuple(placeholders))
     if example.after is None:

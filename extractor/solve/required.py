@@ -21,12 +21,13 @@ from .evaluate import outcome, parse_expr
 from .values import to_json_value
 
 
-def fill_required(ctx: CardContext, env: dict[str, Any], inputs: dict[str, Any], type_checked: bool = False) -> None:
+def fill_required(ctx: CardContext, env: dict[str, Any], inputs: dict[str, Any], type_checked: bool = False) -> tuple[str, ...]:
     """A value of its type for each required parameter nothing reads before the raise, and
     for each that pure statements read (their tests true for it). Such a test may read
     another parameter given a value here (``if scale is not None:`` around what reads
     ``query``), so the parameters are taken again while one gains a value. ``type_checked``:
-    a decorator may check the arguments' types (``@validate_call``), so no None stand-in."""
+    a decorator may check the arguments' types (``@validate_call``), so no None stand-in.
+    Returns the parameters given None though pure statements read them (``_fill_stand_ins``)."""
     reads = dict(ctx.signature.pure_reads)
     grew = True
     while grew:
@@ -41,6 +42,24 @@ def fill_required(ctx: CardContext, env: dict[str, Any], inputs: dict[str, Any],
             if value is not NO_VALUE:
                 env[param.name], inputs[param.name], grew = value, to_json_value(value), True
     _fill_together(ctx, reads, env, inputs)
+    return () if type_checked else _fill_stand_ins(ctx, reads, env, inputs)
+
+
+def _fill_stand_ins(ctx: CardContext, reads: dict[str, tuple[str, ...]], env: dict[str, Any],
+                    inputs: dict[str, Any]) -> tuple[str, ...]:
+    """None for each required parameter still without a value that only pure statements read,
+    where each of their tests holds for it: ``self.input_quant = input_quant`` stores any value
+    alike, so the way to the raise is the same (a stand-in, as for a parameter nothing reads
+    before the raise: ``_unread_value``); those parameters."""
+    filled = []
+    for param in ctx.signature.params:
+        if param.name not in reads or param.name in env or param.default is not None or param.kind in ("star", "starstar"):
+            continue
+        trial = {**param_defaults(ctx), **env, param.name: None}
+        if all(outcome(parse_expr(code))(trial) is True for code in reads[param.name]):
+            env[param.name], inputs[param.name] = None, None
+            filled.append(param.name)
+    return tuple(filled)
 
 
 def _fill_together(ctx: CardContext, reads: dict[str, tuple[str, ...]], env: dict[str, Any], inputs: dict[str, Any]) -> None:

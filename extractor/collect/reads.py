@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import TypeGuard
 
 from ..model import RAISES
-from .syntax import child_nodes, on_receiver, receiver_name, walk
+from .syntax import child_nodes, nodes_of, on_receiver, receiver_name, walk
 
 
 def pure_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tuple[ast.AST, ...],
@@ -67,7 +67,7 @@ class _Way:
         self.other: set[str] = set()  # the names anything else reads (a test, a call, a loop)
         self.stored: dict[str, int] = {}  # ``self.a`` -> the line of its (last) store by a pure statement
         self.escapes: list[int] = []  # the lines where a call may read any attribute of ``self``
-        nodes = list(walk(function))
+        nodes = nodes_of(function)
         called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
         attributes = [n for n in nodes if _on_self(n) and id(n) not in called]  # (``self.a`` read or stored, not called)
         self.read = {f"self.{n.attr}" for n in attributes if isinstance(n.ctx, ast.Load) and n.lineno <= end}
@@ -214,8 +214,9 @@ def attribute_reads(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tup
         return ()
     end = raise_node.end_lineno or raise_node.lineno
     read: dict[str, set[str]] = {name: set() for name in params}
-    parents = {id(child): node for node in walk(function) for child in child_nodes(node)}
-    for node in walk(function):
+    every = nodes_of(function)
+    parents = {id(child): node for node in every for child in child_nodes(node)}
+    for node in every:
         if not (isinstance(node, ast.Name) and node.id in read and node.lineno <= end) or node is function:
             continue
         name = _attribute_named(node, parents)
@@ -238,7 +239,7 @@ def receiver_calls(function: ast.FunctionDef | ast.AsyncFunctionDef, stack: tupl
     loop = next((n for n in inner if isinstance(n, (ast.For, ast.AsyncFor, ast.While))), None)
     end = max(raise_node.lineno, (loop.end_lineno or 0) if loop is not None else 0)
     found: set[str] = set()
-    nodes = [n for n in walk(function) if (at := getattr(n, "lineno", 0)) < raise_node.lineno or (loop is not None and at <= end)]
+    nodes = [n for n in nodes_of(function) if (at := getattr(n, "lineno", 0)) < raise_node.lineno or (loop is not None and at <= end)]
     # (the receiver as a call's argument or a bound value: what receives it may change it; ``return self`` does not)
     handed = {id(value) for n in nodes for value in _handed_values(n)}
     for node in nodes:

@@ -45,6 +45,24 @@ def walk(node: AST) -> Iterator[AST]:
         yield node
 
 
+_WALKED: list[tuple[AST, list[AST]]] = []  # the last few nodes walked whole by ``nodes_of``, most recent last
+_WALKED_KEPT = 4
+
+
+def nodes_of(node: AST) -> list[AST]:
+    """``list(walk(node))``, kept for the last few nodes asked about (by identity, each held
+    while kept): the readers that look at one function once per raise in it walk it once. The
+    list is shared: a caller must not change it, nor the tree."""
+    for kept, nodes in _WALKED:
+        if kept is node:
+            return nodes
+    nodes = list(walk(node))
+    _WALKED.append((node, nodes))
+    if len(_WALKED) > _WALKED_KEPT:
+        del _WALKED[0]
+    return nodes
+
+
 def tail_name(node: ast.expr) -> str | None:
     """The last name of ``a.b.c`` or ``c``; None for anything else."""
     if isinstance(node, ast.Name):

@@ -53,7 +53,8 @@ def _fill_stand_ins(ctx: CardContext, reads: dict[str, tuple[str, ...]], env: di
     before the raise: ``_unread_value``); those parameters."""
     filled = []
     for param in ctx.signature.params:
-        if param.name not in reads or param.name in env or param.default is not None or param.kind in ("star", "starstar"):
+        if param.name not in reads or param.name in env or param.default is not None or param.kind in ("star", "starstar") \
+                or param.name in ("self", "cls"):
             continue
         trial = {**param_defaults(ctx), **env, param.name: None}
         if all(outcome(parse_expr(code))(trial) is True for code in reads[param.name]):

@@ -509,3 +509,28 @@ def test_an_unread_argument_of_an_unbuilt_class_is_none_unless_a_decorator_check
     assert plain.solved.example is not None and plain.solved.example.placeholders == ("config",)
     checked = only(extract_snippet(tmp_path, "from pydantic import validate_call\n" + body.replace("DECORATOR", "@validate_call")))
     assert "config" not in checked.solved.trigger.inputs and checked.solved.trigger.missing == ("config",)
+
+
+def test_a_stored_argument_gets_none_as_a_stand_in_and_the_receiver_none(tmp_path) -> None:
+    # ``sink`` is only stored before the raise (of a type no value is built of): None stands in
+    # for it, named among the placeholders; ``self``, which the skipped ``if``'s body reads
+    # too, is the object the example builds, never an input.
+    code = (
+        "from typing import Protocol\n"
+        "class Sink(Protocol):\n"
+        "    def write(self, text: str) -> None: ...\n"
+        "class Log:\n"
+        "    def __init__(self) -> None:\n"
+        "        self.size = 1\n"
+        "    def attach(self, sink: Sink, level: int, flush: bool = False) -> None:\n"
+        "        self.sink = sink\n"
+        "        if flush:\n"
+        "            self.size = 0\n"
+        "        if level < 0:\n"
+        "            raise ValueError(f'level must be >= 0, got {level}')\n"
+    )
+    card = only(extract_snippet(tmp_path, code))
+    trigger = card.solved.trigger
+    assert (trigger.status, trigger.verified, trigger.inputs) == ("concrete", True, {"level": -1, "sink": None})
+    assert card.solved.example.placeholders == ("sink",)
+    assert card.solved.example.before.endswith("Log().attach(sink=None, level=-1)")

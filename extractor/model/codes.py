@@ -171,8 +171,10 @@ class Reason(Code):
                                               "no array has (its sizes are ints of at least 0, `ndim` is their count, and a dtype is no "
                                               "number)")
     RAISED_NOT_SHOWN = "raised_not_shown", ("any call reaches the raise, but the tool cannot show what it raises (a re-raise, a "
-                                            "factory, a message it cannot compute, a class named through the object) or that the "
-                                            "object's state read on the way lets control get there: another error may come first")
+                                            "factory, a message it cannot compute, a class named through the object), that the "
+                                            "object's state read on the way lets control get there, or that the object can be "
+                                            "built first (a constructor that calls other code, an abstract class): another error "
+                                            "may come first")
     RAISES_AN_INPUT = "raises_an_input", ("what is raised is a value the caller passes (`raise err`), which must be an exception of "
                                           "theirs: the plain value the trigger shows stands for it, and `raise` refuses anything else "
                                           "with a `TypeError`")

@@ -63,7 +63,7 @@ class Draft:
     unset_loop: bool = False  # a loop of the guard that no argument runs on the element the trigger needs
     missing: tuple[str, ...] = ()  # required arguments the trigger gives no value for
     stand_ins: tuple[str, ...] = ()  # the object's required fields the trigger gives a stand-in (solve.rules.required_stand_ins)
-    placeholders: tuple[str, ...] = ()  # required arguments only stores read before the raise, given None (solve.required)
+    placeholders: tuple[str, ...] = ()  # required arguments only pure statements read before the raise, given None (solve.required)
     verified: bool = False
     parents: set[str] = field(default_factory=set)  # values given beside an attribute of theirs (solve.checks.value_parents)
     found: tuple[tuple[Fix, Any, bool], ...] = ()  # each fix, the value it sets, and whether no other raise may fire under it

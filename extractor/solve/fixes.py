@@ -266,12 +266,18 @@ def _trips(siblings: list[str], env: dict[str, Any], index: SiblingGuards, chang
     return bool(fired) and not fired.isdisjoint(siblings)
 
 
-def describe_fix(candidate: FixCandidate, label: str, before: Any, after: Any, *, atom: bool, stand_in: bool) -> str:
+def describe_fix(candidate: FixCandidate, label: str, before: Any, after: Any, *, atom: bool, stand_in: bool,
+                 array: Any = None) -> str:
     """The fix in words: what to set (``label``: the input, or the constructor keyword that
     sets it), from what, and which part of the guard it makes false; for a value of no
-    declared type (``stand_in``), that it is one example of the values that do."""
+    declared type (``stand_in``), that it is one example of the values that do; for the
+    ``ndim`` of a declared tensor, the tensor of that many dimensions to pass (``array``)."""
     part, new, old = code_span(candidate.part), code_span(python_text(after)), code_span(python_text(before))
-    if atom and label == ENVIRON and isinstance(after, dict) and isinstance(before, dict):
+    if array is not None:
+        base = label.rpartition(".")[0]
+        description = (f"pass {code_span(base)} with {after} dimension{'' if after == 1 else 's'}, for example "
+                       f"{code_span(python_text(array))} (the trigger's has {old}), so that {part} is false")
+    elif atom and label == ENVIRON and isinstance(after, dict) and isinstance(before, dict):
         description = f"{part} is false when {environment_words(after)} (the trigger assumes {environment_words(before)})"
     elif atom and (module := spec_module(label)) is not None:
         state = "is installed" if after is not None else "is not installed"

@@ -121,10 +121,13 @@ def _fix(draft: Draft, candidate: FixCandidate) -> Found | None:
                 and after is not None and not isinstance(after, type) and f"isinstance({name}," not in candidate.part)
     settable = frame.ctx.owner.settable
     label = name if variable.is_atom else ".".join(settable[name]) if name in settable else shown  # (a field: its keyword)
+    # (``x.ndim`` of a declared tensor: the fix is another tensor, one of that many dimensions)
+    folded = fold_arrays({name: after}, frame_annotations(frame)) if name.endswith(".ndim") and label == name else {}
     return Fix(
         inputs={shown: to_json_value(after)},
         changed=(shown,),
-        description=describe_fix(candidate, label, before, after, atom=variable.is_atom, stand_in=stand_in),
+        description=describe_fix(candidate, label, before, after, atom=variable.is_atom, stand_in=stand_in,
+                                 array=folded.get(array) if name not in folded else None),
         target=candidate.target,
         verified=verified and validator is not None and draft.verified and not candidate.undecided,
         stand_in=stand_in,

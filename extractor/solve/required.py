@@ -33,7 +33,7 @@ def fill_required(ctx: CardContext, env: dict[str, Any], inputs: dict[str, Any],
     while grew:
         grew = False
         for param in ctx.signature.params:
-            if param.default is not None or param.kind in ("star", "starstar") or param.name in env or param.name in ("self", "cls"):
+            if not _unset(param, env):
                 continue
             if param.name in ctx.signature.unread:
                 value = _unread_value(param, ctx, type_checked)
@@ -45,6 +45,13 @@ def fill_required(ctx: CardContext, env: dict[str, Any], inputs: dict[str, Any],
     return () if type_checked else _fill_stand_ins(ctx, reads, env, inputs)
 
 
+def _unset(param: Param, env: dict[str, Any]) -> bool:
+    """A required parameter (no default, not ``*args``/``**kwargs``, not the receiver) the
+    trigger gives no value yet."""
+    return param.default is None and param.kind not in ("star", "starstar") and param.name not in env \
+        and param.name not in ("self", "cls")
+
+
 def _fill_stand_ins(ctx: CardContext, reads: dict[str, tuple[str, ...]], env: dict[str, Any],
                     inputs: dict[str, Any]) -> tuple[str, ...]:
     """None for each required parameter still without a value that only pure statements read,
@@ -53,8 +60,7 @@ def _fill_stand_ins(ctx: CardContext, reads: dict[str, tuple[str, ...]], env: di
     before the raise: ``_unread_value``); those parameters."""
     filled = []
     for param in ctx.signature.params:
-        if param.name not in reads or param.name in env or param.default is not None or param.kind in ("star", "starstar") \
-                or param.name in ("self", "cls"):
+        if param.name not in reads or not _unset(param, env):
             continue
         trial = {**param_defaults(ctx), **env, param.name: None}
         if all(outcome(parse_expr(code))(trial) is True for code in reads[param.name]):

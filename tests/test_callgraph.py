@@ -220,3 +220,24 @@ def test_calling_an_object_of_a_public_class_is_an_entry(capsys, tmp_path) -> No
     [card] = load_catalog(str(out / "catalog.json"))["errors"]
     assert [p["entry"] for p in card["entries"]["paths"]] == ["kit.scale.Scale.__call__"]
     assert card["entry_reason"] == "entry_not_plain_call"
+
+
+def test_a_validator_is_reached_through_its_class_call(capsys, tmp_path) -> None:
+    """A pydantic validator runs as its class is called: its entries are the class and the public
+    functions that call the class (the class shown on the path), never its own name; a caller's
+    arguments are the model's keywords, not the validator's parameters: no trigger is restated there."""
+    from .helpers import temp_tree
+
+    root = temp_tree(tmp_path / "src", {"kit/__init__.py": "", "kit/conf.py": (
+        "from pydantic import BaseModel, field_validator\n\n\n"
+        "class Conf(BaseModel):\n    size: int\n\n"
+        "    @field_validator('size')\n    @classmethod\n    def _positive(cls, size: int) -> int:\n"
+        "        if size < 1:\n            raise ValueError('size must be positive')\n        return size\n\n\n"
+        "def load(size: int) -> Conf:\n    return Conf(size=size)\n")})
+    out = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(root), "-o", str(out), "--no-cache", "-q").code == 0
+    [card] = load_catalog(str(out / "catalog.json"))["errors"]
+    assert [(p["entry"], p["path"]) for p in card["entries"]["paths"]] == [
+        ("kit.conf.Conf(...)", ["kit.conf.Conf._positive"]),
+        ("kit.conf.load", ["kit.conf.load", "kit.conf.Conf", "kit.conf.Conf._positive"])]
+    assert card.get("at_entry") is None and card["example"]["before"].endswith("Conf(size=0)")

@@ -7,7 +7,8 @@ package re-exports (``Project.resolve``); ``self.name``/``cls.name`` to the meth
 caller's class or of the nearest in-tree class it derives from that defines it
 (``project.method_class``, which raising helpers use too), and ``p.name`` of a parameter
 annotated with a class of the tree to that class's; a class call to the constructor it
-runs (``__init__``, ``__new__``, ``__post_init__`` of the class or its in-tree bases). A call
+runs (``__init__``, ``__new__``, ``__post_init__`` of the class or its in-tree bases), and to the
+class itself, whose calls reach the validators pydantic runs as it builds the object. A call
 through a local, an attribute of an object, a callback or a decorator is not followed. The
 graph is the ``CALLERS`` index (link.indexes): each module's part is its calls into the tree,
 and a search records the functions whose callers it read, so an edit elsewhere re-links a
@@ -88,9 +89,9 @@ def call_targets(project: Project, facts: FileFacts, callee: str, owner: str | N
         return []
     if symbol.kind in ("function", "method"):
         return [symbol.qualname]
-    if symbol.kind == "class":
-        return [f"{where[0].module}.{where[1].qualname}.{name}" for name in _CONSTRUCTORS
-                if (where := method_class(project, symbol.qualname, name)) is not None]
+    if symbol.kind == "class":  # (the class too: the validators pydantic runs as it is called)
+        return [*(f"{where[0].module}.{where[1].qualname}.{name}" for name in _CONSTRUCTORS
+                  if (where := method_class(project, symbol.qualname, name)) is not None), symbol.qualname]
     return []
 
 
@@ -187,26 +188,32 @@ def _public(name: str) -> bool:
     return not name.startswith("_")
 
 
-def public_entries(project: Project, module: str, function: str, owner: str | None) -> tuple[Entries, list[list[Edge]]]:
+def public_entries(project: Project, module: str, function: str, owner: str | None,
+                   by_class: bool = False) -> tuple[Entries, list[list[Edge]]]:
     """The public entries that reach ``function`` (a qualname of ``module``; ``owner``: its class),
-    shortest path first, and the edges of each path (from the entry down)."""
+    shortest path first, and the edges of each path (from the entry down). ``by_class``: the
+    function runs as its class is called (a pydantic validator): the way up starts at the
+    class's calls, and the class is its first entry (``pkg.Model(...)``)."""
     start = f"{module}.{function}"
     found: list[EntryPath] = []
     paths: list[list[Edge]] = []
     seen = {start}
-    queue: deque[tuple[str, str, str | None, list[Edge]]] = deque([(module, function, owner, [])])
+    first: tuple[str, str, str | None, list[Edge], str] = (module, f"{owner}.__init__", owner, [], f"{module}.{owner}") \
+        if by_class and owner else (module, function, owner, [], start)
+    queue = deque([first])
     while queue and len(found) < MAX_ENTRIES:
-        where, qualname, cls, edges = queue.popleft()
+        where, qualname, cls, edges, key = queue.popleft()
         name = entry_name(project, where, qualname, cls)
         if name is not None and all(e.path[0] != f"{where}.{qualname}" for e in found):
-            found.append(EntryPath(entry=name, path=(*(e.caller for e in edges), start)))
+            via = (first[4],) if by_class and edges else ()  # (the class whose call runs the validator)
+            found.append(EntryPath(entry=name, path=(*(e.caller for e in edges), *via, start)))
             paths.append(edges)
         if len(edges) >= MAX_DEPTH:
             continue
-        for edge in sorted(project.indexes.get(CALLERS, f"{where}.{qualname}"), key=lambda e: (e.caller, e.call.line)):
+        for edge in sorted(project.indexes.get(CALLERS, key), key=lambda e: (e.caller, e.call.line)):
             if edge.caller not in seen and len(seen) < MAX_SEEN:
                 seen.add(edge.caller)
-                queue.append((edge.module, edge.made.function, edge.made.owner, [edge, *edges]))
+                queue.append((edge.module, edge.made.function, edge.made.owner, [edge, *edges], edge.caller))
     if not found:
         return Entries(reason=Reason.NO_PUBLIC_ENTRY), []
     return Entries(paths=tuple(found)), paths
@@ -216,16 +223,20 @@ def public_entries(project: Project, module: str, function: str, owner: str | No
 
 
 def entry_calls(project: Project, constructors: Constructors, card: Card, params: tuple[Param, ...], entries: Entries,
-                paths: list[list[Edge]], unread: tuple[str, ...] = ()) -> tuple[tuple[EntryCall, ...], Reason | None]:
+                paths: list[list[Edge]], unread: tuple[str, ...] = (),
+                by_class: bool = False) -> tuple[tuple[EntryCall, ...], Reason | None]:
     """The entries whose paths pass the guard's inputs through (see the module's docstring),
     each with the values it fixes, in the entries' order; and why the first that does not
-    does not (none where the card's function is its own entry: its trigger is the user's call)."""
+    does not (none where the card's function is its own entry: its trigger is the user's call).
+    A function run by its class's call (``by_class``) is reached only through the framework
+    that runs it: its parameters are none of the call's."""
     found: list[EntryCall] = []
     reason: Reason | None = None
     for path, edges in zip(entries.paths, paths):
         if not edges:
             return (), None
-        call = _passed_through(project, constructors, card, params, path, edges, unread if len(edges) == 1 else ())
+        call = Reason.ENTRY_NOT_PLAIN_CALL if by_class \
+            else _passed_through(project, constructors, card, params, path, edges, unread if len(edges) == 1 else ())
         if isinstance(call, Reason):
             reason = reason or call
         else:

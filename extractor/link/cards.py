@@ -35,7 +35,7 @@ from ..model import (
     Solved,
     Through,
 )
-from ..model.codes import CONSTRUCTING, ContextKind, Detailed, EntryKind, RaiseKind, Reason
+from ..model.codes import CONSTRUCTING, RUN_BY_CLASS_CALL, ContextKind, Detailed, EntryKind, RaiseKind, Reason
 from ..options import Options, strict_from_env
 from .argerror import parser_class, parser_error_site
 from .callgraph import Edge, entry_calls, public_entries
@@ -349,10 +349,12 @@ class ContextLinker:
         function = card.at.function
         if function is None:
             return card, (), None
+        by_class = bool(set(card.entry) & RUN_BY_CLASS_CALL)
         if function not in self.entries:
-            self.entries[function] = public_entries(self.project, self.facts.module, function, site.owner)
+            self.entries[function] = public_entries(self.project, self.facts.module, function, site.owner, by_class)
         entries, paths = self.entries[function]
-        calls, why = entry_calls(self.project, self.constructors, card, site.signature.params, entries, paths, site.signature.unread)
+        calls, why = entry_calls(self.project, self.constructors, card, site.signature.params, entries, paths, site.signature.unread,
+                                 by_class)
         return replace(card, entries=entries), calls, why
 
     def _constraint_context(self, card: Card, site: SiteFact, own_flags: dict[str, str]) -> CardContext:

@@ -390,6 +390,8 @@ CONSTRUCTING = frozenset({EntryKind.CONSTRUCTOR, EntryKind.POST_INIT, EntryKind.
                           EntryKind.PYDANTIC_MODEL_VALIDATOR_BEFORE, EntryKind.PYDANTIC_MODEL_VALIDATOR_WRAP,
                           EntryKind.PYDANTIC_FIELD_VALIDATOR, EntryKind.PYDANTIC_ROOT_VALIDATOR})
 BUILDING = CONSTRUCTING - {EntryKind.PYDANTIC_MODEL_VALIDATOR_AFTER}
+# A validator: no call of it is written; its class's calls run it (link.callgraph.public_entries)
+RUN_BY_CLASS_CALL = CONSTRUCTING - {EntryKind.CONSTRUCTOR, EntryKind.POST_INIT}
 
 
 class Framework(Code):

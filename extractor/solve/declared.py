@@ -7,7 +7,8 @@ never reaching the raise the trigger was solved for. Domains keep the top of the
 scalars, ``None``, ``Literal``, unions (``|``, ``Optional``, ``Union``), ``Annotated``, and the
 containers ``list``, ``set``, ``frozenset``, ``tuple`` and ``dict`` (with their ``typing``
 names, ``Sequence`` and ``Mapping``). Anything else (a class, a type variable, a name
-defined elsewhere) is not checked: every value fits it, as no claim is made.
+defined elsewhere) is not checked: every value fits it, as no claim is made; and none does
+where a value must surely pass (``fits(..., strict=True)``: a fix's value given to pydantic).
 """
 
 from __future__ import annotations
@@ -36,52 +37,63 @@ def _parsed(annotation: str) -> ast.expr | None:
     return try_parse_expression(text)
 
 
-def fits(annotation: str | None, value: Any) -> bool:
-    """Whether ``value`` is a value of the declared type (True where the tool cannot tell)."""
+def fits(annotation: str | None, value: Any, strict: bool = False) -> bool:
+    """Whether ``value`` is a value of the declared type: True where the tool cannot tell, or
+    with ``strict`` False there (a class, a name defined elsewhere: ``0`` for an element of
+    ``list[Message]``), for a value that must surely pass pydantic's check of the type."""
     node = _parsed(annotation) if annotation else None
     if node is None:
-        return True
+        return not strict
     try:
-        return _fits(node, value, 0)
+        return _fits(node, value, 0, strict)
     except RecursionError:
-        return True
+        return not strict
 
 
-def _fits(node: ast.expr, value: Any, depth: int) -> bool:
-    if depth > 12 or not isinstance(value, _PLAIN):
+def _fits(node: ast.expr, value: Any, depth: int, strict: bool = False) -> bool:
+    if depth > 12:
+        return not strict
+    if not isinstance(value, _PLAIN):
         return True  # (a named constant, a stand-in for an instance: not judged)
     if isinstance(node, ast.Constant) and node.value is None:
         return value is None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return _fits(node.left, value, depth + 1) or _fits(node.right, value, depth + 1)
-    name = tail_name(node.value) if isinstance(node, ast.Subscript) else tail_name(node)
+        return _fits(node.left, value, depth + 1, strict) or _fits(node.right, value, depth + 1, strict)
     if not isinstance(node, ast.Subscript):
-        if name == "None":
-            return value is None
-        if name in _SCALARS:
-            return isinstance(value, _SCALARS[name])  # (a bool is an int, as pydantic takes it)
-        kind = _SEQUENCES.get(name or "") or ((dict,) if name in _MAPPINGS else (tuple, list) if name in ("tuple", "Tuple") else None)
-        return kind is None or isinstance(value, kind)
+        return _fits_name(tail_name(node), value, strict)
+    name = tail_name(node.value)
     arguments = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
     if name in ("Optional", "Union"):
-        return (name == "Optional" and value is None) or any(_fits(a, value, depth + 1) for a in arguments)
+        return (name == "Optional" and value is None) or any(_fits(a, value, depth + 1, strict) for a in arguments)
     if name == "Annotated":
-        return _fits(arguments[0], value, depth + 1)
+        return _fits(arguments[0], value, depth + 1, strict)
     if name == "Literal":
         literals = [a.value for a in arguments if isinstance(a, ast.Constant)]
-        return len(literals) < len(arguments) or any(type(value) is type(v) and value == v for v in literals)
+        return (len(literals) < len(arguments) and not strict) or any(type(value) is type(v) and value == v for v in literals)
     if name in _SEQUENCES:
-        return isinstance(value, _SEQUENCES[name]) and all(_fits(arguments[0], v, depth + 1) for v in value)
+        return isinstance(value, _SEQUENCES[name]) and all(_fits(arguments[0], v, depth + 1, strict) for v in value)
     if name in _MAPPINGS and len(arguments) == 2:
         return isinstance(value, dict) \
-            and all(_fits(arguments[0], k, depth + 1) and _fits(arguments[1], v, depth + 1) for k, v in value.items())
+            and all(_fits(arguments[0], k, depth + 1, strict) and _fits(arguments[1], v, depth + 1, strict) for k, v in value.items())
     if name in ("tuple", "Tuple"):
         if not isinstance(value, (tuple, list)):
             return False
         if len(arguments) == 2 and isinstance(arguments[1], ast.Constant) and arguments[1].value is Ellipsis:
-            return all(_fits(arguments[0], v, depth + 1) for v in value)
-        return len(value) == len(arguments) and all(_fits(a, v, depth + 1) for a, v in zip(arguments, value))
-    return True
+            return all(_fits(arguments[0], v, depth + 1, strict) for v in value)
+        return len(value) == len(arguments) and all(_fits(a, v, depth + 1, strict) for a, v in zip(arguments, value))
+    return not strict
+
+
+def _fits_name(name: str | None, value: Any, strict: bool) -> bool:
+    """A plain name's type: ``None``, a builtin scalar or container, else a class the tool does not read."""
+    if name == "None":
+        return value is None
+    if name in _SCALARS:
+        return isinstance(value, _SCALARS[name])  # (a bool is an int, as pydantic takes it)
+    kind = _SEQUENCES.get(name or "") or ((dict,) if name in _MAPPINGS else (tuple, list) if name in ("tuple", "Tuple") else None)
+    if kind is None:
+        return not strict or name in ("Any", "object")
+    return isinstance(value, kind)
 
 
 # An element of a container sample (``list[dict]``: ``[{}]``; ``dict[str, Any]``: ``{'x': 0}``)

@@ -24,6 +24,7 @@ from ..collect.annotations import read_annotation
 from ..model import RAW_KEYWORDS, CardContext, FieldConstraint, FieldDoc
 from ..model.pytext import literal_or, try_parse_expression
 from .construction import constructs, refuses, unpassed_checks
+from .declared import fits
 from .domains import NO_VALUE, any_value
 from .problem import Problem
 from .values import Present
@@ -211,8 +212,12 @@ def surely_fits(annotation: str | None, value: Any) -> bool:
     """Whether ``value``'s type is one the annotation names (``Any`` takes anything); never
     without an annotation, nor for a class or a coercion (declared.fits, which reads the whole
     type, says True where it cannot tell)."""
-    types = read_annotation(unwrapped(annotation)).types if annotation is not None else ()
-    return bool(types) and ("object:Any" in types or any(type(value) in _KEPT.get(name, ()) for name in types))
+    if annotation is None:
+        return False
+    inner = unwrapped(annotation)
+    types = read_annotation(inner).types
+    return bool(types) and ("object:Any" in types or any(type(value) in _KEPT.get(name, ()) for name in types)
+                            and fits(inner, value, strict=True))  # (and its elements: not ``[0]`` for ``list[Message]``)
 
 
 def accepts(doc: FieldDoc, value: Any) -> bool:

@@ -73,8 +73,7 @@ def _fill_together(ctx: CardContext, reads: dict[str, tuple[str, ...]], env: dic
     """The required parameters pure statements read that are still without a value, each given
     its first realistic value at once, where every such statement's test then holds: one
     statement may read several of them (``end = start + count``), which no one value alone passes."""
-    pending = [p for p in ctx.signature.params if p.name in reads and p.name not in env and p.default is None
-               and p.kind not in ("star", "starstar") and (p.annotation or p.used_as)]
+    pending = [p for p in ctx.signature.params if p.name in reads and _unset(p, env) and (p.annotation or p.used_as)]
     values = {p.name: typical[0] for p in pending if (typical := _typical(p.annotation or p.used_as or ""))}
     if len(values) < 2:
         return

@@ -59,6 +59,13 @@ def test_each_card_lists_its_public_entries_and_is_stated_at_one_where_the_value
         "rows_of:73": (["tidal.readings.rows_of"], None, None, None),
         # a private class's method, as the public subclass that runs it (Gate runs _Shadow's own)
         "_Meter.read:8": (["tidal.meters.TideMeter.read"], None, None, None),
+        # depth_of catches the check's ValueError and raises InvalidDepth: no way up; raw_depth raises it again
+        # (a call inside a ``try`` is not the first thing its caller surely does)
+        "_check_depth:11": (["tidal.depth.raw_depth"], None, None, "entry_not_first"),
+        "depth_of:20": (["tidal.depth.depth_of"], None, None, None),
+        "raw_depth:29": (["tidal.depth.raw_depth"], None, None, None),
+        # sounding's handler returns None: the only way up is stopped
+        "_sounding:34": ([], "caught_on_the_way", None, None),
     }
     paths = {p["entry"]: p["path"] for p in cards["_decode:8"]["entries"]["paths"]}
     assert paths["tidal.decode"] == ["tidal._impl.codec.decode", "tidal._impl.codec._decode"]

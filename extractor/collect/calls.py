@@ -75,25 +75,25 @@ def _calls(node: Function, src: SourceText, bound: AbstractSet[str], aliases: Ab
     heads = (set(bound) - params) | (set(_SELF) if is_method else set())
     plain = set(aliases) - params
     typed = _annotated(node, src)
-    kept: list[tuple[ast.Call, str, str | None]] = []
-    for call in sorted(_own_calls(node), key=lambda c: (c.lineno, c.col_offset)):
+    kept: list[tuple[ast.Call, str, str | None, tuple[str, ...]]] = []
+    for call, caught in sorted(_own_calls(node), key=lambda c: (c[0].lineno, c[0].col_offset)):
         callee = dotted_name(call.func)
         if callee is None:
             continue
         head, _, rest = callee.partition(".")
         receiver = typed.get(head) if rest and "." not in rest else None
         if head in heads or callee in plain or receiver is not None:
-            kept.append((call, callee, receiver))
+            kept.append((call, callee, receiver, caught))
     firsts = _first_calls(node, bound | aliases) if kept else {}  # (no call linking resolves: no way to walk)
     found: list[MadeCall] = []
     count = 0
-    for call, callee, receiver in kept:
+    for call, callee, receiver, caught in kept:
         count += 1
         if count <= MAX_CALLS:
             first = firsts.get(id(call))
             found.append(MadeCall(callee=callee, line=call.lineno, arguments=_arguments(call, src) if first is not None else None,
                                   is_first=first is not None, receiver=receiver, exits=first[0] if first is not None else (),
-                                  unread=first[1] if first is not None else ()))
+                                  unread=first[1] if first is not None else (), caught=caught))
     return tuple(found), count > MAX_CALLS
 
 
@@ -110,16 +110,39 @@ def _annotated(node: Function, src: SourceText) -> dict[str, str]:
     return found
 
 
-def _own_calls(node: Function) -> Iterable[ast.Call]:
+def _own_calls(node: Function) -> Iterable[tuple[ast.Call, tuple[str, ...]]]:
     """The calls in the function's body (its decorators, defaults and annotations run at
-    definition), not in nested definitions or lambdas."""
-    work: list[ast.AST] = list(node.body)
+    definition), not in nested definitions or lambdas; each with the classes the handlers
+    around it catch (MadeCall.caught)."""
+    work: list[tuple[ast.AST, tuple[str, ...]]] = [(stmt, ()) for stmt in node.body]
     while work:
-        current = work.pop()
+        current, caught = work.pop()
         if isinstance(current, ast.Call):
-            yield current
-        if not isinstance(current, _NESTED):
-            work.extend(child_nodes(current))
+            yield current, caught
+        if isinstance(current, _NESTED):
+            continue
+        if isinstance(current, (ast.Try, ast.TryStar)):
+            inner = (*caught, *(name for handler in current.handlers for name in _stops(handler)))
+            work.extend((stmt, inner) for stmt in current.body)
+            work.extend((child, caught) for child in (*current.handlers, *current.orelse, *current.finalbody))
+        else:
+            work.extend((child, caught) for child in child_nodes(current))
+
+
+def _stops(handler: ast.ExceptHandler) -> tuple[str, ...]:
+    """The classes (dotted, as written) an ``except`` clause catches and does not raise again
+    (none where its body holds ``raise`` or ``raise <its name>``, or hands what it caught to a
+    call that may raise it: ``self._abort(error)``); ``BaseException`` for a bare ``except:``;
+    none it cannot name (``except errors:`` of a tuple)."""
+    nodes = list(walk(handler))
+    raising = {id(n.exc) for n in nodes if isinstance(n, ast.Raise)}  # (``raise Other(err)``: a new exception, not this one)
+    if any(isinstance(n, ast.Raise) and (n.exc is None or isinstance(n.exc, ast.Name) and n.exc.id == handler.name)
+           or handler.name and id(n) not in raising and _hands_on(n, handler.name) for n in nodes):
+        return ()
+    if handler.type is None:
+        return ("BaseException",)
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return tuple(name for t in types if (name := dotted_name(t)) is not None)
 
 
 def _arguments(call: ast.Call, src: SourceText) -> tuple[Argument, ...] | None:
@@ -140,6 +163,19 @@ def _arguments(call: ast.Call, src: SourceText) -> tuple[Argument, ...] | None:
             return None
         codes.append(Argument(code=code, keyword=keyword))
     return tuple(codes)
+
+
+# Calls that never raise the exception they are given: they log it or read its text
+_READS_ONLY = frozenset({"str", "repr", "format", "print", "isinstance", "type", "getattr", "hasattr", "len", "logger", "logging",
+                         "log", "_logger", "LOGGER", "warnings"})
+
+
+def _hands_on(node: ast.AST, name: str) -> bool:
+    """Whether ``node`` is a call given the caught exception ``name`` as an argument, of a
+    function that may raise it (not one of ``_READS_ONLY``, by the callee's first name)."""
+    if not isinstance(node, ast.Call) or (dotted_name(node.func) or "").split(".", 1)[0] in _READS_ONLY:
+        return False
+    return any(isinstance(a, ast.Name) and a.id == name for a in (*node.args, *(k.value for k in node.keywords)))
 
 
 def _param_names(node: Function) -> set[str]:

@@ -189,18 +189,36 @@ def _public(name: str) -> bool:
 
 
 def public_entries(project: Project, module: str, function: str, owner: str | None,
-                   by_class: bool = False) -> tuple[Entries, list[list[Edge]]]:
+                   by_class: bool = False, raised: tuple[str, ...] = ()) -> tuple[Entries, list[list[Edge]]]:
     """The public entries that reach ``function`` (a qualname of ``module``; ``owner``: its class),
     shortest path first, and the edges of each path (from the entry down). ``by_class``: the
     function runs as its class is called (a pydantic validator): the way up starts at the
-    class's calls, and the class is its first entry (``pkg.Model(...)``)."""
+    class's calls, and the class is its first entry (``pkg.Model(...)``). ``raised``: the
+    exception's class and its ancestors (ExceptionRef): a call a handler of one of them stops
+    (``except ValueError:`` around it, raising another class) is no way up."""
     start = f"{module}.{function}"
+    first: _Node = (module, f"{owner}.__init__", owner, [], f"{module}.{owner}") if by_class and owner \
+        else (module, function, owner, [], start)
+    found, paths, stopped = _search(project, first, start, by_class, raised)
+    if found:
+        return Entries(paths=tuple(found)), paths
+    # (caught on the way only where a way a handler stops leads to an entry)
+    caught = stopped and bool(_search(project, first, start, by_class, ())[0])
+    return Entries(reason=Reason.CAUGHT_ON_THE_WAY if caught else Reason.NO_PUBLIC_ENTRY), []
+
+
+_Node = tuple[str, str, str | None, list[Edge], str]  # module, qualname, class, edges up to it, its key in the graph
+
+
+def _search(project: Project, first: _Node, start: str, by_class: bool,
+            raised: tuple[str, ...]) -> tuple[list[EntryPath], list[list[Edge]], bool]:
+    """The breadth-first way up from ``first``: the entries found, their paths' edges, and
+    whether a handler of ``raised`` stopped a way up."""
     found: list[EntryPath] = []
     paths: list[list[Edge]] = []
     seen = {start}
-    first: tuple[str, str, str | None, list[Edge], str] = (module, f"{owner}.__init__", owner, [], f"{module}.{owner}") \
-        if by_class and owner else (module, function, owner, [], start)
     queue = deque([first])
+    stopped = False
     while queue and len(found) < MAX_ENTRIES:
         where, qualname, cls, edges, key = queue.popleft()
         name = entry_name(project, where, qualname, cls)
@@ -211,12 +229,25 @@ def public_entries(project: Project, module: str, function: str, owner: str | No
         if len(edges) >= MAX_DEPTH:
             continue
         for edge in sorted(project.indexes.get(CALLERS, key), key=lambda e: (e.caller, e.call.line)):
-            if edge.caller not in seen and len(seen) < MAX_SEEN:
-                seen.add(edge.caller)
-                queue.append((edge.module, edge.made.function, edge.made.owner, [edge, *edges], edge.caller))
-    if not found:
-        return Entries(reason=Reason.NO_PUBLIC_ENTRY), []
-    return Entries(paths=tuple(found)), paths
+            if edge.caller in seen or len(seen) >= MAX_SEEN:
+                continue
+            if raised and _stopped(project, edge, raised):
+                stopped = True
+                continue
+            seen.add(edge.caller)
+            queue.append((edge.module, edge.made.function, edge.made.owner, [edge, *edges], edge.caller))
+    return found, paths, stopped
+
+
+def _stopped(project: Project, edge: Edge, raised: tuple[str, ...]) -> bool:
+    """Whether a handler around the edge's call catches the exception (MadeCall.caught, each
+    name resolved in the caller's module: a builtin, a class of the tree or outside it)."""
+    if not edge.call.caught:
+        return False
+    facts = project.module(edge.module)
+    if facts is None:
+        return False
+    return any((symbol := project.resolve(facts, name)) is not None and symbol.qualname in raised for name in edge.call.caught)
 
 
 # --- the path as a call of the entry ---------------------------------------------------------

@@ -305,7 +305,8 @@ class ContextLinker:
         # raise's isinstance test true either (one answer per function).
         self.instances: dict[str | None, tuple[tuple[str, tuple[str, ...]], ...]] = {}
         self.read_flags: dict[str, str | None] = {}  # the CLI flags the cards may name (link_file)
-        self.entries: dict[str, tuple[Entries, list[list[Edge]]]] = {}  # function -> its public entries (link.callgraph)
+        # (function, the exception's classes and ancestors) -> its public entries (link.callgraph)
+        self.entries: dict[tuple[str, tuple[str, ...]], tuple[Entries, list[list[Edge]]]] = {}
         self.requires: tuple[str, ...] | None = None  # the outside packages importing the module needs (once per file)
 
     def link(self, card: Card, site: SiteFact) -> tuple[Card, CardContext]:
@@ -350,9 +351,10 @@ class ContextLinker:
         if function is None:
             return card, (), None
         by_class = bool(set(card.entry) & RUN_BY_CLASS_CALL)
-        if function not in self.entries:
-            self.entries[function] = public_entries(self.project, self.facts.module, function, site.owner, by_class)
-        entries, paths = self.entries[function]
+        raised = (*card.exception.classes, *card.exception.ancestors)
+        if (function, raised) not in self.entries:
+            self.entries[function, raised] = public_entries(self.project, self.facts.module, function, site.owner, by_class, raised)
+        entries, paths = self.entries[function, raised]
         calls, why = entry_calls(self.project, self.constructors, card, site.signature.params, entries, paths, site.signature.unread,
                                  by_class)
         return replace(card, entries=entries), calls, why

@@ -229,6 +229,9 @@ class Reason(Code):
     # Why a card has no public entry (Entries.reason), or no trigger at one (Solved.entry_reason).
     NO_PUBLIC_ENTRY = "no_public_entry", ("no public function, method or class of the package is seen to reach this function (calls "
                                           "through locals, callbacks, other objects and decorators are not followed)")
+    CAUGHT_ON_THE_WAY = "caught_on_the_way", ("on each way up from this function to a public entry, a call stands inside a `try` "
+                                              "whose `except` catches this error's class or a base of it and does not raise it again: "
+                                              "a user of those entries gets what the handler does instead")
     ENTRY_NOT_FIRST = "entry_not_first", ("on the way from the public entry, a call is not the first thing its caller surely does: "
                                           "something before it may fail or return first")
     ENTRY_VALUE_COMPUTED = "entry_value_computed", ("on the way from the public entry, a value the condition reads is computed, not "

@@ -379,6 +379,10 @@ class MadeCall:
     # passed without running its body ("skip"), and an ``assert`` ("raise"): false there.
     exits: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
     unread: tuple[str, ...] = ()  # the first call's: the parameters no statement before its own reads
+    # The classes (dotted, as written) of the handlers of the ``try`` statements whose body holds
+    # the call, innermost first, but a handler's that raises what it caught again (``raise``,
+    # ``raise exc``); ``BaseException`` for a bare ``except:``: what the call raises stops there.
+    caught: tuple[str, ...] = ()
 
 
 @record

@@ -846,6 +846,29 @@ def test_a_fix_whose_test_reads_a_value_the_trigger_never_read_is_no_fix(tmp_pat
     assert [f.inputs for f in card.solved.fixes] == [{"cache_dtype": ""}]
 
 
+def test_a_fix_is_unsure_where_another_raise_tests_a_value_the_function_computes(tmp_path) -> None:
+    """marshmallow's Email: ``value = '@'`` gets past ``"@" not in value``, but the next raise tests
+    ``user_part`` (computed from ``value``, with a pattern the tool does not know): it fires there
+    ('' is no user), so the example shows no "after" and the fix says another raise may fire."""
+    code = """
+    import re
+
+    USER = re.compile(r"[a-z]+")
+
+    def email(value: str) -> str:
+        if not value or "@" not in value:
+            raise ValueError("not an email")
+        user_part, domain_part = value.rsplit("@", 1)
+        if not USER.match(user_part):
+            raise ValueError("not an email")
+        return value
+    """
+    card = next(c for c in extract_snippet(tmp_path, code) if c.at.line == 8)
+    assert card.solved.trigger.inputs == {"value": ""} and card.solved.trigger.verified
+    assert [f.inputs for f in card.solved.fixes] == [{"value": "@"}] and "another raise" in card.solved.fixes[0].description
+    assert card.solved.example is not None and card.solved.example.after is None and card.solved.example.no_fix == "may_raise_elsewhere"
+
+
 def test_a_dict_known_by_its_keys_answers_membership_and_nothing_about_its_values(tmp_path) -> None:
     """vLLM's ``STR_DTYPE_TO_TORCH_DTYPE = {"half": torch.half, ...}``: its values are torch's,
     but ``dtype not in TABLE`` needs the keys only; a test that reads a value has no answer."""

@@ -408,6 +408,7 @@ class ContextLinker:
             # The other raises a fix must not reach. One in an unmodelled handler (context "except")
             # is reached only when its try body raises, which its guard leaves out: no evidence.
             siblings=tuple(c.statement.guard.code for c in others if all(x.kind != ContextKind.EXCEPT for x in c.statement.guard.context)),
+            computed=tuple(sorted({name for c in others for name in c.statement.guard.opaque})),
             # A helper call before it ends the path where its own guard holds (the raise's guard leaves it out).
             earlier_helpers=tuple(c.statement.guard.code for c in others
                                   if c.statement.kind == RaiseKind.HELPER_CALL and c.at.line < card.at.line),

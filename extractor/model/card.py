@@ -411,6 +411,9 @@ class Placement:
     exception_module: str | None = None  # where an in-tree exception class is defined
     own_str: bool = False  # the exception class (or an in-tree base) defines __str__: str(exc) is its own text
     siblings: tuple[str, ...] = ()  # guards of the other raises in the same function
+    # The names those guards read that the function computes (Guard.opaque: ``user_part`` of
+    # ``user_part, _ = value.rsplit("@", 1)``): a fix's value may change them too.
+    computed: tuple[str, ...] = ()
     earlier_helpers: tuple[str, ...] = ()  # guards of the calls of raising helpers before it in the same function
     # The raises of the file's functions it calls before, over its values ("": not writable so; link.onway)
     earlier_checks: tuple[str, ...] = ()

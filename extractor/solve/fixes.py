@@ -54,7 +54,7 @@ _NOTHING_KNOWN = Known({}, ())
 
 def find_fixes(problem: Problem, trigger: dict[str, Any], parts: list[tuple[PartRole, str]],
                siblings: list[str], limit: int = 3, placeholders: frozenset[str] = frozenset(),
-               defaults: dict[str, Any] | None = None) -> list[FixCandidate]:
+               defaults: dict[str, Any] | None = None, computed: tuple[str, ...] = ()) -> list[FixCandidate]:
     """Single-input changes to the trigger that make the guard false, ranked: the raise's own
     test first (smallest change), then each outer condition (turning the feature off), then
     each earlier ``if`` whose other branch only returns, breaks or continues (leaving before
@@ -63,10 +63,12 @@ def find_fixes(problem: Problem, trigger: dict[str, Any], parts: list[tuple[Part
     ``placeholders``: inputs the trigger gives any value of their type (nothing reads them
     before the raise), left out of that check: the caller's own values stand there;
     ``defaults``: the function's parameters' default values, which the other raises' tests
-    see where the trigger gives no value (the call leaves them out)."""
+    see where the trigger gives no value (the call leaves them out); ``computed``: the names the
+    other raises' tests read that the function computes, which any change may change too (a
+    test of one the evaluator cannot decide leaves a fix unsure: ``Placement.computed``)."""
     fixes: list[FixCandidate] = []
     ordered = [p for role in (PartRole.OWN, PartRole.OUTER, PartRole.LEAVE) for p in parts if p[0] == role]
-    index = sibling_guards(tuple(sorted({*siblings, problem.code})), problem.lazy)
+    index = sibling_guards(tuple(sorted({*siblings, problem.code})), problem.lazy, computed)
     known = Known.of({**(defaults or {}), **problem.constants})
     unset = frozenset(defaults or ()).difference(trigger)  # (like the trigger's other inputs: the caller's own values may stand there)
     in_order = [(role, code, predicate(tree)) for role, code in parts if (tree := _parsed(code)) is not None]  # (the path's order)
@@ -172,8 +174,9 @@ class SiblingGuards:
 
     _MEMO_SIZE = 4096
 
-    def __init__(self, codes: tuple[str, ...], lazy: tuple[tuple[str, str], ...] = ()) -> None:
+    def __init__(self, codes: tuple[str, ...], lazy: tuple[tuple[str, str], ...] = (), computed: tuple[str, ...] = ()) -> None:
         self._root: dict[str, Any] = {}  # conjunct code -> [test, guard codes ending here, children]
+        self._computed = frozenset(computed)  # (the function's own values: a change of any input may change them)
         for code in codes:
             try:
                 parts = [ast.unparse(part) for part in conjuncts(reading(code, lazy))]
@@ -224,6 +227,8 @@ class SiblingGuards:
                         names = _names(part) if changed is not None else frozenset()
                         if changed in names and (result is None or names.isdisjoint(others)):
                             (fired if result is FAILS else maybe).update(_all_ends(children, ends))
+                        elif changed is not None and not names.isdisjoint(self._computed):
+                            maybe.update(_all_ends(children, ends))  # (a value the function computes, maybe from ``changed``)
             if len(self._memo) >= self._MEMO_SIZE:
                 self._memo.clear()
             found = self._memo[key] = (frozenset(fired), frozenset(maybe - fired))
@@ -253,9 +258,9 @@ def _all_ends(children: dict[str, Any], ends: list[str]) -> list[str]:
 
 
 @lru_cache(maxsize=8)
-def sibling_guards(codes: tuple[str, ...], lazy: tuple[tuple[str, str], ...] = ()) -> SiblingGuards:
+def sibling_guards(codes: tuple[str, ...], lazy: tuple[tuple[str, str], ...] = (), computed: tuple[str, ...] = ()) -> SiblingGuards:
     """The SiblingGuards of a function's guards (sorted), shared by the cards of the function."""
-    return SiblingGuards(codes, lazy)
+    return SiblingGuards(codes, lazy, computed)
 
 
 def _trips(siblings: list[str], env: dict[str, Any], index: SiblingGuards, changed: str | None = None,

@@ -64,7 +64,8 @@ def _fixes(draft: Draft) -> tuple[list[Found], dict[str, Any]]:
     unread = draft.every_atom - draft.atoms
     known = {name: value for name, value in env.items() if name not in unread}
     fixes: list[Found] = []
-    for candidate in find_fixes(problem, known, parts, list(ctx.place.siblings), placeholders=placeholders, defaults=defaults):
+    for candidate in find_fixes(problem, known, parts, list(ctx.place.siblings), placeholders=placeholders, defaults=defaults,
+                                computed=ctx.place.computed):
         if (found := _fix(draft, candidate)) is not None:
             fixes.append(found)
     stand_ins = {p.name: candidates(Variable(p.name, param_domain(p.name, p)), [env[p.name]])

@@ -869,6 +869,26 @@ def test_a_fix_is_unsure_where_another_raise_tests_a_value_the_function_computes
     assert card.solved.example is not None and card.solved.example.after is None and card.solved.example.no_fix == "may_raise_elsewhere"
 
 
+def test_any_and_a_protocol_take_plain_values(tmp_path) -> None:
+    """marshmallow's validators: ``value: typing.Any`` takes any value, ``typing.Sized`` a text or a
+    list; neither is "no value the tool can write" (``Length(max=1)('ab')``)."""
+    code = """
+    import typing
+
+    def longest(value: typing.Sized, most: int = 1) -> None:
+        if len(value) > most:
+            raise ValueError("too long")
+
+    def banned(value: typing.Any) -> None:
+        if value == "x":
+            raise ValueError("banned")
+    """
+    cards = {c.at.function: c for c in extract_snippet(tmp_path, code)}
+    assert cards["longest"].solved.trigger.status == "concrete" and cards["longest"].solved.trigger.verified
+    assert isinstance(cards["longest"].solved.trigger.inputs["value"], (str, list))
+    assert cards["banned"].solved.trigger.inputs == {"value": "x"} and cards["banned"].solved.trigger.verified
+
+
 def test_a_dict_known_by_its_keys_answers_membership_and_nothing_about_its_values(tmp_path) -> None:
     """vLLM's ``STR_DTYPE_TO_TORCH_DTYPE = {"half": torch.half, ...}``: its values are torch's,
     but ``dtype not in TABLE`` needs the keys only; a test that reads a value has no answer."""

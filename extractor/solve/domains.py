@@ -154,13 +154,33 @@ def admits(domain: Domain, value: Any) -> bool:
     return all(_constraint_ok(c, value) for c in domain.constraints)
 
 
+# The protocols of ``typing`` and ``collections.abc`` a plain value may meet, by the plain types that do
+_CONTAINERS = ("str", "bytes", "list", "tuple", "dict", "set", "frozenset")
+_PROTOCOLS = {"Sized": _CONTAINERS, "Iterable": _CONTAINERS, "Collection": _CONTAINERS, "Container": _CONTAINERS,
+              "Reversible": ("str", "bytes", "list", "tuple", "dict"),
+              "Hashable": ("int", "float", "complex", "bool", "str", "bytes", "tuple", "frozenset", "NoneType")}
+
+
+def takes_anything(types: tuple[str, ...]) -> bool:
+    """Annotated ``object`` or ``Any``: any value is one."""
+    return "object:object" in types or "object:Any" in types
+
+
+def plain_types(types: tuple[str, ...]) -> tuple[str, ...]:
+    """The plain types among ``types``, with those that meet a protocol among them (``Sized``: ``str``, ``list``, ...)."""
+    plain = [t for t in types if not t.startswith("object:")]
+    plain += [p for t in types if t.startswith("object:") for p in _PROTOCOLS.get(t[7:], ()) if p not in plain]
+    return tuple(plain)
+
+
 def _type_ok(types: tuple[str, ...], value: Any) -> bool:
-    """Plain types only: a value of a class the tree defines cannot be built statically."""
-    if "object:object" in types:
-        return True  # annotated ``object``: any value is one
+    """Plain types only: a value of a class the tree defines cannot be built statically;
+    ``object`` and ``Any`` take any value, a protocol (``Sized``) the plain types that meet it."""
+    if takes_anything(types):
+        return True
     if isinstance(value, (Modelled, Present)):
         return f"object:{value.kind}" in types
-    plain = [t for t in types if not t.startswith("object:")]
+    plain = plain_types(types)
     name = type(value).__name__
     if name in plain:
         return True

@@ -25,7 +25,7 @@ from ..model import Domain
 from ..model.pytext import try_parse_expression
 from .arrays import library_values, near_dtypes
 from .declared import refilled, samples
-from .domains import NO_VALUE, admits, choice_value
+from .domains import NO_VALUE, admits, choice_value, plain_types, takes_anything
 from .evaluate import STR_METHODS, InstancesOf
 from .problem import Problem, Variable, constant_value, variable_of
 from .values import Modelled, Named, StableSet, stable
@@ -836,7 +836,9 @@ def _may_hold_texts(domain: Domain) -> bool:
 def _generic(variable: Variable) -> list[Any]:
     if variable.is_boolean:
         return [False, True]
-    types = () if "object:object" in variable.domain.types else variable.domain.types  # ``object``: any value
+    domain_types = variable.domain.types
+    # (``object``, ``Any``: any value; a protocol, ``Sized``: the plain types that meet it)
+    types = () if takes_anything(domain_types) else (*domain_types, *plain_types(domain_types))
     out: list[Any] = []
     if variable.domain.choices is not None:
         out.extend(choice_value(c) for c in variable.domain.choices)

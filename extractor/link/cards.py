@@ -61,7 +61,7 @@ from .messages import compose
 from .onway import earlier_checks
 from .oserrors import errno_subclass
 from .placeholders import placeholder_entries
-from .project import BUILTIN_EXCEPTIONS, Project, Symbol, decorator_target, entry_module, field_doc
+from .project import BUILTIN_EXCEPTIONS, Project, Symbol, decorator_target, entry_module, field_doc, method_class
 from .state import constructed_state, method_steps, receiver, state_writes, step_reads
 from .wrapping import shown_for
 
@@ -82,7 +82,9 @@ def resolve_exception(project: Project, facts: FileFacts, site: SiteFact) -> tup
     if symbol is not None and symbol.kind in ("class", "builtin"):
         if (subclass := errno_subclass(project, facts, site, symbol.qualname)) is not None:
             return _ref(project, subclass, raised.written, (subclass,), None, Reason.ERRNO_SUBCLASS), message
-        return _ref(project, raised.written, raised.written, (symbol.qualname,), None, raised.reason), message
+        # (``self.failureException``: the class the attribute names, as the caller's ``except`` writes it)
+        display = symbol.qualname.rsplit(".", 1)[-1] if raised.written.partition(".")[0] in ("self", "cls") else raised.written
+        return _ref(project, display, raised.written, (symbol.qualname,), None, raised.reason), message
     if raised.reason == Reason.RAISED_VARIABLE:
         return ExceptionRef(display=raised.written, written=raised.written, reason=Reason.RAISED_VARIABLE), message
     factory = raised.written + "(...)"
@@ -103,11 +105,36 @@ def resolve_exception(project: Project, facts: FileFacts, site: SiteFact) -> tup
 
 
 def _symbol_for(project: Project, facts: FileFacts, written: str, owner: str | None) -> Symbol | None:
-    """What the raised name resolves to (``self.error``: the owner class's attribute)."""
+    """What the raised name resolves to (``self.error``: the owner class's attribute;
+    ``self.make_error``: the method the class or its nearest in-tree base defines)."""
     head, _, rest = written.partition(".")
     if head in ("cls", "self") and owner is not None and rest:
+        if "." not in rest and (found := method_class(project, f"{facts.module}.{owner}", rest)) is not None:
+            return project.lookup(f"{found[0].module}.{found[1].qualname}.{rest}")
+        if "." not in rest and (bound := _class_attribute(project, f"{facts.module}.{owner}", rest)) is not None:
+            return bound
         return project.lookup(f"{facts.module}.{owner}.{rest}")
     return project.resolve(facts, written)
+
+
+def _class_attribute(project: Project, cls: str, name: str) -> Symbol | None:
+    """The class a class attribute names, where the class or its nearest in-tree base binds it
+    once, in its body, to a class (unittest's ``failureException = AssertionError``) and no
+    method assigns it; None otherwise."""
+    for current in (cls, *project.ancestors(cls)):
+        found = project.class_fact(current)
+        if found is None:
+            if current in BUILTIN_EXCEPTIONS or current in ("object", "builtins.object"):
+                continue
+            return None  # (outside the tree: it may bind the name)
+        stores = [store for attribute, store in found[1].stores if attribute == name]
+        if stores or name in found[1].assigned or any(method == name for method, _ in found[1].methods):
+            value = stores[0].value if len(stores) == 1 and stores[0].method is None else None
+            if not value or not value.replace(".", "").isidentifier():
+                return None
+            symbol = project.resolve(found[0], value)
+            return symbol if symbol is not None and symbol.kind in ("class", "builtin") else None
+    return None
 
 
 def _builtin_return(returns: str | None) -> str | None:

@@ -44,6 +44,9 @@ CASES = [
     ('raise ValueError("bad pair", x, 3)', "('bad pair', {x!r}, 3)", ("x",)),
     ("raise KeyError(x)", "{x!r}", ("x",)),
     ('raise KeyError(f"no {x}")', "'no {x}'", ("x",)),
+    # an exception group's own __str__: its message and how many exceptions it holds
+    ('raise ExceptionGroup(f"bad {x}", [ValueError(x), KeyError(y)])', "bad {x} (2 sub-exceptions)", ("x",)),
+    ('raise ExceptionGroup("bad", (ValueError(x),))', "bad (1 sub-exception)", ()),
     # gettext returns its argument where no translation is installed
     ('raise ValueError(_("not defined"))', "not defined", ()),
     ('raise ValueError(_("bad: %s") % x)', "bad: {x!s}", ("x",)),
@@ -64,6 +67,7 @@ UNKNOWN = [
     ("raise UnknownError", "no_arguments", None),  # a class outside the tree may have a default message
     ("raise UnknownError(x, y)", "multiple_arguments", None),
     ('raise OSError(2, "missing", "it\'s")', "multiple_arguments", None),  # repr's quoting of a quote not followed
+    ('raise ExceptionGroup("bad", x)', "multiple_arguments", None),  # (how many it holds, and so the plural, not known)
     ("raise ValueError(build(x))", "opaque_call", "build(x)"),
     ('raise ValueError("a" if x else "b")', "opaque_if_exp", '"a" if x else "b"'),
     ('msg = "a"\n    if x:\n        msg = "b"\n    raise ValueError(msg)', "message_variable_branches", "msg"),

@@ -425,7 +425,9 @@ def _builtin(mro: Sequence[str], args: list[Argument], message: MessageTemplate)
             return message
         named = [Text(text=": "), *filename] if filename else []
         return make_template("oserror", [Text(text="[Errno "), *errno, Text(text="] "), *strerror, *named])
-    if any(name in mro for name in ("OSError", "UnicodeError", "SyntaxError")):
+    if "BaseExceptionGroup" in mro and len(args) == 2:
+        return _group(args, message)
+    if any(name in mro for name in ("OSError", "UnicodeError", "SyntaxError", "BaseExceptionGroup")):
         return message  # a __str__ of their own, not followed for these arguments
     parts: list[Part] = [Text(text="(")]
     for index, arg in enumerate(args):
@@ -434,6 +436,18 @@ def _builtin(mro: Sequence[str], args: list[Argument], message: MessageTemplate)
             return message
         parts.extend([*([Text(text=", ")] if index else []), *piece])
     return make_template("args", [*parts, Text(text=")")])
+
+
+def _group(args: list[Argument], message: MessageTemplate) -> MessageTemplate:
+    """An exception group's ``str``: ``'invalid metadata (2 sub-exceptions)'``, where the group's
+    exceptions are a list or tuple written out (their count is then known); else ``message``."""
+    text = _str_parts(args[0])
+    listed = try_parse_expression(args[1].code)
+    if text is None or not isinstance(listed, (ast.List, ast.Tuple)) or not listed.elts \
+            or any(isinstance(e, ast.Starred) for e in listed.elts):
+        return message  # (the count, and so the text's plural, is not known)
+    count = len(listed.elts)
+    return make_template("group", [*text, Text(text=f" ({count} sub-exception{'s' if count > 1 else ''})")])
 
 
 def _string_parts(arg: Argument) -> list[Part] | None:

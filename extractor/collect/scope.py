@@ -131,6 +131,22 @@ def raw_code(node: cst.CSTNode) -> str:
     plain = _plain_code(node)
     if plain is not None:
         return plain
+    held = _GENERATED.get(id(node))
+    if held is not None and held[0] is node:
+        return held[1]
+    code = _generated(node)
+    if len(_GENERATED) >= _GENERATED_SIZE:
+        _GENERATED.clear()
+    _GENERATED[id(node)] = (node, code)  # (the node held with it: its id is never another's while it is here)
+    return code
+
+
+# The code last generated, by node: half the nodes whose code a unit's analysis asks for are asked again
+_GENERATED: dict[int, tuple[cst.CSTNode, str]] = {}
+_GENERATED_SIZE = 4096
+
+
+def _generated(node: cst.CSTNode) -> str:
     code = _EMPTY_MODULE.code_for_node(node)
     if "\n" in code or "\r" in code:
         flat = node.visit(_Flattener())

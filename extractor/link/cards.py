@@ -382,6 +382,7 @@ class ContextLinker:
         if (function, raised) not in self.entries:
             self.entries[function, raised] = public_entries(self.project, self.facts.module, function, site.owner, by_class, raised)
         entries, paths = self.entries[function, raised]
+        entries = _accessed(entries, card.entry)
         calls, why = entry_calls(self.project, self.constructors, card, site.signature.params, entries, paths, site.signature.unread,
                                  by_class)
         return replace(card, entries=entries), calls, why
@@ -534,6 +535,18 @@ def cli_flags(declared: Iterable[tuple[str, tuple[tuple[str, str], ...]]]) -> di
 _MODEL_VALIDATORS = {m.removeprefix("pydantic_model_validator_"): m for m in EntryKind if m.startswith("pydantic_model_validator_")}
 
 
+_ACCESSORS = {"setter": EntryKind.PROPERTY_SETTER, "deleter": EntryKind.PROPERTY_DELETER}
+
+
+def _accessed(entries: Entries, kinds: tuple[EntryKind, ...]) -> Entries:
+    """A property setter's or deleter's own entry as a user writes it: ``pkg.C.size = ...``,
+    ``del pkg.C.size`` (a user assigns or deletes it: reading it runs the getter)."""
+    if not entries.paths or not {EntryKind.PROPERTY_SETTER, EntryKind.PROPERTY_DELETER} & set(kinds):
+        return entries
+    written = "{} = ..." if EntryKind.PROPERTY_SETTER in kinds else "del {}"
+    return replace(entries, paths=tuple(replace(p, entry=written.format(p.entry)) if len(p.path) == 1 else p for p in entries.paths))
+
+
 def entry_points(facts: FileFacts, site: SiteFact) -> tuple[EntryKind, ...]:
     """How a caller reaches the raising function, from its decorators and name."""
     imports = dict(facts.imports)
@@ -552,6 +565,9 @@ def entry_points(facts: FileFacts, site: SiteFact) -> tuple[EntryKind, ...]:
         elif target in ("property", "functools.cached_property"):
             found.append(EntryKind.PROPERTY)
     name = (site.at.function or "").rsplit(".", 1)[-1]
+    if site.owner is not None and (accessor := _ACCESSORS.get(next((d for d in site.at.decorators if d.startswith(name + ".")), "")
+                                                              .removeprefix(name + "."))) is not None:
+        found.append(accessor)  # (``@minor.setter`` on ``minor``: assigning the property runs it)
     if site.owner is not None and name in ("__init__", "__new__"):
         found.append(EntryKind.CONSTRUCTOR)
     elif site.owner is not None and name == "__post_init__":

@@ -358,6 +358,8 @@ class EntryKind(Code):
                                                               "field, when the model (or pydantic dataclass) is constructed, and "
                                                               "reports a violation inside a `ValidationError`.")
     PROPERTY = "property", "It runs when the property is read."
+    PROPERTY_SETTER = "property_setter", "It runs when the property is assigned (`obj.name = value`), not when it is read."
+    PROPERTY_DELETER = "property_deleter", "It runs when the property is deleted (`del obj.name`), not when it is read."
     CONSTRUCTOR = "constructor", "It runs when the class is instantiated."
     POST_INIT = "post_init", ("It runs at the end of the dataclass-generated `__init__` (`__post_init__`); where the class is a "
                               "pydantic dataclass, pydantic reports a ValueError or AssertionError raised here inside a "

@@ -882,8 +882,13 @@ def test_any_and_a_protocol_take_plain_values(tmp_path) -> None:
     def banned(value: typing.Any) -> None:
         if value == "x":
             raise ValueError("banned")
+
+    def scaled(factor: typing.SupportsInt) -> None:
+        if int(factor) < 0:
+            raise ValueError("negative")
     """
     cards = {c.at.function: c for c in extract_snippet(tmp_path, code)}
+    assert cards["scaled"].solved.trigger.inputs == {"factor": -1} and cards["scaled"].solved.trigger.verified
     assert cards["longest"].solved.trigger.status == "concrete" and cards["longest"].solved.trigger.verified
     assert isinstance(cards["longest"].solved.trigger.inputs["value"], (str, list))
     assert cards["banned"].solved.trigger.inputs == {"value": "x"} and cards["banned"].solved.trigger.verified

@@ -158,7 +158,9 @@ def admits(domain: Domain, value: Any) -> bool:
 _CONTAINERS = ("str", "bytes", "list", "tuple", "dict", "set", "frozenset")
 _PROTOCOLS = {"Sized": _CONTAINERS, "Iterable": _CONTAINERS, "Collection": _CONTAINERS, "Container": _CONTAINERS,
               "Reversible": ("str", "bytes", "list", "tuple", "dict"),
-              "Hashable": ("int", "float", "complex", "bool", "str", "bytes", "tuple", "frozenset", "NoneType")}
+              "Hashable": ("int", "float", "complex", "bool", "str", "bytes", "tuple", "frozenset", "NoneType"),
+              "SupportsInt": ("int", "float", "bool"), "SupportsFloat": ("int", "float", "bool"), "SupportsIndex": ("int", "bool"),
+              "SupportsAbs": ("int", "float", "bool")}
 
 
 def takes_anything(types: tuple[str, ...]) -> bool:

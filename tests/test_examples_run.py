@@ -25,8 +25,9 @@ ANY_CALL = {
               "format_positional", "fstring_conversion_and_format_spec", "fstring_implicit_concat_multiline", "literal_braces_fstring",
               "literal_braces_plain", "message_in_local", "percent_dict", "percent_single", "percent_tuple", "plain_string",
               "plus_concatenation", "qualified_through_module", "raise_from_none", "two_args", "unconditional"},
-    # (placeholders a subclass replaces: run on the class itself; stop raises SystemExit() on every call)
-    "callers": {"Legacy.run", "Source.load", "Tally.fromkeys", "FixedFormatter.format", "Step.__call__", "stop"},
+    # (placeholders a subclass replaces: run on the class itself; stop raises SystemExit() on every call, and
+    # Dial.level's setter on every assignment: ``Dial().level = 0``)
+    "callers": {"Legacy.run", "Source.load", "Tally.fromkeys", "FixedFormatter.format", "Step.__call__", "stop", "Dial.level"},
     "families": {"close"},
 }
 

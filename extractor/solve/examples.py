@@ -41,6 +41,7 @@ _CLASS_LEVEL = ("classmethod", "staticmethod")
 # Decorators that make the method an attribute: reading it on the object runs the body (not
 # ``cached_property``, which first needs the object's ``__dict__``: a class with ``__slots__`` has none).
 _PROPERTY = frozenset({"property"})
+_SETTER = "setter"  # ``@level.setter``: assigning the attribute runs the body (link.cards: EntryKind.PROPERTY_SETTER)
 # Decorators after which a call reaches the body as the signature says; any other (a class
 # such as typing's ``_SpecialForm``, a registry, a wrapper of unknown shape) gets no example.
 _TRANSPARENT = frozenset({
@@ -352,8 +353,9 @@ def uncallable(card: Card, ctx: CardContext) -> ReasonCode | None:
     if private_class or (not _public(name) and name != "__call__" and not (owner and set(card.entry) & CONSTRUCTING)):
         return Reason.NOT_PUBLIC  # (a nested or private class; a constructor's own check runs as the class is called, whatever its name)
     decorators = decorator_names(card)
-    if not decorators <= _TRANSPARENT | _PROPERTY:
-        return Detailed(code=Reason.UNKNOWN_DECORATOR, value=min(decorators - _TRANSPARENT - _PROPERTY))
+    setter = {_SETTER} if EntryKind.PROPERTY_SETTER in card.entry else set()
+    if not decorators <= _TRANSPARENT | _PROPERTY | setter:
+        return Detailed(code=Reason.UNKNOWN_DECORATOR, value=min(decorators - _TRANSPARENT - _PROPERTY - setter))
     if ctx.signature.call_style == "async_generator":
         return Reason.ASYNC_GENERATOR
     return None
@@ -439,6 +441,8 @@ def _entry_call(call: _Call, card: Card, decorators: set[str], module: str, func
     obj = _build(owner, call.fields, call.ctx, call.imports)
     if isinstance(obj, Reason):
         return obj
+    if _SETTER in decorators:
+        return _assignment(call, obj, name)
     call_args = _arguments(call.ctx.signature.params[1:], call.args, call.imports, call.written)
     if isinstance(call_args, Reason):
         return call_args
@@ -447,6 +451,16 @@ def _entry_call(call: _Call, card: Card, decorators: set[str], module: str, func
         return _method_call(obj, name, call_args, read)
     named = _object_name(owner, call.imports)
     return "\n".join([f"{named} = {obj}", *(f"{named}.{step}()" for step in call.steps), _method_call(named, name, call_args, read)])
+
+
+def _assignment(call: _Call, obj: str, name: str) -> str | Reason:
+    """``Dial().level = 0``: a property setter's value assigned to the attribute (its one
+    parameter after ``self``), where the example builds the object at once."""
+    params = call.ctx.signature.params[1:]
+    if call.steps or len(params) != 1 or params[0].kind in ("star", "starstar"):
+        return Reason.SIGNATURE_MISMATCH
+    value = _literal(call.args[params[0].name], call.imports, call.written) if params[0].name in call.args else None
+    return f"{obj}.{name} = {value}" if value is not None else Reason.VALUE_NOT_WRITABLE
 
 
 def _method_call(receiver: str, name: str, arguments: str, read: bool = False) -> str:

@@ -157,6 +157,8 @@ def entry_name(project: Project, module: str, function: str, owner: str | None) 
     if "<locals>" in function or is_test_path(module.replace(".", "/") + ".py"):
         return None  # (a test is no entry users call)
     head, _, name = function.rpartition(".")
+    if owner is None and function == "__getattr__":  # (a module's: reading a name it lacks, PEP 562)
+        return f"{module}.<attribute>" if all(_public(p) for p in module.split(".")) else None
     if owner is None or head != owner:
         return f"{public}.{function}" if not head and _public(name) and (public := entry_module(project, module, function)) else None
     if not (_public(name) or name in _CONSTRUCTORS or name == "__call__") or "." in owner:

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from ..collect.annotations import read_annotation
-from ..collect.messages import unknown
+from ..collect.messages import make_template, unknown
 from ..collect.validators import validator_mode
 from ..model import (
     Card,
@@ -25,6 +25,7 @@ from ..model import (
     ExceptionRef,
     FieldDoc,
     FileFacts,
+    Hole,
     MessageTemplate,
     ObjectState,
     Opaque,
@@ -33,6 +34,7 @@ from ..model import (
     Signature,
     SiteFact,
     Solved,
+    Text,
     Through,
 )
 from ..model.codes import CONSTRUCTING, RUN_BY_CLASS_CALL, ContextKind, Detailed, EntryKind, RaiseKind, Reason
@@ -284,13 +286,25 @@ def _linked_site(project: Project, facts: FileFacts, site: SiteFact,
     them fails (a bug of ours), the site still gets its card, saying so."""
     try:
         exception, message = resolve_exception(project, named[0], replace(site, owner=named[1]))
-        return exception, compose(project, exception, site, message), _docs(project, facts, site)
+        return exception, _module_name(compose(project, exception, site, message), named[0].module), _docs(project, facts, site)
     except Exception as exc:  # the per-site boundary
         if strict_from_env():
             raise
         reason = Detailed(code=Reason.INTERNAL_ERROR, value=type(exc).__name__)
         failed = ExceptionRef(display=site.raised.written or "unknown", written=site.raised.written, reason=reason)
         return failed, site.raised.message, Docs(function_doc=site.function_doc)
+
+
+def _module_name(message: MessageTemplate, module: str) -> MessageTemplate:
+    """The message with ``__name__`` as the module's name where it shows it (``f"module
+    {__name__!r} has no attribute {name!r}"`` of a module's ``__getattr__``): a function reads
+    the module's global, a constant of the module."""
+    if message.parts is None or not any(isinstance(p, Hole) and p.expr == "__name__" and not p.format_spec for p in message.parts):
+        return message
+    parts = [Text(text=repr(module) if p.conversion == "r" else module)
+             if isinstance(p, Hole) and p.expr == "__name__" and not p.format_spec and p.conversion in (None, "s", "r") else p
+             for p in message.parts]
+    return make_template(message.form, parts)
 
 
 T = TypeVar("T")
@@ -565,6 +579,8 @@ def entry_points(facts: FileFacts, site: SiteFact) -> tuple[EntryKind, ...]:
         elif target in ("property", "functools.cached_property"):
             found.append(EntryKind.PROPERTY)
     name = (site.at.function or "").rsplit(".", 1)[-1]
+    if site.owner is None and site.at.function == "__getattr__":
+        found.append(EntryKind.MODULE_GETATTR)  # (a module's own: reading a name it lacks runs it)
     if site.owner is not None and (accessor := _ACCESSORS.get(next((d for d in site.at.decorators if d.startswith(name + ".")), "")
                                                               .removeprefix(name + "."))) is not None:
         found.append(accessor)  # (``@minor.setter`` on ``minor``: assigning the property runs it)

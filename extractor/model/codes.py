@@ -360,6 +360,8 @@ class EntryKind(Code):
     PROPERTY = "property", "It runs when the property is read."
     PROPERTY_SETTER = "property_setter", "It runs when the property is assigned (`obj.name = value`), not when it is read."
     PROPERTY_DELETER = "property_deleter", "It runs when the property is deleted (`del obj.name`), not when it is read."
+    MODULE_GETATTR = "module_getattr", ("It runs when code reads an attribute the module does not define (`module.name`, PEP 562); "
+                                        "`from module import name` then raises `ImportError` instead.")
     CONSTRUCTOR = "constructor", "It runs when the class is instantiated."
     POST_INIT = "post_init", ("It runs at the end of the dataclass-generated `__init__` (`__post_init__`); where the class is a "
                               "pydantic dataclass, pydantic reports a ValueError or AssertionError raised here inside a "

@@ -615,6 +615,8 @@ def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: d
         line_fix = cli_line(ctx.cli.command, after, ctx.cli.flags) if after is not None else None
         if line and (line_fix or after is None):
             return Example(style=ExampleStyle.CLI, before=line, after=line_fix)
+    if EntryKind.MODULE_GETATTR in card.entry:
+        return _attribute_example(card, ctx, before, after)
     refused = uncallable(card, ctx)
     if refused is not None:
         return refused
@@ -633,6 +635,26 @@ def build_example(card: Card, ctx: CardContext, before: dict[str, Any], after: d
     return Example(style=ExampleStyle.PYTHON, before=first, after=second,
                    requires=tuple(sorted({*example_requires((first, second or ""), own or {card.path.split("/", 1)[0].removesuffix(".py")}),
                                           *ctx.place.requires})))
+
+
+def _attribute_example(card: Card, ctx: CardContext, before: dict[str, Any], after: dict[str, Any] | None) -> Example | ReasonCode:
+    """A module's ``__getattr__`` (PEP 562): ``import pkg.mod`` then ``pkg.mod.name``, the name its
+    one parameter takes (a name that is no keyword); the fix's name "after"."""
+    module, params = ctx.place.module, ctx.signature.params
+    if not module or not all(_public(part) and part.isidentifier() for part in module.split(".")):
+        return Reason.NOT_PUBLIC
+    if len(params) != 1 or set(before) != {params[0].name}:
+        return Reason.SIGNATURE_MISMATCH
+
+    def read(values: dict[str, Any]) -> str | None:
+        name = values.get(params[0].name)
+        ok = isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)
+        return f"import {module}\n{module}.{name}" if ok else None
+
+    first = read(before)
+    if first is None:
+        return Reason.VALUE_NOT_WRITABLE
+    return Example(style=ExampleStyle.PYTHON, before=first, after=read(after) if after is not None else None)
 
 
 def example_requires(codes: Iterable[str], own: set[str]) -> tuple[str, ...]:

@@ -11,7 +11,7 @@ import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 from ..collect.annotations import read_annotation
 from ..collect.messages import make_template, unknown
@@ -299,12 +299,13 @@ def _module_name(message: MessageTemplate, module: str) -> MessageTemplate:
     """The message with ``__name__`` as the module's name where it shows it (``f"module
     {__name__!r} has no attribute {name!r}"`` of a module's ``__getattr__``): a function reads
     the module's global, a constant of the module."""
-    if message.parts is None or not any(isinstance(p, Hole) and p.expr == "__name__" and not p.format_spec for p in message.parts):
+    def named(part: Any) -> TypeGuard[Hole]:
+        return isinstance(part, Hole) and part.expr == "__name__" and not part.format_spec and part.conversion in (None, "s", "r")
+
+    if message.parts is None or not any(named(p) for p in message.parts):
         return message
-    parts = [Text(text=repr(module) if p.conversion == "r" else module)
-             if isinstance(p, Hole) and p.expr == "__name__" and not p.format_spec and p.conversion in (None, "s", "r") else p
-             for p in message.parts]
-    return make_template(message.form, parts)
+    return make_template(message.form, [Text(text=repr(module) if p.conversion == "r" else module) if named(p) else p
+                                        for p in message.parts])
 
 
 T = TypeVar("T")
@@ -581,9 +582,8 @@ def entry_points(facts: FileFacts, site: SiteFact) -> tuple[EntryKind, ...]:
     name = (site.at.function or "").rsplit(".", 1)[-1]
     if site.owner is None and site.at.function == "__getattr__":
         found.append(EntryKind.MODULE_GETATTR)  # (a module's own: reading a name it lacks runs it)
-    if site.owner is not None and (accessor := _ACCESSORS.get(next((d for d in site.at.decorators if d.startswith(name + ".")), "")
-                                                              .removeprefix(name + "."))) is not None:
-        found.append(accessor)  # (``@minor.setter`` on ``minor``: assigning the property runs it)
+    if site.owner is not None:  # (``@minor.setter`` on ``minor``: assigning the property runs it)
+        found.extend(kind for accessor, kind in _ACCESSORS.items() if f"{name}.{accessor}" in site.at.decorators)
     if site.owner is not None and name in ("__init__", "__new__"):
         found.append(EntryKind.CONSTRUCTOR)
     elif site.owner is not None and name == "__post_init__":

@@ -34,7 +34,7 @@ from ..model.codes import Detailed, EntryKind, Reason, ReasonCode
 from ..model.pytext import repeated_text
 from .domains import NO_VALUE
 from .evaluate import parse_expr, predicate
-from .rules import accepts, kept, raw_refused, surely_fits
+from .rules import accepts, kept, raw_refused, surely_fits, validated_field
 from .values import Modelled, Named, Present, python_text
 
 _CLASS_LEVEL = ("classmethod", "staticmethod")
@@ -377,7 +377,7 @@ def _pass_values(call: _Call, values: dict[str, Any]) -> Reason | None:
             if name != root:
                 keywords[argument.settable[name]] = value
         elif name in ctx.owner.settable:  # (first: a field validator's value is its field's keyword)
-            if ctx.owner.validated is not None and name in params and not kept(ctx.owner.validated, value):
+            if (field := validated_field(ctx, name)) is not None and not kept(field, value):
                 return Reason.CONSTRUCTION_NOT_SHOWN  # (pydantic's type check of the field refuses it before the validator runs)
             call.fields[ctx.owner.settable[name]] = value
         elif name in params:

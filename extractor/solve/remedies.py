@@ -14,7 +14,6 @@ from ..model import CardContext, Example, Fix
 from ..model.codes import NoFix, Reason, ReasonCode, TriggerStatus
 from .arrays import fold_arrays, frame_annotations, incoherent_arrays
 from .construction import constructs
-from .declared import fits
 from .domains import NO_VALUE, default_source, literal_value, param_domain
 from .draft import Draft, param_defaults
 from .elements import loop_element, loop_value
@@ -24,7 +23,7 @@ from .examples import build_example, is_class_level
 from .fixes import FixCandidate, bare_test, describe_fix, find_fixes, quiet_stand_ins
 from .passes import card_message, validator_outcome
 from .problem import Variable
-from .rules import stand_in, unwrapped
+from .rules import may_refuse, stand_in, validated_field
 from .seeds import candidates
 from .status import Reads
 from .values import Present, to_json_value
@@ -97,22 +96,14 @@ def _sibling_defaults(ctx: CardContext) -> dict[str, Any]:
     return defaults
 
 
-def _refused_first(ctx: CardContext, name: str, value: Any) -> bool:
-    """Whether a field validator's value is one its field's declared type may refuse before the
-    validator runs (``[0]`` for ``messages: list[Message]``): no value a user can pass."""
-    validated = ctx.owner.validated
-    return validated is not None and name in ctx.owner.settable and any(p.name == name for p in ctx.signature.params) \
-        and validated.declared.annotation is not None and not fits(unwrapped(validated.declared.annotation), value, strict=True)
-
-
 def _fix(draft: Draft, candidate: FixCandidate) -> Found | None:
     """The fix a candidate makes, or None (an array shape its ``ndim`` refuses; a loop element
     no argument runs the loop on; a field validator's value its field's type refuses first)."""
     frame, env, validator = draft.frame, draft.env, draft.validator
     name = candidate.changed[0]
     before, after = env[name], candidate.assignment[name]
-    if _refused_first(frame.ctx, name, after):
-        return None
+    if (field := validated_field(frame.ctx, name)) is not None and may_refuse(field, after):
+        return None  # (a field validator's value its field's type may refuse first: no value a user can pass)
     array = name.rpartition(".")[0]
     if name.endswith(".shape") and incoherent_arrays({n: v for n, v in {**env, name: after}.items() if n.rpartition(".")[0] == array}):
         return None  # (a shape its array's ndim refuses; a fix of ndim reads as another array: "pass a 1-D one")

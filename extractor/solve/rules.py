@@ -208,6 +208,21 @@ def kept(doc: FieldDoc, value: Any) -> bool:
     return surely_fits(doc.declared.annotation, value) and accepts(doc, value)
 
 
+def validated_field(ctx: CardContext, name: str) -> FieldDoc | None:
+    """The field whose value ``name`` is, where it is a field validator's parameter
+    (Owner.validated: pydantic checks the field's declared type before the validator runs)."""
+    validated = ctx.owner.validated
+    return validated if validated is not None and name in ctx.owner.settable and any(p.name == name for p in ctx.signature.params) \
+        else None
+
+
+def may_refuse(doc: FieldDoc, value: Any) -> bool:
+    """Whether pydantic's check of the field's declared type may refuse ``value`` (a class the
+    tool does not read refuses a plain value: ``[0]`` for ``list[Message]``); False without an annotation."""
+    annotation = doc.declared.annotation
+    return annotation is not None and not fits(unwrapped(annotation), value, strict=True)
+
+
 def surely_fits(annotation: str | None, value: Any) -> bool:
     """Whether ``value``'s type is one the annotation names (``Any`` takes anything); never
     without an annotation, nor for a class or a coercion (declared.fits, which reads the whole

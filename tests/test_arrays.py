@@ -53,7 +53,8 @@ def test_a_trigger_no_array_has_is_not_verified(tmp_path) -> None:
     """
     splits, mismatch = extract_snippet(tmp_path, code)
     assert splits.solved.trigger.verified and not incoherent_arrays(_values(splits.solved.trigger.inputs))
-    assert len(splits.solved.trigger.inputs["partial.shape"]) == 3 and splits.solved.trigger.inputs["partial.shape"][0] > 4
+    shape = _values(splits.solved.trigger.inputs)["partial.shape"]
+    assert len(shape) == 3 and shape[0] > 4
     inputs = _values(mismatch.solved.trigger.inputs)
     assert mismatch.solved.trigger.verified and not incoherent_arrays(inputs)  # (a shape as long as partial.ndim, past the first test)
     assert inputs["partial.shape"][0] <= 4 and inputs["out.shape"][1:] != inputs["partial.shape"][1:]

@@ -1148,3 +1148,11 @@ def test_a_test_the_evaluator_cannot_decide_is_no_proof_of_unreachability(tmp_pa
             "    if not roots:\n        raise ValueError('must define at least one ordering operation')\n    return cls\n")
     card = only(extract_snippet(tmp_path, code))
     assert (card.solved.trigger.status, card.solved.trigger.reason) == ("unsolved", "no_candidate_satisfies")
+
+
+def test_a_variable_equal_to_an_expression_of_others_takes_its_value(tmp_path) -> None:
+    """solve.derived: ``a == b * 3`` holds for no candidate of ``a`` fixed in advance; the
+    search tries ``b * 3`` once ``b`` has its value, and in the other order where the guard's
+    own order derives nothing (``b`` is read by ``a``'s expression but comes after it)."""
+    card = solved(tmp_path, "def f(a: int, b: int):\n    if a == b * 3 and b > 1000:\n        raise ValueError('x')\n")
+    assert card.solved.trigger.verified and card.solved.trigger.inputs == {"a": 3003, "b": 1001}

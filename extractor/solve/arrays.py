@@ -105,7 +105,11 @@ def cohere(values: dict[str, Any], holds: Callable[[dict[str, Any]], bool | None
 
 def _coherent(values: Mapping[str, Any], name: str) -> list[Any]:
     """Shapes an array has, near ``values[name]``, that differ from it (none where it is one)."""
-    shape, ndim = values[name], values.get(name.removesuffix("shape") + "ndim")
+    return shapes_near(values[name], values.get(name.removesuffix("shape") + "ndim"))
+
+
+def shapes_near(shape: Any, ndim: Any) -> list[Any]:
+    """Shapes an array has (of ``ndim`` sizes, where that is a count), near ``shape``, that differ from it."""
     sizes = [size if size >= 0 else 1 - size for size in shape if type(size) is int] if isinstance(shape, (list, tuple)) else []
     kind = type(shape) if isinstance(shape, (list, tuple)) else tuple
     found = [sizes]

@@ -12,13 +12,14 @@ import ast
 import itertools
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..collect.declarations import DOTTED
 from ..model import Detailed, Reason, ReasonCode, TriggerStatus
 from .bounds import bound_conflicts
+from .derived import Binder, binders, coherence
 from .evaluate import predicate
 from .problem import Problem, Variable, conjuncts
 from .seeds import value_key
@@ -72,6 +73,7 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET, max_changed: int = MAX
     spent = 0
     exhausted = True
     parts = _conjunct_parts(problem)
+    bound = binders(problem, lambda code: _reads(code, problem))
     required_names = {v.name for v in required}
     base = problem.env({})
     # A conjunct that reads none of the changed variables keeps its value under the
@@ -89,7 +91,7 @@ def search(problem: Problem, budget: int = SEARCH_BUDGET, max_changed: int = MAX
                 continue
             pools = [_options(v, True) for v in subset] + [_options(v, False) for v in required]
             changed = tuple(v.name for v in [*subset, *required])
-            found, spent = _first_assignment(changed, pools, parts, base, spent, budget)
+            found, spent = _first_assignment(changed, pools, parts, base, spent, budget, bound)
             if found is _OVER_BUDGET:
                 return Solution(status=TriggerStatus.UNSOLVED, assignment={}, reason=Reason.SEARCH_BUDGET)
             if found is not None:
@@ -119,7 +121,7 @@ _Test = Callable[[dict[str, Any]], "bool | None"]
 
 
 def _first_assignment(changed: tuple[str, ...], pools: list[list[Any]], parts: list[tuple[_Test, set[str], bool | None]],
-                      base: dict[str, Any], spent: int, budget: int) -> tuple[dict[str, Any] | None, int]:
+                      base: dict[str, Any], spent: int, budget: int, bound: Sequence[Binder] = ()) -> tuple[dict[str, Any] | None, int]:
     """The first assignment, in the order of ``itertools.product(*pools)``, under which
     every conjunct reading a changed variable is true; and the budget spent.
 
@@ -127,7 +129,7 @@ def _first_assignment(changed: tuple[str, ...], pools: list[list[Any]], parts: l
     own (``_depth_first``), smallest first: the first assignment of the product is the first
     of each group put together, and the cost at most the sum of the groups' own enumerations
     instead of their product (``not a_0 and not b and s[1:2] == "u"`` is three searches of
-    one variable)."""
+    one variable). ``bound``: the values conjuncts fix given others' (solve.derived)."""
     if any(not pool for pool in pools):
         return None, spent  # no assignment at all
     group = list(range(len(changed)))  # union-find over the changed variables' levels
@@ -147,13 +149,14 @@ def _first_assignment(changed: tuple[str, ...], pools: list[list[Any]], parts: l
     for level in range(len(changed)):
         groups.setdefault(root(level), []).append(level)
     if len(groups) <= 1:
-        return _depth_first(changed, pools, parts, base, spent, budget)
+        return _depth_first(changed, pools, parts, base, (spent, budget), bound)
     env = base.copy()
     # Smallest first: a group with no answer ends the search, and is found at least cost.
     for levels in sorted(groups.values(), key=lambda levels: (math.prod(len(pools[level]) for level in levels), levels)):
         names = {changed[level] for level in levels}
         own = [part for part in parts if part[1] & names]
-        found, spent = _depth_first(tuple(changed[level] for level in levels), [pools[level] for level in levels], own, base, spent, budget)
+        found, spent = _depth_first(tuple(changed[level] for level in levels), [pools[level] for level in levels], own, base,
+                                    (spent, budget), bound)
         if found is None or found is _OVER_BUDGET:
             return found, spent
         env.update((name, found[name]) for name in names)
@@ -161,18 +164,34 @@ def _first_assignment(changed: tuple[str, ...], pools: list[list[Any]], parts: l
 
 
 def _depth_first(changed: tuple[str, ...], pools: list[list[Any]], parts: list[tuple[_Test, set[str], bool | None]],
-                 base: dict[str, Any], spent: int, budget: int) -> tuple[dict[str, Any] | None, int]:
-    """``_first_assignment`` of one group of variables.
+                 base: dict[str, Any], spending: tuple[int, int], bound: Sequence[Binder] = ()) -> tuple[dict[str, Any] | None, int]:
+    """``_first_assignment`` of one group of variables: in their order, then, where that finds
+    none, in the order that lets each binder derive its variable (``_ordered``), with what is
+    left of the budget."""
+    found, spent = _in_order(changed, pools, parts, base, spending, bound)
+    if found is not None:
+        return found, spent
+    order, reordered = _ordered(changed, pools, bound)
+    if order == changed:
+        return found, spent
+    return _in_order(order, reordered, parts, base, (spent, spending[1]), bound)
+
+
+def _in_order(changed: tuple[str, ...], pools: list[list[Any]], parts: list[tuple[_Test, set[str], bool | None]],
+              base: dict[str, Any], spending: tuple[int, int], bound: Sequence[Binder] = ()) -> tuple[dict[str, Any] | None, int]:
+    """The first assignment of one group of variables, in this order of levels.
 
     Depth first, one variable per level: a conjunct is tested at the level where the last
     changed variable it reads gets its value, and a false one cuts off every completion
-    of that prefix (none can change it). The answer is the one plain enumeration finds;
-    each assignment tested in full, and each prefix cut off, spends one unit, so the search
-    never spends more than enumeration would up to the same answer. ``_OVER_BUDGET`` when
-    the budget runs out first.
+    of that prefix (none can change it). A level tries first the values its binders derive
+    from the earlier levels' (solve.derived: ``k.shape`` is ``q.shape``), then its pool.
+    Each assignment tested in full, and each prefix cut off, spends one unit. ``_OVER_BUDGET``
+    when the budget (``spending``: spent so far, and the budget) runs out first.
     """
+    spent, budget = spending
     if any(not pool for pool in pools):
         return None, spent  # no assignment at all
+    derive = _derivations(changed, bound)
     own, shared = _tests_by_level(changed, parts)
     known: list[list[bool | None]] = [[None] * len(pool) for pool in pools]
     env = base.copy()
@@ -180,26 +199,28 @@ def _depth_first(changed: tuple[str, ...], pools: list[list[Any]], parts: list[t
         return (env, spent + 1) if spent + 1 <= budget else (_OVER_BUDGET, spent + 1)
     last = len(changed) - 1
 
-    def holds(level: int, index: int) -> bool:
-        env[changed[level]] = pools[level][index]
+    def holds(level: int, index: int | None, value: Any) -> bool:
+        env[changed[level]] = value
+        if index is None:  # (a derived value: its own tests depend on the prefix it came from)
+            return _all_true(own[level], env) and _all_true(shared[level], env)
         ok = known[level][index]
         if ok is None:
             ok = known[level][index] = _all_true(own[level], env)
         return ok and _all_true(shared[level], env)
 
-    # An explicit stack of value indices, one per assigned level.
-    stack = [iter(range(len(pools[0])))]
+    # An explicit stack of (index, value) iterators, one per assigned level.
+    stack = [_choices(derive[0], pools[0], env)]
     while stack:
         level = len(stack) - 1
-        index = next(stack[-1], None)
-        if index is None:  # this level's values are used up
+        choice = next(stack[-1], None)
+        if choice is None:  # this level's values are used up
             stack.pop()
             continue
         if level == last:
             spent += 1
             if spent > budget:
                 return _OVER_BUDGET, spent
-        if not holds(level, index):
+        if not holds(level, *choice):
             if level < last:
                 spent += 1
                 if spent > budget:
@@ -207,8 +228,48 @@ def _depth_first(changed: tuple[str, ...], pools: list[list[Any]], parts: list[t
             continue
         if level == last:
             return env, spent
-        stack.append(iter(range(len(pools[level + 1]))))
+        stack.append(_choices(derive[level + 1], pools[level + 1], env))
     return None, spent
+
+
+def _choices(derive: list[Binder], pool: list[Any], env: dict[str, Any]) -> Iterator[tuple[int | None, Any]]:
+    """A level's values: those its binders derive under ``env`` (index None), then its pool's."""
+    derived: list[Any] = []
+    for binder in derive:
+        for value in binder.values(env):
+            if all(value_key(value) != value_key(seen) for seen in derived):
+                derived.append(value)
+    return itertools.chain(((None, value) for value in derived), enumerate(pool))
+
+
+def _ordered(changed: tuple[str, ...], pools: list[list[Any]], bound: Sequence[Binder]) -> tuple[tuple[str, ...], list[list[Any]]]:
+    """The levels in their order, but each variable a binder can derive as soon as that binder's
+    inputs are placed (``v.shape`` after ``q.shape`` for ``v.shape == (q.shape[0], 4)``;
+    ``k.shape`` after ``k.ndim``, then ``v.shape`` after it for ``v.shape == k.shape``): the first
+    variable in order that has no binder or one whose inputs are all placed; where none has, the
+    first. A guard without binders is searched in its own order."""
+    sources: dict[str, list[frozenset[str]]] = {}
+    for binder in bound:
+        if binder.target in changed:
+            sources.setdefault(binder.target, []).append(binder.reads & frozenset(changed))
+    if not sources:
+        return changed, pools
+    order: list[str] = []
+    pending = list(changed)
+    while pending:
+        placed = set(order)
+        ready = next((name for name in pending if name not in sources or any(reads <= placed for reads in sources[name])), pending[0])
+        order.append(ready)
+        pending.remove(ready)
+    position = {name: level for level, name in enumerate(changed)}
+    return tuple(order), [pools[position[name]] for name in order]
+
+
+def _derivations(changed: tuple[str, ...], bound: Sequence[Binder]) -> list[list[Binder]]:
+    """Each level's binders whose changed inputs all come at earlier levels."""
+    position = {name: level for level, name in enumerate(changed)}
+    return [[b for b in bound if b.target == name and all(position.get(read, -1) < level for read in b.reads)]
+            for level, name in enumerate(changed)]
 
 
 def _tests_by_level(changed: tuple[str, ...],
@@ -251,11 +312,17 @@ def _conjunct_parts(problem: Problem) -> list[tuple[Callable[[dict[str, Any]], b
     parts: list[tuple[Callable[[dict[str, Any]], bool | None], set[str], bool | None]] = []
     for part in conjuncts(problem.tree):
         code = ast.unparse(part)  # the form variables (opaque atoms included) are named in
-        words = _dotted_words(code)
-        names = {name for name in problem.variables if (name in words if DOTTED.fullmatch(name) else name in code)}
+        names = _reads(code, problem)
         test = predicate(part, problem.refusals)
         parts.append((test, names, test(base)))
+    parts.extend((test, names, test(base)) for test, names in coherence(problem))  # (an array's ndim is its shape's length)
     return parts
+
+
+def _reads(code: str, problem: Problem) -> set[str]:
+    """The variables ``code`` may read (a superset: ``_dotted_words``)."""
+    words = _dotted_words(code)
+    return {name for name in problem.variables if (name in words if DOTTED.fullmatch(name) else name in code)}
 
 
 _WORDS = re.compile(r"(?<![\w.])" + DOTTED.pattern)

@@ -1,0 +1,133 @@
+"""Derived candidates: the value one conjunct fixes for a variable, given the others' values.
+
+A guard such as ``k.shape == q.shape and v.shape == (q.shape[0], 4)`` is true only where
+``k.shape`` is whatever ``q.shape`` is: no list of candidates fixed in advance holds that value
+(the seeds are literals). The search (solve.search) tries such a value first at the variable's
+level, computed from the values the earlier levels gave (a ``Binder``): an equality of the
+variable, bare or as ``tuple(x)``/``list(x)``, with an expression of other variables. An
+array's ``ndim`` is its shape's length (solve.arrays): where a guard reads both, each is
+derived from the other, and the search pairs them only so (``coherence``): a shape's
+candidates are cut or padded to the ``ndim`` tried, as solve.arrays.cohere mends a trigger.
+
+A derived value is one more candidate, tested by every conjunct as any other: it never makes
+the search accept an assignment the guard does not hold under, and it is tried only where the
+variable's search domain admits it (a shape: a tuple of sizes, ints of at least 0).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..collect.declarations import dotted_name
+from .arrays import shapes_near
+from .domains import NO_VALUE, admits
+from .problem import Problem, conjuncts, constant_value
+
+_Env = Mapping[str, Any]
+_SAME = frozenset({"tuple", "list"})  # (``tuple(q.shape) == (n, 4)``: the shape is that tuple)
+
+
+@dataclass(frozen=True, slots=True)
+class Binder:
+    """``target``'s values where ``reads`` (other variables) have theirs: ``values(env)``, best first."""
+
+    target: str
+    reads: frozenset[str]
+    values: Callable[[_Env], list[Any]]
+
+
+def binders(problem: Problem, words: Callable[[str], set[str]]) -> list[Binder]:
+    """The binders of the guard's conjuncts (``x == expr``, ``expr == x``) and of its arrays'
+    coherence (``x.ndim`` from ``x.shape`` and back). ``words(code)``: the variables ``code`` reads."""
+    found: list[Binder] = []
+    for part in conjuncts(problem.tree):
+        if not (isinstance(part, ast.Compare) and len(part.ops) == 1 and isinstance(part.ops[0], ast.Eq)):
+            continue
+        left, right = part.left, part.comparators[0]
+        for side, other in ((left, right), (right, left)):
+            target = _target(side, problem)
+            reads = words(ast.unparse(other)) & set(problem.variables)
+            if target is None or target in reads or not reads:
+                continue  # (a side of constants is a seed already; ``v.shape == (1, v.shape[-1])`` fixes nothing)
+            found.append(Binder(target, frozenset(reads), _evaluator(other, target, problem)))
+    return [*_coherence_binders(problem), *found]
+
+
+def _target(node: ast.expr, problem: Problem) -> str | None:
+    if isinstance(node, ast.Call) and dotted_name(node.func) in _SAME and len(node.args) == 1 and not node.keywords:
+        node = node.args[0]
+    name = dotted_name(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+    return name if name in problem.variables else None
+
+
+def _evaluator(node: ast.expr, target: str, problem: Problem) -> Callable[[_Env], list[Any]]:
+    domain = problem.variables[target].domain
+    shape = target.endswith(".shape")
+
+    def values(env: _Env) -> list[Any]:
+        found = constant_value(node, dict(env))
+        if found is NO_VALUE or shape and not _sizes(found) or not admits(domain, found):
+            return []
+        return [found]
+
+    return values
+
+
+def _sizes(value: Any) -> bool:
+    """A tuple of array sizes (ints of at least 0): a shape as ``torch.Size`` compares equal to one."""
+    return isinstance(value, tuple) and all(type(size) is int and size >= 0 for size in value)
+
+
+def _arrays(problem: Problem) -> list[str]:
+    """The arrays (``x`` of ``x.shape``) whose ``shape`` and ``ndim`` are both variables."""
+    return sorted(name[: -len(".shape")] for name in problem.variables
+                  if name.endswith(".shape") and f"{name[: -len('.shape')]}.ndim" in problem.variables)
+
+
+def _coherence_binders(problem: Problem) -> list[Binder]:
+    """``x.ndim`` from ``x.shape`` (its length), and ``x.shape`` from ``x.ndim``: that many sizes
+    of 1, then each of the shape's own candidates cut or padded to that many (``[0]`` -> ``(1, 0)``)."""
+    found = []
+    for base in _arrays(problem):
+        shape, ndim = f"{base}.shape", f"{base}.ndim"
+        found.append(Binder(ndim, frozenset({shape}), _length_of(shape)))
+        found.append(Binder(shape, frozenset({ndim}), _shapes_of(ndim, problem.variables[shape].candidates)))
+    return found
+
+
+def _length_of(shape: str) -> Callable[[_Env], list[Any]]:
+    def values(env: _Env) -> list[Any]:
+        sizes = env.get(shape)
+        return [len(sizes)] if isinstance(sizes, tuple) and _sizes(sizes) else []
+    return values
+
+
+def _shapes_of(ndim: str, pool: list[Any]) -> Callable[[_Env], list[Any]]:
+    def values(env: _Env) -> list[Any]:
+        count = env.get(ndim)
+        if type(count) is not int or not 0 <= count <= _MAX_NDIM:
+            return []
+        near = [tuple(s) for c in pool if isinstance(c, (list, tuple)) for s in ([c] if len(c) == count else shapes_near(c, count))]
+        return [(1,) * count, *(s for s in near if len(s) == count and _sizes(s))]
+    return values
+
+
+_MAX_NDIM = 8  # (solve.arrays folds no array of more dimensions)
+
+
+def coherence(problem: Problem) -> list[tuple[Callable[[dict[str, Any]], bool | None], set[str]]]:
+    """A test per array whose ``shape`` and ``ndim`` the guard both reads: false only where
+    both are set and the shape's length is not ``ndim`` (no array has them together)."""
+    tests: list[tuple[Callable[[dict[str, Any]], bool | None], set[str]]] = []
+    for base in _arrays(problem):
+        shape, ndim = f"{base}.shape", f"{base}.ndim"
+
+        def coherent(env: dict[str, Any], s: str = shape, n: str = ndim) -> bool:
+            sizes, count = env.get(s), env.get(n)
+            return not (isinstance(sizes, (tuple, list)) and type(count) is int and len(sizes) != count)
+
+        tests.append((coherent, {shape, ndim}))
+    return tests

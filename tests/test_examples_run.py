@@ -81,7 +81,7 @@ EXPECTED = {
                "unique_prefix",  # (a local a comprehension builds from the arguments, read as written)
                "choose_quant",  # (isinstance of an abstract base nothing registers a virtual subclass with)
                "on_gpu",  # (isinstance(x, torch.Tensor) of an unannotated value)
-               "attend", "heads",  # (shapes equal to another's, or to a tuple of parameters: solve.derived)
+               "attend", "heads", "same_shape",  # (shapes equal to another's, or to a tuple of parameters: solve.derived)
                "route",  # (a parameter nothing reads before the raise, of a type no value is built of: None, a stand-in)
                "Router.__init__",  # (one only stored before the raise, of such a type: None too)
                # required values of declared types (an Annotated alias, Literal, StrictBool, PositiveInt, Path)

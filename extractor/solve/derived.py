@@ -42,18 +42,24 @@ class Binder:
 def binders(problem: Problem, words: Callable[[str], set[str]]) -> list[Binder]:
     """The binders of the guard's conjuncts (``x == expr``, ``expr == x``) and of its arrays'
     coherence (``x.ndim`` from ``x.shape`` and back). ``words(code)``: the variables ``code`` reads."""
-    found: list[Binder] = []
-    for part in conjuncts(problem.tree):
-        if not (isinstance(part, ast.Compare) and len(part.ops) == 1 and isinstance(part.ops[0], ast.Eq)):
-            continue
-        left, right = part.left, part.comparators[0]
-        for side, other in ((left, right), (right, left)):
-            target = _target(side, problem)
-            reads = words(ast.unparse(other)) & set(problem.variables)
-            if target is None or target in reads or not reads:
-                continue  # (a side of constants is a seed already; ``v.shape == (1, v.shape[-1])`` fixes nothing)
-            found.append(Binder(target, frozenset(reads), _evaluator(other, target, problem)))
+    found = [binder for part in conjuncts(problem.tree) for binder in equalities(part, problem, words)]
     return [*_coherence_binders(problem), *found]
+
+
+def equalities(test: ast.expr, problem: Problem, words: Callable[[str], set[str]],
+               op: type[ast.cmpop] = ast.Eq) -> list[Binder]:
+    """The binders of one comparison ``x <op> expr`` (or ``expr <op> x``): ``op`` ``Eq`` for a
+    test to make true, ``NotEq`` for one a fix makes false (``v.shape != (q.shape[0], 4)``)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], op)):
+        return []
+    found = []
+    for side, other in ((test.left, test.comparators[0]), (test.comparators[0], test.left)):
+        target = _target(side, problem)
+        reads = words(ast.unparse(other)) & set(problem.variables)
+        if target is None or target in reads or not reads:
+            continue  # (a side of constants is a seed already; ``v.shape == (1, v.shape[-1])`` fixes nothing)
+        found.append(Binder(target, frozenset(reads), _evaluator(other, target, problem)))
+    return found
 
 
 def _target(node: ast.expr, problem: Problem) -> str | None:

@@ -12,6 +12,7 @@ from ..collect.syntax import walk
 from ..model import RAISES, FixTarget, PartRole, TriggerStatus
 from ..model.markdown import code_span
 from ..model.pytext import try_parse_expression
+from .derived import equalities
 from .domains import NO_VALUE
 from .environ import ENVIRON, environment_words, reading
 from .evaluate import FAILS, EvalError, outcome, parse_expr, predicate
@@ -121,7 +122,7 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
             return (kind != 0, gap, value_key(value) != value_key(default), type(value) is not type(current), not evident, negative, text)
 
         others = frozenset(n for n in trigger if n != name and n not in problem.constants) | unset  # (their values: any the caller has)
-        for value in sorted(options, key=rank):
+        for value in [*_derived(code, name, problem, trigger), *sorted(options, key=rank)]:
             env = dict(trigger)
             env[name] = value
             # The cheap checks first (the answer is their conjunction): the part alone, then
@@ -139,6 +140,17 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
                 if fallback is None:
                     fallback = env, name, undecided
     return fallback or elsewhere
+
+
+def _derived(code: str, name: str, problem: Problem, trigger: dict[str, Any]) -> list[Any]:
+    """The values a test ``name != expr`` is false for, ``expr`` under the trigger's values
+    (solve.derived: ``v.shape`` set to ``(q.shape[0], 4)``), tried before the candidates."""
+    tree = _parsed(code)
+    if tree is None:
+        return []
+    env = {**problem.constants, **trigger}
+    return [value for binder in equalities(tree, problem, lambda text: set(_names(text)), ast.NotEq) if binder.target == name
+            for value in binder.values(env) if value_key(value) != value_key(trigger.get(name, NO_VALUE))]
 
 
 def _calm(problem: Problem, env: dict[str, Any], changed: str) -> bool:

@@ -74,7 +74,7 @@ def _evaluator(node: ast.expr, target: str, problem: Problem) -> Callable[[_Env]
     shape = target.endswith(".shape")
 
     def values(env: _Env) -> list[Any]:
-        found = constant_value(node, dict(env))
+        found = constant_value(node, env)
         if found is NO_VALUE or shape and not _sizes(found) or not admits(domain, found):
             return []
         return [found]

@@ -107,6 +107,7 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
     except EvalError:
         return None
     refs |= {c for c in calls if atom_kind(c) == TriggerStatus.ENVIRONMENT}  # (a fact of the machine: ``h2`` installed)
+    derived = _derived(code, problem, trigger)
     for name in [n for n in problem.variables if n in refs and not problem.variables[n].is_constant]:
         variable = problem.variables[name]
         current = trigger.get(name, NO_VALUE)
@@ -122,7 +123,7 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
             return (kind != 0, gap, value_key(value) != value_key(default), type(value) is not type(current), not evident, negative, text)
 
         others = frozenset(n for n in trigger if n != name and n not in problem.constants) | unset  # (their values: any the caller has)
-        for value in [*_derived(code, name, problem, trigger), *sorted(options, key=rank)]:
+        for value in [*derived.get(name, ()), *sorted(options, key=rank)]:
             env = dict(trigger)
             env[name] = value
             # The cheap checks first (the answer is their conjunction): the part alone, then
@@ -142,15 +143,18 @@ def _fix_for_part(problem: Problem, trigger: dict[str, Any], code: str, siblings
     return fallback or elsewhere
 
 
-def _derived(code: str, name: str, problem: Problem, trigger: dict[str, Any]) -> list[Any]:
-    """The values a test ``name != expr`` is false for, ``expr`` under the trigger's values
-    (solve.derived: ``v.shape`` set to ``(q.shape[0], 4)``), tried before the candidates."""
+def _derived(code: str, problem: Problem, trigger: dict[str, Any]) -> dict[str, list[Any]]:
+    """Per variable, the values a test ``name != expr`` is false for, ``expr`` under the trigger's
+    values (solve.derived: ``v.shape`` set to ``(q.shape[0], 4)``), tried before the candidates."""
     tree = _parsed(code)
     if tree is None:
-        return []
+        return {}
     env = {**problem.constants, **trigger}
-    return [value for binder in equalities(tree, problem, lambda text: set(_names(text)), ast.NotEq) if binder.target == name
-            for value in binder.values(env) if value_key(value) != value_key(trigger.get(name, NO_VALUE))]
+    found: dict[str, list[Any]] = {}
+    for binder in equalities(tree, problem, lambda text: set(_names(text)), ast.NotEq):
+        current = value_key(trigger.get(binder.target, NO_VALUE))
+        found.setdefault(binder.target, []).extend(v for v in binder.values(env) if value_key(v) != current)
+    return found
 
 
 def _calm(problem: Problem, env: dict[str, Any], changed: str) -> bool:

@@ -10,7 +10,7 @@ side: for the seeds and the bounds), ``classes_of`` its constants.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,7 +126,7 @@ def variable_of(node: ast.expr, problem: Problem) -> tuple[str | None, bool]:
     return (key, False) if key in problem.variables else (None, False)
 
 
-def constant_value(node: ast.expr, env: dict[str, Any]) -> Any:
+def constant_value(node: ast.expr, env: Mapping[str, Any]) -> Any:
     try:
         return evaluate_tree(node, env)
     except EvalError:

@@ -82,6 +82,8 @@ EXPECTED = {
                "choose_quant",  # (isinstance of an abstract base nothing registers a virtual subclass with)
                "on_gpu",  # (isinstance(x, torch.Tensor) of an unannotated value)
                "attend", "heads", "same_shape",  # (shapes equal to another's, or to a tuple of parameters: solve.derived)
+               "same_rank", "known_names",  # (tuple, set and frozenset parameters: candidates of their own types)
+               "Frames.check_unit",  # (a classmethod reads ``cls.UNITS`` as the class body gives it)
                "route",  # (a parameter nothing reads before the raise, of a type no value is built of: None, a stand-in)
                "Router.__init__",  # (one only stored before the raise, of such a type: None too)
                # required values of declared types (an Annotated alias, Literal, StrictBool, PositiveInt, Path)

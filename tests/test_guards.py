@@ -449,7 +449,8 @@ def test_a_rebound_parameter_keeps_its_name_for_the_argument(tmp_path, capsys) -
     assert run_cli(capsys, "extract", str(tmp_path / "tree"), "-o", str(tmp_path / "docs"), "-q").code == 0
     [card] = extract_snippet(tmp_path / "again", code)
     joined = "(out_file_1 if out_file is None else out_file)"
-    assert card.statement.guard.code == f'not {joined}.startswith("/") and os.path.exists({joined})'
+    # (as a call's argument, without the parentheses an operand needs)
+    assert card.statement.guard.code == f'not {joined}.startswith("/") and os.path.exists({joined[1:-1]})'
     assert card.statement.guard.versions == (("out_file_1", "out_file", "rebound"),)
     assert card.statement.guard.inputs == ("out_file",) and card.statement.guard.opaque == ("out_file_1",)
     # the message's `out_file` is the value at the raise, never the argument alone

@@ -1156,3 +1156,13 @@ def test_a_variable_equal_to_an_expression_of_others_takes_its_value(tmp_path) -
     own order derives nothing (``b`` is read by ``a``'s expression but comes after it)."""
     card = solved(tmp_path, "def f(a: int, b: int):\n    if a == b * 3 and b > 1000:\n        raise ValueError('x')\n")
     assert card.solved.trigger.verified and card.solved.trigger.inputs == {"a": 3003, "b": 1001}
+
+
+def test_tuple_set_and_frozenset_parameters_get_candidates_of_their_own_types(tmp_path) -> None:
+    """seeds._generic: a ``tuple[...]`` takes tuples (a list is no value of it), a ``set`` and a
+    ``frozenset`` their own kind, elements of the declared type; before, none had a candidate."""
+    card = solved(tmp_path, "def f(a: tuple[int, ...], b: tuple[int, ...]):\n    if len(a) != len(b):\n        raise ValueError('x')\n")
+    assert card.solved.trigger.verified and card.solved.trigger.inputs == {"a": {"python": "()"}, "b": {"python": "(0,)"}}
+    card = solved(tmp_path, "def g(names: set[str], allowed: frozenset[str]):\n    if names - allowed:\n        raise ValueError('x')\n")
+    assert card.solved.trigger.verified
+    assert card.solved.trigger.inputs == {"names": {"python": "{'x'}"}, "allowed": {"python": "frozenset()"}}

@@ -110,7 +110,7 @@ def _fails_on_the_way(draft: Draft) -> bool:
 def _construction_not_shown(draft: Draft) -> bool:
     ctx = draft.frame.ctx
     sets_attributes = any(n in ctx.owner.settable for n in draft.inputs) or bool(draft.constructed)
-    return sets_attributes and not constructs(draft.problem, ctx, draft.env)
+    return sets_attributes and not is_class_level(draft.frame.card) and not constructs(draft.problem, ctx, draft.env)
 
 
 _CACHING = frozenset({"cache", "lru_cache"})

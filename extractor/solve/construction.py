@@ -96,13 +96,15 @@ def _checks_held(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> Ite
 
 
 def fresh_trigger(card: Card, ctx: CardContext, atoms: set[str], domains: dict[str, Domain], state: frozenset[str],
-                  loops: frozenset[str], preferred: dict[str, str]) -> tuple[Problem, Solution, dict[str, Any]] | None:
+                  loops: frozenset[str], preferred: dict[str, str],
+                  on_class: bool = False) -> tuple[Problem, Solution, dict[str, Any]] | None:
     """A trigger that reads the object's internal attributes as a new object has them, where
     every internal value the trigger assumed is one (``self.loaded`` of ``Config.__init__``'s
     ``self.loaded = False``): the problem solved with those values fixed, its solution, and
-    the values. None where another internal value remains, or the fixed ones reach no raise."""
+    the values. None where another internal value remains, or the fixed ones reach no raise.
+    ``on_class``: the function is called on the class (a classmethod), which has what its body gives."""
     fresh = dict(ctx.state.constructed)
-    if set(card.entry) & CONSTRUCTING:  # (a raise while the object is built: only what its class body gives is set yet)
+    if set(card.entry) & CONSTRUCTING or on_class:  # (a raise while the object is built: only what its class body gives is set yet)
         fresh = {name: source for name, source in fresh.items() if name in ctx.state.from_class}
     internal = {a for a in atoms if atom_kind(a) == TriggerStatus.INTERNAL}
     if not internal or not internal <= fresh.keys():

@@ -18,14 +18,13 @@ from typing import Any
 
 from ..collect.syntax import tail_name
 from ..model.pytext import try_parse_expression
-from .values import StableSet
+from .values import StableFrozenSet, StableSet
 
 _SCALARS: dict[str, tuple[type, ...]] = {
     "int": (int,), "float": (int, float), "complex": (int, float, complex), "str": (str,), "bytes": (bytes,), "bool": (bool,),
 }
 _SEQUENCES = {"list": (list, tuple), "List": (list, tuple), "Sequence": (list, tuple),  # (pydantic takes a tuple for a list)
-              # "set": (set, frozenset), "Set": (set, frozenset),  (held in this comment before issue 39: still out, to change no output)
-              "frozenset": (frozenset, set), "FrozenSet": (frozenset, set)}
+              "set": (set, frozenset), "Set": (set, frozenset), "frozenset": (frozenset, set), "FrozenSet": (frozenset, set)}
 _MAPPINGS = {"dict", "Dict", "Mapping"}
 _PLAIN = (type(None), bool, int, float, complex, str, bytes, list, tuple, dict, set, frozenset)
 
@@ -138,7 +137,8 @@ def _sample(node: ast.expr, depth: int, hollow: bool, inner: bool = False) -> An
     if name in ("list", "List", "Sequence"):
         return [] if empty else [elements[0]]
     if name in ("set", "Set", "frozenset", "FrozenSet"):
-        return None if isinstance(elements[0], (list, dict, set)) else StableSet() if empty else StableSet({elements[0]})
+        kind = StableSet if name in ("set", "Set") else StableFrozenSet
+        return None if isinstance(elements[0], (list, dict, set)) else kind() if empty else kind({elements[0]})
     if name in ("tuple", "Tuple"):
         return () if empty else tuple(elements)
     if name in _MAPPINGS and len(elements) == 2 and not isinstance(elements[0], (list, dict, set)):

@@ -219,15 +219,16 @@ def construct_fresh(draft: Draft) -> Draft:
     method a caller calls on a new object leaves them (solve.steps)."""
     frame = draft.frame
     state = frame.ctx.state
-    if draft.reason != "assumes_internal_values" or not (state.constructed or state.steps) or is_class_level(frame.card):
+    if draft.reason != "assumes_internal_values" or not (state.constructed or state.steps):
         return draft
     loops = frozenset(frame.loops)
-    fresh = fresh_trigger(frame.card, frame.ctx, draft.atoms, frame.domains, frame.state, loops, frame.preferred)
+    on_class = is_class_level(frame.card)  # (a classmethod reads ``cls._ATTRS`` as its class body gives it: no object, no method first)
+    fresh = fresh_trigger(frame.card, frame.ctx, draft.atoms, frame.domains, frame.state, loops, frame.preferred, on_class)
     steps: tuple[str, ...] = ()
     if fresh is not None:
         problem, solution, constructed = fresh
-    elif (stepped := stepped_trigger(frame.card, frame.ctx, draft.problem, draft.atoms, frame.domains, frame.state, loops,
-                                     frame.preferred)) is not None:
+    elif not on_class and (stepped := stepped_trigger(frame.card, frame.ctx, draft.problem, draft.atoms, frame.domains, frame.state,
+                                                      loops, frame.preferred)) is not None:
         problem, solution, constructed, method = stepped
         steps = (method,)
     else:

@@ -28,7 +28,7 @@ from .declared import refilled, samples
 from .domains import NO_VALUE, admits, choice_value, plain_types, takes_anything
 from .evaluate import STR_METHODS, InstancesOf
 from .problem import Problem, Variable, constant_value, variable_of
-from .values import Modelled, Named, StableSet, stable
+from .values import Modelled, Named, StableFrozenSet, StableSet, stable
 
 MAX_WITNESS_LENGTH = 4096  # a longer string or list would not be a readable trigger
 
@@ -851,13 +851,18 @@ def _generic(variable: Variable) -> list[Any]:
     if not types or "list" in types or "tuple" in types:
         elements = [choice_value(e) for e in variable.domain.elements] if variable.domain.elements is not None else None
         # (a list of Literal values: each alone, then all of them)
-        out.extend([[], *([e] for e in elements), *([elements] if len(elements) > 1 else [])] if elements is not None else [[], [0]])
+        sequences = [[], *([e] for e in elements), *([elements] if len(elements) > 1 else [])] if elements is not None else [[], [0]]
+        # (a tuple's own: ``len(actual) != len(expected)`` of two ``tuple[int, ...]`` holds for ``(0,)`` and ``()``)
+        out.extend(sequences if not types or "list" in types else [])
+        out.extend([tuple(s) for s in sequences] if "tuple" in types else [])
     if "dict" in types or not types and variable.prefer == "dict":
         out.extend([{}, {"x": 0}])
     if "bytes" in types or not types and variable.prefer == "bytes":
         out.extend([b"", b"x"])
     if "set" in types:
         out.extend([StableSet(), StableSet({0})])
+    if "frozenset" in types:
+        out.extend([StableFrozenSet(), StableFrozenSet({0})])
     if not types or "bool" in types:
         out.extend([False, True])
     if "NoneType" in types or not types:

@@ -150,9 +150,31 @@ def read_tree(root: str, options: Options) -> tuple[list[SourceFile], list[FileF
         shown = ", ".join(sorted(skipped)[:3]) + (f" and {len(skipped) - 3} more" if len(skipped) > 3 else "")
         log.info("note: the default excludes left out %d folder%s (%s); --no-default-excludes reads them",
                     len(skipped), "" if len(skipped) == 1 else "s", shown)
+    _, prefix = package_base(real_root)
+    if prefix:  # (a package's own folder: its files named as Python imports them)
+        files = [SourceFile(path=f"{prefix}/{f.path}", data=None, blob_sha=f.blob_sha, size=f.size) for f in files]
+        failures = [FileFailure(path=f"{prefix}/{f.path}", stage=f.stage, error=f.error) for f in failures]
     files.sort(key=lambda f: f.path)
     failures.sort(key=lambda f: f.path)
     return files, failures
+
+
+_MAX_PACKAGE_DEPTH = 16  # packages around a root folder that name its modules
+
+
+def package_base(real_root: str) -> tuple[str, str]:
+    """Where a tree's paths start, and the prefix the root's own paths take there. A root
+    folder that is a package (it holds ``__init__.py``), with the packages around it, names
+    its modules as Python imports them: ``arrow/util.py``, module ``arrow.util``, where
+    ``util.py`` would be a module ``util`` no import finds. Any other folder is its own start,
+    with no prefix; a file's is its folder's."""
+    folder = os.path.dirname(real_root) if os.path.isfile(real_root) else real_root
+    parts: list[str] = []
+    while len(parts) < _MAX_PACKAGE_DEPTH and os.path.basename(folder).isidentifier() \
+            and os.path.isfile(os.path.join(folder, "__init__.py")):
+        parts.append(os.path.basename(folder))
+        folder = os.path.dirname(folder)
+    return folder, "/".join(reversed(parts))
 
 
 def source_roots(paths: list[str]) -> tuple[str, ...]:
@@ -176,8 +198,10 @@ def _warn_unmatched(patterns: tuple[str, ...], matched: set[str]) -> None:
 
 
 def _read_single(root: str, options: Options) -> tuple[list[SourceFile], list[FileFailure]]:
-    name = os.path.basename(root)
-    result = _read_file(root, name, os.path.dirname(os.path.realpath(root)))
+    real = os.path.realpath(root)
+    _, prefix = package_base(real)  # (a module of a package: ``arrow/util.py``)
+    name = f"{prefix}/{os.path.basename(root)}" if prefix else os.path.basename(root)
+    result = _read_file(root, name, os.path.dirname(real))
     return ([result], []) if isinstance(result, SourceFile) else ([], [result])
 
 
@@ -352,9 +376,10 @@ def read_contents(root: str, rev: str | None, files: Iterable[SourceFile]) -> It
     """
     if rev is None:
         real_root = os.path.realpath(root)
-        base = os.path.dirname(real_root) if os.path.isfile(real_root) else real_root
+        base, _ = package_base(real_root)  # (where the paths start: above a package's own folder)
+        inside = os.path.dirname(real_root) if os.path.isfile(real_root) else real_root
         for source in files:
-            found = _read_file(os.path.join(base, *source.path.split("/")), source.path, base) if source.data is None else source
+            found = _read_file(os.path.join(base, *source.path.split("/")), source.path, inside) if source.data is None else source
             if isinstance(found, SourceFile) and found.blob_sha != source.blob_sha:
                 found = FileFailure(path=source.path, stage="read", error="changed while the run read it")
             yield found

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from extractor.options import Options
 from extractor.sources import DecodeError, decode_source, read_tree, split_lines
 
-from .helpers import temp_tree
+from .helpers import FIXTURES, run_cli, temp_tree
 
 
 @pytest.mark.parametrize(
@@ -85,3 +86,29 @@ def test_symlink_loops_dangling_and_outside_links_are_failures(tmp_path) -> None
         ("loop_b.py", "symlink loop"),
         ("outside.py", "symlink points outside the analysed tree"),
     ]
+
+
+def _cards(docs) -> list[dict]:
+    return json.loads((docs / "catalog.json").read_text(encoding="utf-8"))["errors"]
+
+
+def test_a_package_folder_is_named_as_python_imports_it(tmp_path, capsys) -> None:
+    """A root that is a package (it holds ``__init__.py``) gives the cards its parent folder
+    gives: paths and modules under the package's name (``values/sequences.py``, ``from
+    values.sequences import ...``), never as top-level modules no import finds; a file of it too."""
+    whole, package, one = tmp_path / "whole", tmp_path / "package", tmp_path / "one"
+    assert run_cli(capsys, "extract", str(FIXTURES / "values"), "-o", str(whole), "--no-cache", "-q").code == 0
+    assert run_cli(capsys, "extract", str(FIXTURES / "values" / "values"), "-o", str(package), "--no-cache", "-q").code == 0
+    assert _cards(package) == _cards(whole)
+    assert run_cli(capsys, "extract", str(FIXTURES / "values" / "values" / "whole.py"), "-o", str(one), "--no-cache", "-q").code == 0
+    examples = [card["example"]["before"] for card in _cards(one) if card.get("example")]
+    assert {card["path"] for card in _cards(one)} == {"values/whole.py"}
+    assert examples and all(e.startswith("from values.whole import ") for e in examples)
+
+
+def test_a_folder_named_as_no_module_is_no_package_prefix(tmp_path) -> None:
+    """A root holding ``__init__.py`` whose name is no identifier (a checkout ``widgets-main``)
+    cannot be imported by that name: its paths stay its own."""
+    temp_tree(tmp_path / "widgets-main", {"__init__.py": "", "core.py": "x = 1\n"})
+    files, _ = read_tree(str(tmp_path / "widgets-main"), Options())
+    assert [f.path for f in files] == ["__init__.py", "core.py"]

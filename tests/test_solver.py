@@ -1166,3 +1166,17 @@ def test_tuple_set_and_frozenset_parameters_get_candidates_of_their_own_types(tm
     card = solved(tmp_path, "def g(names: set[str], allowed: frozenset[str]):\n    if names - allowed:\n        raise ValueError('x')\n")
     assert card.solved.trigger.verified
     assert card.solved.trigger.inputs == {"names": {"python": "{'x'}"}, "allowed": {"python": "frozenset()"}}
+
+
+def test_a_classmethod_reads_a_class_constant_but_not_a_registry_the_class_fills(tmp_path) -> None:
+    """construction.fresh_trigger(on_class): ``cls.UNITS`` of a tuple is what the class body
+    gives at any call; a ``cls._known = {}`` that ``register`` fills in place (at import,
+    as vLLM's factories are) is not: no trigger is claimed from its empty value."""
+    code = ("class Units:\n    UNITS = ('day', 'week')\n    _known = {}\n\n    @classmethod\n    def register(cls, name):\n"
+            "        cls._known[name] = True\n\n    @classmethod\n    def unit(cls, name: str):\n        if name not in cls.UNITS:\n"
+            "            raise ValueError('unit')\n\n    @classmethod\n    def lookup(cls, name: str):\n        if name not in cls._known:\n"
+            "            raise KeyError('lookup')\n\n\nUnits.register('day')\n")
+    cards = {card.at.function: card.solved.trigger for card in extract_snippet(tmp_path, code)}
+    assert (cards["Units.unit"].status, cards["Units.unit"].verified, cards["Units.unit"].constructed) == \
+        ("concrete", True, {"cls.UNITS": {"python": "('day', 'week')"}})
+    assert (cards["Units.lookup"].status, cards["Units.lookup"].verified) == ("internal", False)

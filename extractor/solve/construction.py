@@ -4,11 +4,13 @@ searched past them."""
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
 from ..model import CONSTRUCTING, RAW_KEYWORDS, Card, CardContext, Domain, DomainSource, TriggerStatus
+from ..model.pytext import try_parse_expression
 from .domains import NO_VALUE, default_source, field_domain, literal_value
 from .evaluate import EvalError
 from .posing import build_problem
@@ -105,11 +107,23 @@ def fresh_trigger(card: Card, ctx: CardContext, atoms: set[str], domains: dict[s
     ``on_class``: the function is called on the class (a classmethod), which has what its body gives."""
     fresh = dict(ctx.state.constructed)
     if set(card.entry) & CONSTRUCTING or on_class:  # (a raise while the object is built: only what its class body gives is set yet)
-        fresh = {name: source for name, source in fresh.items() if name in ctx.state.from_class}
+        fresh = {name: source for name, source in fresh.items() if name in ctx.state.from_class and (not on_class or _immutable(source))}
     internal = {a for a in atoms if atom_kind(a) == TriggerStatus.INTERNAL}
     if not internal or not internal <= fresh.keys():
         return None
     return pinned_trigger(card, ctx, {name: fresh[name] for name in internal}, domains, state, loops, preferred)
+
+
+def _immutable(source: str) -> bool:
+    """Whether a class body's literal is one no code can change in place: a classmethod reads
+    ``cls.UNITS = ("day", "week")`` as written, but a ``cls._registry = {}`` that
+    ``register()`` fills (vLLM's factories, at import) holds what ran before the call."""
+    node = try_parse_expression(source)
+    while isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    if isinstance(node, ast.Tuple):
+        return all(_immutable(ast.unparse(item)) for item in node.elts)
+    return isinstance(node, ast.Constant)
 
 
 def pinned_trigger(card: Card, ctx: CardContext, sources: dict[str, str], domains: dict[str, Domain], state: frozenset[str],

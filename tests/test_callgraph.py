@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from extractor.collect.calls import calls_made
+from extractor.collect.calls import calls_made, module_instances
 from extractor.collect.declarations import SourceText
 from extractor.publish.catalog_file import load_catalog
 
@@ -59,6 +59,8 @@ def test_each_card_lists_its_public_entries_and_is_stated_at_one_where_the_value
         "rows_of:73": (["tidal.readings.rows_of"], None, None, None),
         # a private class's method, as the public subclass that runs it (Gate runs _Shadow's own)
         "_Meter.read:8": (["tidal.meters.TideMeter.read"], None, None, None),
+        # a private class's method that log calls on the module's one object of it (``json.loads``' ``_default_decoder``)
+        "_Log.write:28": (["tidal.meters.log"], None, "tidal.meters.log", None),
         # depth_of catches the check's ValueError and raises InvalidDepth: no way up; raw_depth raises it again
         # (a call inside a ``try`` is not the first thing its caller surely does)
         "_check_depth:11": (["tidal.depth.raw_depth"], None, None, "entry_not_first"),
@@ -81,7 +83,7 @@ def test_each_card_lists_its_public_entries_and_is_stated_at_one_where_the_value
 def test_the_examples_at_the_entry_raise_the_cards_error_from_its_line(capsys, tmp_path) -> None:
     cards = _cards(capsys, tmp_path)
     lifted = [c for c in cards.values() if c.get("at_entry")]
-    assert len(lifted) == 12
+    assert len(lifted) == 13
     for card in lifted:
         assert check(card, ROOT) == [], card["id"]
 
@@ -248,3 +250,20 @@ def test_a_validator_is_reached_through_its_class_call(capsys, tmp_path) -> None
         ("kit.conf.Conf(...)", ["kit.conf.Conf._positive"]),
         ("kit.conf.load", ["kit.conf.load", "kit.conf.Conf", "kit.conf.Conf._positive"])]
     assert card.get("at_entry") is None and card["example"]["before"].endswith("Conf(size=0)")
+
+
+def test_a_call_of_the_module_s_object_runs_its_class_s_method() -> None:
+    """collect.calls.module_instances: ``_log = Log()`` bound once at the top level makes
+    ``_log.write(x)`` a call of ``Log.write`` (its receiver); a function that binds the name
+    itself (a local, or ``global``) calls its own object, and a function's result (a factory's,
+    ``init_logger(__name__)``) is no object of a known class."""
+    code = ("_log = Log()\n_made = make()\n\ndef log(x):\n    _log.write(x)\n\ndef local(x):\n    _log = Other()\n    _log.write(x)\n\n"
+            "def rebinds(x):\n    global _log\n    _log = None\n\ndef made(x):\n    _made.write(x)\n")
+    tree = ast.parse(code)
+    kinds = {"Log": "import", "Other": "import", "make": "def", "init_logger": "import", "_log": "var", "_made": "var", "logger": "var"}
+    logger = ast.parse("init_logger(__name__)", mode="eval").body  # (an imported function's result: no class's object)
+    instances = module_instances({"_log": [tree.body[0].value], "_made": [tree.body[1].value], "logger": [logger]}, kinds)
+    assert instances == {"_log": "Log"}
+    defs = [(n.name, n, None) for n in tree.body if isinstance(n, ast.FunctionDef)]
+    made = {m.function: [(c.callee, c.receiver) for c in m.calls] for m in calls_made(defs, SourceText(code.split("\n")), kinds, instances)}
+    assert made == {"log": [("_log.write", "Log")], "local": [("Other", None)]}

@@ -46,16 +46,18 @@ _SELF = ("self", "cls")
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
-def calls_made(defs: Iterable[tuple[str, Function, str | None]], src: SourceText, kinds: Mapping[str, str]) -> tuple[CallsMade, ...]:
+def calls_made(defs: Iterable[tuple[str, Function, str | None]], src: SourceText, kinds: Mapping[str, str],
+               instances: Mapping[str, str] | None = None) -> tuple[CallsMade, ...]:
     """For each function of ``defs`` (qualname, node, owner class qualname or None; not nested
     ones) that makes a call linking may resolve, those calls; ``kinds``: the names the module
     binds at its top level, each with its kind (def, class, import, var: a variable is called
-    by its name alone, as an alias of a class, never through its attributes)."""
+    by its name alone, as an alias of a class, or through its attributes where ``instances``
+    gives the class it is an object of: ``_default_decoder.decode(s)``, ``module_instances``)."""
     bound = {name for name, kind in kinds.items() if kind != "var"}
     aliases = {name for name, kind in kinds.items() if kind == "var"}
     found = []
     for qualname, node, owner in defs:
-        calls, is_cut = _calls(node, src, bound, aliases, is_method=owner is not None)
+        calls, is_cut = _calls(node, src, bound, aliases, instances or {}, is_method=owner is not None)
         if not calls:
             continue
         if not any(c.is_first for c in calls):
@@ -69,7 +71,7 @@ def calls_made(defs: Iterable[tuple[str, Function, str | None]], src: SourceText
     return tuple(found)
 
 
-def _calls(node: Function, src: SourceText, bound: AbstractSet[str], aliases: AbstractSet[str], *,
+def _calls(node: Function, src: SourceText, bound: AbstractSet[str], aliases: AbstractSet[str], instances: Mapping[str, str], *,
            is_method: bool) -> tuple[tuple[MadeCall, ...], bool]:
     params = _param_names(node)
     heads = (set(bound) - params) | (set(_SELF) if is_method else set())
@@ -82,6 +84,8 @@ def _calls(node: Function, src: SourceText, bound: AbstractSet[str], aliases: Ab
             continue
         head, _, rest = callee.partition(".")
         receiver = typed.get(head) if rest and "." not in rest else None
+        if receiver is None and rest and "." not in rest and head in instances and head not in params and not _stores(node, head):
+            receiver = instances[head]  # (the module's object of that class: its method runs)
         if head in heads or callee in plain or receiver is not None:
             kept.append((call, callee, receiver, caught))
     firsts = _first_calls(node, bound | aliases) if kept else {}  # (no call linking resolves: no way to walk)
@@ -95,6 +99,29 @@ def _calls(node: Function, src: SourceText, bound: AbstractSet[str], aliases: Ab
                                   is_first=first is not None, receiver=receiver, exits=first[0] if first is not None else (),
                                   unread=first[1] if first is not None else (), caught=caught))
     return tuple(found), count > MAX_CALLS
+
+
+def module_instances(assigned: Mapping[str, list[ast.expr | str | None]], kinds: Mapping[str, str]) -> dict[str, str]:
+    """The module's variables bound once, to a call of a name it binds as a class or imports
+    and that is named as a class (``_default_decoder = JSONDecoder(object_hook=None)``), each
+    with that name as written: a call of the variable's method (``json.loads``'
+    ``_default_decoder.decode(s)``) runs the class's method, where linking resolves the name to
+    a class of the tree. A function's result (``logger = init_logger(__name__)``) is none: its
+    calls would only crowd the function's record (``MAX_CALLS``)."""
+    found: dict[str, str] = {}
+    for name, values in assigned.items():
+        value = values[0] if len(values) == 1 and kinds.get(name) == "var" else None
+        callee = dotted_name(value.func) if isinstance(value, ast.Call) else None
+        if callee is not None and kinds.get(callee.split(".", 1)[0]) in ("class", "import") and len(callee) <= MAX_ARGUMENT \
+                and callee.rsplit(".", 1)[-1].lstrip("_")[:1].isupper():
+            found[name] = callee
+    return found
+
+
+def _stores(node: Function, name: str) -> bool:
+    """Whether the function binds ``name`` itself (a local, or the module's through ``global``)."""
+    return any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) or isinstance(n, ast.Global) and name in n.names
+               for n in walk(node))
 
 
 def _annotated(node: Function, src: SourceText) -> dict[str, str]:

@@ -54,7 +54,7 @@ from . import declarations as decl
 from . import reads
 from .argerror import parser_receiver
 from .callers import in_file_callers, in_file_calls
-from .calls import calls_made
+from .calls import calls_made, module_instances
 from .class_messages import class_text
 from .constants import literal_exports, module_names, mutated_names, unpacked
 from .cstpass import UnitAnalysis, parse_unit
@@ -348,7 +348,7 @@ def _analyse(path: str, text: str, tree: ast.Module, options: Options, memo: Uni
         none_first=_lets_through(scan.top_defs, passes_none),
         refuses_nothing=_lets_through(scan.top_defs, refuses_nothing),
         helper_calls=_helper_calls(sites),
-        made=calls_made(scan.top_defs, src, scan.kinds),
+        made=calls_made(scan.top_defs, src, scan.kinds, module_instances(scan.assigned, scan.kinds)),
         sites=tuple(sites),
     )
     return dataclasses.replace(found, interface=interface_digest(found))

@@ -78,14 +78,17 @@ def _calls(node: Function, src: SourceText, bound: AbstractSet[str], aliases: Ab
     plain = set(aliases) - params
     typed = _annotated(node, src)
     kept: list[tuple[ast.Call, str, str | None, tuple[str, ...]]] = []
+    own: dict[str, bool] = {}  # (a module object's name the function binds itself, asked once per name)
     for call, caught in sorted(_own_calls(node), key=lambda c: (c[0].lineno, c[0].col_offset)):
         callee = dotted_name(call.func)
         if callee is None:
             continue
         head, _, rest = callee.partition(".")
         receiver = typed.get(head) if rest and "." not in rest else None
-        if receiver is None and rest and "." not in rest and head in instances and head not in params and not _stores(node, head):
-            receiver = instances[head]  # (the module's object of that class: its method runs)
+        if receiver is None and rest and "." not in rest and head in instances and head not in params:
+            if head not in own:
+                own[head] = _stores(node, head)
+            receiver = None if own[head] else instances[head]  # (the module's object of that class: its method runs)
         if head in heads or callee in plain or receiver is not None:
             kept.append((call, callee, receiver, caught))
     firsts = _first_calls(node, bound | aliases) if kept else {}  # (no call linking resolves: no way to walk)

@@ -372,7 +372,9 @@ class MadeCall:
     arguments: tuple[Argument, ...] | None = None
     # The callee of a top-level statement that every path reaches, with nothing before it that may leave or fail
     is_first: bool = False
-    receiver: str | None = None  # ``p.name(...)`` of a parameter ``p``: its annotation as written (the class whose method it calls)
+    # ``p.name(...)`` of a parameter ``p``: its annotation as written (the class whose method it calls); of
+    # the module's object ``_default_decoder``, the class called to make it (collect.calls.module_instances)
+    receiver: str | None = None
     # The tests on the way to a first call, each as (its code, how it stands, the parameters' names
     # and attribute chains it reads): an ``if`` whose body the call stands in ("branch": true where
     # the call is reached); an earlier ``if`` whose body leaves ("raise", "return"), or that is

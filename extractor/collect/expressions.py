@@ -124,10 +124,10 @@ class Inliner(cst.CSTTransformer):
     def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
         """A name that stood alone as an argument takes its value without the parentheses
         ``parenthesize`` gave it: ``sorted(names - allowed)``, not ``sorted((names - allowed))``.
-        Kept where they matter: after ``*``/``**``, and around a tuple, a generator or ``:=``."""
+        Kept where they matter: after ``*``/``**``, and around a tuple, a generator, ``:=`` or ``yield``."""
         value = updated_node.value
         if isinstance(original_node.value, (cst.Name, cst.Attribute)) and value is not original_node.value and not updated_node.star \
-                and len(getattr(value, "lpar", ())) == 1 and not isinstance(value, (cst.Tuple, cst.GeneratorExp, cst.NamedExpr)):
+                and len(getattr(value, "lpar", ())) == 1 and not isinstance(value, (cst.Tuple, cst.GeneratorExp, cst.NamedExpr, cst.Yield)):
             return updated_node.with_changes(value=value.with_changes(lpar=[], rpar=[]))
         return updated_node
 

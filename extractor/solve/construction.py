@@ -118,12 +118,14 @@ def _immutable(source: str) -> bool:
     """Whether a class body's literal is one no code can change in place: a classmethod reads
     ``cls.UNITS = ("day", "week")`` as written, but a ``cls._registry = {}`` that
     ``register()`` fills (vLLM's factories, at import) holds what ran before the call."""
-    node = try_parse_expression(source)
+    return _constant(try_parse_expression(source))
+
+
+def _constant(node: ast.expr | None) -> bool:
+    """A literal constant, signed, or a tuple of them."""
     while isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         node = node.operand
-    if isinstance(node, ast.Tuple):
-        return all(_immutable(ast.unparse(item)) for item in node.elts)
-    return isinstance(node, ast.Constant)
+    return isinstance(node, ast.Constant) or isinstance(node, ast.Tuple) and all(_constant(item) for item in node.elts)
 
 
 def pinned_trigger(card: Card, ctx: CardContext, sources: dict[str, str], domains: dict[str, Domain], state: frozenset[str],

@@ -17,7 +17,7 @@ from ..model import Card, Constraint, Domain, DomainSource, FieldDoc, Param
 from ..model.pytext import compares_with_none
 from .arrays import library_value
 from .declared import fits
-from .values import Modelled, Named, Present, StableFrozenSet, StableSet, stable
+from .values import Modelled, Named, Present, plain_type, stable
 
 _FACTORIES = {
     "list": "[]", "dict": "{}", "set": "set()", "tuple": "()", "frozenset": "frozenset()", "str": "''", "int": "0", "float": "0.0",
@@ -183,7 +183,7 @@ def _type_ok(types: tuple[str, ...], value: Any) -> bool:
     if isinstance(value, (Modelled, Present)):
         return f"object:{value.kind}" in types
     plain = plain_types(types)
-    name = value._display if isinstance(value, (StableSet, StableFrozenSet)) else type(value).__name__  # (the set a seed is)
+    name = plain_type(value).__name__  # (the set a seed is)
     if name in plain:
         return True
     if name == "int" and "float" in plain:

@@ -35,7 +35,7 @@ from ..model.pytext import repeated_text
 from .domains import NO_VALUE
 from .evaluate import parse_expr, predicate
 from .rules import accepts, kept, raw_refused, surely_fits, validated_field
-from .values import Modelled, Named, Present, StableFrozenSet, StableSet, python_text
+from .values import Modelled, Named, Present, plain_type, python_text
 
 _CLASS_LEVEL = ("classmethod", "staticmethod")
 # Decorators that make the method an attribute: reading it on the object runs the body (not
@@ -143,7 +143,7 @@ def _literal(value: Any, imports: set[tuple[str, str]] | None = None, module: st
         return python_text(value)  # (inf, -inf, nan: no literal writes them)
     if (product := repeated_text(value)) is not None:
         return product  # (``'a' * 1001``: the same value, written short)
-    kind = value._base if isinstance(value, (StableSet, StableFrozenSet)) else type(value)  # (a seed's set is a set)
+    kind = plain_type(value)  # (a seed's set is a set)
     text = repr(value)
     try:  # (``frozenset({'x'})`` is a call: its set literal is read)
         back = frozenset(ast.literal_eval(text[len("frozenset("):-1] or "set()")) if kind is frozenset else ast.literal_eval(text)

@@ -78,6 +78,11 @@ class StableFrozenSet(_StableOrder, frozenset):
     _display = "frozenset"
 
 
+def plain_type(value: Any) -> type:
+    """The builtin type a value is of: ``set``/``frozenset`` for the solver's stable sets."""
+    return value._base if isinstance(value, _StableOrder) else type(value)
+
+
 def stable(value: Any) -> Any:
     """``value`` with every set in it (``ast.literal_eval`` output, say) as a StableSet."""
     if isinstance(value, _StableOrder):

@@ -123,7 +123,10 @@ EXPECTED = {
                # a raw payload over several keys, and a text tested for several letters
                "check_generation_prompt", "check_tool_usage", "check_echo", "check_usage_options", "open_mode", "parse_weight_config", "parse_prompt",
                # a "before" model validator's raw dict written as the constructor's keywords
-               "ChatPayload.check_stream_options", "CompletionPayload.validate_prompt"},
+               "ChatPayload.check_stream_options", "CompletionPayload.validate_prompt",
+               # a shape's item counted from the end of the ndim a check gives, a dtype compared
+               # with another's, and a key's value of another type than isinstance asks
+               "paged_decode", "parse_group_config"},
     # validate_* run under @strict, which wraps their errors (the runner checks the class the card
     # says the caller gets); positive is called directly, so its ValueError comes unwrapped.
     "strictcfg": {"ModelConfig.__post_init__", "ModelConfig.validate_architecture", "ModelConfig.validate_depth", "positive",
@@ -141,6 +144,7 @@ EXPECTED = {
 # split_date's first two raises have no fix: a text that avoids one reaches the next, and the
 # solver finds no text of three parts for them.
 # parse_weight_config's first raise has no fix: a config with "group_size" alone reaches the next.
+# paged_decode's last raise has no fix found: k_cache's last size at 128 needs v_cache's shape changed with it.
 # ChatPayload.check_stream_options's fixes give `data` values its fields' types refuse ('x', a text): none is shown.
 # choose_quant's fix needs an AWQConfig, which no plain value is: none is built.
 # MessagesRequest's `not self.model` has no fix: `model='x'` with the stand-in `max_tokens=0` reaches the next raise.
@@ -150,7 +154,8 @@ REPRODUCE_ONLY = {"forms": {"if_elif_else", "match_cases", "set_state", "on_even
                                                                                                    "Archive.add", "Ticket.result", "Ticket.report",
                                                                                                    "Session.retry", "Catalog.price", "Tokens.give_back"},
                   "values": {"parse_weight_config", "ChatPayload.check_stream_options", "choose_quant",
-                             "paged_attention"},  # (no CPU tensor is on a GPU: no fix runs here)
+                             "paged_attention",  # (no CPU tensor is on a GPU: no fix runs here)
+                             "paged_decode"},
                   "pydconfig": {"MessagesRequest._named_and_positive", "Window", "Conversation._not_empty"}}
 
 

@@ -362,7 +362,7 @@ def _type_test(part: str, name: str) -> tuple[bool, list[str]] | None:
 
 
 def quiet_stand_ins(problem: Problem, envs: list[dict[str, Any]], siblings: list[str], choices: dict[str, list[Any]],
-                    defaults: dict[str, Any]) -> dict[str, Any]:
+                    defaults: dict[str, Any]) -> tuple[dict[str, Any], list[int]]:
     """For each stand-in argument (``choices``: a required parameter no test before the raise
     reads -> values of its type, the current one first), the first value under which none of
     ``envs`` (the trigger under each fix) makes another raise of the function true, or its
@@ -370,12 +370,17 @@ def quiet_stand_ins(problem: Problem, envs: list[dict[str, Any]], siblings: list
     (``WatermarkDetector(context_width=1, p_value_threshold=0.5)``, not ``0.0``, which the
     next raise refuses). Stand-ins no value quiets alone, where a test reads them together
     (``tokens < 1 or dim < 1``: neither at ``1`` with the other at ``0``), are tried at the same
-    position of their values (both ``1``); one still not quieted keeps its first."""
+    position of their values (both ``1``); one still not quieted keeps its first. Also the
+    positions in ``envs`` that another raise still fires under, the stand-ins as chosen (no
+    value of their type passes it: ``v_cache`` of ``k_cache``'s shape): no example's "after"."""
     index = sibling_guards(tuple(sorted({*siblings, problem.code})), problem.lazy)
     known = Known.of({**defaults, **problem.constants})
 
+    def trips(env: dict[str, Any], values: dict[str, Any], changed: str | None = None) -> bool:
+        return _trips(siblings, {**env, **values}, index, changed, known=known)
+
     def quiet(values: dict[str, Any], changed: str | None = None) -> bool:
-        return not any(_trips(siblings, {**env, **values}, index, changed, known=known) for env in envs)
+        return not any(trips(env, values, changed) for env in envs)
 
     chosen: dict[str, Any] = {}
     for name, values in sorted(choices.items()):
@@ -386,8 +391,8 @@ def quiet_stand_ins(problem: Problem, envs: list[dict[str, Any]], siblings: list
     for position in range(1, _MAX_TOGETHER) if len(rest) > 1 else ():
         together = {name: values[position] for name, values in rest.items() if position < len(values)}
         if len(together) == len(rest) and quiet({**chosen, **together}):
-            return {**chosen, **together}
-    return chosen
+            return {**chosen, **together}, []
+    return chosen, [i for i, env in enumerate(envs) if trips(env, chosen)]
 
 
 _MAX_TOGETHER = 4  # positions of the stand-ins' values tried together

@@ -7,12 +7,13 @@ verified trigger: the call that raises, and the same call with a fix that passes
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
 from ..model import CardContext, Example, Fix
 from ..model.codes import NoFix, Reason, ReasonCode, TriggerStatus
-from .arrays import fold_arrays, frame_annotations, incoherent_arrays
+from .arrays import dtype_value, fold_arrays, frame_annotations, incoherent_arrays, library_value
 from .construction import constructs
 from .domains import NO_VALUE, default_source, literal_value, param_domain
 from .draft import Draft, param_defaults
@@ -69,8 +70,15 @@ def _fixes(draft: Draft) -> tuple[list[Found], dict[str, Any]]:
             fixes.append(found)
     stand_ins = {p.name: candidates(Variable(p.name, param_domain(p.name, p)), [env[p.name]])
                  for p in ctx.signature.params if p.name in placeholders}
-    sure = [{**env, fix.changed[0]: value} for fix, value, decided in fixes if decided and fix.changed[0] in env]
-    return fixes, quiet_stand_ins(problem, sure, list(ctx.place.siblings), stand_ins, defaults) if stand_ins and sure else {}
+    sure = [i for i, (fix, _, decided) in enumerate(fixes) if decided and fix.changed[0] in env]
+    if not (stand_ins and sure):
+        return fixes, {}
+    envs = [{**env, fixes[i][0].changed[0]: fixes[i][1]} for i in sure]
+    quiet, loud = quiet_stand_ins(problem, envs, list(ctx.place.siblings), stand_ins, defaults)
+    for position in loud:  # (another raise fires under it with the stand-ins the example writes: not sure)
+        fix, value, _ = fixes[sure[position]]
+        fixes[sure[position]] = (fix, value, False)
+    return fixes, quiet
 
 
 _ARRAY_PARTS = (".shape", ".ndim", ".dtype")
@@ -88,12 +96,34 @@ def _array_parts(values: dict[str, Any], env: dict[str, Any]) -> dict[str, Any]:
 def _sibling_defaults(ctx: CardContext) -> dict[str, Any]:
     """What the other raises' tests see besides the fix's values: the parameters' defaults,
     the declared defaults of the fields they read (``type='image_url'`` meets
-    ``image_url=None``), and the classes of their isinstance tests whose plain instances are known."""
+    ``image_url=None``), the classes of their isinstance tests whose plain instances are known,
+    and the dtype, device and flags of the tensor a parameter declared one is built as where
+    the trigger sets none (``q.dtype`` float32: ``q.dtype not in (torch.bfloat16, ...)`` fires
+    under a fix of ``q.ndim``; its shape follows the trigger's ``ndim``: arrays.fold_arrays)."""
     defaults = param_defaults(ctx)
+    defaults.update(_array_defaults(ctx))
     defaults.update({name: value for name, default, factory in ctx.owner.field_defaults
                      if (value := literal_value(default_source(default, factory))) is not NO_VALUE})
     defaults.update({written: InstancesOf(types) for written, types in ctx.names.function_instances})
     return defaults
+
+
+def _array_defaults(ctx: CardContext) -> dict[str, Any]:
+    """``x.dtype``, ``x.device`` and ``x.is_cuda``-like flags of each parameter declared a
+    tensor or an array, as the example's model of it has them; and the dtypes the other
+    raises' tests name (``torch.bfloat16``), which the card's own guard may not."""
+    found: dict[str, Any] = {}
+    for param in ctx.signature.params:
+        model = library_value(param.annotation)
+        if model is not None and model.is_array:
+            found.update({f"{param.name}.{name}": value for name, value in model.attributes if name not in ("shape", "ndim")})
+    if found:
+        chains = {m.group(0) for code in ctx.place.siblings for m in _DOTTED.finditer(code)}
+        found.update({chain: dtype for chain in sorted(chains) if (dtype := dtype_value(chain)) is not None})
+    return found
+
+
+_DOTTED = re.compile(r"\b[A-Za-z_]\w*\.\w+\b")
 
 
 def _fix(draft: Draft, candidate: FixCandidate) -> Found | None:

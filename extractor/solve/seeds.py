@@ -54,6 +54,7 @@ def comparison_seeds(problem: Problem) -> dict[str, list[Any]]:
     _fit_lengths(seeds, problem)
     _merge_keys(seeds, problem)
     _add_sized_tuples(seeds)
+    _share_models(seeds)
     return seeds
 
 
@@ -155,12 +156,25 @@ def _seed_key(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, 
     value = constant_value(other, env)
     read = _mapping_read(side, problem)
     if read is not None and value is not NO_VALUE:
-        items = list(value) if is_member and is_left and isinstance(value, (tuple, list)) else [value] if not is_member else []
+        items = list(value) if is_member and is_left and isinstance(value, (tuple, list)) else _near(value) if not is_member else []
         seeds.setdefault(_KEYS + read[0], []).extend((read[1], item) for item in items)
     elif is_member and not is_left and isinstance(value, str):
         name, _ = variable_of(side, problem)
         if name is not None and _may_be_dict(problem, name):
             seeds.setdefault(_KEYS + name, []).append((value, _TESTED))
+
+
+def _near(value: Any) -> list[Any]:
+    """A value a key is compared with, and a number's neighbours (``config["size"] <= 0``: 1 too)."""
+    return _neighbours(value) if type(value) in (int, float) else [value]
+
+
+def _seed_item_kinds(read: tuple[str, str], kinds: list[str], seeds: dict[str, list[Any]]) -> None:
+    """``isinstance(config["flag"], bool)``: the key at a value of each tested builtin type and
+    at one of none of them."""
+    values = [_FRESH[kind] for kind in kinds]
+    other = next((v for v in (0, "", None) if not any(isinstance(v, type(f)) for f in values)), NO_VALUE)
+    seeds.setdefault(_KEYS + read[0], []).extend((read[1], v) for v in [*values, other] if v is not NO_VALUE)
 
 
 def _merge_keys(seeds: dict[str, list[Any]], problem: Problem) -> None:
@@ -213,11 +227,12 @@ def _merge_items(seeds: dict[str, list[Any]]) -> None:
     for key in [k for k in seeds if k.startswith(_ITEMS)]:
         items = seeds.pop(key)
         size = max(s for _, s, _ in items)
-        for k in range(3):
-            merged: list[Any] = [0] * size
+        name = key.removeprefix(_ITEMS)
+        for fill, k in product(_fillers(name), range(3)):
+            merged: list[Any] = [fill] * size
             for index, _, near in items:
                 merged[index] = near[k % len(near)]
-            seeds[key.removeprefix(_ITEMS)].append(merged)
+            seeds[name].append(merged)
 
 
 def _seed_bits(node: ast.BinOp, problem: Problem, envs: _Envs, seeds: dict[str, list[Any]]) -> None:
@@ -266,14 +281,29 @@ _KINDS = "\0kinds:"  # a key of ``seeds`` for the builtin types ``isinstance`` t
 _KEYS = "\0keys:"  # a key of ``seeds`` for the keys a mapping variable is read at, each with a value compared with or NO_VALUE
 _BITS = "\0bits:"  # a key of ``seeds`` for the bits a guard tests of one variable (``flags & GIFT``)
 _ITEMS = "\0items:"  # a key of ``seeds`` for one variable's compared items, while they are collected
+_SAME = "\0same:"  # a key of ``seeds`` for the variables one variable is compared with (``k.dtype != q.dtype``)
+
+
+def _share_models(seeds: dict[str, list[Any]]) -> None:
+    """``k.dtype != q.dtype`` where ``q.dtype == torch.float16``: ``k.dtype`` takes the dtypes
+    (and devices) ``q.dtype`` is seeded with, where its typical values hold none (a number is
+    no dtype: solve.arrays.incoherent_arrays)."""
+    shared = {key.removeprefix(_SAME): seeds.pop(key) for key in [k for k in seeds if k.startswith(_SAME)]}
+    for name, others in shared.items():
+        models = [v for other in others for v in seeds.get(other, []) if isinstance(v, Modelled) and not v.is_array]
+        seeds.setdefault(name, []).extend(models)
 
 
 def _seed_instances(node: ast.Call, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
     """``isinstance(m, Mapping)``, where Mapping's plain instances are known: a value of each such type."""
+    classes = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
     name, _ = variable_of(node.args[0], problem)
     if name is None:
+        kinds = [c.id for c in classes if isinstance(c, ast.Name) and c.id in _FRESH and env.get(c.id) is None]
+        if (read := _mapping_read(node.args[0], problem)) is not None and kinds and len(kinds) == len(classes):
+            _seed_item_kinds(read, kinds, seeds)
         return
-    for cls in node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]:
+    for cls in classes:
         bound = env.get(dotted_name(cls) or "")
         if isinstance(cls, ast.Name) and cls.id in _FRESH and bound is None:
             # ``isinstance(state, tuple)``: ``()``, tried after the typical values (which hold no tuple)
@@ -361,7 +391,9 @@ def _seed_comparison(node: ast.Compare, problem: Problem, envs: tuple[dict[str, 
                 if name is None:
                     _seed_parsed(side, other, problem, env, seeds)
                     _seed_arithmetic(side, other, problem, env, seeds)
-                    _seed_part(side, other, problem, env, seeds, member=is_member and is_left)
+                    # (an item against an expression over other parameters: its value at their defaults)
+                    part_env = env if constant_value(other, env) is not NO_VALUE or _reads_own(side, other) else at_defaults
+                    _seed_part(side, other, problem, part_env, seeds, member=is_member and is_left)
                     seed_text_chain(side, other, problem, env, seeds, member=is_member and is_left)
                     _seed_repeats(side, problem, seeds)
                     continue
@@ -371,6 +403,7 @@ def _seed_comparison(node: ast.Compare, problem: Problem, envs: tuple[dict[str, 
                         other_name, _ = variable_of(choice, problem)
                         if other_name is not None:
                             seeds.setdefault(name, []).extend(_generic(problem.variables[other_name]))
+                            seeds.setdefault(_SAME + name, []).append(other_name)
                         value = constant_value(choice, at_defaults)
                     if value is not NO_VALUE:
                         if texts and isinstance(value, int) and not isinstance(value, bool):  # (first: the items are texts)
@@ -411,6 +444,9 @@ def _choices(node: ast.expr) -> list[ast.expr]:
     if isinstance(node, ast.Call) and dotted_name(node.func) == "len" and len(node.args) == 1 and not node.keywords:
         inner = _choices(node.args[0])
         return [node] if len(inner) == 1 else [ast.copy_location(ast.Call(func=node.func, args=[v], keywords=[]), node) for v in inner]
+    if isinstance(node, ast.Call) and dotted_name(node.func) == "int" and len(node.args) == 1 and not node.keywords \
+            and isinstance(node.args[0], ast.Subscript):
+        return [node.args[0]]  # (``int(k.shape[2]) == 64``: a size, an int already)
     return [node]
 
 
@@ -454,6 +490,14 @@ def _seed_arithmetic(side: ast.expr, other: ast.expr, problem: Problem, env: dic
         name, _ = variable_of(node, problem) if isinstance(node, (ast.Name, ast.Attribute)) else (None, False)
         if name is not None:
             seeds.setdefault(name, []).extend(_neighbours(value) + _neighbours(value + 1)[1:])
+
+
+def _reads_own(side: ast.expr, other: ast.expr) -> bool:
+    """Whether ``other`` reads the sequence ``side`` is an item of (``xs[1] != xs[2]``)."""
+    if not isinstance(side, ast.Subscript):
+        return False
+    owner = ast.dump(side.value)
+    return any(ast.dump(node) == owner for node in ast.walk(other) if isinstance(node, type(side.value)))
 
 
 def _seed_part(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]],
@@ -558,13 +602,23 @@ def _joined(text: str, index: int, separator: str | None) -> str | None:
 
 def _seed_item(side: ast.Subscript, name: str, problem: Problem, seeds: dict[str, list[Any]], near: list[Any]) -> None:
     """Sequences whose item at ``side``'s constant index is each of ``near``, one at a time
-    (here) and together with the other compared items (``_ITEMS``, at the end)."""
-    if not (isinstance(side.slice, ast.Constant) and type(side.slice.value) is int and 0 <= side.slice.value < 16):
+    (here) and together with the other compared items (``_ITEMS``, at the end); an index from
+    the end (``shape[-1] == 128``) counts from the length the guard gives (``x.ndim == 3``: ``(0, 0, 128)``)."""
+    written = _int_index(side.slice) if not isinstance(side.slice, ast.Constant) else side.slice.value
+    if not (type(written) is int and -8 <= written < 16):
         return
-    index = side.slice.value
-    size = max(index + 1, _declared_length(problem, name))
-    seeds.setdefault(name, []).extend([*[0] * index, item, *[0] * (size - index - 1)] for item in near)
+    size = max(written + 1 if written >= 0 else -written, _declared_length(problem, name))
+    index = written if written >= 0 else size + written
+    for fill in _fillers(name):
+        seeds.setdefault(name, []).extend([*[fill] * index, item, *[fill] * (size - index - 1)] for item in near)
     seeds.setdefault(_ITEMS + name, []).append((index, size, near))
+
+
+def _fillers(name: str) -> tuple[int, ...]:
+    """The items a seeded sequence holds beside the compared ones: 0, and first 1 in an
+    array's shape (``(1, 1, 128)``: an array with elements, as a caller's would be; then
+    ``(2, 0)``, whose 0 meets ``shape[1] % 128 == 0``)."""
+    return (1, 0) if name.endswith(".shape") else (0,)
 
 
 def _declared_length(problem: Problem, name: str) -> int:
@@ -575,14 +629,17 @@ def _declared_length(problem: Problem, name: str) -> int:
 
 
 def _declared_lengths(problem: Problem) -> dict[str, int]:
-    """Each variable's first ``len(name) == n`` of the guard (small ``n``), in one walk."""
+    """Each variable's first ``len(name) == n`` of the guard (small ``n``), in one walk; an
+    array's ``x.ndim == n`` gives the length of its ``x.shape``."""
     found: dict[str, int] = {}
     for node in walk(problem.tree):
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq) \
                 and isinstance(node.comparators[0], ast.Constant):
             name, is_len = variable_of(node.left, problem)
+            if name is not None and not is_len and name.endswith(".ndim"):
+                name, is_len = name.removesuffix(".ndim") + ".shape", True
             if name is not None and is_len and name not in found and type(node.comparators[0].value) is int \
-                    and node.comparators[0].value < 16:
+                    and 0 <= node.comparators[0].value < 16:
                 found[name] = node.comparators[0].value
     return found
 

@@ -93,3 +93,33 @@ def test_a_shape_only_the_message_reads_is_the_tensors_torch_size(tmp_path) -> N
     trigger = card.solved.trigger
     assert trigger.message.startswith("Invalid A_scale shape (A shape: torch.Size([2, 3]), A_scale shape: torch.Size([")
     assert trigger.verified and "A=torch.empty(2, 3)" in card.solved.example.before
+
+
+def test_strides_and_sizes_are_those_of_the_shape_the_trigger_gives() -> None:
+    """``x.stride()`` of a contiguous tensor steps over the later sizes (torch: ``(12, 4, 1)`` for
+    ``(2, 3, 4)``, ``(16, 1, 1)`` for ``(0, 16, 0)``); a transpose's are its own; where the
+    trigger gives ``x.shape`` beside ``x``, the sizes are of that shape (the example builds ``x``
+    with it), and ``x.ndim`` alone stands for ones."""
+    from extractor.solve.arrays import array_value
+    from extractor.solve.evaluate import evaluate
+
+    x = array_value("torch", (2, 3, 4))
+    assert evaluate("x.stride()", {"x": x}) == (12, 4, 1)
+    assert evaluate("x.stride(-1) == 1 and x.element_size() == 4", {"x": x}) is True
+    assert evaluate("x.stride()", {"x": array_value("torch", (0, 16, 0))}) == (16, 1, 1)
+    assert evaluate("x.stride()", {"x": array_value("torch", contiguous=False)}) == (1, 2)
+    assert evaluate("x.numel(), x.stride(0), x.dim()", {"x": x, "x.shape": (1, 16)}) == (16, 16, 2)
+    assert evaluate("x.size()", {"x": x, "x.ndim": 3}) == (1, 1, 1)
+
+
+def test_a_tensor_read_whole_and_by_its_shape_is_built_with_that_shape(tmp_path) -> None:
+    """A guard reading ``cache.stride(1)`` and ``cache.shape[2]``: the search's tensor is rebuilt
+    with the shape it gives (``torch.empty(0, 16, 0)``, whose stride(1) is 1), and the trigger is
+    verified: the restated guard reads the tensor alone."""
+    code = ("import torch\ndef g(cache: torch.Tensor, page: int = 16):\n"
+            "    if cache.ndim == 3 and cache.shape[1] == page and cache.stride(1) != cache.shape[2]:\n"
+            "        raise ValueError('cache rows must be contiguous')\n")
+    (card,) = extract_snippet(tmp_path, code)
+    trigger = card.solved.trigger
+    assert trigger is not None and trigger.verified
+    assert trigger.inputs["cache"] == {"python": "torch.empty(0, 16, 0)"}

@@ -126,7 +126,8 @@ EXPECTED = {
                "ChatPayload.check_stream_options", "CompletionPayload.validate_prompt",
                # a shape's item counted from the end of the ndim a check gives, a dtype compared
                # with another's, and a key's value of another type than isinstance asks
-               "paged_decode", "parse_group_config"},
+               "paged_decode", "parse_group_config",
+               "row_scales"},  # (an array's sizes read of the shape the trigger gives it beside its numel())
     # validate_* run under @strict, which wraps their errors (the runner checks the class the card
     # says the caller gets); positive is called directly, so its ValueError comes unwrapped.
     "strictcfg": {"ModelConfig.__post_init__", "ModelConfig.validate_architecture", "ModelConfig.validate_depth", "positive",

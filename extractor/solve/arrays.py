@@ -273,27 +273,47 @@ def modelled_text(value: Modelled, conversion: str | None) -> str | None:
     return None
 
 
-def array_method(value: Modelled, method: str, args: list[Any]) -> Any:
-    """``x.dim()``, ``x.size()``, ``x.size(1)``, ``x.numel()``, ``x.is_contiguous()``,
-    ``x.is_floating_point()`` of a modelled tensor or array; AttributeError for another."""
-    shape = value.attribute("shape")
+def array_method(value: Modelled, method: str, args: list[Any], shape: Any = None) -> Any:
+    """``x.dim()``, ``x.size()``, ``x.size(1)``, ``x.numel()``, ``x.stride()``,
+    ``x.stride(0)``, ``x.is_contiguous()``, ``x.element_size()``, ``x.is_floating_point()`` of
+    a modelled tensor or array; AttributeError for another. ``shape``: the ``x.shape`` the
+    trigger gives beside ``x`` (the example builds ``x`` with it: ``fold_arrays``), which the
+    sizes and strides are of, where ``x`` is contiguous."""
+    contiguous = not value.code.endswith(".t()")
+    own = value.attribute("shape")
+    shape = own if shape is None or not contiguous else shape
     if method == "dim" and not args:
         return len(shape)
     if method == "size" and value.kind == "Tensor" and len(args) <= 1:
         return shape[args[0]] if args else shape
     if method == "numel" and not args:
-        product = 1
-        for size in shape:
-            product *= size
-        return product
+        return math.prod(shape)
+    if method == "stride" and value.kind == "Tensor" and len(args) <= 1:
+        strides = _strides(shape) if contiguous else (1, own[0])  # (``torch.empty(3, 2).t()``: (1, 2))
+        return strides[args[0]] if args else strides
     if method == "is_contiguous" and not args:
-        return not value.code.endswith(".t()")
+        return contiguous
+    if method == "element_size" and value.kind == "Tensor" and not args:
+        return _ELEMENT_BYTES[value.attribute("dtype").code.removeprefix("torch.")]
     if method == "is_floating_point" and not args:
         return value.attribute("dtype").attribute("is_floating_point")
     raise AttributeError(f"{value.kind}.{method} is not modelled")
 
 
-ARRAY_METHODS = frozenset({"dim", "size", "numel", "is_contiguous", "is_floating_point"})
+def _strides(shape: Any) -> tuple[int, ...]:
+    """A contiguous tensor's strides: each size's step, in elements (``(2, 3, 4)``: ``(12, 4, 1)``)."""
+    strides, step = [], 1
+    for size in reversed(tuple(shape)):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+ARRAY_METHODS = frozenset({"dim", "size", "numel", "stride", "is_contiguous", "element_size", "is_floating_point"})
+# The bytes of one element of each torch dtype (``x.element_size()``)
+_ELEMENT_BYTES = {"float64": 8, "int64": 8, "complex128": 16, "complex64": 8, "float32": 4, "int32": 4, "float16": 2, "bfloat16": 2,
+                  "int16": 2, "int8": 1, "uint8": 1, "bool": 1, "float8_e4m3fn": 1, "float8_e5m2": 1, "float8_e4m3fnuz": 1,
+                  "float8_e5m2fnuz": 1}
 
 
 def frame_annotations(frame: Any) -> dict[str, str | None]:

@@ -17,6 +17,7 @@ variable's search domain admits it (a shape: a tuple of sizes, ints of at least 
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +26,7 @@ from ..collect.declarations import dotted_name
 from .arrays import shapes_near
 from .domains import NO_VALUE, admits
 from .problem import Problem, conjuncts, constant_value
+from .values import Modelled
 
 _Env = Mapping[str, Any]
 _SAME = frozenset({"tuple", "list"})  # (``tuple(q.shape) == (n, 4)``: the shape is that tuple)
@@ -126,7 +128,9 @@ _MAX_NDIM = 8  # (solve.arrays folds no array of more dimensions)
 
 def coherence(problem: Problem) -> list[tuple[Callable[[dict[str, Any]], bool | None], set[str]]]:
     """A test per array whose ``shape`` and ``ndim`` the guard both reads: false only where
-    both are set and the shape's length is not ``ndim`` (no array has them together)."""
+    both are set and the shape's length is not ``ndim`` (no array has them together); and one
+    per array read whole beside its ``shape`` or ``ndim`` (``x.stride(1) != x.shape[2]``):
+    false where the tensor given is one no example rebuilds with them (``_buildable``)."""
     tests: list[tuple[Callable[[dict[str, Any]], bool | None], set[str]]] = []
     for base in _arrays(problem):
         shape, ndim = f"{base}.shape", f"{base}.ndim"
@@ -136,4 +140,18 @@ def coherence(problem: Problem) -> list[tuple[Callable[[dict[str, Any]], bool | 
             return not (isinstance(sizes, (tuple, list)) and type(count) is int and len(sizes) != count)
 
         tests.append((coherent, {shape, ndim}))
+    for base in sorted(n for n in problem.variables if f"{n}.shape" in problem.variables or f"{n}.ndim" in problem.variables):
+        attributes = {f"{base}.{a}" for a in ("shape", "ndim") if f"{base}.{a}" in problem.variables}
+        tests.append((functools.partial(_buildable, base=base), {base, *attributes}))
     return tests
+
+
+def _buildable(env: Mapping[str, Any], *, base: str) -> bool:
+    """False where ``base`` is a tensor of its one shape (a transpose, ``torch.empty(3, 2).t()``)
+    and the values give it another shape or ``ndim``: no example builds it with them (arrays.fold_arrays)."""
+    value = env.get(base)
+    if not (isinstance(value, Modelled) and value.is_array and value.code.endswith(".t()")):
+        return True
+    own = tuple(value.attribute("shape"))
+    shape, ndim = env.get(f"{base}.shape"), env.get(f"{base}.ndim")
+    return (not isinstance(shape, (list, tuple)) or tuple(shape) == own) and (type(ndim) is not int or ndim == len(own))

@@ -9,7 +9,7 @@ choose the inputs a caller passes. Each takes a Draft (or the Frame) and returns
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -36,7 +36,7 @@ from .state import state_types
 from .status import Reads, atom_kind, caller_sets, missing_arguments, read_atoms, trigger_status, unread_attributes
 from .steps import stepped_trigger
 from .validator import card_validator
-from .values import to_json_value
+from .values import Modelled, to_json_value
 
 
 def frame_card(card: Card, ctx: CardContext) -> Frame:
@@ -266,8 +266,10 @@ def complete_values(draft: Draft) -> Draft:
     """The trigger's values: the solution's, with values for names only the message reads where a
     caller gives them (a parameter left at its default; a local, a caught exception or a
     constant of unknown value gets none, and the message is then not claimed), 0 for a loop's
-    count, without the attributes of a plain value the guard never reads, and with the arrays'
-    shapes as long as their ``ndim``."""
+    count, without the attributes of a plain value the guard never reads, with the arrays'
+    shapes as long as their ``ndim``, and each array the search gave beside its attributes built
+    with them (``x = torch.empty(4)`` beside ``x.shape = (1, 16)``, where ``x.stride(0)`` read
+    the latter: the restated guard reads ``x`` alone), where the guard still holds."""
     frame, problem, solution = draft.frame, draft.problem, draft.solution
     ctx = frame.ctx
     refs = [r for r in [*frame.refs, *frame.raised_with] if caller_sets(r, frame.params, ctx.owner.settable)]
@@ -277,7 +279,18 @@ def complete_values(draft: Draft) -> Draft:
     if unread:
         env = {name: value for name, value in env.items() if name not in unread}
         solution = replace(solution, changed=tuple(n for n in solution.changed if n not in unread))
-    return replace(draft, env=cohere(env, problem.holds), solution=solution)
+    env = cohere(env, problem.holds)
+    return replace(draft, env=_with_own_attributes(env, frame_annotations(frame), problem.holds), solution=solution)
+
+
+def _with_own_attributes(env: dict[str, Any], annotations: Mapping[str, str | None],
+                         holds: Callable[[dict[str, Any]], bool | None]) -> dict[str, Any]:
+    """``env`` with each array it gives beside that array's ``shape``, ``ndim`` or ``dtype``
+    rebuilt with them (arrays.fold_arrays), one at a time, where the guard holds under it."""
+    for name, value in sorted(fold_arrays(env, annotations).items(), key=lambda item: item[0]):
+        if name in env and value is not env[name] and isinstance(env[name], Modelled) and holds(trial := {**env, name: value}) is True:
+            env = trial
+    return env
 
 
 def _complete_env(env: dict[str, Any], refs: list[str], domains: dict[str, Domain], evaluates: tuple[str, ...],

@@ -320,9 +320,16 @@ def _conjunct_parts(problem: Problem) -> list[tuple[Callable[[dict[str, Any]], b
 
 
 def _reads(code: str, problem: Problem) -> set[str]:
-    """The variables ``code`` may read (a superset: ``_dotted_words``)."""
+    """The variables ``code`` may read (a superset: ``_dotted_words``); an array's sizes
+    (``x.numel()``) read its ``x.shape`` and ``x.ndim`` where the guard gives them
+    (evaluate.expressions._array_call)."""
     words = _dotted_words(code)
-    return {name for name in problem.variables if (name in words if DOTTED.fullmatch(name) else name in code)}
+    names = {name for name in problem.variables if (name in words if DOTTED.fullmatch(name) else name in code)}
+    sized = {m.group(1) for m in _SIZED.finditer(code)}
+    return names | {f"{base}.{part}" for base in sized for part in ("shape", "ndim") if f"{base}.{part}" in problem.variables}
+
+
+_SIZED = re.compile(r"(?<![\w.])(" + DOTTED.pattern + r")\.(?:numel|stride|size|dim)\(")
 
 
 _WORDS = re.compile(r"(?<![\w.])" + DOTTED.pattern)

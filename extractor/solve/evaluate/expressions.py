@@ -258,7 +258,9 @@ def _method_call(func: ast.Attribute, args: list[Fn], code: LazySource) -> Fn:
         else float if method == "is_integer" and not args else None
     target = compiled(func.value)
     if receiver is None:
-        return _array_call(target, method, args, code) if method in ARRAY_METHODS else _outside(code, target, method)
+        if method in ARRAY_METHODS:
+            return _array_call(target, method, args, code, dotted_name(func.value))
+        return _outside(code, target, method)
 
     def method_call(env: Mapping[str, Any]) -> Any:
         value = target(env)
@@ -275,22 +277,32 @@ def _method_call(func: ast.Attribute, args: list[Fn], code: LazySource) -> Fn:
     return method_call
 
 
-def _array_call(target: Fn, method: str, args: list[Fn], code: LazySource) -> Fn:
-    """``x.dim()``, ``x.size(0)``, ``x.numel()`` of a modelled tensor or array (solve.arrays)."""
+def _array_call(target: Fn, method: str, args: list[Fn], code: LazySource, chain: str | None = None) -> Fn:
+    """``x.dim()``, ``x.size(0)``, ``x.numel()`` of a modelled tensor or array (solve.arrays),
+    of the sizes the trigger gives ``x.shape`` (or ``x.ndim``: ones) where it gives them too."""
     outside = _outside(code, target, method)
 
     def call(env: Mapping[str, Any]) -> Any:
         value = _value_or_none(target, env)
         if not (isinstance(value, Modelled) and value.is_array):
             return outside(env)
+        shape = _given_shape(env, chain) if chain is not None else None
         try:
-            return array_method(value, method, [arg(env) for arg in args])
+            return array_method(value, method, [arg(env) for arg in args], shape)
         except AttributeError as exc:
             raise EvalError(str(exc)) from exc
         except IndexError as exc:  # (``x.size(5)`` of a 2-d tensor: torch raises IndexError too)
             raise ValueFailure(str(exc)) from exc
 
     return call
+
+
+def _given_shape(env: Mapping[str, Any], chain: str) -> Any:
+    """The sizes ``env`` gives ``chain.shape``, or ones for its ``chain.ndim``; None where it gives neither as such."""
+    shape, ndim = env.get(f"{chain}.shape"), env.get(f"{chain}.ndim")
+    if isinstance(shape, (list, tuple)) and all(type(size) is int and size >= 0 for size in shape):
+        return tuple(shape)
+    return (1,) * ndim if type(ndim) is int and 0 <= ndim <= 8 and shape is None else None
 
 
 def _outside(code: LazySource, owner: Fn | None = None, attr: str = "") -> Fn:

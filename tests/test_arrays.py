@@ -99,7 +99,7 @@ def test_strides_and_sizes_are_those_of_the_shape_the_trigger_gives() -> None:
     """``x.stride()`` of a contiguous tensor steps over the later sizes (torch: ``(12, 4, 1)`` for
     ``(2, 3, 4)``, ``(16, 1, 1)`` for ``(0, 16, 0)``); a transpose's are its own; where the
     trigger gives ``x.shape`` beside ``x``, the sizes are of that shape (the example builds ``x``
-    with it), and ``x.ndim`` alone stands for ones."""
+    with it), and ``x.ndim`` alone, where it is not the tensor's own, stands for ones."""
     from extractor.solve.arrays import array_value
     from extractor.solve.evaluate import evaluate
 
@@ -109,7 +109,8 @@ def test_strides_and_sizes_are_those_of_the_shape_the_trigger_gives() -> None:
     assert evaluate("x.stride()", {"x": array_value("torch", (0, 16, 0))}) == (16, 1, 1)
     assert evaluate("x.stride()", {"x": array_value("torch", contiguous=False)}) == (1, 2)
     assert evaluate("x.numel(), x.stride(0), x.dim()", {"x": x, "x.shape": (1, 16)}) == (16, 16, 2)
-    assert evaluate("x.size()", {"x": x, "x.ndim": 3}) == (1, 1, 1)
+    assert evaluate("x.size()", {"x": x, "x.ndim": 2}) == (1, 1)  # (another ndim: ones, as the example builds it)
+    assert evaluate("x.size()", {"x": x, "x.ndim": 3}) == (2, 3, 4)  # (its own: the tensor as it is)
 
 
 def test_a_tensor_read_whole_and_by_its_shape_is_built_with_that_shape(tmp_path) -> None:
@@ -123,3 +124,17 @@ def test_a_tensor_read_whole_and_by_its_shape_is_built_with_that_shape(tmp_path)
     trigger = card.solved.trigger
     assert trigger is not None and trigger.verified
     assert trigger.inputs["cache"] == {"python": "torch.empty(0, 16, 0)"}
+
+
+def test_devices_compared_only_with_each_other_are_the_cpu_one(tmp_path) -> None:
+    """``a.device == b.device`` where no device constant is named: both the CPU device every
+    tensor built here is on (a number is no device: the trigger would not be verified), and a
+    transpose's last stride is not 1."""
+    code = ("import torch\ndef f(a: torch.Tensor, b: torch.Tensor):\n"
+            "    if a.ndim == 2 and b.ndim == 2 and a.device == b.device and a.stride(-1) != 1:\n"
+            "        raise ValueError('a must be row-major')\n")
+    (card,) = extract_snippet(tmp_path, code)
+    trigger = card.solved.trigger
+    assert trigger is not None and trigger.verified
+    assert trigger.inputs["a"] == {"python": "torch.empty(3, 2).t()"}
+    assert trigger.inputs["a.device"] == {"python": "torch.device('cpu')"}

@@ -23,7 +23,7 @@ from ..collect.declarations import dotted_name
 from ..collect.syntax import walk
 from ..model import Domain
 from ..model.pytext import try_parse_expression
-from .arrays import library_values, near_dtypes
+from .arrays import device_value, library_values, near_dtypes
 from .declared import refilled, samples
 from .domains import NO_VALUE, admits, choice_value, plain_types, takes_anything
 from .evaluate import STR_METHODS, InstancesOf
@@ -287,11 +287,13 @@ _SAME = "\0same:"  # a key of ``seeds`` for the variables one variable is compar
 def _share_models(seeds: dict[str, list[Any]]) -> None:
     """``k.dtype != q.dtype`` where ``q.dtype == torch.float16``: ``k.dtype`` takes the dtypes
     (and devices) ``q.dtype`` is seeded with, where its typical values hold none (a number is
-    no dtype: solve.arrays.incoherent_arrays)."""
+    no dtype: solve.arrays.incoherent_arrays); two devices compared only with each other, the CPU one."""
     shared = {key.removeprefix(_SAME): seeds.pop(key) for key in [k for k in seeds if k.startswith(_SAME)]}
     for name, others in shared.items():
         models = [v for other in others for v in seeds.get(other, []) if isinstance(v, Modelled) and not v.is_array]
-        seeds.setdefault(name, []).extend(models)
+        if not models and name.endswith(".device") and all(o.endswith(".device") for o in others):
+            models = [device_value()]  # (``a.device == b.device``: the CPU device every tensor built here is on)
+        seeds.setdefault(name, [])[:0] = models  # (first: a number is no dtype or device)
 
 
 def _seed_instances(node: ast.Call, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:

@@ -286,7 +286,7 @@ def _array_call(target: Fn, method: str, args: list[Fn], code: LazySource, chain
         value = _value_or_none(target, env)
         if not (isinstance(value, Modelled) and value.is_array):
             return outside(env)
-        shape = _given_shape(env, chain) if chain is not None else None
+        shape = _given_shape(env, chain, len(value.attribute("shape"))) if chain is not None else None
         try:
             return array_method(value, method, [arg(env) for arg in args], shape)
         except AttributeError as exc:
@@ -297,12 +297,13 @@ def _array_call(target: Fn, method: str, args: list[Fn], code: LazySource, chain
     return call
 
 
-def _given_shape(env: Mapping[str, Any], chain: str) -> Any:
-    """The sizes ``env`` gives ``chain.shape``, or ones for its ``chain.ndim``; None where it gives neither as such."""
+def _given_shape(env: Mapping[str, Any], chain: str, own: int) -> Any:
+    """The sizes ``env`` gives ``chain.shape``, or ones for a ``chain.ndim`` other than the
+    tensor's ``own`` (arrays.fold_arrays builds it so); None where it gives neither as such."""
     shape, ndim = env.get(f"{chain}.shape"), env.get(f"{chain}.ndim")
     if isinstance(shape, (list, tuple)) and all(type(size) is int and size >= 0 for size in shape):
         return tuple(shape)
-    return (1,) * ndim if type(ndim) is int and 0 <= ndim <= 8 and shape is None else None
+    return (1,) * ndim if type(ndim) is int and 0 <= ndim <= 8 and ndim != own and shape is None else None
 
 
 def _outside(code: LazySource, owner: Fn | None = None, attr: str = "") -> Fn:

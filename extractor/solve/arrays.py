@@ -215,7 +215,7 @@ def near_dtypes(value: Modelled) -> list[Modelled]:
 
 def library_value(annotation: str | None) -> Modelled | None:
     """A value of a library type the annotation names first (``torch.Tensor | None``: a
-    tensor), or None: a tensor, a numpy array, a dtype, a device."""
+    tensor), or None: a tensor, a numpy array, a dtype, a device, a path, a function."""
     for name in _annotation_names(annotation):
         head, _, rest = name.partition(".")
         module = LIBRARIES.get(head)
@@ -229,7 +229,18 @@ def library_value(annotation: str | None) -> Modelled | None:
             return device_value()
         if name in _PATH_TYPES:
             return path_value()
+        if name in _CALLABLE_TYPES:
+            return callable_value()
     return None
+
+
+def callable_value() -> Modelled:
+    """A function that takes any arguments and returns None (``lambda *args, **kwargs: None``),
+    for a parameter declared ``Callable``: what ``cb is not None`` and ``callable(cb)`` hold for."""
+    return Modelled("Callable", "lambda *args, **kwargs: None", "builtins")
+
+
+_CALLABLE_TYPES = frozenset({"Callable", "typing.Callable", "collections.abc.Callable", "abc.Callable"})
 
 
 def instance_value(annotation: str | None) -> Modelled | None:

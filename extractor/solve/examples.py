@@ -130,7 +130,7 @@ def _literal(value: Any, imports: set[tuple[str, str]] | None = None, module: st
     if isinstance(value, _Code):
         return value.text if imports is not None else None
     if isinstance(value, Modelled):  # (``torch.empty(2, 3)``: solve.arrays)
-        if imports is not None:
+        if imports is not None and value.module != "builtins":  # (a lambda needs no import)
             imports.add((value.module, ""))
         return value.code if imports is not None else None
     if isinstance(value, Named):

@@ -180,7 +180,8 @@ def _seed_item_kinds(read: tuple[str, str], kinds: list[str], seeds: dict[str, l
 def _merge_keys(seeds: dict[str, list[Any]], problem: Problem) -> None:
     """Mappings over every key the guard reads of one (``data.get("a") and not data.get("b")``):
     each key absent, at a value it is compared with (``data.get("max_tokens") == 0``: 0, not False),
-    true or false, in every combination (fewest keys first, at most ``_MAX_KEYED``), after the one-key mappings
+    true or false, or a value of the mapping's declared value type (``dict[str, list[int]]``: ``[1]``),
+    in every combination (fewest keys first, at most ``_MAX_KEYED``), after the one-key mappings
     ``_seed_mapping`` gives. A variable only tested with ``in`` gets none unless it is declared
     or tested to be a dict: ``"b" in mode`` may test a text."""
     for marker in [k for k in seeds if k.startswith(_KEYS)]:
@@ -188,9 +189,11 @@ def _merge_keys(seeds: dict[str, list[Any]], problem: Problem) -> None:
         is_dict = any(t in _MAPPINGS for t in problem.variables[name].domain.types) or "dict" in seeds.get(_KINDS + name, [])
         if not is_dict and all(value is _TESTED for _, value in reads):
             continue
+        # (``dict[str, list[int]]``: a key's value of the declared type, ``[1]``, which True is not)
+        typed = [next(iter(s.values())) for s in samples(problem.variables[name].domain.annotation) if isinstance(s, dict) and s][:1]
         options: dict[str, list[Any]] = {}
         for key, value in reads:
-            known = options.setdefault(key, [NO_VALUE])
+            known = options.setdefault(key, [NO_VALUE, *typed])
             if value is not NO_VALUE and value is not _TESTED and all(type(v) is not type(value) or v != value for v in known[1:]):
                 known.append(value)
         for known in options.values():

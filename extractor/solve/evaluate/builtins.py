@@ -56,7 +56,10 @@ def _text_of(function: Callable[[Any], str]) -> Callable[..., str]:
 
 
 def _callable(value: Any) -> bool:
-    """``callable`` of a plain value (never one: a type is no candidate); refused for any other."""
+    """``callable`` of a plain value (never one: a type is no candidate) or of a modelled
+    function (solve.arrays.callable_value); refused for any other."""
+    if isinstance(value, Modelled) and value.kind == "Callable":
+        return True
     if not is_plain(value):
         raise EvalError("callable() of a value that is not a plain one")
     return False

@@ -129,7 +129,8 @@ EXPECTED = {
                "paged_decode", "parse_group_config",
                "row_scales",  # (an array's sizes read of the shape the trigger gives it beside its numel())
                # a mapping's keys at values of its declared value type, and a function argument
-               "check_modalities", "stream_arguments"},
+               "check_modalities", "stream_arguments",
+               "base_mode"},  # (a list's count())
     # validate_* run under @strict, which wraps their errors (the runner checks the class the card
     # says the caller gets); positive is called directly, so its ValueError comes unwrapped.
     "strictcfg": {"ModelConfig.__post_init__", "ModelConfig.validate_architecture", "ModelConfig.validate_depth", "positive",

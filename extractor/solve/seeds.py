@@ -81,6 +81,17 @@ def _seed_call(node: ast.Call, problem: Problem, envs: _Envs, seeds: dict[str, l
         seed_str_test(node, problem, envs[0], seeds)
     if dotted_name(func) == "struct.unpack" and len(node.args) == 2:
         _seed_packed(node.args[0], node.args[1], problem, seeds)
+    if isinstance(func, ast.Attribute) and func.attr == "count" and len(node.args) == 1 and not node.keywords:
+        _seed_counted(func.value, node.args[0], problem, envs[0], seeds)
+
+
+def _seed_counted(sequence: ast.expr, item: ast.expr, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:
+    """``custom_ops.count("all")`` of a list: a list holding the item once (a text's counts are ``seed_text_mixes``')."""
+    name, _ = variable_of(sequence, problem)
+    value = constant_value(item, env)
+    types = problem.variables[name].domain.types if name is not None else ()
+    if name is not None and value is not NO_VALUE and ("list" in types or "tuple" in types):
+        seeds.setdefault(name, []).append([value] if "list" in types else (value,))
 
 
 def _seed_packed(fmt: ast.expr, data: ast.expr, problem: Problem, seeds: dict[str, list[Any]]) -> None:

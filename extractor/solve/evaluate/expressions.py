@@ -252,7 +252,8 @@ def _pure_call(name: str, args: list[Fn]) -> Fn:
 
 def _method_call(func: ast.Attribute, args: list[Fn], code: LazySource) -> Fn:
     """A str method on a str, a mapping's reading method on a dict (``get`` with a default at
-    most), ``is_integer()`` on a float (an int has it from Python 3.12 only: refused)."""
+    most), ``count`` on a list or tuple, ``is_integer()`` on a float (an int has
+    it from Python 3.12 only: refused)."""
     method = func.attr
     receiver = str if method in STR_METHODS else dict if method in DICT_METHODS and len(args) <= (2 if method == "get" else 0) \
         else float if method == "is_integer" and not args else None
@@ -264,7 +265,8 @@ def _method_call(func: ast.Attribute, args: list[Fn], code: LazySource) -> Fn:
 
     def method_call(env: Mapping[str, Any]) -> Any:
         value = target(env)
-        if not (isinstance(value, str) if receiver is str else type(value) is receiver):
+        is_sequence = method in _SEQUENCE_METHODS and type(value) in (list, tuple)  # (``custom_ops.count("all")``)
+        if not (isinstance(value, str) if receiver is str else type(value) is receiver) and not is_sequence:
             _refuse_missing(value, method)
             raise EvalError(f"call outside the allow-list: {code}")
         values = [arg(env) for arg in args]
@@ -275,6 +277,10 @@ def _method_call(func: ast.Attribute, args: list[Fn], code: LazySource) -> Fn:
             raise ValueFailure(str(exc)) from exc
 
     return method_call
+
+
+# A list's or tuple's reading method that str has too (the receiver is told apart at the call)
+_SEQUENCE_METHODS = frozenset({"count"})
 
 
 def _array_call(target: Fn, method: str, args: list[Fn], code: LazySource, chain: str | None = None) -> Fn:

@@ -16,6 +16,7 @@ from extractor.model import Reason, TriggerStatus
 from extractor.publish.catalog_file import load_catalog
 from extractor.solve.arrays import array_value, dtype_value, fold_arrays, library_value, modelled_text
 from extractor.solve.domains import NO_VALUE, any_value
+from extractor.solve.evaluate import evaluate
 from extractor.solve.values import Modelled, Present, python_text
 
 from .helpers import FIXTURES, extract_snippet, only, run_cli
@@ -163,7 +164,14 @@ def test_a_declared_type_gets_a_realistic_value(annotation: str, written: str) -
 
 
 def test_a_class_the_tool_cannot_build_has_no_value() -> None:
-    assert any_value("Config") is NO_VALUE and any_value("Callable[[int], int]") is NO_VALUE and any_value('Literal[Mode.A]') is NO_VALUE
+    assert any_value("Config") is NO_VALUE and any_value('Literal[Mode.A]') is NO_VALUE
+
+
+def test_a_callable_is_a_function_of_any_arguments() -> None:
+    """``Callable[[int], int]``: ``lambda *args, **kwargs: None``, which ``callable`` holds for."""
+    function = any_value("Callable[[int], int]")
+    assert isinstance(function, Modelled) and function.code == "lambda *args, **kwargs: None"
+    assert evaluate("callable(f) and f is not None", {"f": function}) is True
 
 
 def test_a_path_is_read_but_never_touched() -> None:

@@ -357,12 +357,13 @@ def _small(shape: list[Any] | tuple[Any, ...]) -> bool:
 def fold_arrays(values: dict[str, Any], annotations: Mapping[str, str | None]) -> dict[str, Any]:
     """``values`` where a modelled tensor or array ``x`` is built with the ``x.shape``,
     ``x.ndim`` and ``x.dtype`` the values give (``x.shape = [1, 5]``: ``torch.empty(1, 5)``),
-    those entries left out; unchanged where they are no sizes, or disagree. ``x`` need not be
-    in ``values`` where ``annotations`` (input -> its annotation) declares it a tensor; nor
-    need its shape, where the values give it flags only, each the CPU tensor's own
-    (``x.is_cuda = False``: the typical tensor)."""
+    those entries left out, and an ``x.device`` that is the CPU one it is built on;
+    unchanged where they are no sizes, or disagree. ``x`` need not be in ``values`` where
+    ``annotations`` (input -> its annotation) declares it a tensor; nor need its shape, where
+    the values give it flags only, each the CPU tensor's own (``x.is_cuda = False``: the
+    typical tensor)."""
     out = dict(values)
-    bases = {n.rpartition(".")[0] for n in values if n.endswith((".shape", ".ndim", ".dtype"))}
+    bases = {n.rpartition(".")[0] for n in values if n.endswith((".shape", ".ndim", ".dtype", ".device"))}
     found = {base: modelled for base in sorted(bases)
              if base not in values and (modelled := library_value(annotations.get(base))) is not None}
     # (one the trigger gives flags only, each the CPU tensor's own: ``x.is_cuda = False``)
@@ -391,6 +392,8 @@ def fold_arrays(values: dict[str, Any], annotations: Mapping[str, str | None]) -
         for flag in _FLAGS:  # (``x.is_cuda = False``: what the CPU tensor built has)
             if f"{name}{flag}" in out and _has(out[name], flag[1:], out[f"{name}{flag}"]):
                 out.pop(f"{name}{flag}")
+        if value.module == "torch" and out.get(f"{name}.device") == device_value():  # (the CPU device it is built on)
+            out.pop(f"{name}.device")
     return out
 
 

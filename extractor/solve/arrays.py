@@ -377,7 +377,9 @@ def fold_arrays(values: dict[str, Any], annotations: Mapping[str, str | None]) -
         if not (isinstance(value, Modelled) and value.is_array):
             continue
         ndim = values.get(f"{name}.ndim")
-        shape = values.get(f"{name}.shape", value.attribute("shape") if ndim is None else (1,) * ndim if type(ndim) is int else None)
+        own = value.attribute("shape")
+        # (an ndim the tensor has itself keeps its sizes, as the evaluator reads them: evaluate.expressions._given_shape)
+        shape = values.get(f"{name}.shape", own if ndim is None or ndim == len(own) else (1,) * ndim if type(ndim) is int else None)
         ndim = len(shape) if ndim is None and isinstance(shape, (list, tuple)) else ndim
         dtype = values.get(f"{name}.dtype", value.attribute("dtype"))
         if not (isinstance(shape, (list, tuple)) and _small(shape) and ndim == len(shape)

@@ -130,7 +130,9 @@ EXPECTED = {
                "row_scales",  # (an array's sizes read of the shape the trigger gives it beside its numel())
                # a mapping's keys at values of its declared value type, and a function argument
                "check_modalities", "stream_arguments",
-               "base_mode"},  # (a list's count())
+               "base_mode",  # (a list's count())
+               "check_named_tool",  # (keys of a mapping read at a key)
+               "tile_layout"},  # (an Enum stand-in spelled through the module the annotation names)
     # validate_* run under @strict, which wraps their errors (the runner checks the class the card
     # says the caller gets); positive is called directly, so its ValueError comes unwrapped.
     "strictcfg": {"ModelConfig.__post_init__", "ModelConfig.validate_architecture", "ModelConfig.validate_depth", "positive",

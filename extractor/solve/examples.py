@@ -29,6 +29,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from ..collect.declarations import DOTTED
 from ..model import CONSTRUCTING, BuiltArgument, Card, CardContext, Example, ExampleStyle, FieldDoc, NoFix, Owner, Param
 from ..model.codes import Detailed, EntryKind, Reason, ReasonCode
 from ..model.pytext import repeated_text
@@ -123,6 +124,19 @@ def _flag_words(flag: str, action: str, value: Any) -> list[str] | None:
     return None if rendered is None else [flag, rendered]
 
 
+def _as_annotated(value: Any, annotation: str | None) -> Any:
+    """An Enum member spelled as the parameter's annotation names its class, where that is
+    through a module (``a_major: sm100_desc.Major``: ``sm100_desc.Major.K``, whose first name the
+    module binds; ``Major`` it may not)."""
+    if not (isinstance(value, Named) and value.kind == "enum" and annotation):
+        return value
+    owner, _, member = value.name.rpartition(".")
+    written = annotation.strip().strip("'\"").split("|")[0].strip().removeprefix("Optional[").rstrip("]")
+    if not owner or "." not in written or not written.endswith("." + owner) or not DOTTED.fullmatch(written):
+        return value
+    return Named(f"{written}.{member}", value.kind, value.mixin, value.value)
+
+
 def _literal(value: Any, imports: set[tuple[str, str]] | None = None, module: str | None = None) -> str | None:
     """``repr(value)`` when it reads back as the same value (a Python literal), else None; a
     named constant (an Enum member, a sentinel, a module-level name) as written in ``module``
@@ -168,7 +182,7 @@ def _arguments(params: tuple[Param, ...], values: dict[str, Any], imports: set[t
             if param.default is None:
                 return Reason.ARGUMENT_WITHOUT_VALUE
             break  # later positional-only values cannot be passed past a skipped one
-        rendered = _literal(values[param.name], imports, module)
+        rendered = _literal(_as_annotated(values[param.name], param.annotation), imports, module)
         if rendered is None:
             return Reason.VALUE_NOT_WRITABLE
         positional.append(rendered)
@@ -189,7 +203,7 @@ def _arguments(params: tuple[Param, ...], values: dict[str, Any], imports: set[t
             continue
         if not _public(name):
             return Reason.SIGNATURE_MISMATCH  # (a private keyword)
-        rendered = _literal(value, imports, module)
+        rendered = _literal(_as_annotated(value, target.annotation), imports, module)
         if rendered is None:
             return Reason.VALUE_NOT_WRITABLE
         keywords.append(f"{name}={rendered}")

@@ -75,6 +75,8 @@ def _seed_call(node: ast.Call, problem: Problem, envs: _Envs, seeds: dict[str, l
         _seed_mapping(func.value, node.args[0].value, problem, seeds)
     if isinstance(func, ast.Attribute) and func.attr == "get" and node.args:
         _seed_lookup(func.value, node.args[0], problem, envs[0], seeds)
+        if (read := _mapping_read(node, problem)) is not None and len(read[1]) > 1:  # (a key of a mapping read there)
+            seeds.setdefault(_KEYS + read[0], []).append((read[1], NO_VALUE))
     if dotted_name(func) == "isinstance" and len(node.args) == 2:
         _seed_instances(node, problem, envs[0], seeds)
     if isinstance(func, ast.Attribute) and func.attr in STR_TESTS:
@@ -112,7 +114,7 @@ def _seed_mapping(mapping: ast.expr, key: str, problem: Problem, seeds: dict[str
     name, _ = variable_of(mapping, problem)
     if name is not None and _may_be_dict(problem, name):
         seeds.setdefault(name, []).extend([{}, {key: 0}, {key: "x"}])
-        seeds.setdefault(_KEYS + name, []).append((key, NO_VALUE))
+        seeds.setdefault(_KEYS + name, []).append(((key,), NO_VALUE))
 
 
 def _seed_looped_keys(problem: Problem, seeds: dict[str, list[Any]]) -> None:
@@ -146,8 +148,10 @@ def _may_be_dict(problem: Problem, name: str) -> bool:
     return not types or "dict" in types
 
 
-def _mapping_read(node: ast.expr, problem: Problem) -> tuple[str, str] | None:
-    """``config.get("mode")`` or ``config["mode"]`` of a mapping variable: (the variable, the key); else None."""
+def _mapping_read(node: ast.expr, problem: Problem) -> tuple[str, tuple[str, ...]] | None:
+    """``config.get("mode")`` or ``config["mode"]`` of a mapping variable: (the variable, the
+    path of keys: ``("mode",)``), also of a mapping read there (``data["tool_choice"].get("function")``:
+    ``("tool_choice", "function")``); else None."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
         mapping, key = node.func.value, node.args[0]
     elif isinstance(node, ast.Subscript):
@@ -157,7 +161,13 @@ def _mapping_read(node: ast.expr, problem: Problem) -> tuple[str, str] | None:
     if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
         return None
     name, _ = variable_of(mapping, problem)
-    return (name, key.value) if name is not None else None
+    if name is not None:
+        return name, (key.value,)
+    outer = _mapping_read(mapping, problem)
+    return (outer[0], (*outer[1], key.value)) if outer is not None and len(outer[1]) < _MAX_DEPTH else None
+
+
+_MAX_DEPTH = 3  # keys of nested mappings followed
 
 
 def _seed_key(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]],
@@ -172,7 +182,9 @@ def _seed_key(side: ast.expr, other: ast.expr, problem: Problem, env: dict[str, 
     elif is_member and not is_left and isinstance(value, str):
         name, _ = variable_of(side, problem)
         if name is not None and _may_be_dict(problem, name):
-            seeds.setdefault(_KEYS + name, []).append((value, _TESTED))
+            seeds.setdefault(_KEYS + name, []).append(((value,), _TESTED))
+        elif (inner := _mapping_read(side, problem)) is not None:  # (``"name" in data["tool_choice"]``)
+            seeds.setdefault(_KEYS + inner[0], []).append(((*inner[1], value), _TESTED))
 
 
 def _near(value: Any) -> list[Any]:
@@ -180,7 +192,7 @@ def _near(value: Any) -> list[Any]:
     return _neighbours(value) if type(value) in (int, float) else [value]
 
 
-def _seed_item_kinds(read: tuple[str, str], kinds: list[str], seeds: dict[str, list[Any]]) -> None:
+def _seed_item_kinds(read: tuple[str, tuple[str, ...]], kinds: list[str], seeds: dict[str, list[Any]]) -> None:
     """``isinstance(config["flag"], bool)``: the key at a value of each tested builtin type and
     at one of none of them."""
     values = [_FRESH[kind] for kind in kinds]
@@ -202,22 +214,42 @@ def _merge_keys(seeds: dict[str, list[Any]], problem: Problem) -> None:
             continue
         # (``dict[str, list[int]]``: a key's value of the declared type, ``[1]``, which True is not)
         typed = [next(iter(s.values())) for s in samples(problem.variables[name].domain.annotation) if isinstance(s, dict) and s][:1]
-        options: dict[str, list[Any]] = {}
-        for key, value in reads:
-            known = options.setdefault(key, [NO_VALUE, *typed])
-            if value is not NO_VALUE and value is not _TESTED and all(type(v) is not type(value) or v != value for v in known[1:]):
-                known.append(value)
-        for known in options.values():
-            known.extend(v for v in (True, False) if all(type(k) is not bool or k != v for k in known[1:]))
-        keys = list(options)[:_MAX_KEYS]
-        combos = sorted(product(*(range(len(options[k])) for k in keys)), key=lambda c: (sum(1 for i in c if i), c))
-        seeds.setdefault(name, []).extend({k: options[k][i] for k, i in zip(keys, combo) if i} for combo in combos[:_MAX_KEYED])
+        seeds.setdefault(name, []).extend(_keyed(reads, typed, _MAX_KEYED))
+
+
+def _keyed(reads: list[tuple[tuple[str, ...], Any]], typed: list[Any], limit: int) -> list[dict[str, Any]]:
+    """Mappings over the keys ``reads`` give (a path of keys, a value compared with), each key
+    absent or at one of its options (``_key_options``), fewest keys first, at most ``limit``."""
+    options = _key_options(reads, typed)
+    keys = list(options)[:_MAX_KEYS]
+    combos = sorted(product(*(range(len(options[k])) for k in keys)), key=lambda c: (sum(1 for i in c if i), c))
+    return [{k: options[k][i] for k, i in zip(keys, combo) if i} for combo in combos[:limit]]
+
+
+def _key_options(reads: list[tuple[tuple[str, ...], Any]], typed: list[Any]) -> dict[str, list[Any]]:
+    """Per key: absent (NO_VALUE), a value of the declared type, the values it is compared with,
+    the mappings over the keys read of it in turn (``data["tool_choice"].get("function")``:
+    ``{}``, ``{'function': {}}``, ...), True and False."""
+    options: dict[str, list[Any]] = {}
+    nested: dict[str, list[tuple[tuple[str, ...], Any]]] = {}
+    for (key, *rest), value in reads:
+        known = options.setdefault(key, [NO_VALUE, *typed])
+        if rest:
+            nested.setdefault(key, []).append((tuple(rest), value))
+        elif value is not NO_VALUE and value is not _TESTED and all(type(v) is not type(value) or v != value for v in known[1:]):
+            known.append(value)
+    for key, inner in nested.items():
+        options[key].extend(m for m in _keyed(inner, [], _MAX_NESTED) if all(type(v) is not dict or v != m for v in options[key][1:]))
+    for known in options.values():
+        known.extend(v for v in (True, False) if all(type(k) is not bool or k != v for k in known[1:]))
+    return options
 
 
 _MAX_KEYS = 6  # keys of one mapping combined
 _TESTED = object()  # a key only tested with ``in``
 _MAPPINGS = frozenset({"dict", "Dict", "Mapping", "MutableMapping"})
 _MAX_KEYED = 256  # mappings over them tried
+_MAX_NESTED = 12  # mappings tried as one key's value (``data["tool_choice"]``)
 
 
 def _seed_subscript(node: ast.Subscript, problem: Problem, envs: _Envs, seeds: dict[str, list[Any]]) -> None:

@@ -1180,3 +1180,17 @@ def test_a_classmethod_reads_a_class_constant_but_not_a_registry_the_class_fills
     assert (cards["Units.unit"].status, cards["Units.unit"].verified, cards["Units.unit"].constructed) == \
         ("concrete", True, {"cls.UNITS": {"python": "('day', 'week')"}})
     assert (cards["Units.lookup"].status, cards["Units.lookup"].verified) == ("internal", False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=5), max_size=5), st.sampled_from([1, 7, 64, 256]))
+def test_mappings_over_keys_come_fewest_keys_first_without_the_whole_product(sizes, limit) -> None:
+    """``seeds._fewest_first`` gives what sorting the whole product would (fewest keys set
+    first, then in order), cut at ``limit``; six keys of 15 options each stay cheap."""
+    from itertools import product
+
+    from extractor.solve.seeds import _fewest_first
+
+    whole = sorted(product(*(range(n) for n in sizes)), key=lambda c: (sum(1 for i in c if i), c))
+    assert _fewest_first(sizes, limit) == whole[:limit]
+    assert len(_fewest_first([15] * 6, 256)) == 256

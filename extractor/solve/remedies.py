@@ -27,7 +27,7 @@ from .problem import Variable
 from .rules import may_refuse, stand_in, validated_field
 from .seeds import candidates
 from .status import Reads
-from .values import Present, to_json_value
+from .values import Modelled, Present, to_json_value
 
 Found = tuple[Fix, Any, bool]  # a fix, the Python value it sets, and whether no other raise may fire under it
 
@@ -61,6 +61,8 @@ def _fixes(draft: Draft) -> tuple[list[Found], dict[str, Any]]:
     parts = [(p.role, p.code) for p in frame.card.statement.guard.parts]
     placeholders = frozenset(n for n in ctx.signature.unread if n in env and n not in problem.variables)  # any value of their type
     defaults = _sibling_defaults(ctx)
+    # (a tensor the trigger gives has its own dtype and device: a flat ``x.dtype`` would hide them)
+    defaults = {name: value for name, value in defaults.items() if not isinstance(env.get(name.rpartition(".")[0]), Modelled)}
     unread = draft.every_atom - draft.atoms
     known = {name: value for name, value in env.items() if name not in unread}
     fixes: list[Found] = []

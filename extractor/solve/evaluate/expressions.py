@@ -284,8 +284,9 @@ _SEQUENCE_METHODS = frozenset({"count"})
 
 
 def _array_call(target: Fn, method: str, args: list[Fn], code: LazySource, chain: str | None = None) -> Fn:
-    """``x.dim()``, ``x.size(0)``, ``x.numel()`` of a modelled tensor or array (solve.arrays),
-    of the sizes the trigger gives ``x.shape`` (or ``x.ndim``: ones) where it gives them too."""
+    """``x.dim()``, ``x.size(0)``, ``x.numel()``, ``x.stride()`` of a modelled tensor or array
+    (solve.arrays), of the sizes the trigger gives ``x.shape`` where it gives them too (or ones,
+    for an ``x.ndim`` other than the tensor's own)."""
     outside = _outside(code, target, method)
 
     def call(env: Mapping[str, Any]) -> Any:

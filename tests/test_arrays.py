@@ -6,7 +6,8 @@ from __future__ import annotations
 import ast
 
 from extractor.model import Domain
-from extractor.solve.arrays import cohere, conventional_domain, incoherent_arrays
+from extractor.solve.arrays import array_value, cohere, conventional_domain, incoherent_arrays
+from extractor.solve.evaluate import evaluate
 
 from .helpers import extract_snippet
 
@@ -100,9 +101,6 @@ def test_strides_and_sizes_are_those_of_the_shape_the_trigger_gives() -> None:
     ``(2, 3, 4)``, ``(16, 1, 1)`` for ``(0, 16, 0)``); a transpose's are its own; where the
     trigger gives ``x.shape`` beside ``x``, the sizes are of that shape (the example builds ``x``
     with it), and ``x.ndim`` alone, where it is not the tensor's own, stands for ones."""
-    from extractor.solve.arrays import array_value
-    from extractor.solve.evaluate import evaluate
-
     x = array_value("torch", (2, 3, 4))
     assert evaluate("x.stride()", {"x": x}) == (12, 4, 1)
     assert evaluate("x.stride(-1) == 1 and x.element_size() == 4", {"x": x}) is True
@@ -120,10 +118,7 @@ def test_a_tensor_read_whole_and_by_its_shape_is_built_with_that_shape(tmp_path)
     code = ("import torch\ndef g(cache: torch.Tensor, page: int = 16):\n"
             "    if cache.ndim == 3 and cache.shape[1] == page and cache.stride(1) != cache.shape[2]:\n"
             "        raise ValueError('cache rows must be contiguous')\n")
-    (card,) = extract_snippet(tmp_path, code)
-    trigger = card.solved.trigger
-    assert trigger is not None and trigger.verified
-    assert trigger.inputs["cache"] == {"python": "torch.empty(0, 16, 0)"}
+    assert _verified_inputs(tmp_path, code)["cache"] == {"python": "torch.empty(0, 16, 0)"}
 
 
 def test_devices_compared_only_with_each_other_are_the_cpu_one(tmp_path) -> None:
@@ -133,8 +128,14 @@ def test_devices_compared_only_with_each_other_are_the_cpu_one(tmp_path) -> None
     code = ("import torch\ndef f(a: torch.Tensor, b: torch.Tensor):\n"
             "    if a.ndim == 2 and b.ndim == 2 and a.device == b.device and a.stride(-1) != 1:\n"
             "        raise ValueError('a must be row-major')\n")
+    inputs = _verified_inputs(tmp_path, code)
+    assert inputs["a"] == {"python": "torch.empty(3, 2).t()"}
+    assert inputs["a.device"] == {"python": "torch.device('cpu')"}
+
+
+def _verified_inputs(tmp_path, code: str) -> dict:
+    """The inputs of the one card of ``code``, whose trigger must be verified."""
     (card,) = extract_snippet(tmp_path, code)
     trigger = card.solved.trigger
     assert trigger is not None and trigger.verified
-    assert trigger.inputs["a"] == {"python": "torch.empty(3, 2).t()"}
-    assert trigger.inputs["a.device"] == {"python": "torch.device('cpu')"}
+    return trigger.inputs

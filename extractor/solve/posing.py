@@ -77,13 +77,14 @@ def _plain_constant(source: str) -> Any:
     if value is not NO_VALUE:
         return value
     try:
-        return evaluate(source, _library_names(source))
+        return evaluate(source, dtype_names(source))
     except EvalError:
         return NO_VALUE
 
 
-def _library_names(source: str) -> dict[str, Any]:
-    """The dtypes a constant's source names (``(torch.float16, torch.bfloat16)``, collect.constants), by their chains."""
+def dtype_names(source: str) -> dict[str, Any]:
+    """The dtypes a source names (a constant's, ``(torch.float16, torch.bfloat16)``,
+    collect.constants; a guard's), by their chains."""
     if "." not in source:
         return {}
     try:

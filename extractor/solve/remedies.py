@@ -7,13 +7,12 @@ verified trigger: the call that raises, and the same call with a fix that passes
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import Any
 
 from ..model import CardContext, Example, Fix
 from ..model.codes import NoFix, Reason, ReasonCode, TriggerStatus
-from .arrays import dtype_value, fold_arrays, frame_annotations, incoherent_arrays, library_value
+from .arrays import fold_arrays, frame_annotations, incoherent_arrays, library_value
 from .construction import constructs
 from .domains import NO_VALUE, default_source, literal_value, param_domain
 from .draft import Draft, param_defaults
@@ -23,6 +22,7 @@ from .evaluate import InstancesOf
 from .examples import build_example, is_class_level
 from .fixes import FixCandidate, bare_test, describe_fix, find_fixes, quiet_stand_ins
 from .passes import card_message, validator_outcome
+from .posing import dtype_names
 from .problem import Variable
 from .rules import may_refuse, stand_in, validated_field
 from .seeds import candidates
@@ -119,13 +119,9 @@ def _array_defaults(ctx: CardContext) -> dict[str, Any]:
         model = library_value(param.annotation)
         if model is not None and model.is_array:
             found.update({f"{param.name}.{name}": value for name, value in model.attributes if name not in ("shape", "ndim")})
-    if found:
-        chains = {m.group(0) for code in ctx.place.siblings for m in _DOTTED.finditer(code)}
-        found.update({chain: dtype for chain in sorted(chains) if (dtype := dtype_value(chain)) is not None})
+    for code in ctx.place.siblings if found else ():
+        found.update(dtype_names(code))
     return found
-
-
-_DOTTED = re.compile(r"\b[A-Za-z_]\w*\.\w+\b")
 
 
 def _fix(draft: Draft, candidate: FixCandidate) -> Found | None:

@@ -542,3 +542,52 @@ def test_a_stored_argument_gets_none_as_a_stand_in_and_the_receiver_none(tmp_pat
     assert (trigger.status, trigger.verified, trigger.inputs) == ("concrete", True, {"level": -1, "sink": None})
     assert card.solved.example.placeholders == ("sink",)
     assert card.solved.example.before.endswith("Log().attach(sink=None, level=-1)")
+
+
+def test_an_argument_passed_on_to_a_call_gets_a_value_of_its_type_and_no_verified_claim(tmp_path) -> None:
+    trigger = _trigger(tmp_path, '''
+        def build(rows, cols):
+            return [[0] * cols for _ in range(rows)]
+
+        def make_mlp(hidden_size: int, intermediate_size: int, hidden_act: str):
+            weights = build(hidden_size, intermediate_size)
+            if hidden_act != "silu":
+                raise ValueError(f"Unsupported activation: {hidden_act}")
+        ''')
+    assert trigger.inputs == {"hidden_act": "silu_x", "hidden_size": 1, "intermediate_size": 1}
+    assert trigger.passed_on == ("hidden_size", "intermediate_size") and not trigger.missing
+    assert (trigger.reason, trigger.verified) == (Reason.ARGUMENT_PASSED_ON, False)
+
+
+def test_an_argument_whose_attributes_the_trigger_gives_is_not_passed_on(tmp_path) -> None:
+    # (``grid`` is the object ``grid.device.type`` is of: the trigger gives it, and stays verified)
+    trigger = _trigger(tmp_path, '''
+        import torch
+
+        def prepare(grid: torch.Tensor):
+            if grid.device.type != "cpu":
+                raise ValueError("grid must remain on CPU")
+        ''')
+    assert trigger.verified and not trigger.passed_on and "grid" not in trigger.inputs
+
+
+def test_an_argument_only_a_pure_statement_reads_that_no_value_passes_stays_missing(tmp_path) -> None:
+    trigger = _trigger(tmp_path, '''
+        def first(items: int, count: int):
+            head = items[0]
+            if count < 0:
+                raise ValueError("count must not be negative")
+        ''')
+    assert trigger.missing == ("items",) and not trigger.passed_on
+
+
+def test_an_argument_passed_on_takes_a_value_surely_of_its_type(tmp_path) -> None:
+    # ``(1,)`` may not be a ``tuple[Task, ...]`` (a class the tool does not read): ``()`` surely is
+    trigger = _trigger(tmp_path, '''
+        def check(tasks: tuple[Task, ...], sizes: list[int], mode: str):
+            register(tasks, sizes)
+            if mode != "fast":
+                raise ValueError(f"unknown mode {mode}")
+        ''')
+    assert trigger.passed_on == ("tasks", "sizes")
+    assert trigger.inputs["tasks"] == {"python": "()"} and trigger.inputs["sizes"] == [1]

@@ -141,6 +141,9 @@ class Trigger:
     verified: bool = False
     missing: tuple[str, ...] = ()  # required arguments the trigger has no value for (so it is not verified)
     outside: tuple[str, ...] = ()  # inputs whose value is outside their declared type, which an isinstance test of the guard refuses
+    # required arguments given a value of their declared type only, which a statement on the way
+    # reads that the tool does not follow (solve.required.fill_passed_on; so it is not verified)
+    passed_on: tuple[str, ...] = ()
     # attributes the trigger reads as a new object has them (CardContext.state): it builds the object
     constructed: dict[str, Any] = dataclasses.field(default_factory=dict)
     # the methods called, without arguments and in order, on the new object before the card's call

@@ -186,6 +186,9 @@ class Reason(Code):
     CHECK_ON_THE_WAY = "check_on_the_way", ("a function of the file that is called on the way, before the raise, checks the values "
                                             "it is passed and may raise first under the trigger's values: its condition is not "
                                             "shown to be false")
+    ARGUMENT_PASSED_ON = "argument_passed_on", ("a required argument the condition does not fix is given a value of its declared type "
+                                                "only, and a statement on the way reads it that the tool does not follow (a call it is "
+                                                "passed to, a loop): that may refuse the value first")
     LOOP_ON_THE_WAY = "loop_on_the_way", ("a loop on the way to the raise reads a value the trigger sets, and the tool does not run "
                                           "loops: it may fail first on that value, or change it")
     FAILS_ON_THE_WAY = "fails_on_the_way", ("under the trigger's values, a statement on the way to the raise, or the exception's own "

@@ -431,6 +431,23 @@ CACHED_UNHASHABLE = Check(
         '''),),
 )
 
+ARGUMENT_PASSED_ON = Check(
+    code=Reason.ARGUMENT_PASSED_ON,
+    fires=lambda draft: bool(draft.passed_on),
+    valid=(Snippet('''
+        def make_layer(size: int, activation: str) -> None:
+            if activation != "relu":
+                raise ValueError(f"unsupported activation: {activation}")
+            build(size)
+        ''', "make_layer"),),
+    invalid=(Snippet('''
+        def make_layer(size: int, activation: str) -> None:
+            weights = build(size)  # (may refuse the size the trigger gives)
+            if activation != "relu":
+                raise ValueError(f"unsupported activation: {activation}")
+        ''', "make_layer"),),
+)
+
 LOOP_ON_THE_WAY = Check(
     code=Reason.LOOP_ON_THE_WAY,
     fires=lambda draft: loop_reads(draft.inputs, draft.frame.card.statement.guard.looped),
@@ -503,7 +520,7 @@ NOT_REPRODUCED = Check(
 # In order: the first that fires gives the reason.
 CHECKS = (OTHER_PLATFORM, REPLACED_BY_COMPILED_MODULE, VALUE_AND_ITS_ATTRIBUTE, ABSTRACT_CLASS, UNDEFINED_ATTRIBUTES, INCOHERENT_ARRAYS,
           RAISES_AN_INPUT, RAISED_NOT_SHOWN, CACHED_UNHASHABLE, FAILS_ON_THE_WAY, HELPER_ON_THE_WAY, CHECK_ON_THE_WAY, LOOP_ON_THE_WAY,
-          CONSTRUCTION_NOT_SHOWN, NOT_REPRODUCED)
+          ARGUMENT_PASSED_ON, CONSTRUCTION_NOT_SHOWN, NOT_REPRODUCED)
 RULES = (INSIDE_FOR_LOOP, *CHECKS)  # every check, with its examples
 
 

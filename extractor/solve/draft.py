@@ -64,6 +64,7 @@ class Draft:
     missing: tuple[str, ...] = ()  # required arguments the trigger gives no value for
     stand_ins: tuple[str, ...] = ()  # the object's required fields the trigger gives a stand-in (solve.rules.required_stand_ins)
     placeholders: tuple[str, ...] = ()  # required arguments only pure statements read before the raise, given None (solve.required)
+    passed_on: tuple[str, ...] = ()  # required arguments a statement on the way reads, given a value of their type (solve.required)
     verified: bool = False
     parents: set[str] = field(default_factory=set)  # values given beside an attribute of theirs (solve.checks.value_parents)
     found: tuple[tuple[Fix, Any, bool], ...] = ()  # each fix, the value it sets, and whether no other raise may fire under it

@@ -28,7 +28,7 @@ from .messages import message_refs, render_message
 from .passage import first_failing, names_read, unpacked_values
 from .posing import build_problem
 from .problem import Problem, Variable, classes_of
-from .required import fill_required
+from .required import fill_passed_on, fill_required
 from .rules import required_stand_ins
 from .search import search
 from .seeds import candidates
@@ -394,13 +394,14 @@ def choose_inputs(draft: Draft) -> Draft:
         if value is not env.get(name) and (name in frame.params or name in inputs) and problem_holds(draft, {**env, name: value}):
             env[name], inputs[name] = value, to_json_value(value)
     placeholders = fill_required(ctx, env, inputs, type_checked(frame.card))
+    passed_on = fill_passed_on(ctx, env, inputs)
     missing = _missing(frame.card, ctx, set(inputs), bool(draft.constructed))
     # The object's other required fields, where the trigger builds it: values their own rules accept
     filled = required_stand_ins(ctx, missing)
     env.update(filled)
     inputs.update({name: to_json_value(value) for name, value in filled.items()})
     return replace(draft, env=env, inputs=inputs, missing=tuple(m for m in missing if m not in filled), stand_ins=tuple(filled),
-                   placeholders=placeholders)
+                   placeholders=placeholders, passed_on=passed_on)
 
 
 def problem_holds(draft: Draft, env: dict[str, Any]) -> bool:

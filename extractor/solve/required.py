@@ -7,6 +7,12 @@ device, a ``torch.nn.Module()``), or the first member of the Enum class of the t
 (``CardContext.place.param_choices``). One that only simple statements of pure expressions
 read (``Signature.pure_reads``: ``n = len(text)``, ``self.size = size``) takes the first
 realistic value under which each statement's test holds.
+
+Any other required parameter a statement on the way reads (an argument of a call the tool
+does not follow: ``self.up_proj = ColumnParallelLinear(input_size=hidden_size)``, a loop, a
+test outside the guard) takes the first realistic value of its declared type too
+(``fill_passed_on``), so that the trigger is a whole call; the card names it, and the trigger
+is not verified (solve.checks.ARGUMENT_PASSED_ON): the value may not pass what reads it.
 """
 
 from __future__ import annotations
@@ -15,9 +21,11 @@ from typing import Any
 
 from ..model import CardContext, Param
 from .arrays import instance_value
+from .declared import fits
 from .domains import NO_VALUE, any_value, choice_value
 from .draft import param_defaults
 from .evaluate import outcome, parse_expr
+from .passage import first_failing
 from .values import to_json_value
 
 
@@ -43,6 +51,39 @@ def fill_required(ctx: CardContext, env: dict[str, Any], inputs: dict[str, Any],
                 env[param.name], inputs[param.name], grew = value, to_json_value(value), True
     _fill_together(ctx, reads, env, inputs)
     return () if type_checked else _fill_stand_ins(ctx, reads, env, inputs)
+
+
+def fill_passed_on(ctx: CardContext, env: dict[str, Any], inputs: dict[str, Any]) -> tuple[str, ...]:
+    """A realistic value of its declared (or evident) type (``_passed_value``) for each required
+    parameter still without a value, which a statement on the way reads that the tool does not
+    follow; those parameters. One of no type with such a value stays missing, and so does one
+    only pure statements read (``fill_required`` found no value under which their tests hold:
+    they would fail)."""
+    pure = dict(ctx.signature.pure_reads)
+    scope = {**param_defaults(ctx), **env}
+    filled = []
+    for param in ctx.signature.params:
+        kind = param.annotation or param.used_as
+        if not _unset(param, env) or kind is None or param.name in pure or any(n.startswith(param.name + ".") for n in env):
+            continue  # (one whose attributes the trigger gives, ``output.dtype``, is the object they are of: not missing)
+        value = _passed_value(param, kind, ctx, scope)
+        if value is not NO_VALUE:
+            env[param.name] = scope[param.name] = value
+            inputs[param.name] = to_json_value(value)
+            filled.append(param.name)
+    return tuple(filled)
+
+
+def _passed_value(param: Param, kind: str, ctx: CardContext, scope: dict[str, Any]) -> Any:
+    """The first realistic value of the type (``_typical``, then the first member of the tree's
+    Enum it names) that is of it, those surely of it first (``()`` for ``tuple[Task, ...]``, not
+    ``(1,)``), under which no statement on the way the evaluator runs surely fails; else NO_VALUE."""
+    tried = [value for value in [*_typical(kind), *_members(param, ctx)[:1]] if fits(kind, value)]
+    sure = [value for value in tried if fits(kind, value, strict=True)]
+    for value in [*sure, *(value for value in tried if not any(value is s for s in sure))]:
+        if first_failing(ctx.passage.evaluates, {**scope, param.name: value}) is None:
+            return value
+    return NO_VALUE
 
 
 def _unset(param: Param, env: dict[str, Any]) -> bool:

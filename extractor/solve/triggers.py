@@ -120,6 +120,7 @@ def _solved(draft: Draft) -> Solved:
         verified=draft.verified,
         missing=draft.missing,
         outside=tuple(n for n in draft.outside if n in draft.inputs),
+        passed_on=draft.passed_on,
         constructed={n: to_json_value(v) for n, v in sorted(draft.constructed.items())},
         steps=draft.steps,
     )

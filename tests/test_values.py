@@ -236,6 +236,22 @@ def test_what_an_earlier_if_reads_before_it_leaves_is_not_on_the_way() -> None:
     assert unread_params(function, (function,), 10) == ("host",)
 
 
+def test_the_branches_beside_the_raise_are_not_on_the_way() -> None:
+    function = _function('''
+        def convert(backend, layer, w13, w2):
+            block = hasattr(layer, "weight_block_size")
+            if backend == "a":
+                w13 = [x * 2 for x in w13]
+            elif backend == "b":
+                w2 = sorted(w2)
+            else:
+                raise ValueError(backend)
+        ''')
+    # (the raise in the last ``else``: neither body beside it runs on the way, however it ends)
+    assert {stmt.lineno for stmt in leaving_ifs(function.body, 9)} == {4, 6}
+    assert unread_params(function, (function,), 9) == ("w13", "w2")
+
+
 def test_a_nested_definition_reads_only_its_free_names() -> None:
     function = _function('''
         def f(prefix, ignored, limit, mode):
@@ -591,3 +607,14 @@ def test_an_argument_passed_on_takes_a_value_surely_of_its_type(tmp_path) -> Non
         ''')
     assert trigger.passed_on == ("tasks", "sizes")
     assert trigger.inputs["tasks"] == {"python": "()"} and trigger.inputs["sizes"] == [1]
+
+
+def test_an_optional_argument_passed_on_is_given_none(tmp_path) -> None:
+    # (what a call it is passed to reads as "not given": ``'x'`` may be refused, as MLA's base refuses a layer name)
+    trigger = _trigger(tmp_path, '''
+        def make(name: str | None, size: int, mode: str):
+            setup(name, size)
+            if mode != "fast":
+                raise ValueError(mode)
+        ''')
+    assert trigger.passed_on == ("name", "size") and trigger.inputs["name"] is None and trigger.inputs["size"] == 1

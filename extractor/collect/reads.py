@@ -288,13 +288,20 @@ def getattr_read(node: ast.Call) -> tuple[ast.expr, str] | None:
 
 def leaving_ifs(body: list[ast.stmt], line: int) -> set[ast.If]:
     """The ``if`` statements before the raise at ``line`` whose body ends by leaving the
-    function (``return``, ``raise``), reached through ``if`` statements only (no loop, ``try``
-    or ``with`` around them that could catch, repeat or resume). Where such a body runs, the
-    function leaves before the raise: control that reaches the raise never ran it, so what it
-    reads is not on the way (ssl's ``_dnsname_match`` reads ``hostname`` only in ``if not
+    function (``return``, ``raise``), or whose ``else`` holds the raise, reached through ``if``
+    statements only (no loop, ``try`` or ``with`` around them that could catch, repeat or
+    resume). Where such a body runs, the function leaves before the raise, or takes the other
+    branch: control that reaches the raise never ran it, so what it reads is not on the way
+    (ssl's ``_dnsname_match`` reads ``hostname`` only in ``if not
     wildcards: return dn.lower() == hostname.lower()``, before the raise for ``dn='**'``)."""
-    # (the raise may be in its ``else``)
-    return {stmt for stmt, in_body in _ifs_before(body, line) if not in_body and isinstance(stmt.body[-1], (ast.Return, ast.Raise))}
+    # (the raise may be in its ``else``; where it is, the body never runs on the way, however it ends:
+    # ``if a: x = w13 ... else: raise``)
+    return {stmt for stmt, in_body in _ifs_before(body, line)
+            if not in_body and (isinstance(stmt.body[-1], (ast.Return, ast.Raise)) or _holds(stmt.orelse, line))}
+
+
+def _holds(block: list[ast.stmt], line: int) -> bool:
+    return bool(block) and block[0].lineno <= line <= (block[-1].end_lineno or line)
 
 
 def _ifs_before(body: list[ast.stmt], line: int) -> Iterator[tuple[ast.If, bool]]:

@@ -77,8 +77,11 @@ def fill_passed_on(ctx: CardContext, env: dict[str, Any], inputs: dict[str, Any]
 def _passed_value(param: Param, kind: str, ctx: CardContext, scope: dict[str, Any]) -> Any:
     """The first realistic value of the type (``_typical``, then the first member of the tree's
     Enum it names) that is of it, those surely of it first (``()`` for ``tuple[Task, ...]``, not
-    ``(1,)``), under which no statement on the way the evaluator runs surely fails; else NO_VALUE."""
+    ``(1,)``), None first where the type takes it (what a call it is passed to reads as "not
+    given": ``kv_sharing_target_layer_name: str | None``), under which no statement on the way
+    the evaluator runs surely fails; else NO_VALUE."""
     tried = [value for value in [*_typical(kind), *_members(param, ctx)[:1]] if fits(kind, value)]
+    tried.sort(key=lambda value: value is not None)  # (stable: the others keep their order)
     sure = [value for value in tried if fits(kind, value, strict=True)]
     for value in [*sure, *(value for value in tried if not any(value is s for s in sure))]:
         if first_failing(ctx.passage.evaluates, {**scope, param.name: value}) is None:

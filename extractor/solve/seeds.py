@@ -23,7 +23,7 @@ from ..collect.declarations import dotted_name
 from ..collect.syntax import walk
 from ..model import Domain
 from ..model.pytext import try_parse_expression
-from .arrays import device_value, library_values, near_dtypes
+from .arrays import array_value, device_value, dtype_value, library_values, near_dtypes
 from .declared import refilled, samples
 from .domains import NO_VALUE, admits, choice_value, plain_types, takes_anything
 from .evaluate import STR_METHODS, InstancesOf
@@ -85,6 +85,22 @@ def _seed_call(node: ast.Call, problem: Problem, envs: _Envs, seeds: dict[str, l
         _seed_packed(node.args[0], node.args[1], problem, seeds)
     if isinstance(func, ast.Attribute) and func.attr == "count" and len(node.args) == 1 and not node.keywords:
         _seed_counted(func.value, node.args[0], problem, envs[0], seeds)
+    if isinstance(func, ast.Attribute) and func.attr in _DTYPE_METHODS and not node.args and not node.keywords:
+        _seed_element_kinds(func.value, problem, seeds)
+
+
+_DTYPE_METHODS = frozenset({"element_size", "is_floating_point"})
+_OTHER_DTYPES = ("torch.int8", "torch.float16", "torch.float64", "torch.int64")
+
+
+def _seed_element_kinds(tensor: ast.expr, problem: Problem, seeds: dict[str, list[Any]]) -> None:
+    """``w.element_size() < 2``, ``not x.is_floating_point()`` of a tensor: tensors of other
+    dtypes, one of each size in bytes and kind (``torch.empty(2, 3, dtype=torch.int8)``)."""
+    name, _ = variable_of(tensor, problem)
+    first = library_values(problem.variables[name].domain.annotation) if name is not None else []
+    if name is None or not first or first[0].kind != "Tensor":
+        return
+    seeds.setdefault(name, []).extend(array_value("torch", dtype=dtype) for code in _OTHER_DTYPES if (dtype := dtype_value(code)))
 
 
 def _seed_counted(sequence: ast.expr, item: ast.expr, problem: Problem, env: dict[str, Any], seeds: dict[str, list[Any]]) -> None:

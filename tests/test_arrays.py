@@ -139,3 +139,15 @@ def _verified_inputs(tmp_path, code: str) -> dict:
     trigger = card.solved.trigger
     assert trigger is not None and trigger.verified
     return trigger.inputs
+
+
+def test_a_shape_given_as_plain_sizes_is_printed_as_the_torch_size_it_is(tmp_path) -> None:
+    """``positions.shape[0] != 3`` is met by a seed of plain sizes; torch prints the tensor's
+    ``torch.Size``, and so does the card's message."""
+    code = ("import torch\ndef f(positions: torch.Tensor):\n"
+            "    if positions.ndim == 2 and positions.shape[0] != 3:\n"
+            "        raise ValueError(f'positions must have shape (3, n), got {positions.shape}')\n")
+    (card,) = extract_snippet(tmp_path, code)
+    trigger = card.solved.trigger
+    assert trigger is not None and trigger.verified and trigger.inputs["positions.shape"] == {"python": "torch.Size([1, 1])"}
+    assert trigger.message == "positions must have shape (3, n), got torch.Size([1, 1])"

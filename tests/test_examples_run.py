@@ -133,7 +133,8 @@ EXPECTED = {
                "base_mode",  # (a list's count())
                "check_named_tool",  # (keys of a mapping read at a key)
                "tile_layout",  # (an Enum stand-in spelled through the module the annotation names)
-               "dequantize"},  # (a tensor of another dtype, for element_size() and is_floating_point())
+               "dequantize",  # (a tensor of another dtype, for element_size() and is_floating_point())
+               "mrope_positions"},  # (a shape a seed gave as plain sizes, printed as the torch.Size it is)
     # validate_* run under @strict, which wraps their errors (the runner checks the class the card
     # says the caller gets); positive is called directly, so its ValueError comes unwrapped.
     "strictcfg": {"ModelConfig.__post_init__", "ModelConfig.validate_architecture", "ModelConfig.validate_depth", "positive",

@@ -96,11 +96,15 @@ def abstract_methods(project: Project, owner: str) -> tuple[str, ...]:
     raises ``TypeError: Can't instantiate abstract class``, so only a subclass that defines
     them runs its methods. () where the check is not enforced or the tree shows none."""
     decided: dict[str, bool] = {}  # method -> abstract, from the nearest class that defines it
+    own: tuple[str, ...] = ()  # (those ``owner`` itself marks: no base comes before it)
     for qualname, found in lineage(project, owner):
         if found is None:
             if qualname is None or not (qualname in _PLAIN or qualname in _ABC_BASES or qualname.startswith(_ABC_PREFIXES)):
-                return ()  # a base the tree does not show may define them
+                decided = dict.fromkeys(own, True)  # a base the tree does not show may define the others
+                break
             continue
+        if qualname == owner:
+            own = tuple(found[1].abstract)
         for name in (*(name for name, _ in found[1].methods), *found[1].assigned):
             decided.setdefault(name, name in found[1].abstract)
     left = tuple(sorted(name for name, abstract in decided.items() if abstract))

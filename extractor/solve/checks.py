@@ -15,14 +15,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
-from ..model.codes import CALLED, CLAIMED, EntryKind, RaiseKind, Reason, TriggerStatus
+from ..model import Domain
+from ..model.codes import CALLED, CLAIMED, CONSTRUCTING, EntryKind, RaiseKind, Reason, TriggerStatus
 from .arrays import incoherent_arrays
 from .construction import constructs
+from .domains import literal_value
 from .draft import Draft, param_defaults
 from .evaluate import Raised
 from .examples import decorator_names, is_class_level
 from .passage import first_failing, loop_reads, names_read
+from .rules import read_annotation, unwrapped
 from .status import PLAIN
 from .validator import built_by_class
 
@@ -110,7 +114,36 @@ def _fails_on_the_way(draft: Draft) -> bool:
 def _construction_not_shown(draft: Draft) -> bool:
     ctx = draft.frame.ctx
     sets_attributes = any(n in ctx.owner.settable for n in draft.inputs) or bool(draft.constructed)
-    return sets_attributes and not is_class_level(draft.frame.card) and not constructs(draft.problem, ctx, draft.env)
+    return sets_attributes and not is_class_level(draft.frame.card) and (not constructs(draft.problem, ctx, draft.env)
+                                                                         or _built_from_another_type(draft))
+
+
+def _at_default(domain: Domain, value: Any) -> bool:
+    """Whether ``value`` is the field's declared default (``mode: CompilationMode = None``): a caller passes nothing."""
+    return domain.has_default and domain.default is not None and literal_value(domain.default) == value
+
+
+def _built_from_another_type(draft: Draft) -> bool:
+    """A constructor that runs more than stores (Owner.plain_construction) given, for an attribute
+    it sets that is declared as a class only, a plain value of no type a library coerces into one
+    (a number, a bool, a container; not a text or a dict, which pydantic may make an Enum member
+    or a model of), or None the type does not take: ``base_layer = 0`` of ``base_layer:
+    LinearBase``, whose ``self.base_layer.input_size`` it reads. It may fail on it first."""
+    ctx, card = draft.frame.ctx, draft.frame.card
+    if ctx.owner.plain_construction or set(card.entry) & CONSTRUCTING:
+        return False  # (where the raise is construction's own, ``__post_init__``'s isinstance test, it is the point)
+    for name in draft.inputs:
+        domain = draft.frame.domains.get(name)
+        value = draft.env.get(name)
+        if name not in ctx.owner.settable or domain is None or not domain.annotation or isinstance(value, (str, dict)) \
+                or not isinstance(value, PLAIN) or _at_default(domain, value):
+            continue
+        types = read_annotation(unwrapped(domain.annotation)).types
+        classes = [t for t in types if t != "NoneType"]
+        if classes and all(t.startswith("object:") and t not in ("object:Any", "object:object") for t in classes) \
+                and not (value is None and "NoneType" in types):
+            return True
+    return False
 
 
 _CACHING = frozenset({"cache", "lru_cache"})
@@ -263,7 +296,21 @@ ABSTRACT_CLASS = Check(
 
             @abstractmethod
             def score(self) -> float: ...
-        ''', "Detector.__init__"),),
+        ''', "Detector.__init__"),
+        Snippet('''
+        import abc
+
+        from torch import nn
+
+        class Encoder(abc.ABC, nn.Module):  # (a base outside the tree: its own abstract forward still counts)
+            def __init__(self, layer: str) -> None:
+                super().__init__()
+                if layer != "conv":
+                    raise ValueError(f"unknown layer {layer}")
+
+            @abc.abstractmethod
+            def forward(self, x): ...
+        ''', "Encoder.__init__")),
 )
 
 UNDEFINED_ATTRIBUTES = Check(
@@ -487,7 +534,21 @@ CONSTRUCTION_NOT_SHOWN = Check(
             def take(self, n: int) -> None:
                 if n > self.size:
                     raise ValueError("too many")
-        ''', "Box.take"),),
+        ''', "Box.take"),
+        Snippet('''
+        from dataclasses import dataclass
+
+        class Mesh:
+            pass
+
+        @dataclass
+        class Layout:
+            mesh: Mesh
+
+            def __post_init__(self) -> None:  # (construction's own test of the type: any value reaches it)
+                if not isinstance(self.mesh, Mesh):
+                    raise TypeError("layout mesh must be a Mesh")
+        ''', "Layout.__post_init__")),
     invalid=(Snippet('''
         class Box:
             def __init__(self, size: int = 1, cap=object()) -> None:
@@ -499,7 +560,23 @@ CONSTRUCTION_NOT_SHOWN = Check(
             def take(self, n: int) -> None:
                 if n > self.size:
                     raise ValueError("too many")
-        ''', "Box.take"),),
+        ''', "Box.take"),
+        Snippet('''
+        class Linear:
+            input_size = 1
+
+        class Column(Linear):
+            pass
+
+        class Adapter:
+            def __init__(self, base: Linear) -> None:
+                self.base = base
+                self.input_size = self.base.input_size  # (AttributeError on the trigger's plain value)
+
+            def create(self, n: int) -> None:
+                if not isinstance(self.base, Column):
+                    raise NotImplementedError("only column layers")
+        ''', "Adapter.create")),
 )
 
 NOT_REPRODUCED = Check(

@@ -16,7 +16,7 @@ from typing import Any
 from ..model import CONSTRUCTING, Card, CardContext, Domain, Param, Validator
 from ..model.codes import CALLED, CLAIMED, DomainSource, Reason, TriggerStatus
 from .aliases import read_imported
-from .arrays import cohere, fold_arrays, frame_annotations, library_value, own_shapes
+from .arrays import TorchSize, cohere, fold_arrays, frame_annotations, library_value, own_shapes
 from .byname import read_by_name
 from .construction import fresh_trigger, past_construction
 from .domains import NO_VALUE, card_domains, default_value, field_domain, literal_tested, none_tested, of_declared_type, type_tested
@@ -280,7 +280,24 @@ def complete_values(draft: Draft) -> Draft:
         env = {name: value for name, value in env.items() if name not in unread}
         solution = replace(solution, changed=tuple(n for n in solution.changed if n not in unread))
     env = cohere(env, problem.holds)
-    return replace(draft, env=_with_own_attributes(env, frame_annotations(frame), problem.holds), solution=solution)
+    env = _with_own_attributes(env, frame_annotations(frame), problem.holds)
+    return replace(draft, env=_torch_sizes(env, frame_annotations(frame), problem.holds), solution=solution)
+
+
+def _torch_sizes(env: dict[str, Any], annotations: Mapping[str, str | None],
+                 holds: Callable[[dict[str, Any]], bool | None]) -> dict[str, Any]:
+    """``env`` with each ``x.shape`` it gives as plain sizes (a seed, a value a conjunct derives)
+    beside a torch tensor ``x`` (given, or declared) as the ``torch.Size`` the tensor has, where
+    the guard still holds: a message prints it as torch does (``torch.Size([1, 1])``, not ``(1, 1)``)."""
+    for name, value in sorted(env.items()):
+        base = name.removesuffix(".shape")
+        if base == name or type(value) not in (list, tuple) or not all(type(n) is int for n in value):
+            continue
+        model = env.get(base)
+        model = model if isinstance(model, Modelled) else library_value(annotations.get(base))
+        if model is not None and model.kind == "Tensor" and holds(trial := {**env, name: TorchSize(value)}) is True:
+            env = trial
+    return env
 
 
 def _with_own_attributes(env: dict[str, Any], annotations: Mapping[str, str | None],

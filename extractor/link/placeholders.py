@@ -94,7 +94,9 @@ def abstract_methods(project: Project, owner: str) -> tuple[str, ...]:
     """The abstract methods an instance of ``owner`` would lack (marked ``@abstractmethod`` on
     its way and defined by no class nearer to it), where Python checks them: creating one
     raises ``TypeError: Can't instantiate abstract class``, so only a subclass that defines
-    them runs its methods. () where the check is not enforced or the tree shows none."""
+    them runs its methods. () where the check is not enforced or the tree shows none; where a
+    base is outside the tree, only those ``owner`` marks itself (``class Encoder(abc.ABC,
+    nn.Module)`` with an abstract ``forward``), which no base can undo."""
     decided: dict[str, bool] = {}  # method -> abstract, from the nearest class that defines it
     own: tuple[str, ...] = ()  # (those ``owner`` itself marks: no base comes before it)
     for qualname, found in lineage(project, owner):

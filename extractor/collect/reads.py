@@ -313,7 +313,7 @@ def _ifs_before(body: list[ast.stmt], line: int) -> Iterator[tuple[ast.If, bool]
         if stmt.lineno > line:
             continue
         work.extend(s for s in (*stmt.body, *stmt.orelse) if isinstance(s, ast.If))
-        yield stmt, stmt.body[0].lineno <= line <= (stmt.body[-1].end_lineno or line)
+        yield stmt, _holds(stmt.body, line)
 
 
 def skipped_ifs(function: ast.FunctionDef | ast.AsyncFunctionDef, line: int, params: set[str], leaving: set[ast.If]) -> set[ast.If]:

@@ -80,7 +80,7 @@ def _passed_value(param: Param, kind: str, ctx: CardContext, scope: dict[str, An
     ``(1,)``), None first where the type takes it (what a call it is passed to reads as "not
     given": ``kv_sharing_target_layer_name: str | None``), under which no statement on the way
     the evaluator runs surely fails; else NO_VALUE."""
-    tried = [value for value in [*_typical(kind), *_members(param, ctx)[:1]] if fits(kind, value)]
+    tried = [value for value in _realistic(param, kind, ctx) if fits(kind, value)]
     tried.sort(key=lambda value: value is not None)  # (stable: the others keep their order)
     sure = [value for value in tried if fits(kind, value, strict=True)]
     for value in [*sure, *(value for value in tried if not any(value is s for s in sure))]:
@@ -137,11 +137,17 @@ def _path_value(param: Param, codes: tuple[str, ...], env: dict[str, Any], ctx: 
     if kind is None:
         return NO_VALUE  # (no type to take a realistic value of)
     scope = {**param_defaults(ctx), **env}
-    for value in [*_typical(kind), *_members(param, ctx)[:1]]:
+    for value in _realistic(param, kind, ctx):
         trial = {**scope, param.name: value}
         if all(outcome(parse_expr(code))(trial) is True for code in codes):
             return value
     return NO_VALUE
+
+
+def _realistic(param: Param, kind: str, ctx: CardContext) -> list[Any]:
+    """The values tried for a required parameter, in order: ``_typical``'s, then the first member
+    of the tree's Enum its annotation names."""
+    return [*_typical(kind), *_members(param, ctx)[:1]]
 
 
 def _typical(kind: str) -> list[Any]:

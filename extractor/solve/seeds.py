@@ -23,7 +23,7 @@ from ..collect.declarations import dotted_name
 from ..collect.syntax import walk
 from ..model import Domain
 from ..model.pytext import try_parse_expression
-from .arrays import array_value, device_value, dtype_value, library_values, near_dtypes
+from .arrays import array_value, device_value, dtype_value, library_value, library_values, near_dtypes
 from .declared import refilled, samples
 from .domains import NO_VALUE, admits, choice_value, plain_types, takes_anything
 from .evaluate import STR_METHODS, InstancesOf
@@ -97,8 +97,8 @@ def _seed_element_kinds(tensor: ast.expr, problem: Problem, seeds: dict[str, lis
     """``w.element_size() < 2``, ``not x.is_floating_point()`` of a tensor: tensors of other
     dtypes, one of each size in bytes and kind (``torch.empty(2, 3, dtype=torch.int8)``)."""
     name, _ = variable_of(tensor, problem)
-    first = library_values(problem.variables[name].domain.annotation) if name is not None else []
-    if name is None or not first or first[0].kind != "Tensor":
+    model = library_value(problem.variables[name].domain.annotation) if name is not None else None
+    if name is None or model is None or model.kind != "Tensor":
         return
     seeds.setdefault(name, []).extend(array_value("torch", dtype=dtype) for code in _OTHER_DTYPES if (dtype := dtype_value(code)))
 

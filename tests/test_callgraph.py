@@ -216,6 +216,49 @@ def branches(x, mode):
     ]
 
 
+def test_the_call_a_statement_enters_first_is_first_wherever_it_stands_in_it() -> None:
+    made = _made('''
+def in_a_test(x, y):
+    if not helper(x, y):
+        return None
+    other(x)
+
+def innermost(x):
+    return other(helper(x), x)
+
+def after_reads(self, x):
+    self.total = self.scale * helper(x)
+
+def after_a_computation(x):
+    return x + 1 + helper(x)
+
+def in_an_and(x):
+    if x and helper(x):
+        return 1
+
+def in_a_loop_and_an_assert(x):
+    for item in helper(x):
+        pass
+
+def asserted(x):
+    assert helper(x)
+''')
+    assert made == {
+        # (the test's call is entered before the test is decided: a raise in it comes first)
+        "in_a_test": [("helper", True, ["x", "y"]), ("other", False, None)],
+        # (arguments are evaluated before the call they are given to)
+        "innermost": [("other", False, None), ("helper", True, ["x"])],
+        # (what is evaluated first is read only: names and attribute chains)
+        "after_reads": [("helper", True, ["x"])],
+        # (an addition may fail on the caller's values first)
+        "after_a_computation": [("helper", False, None)],
+        # (an ``and``'s second operand runs only where the first holds)
+        "in_an_and": [("helper", False, None)],
+        "in_a_loop_and_an_assert": [("helper", True, ["x"])],
+        "asserted": [("helper", True, ["x"])],
+    }
+
+
 def test_calling_an_object_of_a_public_class_is_an_entry(capsys, tmp_path) -> None:
     """``FileType('r')(path)``: a public class's ``__call__`` is an entry a user calls, and so reaches
     a helper it calls first; the trigger is not restated there (no plain call of the method's name)."""

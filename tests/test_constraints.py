@@ -42,6 +42,7 @@ EXPECTED = [
     ("MessagesRequest", "top_p", "gt", "greater_than", "Input should be greater than 0"),
     ("MessagesRequest", "top_p", "le", "less_than_equal", "Input should be less than or equal to 1"),
     ("ReplyRequest", "count", "ge", "greater_than_equal", "Input should be greater than or equal to 1"),
+    ("SearchRequest", "limit", "ge", "greater_than_equal", "Input should be greater than or equal to 1"),
     ("ServerConfig", "batch_size", "multiple_of", "multiple_of", "Input should be a multiple of 8"),
     ("ServerConfig", "host", "max_length", "string_too_long", "String should have at most 253 characters"),
     ("ServerConfig", "host", "min_length", "string_too_short", "String should have at least 1 character"),
@@ -124,13 +125,18 @@ def test_the_examples_raise_what_the_cards_say_and_pydantic_prints_it(catalog: d
     assert {c["function"]: c["example"]["placeholders"] for c in cards if c["required_also"]} == {
         "GenerateRequest": ["prompt"], "ChatRequest": ["messages"], "ReplyRequest": ["message", "message.text"],
         "MessagesRequest": ["max_tokens", "model"],  # (model='x', max_tokens=1: its validator refuses '' and 0)
-        "Window": ["model_len"]}
+        "Window": ["model_len"], "SearchRequest": ["query"]}
     [reply] = [c for c in _constraints(catalog) if c["function"] == "ReplyRequest"]
     assert "ReplyRequest(message=Message(text=''), count=0)" in reply["example"]["before"]
     # Window's __post_init__ hands its init-only model_len to a check no card's guard shows: a stand-in
     # for it shows the error (pydantic refuses size first), and no "after" (the check may refuse it)
     [window] = [c for c in _constraints(catalog) if c["function"] == "Window"]
     assert window["example"]["after"] is None and window["example"]["no_fix"] == "stand_ins_unseen"
+    # SearchRequest's model validator reads a set built from the environment: the stand-in ``query=''``
+    # shows limit's error (pydantic checks the field first), and no "after" (``''`` is blocked where it is unset)
+    [search] = [c for c in _constraints(catalog) if c["function"] == "SearchRequest"]
+    assert search["example"]["before"].endswith("SearchRequest(query='', limit=0)") and search["trigger"]["verified"]
+    assert search["example"]["after"] is None and search["example"]["no_fix"] == "stand_ins_unchecked"
     # Marker's own field validator (mode="before") refuses the value before pydantic's Literal check does
     [marker] = [c for c in _constraints(catalog) if c["function"] == "Marker"]
     assert marker["example"] is None and marker["example_reason"] == "construction_not_shown"
@@ -147,7 +153,11 @@ def test_the_examples_raise_what_the_cards_say_and_pydantic_prints_it(catalog: d
     with_fix = [c for c in cards if c["example"]["after"] is not None]
     fixed = subprocess.run([sys.executable, "-c", _CHILD, str(ROOT)], input=json.dumps([c["example"]["after"] for c in with_fix]),
                            capture_output=True, text=True, check=True)
-    assert json.loads(fixed.stdout) == [None] * len(with_fix) and len(with_fix) == len(cards) - 1  # (Window's)
+    assert json.loads(fixed.stdout) == [None] * len(with_fix) and len(with_fix) == len(cards) - 2  # (Window's, SearchRequest's)
+    blocked = subprocess.run([sys.executable, "-c", _CHILD, str(ROOT)], input=json.dumps(["from pydconfig.requests import SearchRequest\n"
+                                                                                          "SearchRequest(query='', limit=10)"]),
+                             capture_output=True, text=True, check=True)
+    assert json.loads(blocked.stdout)[0]["errors"][0][2] == "Value error, this query is blocked"  # (why no "after" is claimed)
 
 
 def test_a_class_with_another_required_field_names_it_and_prints_the_error_with_it_passed(catalog: dict) -> None:

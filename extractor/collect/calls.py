@@ -16,9 +16,10 @@ arguments are kept for the first call alone, and the parameters, decorators and 
 for the functions that make one. Nested functions and lambdas are not entered: their calls run when
 they are called, not when the function is.
 
-A call is one the function reaches first (``is_first``) where it is the callee of a
-statement (``f(...)``, ``return f(...)``, ``x = f(...)``, ``a, b = f(...)``) and every statement
-before it on the way is one that can neither leave the function nor fail: the docstring,
+A call is one the function reaches first (``is_first``) where it is the call a statement
+enters first (``f(...)``, ``return f(...)``, ``x = f(...)``, ``if not f(...):``, ``g(f(x))``'s
+``f``: ``_statement_call``) and every statement before it on the way is one that can neither
+leave the function nor fail: the docstring,
 ``pass``, ``global``/``nonlocal``, a name bound to a literal, a parameter or an empty container
 (``used = set()``, ``out: list[int] = []``), or only annotated (``count: int``); or an ``if``
 whose test reads the parameters only (names, attribute chains, builtins, a text's or mapping's
@@ -260,13 +261,13 @@ def _walk_to_calls(way: _Way, body: Sequence[ast.stmt], exits: list[Exit], read:
     where the test is false ("skip": its body then does not run) or where its body leaves
     ("raise", "return")."""
     for stmt in body:
-        call = _statement_call(stmt)
-        if call is not None:
-            way.found[id(call)] = (tuple(exits), tuple(sorted(way.tested - read)))
-            return
         test = _branch_test(stmt, way.tested, way.module) if depth < _MAX_BRANCHES else None
         if test is None:
             found_exit = _early_exit(stmt, way.tested, way.module) if isinstance(stmt, ast.Assert) else None  # (an ``if`` past the depth)
+            call = _statement_call(stmt) if found_exit is None else None
+            if call is not None:
+                way.found[id(call)] = (tuple(exits), tuple(sorted(way.tested - read)))
+                return
             if found_exit is not None:
                 exits.append(found_exit)
             elif not _is_harmless(stmt, way.params, way.shadowed):
@@ -350,14 +351,75 @@ _TEST_METHODS = frozenset({"get", "keys", "lower", "upper", "strip", "startswith
 
 
 def _statement_call(stmt: ast.stmt) -> ast.Call | None:
-    plain = isinstance(stmt, (ast.Expr, ast.Return)) or isinstance(stmt, ast.Assign) and all(_is_names(t) for t in stmt.targets)
-    value = getattr(stmt, "value", None) if plain else None
-    return value if isinstance(value, ast.Call) else None
+    """The call a statement enters first (``_entered_first``) in what it evaluates first: an
+    expression statement's, ``return``'s or an assignment's value (before its targets), an
+    ``if``'s, ``while``'s or ``assert``'s test (``if not _validate(x): return``), a ``for``'s
+    iterable, a ``with``'s first item."""
+    if isinstance(stmt, (ast.Expr, ast.Return, ast.Assign, ast.AnnAssign)):
+        first = stmt.value
+    elif isinstance(stmt, (ast.If, ast.While, ast.Assert)):
+        first = stmt.test
+    elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+        first = stmt.iter
+    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        first = stmt.items[0].context_expr
+    else:
+        return None
+    return _entered_first(first) if first is not None else None
 
 
-def _is_names(target: ast.expr) -> bool:
-    """Whether an assignment target binds names only (``x``, ``a, b``)."""
-    return isinstance(target, ast.Name) or isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in target.elts)
+def _entered_first(node: ast.expr) -> ast.Call | None:
+    """The call an expression enters first: one whose callee and arguments call nothing
+    (``_check(x)`` of ``not _check(x)``, ``h(x)`` of ``g(h(x), y)``), where all the expression
+    evaluates before it are names, constants and attribute chains (``self.scale * _check(x)``),
+    which cannot call or fail on the caller's values; None where it enters none so, or
+    evaluates anything else first. Only the parts surely evaluated count: an ``and``'s first
+    operand, a conditional's test, a comparison's first two operands."""
+    if isinstance(node, ast.Call):
+        parts = [node.func, *node.args, *(k.value for k in node.keywords)]
+        if not any(_calls_something(part) for part in parts):
+            return node  # (its arguments may be any code that calls nothing: linking judges them)
+    else:
+        parts = _evaluated_first(node)
+    for part in parts:
+        if _calls_something(part):
+            return _entered_first(part)
+        if not _plain_read(part):
+            return None
+    return None
+
+
+def _evaluated_first(node: ast.expr) -> list[ast.expr]:
+    """The parts of an expression that Python surely evaluates, in its order (none for a kind
+    not modelled: a lambda, a comprehension, an ``await``)."""
+    if isinstance(node, ast.UnaryOp):
+        return [node.operand]
+    if isinstance(node, ast.BinOp):
+        return [node.left, node.right]
+    if isinstance(node, ast.Compare):
+        return [node.left, node.comparators[0]]
+    if isinstance(node, ast.BoolOp):
+        return node.values[:1]
+    if isinstance(node, ast.IfExp):
+        return [node.test]
+    if isinstance(node, (ast.Attribute, ast.Starred)):
+        return [node.value]
+    if isinstance(node, ast.Subscript):
+        return [node.value, node.slice]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return list(node.elts)
+    return []
+
+
+def _calls_something(node: ast.expr) -> bool:
+    return any(isinstance(n, ast.Call) for n in walk(node))
+
+
+def _plain_read(node: ast.expr) -> bool:
+    """A name, a constant or an attribute chain on a name (``self.scale``)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, (ast.Name, ast.Constant))
 
 
 _EMPTY = frozenset({"set", "list", "dict", "tuple", "frozenset"})

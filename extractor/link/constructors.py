@@ -405,7 +405,9 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
     arguments = built_arguments(constructors, facts, site.signature, card.statement.guard.inputs, card.statement.guard.code)
     classes, unfilled = nested_records(constructors, classes, {*card.statement.guard.inputs, *settable})
     before = construction_checks([c for c in constructing if c.id != card.id and _raw_input(c)], signature) if card.docs.owner else ()
+    field_checks = tuple(code for c in constructing if c.id != card.id for code, _ in validated_fields(c)) if card.docs.owner else ()
     return Owner(constructor=signature, settable=settable, classes=classes, unfilled=unfilled, checks=checks, before=before,
+                 field_checks=field_checks,
                  field_defaults=defaults,
                  derived=derived, abstract=abstract, undefined=undefined, required=required, arguments=arguments, validated=field,
                  unread_validators=unread_validators(project, owner) if owner else (),

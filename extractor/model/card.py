@@ -466,6 +466,9 @@ class Owner:
     # an example that builds the object must pass them all first. A default of RAW_KEYWORDS: the
     # input is the dict of the keywords the constructor is called with (a "before" model validator's).
     checks: tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...] = ()
+    # The codes of those checks that a field validator makes (link.constructors.validated_fields):
+    # pydantic runs them as it checks each field, before any model validator or ``__post_init__``
+    field_checks: tuple[str, ...] = ()
     # The class's "before" model validators' checks (as ``checks``, their raw input RAW_KEYWORDS):
     # pydantic runs them on the keywords given before it checks any field (solve.rules.raw_refused)
     before: tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...] = ()

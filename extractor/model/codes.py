@@ -338,6 +338,10 @@ class NoFix(Code):
     STAND_INS_UNSEEN = "stand_ins_unseen", ("the example passes stand-ins for the class's other required fields, which its "
                                             "`__post_init__` reads where the tool cannot follow: built with the fix, it may "
                                             "refuse them (with this value, pydantic refuses the field before `__post_init__` runs)")
+    STAND_INS_UNCHECKED = "stand_ins_unchecked", ("the example passes stand-ins for the class's other required fields; built "
+                                                  "with the fix, the checks the class runs after its fields' own (model "
+                                                  "validators, `__post_init__`) see them, and the tool cannot show they pass (with "
+                                                  "this value, pydantic refuses the field before those checks run)")
     NONE_FOUND = "none_found", ("the tool found no change of one input that it can show keeps control from this raise: the condition "
                                 "may read values it does not know, or each value it tried reaches another raise of the function")
 

@@ -15,11 +15,37 @@ from collections.abc import Callable
 from typing import Any
 
 from ..collect.annotations import read_annotation
-from ..model import Card, CardContext, Example, FieldConstraint, FieldDoc, Fix, FixTarget, Hole, Reason, Solved, Trigger, TriggerStatus
+from ..model import (
+    Card,
+    CardContext,
+    Example,
+    FieldConstraint,
+    FieldDoc,
+    Fix,
+    FixTarget,
+    Hole,
+    NoFix,
+    Reason,
+    Solved,
+    Trigger,
+    TriggerStatus,
+)
 from ..model.pytext import literal_or
 from .construction import keywords_through
 from .examples import constraint_example
-from .rules import container, first_stand_ins, length, number, own_checks_pass, raw_refused, refused_with, satisfies, sized, stand_ins
+from .rules import (
+    container,
+    first_stand_ins,
+    length,
+    number,
+    own_checks_pass,
+    raw_refused,
+    refused_with,
+    satisfies,
+    sized,
+    stand_ins,
+    unchecked_stand_ins,
+)
 from .values import to_json_value
 
 _PATTERN_TRIES = ("", "x", "0", "-", " ", "X", "_", "!", "0x", "a b", "/", ".")
@@ -140,9 +166,8 @@ def solve_constraint(card: Card, ctx: CardContext) -> Solved:
                      f"set `{constraint.field}` to `{good!r}` (the trigger has `{bad!r}`), so that pydantic accepts it "
                      f"under `{constraint.declared}`"),)
     fixed = {name: good} if good is not NO_GOOD else None
-    unseen = ctx.owner.required_unseen  # (the example is then the trigger's only: link.cards)
-    passed = first_stand_ins(ctx) if unseen else stand_ins(ctx, fixed)
-    written, line = constraint_example(card, ctx, {name: bad}, fixed, passed, python_fix=not unseen)
+    passed, unshown = _stand_ins(ctx, fixed)
+    written, line = constraint_example(card, ctx, {name: bad}, fixed, passed, unshown)
     # (a validator that calls what the tool does not read, or a "before" model validator, may
     # refuse the value, or a stand-in, before pydantic's own check)
     keywords = {constraint.field: bad, **keywords_through(ctx, passed or {})}
@@ -157,6 +182,18 @@ def solve_constraint(card: Card, ctx: CardContext) -> Solved:
     shown = _validation_error(constraint, message, bad) if not also or (example is not None and example.placeholders) else None
     return Solved(trigger=trigger, fixes=fixes, validator_reason=Reason.CHECKED_BY_PYDANTIC, example=example, example_reason=example_reason,
                   validation_error=shown, command_line=line[0], command_line_fix=line[1], required_also=also)
+
+
+def _stand_ins(ctx: CardContext, fixed: dict[str, Any] | None) -> tuple[dict[str, Any] | None, NoFix | None]:
+    """The other required fields' stand-ins an example passes, and why its "after" cannot be
+    shown with them (None: it can): where ``__post_init__`` reads them unseen (Owner.required_unseen,
+    link.cards), or where the checks construction runs cannot be shown to pass them with the fix."""
+    if ctx.owner.required_unseen:
+        return first_stand_ins(ctx), NoFix.STAND_INS_UNSEEN
+    passed = stand_ins(ctx, fixed)
+    if passed is not None:
+        return passed, None
+    return unchecked_stand_ins(ctx), NoFix.STAND_INS_UNCHECKED if fixed is not None else None
 
 
 def _required_also(ctx: CardContext, field: str) -> tuple[str, ...]:

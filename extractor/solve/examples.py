@@ -692,14 +692,15 @@ def example_requires(codes: Iterable[str], own: set[str]) -> tuple[str, ...]:
 
 def constraint_example(card: Card, ctx: CardContext, before: dict[str, Any], after: dict[str, Any] | None,
                        stand_ins: dict[str, Any] | None,
-                       python_fix: bool = True) -> tuple[Example | ReasonCode, tuple[str | None, str | None]]:
+                       unshown: NoFix | None = None) -> tuple[Example | ReasonCode, tuple[str | None, str | None]]:
     """A field constraint's example: the class built with the field's keyword (Python, which
     verify runs), "after" with the fix's value; and the command lines that pass the trigger's
     value, and the fix's, through the field's flag, where the command's code hands that flag on
     to the class and its own checks let the value through (the fix's line: None without one).
     ``stand_ins``: values of the class's other required fields (solve.constraints), which the
-    Python example passes too (its placeholders); None where they have none. ``python_fix``
-    False: the Python example has no "after" (its stand-ins may be refused: NoFix.STAND_INS_UNSEEN).
+    Python example passes too (its placeholders); None where they have none. ``unshown``: why
+    the Python example has no "after" though a fix is known (its stand-ins may be refused:
+    NoFix.STAND_INS_UNSEEN, NoFix.STAND_INS_UNCHECKED); None where it has one.
     Without a Python example: why not, in its place."""
     owner, module = card.at.function, ctx.place.public_module
     fields = {f.input: f for f in card.docs.fields}
@@ -720,12 +721,12 @@ def constraint_example(card: Card, ctx: CardContext, before: dict[str, Any], aft
     if stand_ins is None:
         return Reason.CONSTRUCTOR_NEEDS_ARGUMENTS, line
     first = _built(owner, module, ctx, {**stand_ins, **before})
-    second = _built(owner, module, ctx, {**stand_ins, **after}) if after is not None and python_fix else None
+    second = _built(owner, module, ctx, {**stand_ins, **after}) if after is not None and unshown is None else None
     if isinstance(first, Reason):
         return first, line
     if isinstance(second, Reason):
         return second, line
-    no_fix = None if second is not None else NoFix.NONE_FOUND if after is None else NoFix.STAND_INS_UNSEEN
+    no_fix = None if second is not None else NoFix.NONE_FOUND if after is None else unshown
     return Example(style=ExampleStyle.PYTHON, before=first, after=second, no_fix=no_fix,
                    placeholders=tuple(sorted(".".join(ctx.owner.settable[n]) for n in stand_ins))), line
 

@@ -123,6 +123,17 @@ def first_stand_ins(ctx: CardContext) -> dict[str, Any] | None:
     return {name: values[0] for name, values in options.items()} if all(options.values()) else None
 
 
+def unchecked_stand_ins(ctx: CardContext) -> dict[str, Any] | None:
+    """``first_stand_ins``, where the checks construction runs after the fields' own cannot be
+    shown to pass with them (``stand_ins`` found none): pydantic checks each field, with its
+    own validators, before any model validator or ``__post_init__`` runs, so a value it refuses
+    shows its error alone; an example then shows that error only. None where a stand-in's own
+    field validator may refuse it."""
+    found = first_stand_ins(ctx)
+    return found if found is not None and all(own_checks_pass(ctx, name, value, fields_only=True) for name, value in found.items()) \
+        else None
+
+
 def _refitted(ctx: CardContext, options: dict[str, list[Any]], found: dict[str, Any], fixed: dict[str, Any]) -> dict[str, Any]:
     """``found`` (each field's first stand-in) where construction passes it with ``fixed``; else
     the first choice of stand-ins, in their order, that leaves the fewest of construction's checks
@@ -165,11 +176,13 @@ def refused_with(ctx: CardContext, name: str, value: Any) -> bool:
     return refuses(_NO_GUARD, ctx, {**fitted, name: value})
 
 
-def own_checks_pass(ctx: CardContext, name: str, value: Any) -> bool:
+def own_checks_pass(ctx: CardContext, name: str, value: Any, fields_only: bool = False) -> bool:
     """Whether each check construction runs that reads the field ``name`` alone (a field
     validator's, which may run before pydantic's own check of the field) is false for
-    ``value``: else the example's error may be the validator's, not the constraint's."""
-    own = tuple((code, inputs) for code, inputs in ctx.owner.checks if [n for n, _, _ in inputs] == [name])
+    ``value``: else the example's error may be the validator's, not the constraint's.
+    ``fields_only``: only the checks a field validator surely makes (Owner.field_checks)."""
+    own = tuple((code, inputs) for code, inputs in ctx.owner.checks
+                if [n for n, _, _ in inputs] == [name] and (not fields_only or code in ctx.owner.field_checks))
     return not own or constructs(_NO_GUARD, replace(ctx, owner=replace(ctx.owner, checks=own, settable={})), {name: value})
 
 

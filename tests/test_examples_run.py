@@ -64,7 +64,7 @@ EXPECTED = {
                   # a field's constraint of a class whose __post_init__ reads its InitVar: the error only
                   "Window",
                   # a field's constraint of a class whose model validator reads a set the tool cannot know: the error only
-                  "SearchRequest"},
+                  "SearchRequest", "SearchRequest._not_empty"},
     # every model's embed (a family of three, and ant's own), the public feed, hoot, a test's check and the pen's admit
     "families": {"embed", "feed", "hoot", "test_count", "Pen.admit", "_weigh"},
     # raises in private helpers, each example a call of the public entry that passes its arguments on (solve.entries)

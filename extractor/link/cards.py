@@ -47,6 +47,7 @@ from .constraints import VALIDATION_ERROR, constraint_cards, constraint_key, fie
 from .constructors import (
     Constructors,
     construction_checks,
+    field_validator_checks,
     link_owner,
     post_init_in_chain,
     required_fields,
@@ -415,12 +416,14 @@ class ContextLinker:
         required, records = with_records(self.constructors, qualname, required)
         # What constructing the class runs besides pydantic's own checks (its validators,
         # ``__post_init__``): an example that fills the other required fields must pass them.
-        checks = construction_checks([c for c in self.constructing[qualname] if c.id != card.id], signature)
+        others = [c for c in self.constructing[qualname] if c.id != card.id]
+        checks = construction_checks(others, signature)
         fields = (doc.input if doc.input.count(".") > 1 else f"self.{doc.declared.name}" for doc in required)  # (nested: with_records)
         names = [*card.statement.guard.inputs, *fields, *(n for _, i in checks for n, _, _ in i)]
         settable, classes = settable_inputs(self.constructors, qualname, names)
         classes.update(records)
-        owner = Owner(constructor=signature, settable=settable, classes=classes, checks=checks, required=required, required_unseen=unseen,
+        owner = Owner(constructor=signature, settable=settable, classes=classes, checks=checks, field_checks=field_validator_checks(others),
+                      required=required, required_unseen=unseen,
                       unread_validators=unread_validators(self.project, qualname) if qualname else ())
         cli, reads = link_cli(self.flags, own_flags, self.options.command, self.facts.module, site, card.statement.guard.inputs, owner)
         self.read_flags.update(reads)

@@ -294,6 +294,12 @@ def construction_checks(cards: list[Card],
     return tuple(checks)
 
 
+def field_validator_checks(cards: list[Card]) -> tuple[str, ...]:
+    """The codes of the checks field validators among ``cards`` make (Owner.field_checks):
+    pydantic runs them as it checks each field, before any model validator."""
+    return tuple(code for card in cards for code, _ in validated_fields(card))
+
+
 def _raw_input(card: Card) -> str | None:
     """The parameter of a pydantic ``model_validator(mode="before")`` that takes the raw input,
     where the check reads it only (``data.get("background")``): called with keywords, the model
@@ -405,7 +411,7 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
     arguments = built_arguments(constructors, facts, site.signature, card.statement.guard.inputs, card.statement.guard.code)
     classes, unfilled = nested_records(constructors, classes, {*card.statement.guard.inputs, *settable})
     before = construction_checks([c for c in constructing if c.id != card.id and _raw_input(c)], signature) if card.docs.owner else ()
-    field_checks = tuple(code for c in constructing if c.id != card.id for code, _ in validated_fields(c)) if card.docs.owner else ()
+    field_checks = field_validator_checks([c for c in constructing if c.id != card.id]) if card.docs.owner else ()
     return Owner(constructor=signature, settable=settable, classes=classes, unfilled=unfilled, checks=checks, before=before,
                  field_checks=field_checks,
                  field_defaults=defaults,

@@ -35,7 +35,6 @@ from .construction import keywords_through
 from .examples import constraint_example
 from .rules import (
     container,
-    first_stand_ins,
     length,
     number,
     own_checks_pass,
@@ -189,7 +188,7 @@ def _stand_ins(ctx: CardContext, fixed: dict[str, Any] | None) -> tuple[dict[str
     shown with them (None: it can): where ``__post_init__`` reads them unseen (Owner.required_unseen,
     link.cards), or where the checks construction runs cannot be shown to pass them with the fix."""
     if ctx.owner.required_unseen:
-        return first_stand_ins(ctx), NoFix.STAND_INS_UNSEEN
+        return unchecked_stand_ins(ctx), NoFix.STAND_INS_UNSEEN
     passed = stand_ins(ctx, fixed)
     if passed is not None:
         return passed, None

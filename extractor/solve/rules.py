@@ -114,24 +114,21 @@ def stand_ins(ctx: CardContext, fixed: dict[str, Any] | None) -> dict[str, Any] 
     return found if constructs(_NO_GUARD, ctx, {**found, **fixed}) else None
 
 
-def first_stand_ins(ctx: CardContext) -> dict[str, Any] | None:
-    """Each other required field's first stand-in (Owner.required), checks aside: where the
-    class's ``__post_init__`` reads them unseen (Owner.required_unseen), an example shows only the
-    trigger's value, which pydantic refuses before any check of construction runs. None where
-    one has none."""
-    options = {doc.input: _owner_stand_ins(ctx, doc) for doc in ctx.owner.required}
-    return {name: values[0] for name, values in options.items()} if all(options.values()) else None
-
-
 def unchecked_stand_ins(ctx: CardContext) -> dict[str, Any] | None:
-    """``first_stand_ins``, where the checks construction runs after the fields' own cannot be
-    shown to pass with them (``stand_ins`` found none): pydantic checks each field, with its
-    own validators, before any model validator or ``__post_init__`` runs, so a value it refuses
-    shows its error alone; an example then shows that error only. None where a stand-in's own
-    field validator may refuse it."""
-    found = first_stand_ins(ctx)
-    return found if found is not None and all(own_checks_pass(ctx, name, value, fields_only=True) for name, value in found.items()) \
-        else None
+    """A stand-in for each other required field, where the checks construction runs after the
+    fields' own cannot be shown to pass with any (``stand_ins`` found none, or the class's
+    ``__post_init__`` reads them unseen: Owner.required_unseen): pydantic checks
+    each field, with its own validators, before any model validator or ``__post_init__`` runs,
+    so a value it refuses shows its error alone; an example then shows that error only. Each
+    field's first stand-in its own field validators surely accept (``model='x'`` where one
+    refuses ``''``); None where a field has none."""
+    found: dict[str, Any] = {}
+    for doc in ctx.owner.required:
+        value = next((v for v in _owner_stand_ins(ctx, doc) if own_checks_pass(ctx, doc.input, v, fields_only=True)), NO_VALUE)
+        if value is NO_VALUE:
+            return None
+        found[doc.input] = value
+    return found
 
 
 def _refitted(ctx: CardContext, options: dict[str, list[Any]], found: dict[str, Any], fixed: dict[str, Any]) -> dict[str, Any]:

@@ -186,17 +186,19 @@ def solve_constraint(card: Card, ctx: CardContext) -> Solved:
 def _stand_ins(ctx: CardContext, fixed: dict[str, Any] | None) -> tuple[dict[str, Any] | None, NoFix | None]:
     """The other required fields' stand-ins an example passes, and why its "after" cannot be
     shown with them (None: it can): where ``__post_init__`` reads them unseen (Owner.required_unseen,
-    link.cards), or where the checks construction runs cannot be shown to pass them with the fix;
-    none where a validator the tool does not read may refuse one (Owner.refuses_first)."""
+    link.cards), or where the checks construction runs cannot be shown to pass them with the fix.
+    None where a validator the tool does not read may refuse one of those error-only stand-ins
+    (Owner.refuses_first): the trigger is then shown without them."""
+    unshown: NoFix | None
     if ctx.owner.required_unseen:
-        return unchecked_stand_ins(ctx), NoFix.STAND_INS_UNSEEN
-    passed = stand_ins(ctx, fixed)
-    if passed is not None:
-        return passed, None
-    passed = unchecked_stand_ins(ctx)
+        passed, unshown = unchecked_stand_ins(ctx), NoFix.STAND_INS_UNSEEN
+    elif (checked := stand_ins(ctx, fixed)) is not None:
+        return checked, None
+    else:
+        passed, unshown = unchecked_stand_ins(ctx), NoFix.STAND_INS_UNCHECKED if fixed is not None else None
     if passed is not None and ctx.owner.refuses_first(keywords_through(ctx, passed)):
-        return None, None  # (a validator the tool does not read may refuse a stand-in: the trigger is then shown without them)
-    return passed, NoFix.STAND_INS_UNCHECKED if fixed is not None else None
+        return None, None
+    return passed, unshown
 
 
 def _required_also(ctx: CardContext, field: str) -> tuple[str, ...]:

@@ -387,6 +387,7 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
     undefined = undefined_attributes(project, owner) if owner else ()
     defaults = field_defaults(project, constructors, facts, site, others)
     checks: tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...] = ()
+    after: tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...] = ()
     if card.docs.owner is not None and not set(card.entry) & CONSTRUCTING:
         checks = construction_checks(constructing, signature)
         # The attributes the checks read are set through the constructor too: a trigger
@@ -394,8 +395,12 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
         more, nested = settable_inputs(constructors, owner, [n for _, inputs in checks for n, _, _ in inputs])
         settable, classes = {**more, **settable}, {**nested, **classes}
     elif card.docs.owner is not None:
-        # A raise construction runs (``__post_init__``): the field validators run before it (pydantic)
+        # A raise construction runs (``__post_init__``): the field validators run before it (pydantic);
+        # the others (model validators, ``__post_init__``; not the raises of its own function, which
+        # a fix's own search weighs) only where the fields pass, as with a fix
         checks = construction_checks([c for c in constructing if c.id != card.id and validated_fields(c)], signature)
+        after = construction_checks([c for c in constructing if c.at.function != card.at.function and not validated_fields(c)
+                                     and not _raw_input(c)], signature)
         more, nested = settable_inputs(constructors, owner, [n for _, inputs in checks for n, _, _ in inputs])
         settable, classes = {**more, **settable}, {**nested, **classes}
     if site.owner is not None and not set(card.entry) & BUILDING:
@@ -413,7 +418,7 @@ def link_owner(constructors: Constructors, facts: FileFacts, card: Card, site: S
     before = construction_checks([c for c in constructing if c.id != card.id and _raw_input(c)], signature) if card.docs.owner else ()
     field_checks = field_validator_checks([c for c in constructing if c.id != card.id]) if card.docs.owner else ()
     return Owner(constructor=signature, settable=settable, classes=classes, unfilled=unfilled, checks=checks, before=before,
-                 field_checks=field_checks,
+                 field_checks=field_checks, after_checks=after,
                  field_defaults=defaults,
                  derived=derived, abstract=abstract, undefined=undefined, required=required, arguments=arguments, validated=field,
                  unread_validators=unread_validators(project, owner) if owner else (),

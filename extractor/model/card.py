@@ -466,6 +466,11 @@ class Owner:
     # an example that builds the object must pass them all first. A default of RAW_KEYWORDS: the
     # input is the dict of the keywords the constructor is called with (a "before" model validator's).
     checks: tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...] = ()
+    # For a raise construction runs (a validator's, ``__post_init__``'s; ``checks`` then holds the
+    # field validators, which run before it): the class's other checks (model validators,
+    # ``__post_init__``), which run only once the fields pass: a fix's construction must pass them
+    # too (solve.construction.fix_constructs), where the trigger's fails before them
+    after_checks: tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...] = ()
     # The codes of those checks that a field validator makes (link.constructors.validated_fields):
     # pydantic runs them as it checks each field, before any model validator or ``__post_init__``
     field_checks: tuple[str, ...] = ()

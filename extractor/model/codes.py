@@ -342,6 +342,9 @@ class NoFix(Code):
                                                   "with the fix, the checks the class runs after its fields' own (model "
                                                   "validators, `__post_init__`) see them, and the tool cannot show they pass (with "
                                                   "this value, pydantic refuses the field before those checks run)")
+    CHECKS_AFTER_UNSEEN = "checks_after_unseen", ("with each solution the fields pass, and the checks the class runs once they "
+                                                  "do (a model validator, `__post_init__`) see the values; the tool cannot show "
+                                                  "they pass them (with the trigger's value, pydantic refuses the field first)")
     NONE_FOUND = "none_found", ("the tool found no change of one input that it can show keeps control from this raise: the condition "
                                 "may read values it does not know, or each value it tried reaches another raise of the function")
 

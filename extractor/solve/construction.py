@@ -60,6 +60,17 @@ def constructs(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> bool:
     return all(held is False for held in _checks_held(problem, ctx, env))
 
 
+def fix_constructs(problem: Problem, ctx: CardContext, env: dict[str, Any], *, class_level: bool = False) -> bool:
+    """``constructs`` (not for a ``class_level`` method: no object is built for its call), and for a
+    raise construction runs (a validator's), every check the class runs once its fields pass
+    (Owner.after_checks): a fix's values build the whole object, the trigger's are refused
+    before those run."""
+    if not class_level and not constructs(problem, ctx, env):
+        return False
+    after = ctx.owner.after_checks
+    return not after or all(held is False for held in _checks_held(problem, replace(ctx, owner=replace(ctx.owner, checks=after)), env))
+
+
 def unpassed_checks(problem: Problem, ctx: CardContext, env: dict[str, Any]) -> int:
     """How many raises construction runs ``env``'s values do not surely pass (held, or unknown)."""
     return sum(held is not False for held in _checks_held(problem, ctx, env))

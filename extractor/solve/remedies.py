@@ -13,7 +13,7 @@ from typing import Any
 from ..model import CardContext, Example, Fix
 from ..model.codes import NoFix, Reason, ReasonCode, TriggerStatus
 from .arrays import fold_arrays, frame_annotations, incoherent_arrays, library_value
-from .construction import constructs
+from .construction import constructs, fix_constructs
 from .domains import NO_VALUE, default_source, literal_value, param_domain
 from .draft import Draft, param_defaults
 from .elements import loop_element, loop_value
@@ -199,13 +199,16 @@ def _example(draft: Draft) -> Example | ReasonCode:
     required = {name: before.get(name, value) for name, value in required.items()}
     example: Example | ReasonCode | None = None
     # The "after": the first fix that builds the object and can be written as a call (else none: it reproduces the error only)
+    checks_after = False  # (a fix that the class's checks run once its fields pass may refuse: Owner.after_checks)
     for index, (fix, value) in enumerate(writable):
-        if class_level or constructs(problem, ctx, {**env, fix.changed[0]: value}):
+        if fix_constructs(problem, ctx, {**env, fix.changed[0]: value}, class_level=class_level):
             example = build_example(card, ctx, before, fold_arrays({**before, fix.changed[0]: value}, annotations), required, setup,
                                     draft.steps)
             if isinstance(example, Example):
                 writable = writable[index:]
                 break
+        elif ctx.owner.after_checks and (class_level or constructs(problem, ctx, {**env, fix.changed[0]: value})):
+            checks_after = True
     if not isinstance(example, Example):
         example = build_example(card, ctx, before, None, required, setup, draft.steps)
     if not isinstance(example, Example):
@@ -215,11 +218,11 @@ def _example(draft: Draft) -> Example | ReasonCode:
                            *(".".join(ctx.owner.settable[n]) for n in draft.stand_ins), *filled])
     example = replace(example, placeholders=tuple(placeholders))
     if example.after is None:
-        return replace(example, no_fix=no_fix)
+        return replace(example, no_fix=NoFix.CHECKS_AFTER_UNSEEN if checks_after else no_fix)
     further = []  # the same call with each further fix, for verify to run
     requires = set(example.requires)
     for other, value in writable[1:]:
-        if class_level or constructs(problem, ctx, {**env, other.changed[0]: value}):
+        if fix_constructs(problem, ctx, {**env, other.changed[0]: value}, class_level=class_level):
             built = build_example(card, ctx, before, fold_arrays({**before, other.changed[0]: value}, annotations), required, setup,
                                   draft.steps)
             if isinstance(built, Example) and built.style == example.style and built.after is not None:  # (never None: it has a fix)

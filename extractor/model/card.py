@@ -466,14 +466,14 @@ class Owner:
     # an example that builds the object must pass them all first. A default of RAW_KEYWORDS: the
     # input is the dict of the keywords the constructor is called with (a "before" model validator's).
     checks: tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...] = ()
-    # For a raise construction runs (a validator's, ``__post_init__``'s; ``checks`` then holds the
-    # field validators, which run before it): the class's other checks (model validators,
-    # ``__post_init__``), which run only once the fields pass: a fix's construction must pass them
-    # too (solve.construction.fix_constructs), where the trigger's fails before them
-    after_checks: tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...] = ()
     # The codes of those checks that a field validator makes (link.constructors.validated_fields):
     # pydantic runs them as it checks each field, before any model validator or ``__post_init__``
     field_checks: tuple[str, ...] = ()
+    # For a raise construction runs (a validator's, ``__post_init__``'s; ``checks`` then holds the
+    # field validators, which run before it): the class's other checks (model validators, the
+    # raises of another function ``__post_init__`` runs), which the trigger's values need not
+    # reach but a fix's construction must pass too (solve.construction.fix_constructs)
+    after_checks: tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...] = ()
     # The class's "before" model validators' checks (as ``checks``, their raw input RAW_KEYWORDS):
     # pydantic runs them on the keywords given before it checks any field (solve.rules.raw_refused)
     before: tuple[tuple[str, tuple[tuple[str, str | None, str | None], ...]], ...] = ()

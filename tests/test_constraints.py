@@ -139,6 +139,9 @@ def test_the_examples_raise_what_the_cards_say_and_pydantic_prints_it(catalog: d
     [search] = [c for c in _constraints(catalog) if c["function"] == "SearchRequest"]
     assert search["example"]["before"].endswith("SearchRequest(query='x', limit=0)") and search["trigger"]["verified"]
     assert search["example"]["after"] is None and search["example"]["no_fix"] == "stand_ins_unchecked"
+    # and its query's own validator gets no "after" either: the fix query='x' meets that model validator
+    [not_empty] = [c for c in catalog["errors"] if c["function"] == "SearchRequest._not_empty"]
+    assert not_empty["example"]["after"] is None and not_empty["example"]["no_fix"] == "checks_after_unseen"
     # TaggedSearch's tag has a "before" validator that calls what the tool does not read: no stand-in is
     # passed, so no example is written, and the trigger (which pydantic reports beside tag's missing) stays verified
     [tagged] = [c for c in _constraints(catalog) if c["function"] == "TaggedSearch"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from extractor.model import Domain
-from extractor.solve.arrays import array_value, cohere, conventional_domain, incoherent_arrays
+from extractor.solve.arrays import array_value, cohere, conventional_domain, dtype_value, incoherent_arrays
 from extractor.solve.evaluate import evaluate
 
 from .helpers import extract_snippet
@@ -151,3 +151,21 @@ def test_a_shape_given_as_plain_sizes_is_printed_as_the_torch_size_it_is(tmp_pat
     trigger = card.solved.trigger
     assert trigger is not None and trigger.verified and trigger.inputs["positions.shape"] == {"python": "torch.Size([1, 1])"}
     assert trigger.message == "positions must have shape (3, n), got torch.Size([1, 1])"
+
+
+def test_a_dtypes_attributes_are_its_own(tmp_path) -> None:
+    """``input_dtype.itemsize == 1`` of ``input_dtype: torch.dtype | None``: the trigger is a dtype
+    whose own itemsize is 1 (vLLM's ``prepare_fp8_layer_for_marlin`` had claimed a verified
+    ``input_dtype = torch.float32`` beside ``input_dtype.itemsize = 1``), the example passes that
+    dtype alone, no fix sets the itemsize apart from it, and a float32 given an itemsize of 1 is
+    incoherent."""
+    code = ("import torch\n\n\ndef prepare(input_dtype: torch.dtype | None = None) -> None:\n"
+            "    if input_dtype is not None and input_dtype.itemsize == 1:\n"
+            "        raise RuntimeError(\"W8A8 is not supported.\")\n")
+    [card] = extract_snippet(tmp_path, code)
+    trigger = card.solved.trigger
+    assert trigger.verified and trigger.inputs["input_dtype"] == {"python": "torch.int8"}
+    assert "prepare(input_dtype=torch.int8)" in card.solved.example.before
+    assert [fix.changed for fix in card.solved.fixes] == [("input_dtype",)]
+    assert incoherent_arrays({"x": dtype_value("torch.float32"), "x.itemsize": 1}) == ["x"]
+    assert not incoherent_arrays({"x": dtype_value("torch.int8"), "x.itemsize": 1})

@@ -169,7 +169,8 @@ class Reason(Code):
                                                     "it runs only on an object of a subclass")
     INCOHERENT_ARRAYS = "incoherent_arrays", ("the trigger gives an array (a tensor) a `shape` and an `ndim`, a shape or a `dtype` that "
                                               "no array has (its sizes are ints of at least 0, `ndim` is their count, and a dtype is no "
-                                              "number)")
+                                              "number), or a dtype, a device or a path an attribute other than its own "
+                                              "(`torch.float32` with an `itemsize` of 1)")
     RAISED_NOT_SHOWN = "raised_not_shown", ("any call reaches the raise, but the tool cannot show what it raises (a re-raise, a "
                                             "factory, a message it cannot compute, a class named through the object), that the "
                                             "object's state read on the way lets control get there, or that the object can be "

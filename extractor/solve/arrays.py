@@ -53,7 +53,8 @@ def incoherent_arrays(values: Mapping[str, Any]) -> list[str]:
     ``dtype`` or ``device`` that is a number, a bool, None or a sequence (``a.dtype = 0``
     beside ``b.dtype = 1``, where the guard only compares the two: no dtype is either); or a
     ``shape``, ``ndim`` or ``dtype`` other than the one the array the trigger gives itself has
-    (``a = torch.empty(2, 3)`` beside ``a.shape = [1, 1]``: ``a.numel()`` reads the first)."""
+    (``a = torch.empty(2, 3)`` beside ``a.shape = [1, 1]``: ``a.numel()`` reads the first); and
+    the dtypes, devices and paths given beside an attribute other than their own."""
     bad: set[str] = set()
     for name, value in values.items():
         base, _, attribute = name.rpartition(".")
@@ -61,6 +62,8 @@ def incoherent_arrays(values: Mapping[str, Any]) -> list[str]:
         if isinstance(model, Modelled) and model.is_array and attribute in ("shape", "ndim", "dtype") \
                 and not _same(dict(model.attributes).get(attribute), value):
             bad.add(base)
+        if isinstance(model, Modelled) and model.fixed and not _own_of_fixed(values, name):
+            bad.add(base)  # (``x = torch.float32`` beside ``x.itemsize = 1``)
         if base and attribute in ("dtype", "device") and (value is None or isinstance(value, (int, float, list, tuple))):
             bad.add(base)
         if not base or attribute not in ("shape", "ndim"):
@@ -151,7 +154,8 @@ def dtype_value(chain: str) -> Modelled | None:
     if found is None:
         return None
     module, canonical = found
-    attributes = (("is_floating_point", canonical in _FLOATING),) if module == "torch" else ()
+    attributes = (("is_floating_point", canonical in _FLOATING), ("itemsize", _ELEMENT_BYTES[canonical])) \
+        if module == "torch" and canonical in _ELEMENT_BYTES else ()
     return Modelled("dtype", f"{module}.{canonical}", module, attributes)
 
 
@@ -203,13 +207,13 @@ def library_values(annotation: str | None) -> list[Modelled]:
         shaped = [array_value(first.module, shape) for shape in ((4,), (), (0,), (2, 3, 4))]
         return [first, *shaped, *([array_value("torch", contiguous=False)] if first.module == "torch" else [])]
     if first.kind == "dtype":
-        return [first, *filter(None, map(dtype_value, ("torch.float16", "torch.bfloat16", "torch.int64")))]
+        return [first, *filter(None, map(dtype_value, ("torch.float16", "torch.bfloat16", "torch.int64", "torch.int8")))]
     return [first]
 
 
 def near_dtypes(value: Modelled) -> list[Modelled]:
     """A dtype a guard compares with, and others of its library (``x.dtype != torch.float16``: float32)."""
-    names = ("float32", "float16", "bfloat16", "int64") if value.module == "torch" else ("float64", "float32", "int64")
+    names = ("float32", "float16", "bfloat16", "int64", "int8") if value.module == "torch" else ("float64", "float32", "int64")
     return [value, *(d for name in names if (d := dtype_value(f"{value.module}.{name}")) is not None and d.code != value.code)]
 
 
@@ -361,7 +365,8 @@ def fold_arrays(values: dict[str, Any], annotations: Mapping[str, str | None]) -
     unchanged where they are no sizes, or disagree. ``x`` need not be in ``values`` where
     ``annotations`` (input -> its annotation) declares it a tensor; nor need its shape, where
     the values give it flags only, each the CPU tensor's own (``x.is_cuda = False``: the
-    typical tensor)."""
+    typical tensor). An attribute of a dtype, a device or a path the values give, that value's
+    own, is left out too (``x.itemsize = 1`` beside ``x = torch.int8``)."""
     out = dict(values)
     bases = {n.rpartition(".")[0] for n in values if n.endswith((".shape", ".ndim", ".dtype", ".device"))}
     found = {base: modelled for base in sorted(bases)
@@ -396,7 +401,21 @@ def fold_arrays(values: dict[str, Any], annotations: Mapping[str, str | None]) -
                 out.pop(f"{name}{flag}")
         if value.module == "torch" and out.get(f"{name}.device") == device_value():  # (the CPU device it is built on)
             out.pop(f"{name}.device")
-    return out
+    return {name: value for name, value in out.items() if not _own_of_fixed(out, name)}
+
+
+def _own_of_fixed(values: Mapping[str, Any], name: str) -> bool:
+    """Whether ``name`` is an attribute of a dtype, a device or a path the values give, with
+    that value's own (``x.itemsize = 1`` beside ``x = torch.int8``): building ``x`` gives it."""
+    base, _, attribute = name.rpartition(".")
+    model = values.get(base) if base else None
+    if not (isinstance(model, Modelled) and model.fixed):
+        return False
+    own = dict(model.attributes).get(attribute, _ABSENT)
+    return type(own) is type(values[name]) and bool(own == values[name])
+
+
+_ABSENT = object()
 
 
 def _has(model: Modelled, attribute: str, value: Any) -> bool:

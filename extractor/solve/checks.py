@@ -347,7 +347,13 @@ INCOHERENT_ARRAYS = Check(
         def f(a, b):
             if a.ndim == 2 and a.shape[0] != b.shape[0]:
                 raise ValueError("rows differ")
-        '''),),
+        '''), Snippet('''
+        import torch
+
+        def f(dtype: torch.dtype | None = None):
+            if dtype is not None and dtype.itemsize == 1:  # dtype = torch.int8, whose own itemsize is 1
+                raise ValueError("8-bit")
+        ''')),
     invalid=(Snippet('''
         def f(a, b):
             if a.dtype != b.dtype:  # a.dtype = 0 beside b.dtype = 1: no dtype is a number

@@ -95,10 +95,43 @@ def _arrays(problem: Problem) -> list[str]:
                   if name.endswith(".shape") and f"{name[: -len('.shape')]}.ndim" in problem.variables)
 
 
+def _fixed_attributes(problem: Problem) -> list[tuple[str, str]]:
+    """``(x, x.itemsize)``: each variable that is an attribute of another variable some of whose
+    candidates are library values with attributes of their own (a dtype, a device, a path)."""
+    found = []
+    for name in sorted(problem.variables):
+        base, _, attribute = name.rpartition(".")
+        if base in problem.variables and any(isinstance(c, Modelled) and c.fixed for c in problem.variables[base].candidates):
+            found.append((base, attribute))
+    return found
+
+
+def _own_attribute(base: str, attribute: str) -> Callable[[_Env], list[Any]]:
+    """``x.itemsize`` where ``x`` is ``torch.int8``: 1, the dtype's own."""
+    def values(env: _Env) -> list[Any]:
+        value = env.get(base)
+        return [dict(value.attributes)[attribute]] if isinstance(value, Modelled) and value.fixed \
+            and attribute in dict(value.attributes) else []
+    return values
+
+
+def _owns(env: Mapping[str, Any], *, base: str, attribute: str) -> bool:
+    """False where ``base`` is a library value with attributes of its own and the values give
+    ``attribute`` one it does not have (``torch.float32`` beside ``itemsize = 1``), or one its
+    model does not give: no such value is known to have it."""
+    value, name = env.get(base), f"{base}.{attribute}"
+    if not (isinstance(value, Modelled) and value.fixed) or name not in env:
+        return True
+    own = dict(value.attributes)
+    return attribute in own and own[attribute] == env[name]
+
+
 def _coherence_binders(problem: Problem) -> list[Binder]:
     """``x.ndim`` from ``x.shape`` (its length), and ``x.shape`` from ``x.ndim``: that many sizes
-    of 1, then each of the shape's own candidates cut or padded to that many (``[0]`` -> ``(1, 0)``)."""
-    found = []
+    of 1, then each of the shape's own candidates cut or padded to that many (``[0]`` -> ``(1, 0)``);
+    an attribute of a dtype, a device or a path from the value (``x.itemsize`` of ``torch.int8``)."""
+    found = [Binder(f"{base}.{attribute}", frozenset({base}), _own_attribute(base, attribute))
+             for base, attribute in _fixed_attributes(problem)]
     for base in _arrays(problem):
         shape, ndim = f"{base}.shape", f"{base}.ndim"
         found.append(Binder(ndim, frozenset({shape}), _length_of(shape)))
@@ -128,9 +161,10 @@ _MAX_NDIM = 8  # (solve.arrays folds no array of more dimensions)
 
 def coherence(problem: Problem) -> list[tuple[Callable[[dict[str, Any]], bool | None], set[str]]]:
     """A test per array whose ``shape`` and ``ndim`` the guard both reads: false only where
-    both are set and the shape's length is not ``ndim`` (no array has them together); and one
+    both are set and the shape's length is not ``ndim`` (no array has them together); one
     per array read whole beside its ``shape`` or ``ndim`` (``x.stride(1) != x.shape[2]``):
-    false where the tensor given is one no example rebuilds with them (``_buildable``)."""
+    false where the tensor given is one no example rebuilds with them (``_buildable``); and one
+    per attribute of a dtype, a device or a path the guard reads beside it (``_owns``)."""
     tests: list[tuple[Callable[[dict[str, Any]], bool | None], set[str]]] = []
     for base in _arrays(problem):
         shape, ndim = f"{base}.shape", f"{base}.ndim"
@@ -143,6 +177,8 @@ def coherence(problem: Problem) -> list[tuple[Callable[[dict[str, Any]], bool | 
     for base in sorted(n for n in problem.variables if f"{n}.shape" in problem.variables or f"{n}.ndim" in problem.variables):
         attributes = {f"{base}.{a}" for a in ("shape", "ndim") if f"{base}.{a}" in problem.variables}
         tests.append((functools.partial(_buildable, base=base), {base, *attributes}))
+    for base, attribute in _fixed_attributes(problem):
+        tests.append((functools.partial(_owns, base=base, attribute=attribute), {base, f"{base}.{attribute}"}))
     return tests
 
 

@@ -125,8 +125,9 @@ def _array_defaults(ctx: CardContext) -> dict[str, Any]:
 
 
 def _fix(draft: Draft, candidate: FixCandidate) -> Found | None:
-    """The fix a candidate makes, or None (an array shape its ``ndim`` refuses; a loop element
-    no argument runs the loop on; a field validator's value its field's type refuses first)."""
+    """The fix a candidate makes, or None (an array shape its ``ndim`` refuses; an attribute of a
+    dtype, a device or a path the trigger gives, which is that value's own; a loop element no
+    argument runs the loop on; a field validator's value its field's type refuses first)."""
     frame, env, validator = draft.frame, draft.env, draft.validator
     name = candidate.changed[0]
     before, after = env[name], candidate.assignment[name]
@@ -135,6 +136,8 @@ def _fix(draft: Draft, candidate: FixCandidate) -> Found | None:
     array = name.rpartition(".")[0]
     if name.endswith(".shape") and incoherent_arrays({n: v for n, v in {**env, name: after}.items() if n.rpartition(".")[0] == array}):
         return None  # (a shape its array's ndim refuses; a fix of ndim reads as another array: "pass a 1-D one")
+    if isinstance(model := env.get(array), Modelled) and model.fixed:
+        return None  # (``x.itemsize`` of ``x = torch.int8``: the dtype's own; a fix sets ``x``)
     shown = name
     if name in frame.loops:
         xs, targets = frame.forms[name]

@@ -218,6 +218,12 @@ class Modelled:
     def is_array(self) -> bool:
         return self.kind in ("Tensor", "ndarray")
 
+    @property
+    def fixed(self) -> bool:
+        """Whether its attributes are its own, as the library fixes them (a dtype's ``itemsize``,
+        a device's ``type``, a path's ``suffix``): no trigger sets one apart from the value."""
+        return self.kind in ("dtype", "device", "Path")
+
     def attribute(self, name: str) -> Any:
         """The attribute's value; AttributeError for one the model does not give."""
         for key, value in self.attributes:

@@ -112,3 +112,20 @@ def test_a_helper_whose_raise_reads_none_of_its_parameters_takes_any_arguments(t
            "def kernel(*args, **kwargs):\n    return _missing(*args, **kwargs)\n"
     [card] = [c for c in extract_snippet(tmp_path, code) if c.statement.kind == "helper_call"]
     assert (card.exception.display, card.message.template, card.at.function) == ("RuntimeError", "backend unavailable", "kernel")
+
+
+def test_what_the_helper_evaluates_on_its_way_may_fail_first(tmp_path) -> None:
+    """``_raise_for_token(token, ...)`` reads ``token['start']`` before its raise: a trigger
+    ``token = {'type': True}`` fails there with KeyError, so it is not verified (jmespath's
+    ``Parser._error_nud_token`` had claimed one); a token the helper can read does not fail there."""
+    code = (
+        "class ParseError(ValueError):\n    pass\n\n\n"
+        "def _raise_for_token(token, reason):\n    position = token['start']\n"
+        "    raise ParseError(f'{reason} at {position}')\n\n\n"
+        "def error_token(token):\n    if token['type'] == 'eof':\n        return None\n    _raise_for_token(token, 'invalid token')\n\n\n"
+        "def error_kind(kind):\n    if kind != 'eof':\n        _raise_for_token({'start': 0}, kind)\n"
+    )
+    cards = {c.at.function: c for c in extract_snippet(tmp_path, code) if c.statement.kind == "helper_call"}
+    trigger = cards["error_token"].solved.trigger
+    assert not trigger.verified and trigger.reason == "fails_on_the_way"
+    assert cards["error_kind"].solved.trigger.reason != "fails_on_the_way"  # (``{'start': 0}['start']`` is 0)

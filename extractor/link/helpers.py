@@ -53,6 +53,7 @@ class Expansion:
     raised: RaiseFacts
     arguments: tuple[Argument, ...] | None
     chain: tuple[tuple[FileFacts, Helper], ...]
+    evaluates: tuple[str, ...] = ()  # what the helpers' ways to their tails evaluate, in the caller's terms (``token['start']``)
 
 
 def resolve_helper(project: Project, facts: FileFacts, callee: str, owner: str | None) -> tuple[FileFacts, Helper] | None:
@@ -127,6 +128,7 @@ def expand_call(project: Project, facts: FileFacts, site: SiteFact) -> Expansion
     raising helper the tree shows."""
     arguments = site.raised.passage.arguments
     chain: list[tuple[FileFacts, Helper]] = []
+    evaluates: list[str] = []
     seen: set[tuple[str, str]] = set()
     callee, owner, where = site.raised.written or "", site.owner, facts
     while len(chain) < MAX_DEPTH:
@@ -137,9 +139,11 @@ def expand_call(project: Project, facts: FileFacts, site: SiteFact) -> Expansion
         chain.append(found)
         where, helper = found
         tail = helper.raised
+        evaluates.extend(_put_codes(tail.passage.evaluates, helper, arguments))
         arguments = _put(tail.passage.arguments, helper, arguments) if tail.is_call else ()
         if tail.statement.kind != RaiseKind.HELPER_CALL:
-            return Expansion(facts=where, owner=helper.owner, raised=tail, arguments=arguments, chain=tuple(chain))
+            return Expansion(facts=where, owner=helper.owner, raised=tail, arguments=arguments, chain=tuple(chain),
+                             evaluates=tuple(evaluates))
         callee, owner = tail.written or "", helper.owner
     return None
 
@@ -172,11 +176,31 @@ def _put(inner: tuple[Argument, ...] | None, helper: Helper, given: tuple[Argume
     return tuple(out)
 
 
+def _put_codes(codes: tuple[str, ...], helper: Helper, given: tuple[Argument, ...] | None) -> list[str]:
+    """What a helper's way to its tail evaluates (``lex_position = token['start']``: ``token['start']``)
+    with the call's arguments (``given``) put for its parameters: those that read its
+    parameters only (and builtins); one that reads a local of its own, or that cannot be bound,
+    is left out (what the evaluator cannot compute is no evidence either way: solve.passage)."""
+    names = {p.name for p in helper.params}
+    bound = bind_arguments(helper.params, list(given)) if given is not None else None
+    out = []
+    for code in codes:
+        tree = try_parse_expression(code.lstrip("*"))
+        read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} if tree is not None else set()
+        if tree is None or bound is None or not read or not read <= names:
+            continue
+        found = substituted(tree, bound, names)
+        if found is not None:
+            out.append(code[: len(code) - len(code.lstrip("*"))] + found)
+    return out
+
+
 def helper_site(site: SiteFact, expansion: Expansion) -> SiteFact:
     """The call statement as a raise of what the helper raises, with the call's arguments in
-    it: what resolving its exception, composing its message and solving read."""
+    it: what resolving its exception, composing its message and solving read; and what the
+    helpers evaluate on their way to it, which may fail first (``token['start']``)."""
     tail = expansion.raised
-    passage = Passage(evaluates=site.raised.passage.evaluates, arguments=expansion.arguments)
+    passage = Passage(evaluates=(*site.raised.passage.evaluates, *expansion.evaluates), arguments=expansion.arguments)
     raised = replace(tail, statement=site.raised.statement, message=_message(tail, expansion.arguments), passage=passage)
     return replace(site, raised=raised)
 

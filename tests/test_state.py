@@ -402,3 +402,19 @@ def test_a_card_lacking_an_argument_also_says_why_else_it_is_not_verified(tmp_pa
     assert (card["trigger"]["reason"], card["trigger"]["missing"], card["trigger"]["steps"]) == ("other_platform", ["self.handle"], ["close"])
     assert "Not verified: the trigger has no value for the object's constructor's required argument `handle`.\n" in text
     assert "\nAlso not verified: the raise is reached on another platform only" in text
+
+
+def test_a_class_attribute_of_a_long_value_is_not_shown_as_none(tmp_path, capsys) -> None:
+    """A class attribute whose source is too long to show (``BINDING_POWER = {...}`` in
+    jmespath's ``Parser``) is said to have a value not shown, never ``= None``."""
+    (tmp_path / "pkg").mkdir()
+    powers = ", ".join(f"'token{i}': {i}" for i in range(12))
+    (tmp_path / "pkg" / "__init__.py").write_text(
+        f"class Parser:\n    POWERS = {{{powers}}}\n\n    def check(self, kind):\n"
+        "        if self.POWERS[kind] < 3:\n            raise ValueError('too weak')\n", encoding="utf-8")
+    out = tmp_path / "docs"
+    assert run_cli(capsys, "extract", str(tmp_path / "pkg"), "-o", str(out), "--no-cache").code == 0
+    [card] = load_catalog(str(out / "catalog.json"))["errors"]
+    markdown = (out / "errors" / f"{card['id']}.md").read_text(encoding="utf-8")
+    assert "`POWERS` is assigned a value not shown (a long or computed one) in the body of `Parser`" in markdown
+    assert "POWERS = None" not in markdown

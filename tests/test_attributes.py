@@ -186,3 +186,30 @@ def test_a_join_with_an_elif_whose_branches_all_leave_is_the_one_value(tmp_path)
     """
     card = [c for c in extract_snippet(tmp_path, code) if c.exception.display == "ValueError"][0]
     assert card.statement.guard.code == "c and a_1 > 5"
+
+
+def test_a_local_bound_to_an_attribute_is_not_read_as_it_after_a_call_may_store_it(tmp_path, monkeypatch) -> None:
+    """``start = self.pos`` then ``self._advance()``: ``self.pos - start`` is the position
+    after the call minus the one before (jmespath's lexer had shown ``self._position -
+    self._position``, which no value makes 1); the text libcst reads keeps the call."""
+    from extractor.collect import units
+
+    code = """
+    class Lexer:
+        def __init__(self):
+            self.pos = 0
+
+        def _advance(self):
+            self.pos += 1
+
+        def word(self):
+            start = self.pos
+            print("x")
+            self._advance()
+            if self.pos - start == 1:
+                raise ValueError("moved one")
+    """
+    thinned = [c for c in extract_snippet(tmp_path / "a", code) if c.at.function == "Lexer.word"]
+    monkeypatch.setattr(units, "_unread_left_out", lambda unit, lines, first, end, keep=frozenset(): lines[first - 1 : end])
+    assert [c for c in extract_snippet(tmp_path / "b", code) if c.at.function == "Lexer.word"] == thinned
+    assert thinned[0].statement.guard.code == "self.pos_1 - self.pos == 1" and thinned[0].statement.guard.opaque == ("self.pos_1",)

@@ -410,8 +410,9 @@ def test_a_message_value_names_what_the_raise_sees(tmp_path) -> None:
     first, second = extract_snippet(tmp_path, code)
     # `module` is `sys.modules[module_name]` of a `module_name` rebound since: named as earlier
     assert [p.value for p in first.message.parts if hasattr(p, "expr")] == ["sys.modules[module_name_0]"]
-    # `fn = fn.path if ... else fn`: the value of `fn` itself, in terms of the loop's `fn`
-    assert [p.value for p in second.message.parts if hasattr(p, "expr")] == ["(fn.path if self.entry else fn)"]
+    # `fn = fn.path if ... else fn`: the value of `fn` itself, in terms of the loop's `fn`; `self.entry`
+    # as the loop reads it, after `self.files()`, which may have stored it (`self.entry_1`)
+    assert [p.value for p in second.message.parts if hasattr(p, "expr")] == ["(fn.path if self.entry_1 else fn)"]
 
 
 def test_the_card_names_the_earlier_values(tmp_path, capsys) -> None:

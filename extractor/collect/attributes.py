@@ -47,6 +47,29 @@ def stored_attributes(targets: Iterable[cst.BaseExpression], params: set[str], r
     return frozenset(chain for chain in found if (root := chain.split(".", 1)[0]) in params and root not in rebound)
 
 
+def bound_reads(values: Iterable[cst.BaseExpression | None], params: set[str], rebound: Container[str]) -> frozenset[str]:
+    """The attributes on a parameter the body never rebinds that the values of its local
+    bindings read (``start = self._position``): the walk follows them too, so that a local
+    bound to one is not read as the attribute where a call may have stored it since
+    (``self._consume_until('"')`` before ``self._position - start``)."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [value for value in values if value is not None]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Attribute) and (chain := dotted(node)) is not None:
+            if (root := chain.split(".", 1)[0]) in params and root not in rebound:
+                found.add(chain)
+            continue
+        if isinstance(node, cst.Call):  # (``self.items.pop()``: a method it calls is no state it reads)
+            stack.extend(arg.value for arg in node.args)
+            if not isinstance(node.func, (cst.Attribute, cst.Name)):
+                stack.append(node.func)
+            continue
+        if not isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+            stack.extend(child_nodes(node))
+    return frozenset(found)
+
+
 class Stores:
     """What a statement may store of a function's tracked attributes (``attributes``): those
     it assigns, and those its calls may assign. A method of the function's object (``owner``,

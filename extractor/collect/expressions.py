@@ -20,7 +20,7 @@ from typing import cast
 
 import libcst as cst
 
-from .attributes import Stores, stored_attributes
+from .attributes import Stores, bound_reads, stored_attributes
 from .reaching import ENTRY, UNKNOWN, Reaching
 from .scope import PURE_BUILTINS, Refs, Scope, child_nodes, dotted, raw_code, strip_parens, target_names
 
@@ -162,8 +162,10 @@ class ExprModel:
         self.by_code: dict[str, Refs] = {}
         self.at: cst.CSTNode | None = None  # the statement the expressions are read at
         function = scope.function
-        self.attributes = stored_attributes(scope.stored_targets, scope.params, {*scope.bindings,
-                                                                                 *scope.shared}) if function is not None else frozenset()
+        rebound = {*scope.bindings, *scope.shared}
+        self.attributes = stored_attributes(scope.stored_targets, scope.params, rebound) \
+            | bound_reads((v for values in scope.bindings.values() for v in values), scope.params, rebound) \
+            if function is not None else frozenset()
         self.attribute_names = {chain.rsplit(".", 1)[1] for chain in self.attributes}
         owner, methods = scope.methods or (None, None)
         stores = Stores(self.attributes, owner, methods, changed=scope.changed)

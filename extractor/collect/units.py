@@ -172,6 +172,20 @@ def _stored_chains(stmts: list[ast.stmt]) -> Iterator[str]:
             work.extend(children(node))
 
 
+def _bound_chains(stmts: list[ast.stmt]) -> Iterator[str]:
+    """The attributes (``self.pos``) the values the statements bind to a name read (``start =
+    self.pos``), nested blocks included: a superset of those attributes.bound_reads follows."""
+    work = list(stmts)
+    while work:
+        node = work.pop()
+        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else None
+        if value is not None and any(isinstance(t, ast.Name) for t in _targets_of(node)):
+            yield from (chain for part in ast.walk(value) if isinstance(part, ast.Attribute) and (chain := dotted_name(part)))
+            # (a superset: the chains of the methods it calls too, and those their receivers start with)
+        if isinstance(node, COMPOUND) and not isinstance(node, SCOPES):
+            work.extend(children(node))
+
+
 def _targets_of(node: ast.AST) -> list[ast.expr]:
     """What a statement assigns to, deletes, or binds by ``for`` and ``with ... as``."""
     if isinstance(node, (ast.Assign, ast.Delete)):
@@ -185,15 +199,17 @@ def _targets_of(node: ast.AST) -> list[ast.expr]:
 
 def _read_attributes(unit: ast.stmt, text: str) -> set[str]:
     """The attributes a statement of the unit stores and the unit's ``text`` also reads
-    (more occurrences than stores): those the reaching walk follows (attributes.py)."""
+    (more occurrences than stores), and those a local's value reads (``start = self.pos``):
+    those the reaching walk follows (attributes.py)."""
     stores = Counter(_stored_chains([unit]))
+    bound = set(_bound_chains(list(children(unit)))) if isinstance(unit, DEFS) else set()
     if not stores:
-        return set()
+        return bound
     seen: Counter[str] = Counter()
     for match in _CHAIN.findall(text):  # each chain, and the chains it starts with
         parts = "".join(match.split()).split(".")
         seen.update(".".join(parts[:end]) for end in range(2, len(parts) + 1))
-    return {chain for chain, count in stores.items() if seen[chain] > count}
+    return {chain for chain, count in stores.items() if seen[chain] > count} | bound
 
 
 _CHAIN = re.compile(r"(?<![\w.])[^\W\d]\w*(?:\s*\.\s*[^\W\d]\w*)+")
@@ -212,7 +228,8 @@ def _may_store(stmt: ast.stmt, lines: list[str], read: set[str]) -> bool:
 
 
 def method_stores(unit: ast.stmt, owner: ast.stmt | None, text: str) -> tuple[str, dict[str, frozenset[str]]] | None:
-    """For a method (``unit``, in class ``owner``) that stores attributes of its own object:
+    """For a method (``unit``, in class ``owner``) that stores attributes of its own object, or
+    binds a local to a value that reads one (``start = self.pos``):
     that parameter's name, and for each method of the class it calls on it (``self.m(...)``
     in ``text``, the unit's), the attribute names that method, or one it calls so, stores
     on its object (attributes.Stores); ``ALL_ATTRIBUTES`` for a method the class does not
@@ -220,7 +237,7 @@ def method_stores(unit: ast.stmt, owner: ast.stmt | None, text: str) -> tuple[st
     if not isinstance(unit, DEFS) or not isinstance(owner, ast.ClassDef) or any(_named(d, "staticmethod") for d in unit.decorator_list):
         return None
     own = _object_param(unit)
-    if own is None or all(chain.split(".", 1)[0] != own for chain in _stored_chains(unit.body)):
+    if own is None or all(chain.split(".", 1)[0] != own for chain in (*_stored_chains(unit.body), *_bound_chains(unit.body))):
         return None
     defs = {s.name: s for s in owner.body if isinstance(s, DEFS)}
     found: dict[str, frozenset[str]] = {}

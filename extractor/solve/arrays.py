@@ -409,10 +409,14 @@ def _own_of_fixed(values: Mapping[str, Any], name: str) -> bool:
     that value's own (``x.itemsize = 1`` beside ``x = torch.int8``): building ``x`` gives it."""
     base, _, attribute = name.rpartition(".")
     model = values.get(base) if base else None
-    if not (isinstance(model, Modelled) and model.fixed):
-        return False
+    return isinstance(model, Modelled) and model.fixed and owns(model, attribute, values[name])
+
+
+def owns(model: Modelled, attribute: str, value: Any) -> bool:
+    """Whether ``value`` is the model's own ``attribute``, of its type too (``True`` is no itemsize
+    of 1); false for an attribute the model does not give: no such value is known to have it."""
     own = dict(model.attributes).get(attribute, _ABSENT)
-    return type(own) is type(values[name]) and bool(own == values[name])
+    return type(own) is type(value) and bool(own == value)
 
 
 _ABSENT = object()

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..collect.declarations import dotted_name
-from .arrays import shapes_near
+from .arrays import owns, shapes_near
 from .domains import NO_VALUE, admits
 from .problem import Problem, conjuncts, constant_value
 from .values import Modelled
@@ -120,10 +120,7 @@ def _owns(env: Mapping[str, Any], *, base: str, attribute: str) -> bool:
     ``attribute`` one it does not have (``torch.float32`` beside ``itemsize = 1``), or one its
     model does not give: no such value is known to have it."""
     value, name = env.get(base), f"{base}.{attribute}"
-    if not (isinstance(value, Modelled) and value.fixed) or name not in env:
-        return True
-    own = dict(value.attributes)
-    return attribute in own and own[attribute] == env[name]
+    return not (isinstance(value, Modelled) and value.fixed) or name not in env or owns(value, attribute, env[name])
 
 
 def _coherence_binders(problem: Problem) -> list[Binder]:
